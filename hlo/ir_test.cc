@@ -1,0 +1,195 @@
+// Unit tests of the IR core: types, shapes, literals, opcodes and the
+// mutation API (replace uses, remove, fusion creation, cloning).
+#include <cmath>
+
+#include "gtest/gtest.h"
+#include "hlo/computation.h"
+#include "hlo/module.h"
+
+namespace hloc {
+namespace {
+
+TEST(PrimitiveTypeTest, NamesRoundTripWithXlaEnumValues) {
+  EXPECT_EQ(PRED, 1);
+  EXPECT_EQ(F32, 11);
+  EXPECT_EQ(BF16, 16);
+  EXPECT_EQ(C128, 18);
+  for (PrimitiveType t : {PRED, S8, S16, S32, S64, U8, U16, U32, U64, F16,
+                          BF16, F32, F64, C64, C128, F8E4M3FN, S4, TOKEN}) {
+    auto parsed = ParsePrimitiveType(PrimitiveTypeName(t));
+    ASSERT_TRUE(parsed.ok()) << PrimitiveTypeName(t);
+    EXPECT_EQ(*parsed, t);
+  }
+  EXPECT_FALSE(ParsePrimitiveType("f33").ok());
+  EXPECT_TRUE(IsSupportedElementType(BF16));
+  EXPECT_FALSE(IsSupportedElementType(F8E5M2));
+  EXPECT_EQ(BitWidth(S4), 4);
+  EXPECT_EQ(ByteWidth(C64), 8);
+}
+
+TEST(Float16Test, RoundsToNearestEven) {
+  EXPECT_EQ(FloatToHalfBits(1.0f), 0x3c00);
+  EXPECT_EQ(FloatToHalfBits(65504.0f), 0x7bff);
+  EXPECT_EQ(FloatToHalfBits(65520.0f), 0x7c00);  // rounds up to inf
+  EXPECT_EQ(FloatToHalfBits(-0.0f), 0x8000);
+  // 1 + 2^-11 is exactly between 1 and the next half; ties go to even (1).
+  EXPECT_EQ(FloatToHalfBits(1.0f + std::ldexp(1.0f, -11)), 0x3c00);
+  EXPECT_EQ(FloatToHalfBits(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);
+  // Smallest denormal, and half of it (a tie with zero) rounding to zero.
+  EXPECT_EQ(FloatToHalfBits(std::ldexp(1.0f, -24)), 0x0001);
+  EXPECT_EQ(FloatToHalfBits(std::ldexp(1.0f, -25)), 0x0000);
+  EXPECT_TRUE(std::isnan(HalfBitsToFloat(FloatToHalfBits(NAN))));
+  EXPECT_EQ(HalfBitsToFloat(0x0001), std::ldexp(1.0f, -24));
+  EXPECT_EQ(FloatToBF16Bits(1.0f), 0x3f80);
+  // 1 + 2^-8 is a tie between bf16 1.0 and 1.0078125: to even.
+  EXPECT_EQ(FloatToBF16Bits(1.0f + std::ldexp(1.0f, -8)), 0x3f80);
+  EXPECT_TRUE(std::isnan(BF16BitsToFloat(FloatToBF16Bits(NAN))));
+}
+
+TEST(ShapeTest, PrintsLikeXla) {
+  Shape s = Shape::Array(F32, {2, 3});
+  EXPECT_EQ(s.ToString(), "f32[2,3]{1,0}");
+  EXPECT_EQ(s.ToString(false), "f32[2,3]");
+  EXPECT_EQ(Shape::Scalar(S32).ToString(), "s32[]");
+  Shape t = Shape::Tuple({s, Shape::Scalar(PRED)});
+  EXPECT_EQ(t.ToString(), "(f32[2,3]{1,0}, pred[])");
+  Shape col = Shape::ArrayWithLayout(F32, {2, 3}, {0, 1});
+  EXPECT_EQ(col.ToString(), "f32[2,3]{0,1}");
+  EXPECT_TRUE(col.Compatible(s));
+  EXPECT_FALSE(col == s);
+  EXPECT_EQ(LayoutStrides(col), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(s.ByteSize(), 24);
+  Layout tiled = s.layout();
+  tiled.tiles.push_back(Tile{{8, 128}});
+  tiled.element_size_in_bits = 16;
+  tiled.memory_space = 1;
+  EXPECT_EQ(tiled.ToString(), "{1,0:T(8,128)E(16)S(1)}");
+}
+
+TEST(LiteralTest, StoresAndPrintsValues) {
+  Literal lit = Literal::FromVector<float>(Shape::Array(F32, {2, 2}),
+                                           {1.0f, 2.5f, -INFINITY, NAN});
+  EXPECT_EQ(lit.Get<float>({1, 0}), -INFINITY);
+  EXPECT_EQ(lit.ValuesToString(), "{ { 1, 2.5 }, { -inf, nan } }");
+  Literal r1 = Literal::CreateR1<int32_t>(S32, {1, 2, 3});
+  EXPECT_EQ(r1.ValuesToString(), "{1, 2, 3}");
+  EXPECT_EQ(Literal::CreateR0<bool>(PRED, true).ValuesToString(), "true");
+  Literal h(Shape::Scalar(F16));
+  h.SetFromDouble(0, 0.1);
+  EXPECT_EQ(h.ValuesToString(), "0.1");
+  EXPECT_EQ(Literal::CreateR0<float>(F32, 0.1f).ValuesToString(), "0.1");
+  auto reshaped = lit.Reshape({4});
+  ASSERT_TRUE(reshaped.ok());
+  EXPECT_EQ(reshaped->Get<float>({1}), 2.5f);
+  EXPECT_FALSE(lit.Reshape({3}).ok());
+}
+
+TEST(OpcodeTest, AllOpcodesOfCurrentXla) {
+  EXPECT_EQ(kHloOpcodeCount, 136);
+  for (int i = 0; i < kHloOpcodeCount; ++i) {
+    HloOpcode op = static_cast<HloOpcode>(i);
+    auto parsed = StringToHloOpcode(HloOpcodeString(op));
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(*parsed, op);
+  }
+  EXPECT_EQ(HloOpcodeString(HloOpcode::kClz), "count-leading-zeros");
+  EXPECT_EQ(*HloOpcodeArity(HloOpcode::kSelect), 3);
+  EXPECT_FALSE(HloOpcodeArity(HloOpcode::kTuple).has_value());
+  EXPECT_TRUE(HloOpcodeIsElementwise(HloOpcode::kExp));
+  EXPECT_FALSE(HloOpcodeIsElementwise(HloOpcode::kBroadcast));
+  EXPECT_TRUE(HloOpcodeHasSideEffect(HloOpcode::kAllReduce));
+  EXPECT_FALSE(StringToHloOpcode("frobnicate").ok());
+}
+
+// entry(p0: f32[4]) = negate(exp(p0)) + exp(p0)
+class MutationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    module_ = std::make_unique<HloModule>("m");
+    auto entry = std::make_unique<HloComputation>("entry");
+    Shape s = Shape::Array(F32, {4});
+    p0_ = entry->AddParameter(HloInstruction::CreateParameter(0, s, "p0"));
+    exp_ = entry->AddInstruction(
+        HloInstruction::CreateUnary(s, HloOpcode::kExp, p0_));
+    neg_ = entry->AddInstruction(
+        HloInstruction::CreateUnary(s, HloOpcode::kNegate, exp_));
+    add_ = entry->AddInstruction(
+        HloInstruction::CreateBinary(s, HloOpcode::kAdd, neg_, exp_));
+    entry->set_root_instruction(add_);
+    entry_ = module_->AddEntryComputation(std::move(entry));
+  }
+  std::unique_ptr<HloModule> module_;
+  HloComputation* entry_;
+  HloInstruction *p0_, *exp_, *neg_, *add_;
+};
+
+TEST_F(MutationTest, UsersAndUniqueNames) {
+  EXPECT_EQ(exp_->users(), (std::vector<HloInstruction*>{neg_, add_}));
+  EXPECT_EQ(exp_->name(), "exponential");
+  HloInstruction* exp2 = entry_->AddInstruction(
+      HloInstruction::CreateUnary(exp_->shape(), HloOpcode::kExp, p0_));
+  EXPECT_EQ(exp2->name(), "exponential.1");
+  EXPECT_NE(exp2->unique_id(), exp_->unique_id());
+}
+
+TEST_F(MutationTest, ReplaceAllUsesAndRemove) {
+  ASSERT_TRUE(neg_->ReplaceAllUsesWith(exp_).ok());
+  EXPECT_EQ(add_->operand(0), exp_);
+  EXPECT_EQ(neg_->user_count(), 0);
+  ASSERT_TRUE(entry_->RemoveInstruction(neg_).ok());
+  EXPECT_EQ(entry_->instruction_count(), 3);
+  EXPECT_EQ(exp_->users(), (std::vector<HloInstruction*>{add_}));
+  EXPECT_FALSE(entry_->RemoveInstruction(exp_).ok());  // still used
+}
+
+TEST_F(MutationTest, FusesIntoOneLoopFusion) {
+  auto fused = entry_->CreateFusionInstruction({exp_, neg_, add_},
+                                               FusionKind::kLoop);
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  HloInstruction* fusion = *fused;
+  EXPECT_EQ(entry_->root_instruction(), fusion);
+  EXPECT_EQ(fusion->opcode(), HloOpcode::kFusion);
+  EXPECT_EQ(fusion->operands(), (std::vector<HloInstruction*>{p0_}));
+  EXPECT_EQ(fusion->fused_computation()->instruction_count(), 4);
+  EXPECT_EQ(fusion->fused_expression_root()->opcode(), HloOpcode::kAdd);
+  EXPECT_EQ(entry_->instruction_count(), 2);
+  // The fused computation precedes its caller.
+  EXPECT_EQ(module_->computations().front(), fusion->fused_computation());
+  EXPECT_EQ(module_->computations().back(), entry_);
+}
+
+TEST_F(MutationTest, FusionWithOutsideUserIsMultiOutput) {
+  auto fused =
+      entry_->CreateFusionInstruction({exp_, neg_}, FusionKind::kLoop);
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  // exp is still read by add outside the fusion: a second output.
+  HloInstruction* fusion = (*fused)->operand(0);
+  EXPECT_TRUE(fusion->IsMultiOutputFusion());
+  EXPECT_EQ(fusion->shape().tuple_shapes_size(), 2);
+  EXPECT_EQ(add_->operand(0)->opcode(), HloOpcode::kGetTupleElement);
+  EXPECT_EQ(add_->operand(0)->tuple_index(), 0);
+  EXPECT_EQ(add_->operand(1)->tuple_index(), 1);
+  // Stored order is still def-before-use.
+  std::vector<HloInstruction*> order = entry_->instructions();
+  EXPECT_EQ(order.back(), add_);
+}
+
+TEST_F(MutationTest, CloneIsStructurallyEqual) {
+  std::unique_ptr<HloModule> clone = module_->Clone();
+  EXPECT_TRUE(clone->StructurallyEqual(*module_));
+  HloInstruction* root = clone->entry_computation()->root_instruction();
+  EXPECT_NE(root, add_);
+  EXPECT_EQ(root->name(), add_->name());
+  root->mutable_attrs().dimensions = {0};
+  EXPECT_FALSE(clone->StructurallyEqual(*module_));
+}
+
+TEST_F(MutationTest, PostOrderPutsOperandsFirst) {
+  std::vector<HloInstruction*> order = entry_->MakeInstructionPostOrder();
+  ASSERT_EQ(order.size(), 4u);
+  EXPECT_EQ(order.front(), p0_);
+  EXPECT_EQ(order.back(), add_);
+}
+
+}  // namespace
+}  // namespace hloc
