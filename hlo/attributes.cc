@@ -41,6 +41,10 @@ const std::pair<ComparisonType, const char*> kComparisonTypes[] = {
     {ComparisonType::kSigned, "SIGNED"},
     {ComparisonType::kUnsigned, "UNSIGNED"},
 };
+const std::pair<ComparisonOrder, const char*> kComparisonOrders[] = {
+    {ComparisonOrder::kPartial, "PARTIAL"},
+    {ComparisonOrder::kTotal, "TOTAL"},
+};
 const std::pair<FusionKind, const char*> kFusionKinds[] = {
     {FusionKind::kLoop, "kLoop"},
     {FusionKind::kInput, "kInput"},
@@ -96,6 +100,12 @@ absl::string_view ComparisonTypeString(ComparisonType t) {
 }
 absl::StatusOr<ComparisonType> ParseComparisonType(absl::string_view s) {
   return FromText(kComparisonTypes, s, "comparison type");
+}
+absl::string_view ComparisonOrderString(ComparisonOrder o) {
+  return ToText(kComparisonOrders, o);
+}
+absl::StatusOr<ComparisonOrder> ParseComparisonOrder(absl::string_view s) {
+  return FromText(kComparisonOrders, s, "comparison order");
 }
 absl::string_view FusionKindString(FusionKind k) {
   return ToText(kFusionKinds, k);

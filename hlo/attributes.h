@@ -23,6 +23,9 @@ enum class ComparisonDirection { kEq, kNe, kGe, kGt, kLe, kLt };
 // (what XLA does when no type= is printed). kTotalOrder: -NaN < -inf < ... <
 // -0 < +0 < ... < inf < NaN, as XLA's TOTALORDER.
 enum class ComparisonType { kDefault, kFloat, kTotalOrder, kSigned, kUnsigned };
+// Newer XLA spells the float total order as compare's order=TOTAL (proto
+// field comparison_order); kDefault means the attribute was absent.
+enum class ComparisonOrder { kDefault, kPartial, kTotal };
 enum class FusionKind { kLoop, kInput, kOutput, kCustom };
 // Values match xla_data.proto.
 enum class RandomDistribution { kInvalid = 0, kUniform = 1, kNormal = 2 };
@@ -45,6 +48,8 @@ absl::string_view ComparisonDirectionString(ComparisonDirection d);
 absl::StatusOr<ComparisonDirection> ParseComparisonDirection(absl::string_view s);
 absl::string_view ComparisonTypeString(ComparisonType t);
 absl::StatusOr<ComparisonType> ParseComparisonType(absl::string_view s);
+absl::string_view ComparisonOrderString(ComparisonOrder o);
+absl::StatusOr<ComparisonOrder> ParseComparisonOrder(absl::string_view s);
 absl::string_view FusionKindString(FusionKind k);
 absl::StatusOr<FusionKind> ParseFusionKind(absl::string_view s);
 absl::string_view RandomDistributionString(RandomDistribution d);

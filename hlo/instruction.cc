@@ -20,7 +20,7 @@ bool AttributesEqual(const HloAttributes& a, const HloAttributes& b) {
         x.batch_group_count, x.precision_config, x.gather_dimension_numbers,
         x.gather_slice_sizes, x.scatter_dimension_numbers,
         x.indices_are_sorted, x.unique_indices, x.comparison_direction,
-        x.comparison_type, x.fusion_kind, x.tuple_index, x.parameter_number,
+        x.comparison_type, x.comparison_order, x.fusion_kind, x.tuple_index, x.parameter_number,
         x.literal, x.iota_dimension, x.exponent_bits, x.mantissa_bits,
         x.is_stable, x.k, x.largest, x.num_carries, x.is_reverse,
         x.is_associative, x.epsilon, x.feature_index, x.distribution,

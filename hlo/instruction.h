@@ -60,6 +60,7 @@ struct HloAttributes {
   // compare
   ComparisonDirection comparison_direction = ComparisonDirection::kEq;
   ComparisonType comparison_type = ComparisonType::kDefault;
+  ComparisonOrder comparison_order = ComparisonOrder::kDefault;
 
   FusionKind fusion_kind = FusionKind::kLoop;  // fusion
   int64_t tuple_index = 0;                     // get-tuple-element
