@@ -1,0 +1,39 @@
+// The interface every HLO pass implements, in the spirit of LLVM's passes:
+// one pass per file, a name for the command line (`hlo-opt --passes=...`),
+// and statistics counters a pipeline can print.
+#ifndef PASSES_PASS_H_
+#define PASSES_PASS_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "hlo/module.h"
+
+namespace hloc {
+
+class HloPass {
+ public:
+  virtual ~HloPass() = default;
+  // The name used by --passes and in dumps ("dce", "algebraic-simplifier").
+  virtual absl::string_view name() const = 0;
+  // Runs over the module; returns whether anything changed.
+  virtual absl::StatusOr<bool> Run(HloModule* module) = 0;
+
+  // Named counters ("instructions-removed" -> 3) the pass bumps while
+  // running; the pipeline prints them with --stats.
+  const std::map<std::string, int64_t>& statistics() const { return stats_; }
+
+ protected:
+  void Count(const std::string& counter, int64_t n = 1) { stats_[counter] += n; }
+
+ private:
+  std::map<std::string, int64_t> stats_;
+};
+
+}  // namespace hloc
+
+#endif  // PASSES_PASS_H_

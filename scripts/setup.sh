@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Idempotent set-up for building and testing hloc on Debian 12 (run as root,
+# or with sudo available). Installs only what is missing; silent when all is
+# there. Safe to run on every test run (scripts/test.sh does).
+set -euo pipefail
+
+# --- Debian packages ----------------------------------------------------------
+# (No python3-lit package exists on Debian 12: lit ships with llvm-19-tools at
+# /usr/lib/llvm-19/build/utils/lit/lit.py, FileCheck at /usr/lib/llvm-19/bin.)
+APT_PACKAGES=(
+  bazel-bootstrap bazel-rules-java
+  llvm-19-dev clang-19 lld-19 llvm-19-tools libomp-19-dev libzstd-dev
+  libprotobuf-dev protobuf-compiler libabsl-dev libgtest-dev pkg-config
+  rocm-device-libs gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
+)
+
+# --- Python packages (pinned; for the Python that is first on PATH) ------------
+# Add new pins here, e.g. "jax==X.Y.Z" "jaxlib==X.Y.Z" "ml_dtypes==X.Y.Z".
+PIP_PACKAGES=(
+  "numpy==2.4.6"
+)
+
+log() { echo "[setup] $*" >&2; }
+
+SUDO=()
+if [[ "$(id -u)" -ne 0 ]]; then
+  SUDO=(sudo)
+fi
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  status="$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)"
+  if [[ "$status" != "installed" ]]; then
+    missing+=("$pkg")
+  fi
+done
+if ((${#missing[@]})); then
+  log "installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${SUDO[@]}" apt-get update -qq
+  "${SUDO[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+PYTHON="${PYTHON:-python3}"
+pip_missing=()
+for spec in "${PIP_PACKAGES[@]}"; do
+  name="${spec%%==*}"
+  want="${spec#*==}"
+  have="$("$PYTHON" -c 'import sys, importlib.metadata as m
+try: print(m.version(sys.argv[1]))
+except m.PackageNotFoundError: pass' "$name" 2>/dev/null || true)"
+  if [[ "$have" != "$want" ]]; then
+    pip_missing+=("$spec")
+  fi
+done
+if ((${#pip_missing[@]})); then
+  log "installing Python packages: ${pip_missing[*]}"
+  "$PYTHON" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore "${pip_missing[@]}"
+fi
+
+# --- Bazel disk cache (see .bazelrc): Bazel 4 never evicts, so drop entries
+# unused for 30 days (Bazel refreshes an entry's mtime when it is used).
+DISK_CACHE="${HOME}/.cache/hloc-bazel-disk-cache"
+if [[ -d "$DISK_CACHE" ]]; then
+  find "$DISK_CACHE" -type f -mtime +30 -delete 2>/dev/null || true
+fi
