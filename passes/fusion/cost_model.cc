@@ -1,0 +1,567 @@
+#include "passes/fusion/cost_model.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "hlo/computation.h"
+#include "passes/fusion/fusion_kinds.h"
+
+namespace hloc {
+namespace {
+
+OpCost OpcodeCost(const HloInstruction& instr) {
+  switch (instr.opcode()) {
+    case HloOpcode::kParameter:
+    case HloOpcode::kConstant:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kTuple:
+      return OpCost::kFree;
+    case HloOpcode::kExp:
+    case HloOpcode::kExpm1:
+    case HloOpcode::kLog:
+    case HloOpcode::kLog1p:
+    case HloOpcode::kTanh:
+    case HloOpcode::kLogistic:
+    case HloOpcode::kErf:
+    case HloOpcode::kDivide:
+    case HloOpcode::kRemainder:
+    case HloOpcode::kPower:
+    case HloOpcode::kSqrt:
+    case HloOpcode::kRsqrt:
+    case HloOpcode::kCbrt:
+    case HloOpcode::kSin:
+    case HloOpcode::kCos:
+    case HloOpcode::kTan:
+    case HloOpcode::kAtan2:
+    case HloOpcode::kAcos:
+    case HloOpcode::kAcosh:
+    case HloOpcode::kAsin:
+    case HloOpcode::kAsinh:
+    case HloOpcode::kAtan:
+    case HloOpcode::kAtanh:
+    case HloOpcode::kSinh:
+    case HloOpcode::kCosh:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kDot:
+    case HloOpcode::kConvolution:
+    case HloOpcode::kSort:
+    case HloOpcode::kFft:
+    case HloOpcode::kScatter:
+    case HloOpcode::kCustomCall:
+      return OpCost::kExpensive;
+    case HloOpcode::kReduce:
+      return IsTrivialReduce(instr) ? OpCost::kCheap : OpCost::kExpensive;
+    case HloOpcode::kGather:
+      return instr.shape().ElementCount() > kCheapGatherElements
+                 ? OpCost::kExpensive
+                 : OpCost::kCheap;
+    default:
+      return OpCost::kCheap;
+  }
+}
+
+// Parameters of `fusion`'s computation that stand for `operand`.
+std::vector<const HloInstruction*> ParamsFor(const HloInstruction& fusion,
+                                             const HloInstruction& operand) {
+  std::vector<const HloInstruction*> params;
+  for (int64_t i : fusion.OperandIndices(&operand)) {
+    params.push_back(fusion.fused_parameter(i));
+  }
+  return params;
+}
+
+// The passes of a row-reduction fusion that read `param`: one per reduction
+// whose input depends on it without going through another reduction (a
+// reduction's result is kept per row, not recomputed), plus the output pass
+// if an output does.
+int64_t RowPassesReading(const HloInstruction* param) {
+  const HloInstruction* root = param->parent()->root_instruction();
+  int64_t passes = 0;
+  bool output_pass = false;
+  std::vector<const HloInstruction*> stack = {param};
+  absl::flat_hash_set<const HloInstruction*> seen;
+  while (!stack.empty()) {
+    const HloInstruction* instr = stack.back();
+    stack.pop_back();
+    if (!seen.insert(instr).second) continue;
+    if (instr == root) output_pass = true;
+    if (instr != param && instr->opcode() == HloOpcode::kReduce &&
+        !IsTrivialReduce(*instr)) {
+      ++passes;
+      continue;
+    }
+    for (const HloInstruction* user : instr->users()) stack.push_back(user);
+  }
+  return passes + (output_pass ? 1 : 0);
+}
+
+// Reads of one element of `instr`'s value per element of the fused root,
+// following the uses inside a fused computation (memoized).
+int64_t FusedReuse(const HloInstruction* instr,
+                   absl::flat_hash_map<const HloInstruction*, int64_t>* memo) {
+  auto it = memo->find(instr);
+  if (it != memo->end()) return it->second;
+  int64_t reuse = 1;
+  for (const HloInstruction* user : instr->users()) {
+    if (user->opcode() == HloOpcode::kTuple) continue;
+    // A reduction reads each input element once; its result is kept, so
+    // re-reads of the result do not recompute the input.
+    const int64_t after =
+        user->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*user)
+            ? 1
+            : FusedReuse(user, memo);
+    reuse = std::max(reuse, ReuseFactor(*user, *instr) * after);
+  }
+  (*memo)[instr] = reuse;
+  return reuse;
+}
+
+// True if, inside fused computation `comp`, every instruction depending on
+// one of `sources` is elementwise with dimensions `dims`, and the root is one
+// of them (not a tuple).
+bool IsElementwiseEpilogueOf(const HloComputation& comp,
+                             const std::vector<const HloInstruction*>& sources,
+                             const Shape& dims) {
+  absl::flat_hash_set<const HloInstruction*> dependent(sources.begin(),
+                                                       sources.end());
+  for (const HloInstruction* instr : comp.MakeInstructionPostOrder()) {
+    if (dependent.contains(instr)) continue;
+    bool depends = false;
+    for (const HloInstruction* operand : instr->operands()) {
+      depends |= dependent.contains(operand);
+    }
+    if (!depends) continue;
+    if (!HloOpcodeIsElementwise(instr->opcode()) ||
+        !instr->shape().SameDimensions(dims)) {
+      return false;
+    }
+    dependent.insert(instr);
+  }
+  const HloInstruction* root = comp.root_instruction();
+  return root->opcode() != HloOpcode::kTuple && dependent.contains(root) &&
+         std::find(sources.begin(), sources.end(), root) == sources.end();
+}
+
+// True if `consumer` can be the elementwise epilogue of `dot` (a dot or a
+// dot-epilogue fusion), which is one of its operands.
+bool CanExtendDotEpilogue(const HloInstruction& consumer,
+                          const HloInstruction& dot) {
+  if (consumer.opcode() == HloOpcode::kFusion) {
+    if (consumer.fusion_kind() != FusionKind::kLoop) return false;
+    return IsElementwiseEpilogueOf(*consumer.fused_computation(),
+                                   ParamsFor(consumer, dot), dot.shape());
+  }
+  return HloOpcodeIsElementwise(consumer.opcode()) &&
+         !consumer.HasSideEffect() &&
+         consumer.shape().SameDimensions(dot.shape());
+}
+
+// The dynamic-update-slice `consumer` (or the root of a loop fusion) updates
+// in place, and the outer instruction holding its buffer (operand 0).
+const HloInstruction* InPlaceBuffer(const HloInstruction& consumer) {
+  if (consumer.opcode() == HloOpcode::kDynamicUpdateSlice) {
+    return consumer.operand(0);
+  }
+  if (consumer.opcode() == HloOpcode::kFusion &&
+      consumer.fused_expression_root()->opcode() ==
+          HloOpcode::kDynamicUpdateSlice) {
+    const HloInstruction* buffer = consumer.fused_expression_root()->operand(0);
+    if (buffer->opcode() == HloOpcode::kParameter) {
+      return consumer.operand(buffer->parameter_number());
+    }
+  }
+  return nullptr;
+}
+
+std::string ProducerWhat(const HloInstruction& producer) {
+  if (producer.opcode() == HloOpcode::kFusion) return "loop fusion";
+  if (HloOpcodeIsElementwise(producer.opcode())) {
+    return CostOf(producer) == OpCost::kExpensive
+               ? absl::StrCat("expensive elementwise (",
+                              HloOpcodeString(producer.opcode()), ")")
+               : "elementwise";
+  }
+  if (producer.opcode() == HloOpcode::kReduce) return "trivial reduce";
+  return std::string(HloOpcodeString(producer.opcode()));
+}
+
+std::string ConsumerWhat(FusionKind kind, const HloInstruction& consumer) {
+  if (consumer.opcode() == HloOpcode::kFusion) {
+    return absl::StrCat(FusionShapeName(GetFusionShape(consumer)),
+                        " fusion consumer");
+  }
+  switch (kind) {
+    case FusionKind::kInput:
+      return "reduction consumer";
+    default:
+      return absl::StrCat("loop consumer (", HloOpcodeString(consumer.opcode()),
+                          ")");
+  }
+}
+
+}  // namespace
+
+OpCost CostOf(const HloInstruction& instr) {
+  if (instr.opcode() != HloOpcode::kFusion) return OpcodeCost(instr);
+  OpCost cost = OpCost::kFree;
+  for (const HloInstruction* fused :
+       instr.fused_computation()->instructions()) {
+    cost = std::max(cost, CostOf(*fused));
+  }
+  return cost;
+}
+
+std::string Describe(const HloInstruction& instr) {
+  return absl::StrCat(instr.name(), " (", HloOpcodeString(instr.opcode()), ")");
+}
+
+int64_t BytesOf(const Shape& shape) {
+  if (shape.IsTuple()) {
+    int64_t total = 0;
+    for (const Shape& element : shape.tuple_shapes()) total += BytesOf(element);
+    return total;
+  }
+  return shape.IsArray()
+             ? shape.ElementCount() * ByteWidth(shape.element_type())
+             : 0;
+}
+
+std::optional<std::string> WhyNotFusibleProducer(
+    const HloInstruction& producer) {
+  const std::string op(HloOpcodeString(producer.opcode()));
+  if (producer.HasSideEffect()) {
+    return absl::StrCat("producer ", op, " has side effects");
+  }
+  switch (producer.opcode()) {
+    case HloOpcode::kParameter:
+      return std::string("producer is a parameter");
+    case HloOpcode::kFusion:
+      switch (GetFusionShape(producer)) {
+        case FusionShape::kLoop: {
+          const HloInstruction* root = producer.fused_expression_root();
+          if (root->opcode() == HloOpcode::kDynamicUpdateSlice) {
+            return std::string(
+                "producer is an in-place dynamic-update-slice fusion");
+          }
+          if (root->opcode() == HloOpcode::kReduceWindow) {
+            return std::string(
+                "producer is a reduce-window fusion (overlapping windows: a "
+                "barrier)");
+          }
+          return std::nullopt;
+        }
+        case FusionShape::kDotEpilogue:
+          return std::nullopt;
+        case FusionShape::kReduction:
+          return std::string(
+              "producer is a reduction fusion: its consumers need the "
+              "complete result (reduction barrier)");
+        case FusionShape::kRowReduction:
+          return std::string(
+              "producer is a row-reduction fusion: consumers that fit its "
+              "rows are already inside");
+        case FusionShape::kUnknown:
+          return std::string("producer is a fusion of unknown kind");
+      }
+      return std::string("producer is a fusion of unknown kind");
+    case HloOpcode::kReduce:
+      if (IsTrivialReduce(producer) && !producer.shape().IsTuple()) {
+        return std::nullopt;
+      }
+      return std::string(
+          "producer reduce is a reduction: its consumers need the complete "
+          "result (reduction barrier)");
+    case HloOpcode::kReduceWindow:
+      return std::string(
+          "producer reduce-window reads overlapping windows (a barrier)");
+    case HloOpcode::kDot:
+    case HloOpcode::kRaggedDot:
+    case HloOpcode::kScaledDot:
+    case HloOpcode::kConvolution:
+    case HloOpcode::kFft:
+    case HloOpcode::kTriangularSolve:
+    case HloOpcode::kCholesky:
+    case HloOpcode::kCustomCall:
+      return absl::StrCat("producer ", op, " is a library call");
+    case HloOpcode::kSort:
+    case HloOpcode::kTopK:
+      return absl::StrCat("producer ", op, " is a kernel of its own");
+    case HloOpcode::kWhile:
+    case HloOpcode::kConditional:
+    case HloOpcode::kCall:
+    case HloOpcode::kAsyncStart:
+    case HloOpcode::kAsyncUpdate:
+    case HloOpcode::kAsyncDone:
+      return absl::StrCat("producer ", op, " is control flow");
+    case HloOpcode::kDynamicUpdateSlice:
+    case HloOpcode::kScatter:
+    case HloOpcode::kSelectAndScatter:
+      return absl::StrCat("producer ", op, " is an in-place update");
+    case HloOpcode::kRngBitGenerator:
+    case HloOpcode::kRng:
+      return absl::StrCat("producer ", op,
+                          " generates random numbers (never moved or copied)");
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement:
+      return absl::StrCat("producer ", op, " is not a kernel");
+    default:
+      break;
+  }
+  if (IsLoopFusibleOp(producer)) return std::nullopt;
+  return absl::StrCat("producer ", op, " is not loop-fusible");
+}
+
+std::optional<std::string> WhyNotFusibleConsumer(
+    const HloInstruction& consumer) {
+  const std::string op(HloOpcodeString(consumer.opcode()));
+  if (consumer.HasSideEffect()) {
+    return absl::StrCat("consumer ", op, " has side effects");
+  }
+  switch (consumer.opcode()) {
+    case HloOpcode::kFusion:
+      if (GetFusionShape(consumer) == FusionShape::kUnknown) {
+        return std::string("consumer is a fusion of unknown kind");
+      }
+      return std::nullopt;
+    case HloOpcode::kReduce:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kDynamicUpdateSlice:
+      return std::nullopt;
+    case HloOpcode::kScatter:
+      return std::string(
+          "consumer scatter is an in-place update (not fused as a consumer)");
+    case HloOpcode::kDot:
+    case HloOpcode::kRaggedDot:
+    case HloOpcode::kScaledDot:
+    case HloOpcode::kConvolution:
+    case HloOpcode::kFft:
+    case HloOpcode::kTriangularSolve:
+    case HloOpcode::kCholesky:
+    case HloOpcode::kCustomCall:
+      return absl::StrCat("consumer ", op,
+                          " is a library call (operands are not fused)");
+    case HloOpcode::kSort:
+    case HloOpcode::kTopK:
+      return absl::StrCat("consumer ", op, " is a kernel of its own");
+    case HloOpcode::kWhile:
+    case HloOpcode::kConditional:
+    case HloOpcode::kCall:
+      return absl::StrCat("consumer ", op, " is control flow");
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement:
+      return absl::StrCat("consumer ", op, " is not a kernel");
+    case HloOpcode::kParameter:
+    case HloOpcode::kConstant:
+      return absl::StrCat("consumer ", op, " has no operands");
+    default:
+      break;
+  }
+  if (IsLoopFusibleOp(consumer)) return std::nullopt;
+  return absl::StrCat("consumer ", op, " is not fusible");
+}
+
+int64_t ReuseFactor(const HloInstruction& consumer,
+                    const HloInstruction& operand) {
+  if (consumer.opcode() == HloOpcode::kFusion) {
+    absl::flat_hash_map<const HloInstruction*, int64_t> memo;
+    const bool row = GetFusionShape(consumer) == FusionShape::kRowReduction;
+    int64_t reuse = 1;
+    for (const HloInstruction* param : ParamsFor(consumer, operand)) {
+      int64_t r = FusedReuse(param, &memo);
+      if (row) r *= std::max<int64_t>(1, RowPassesReading(param));
+      reuse = std::max(reuse, r);
+    }
+    return reuse;
+  }
+  const int64_t in = std::max<int64_t>(
+      1, operand.shape().IsArray() ? operand.shape().ElementCount() : 1);
+  switch (consumer.opcode()) {
+    case HloOpcode::kBroadcast:
+      return std::max<int64_t>(1, consumer.shape().ElementCount() / in);
+    case HloOpcode::kGather:
+      if (consumer.operand(0) != &operand) return 1;
+      return std::max<int64_t>(1, consumer.shape().ElementCount() / in);
+    case HloOpcode::kReduceWindow: {
+      if (consumer.operand(0) != &operand || !consumer.attrs().window) {
+        return 1;
+      }
+      int64_t size = 1;
+      int64_t stride = 1;
+      for (const WindowDimension& d : consumer.attrs().window->dimensions) {
+        size *= d.size;
+        stride *= std::max<int64_t>(1, d.stride);
+      }
+      return std::max<int64_t>(1, (size + stride - 1) / stride);
+    }
+    default:
+      return 1;
+  }
+}
+
+FusionKind KindForConsumer(const HloInstruction& consumer) {
+  if (consumer.opcode() == HloOpcode::kFusion) return consumer.fusion_kind();
+  if (consumer.opcode() == HloOpcode::kReduce && !IsTrivialReduce(consumer)) {
+    return FusionKind::kInput;
+  }
+  return FusionKind::kLoop;
+}
+
+int64_t FusedInstructionCount(const HloInstruction& instr) {
+  if (instr.opcode() != HloOpcode::kFusion) return 1;
+  int64_t n = 0;
+  const HloComputation& fused = *instr.fused_computation();
+  for (const HloInstruction* f : fused.instructions()) {
+    if (f->opcode() == HloOpcode::kParameter) continue;
+    if (f == fused.root_instruction() && f->opcode() == HloOpcode::kTuple) {
+      continue;
+    }
+    ++n;
+  }
+  return n;
+}
+
+int64_t MergedOperandCount(const HloInstruction& a, const HloInstruction& b) {
+  absl::flat_hash_set<const HloInstruction*> operands;
+  for (const HloInstruction* operand : b.operands()) {
+    if (operand != &a) operands.insert(operand);
+  }
+  for (const HloInstruction* operand : a.operands()) operands.insert(operand);
+  return static_cast<int64_t>(operands.size());
+}
+
+FusionDecision ShouldFuse(const HloInstruction& producer,
+                          const HloInstruction& consumer,
+                          const FusionOptions& options) {
+  if (std::optional<std::string> why = WhyNotFusibleConsumer(consumer)) {
+    return FusionDecision::No(*why);
+  }
+  const int64_t other_users = producer.user_count() - 1;
+
+  // Dot epilogues: the dot (or its epilogue fusion) is the producer.
+  const bool producer_is_epilogue =
+      producer.opcode() == HloOpcode::kFusion &&
+      GetFusionShape(producer) == FusionShape::kDotEpilogue;
+  if (producer.opcode() == HloOpcode::kDot || producer_is_epilogue) {
+    if (producer.opcode() == HloOpcode::kDot && !options.dot_epilogue_fusion) {
+      return FusionDecision::No(
+          "producer dot is a library call (no dot epilogues on this target)");
+    }
+    if (other_users > 0) {
+      return FusionDecision::No(
+          absl::StrCat("producer ", HloOpcodeString(producer.opcode()), " has ",
+                       producer.user_count(),
+                       " consumers; a dot epilogue must be its only one"));
+    }
+    if (!CanExtendDotEpilogue(consumer, producer)) {
+      return FusionDecision::No(
+          "consumer is not an elementwise epilogue over the dot's result");
+    }
+    FusionDecision d;
+    d.fuse = true;
+    d.kind = FusionKind::kOutput;
+    d.bytes_saved = 2 * BytesOf(producer.shape());
+    d.rule = "fused: elementwise epilogue computed in the dot's output tile";
+    return d;
+  }
+
+  if (std::optional<std::string> why = WhyNotFusibleProducer(producer)) {
+    return FusionDecision::No(*why);
+  }
+
+  // Consumer-specific legality.
+  if (consumer.opcode() == HloOpcode::kFusion &&
+      GetFusionShape(consumer) == FusionShape::kDotEpilogue) {
+    for (const HloInstruction* param : ParamsFor(consumer, producer)) {
+      for (const HloInstruction* user : param->users()) {
+        if (user->opcode() == HloOpcode::kDot) {
+          return FusionDecision::No(
+              "dot operands are not fused (the GEMM reads them from memory)");
+        }
+      }
+    }
+  }
+  if (const HloInstruction* buffer = InPlaceBuffer(consumer)) {
+    if (buffer == &producer) {
+      return FusionDecision::No(
+          "would break the in-place update: operand 0 of dynamic-update-slice "
+          "is updated in place");
+    }
+    if (producer.IsUserOf(buffer)) {
+      return FusionDecision::No(
+          "producer reads the buffer dynamic-update-slice updates in place");
+    }
+  }
+
+  const OpCost cost = CostOf(producer);
+  const int64_t reuse = ReuseFactor(consumer, producer);
+  if (cost == OpCost::kExpensive && reuse > kMaxExpensiveRecompute) {
+    return FusionDecision::No(absl::StrCat(
+        "producer ", HloOpcodeString(producer.opcode()),
+        " is expensive and the consumer reads each element ", reuse, " times"));
+  }
+
+  const int64_t producer_bytes = BytesOf(producer.shape());
+  int64_t bytes_saved = 2 * producer_bytes;
+  if (other_users > 0) {
+    if (cost == OpCost::kExpensive) {
+      return FusionDecision::No(absl::StrCat(
+          "producer ", HloOpcodeString(producer.opcode()),
+          " is expensive and has ", producer.user_count(), " consumers"));
+    }
+    if (FusedInstructionCount(producer) > options.max_duplicated_instructions) {
+      return FusionDecision::No(
+          absl::StrCat("producer has ", producer.user_count(),
+                       " consumers and is too "
+                       "large to duplicate (",
+                       FusedInstructionCount(producer), " instructions)"));
+    }
+    // The copy reads the producer's operands instead of its result.
+    int64_t extra_reads = 0;
+    absl::flat_hash_set<const HloInstruction*> seen;
+    for (const HloInstruction* operand : producer.operands()) {
+      if (!seen.insert(operand).second || consumer.IsUserOf(operand)) continue;
+      if (operand->opcode() == HloOpcode::kConstant) continue;
+      extra_reads += BytesOf(operand->shape());
+    }
+    if (extra_reads >
+        kMaxDuplicationReadFactor * std::max<int64_t>(producer_bytes, 1)) {
+      return FusionDecision::No(absl::StrCat(
+          "duplicating producer ", HloOpcodeString(producer.opcode()),
+          " would read ", extra_reads, " bytes to save ", producer_bytes));
+    }
+    bytes_saved = producer_bytes - extra_reads;
+  }
+
+  const int64_t operands = MergedOperandCount(producer, consumer);
+  if (operands > options.max_operands) {
+    return FusionDecision::No(absl::StrCat("fusion would have ", operands,
+                                           " operands (limit ",
+                                           options.max_operands, ")"));
+  }
+  const int64_t size =
+      FusedInstructionCount(producer) + FusedInstructionCount(consumer);
+  if (size > options.max_fused_instructions) {
+    return FusionDecision::No(absl::StrCat(
+        "fusion would have ", size, " instructions (code growth limit ",
+        options.max_fused_instructions, ")"));
+  }
+
+  FusionDecision d;
+  d.fuse = true;
+  d.duplicate = other_users > 0;
+  d.kind = KindForConsumer(consumer);
+  d.bytes_saved = bytes_saved;
+  d.rule = absl::StrCat("fused: ", ProducerWhat(producer), " producer into ",
+                        ConsumerWhat(d.kind, consumer));
+  if (d.duplicate) {
+    absl::StrAppend(
+        &d.rule, ", duplicated (cheap; ", other_users,
+        other_users == 1 ? " other consumer)" : " other consumers)");
+  }
+  return d;
+}
+
+}  // namespace hloc

@@ -1,0 +1,134 @@
+// The fusion cost model: the one place that says which ops may fuse, which
+// may be duplicated, what fusing saves, and the limits. Every decision comes
+// with the sentence that explains it ("fused: ...", "not fused: ..."), which
+// the passes put into the FusionReport.
+//
+// The rules, in the order ShouldFuse applies them:
+//  1. Never fused: side effects (collectives, infeed/outfeed, rng, send/recv,
+//     side-effecting custom calls), library calls (dot, convolution, fft,
+//     triangular-solve, cholesky, custom-call), sort, control flow (while,
+//     conditional, call), in-place updates as producers
+//     (dynamic-update-slice, scatter), and reductions as producers (their
+//     consumers need the complete result: a barrier), except reductions over
+//     size-1 dimensions, which are reshapes in disguise.
+//  2. Consumers: loop-fusible ops, reduce (a reduction fusion),
+//     reduce-window, dynamic-update-slice (only into its update and index
+//     operands: operand 0 is updated in place), and existing fusions of the
+//     four kinds of fusion_kinds.h. Not scatter (for now), not sort, not
+//     dot (no prologue fusion), not tuples.
+//  3. Dot epilogues (option): a dot whose only user is an elementwise loop
+//     consumer of the dot's shape becomes a kOutput fusion.
+//  4. Duplication: a producer with consumers outside this one is fused by
+//     copying it. Cheap ops (elementwise arithmetic, compare/select, convert,
+//     broadcast, reshape/bitcast, transpose, slice, concatenate, pad,
+//     reverse, iota, constants, small gathers) may be copied; expensive ones
+//     (exp, log, tanh, logistic, erf, divide, remainder, power, sqrt/rsqrt,
+//     cbrt, trigonometry, large gathers) are not: each copy recomputes them.
+//     A copy must not read more than kMaxDuplicationReadFactor times the
+//     bytes it replaces.
+//  5. Re-reads: every read of a fused producer's element recomputes it, so
+//     an expensive producer is not fused into a consumer that reads each
+//     element more than kMaxExpensiveRecompute times (a broadcast that
+//     expands, a reduce-window with overlapping windows, gathers with
+//     repeated indices). A row-reduction fusion reads an input once per
+//     pass that needs it (a reduction's pass, the output pass): softmax's
+//     exp fused into it is computed twice per element, which is still far
+//     cheaper on a GPU than writing and reading it back.
+//  6. Limits: at most max_operands fusion parameters and
+//     max_fused_instructions instructions per fusion (code growth).
+#ifndef PASSES_FUSION_COST_MODEL_H_
+#define PASSES_FUSION_COST_MODEL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "hlo/instruction.h"
+
+namespace hloc {
+
+// Defaults are the GPU's; FusionOptionsForPlatform (passes/pipelines.h) turns
+// the GPU-only shapes off for the CPU.
+struct FusionOptions {
+  int64_t max_operands = 64;
+  int64_t max_fused_instructions = 500;
+  // Largest producer (in fused instructions) that may be duplicated.
+  int64_t max_duplicated_instructions = 32;
+  // kOutput fusions of a dot and its elementwise epilogue (GPU).
+  bool dot_epilogue_fusion = true;
+  // kCustom row-reduction fusions (GPU); see fusion_kinds.h.
+  bool row_reduction_fusion = true;
+};
+
+// An expensive producer's element may be computed at most this many times
+// by its consumer.
+inline constexpr int64_t kMaxExpensiveRecompute = 3;
+// A copy may read at most this many times the bytes of the value it replaces.
+inline constexpr int64_t kMaxDuplicationReadFactor = 4;
+// Gathers producing more elements than this are expensive to duplicate.
+inline constexpr int64_t kCheapGatherElements = 1024;
+
+enum class OpCost { kFree, kCheap, kExpensive };
+
+// Per-element cost of an op; a fusion costs what its costliest fused op
+// costs.
+OpCost CostOf(const HloInstruction& instr);
+
+// "exp.1 (exponential)".
+std::string Describe(const HloInstruction& instr);
+
+// Dense bytes of a shape (tuples: the sum of their leaves).
+int64_t BytesOf(const Shape& shape);
+
+// Why `producer` can never be fused into a consumer, or nullopt if it can
+// (it is loop-fusible, or a kLoop/kDotEpilogue fusion).
+std::optional<std::string> WhyNotFusibleProducer(
+    const HloInstruction& producer);
+// Why nothing can be fused into `consumer`, or nullopt if producers can be.
+std::optional<std::string> WhyNotFusibleConsumer(
+    const HloInstruction& consumer);
+
+// How many times `consumer` reads (and so recomputes, if fused) each element
+// of its operand `operand`: 1 for elementwise use; the expansion of a
+// broadcast; the window overlap of a reduce-window; times the passes that
+// read it in a row-reduction fusion.
+int64_t ReuseFactor(const HloInstruction& consumer,
+                    const HloInstruction& operand);
+
+// The fusion kind fusing a producer into `consumer` gives: the consumer's
+// own kind if it is a fusion, kInput for a reduce, kLoop otherwise.
+FusionKind KindForConsumer(const HloInstruction& consumer);
+
+struct FusionDecision {
+  bool fuse = false;
+  bool duplicate = false;  // Copy the producer: it keeps other users.
+  FusionKind kind = FusionKind::kLoop;  // Kind of the resulting fusion.
+  std::string rule;
+  // Memory traffic the fusion avoids (negative: a copy reads more than the
+  // value it replaces).
+  int64_t bytes_saved = 0;
+  static FusionDecision No(std::string rule) {
+    FusionDecision d;
+    d.rule = absl::StrCat("not fused: ", rule);
+    return d;
+  }
+};
+
+// Producer-consumer fusion of `producer` into `consumer` (one of its
+// users): legality that does not need the graph (a producer fused this way,
+// copied where it has other users, never creates a cycle) plus cost.
+FusionDecision ShouldFuse(const HloInstruction& producer,
+                          const HloInstruction& consumer,
+                          const FusionOptions& options);
+
+// Operands of the fusion `a` and `b` would become (shared operands counted
+// once, `a` not counted as an operand of `b` when it would be fused).
+int64_t MergedOperandCount(const HloInstruction& a, const HloInstruction& b);
+// Instructions `instr` contributes to a fusion (its fused instructions, not
+// counting parameters and a tuple root, if it is one; else 1).
+int64_t FusedInstructionCount(const HloInstruction& instr);
+
+}  // namespace hloc
+
+#endif  // PASSES_FUSION_COST_MODEL_H_

@@ -1,0 +1,844 @@
+// Unit tests of the fusion cost model, the legality rules and the three
+// fusion passes, on small modules written as HLO text.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/string_view.h"
+#include "gtest/gtest.h"
+#include "hlo/evaluator/evaluator.h"
+#include "hlo/text/parser.h"
+#include "hlo/verifier.h"
+#include "passes/fusion/cost_model.h"
+#include "passes/fusion/fusion_kinds.h"
+#include "passes/fusion/fusion_utils.h"
+#include "passes/fusion/instruction_fusion.h"
+#include "passes/fusion/kernel_count.h"
+#include "passes/fusion/multi_output_fusion.h"
+#include "passes/fusion/report.h"
+#include "passes/fusion/row_reduction_fusion.h"
+#include "runtime/compare.h"
+
+namespace hloc {
+namespace {
+
+std::unique_ptr<HloModule> Parse(absl::string_view text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  return module.ok() ? std::move(*module) : nullptr;
+}
+
+HloInstruction* Find(const HloModule& module, absl::string_view name) {
+  if (HloInstruction* instr =
+          module.entry_computation()->GetInstructionWithName(name)) {
+    return instr;
+  }
+  for (HloComputation* comp : module.computations()) {
+    if (HloInstruction* instr = comp->GetInstructionWithName(name)) {
+      return instr;
+    }
+  }
+  ADD_FAILURE() << "no instruction " << name;
+  return nullptr;
+}
+
+std::vector<HloInstruction*> EntryFusions(const HloModule& module) {
+  std::vector<HloInstruction*> out;
+  for (HloInstruction* instr :
+       module.entry_computation()->MakeInstructionPostOrder()) {
+    if (instr->opcode() == HloOpcode::kFusion) out.push_back(instr);
+  }
+  return out;
+}
+
+int64_t CountIn(const HloComputation& comp, HloOpcode opcode) {
+  int64_t n = 0;
+  for (HloInstruction* instr : comp.instructions()) {
+    n += instr->opcode() == opcode ? 1 : 0;
+  }
+  return n;
+}
+
+FusionOptions CpuOptions() {
+  FusionOptions options;
+  options.dot_epilogue_fusion = false;
+  options.row_reduction_fusion = false;
+  return options;
+}
+
+// Deterministic arguments for the entry: small values, so integer operands
+// used as indices stay in range.
+std::vector<Literal> MakeArguments(const HloModule& module) {
+  std::vector<Literal> args;
+  for (const HloInstruction* param :
+       module.entry_computation()->parameter_instructions()) {
+    Literal arg(param->shape());
+    const bool real = IsFloatingPointType(param->shape().element_type());
+    for (int64_t i = 0; i < arg.element_count(); ++i) {
+      const int64_t h = (i * 7919 + param->parameter_number() * 104729) % 97;
+      if (real) {
+        arg.SetFromDouble(i, (h - 48) / 16.0);
+      } else {
+        arg.SetFromInt64(i, h % 4);
+      }
+    }
+    args.push_back(std::move(arg));
+  }
+  return args;
+}
+
+// Runs the GPU fusion passes (or the CPU ones) and checks the result is a
+// valid module whose fusions all keep their shape's invariant and that
+// computes what the module computed before (under the evaluator), unless
+// `check_results` is off (rng, custom calls).
+void RunFusion(HloModule* module, FusionReport* report, bool gpu = true,
+               bool check_results = true) {
+  std::unique_ptr<HloModule> original = module->Clone();
+  FusionOptions options = gpu ? FusionOptions() : CpuOptions();
+  if (gpu) {
+    ASSERT_TRUE(RowReductionFusion(options, report).Run(module).ok());
+  }
+  ASSERT_TRUE(InstructionFusion(options, report).Run(module).ok());
+  ASSERT_TRUE(MultiOutputFusion(options, report).Run(module).ok());
+  absl::Status verified = VerifyModule(*module);
+  ASSERT_TRUE(verified.ok()) << verified;
+  for (HloInstruction* fusion : EntryFusions(*module)) {
+    absl::Status status = VerifyFusionShape(*fusion);
+    EXPECT_TRUE(status.ok()) << status;
+  }
+  if (!check_results) return;
+  std::vector<Literal> args = MakeArguments(*original);
+  absl::StatusOr<Literal> before = EvaluateModule(*original, args);
+  ASSERT_TRUE(before.ok()) << before.status();
+  absl::StatusOr<Literal> after = EvaluateModule(*module, args);
+  ASSERT_TRUE(after.ok()) << after.status();
+  ComparisonResult result =
+      CompareLiterals(*after, *before, Tolerance{1e-6, 1e-6});
+  EXPECT_TRUE(result.ok()) << result.mismatch_count << " elements differ "
+                           << result.shape_message;
+}
+
+bool ReportHas(const FusionReport& report, absl::string_view producer,
+               absl::string_view rule_part, bool fused) {
+  for (const FusionDecisionRecord& r : report.records()) {
+    if (absl::StartsWith(r.producer, producer) && r.fused == fused &&
+        absl::StrContains(r.rule, rule_part)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+constexpr absl::string_view kAddComputation = R"(
+add_f32 {
+  add_lhs = f32[] parameter(0)
+  add_rhs = f32[] parameter(1)
+  ROOT add_result = f32[] add(add_lhs, add_rhs)
+}
+max_f32 {
+  max_lhs = f32[] parameter(0)
+  max_rhs = f32[] parameter(1)
+  ROOT max_result = f32[] maximum(max_lhs, max_rhs)
+}
+lt_f32 {
+  lt_lhs = f32[] parameter(0)
+  lt_rhs = f32[] parameter(1)
+  ROOT lt_result = pred[] compare(lt_lhs, lt_rhs), direction=LT
+}
+)";
+
+std::string WithReducers(absl::string_view entry) {
+  return absl::StrCat("HloModule m\n", kAddComputation, entry);
+}
+
+// ---- Cost model -------------------------------------------------------------
+
+TEST(CostModel, ClassifiesOps) {
+  auto module = Parse(WithReducers(R"(
+ENTRY e {
+  p = f32[8,4] parameter(0)
+  c = f32[] constant(0)
+  x = f32[8,4] exponential(p)
+  n = f32[8,4] negate(x)
+  d = f32[8,4] divide(n, p)
+  b = f32[8,4,1] broadcast(d), dimensions={0,1}
+  t = f32[8,4] reduce(b, c), dimensions={2}, to_apply=add_f32
+  ROOT r = f32[8] reduce(t, c), dimensions={1}, to_apply=add_f32
+})"));
+  EXPECT_EQ(CostOf(*Find(*module, "c")), OpCost::kFree);
+  EXPECT_EQ(CostOf(*Find(*module, "x")), OpCost::kExpensive);
+  EXPECT_EQ(CostOf(*Find(*module, "n")), OpCost::kCheap);
+  EXPECT_EQ(CostOf(*Find(*module, "d")), OpCost::kExpensive);
+  EXPECT_EQ(CostOf(*Find(*module, "b")), OpCost::kCheap);
+  EXPECT_TRUE(IsTrivialReduce(*Find(*module, "t")));
+  EXPECT_EQ(CostOf(*Find(*module, "t")), OpCost::kCheap);
+  EXPECT_EQ(CostOf(*Find(*module, "r")), OpCost::kExpensive);
+  EXPECT_EQ(ReuseFactor(*Find(*module, "b"), *Find(*module, "d")), 1);
+}
+
+TEST(CostModel, ExpensiveProducerIsNotDuplicated) {
+  auto module = Parse(R"(HloModule m
+ENTRY e {
+  p = f32[16] parameter(0)
+  x = f32[16] exponential(p)
+  a = f32[16] add(x, p)
+  b = f32[16] multiply(x, p)
+  ROOT t = (f32[16], f32[16]) tuple(a, b)
+})");
+  FusionDecision d =
+      ShouldFuse(*Find(*module, "x"), *Find(*module, "a"), FusionOptions());
+  EXPECT_FALSE(d.fuse);
+  EXPECT_EQ(d.rule,
+            "not fused: producer exponential is expensive and has 2 consumers");
+}
+
+TEST(CostModel, CheapProducerIsDuplicated) {
+  auto module = Parse(R"(HloModule m
+ENTRY e {
+  p = f32[16] parameter(0)
+  n = f32[16] negate(p)
+  a = f32[16] add(n, p)
+  b = f32[16] multiply(n, p)
+  ROOT t = (f32[16], f32[16]) tuple(a, b)
+})");
+  FusionDecision d =
+      ShouldFuse(*Find(*module, "n"), *Find(*module, "a"), FusionOptions());
+  EXPECT_TRUE(d.fuse);
+  EXPECT_TRUE(d.duplicate);
+  EXPECT_EQ(d.kind, FusionKind::kLoop);
+  EXPECT_TRUE(absl::StrContains(d.rule, "duplicated")) << d.rule;
+}
+
+TEST(CostModel, DuplicationMustNotMultiplyReads) {
+  // A copy of the compare would read 8 KiB to replace a 1 KiB predicate.
+  auto module = Parse(R"(HloModule m
+ENTRY e {
+  a = f32[1024] parameter(0)
+  b = f32[1024] parameter(1)
+  lt = pred[1024] compare(a, b), direction=LT
+  n = pred[1024] not(lt)
+  c = s32[1024] convert(lt)
+  ROOT t = (pred[1024], s32[1024]) tuple(n, c)
+})");
+  FusionDecision d =
+      ShouldFuse(*Find(*module, "lt"), *Find(*module, "n"), FusionOptions());
+  EXPECT_FALSE(d.fuse);
+  EXPECT_EQ(d.rule,
+            "not fused: duplicating producer compare would read 8192 bytes to "
+            "save 1024");
+}
+
+TEST(CostModel, ReductionIsABarrierForItsConsumers) {
+  auto module = Parse(WithReducers(R"(
+ENTRY e {
+  p = f32[8,16] parameter(0)
+  c = f32[] constant(0)
+  r = f32[8] reduce(p, c), dimensions={1}, to_apply=add_f32
+  b = f32[8,16] broadcast(r), dimensions={0}
+  ROOT d = f32[8,16] divide(p, b)
+})"));
+  FusionDecision d =
+      ShouldFuse(*Find(*module, "r"), *Find(*module, "b"), FusionOptions());
+  EXPECT_FALSE(d.fuse);
+  EXPECT_TRUE(absl::StrContains(d.rule, "reduction barrier")) << d.rule;
+  // Producers of a reduce fuse into it: a reduction (kInput) fusion.
+  FusionDecision into_reduce =
+      ShouldFuse(*Find(*module, "c"), *Find(*module, "r"), FusionOptions());
+  EXPECT_TRUE(into_reduce.fuse);
+  EXPECT_EQ(into_reduce.kind, FusionKind::kInput);
+}
+
+TEST(CostModel, ExpensiveProducerIntoExpandingConsumer) {
+  auto module = Parse(R"(HloModule m
+ENTRY e {
+  p = f32[8] parameter(0)
+  x = f32[8] log(p)
+  ROOT b = f32[8,128] broadcast(x), dimensions={0}
+})");
+  FusionDecision d =
+      ShouldFuse(*Find(*module, "x"), *Find(*module, "b"), FusionOptions());
+  EXPECT_FALSE(d.fuse);
+  EXPECT_EQ(d.rule,
+            "not fused: producer log is expensive and the consumer reads each "
+            "element 128 times");
+}
+
+TEST(CostModel, DotEpilogueOnlyWhereEnabled) {
+  auto module = Parse(R"(HloModule m
+ENTRY e {
+  a = f32[8,16] parameter(0)
+  w = f32[16,4] parameter(1)
+  d = f32[8,4] dot(a, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  c = f32[] constant(0)
+  z = f32[8,4] broadcast(c), dimensions={}
+  ROOT r = f32[8,4] maximum(d, z)
+})");
+  FusionDecision gpu =
+      ShouldFuse(*Find(*module, "d"), *Find(*module, "r"), FusionOptions());
+  EXPECT_TRUE(gpu.fuse);
+  EXPECT_EQ(gpu.kind, FusionKind::kOutput);
+  FusionDecision cpu =
+      ShouldFuse(*Find(*module, "d"), *Find(*module, "r"), CpuOptions());
+  EXPECT_FALSE(cpu.fuse);
+  EXPECT_TRUE(absl::StrContains(cpu.rule, "library call")) << cpu.rule;
+  // Nothing fuses into a dot's operands.
+  FusionDecision into_dot =
+      ShouldFuse(*Find(*module, "a"), *Find(*module, "d"), FusionOptions());
+  EXPECT_FALSE(into_dot.fuse);
+}
+
+TEST(CostModel, InPlaceOperandOfDynamicUpdateSlice) {
+  auto module = Parse(R"(HloModule m
+ENTRY e {
+  p = f32[64] parameter(0)
+  u = f32[8] parameter(1)
+  i = s32[] parameter(2)
+  buffer = f32[64] negate(p)
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT d = f32[64] dynamic-update-slice(buffer, u, j)
+})");
+  FusionDecision buffer = ShouldFuse(*Find(*module, "buffer"),
+                                     *Find(*module, "d"), FusionOptions());
+  EXPECT_FALSE(buffer.fuse);
+  EXPECT_TRUE(absl::StrContains(buffer.rule, "in-place")) << buffer.rule;
+  FusionDecision index =
+      ShouldFuse(*Find(*module, "j"), *Find(*module, "d"), FusionOptions());
+  EXPECT_TRUE(index.fuse);
+}
+
+TEST(CostModel, NeverFused) {
+  auto module = Parse(WithReducers(R"(
+ENTRY e {
+  lo = f32[] constant(0)
+  hi = f32[] constant(1)
+  r = f32[16] rng(lo, hi), distribution=rng_uniform
+  n = f32[16] negate(r)
+  i = s32[4,1] parameter(0)
+  u = f32[4] parameter(1)
+  s = f32[16] scatter(n, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add_f32
+  k = f32[16] sort(s), dimensions={0}, to_apply=lt_f32
+  ROOT c = f32[16] custom-call(k), custom_call_target="foo"
+})"));
+  EXPECT_TRUE(absl::StrContains(
+      ShouldFuse(*Find(*module, "r"), *Find(*module, "n"), FusionOptions())
+          .rule,
+      "side effects"));
+  EXPECT_TRUE(absl::StrContains(
+      ShouldFuse(*Find(*module, "n"), *Find(*module, "s"), FusionOptions())
+          .rule,
+      "consumer scatter is an in-place update"));
+  EXPECT_TRUE(absl::StrContains(
+      ShouldFuse(*Find(*module, "s"), *Find(*module, "k"), FusionOptions())
+          .rule,
+      "kernel of its own"));
+  EXPECT_TRUE(absl::StrContains(
+      ShouldFuse(*Find(*module, "k"), *Find(*module, "c"), FusionOptions())
+          .rule,
+      "library call"));
+}
+
+TEST(CostModel, OperandLimit) {
+  auto module = Parse(R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  c = f32[4] parameter(2)
+  x = f32[4] add(a, b)
+  ROOT y = f32[4] multiply(x, c)
+})");
+  FusionOptions options;
+  options.max_operands = 2;
+  FusionDecision d =
+      ShouldFuse(*Find(*module, "x"), *Find(*module, "y"), options);
+  EXPECT_FALSE(d.fuse);
+  EXPECT_EQ(d.rule, "not fused: fusion would have 3 operands (limit 2)");
+}
+
+// ---- instruction-fusion -----------------------------------------------------
+
+TEST(InstructionFusion, ElementwiseChainIsOneLoopFusion) {
+  auto module = Parse(R"(HloModule m
+ENTRY e {
+  x = f32[64,32] parameter(0)
+  b = f32[32] parameter(1)
+  bb = f32[64,32] broadcast(b), dimensions={1}
+  a = f32[64,32] add(x, bb)
+  t = f32[32,64] transpose(a), dimensions={1,0}
+  l = f32[32,64] logistic(t)
+  ROOT s = f32[16,64] slice(l), slice={[0:32:2], [0:64]}
+})");
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  std::vector<HloInstruction*> fusions = EntryFusions(*module);
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(fusions[0]->fusion_kind(), FusionKind::kLoop);
+  EXPECT_EQ(fusions[0]->operand_count(), 2);
+  EXPECT_EQ(CountKernels(*module).total(), 1);
+}
+
+TEST(InstructionFusion, ExpensiveProducerJoinsOnceAllUsersAreInside) {
+  auto module = Parse(R"(HloModule m
+ENTRY e {
+  p = f32[16] parameter(0)
+  x = f32[16] exponential(p)
+  a = f32[16] add(x, p)
+  ROOT b = f32[16] multiply(x, a)
+})");
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  std::vector<HloInstruction*> fusions = EntryFusions(*module);
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(CountIn(*fusions[0]->fused_computation(), HloOpcode::kExp), 1);
+  EXPECT_TRUE(
+      ReportHas(report, "x (exponential)", "expensive elementwise", true));
+}
+
+TEST(InstructionFusion, CheapProducerIsCopiedIntoEachConsumer) {
+  auto module = Parse(WithReducers(R"(
+ENTRY e {
+  p = f32[16,8] parameter(0)
+  n = f32[16,8] negate(p)
+  c = f32[] constant(0)
+  r = f32[16] reduce(n, c), dimensions={1}, to_apply=add_f32
+  t = f32[8,16] transpose(n), dimensions={1,0}
+  ROOT out = (f32[16], f32[8,16]) tuple(r, t)
+})"));
+  FusionReport report;
+  RunFusion(module.get(), &report, /*gpu=*/false);
+  // negate is in both kernels; no kernel computes it alone.
+  EXPECT_EQ(CountKernels(*module).total(), 2);
+  for (HloInstruction* fusion : EntryFusions(*module)) {
+    EXPECT_EQ(CountIn(*fusion->fused_computation(), HloOpcode::kNegate), 1);
+  }
+}
+
+TEST(InstructionFusion, ReductionFusionStopsAtTheReduce) {
+  auto module = Parse(WithReducers(R"(
+ENTRY e {
+  p = f32[8,16] parameter(0)
+  x = f32[8,16] exponential(p)
+  c = f32[] constant(0)
+  r = f32[8] reduce(x, c), dimensions={1}, to_apply=add_f32
+  l = f32[8] log(r)
+  ROOT d = f32[8] negate(l)
+})"));
+  FusionReport report;
+  RunFusion(module.get(), &report, /*gpu=*/false);
+  std::vector<HloInstruction*> fusions = EntryFusions(*module);
+  ASSERT_EQ(fusions.size(), 2u);
+  EXPECT_EQ(fusions[0]->fusion_kind(), FusionKind::kInput);
+  EXPECT_EQ(fusions[0]->fused_expression_root()->opcode(), HloOpcode::kReduce);
+  EXPECT_EQ(fusions[1]->fusion_kind(), FusionKind::kLoop);
+  EXPECT_TRUE(ReportHas(report, "r (reduce)", "reduction barrier", false));
+}
+
+TEST(InstructionFusion, DotEpilogueBecomesOutputFusion) {
+  auto module = Parse(R"(HloModule m
+ENTRY e {
+  a = f32[8,16] parameter(0)
+  w = f32[16,4] parameter(1)
+  bias = f32[4] parameter(2)
+  d = f32[8,4] dot(a, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[8,4] broadcast(bias), dimensions={1}
+  s = f32[8,4] add(d, bb)
+  ROOT t = f32[8,4] tanh(s)
+})");
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  std::vector<HloInstruction*> fusions = EntryFusions(*module);
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(fusions[0]->fusion_kind(), FusionKind::kOutput);
+  absl::StatusOr<const HloInstruction*> dot =
+      AnalyzeDotEpilogue(*fusions[0]->fused_computation());
+  ASSERT_TRUE(dot.ok()) << dot.status();
+  EXPECT_EQ((*dot)->opcode(), HloOpcode::kDot);
+
+  auto cpu = Parse(R"(HloModule m
+ENTRY e {
+  a = f32[8,16] parameter(0)
+  w = f32[16,4] parameter(1)
+  d = f32[8,4] dot(a, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = f32[8,4] tanh(d)
+})");
+  FusionReport cpu_report;
+  RunFusion(cpu.get(), &cpu_report, /*gpu=*/false);
+  EXPECT_EQ(CountIn(*cpu->entry_computation(), HloOpcode::kDot), 1);
+  EXPECT_EQ(CountKernels(*cpu).total(), 2);
+}
+
+TEST(InstructionFusion, DynamicUpdateSliceStaysInPlace) {
+  auto module = Parse(R"(HloModule m
+ENTRY e {
+  x = f32[64,32] parameter(0)
+  buffer = f32[64,32] negate(x)
+  u = f32[8,32] parameter(1)
+  i = s32[] parameter(2)
+  zero = s32[] constant(0)
+  lt = pred[] compare(i, zero), direction=LT
+  n = s32[] constant(64)
+  wrapped = s32[] add(i, n)
+  start = s32[] select(lt, wrapped, i)
+  ROOT d = f32[64,32] dynamic-update-slice(buffer, u, start, zero)
+})");
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  HloInstruction* root = module->entry_computation()->root_instruction();
+  ASSERT_EQ(root->opcode(), HloOpcode::kFusion);
+  EXPECT_EQ(root->fused_expression_root()->opcode(),
+            HloOpcode::kDynamicUpdateSlice);
+  // The buffer is computed by its own kernel and updated in place.
+  const HloInstruction* buffer = root->fused_expression_root()->operand(0);
+  ASSERT_EQ(buffer->opcode(), HloOpcode::kParameter);
+  EXPECT_EQ(root->operand(buffer->parameter_number())->opcode(),
+            HloOpcode::kNegate);
+  EXPECT_EQ(CountIn(*root->fused_computation(), HloOpcode::kSelect), 1);
+  EXPECT_TRUE(ReportHas(report, "buffer (negate)", "in-place", false));
+}
+
+TEST(InstructionFusion, VariadicReduceAndReduceWindow) {
+  auto module = Parse(R"(HloModule m
+argmax {
+  v0 = f32[] parameter(0)
+  i0 = s32[] parameter(1)
+  v1 = f32[] parameter(2)
+  i1 = s32[] parameter(3)
+  gt = pred[] compare(v0, v1), direction=GT
+  v = f32[] select(gt, v0, v1)
+  i = s32[] select(gt, i0, i1)
+  ROOT r = (f32[], s32[]) tuple(v, i)
+}
+max_f32 {
+  max_lhs = f32[] parameter(0)
+  max_rhs = f32[] parameter(1)
+  ROOT max_result = f32[] maximum(max_lhs, max_rhs)
+}
+ENTRY e {
+  x = f32[6,10] parameter(0)
+  n = f32[6,10] negate(x)
+  io = s32[6,10] iota(), iota_dimension=1
+  ninf = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  am = (f32[6], s32[6]) reduce(n, io, ninf, zero), dimensions={1}, to_apply=argmax
+  idx = s32[6] get-tuple-element(am), index=1
+  a = f32[6,10] abs(x)
+  pool = f32[3,5] reduce-window(a, ninf), window={size=2x2 stride=2x2}, to_apply=max_f32
+  ROOT out = (s32[6], f32[3,5]) tuple(idx, pool)
+})");
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  std::vector<HloInstruction*> fusions = EntryFusions(*module);
+  ASSERT_EQ(fusions.size(), 2u);
+  // argmax: negate and iota computed while reducing.
+  const HloInstruction* reduction =
+      fusions[0]->fusion_kind() == FusionKind::kInput ? fusions[0] : fusions[1];
+  EXPECT_EQ(reduction->fusion_kind(), FusionKind::kInput);
+  EXPECT_EQ(CountIn(*reduction->fused_computation(), HloOpcode::kIota), 1);
+  // Max pooling: the window reduction is the root of a loop fusion.
+  const HloInstruction* pool =
+      reduction == fusions[0] ? fusions[1] : fusions[0];
+  EXPECT_EQ(pool->fusion_kind(), FusionKind::kLoop);
+  EXPECT_EQ(pool->fused_expression_root()->opcode(), HloOpcode::kReduceWindow);
+}
+
+TEST(MultiOutputFusion, SiblingReductionsShareTheirInput) {
+  // Mean and mean of squares of the same columns: one reduction kernel with
+  // two outputs.
+  auto module = Parse(WithReducers(R"(
+ENTRY e {
+  x = f32[64,32] parameter(0)
+  zero = f32[] constant(0)
+  s = f32[32] reduce(x, zero), dimensions={0}, to_apply=add_f32
+  sq = f32[64,32] multiply(x, x)
+  s2 = f32[32] reduce(sq, zero), dimensions={0}, to_apply=add_f32
+  ROOT out = (f32[32], f32[32]) tuple(s, s2)
+})"));
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  std::vector<HloInstruction*> fusions = EntryFusions(*module);
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(fusions[0]->fusion_kind(), FusionKind::kInput);
+  EXPECT_TRUE(fusions[0]->IsMultiOutputFusion());
+  EXPECT_EQ(CountKernels(*module).total(), 1);
+}
+
+// ---- row-reduction-fusion ---------------------------------------------------
+
+constexpr absl::string_view kSoftmax = R"(
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[4] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  mb = f32[4,8] broadcast(m), dimensions={0}
+  s = f32[4,8] subtract(x, mb)
+  e = f32[4,8] exponential(s)
+  zero = f32[] constant(0)
+  sum = f32[4] reduce(e, zero), dimensions={1}, to_apply=add_f32
+  sb = f32[4,8] broadcast(sum), dimensions={0}
+  ROOT d = f32[4,8] divide(e, sb)
+})";
+
+TEST(RowReductionFusion, SoftmaxIsOneKernel) {
+  auto module = Parse(WithReducers(kSoftmax));
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  std::vector<HloInstruction*> fusions = EntryFusions(*module);
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(GetFusionShape(*fusions[0]), FusionShape::kRowReduction);
+  EXPECT_EQ(fusions[0]->backend_config(), kRowReductionBackendConfig);
+  absl::StatusOr<RowReductionInfo> info =
+      AnalyzeRowReduction(*fusions[0]->fused_computation());
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->rows, (RowShape{4, 8}));
+  EXPECT_EQ(info->reductions.size(), 2u);
+  EXPECT_EQ(CountKernels(*module).total(), 1);
+}
+
+TEST(RowReductionFusion, SoftmaxOnTheCpuIsThreeKernels) {
+  auto module = Parse(WithReducers(kSoftmax));
+  FusionReport report;
+  RunFusion(module.get(), &report, /*gpu=*/false);
+  // max; exp and its sum (exp kept as a second output of the reduction);
+  // divide.
+  EXPECT_EQ(CountKernels(*module).total(), 3);
+  EXPECT_TRUE(ReportHas(report, "", "kept as an extra output", true))
+      << FormatFusionReport(report);
+}
+
+TEST(RowReductionFusion, ColumnReductionIsNotARowReduction) {
+  auto module = Parse(WithReducers(R"(
+ENTRY e {
+  x = f32[8,16] parameter(0)
+  zero = f32[] constant(0)
+  s = f32[16] reduce(x, zero), dimensions={0}, to_apply=add_f32
+  b = f32[8,16] broadcast(s), dimensions={1}
+  ROOT d = f32[8,16] divide(x, b)
+})"));
+  EXPECT_FALSE(GetRowReductionShape(*Find(*module, "s")).has_value());
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  for (HloInstruction* fusion : EntryFusions(*module)) {
+    EXPECT_NE(GetFusionShape(*fusion), FusionShape::kRowReduction);
+  }
+  EXPECT_EQ(CountKernels(*module).total(), 2);
+}
+
+TEST(RowReductionFusion, LongRowsDoNotFitOneBlock) {
+  auto module = Parse(WithReducers(R"(
+ENTRY e {
+  x = f32[2,20000] parameter(0)
+  zero = f32[] constant(0)
+  s = f32[2] reduce(x, zero), dimensions={1}, to_apply=add_f32
+  b = f32[2,20000] broadcast(s), dimensions={0}
+  ROOT d = f32[2,20000] divide(x, b)
+})"));
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  EXPECT_EQ(CountKernels(*module).total(), 2);
+  EXPECT_TRUE(ReportHas(report, "s (reduce)", "do not fit one block", false));
+}
+
+TEST(RowReductionFusion, ReshapesAndDegenerateDimensionsKeepRows) {
+  // JAX's keepdims pattern: reduce, reshape to [N,1], broadcast back.
+  auto module = Parse(WithReducers(R"(
+ENTRY e {
+  h = f32[6,4,5] parameter(0)
+  zero = f32[] constant(0)
+  s = f32[6] reduce(h, zero), dimensions={1,2}, to_apply=add_f32
+  k = f32[6,1] reshape(s)
+  n = f32[] constant(20)
+  nb = f32[6,1] broadcast(n), dimensions={}
+  mean = f32[6,1] divide(k, nb)
+  m2 = f32[6] reshape(mean)
+  mb = f32[6,4,5] broadcast(m2), dimensions={0}
+  c = f32[6,4,5] subtract(h, mb)
+  flat = f32[6,20] reshape(c)
+  sq = f32[6,20] multiply(flat, flat)
+  v = f32[6] reduce(sq, zero), dimensions={1}, to_apply=add_f32
+  ROOT out = (f32[6,20], f32[6]) tuple(flat, v)
+})"));
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  std::vector<HloInstruction*> fusions = EntryFusions(*module);
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(GetFusionShape(*fusions[0]), FusionShape::kRowReduction);
+  EXPECT_TRUE(fusions[0]->IsMultiOutputFusion());
+}
+
+TEST(RowReductionFusion, NoCycleThroughAnOutsideKernel) {
+  // s is per-row work, but t/tt move it across rows outside the fusion; out
+  // uses both, so it cannot join the row fusion (that would be a cycle).
+  auto module = Parse(WithReducers(R"(
+ENTRY e {
+  x = f32[4,4] parameter(0)
+  zero = f32[] constant(0)
+  r = f32[4] reduce(x, zero), dimensions={1}, to_apply=add_f32
+  b = f32[4,4] broadcast(r), dimensions={0}
+  s = f32[4,4] subtract(x, b)
+  t = f32[4,4] transpose(s), dimensions={1,0}
+  c = f32[4,4] sort(t), dimensions={1}, to_apply=lt_f32
+  ROOT out = f32[4,4] add(s, c)
+})"));
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  EXPECT_TRUE(ReportHas(report, "s (subtract)", "would create a cycle", false));
+  EXPECT_TRUE(ReportHas(report, "s (subtract)", "transpose", false));
+}
+
+// ---- multi-output-fusion
+// ------------------------------------------------------
+
+TEST(MultiOutputFusion, SiblingsReadingTheSameInput) {
+  auto module = Parse(R"(HloModule m
+ENTRY e {
+  x = f32[4096] parameter(0)
+  s = f32[4096] sine(x)
+  c = f32[4096] cosine(x)
+  ROOT t = (f32[4096], f32[4096]) tuple(s, c)
+})");
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  std::vector<HloInstruction*> fusions = EntryFusions(*module);
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_TRUE(fusions[0]->IsMultiOutputFusion());
+  EXPECT_EQ(fusions[0]->operand_count(), 1);
+  EXPECT_TRUE(ReportHas(report, "", "siblings share operand x", true));
+}
+
+TEST(MultiOutputFusion, SiblingsOfDifferentShapesStayApart) {
+  auto module = Parse(R"(HloModule m
+ENTRY e {
+  x = f32[64] parameter(0)
+  s = f32[64] sine(x)
+  b = f32[8,64] broadcast(x), dimensions={1}
+  c = f32[8,64] cosine(b)
+  ROOT t = (f32[64], f32[8,64]) tuple(s, c)
+})");
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  EXPECT_EQ(CountKernels(*module).total(), 2);
+  EXPECT_TRUE(ReportHas(report, "", "different iteration spaces", false));
+}
+
+TEST(MultiOutputFusion, NoCycles) {
+  // x feeds p and q; p also reaches q through a sort (a kernel of its own),
+  // so neither producer-consumer nor sibling fusion of p and q is legal.
+  auto module = Parse(WithReducers(R"(
+ENTRY e {
+  x = f32[16] parameter(0)
+  p = f32[16] exponential(x)
+  k = f32[16] sort(p), dimensions={0}, to_apply=lt_f32
+  a = f32[16] add(k, x)
+  ROOT q = f32[16] add(p, a)
+})"));
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  EXPECT_TRUE(
+      ReportHas(report, "p (exponential)", "would create a cycle", false));
+  EXPECT_TRUE(
+      ReportHas(report, "p (exponential)", "one depends on the other", false));
+  EXPECT_EQ(CountKernels(*module).total(), 3);
+}
+
+TEST(MultiOutputFusion, ReachabilityHelpers) {
+  auto module = Parse(R"(HloModule m
+ENTRY e {
+  x = f32[4] parameter(0)
+  a = f32[4] negate(x)
+  b = f32[4] abs(a)
+  ROOT c = f32[4] add(a, b)
+})");
+  EXPECT_TRUE(Reaches(Find(*module, "x"), Find(*module, "c")));
+  EXPECT_FALSE(Reaches(Find(*module, "b"), Find(*module, "a")));
+  EXPECT_TRUE(ReachesIndirectly(Find(*module, "a"), Find(*module, "c")));
+  EXPECT_FALSE(ReachesIndirectly(Find(*module, "b"), Find(*module, "c")));
+}
+
+// ---- Fusion shapes
+// -------------------------------------------------------------
+
+TEST(FusionShapes, VerifierRejectsBrokenFusions) {
+  auto module = Parse(WithReducers(R"(
+loop_with_reduce {
+  p = f32[4,8] parameter(0)
+  z = f32[] constant(0)
+  r = f32[4] reduce(p, z), dimensions={1}, to_apply=add_f32
+  ROOT n = f32[4] negate(r)
+}
+reduce_used_inside {
+  p = f32[4,8] parameter(0)
+  z = f32[] constant(0)
+  r = f32[4] reduce(p, z), dimensions={1}, to_apply=add_f32
+  ROOT n = f32[4] negate(r)
+}
+row_transpose {
+  p = f32[4,4] parameter(0)
+  z = f32[] constant(0)
+  r = f32[4] reduce(p, z), dimensions={1}, to_apply=add_f32
+  b = f32[4,4] broadcast(r), dimensions={0}
+  ROOT t = f32[4,4] transpose(b), dimensions={1,0}
+}
+epilogue_prologue {
+  a = f32[4,4] parameter(0)
+  n = f32[4,4] negate(a)
+  ROOT d = f32[4,4] dot(n, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  y = f32[4,4] parameter(1)
+  f1 = f32[4] fusion(x), kind=kLoop, calls=loop_with_reduce
+  f2 = f32[4] fusion(x), kind=kInput, calls=reduce_used_inside
+  f3 = f32[4,4] fusion(y), kind=kCustom, calls=row_transpose, backend_config={"fusion_backend_config":{"kind":"__hloc_row_reduction"}}
+  f4 = f32[4,4] fusion(y), kind=kOutput, calls=epilogue_prologue
+  ROOT t = (f32[4], f32[4], f32[4,4], f32[4,4]) tuple(f1, f2, f3, f4)
+})"));
+  auto error = [&](absl::string_view name) {
+    absl::Status s = VerifyFusionShape(*Find(*module, name));
+    EXPECT_FALSE(s.ok()) << name;
+    return std::string(s.message());
+  };
+  EXPECT_TRUE(absl::StrContains(error("f1"), "not loop-fusible"));
+  EXPECT_TRUE(absl::StrContains(error("f2"), "barrier"));
+  EXPECT_TRUE(absl::StrContains(error("f3"), "across rows"));
+  EXPECT_TRUE(absl::StrContains(error("f4"), "fusion parameters"));
+}
+
+// ---- Report
+// -------------------------------------------------------------------
+
+TEST(FusionReport, FormatsDecisions) {
+  auto module = Parse(WithReducers(kSoftmax));
+  FusionReport report;
+  {
+    // Passes built without a report record into the scoped sink.
+    ScopedFusionReportSink sink(&report);
+    ASSERT_TRUE(RowReductionFusion().Run(module.get()).ok());
+    ASSERT_TRUE(InstructionFusion().Run(module.get()).ok());
+  }
+  std::string text = FormatFusionReport(report);
+  EXPECT_TRUE(absl::StrContains(text, "row-reduction-fusion, computation e:"))
+      << text;
+  EXPECT_TRUE(absl::StrContains(
+      text,
+      "FUSED     e (exponential) -> sum (reduce) => row_reduction_fusion"))
+      << text;
+  EXPECT_TRUE(absl::StrContains(text, "pairs considered")) << text;
+  // A pair decided twice keeps one record.
+  FusionDecisionRecord r;
+  r.pass = "p";
+  r.computation = "c";
+  r.producer = "a";
+  r.consumer = "b";
+  r.rule = "not fused: first";
+  FusionReport twice;
+  twice.Record(r);
+  r.fused = true;
+  r.rule = "fused: second";
+  twice.Record(r);
+  ASSERT_EQ(twice.records().size(), 1u);
+  EXPECT_EQ(twice.records()[0].rule, "fused: second");
+}
+
+}  // namespace
+}  // namespace hloc

@@ -1,0 +1,102 @@
+#include "passes/fusion/instruction_fusion.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "passes/fusion/fusion_utils.h"
+
+namespace hloc {
+
+absl::StatusOr<bool> InstructionFusion::Run(HloModule* module) {
+  FusionReport* report = ResolveFusionReport(report_);
+  bool changed = false;
+  for (HloComputation* computation : KernelComputations(*module)) {
+    absl::StatusOr<bool> c = RunOnComputation(computation, report);
+    if (!c.ok()) return c.status();
+    changed |= *c;
+  }
+  return changed;
+}
+
+absl::StatusOr<bool> InstructionFusion::RunOnComputation(
+    HloComputation* computation, FusionReport* report) {
+  bool changed = false;
+  std::vector<HloInstruction*> order = computation->MakeInstructionPostOrder();
+  absl::flat_hash_set<HloInstruction*> alive(order.begin(), order.end());
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    HloInstruction* consumer = *it;
+    if (!alive.contains(consumer)) continue;
+    bool fused = true;
+    while (fused) {
+      fused = false;
+      std::vector<HloInstruction*> operands;
+      for (HloInstruction* operand : consumer->operands()) {
+        if (std::find(operands.begin(), operands.end(), operand) ==
+            operands.end()) {
+          operands.push_back(operand);
+        }
+      }
+      for (HloInstruction* producer : operands) {
+        // Parameters and tuple plumbing are never kernels: not worth a line
+        // in the report.
+        if (producer->opcode() == HloOpcode::kParameter ||
+            producer->opcode() == HloOpcode::kGetTupleElement ||
+            producer->opcode() == HloOpcode::kTuple) {
+          continue;
+        }
+        if (consumer->opcode() == HloOpcode::kTuple ||
+            consumer->opcode() == HloOpcode::kGetTupleElement) {
+          continue;
+        }
+        FusionDecision decision = ShouldFuse(*producer, *consumer, options_);
+        FusionDecisionRecord record;
+        record.pass = std::string(name());
+        record.computation = computation->name();
+        record.producer = Describe(*producer);
+        record.consumer = Describe(*consumer);
+        record.fused = decision.fuse;
+        record.rule = decision.rule;
+        record.bytes_saved = decision.bytes_saved;
+        if (!decision.fuse) {
+          if (report) report->Record(std::move(record));
+          continue;
+        }
+
+        HloInstruction* member = producer;
+        if (decision.duplicate) {
+          absl::StatusOr<HloInstruction*> copy =
+              DuplicateFor(producer, consumer);
+          if (!copy.ok()) return copy.status();
+          member = *copy;
+          Count("duplicated");
+        }
+        // A fusion that grows keeps its name, unless it changes kind.
+        const bool grow = consumer->opcode() == HloOpcode::kFusion &&
+                          consumer->fusion_kind() == decision.kind;
+        std::string fusion_name =
+            grow ? consumer->name()
+                 : FusionNameFor(decision.kind, /*backend_config=*/"");
+        std::string backend_config = grow ? consumer->backend_config() : "";
+        absl::StatusOr<HloInstruction*> fusion = FuseInstructions(
+            computation, {member, consumer}, decision.kind, fusion_name,
+            /*keep_name=*/grow, backend_config);
+        if (!fusion.ok()) return fusion.status();
+        Count("fusions");
+        record.result = (*fusion)->name();
+        if (report) report->Record(std::move(record));
+        changed = true;
+        consumer = *fusion;
+        alive.clear();
+        for (HloInstruction* instr : computation->instructions()) {
+          alive.insert(instr);
+        }
+        fused = true;
+        break;
+      }
+    }
+  }
+  return changed;
+}
+
+}  // namespace hloc

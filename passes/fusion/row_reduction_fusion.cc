@@ -1,0 +1,182 @@
+#include "passes/fusion/row_reduction_fusion.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "passes/fusion/fusion_kinds.h"
+#include "passes/fusion/fusion_utils.h"
+
+namespace hloc {
+
+absl::StatusOr<bool> RowReductionFusion::Run(HloModule* module) {
+  FusionReport* report = ResolveFusionReport(report_);
+  bool changed = false;
+  for (HloComputation* computation : KernelComputations(*module)) {
+    absl::StatusOr<bool> c = RunOnComputation(computation, report);
+    if (!c.ok()) return c.status();
+    changed |= *c;
+  }
+  return changed;
+}
+
+absl::StatusOr<bool> RowReductionFusion::RunOnComputation(
+    HloComputation* computation, FusionReport* report) {
+  bool changed = false;
+  const std::vector<HloInstruction*> order =
+      computation->MakeInstructionPostOrder();
+  // Instructions already fused into a row fusion (their pointers are stale).
+  absl::flat_hash_set<const HloInstruction*> fused;
+  std::vector<FusionDecisionRecord> records;
+  auto record = [&](const HloInstruction& producer,
+                    const HloInstruction& consumer, bool yes,
+                    std::string rule) {
+    FusionDecisionRecord r;
+    r.pass = std::string(name());
+    r.computation = computation->name();
+    r.producer = Describe(producer);
+    r.consumer = Describe(consumer);
+    r.fused = yes;
+    r.rule = std::move(rule);
+    // The producer's value is neither written nor read back.
+    if (yes) r.bytes_saved = 2 * BytesOf(producer.shape());
+    records.push_back(std::move(r));
+  };
+  auto flush = [&](const std::string& result) {
+    if (report != nullptr) {
+      for (FusionDecisionRecord& r : records) {
+        if (r.fused) r.result = result;
+        report->Record(std::move(r));
+      }
+    }
+    records.clear();
+  };
+
+  for (size_t seed_index = 0; seed_index < order.size(); ++seed_index) {
+    HloInstruction* seed = order[seed_index];
+    if (fused.contains(seed) || seed->opcode() != HloOpcode::kReduce ||
+        IsTrivialReduce(*seed)) {
+      continue;
+    }
+    std::optional<RowShape> rows = GetRowReductionShape(*seed);
+    if (!rows) continue;
+    if (!RowFitsInBlock(*rows, seed->operand(0)->shape().element_type())) {
+      for (HloInstruction* user : seed->users()) {
+        record(*seed, *user, false,
+               absl::StrCat("not fused: rows of ", rows->row_length,
+                            " elements do not fit one block (limit ",
+                            kMaxRowElements, " elements, ", kMaxRowBytes,
+                            " bytes)"));
+      }
+      flush("");
+      continue;
+    }
+
+    std::vector<HloInstruction*> members = {seed};
+    absl::flat_hash_map<const HloInstruction*, RowClass> classes = {
+        {seed, RowClass::kPerRow}};
+    absl::flat_hash_set<const HloInstruction*> tainted;
+    auto class_of = [&](const HloInstruction* instr) {
+      auto it = classes.find(instr);
+      return it == classes.end() ? RowClass::kInvariant : it->second;
+    };
+    for (size_t i = seed_index + 1; i < order.size(); ++i) {
+      HloInstruction* instr = order[i];
+      if (fused.contains(instr)) continue;
+      const HloInstruction* member_operand = nullptr;
+      bool uses_tainted = false;
+      for (const HloInstruction* operand : instr->operands()) {
+        if (classes.contains(operand)) member_operand = operand;
+        if (tainted.contains(operand)) uses_tainted = true;
+      }
+      if (member_operand == nullptr && !uses_tainted) continue;
+      if (uses_tainted) {
+        tainted.insert(instr);
+        if (member_operand != nullptr) {
+          record(*member_operand, *instr, false,
+                 "not fused: would create a cycle (it also uses a value "
+                 "computed outside the row fusion from its results)");
+        }
+        continue;
+      }
+      std::string why;
+      if (!IsLoopFusibleOp(*instr) && instr->opcode() != HloOpcode::kReduce) {
+        why = absl::StrCat(HloOpcodeString(instr->opcode()),
+                           " is not fusible into a row fusion");
+      } else if (instr->opcode() == HloOpcode::kReduce &&
+                 !IsTrivialReduce(*instr) &&
+                 !RowFitsInBlock(*rows,
+                                 instr->operand(0)->shape().element_type())) {
+        why = "the reduction's rows do not fit one block";
+      } else {
+        absl::StatusOr<RowClass> c =
+            ClassifyRowInstruction(*instr, *rows, class_of);
+        if (c.ok()) {
+          classes[instr] = *c;
+          members.push_back(instr);
+          std::string what =
+              instr->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*instr)
+                  ? "another reduction of the same rows"
+              : *c == RowClass::kPerRow ? "per-row consumer"
+                                        : "row-wise consumer";
+          record(*member_operand, *instr, true,
+                 absl::StrCat("fused: ", what, " in the same kernel (",
+                              rows->num_rows,
+                              rows->num_rows == 1 ? " row" : " rows", " of ",
+                              rows->row_length, ", one block per row)"));
+          continue;
+        }
+        why = std::string(c.status().message());
+      }
+      tainted.insert(instr);
+      record(*member_operand, *instr, false,
+             absl::StrCat("not fused: consumer of a reduction outside its "
+                          "rows (reduction barrier): ",
+                          why));
+    }
+
+    if (members.size() == 1) {
+      flush("");
+      continue;
+    }
+    absl::flat_hash_set<const HloInstruction*> member_set(members.begin(),
+                                                          members.end());
+    absl::flat_hash_set<const HloInstruction*> operands;
+    for (const HloInstruction* member : members) {
+      for (const HloInstruction* operand : member->operands()) {
+        if (!member_set.contains(operand)) operands.insert(operand);
+      }
+    }
+    if (static_cast<int64_t>(operands.size()) > options_.max_operands) {
+      record(*seed, *members[1], false,
+             absl::StrCat("not fused: row fusion would have ", operands.size(),
+                          " operands (limit ", options_.max_operands, ")"));
+      for (FusionDecisionRecord& r : records) {
+        if (r.fused) {
+          r.fused = false;
+          r.rule = records.back().rule;
+        }
+      }
+      flush("");
+      continue;
+    }
+    int64_t reductions = 0;
+    for (const HloInstruction* member : members) {
+      if (member->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*member)) {
+        ++reductions;
+      }
+    }
+    fused.insert(members.begin(), members.end());
+    absl::StatusOr<HloInstruction*> fusion = FuseInstructions(
+        computation, members, FusionKind::kCustom,
+        FusionNameFor(FusionKind::kCustom, kRowReductionBackendConfig),
+        /*keep_name=*/false, kRowReductionBackendConfig);
+    if (!fusion.ok()) return fusion.status();
+    Count("row-fusions");
+    Count("reductions", reductions);
+    changed = true;
+    flush((*fusion)->name());
+  }
+  return changed;
+}
+
+}  // namespace hloc

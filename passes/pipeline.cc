@@ -1,0 +1,163 @@
+#include "passes/pipeline.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "hlo/text/printer.h"
+#include "hlo/verifier.h"
+
+namespace hloc {
+
+HloPassPipeline::HloPassPipeline(std::string name) : name_(std::move(name)) {}
+
+HloPass* HloPassPipeline::AddPass(std::unique_ptr<HloPass> pass) {
+  Entry entry;
+  // A nested pipeline runs under this one's options and dump numbering.
+  entry.sub_pipeline = dynamic_cast<HloPassPipeline*>(pass.get());
+  entry.pass = std::move(pass);
+  entries_.push_back(std::move(entry));
+  return entries_.back().pass.get();
+}
+
+HloPassPipeline* HloPassPipeline::AddFixedPoint(std::string name,
+                                                int max_iterations) {
+  auto sub = std::make_unique<HloPassPipeline>(std::move(name));
+  sub->max_iterations_ = max_iterations < 1 ? 1 : max_iterations;
+  HloPassPipeline* raw = sub.get();
+  AddPass(std::move(sub));
+  return raw;
+}
+
+absl::StatusOr<bool> HloPassPipeline::Run(HloModule* module) {
+  RunState state{&options_};
+  if (!options_.dump_dir.empty()) {
+    absl::Status status = AfterPass(*module, "input", /*changed=*/true, &state);
+    if (!status.ok()) return status;
+  }
+  return RunWithState(module, &state);
+}
+
+absl::StatusOr<bool> HloPassPipeline::RunWithState(HloModule* module,
+                                                   RunState* state) {
+  bool changed = false;
+  for (int iteration = 0; iteration < max_iterations_; ++iteration) {
+    if (max_iterations_ > 1) Count("iterations");
+    absl::StatusOr<bool> iteration_changed = RunOnce(module, state);
+    if (!iteration_changed.ok()) return iteration_changed.status();
+    if (!*iteration_changed) return changed;
+    changed = true;
+  }
+  // A run that still changes the module after the cap is not wrong, only
+  // unfinished; the counter makes it visible with --stats.
+  if (max_iterations_ > 1) Count("iteration-cap-reached");
+  return changed;
+}
+
+absl::StatusOr<bool> HloPassPipeline::RunOnce(HloModule* module,
+                                              RunState* state) {
+  bool changed = false;
+  for (Entry& entry : entries_) {
+    absl::StatusOr<bool> pass_changed =
+        entry.sub_pipeline != nullptr
+            ? entry.sub_pipeline->RunWithState(module, state)
+            : entry.pass->Run(module);
+    if (!pass_changed.ok()) {
+      if (entry.sub_pipeline != nullptr) return pass_changed.status();
+      return absl::Status(
+          pass_changed.status().code(),
+          absl::StrCat("pass '", entry.pass->name(),
+                       "' failed: ", pass_changed.status().message()));
+    }
+    ++entry.runs;
+    if (*pass_changed) ++entry.changed;
+    changed |= *pass_changed;
+    // A sub-pipeline checks and dumps after each of its own passes.
+    if (entry.sub_pipeline == nullptr) {
+      absl::Status status =
+          AfterPass(*module, entry.pass->name(), *pass_changed, state);
+      if (!status.ok()) return status;
+    }
+  }
+  return changed;
+}
+
+absl::Status HloPassPipeline::AfterPass(const HloModule& module,
+                                        absl::string_view pass_name,
+                                        bool changed, RunState* state) {
+  const PipelineOptions& options = *state->options;
+  if (options.verify) {
+    absl::Status status = VerifyModule(module);
+    if (!status.ok()) {
+      return absl::InternalError(absl::StrCat("module is invalid after pass '",
+                                              pass_name,
+                                              "': ", status.message()));
+    }
+  }
+  if (options.dump_dir.empty() || (!changed && !options.dump_unchanged)) {
+    return absl::OkStatus();
+  }
+  std::error_code error;
+  std::filesystem::create_directories(options.dump_dir, error);
+  if (error) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot create dump directory '", options.dump_dir,
+                     "': ", error.message()));
+  }
+  std::string path =
+      absl::StrFormat("%s/%04d.%s.hlo", options.dump_dir, state->dump_counter++,
+                      std::string(pass_name));
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << PrintModule(module);
+  file.close();
+  if (!file) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot write dump file '", path, "'"));
+  }
+  return absl::OkStatus();
+}
+
+std::string HloPassPipeline::ToString() const {
+  std::vector<std::string> parts;
+  for (const Entry& entry : entries_) {
+    parts.push_back(entry.sub_pipeline != nullptr
+                        ? entry.sub_pipeline->ToString()
+                        : std::string(entry.pass->name()));
+  }
+  std::string list = absl::StrJoin(parts, ",");
+  if (max_iterations_ > 1) return absl::StrCat("fixed-point(", list, ")");
+  return list;
+}
+
+void HloPassPipeline::AppendStatistics(std::string* out) const {
+  // Zero counters are left out, as LLVM's -stats does.
+  auto line = [out](int64_t value, absl::string_view pass,
+                    absl::string_view counter) {
+    if (value == 0) return;
+    absl::StrAppendFormat(out, "%8d %s - %s\n", value, std::string(pass),
+                          std::string(counter));
+  };
+  for (const auto& [counter, value] : statistics()) line(value, name_, counter);
+  for (const Entry& entry : entries_) {
+    if (entry.sub_pipeline != nullptr) {
+      entry.sub_pipeline->AppendStatistics(out);
+      continue;
+    }
+    line(entry.runs, entry.pass->name(), "runs");
+    line(entry.changed, entry.pass->name(), "changed");
+    for (const auto& [counter, value] : entry.pass->statistics()) {
+      line(value, entry.pass->name(), counter);
+    }
+  }
+}
+
+std::string HloPassPipeline::StatisticsReport() const {
+  std::string out;
+  AppendStatistics(&out);
+  return out;
+}
+
+}  // namespace hloc

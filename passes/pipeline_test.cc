@@ -1,0 +1,189 @@
+// HloPassPipeline: order, fixed points and their cap, the verifier between
+// passes, dumps and statistics.
+#include "passes/pipeline.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "passes/test_util.h"
+
+namespace hloc {
+namespace {
+
+constexpr absl::string_view kModule = R"(
+HloModule pipeline_test
+
+ENTRY main {
+  x = f32[4]{0} parameter(0)
+  ROOT n = f32[4]{0} negate(x)
+}
+)";
+
+// Logs its name when run; reports a change while `changes_left` > 0.
+class FakePass : public HloPass {
+ public:
+  FakePass(std::string name, std::vector<std::string>* log,
+           int changes_left = 0)
+      : name_(std::move(name)), log_(log), changes_left_(changes_left) {}
+  absl::string_view name() const override { return name_; }
+  absl::StatusOr<bool> Run(HloModule*) override {
+    log_->push_back(name_);
+    Count("fake-counter", 2);
+    if (changes_left_ == 0) return false;
+    --changes_left_;
+    return true;
+  }
+
+ private:
+  std::string name_;
+  std::vector<std::string>* log_;
+  int changes_left_;
+};
+
+// Gives the root a wrong element type, which the verifier must catch.
+class BreakingPass : public HloPass {
+ public:
+  absl::string_view name() const override { return "breaker"; }
+  absl::StatusOr<bool> Run(HloModule* module) override {
+    module->entry_computation()
+        ->root_instruction()
+        ->mutable_shape()
+        ->set_element_type(S32);
+    return true;
+  }
+};
+
+class FailingPass : public HloPass {
+ public:
+  absl::string_view name() const override { return "failer"; }
+  absl::StatusOr<bool> Run(HloModule*) override {
+    return absl::InvalidArgumentError("no good");
+  }
+};
+
+TEST(PipelineTest, RunsPassesInOrder) {
+  auto module = ParseAndVerify(kModule);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<std::string> log;
+  HloPassPipeline pipeline("p");
+  pipeline.AddPass<FakePass>("a", &log);
+  pipeline.AddPass<FakePass>("b", &log, 1);
+  pipeline.AddPass<FakePass>("c", &log);
+  absl::StatusOr<bool> changed = pipeline.Run(module->get());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  EXPECT_EQ(log, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(pipeline.ToString(), "a,b,c");
+}
+
+TEST(PipelineTest, FixedPointRunsUntilNothingChanges) {
+  auto module = ParseAndVerify(kModule);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<std::string> log;
+  HloPassPipeline pipeline("p");
+  pipeline.AddPass<FakePass>("first", &log);
+  HloPassPipeline* loop = pipeline.AddFixedPoint("loop");
+  loop->AddPass<FakePass>("x", &log, 2);
+  loop->AddPass<FakePass>("y", &log);
+  pipeline.AddPass<FakePass>("last", &log);
+  ASSERT_TRUE(pipeline.Run(module->get()).ok());
+  // Two iterations change something, the third changes nothing.
+  EXPECT_EQ(log, (std::vector<std::string>{"first", "x", "y", "x", "y", "x",
+                                           "y", "last"}));
+  EXPECT_EQ(pipeline.ToString(), "first,fixed-point(x,y),last");
+  EXPECT_EQ(loop->statistics().at("iterations"), 3);
+}
+
+TEST(PipelineTest, FixedPointStopsAtTheCap) {
+  auto module = ParseAndVerify(kModule);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<std::string> log;
+  HloPassPipeline pipeline("p");
+  HloPassPipeline* loop = pipeline.AddFixedPoint("loop", 4);
+  loop->AddPass<FakePass>("forever", &log, 1000);
+  absl::StatusOr<bool> changed = pipeline.Run(module->get());
+  ASSERT_TRUE(changed.ok());
+  EXPECT_TRUE(*changed);
+  EXPECT_EQ(log.size(), 4u);
+  EXPECT_EQ(loop->statistics().at("iteration-cap-reached"), 1);
+}
+
+TEST(PipelineTest, VerifierNamesThePassThatBrokeTheModule) {
+  auto module = ParseAndVerify(kModule);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<std::string> log;
+  HloPassPipeline pipeline("p");
+  pipeline.AddPass<FakePass>("fine", &log);
+  pipeline.AddPass<BreakingPass>();
+  pipeline.AddPass<FakePass>("never", &log);
+  PipelineOptions options;
+  options.verify = true;
+  pipeline.set_options(options);
+  absl::StatusOr<bool> changed = pipeline.Run(module->get());
+  ASSERT_FALSE(changed.ok());
+  EXPECT_NE(changed.status().message().find("after pass 'breaker'"),
+            std::string::npos)
+      << changed.status();
+  EXPECT_EQ(log, std::vector<std::string>{"fine"});
+}
+
+TEST(PipelineTest, PassErrorsNameThePass) {
+  auto module = ParseAndVerify(kModule);
+  ASSERT_TRUE(module.ok()) << module.status();
+  HloPassPipeline pipeline("p");
+  pipeline.AddFixedPoint("loop")->AddPass<FailingPass>();
+  absl::StatusOr<bool> changed = pipeline.Run(module->get());
+  ASSERT_FALSE(changed.ok());
+  EXPECT_EQ(changed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(changed.status().message(), "pass 'failer' failed: no good");
+}
+
+TEST(PipelineTest, DumpsTheModuleAfterEveryPass) {
+  auto module = ParseAndVerify(kModule);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  std::string dir = std::string(tmp ? tmp : "/tmp") + "/pipeline_dump";
+  std::filesystem::remove_all(dir);
+  std::vector<std::string> log;
+  HloPassPipeline pipeline("p");
+  pipeline.AddPass<FakePass>("a", &log, 1);
+  pipeline.AddFixedPoint("loop")->AddPass<FakePass>("b", &log, 1);
+  PipelineOptions options;
+  options.dump_dir = dir;
+  pipeline.set_options(options);
+  ASSERT_TRUE(pipeline.Run(module->get()).ok());
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    files.push_back(entry.path().filename().string());
+  }
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"0000.input.hlo", "0001.a.hlo",
+                                             "0002.b.hlo", "0003.b.hlo"}));
+  std::ifstream file(dir + "/0001.a.hlo");
+  std::stringstream text;
+  text << file.rdbuf();
+  EXPECT_EQ(text.str(), ModuleText(**module));
+}
+
+TEST(PipelineTest, StatisticsReportSumsRuns) {
+  auto module = ParseAndVerify(kModule);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<std::string> log;
+  HloPassPipeline pipeline("p");
+  pipeline.AddFixedPoint("loop")->AddPass<FakePass>("a", &log, 2);
+  ASSERT_TRUE(pipeline.Run(module->get()).ok());
+  std::string report = pipeline.StatisticsReport();
+  EXPECT_NE(report.find("       3 a - runs\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("       2 a - changed\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("       6 a - fake-counter\n"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("       3 loop - iterations\n"), std::string::npos)
+      << report;
+}
+
+}  // namespace
+}  // namespace hloc

@@ -1,0 +1,185 @@
+#include "passes/registry.h"
+
+#include <cctype>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "passes/call_inliner.h"
+#include "passes/constant_folding.h"
+#include "passes/cse.h"
+#include "passes/dce.h"
+#include "passes/fusion/instruction_fusion.h"
+#include "passes/fusion/multi_output_fusion.h"
+#include "passes/fusion/row_reduction_fusion.h"
+#include "passes/simplification.h"
+#include "passes/simplifier/algebraic_simplifier.h"
+#include "passes/tuple_simplifier.h"
+
+namespace hloc {
+namespace {
+
+template <typename T>
+std::unique_ptr<HloPass> Make() {
+  return std::make_unique<T>();
+}
+
+std::unique_ptr<HloPass> MakeBitcastingSimplifier() {
+  AlgebraicSimplifierOptions options;
+  options.enable_bitcasts = true;
+  return std::make_unique<AlgebraicSimplifier>(options);
+}
+
+std::unique_ptr<HloPass> MakeSimplify() { return MakeSimplificationPipeline(); }
+
+struct PassEntry {
+  const char* name;
+  const char* summary;
+  std::unique_ptr<HloPass> (*create)();
+};
+
+// Every pass hlo-opt can run. One line per pass; keep the names equal to
+// each pass's name().
+const PassEntry kPasses[] = {
+    {"algebraic-simplifier", "rewrite rules: identities, no-op shape ops, ...",
+     Make<AlgebraicSimplifier>},
+    {"algebraic-simplifier-bitcasts",
+     "algebraic-simplifier, also turning layout-preserving reshapes and "
+     "transposes into bitcasts",
+     MakeBitcastingSimplifier},
+    {"call-inliner", "inline every call", Make<CallInliner>},
+    {"constant-folding", "evaluate instructions whose operands are constants",
+     Make<ConstantFolding>},
+    {"cse", "merge identical instructions",
+     Make<CommonSubexpressionElimination>},
+    {"dce", "remove unused instructions and computations",
+     Make<DeadCodeElimination>},
+    {"instruction-fusion",
+     "producer-consumer fusion into kLoop and kInput (reduction) fusions",
+     Make<InstructionFusion>},
+    {"multi-output-fusion",
+     "sibling and producer-consumer multi-output fusion",
+     Make<MultiOutputFusion>},
+    {"row-reduction-fusion",
+     "row reductions with their prologue and epilogue as one kernel (GPU)",
+     Make<RowReductionFusion>},
+    {"simplify",
+     "call-inliner, then all simplification passes to a fixed point",
+     MakeSimplify},
+    {"tuple-simplifier", "gte(tuple) and tuple(gte...) round trips",
+     Make<TupleSimplifier>},
+};
+
+constexpr absl::string_view kFixedPoint = "fixed-point";
+
+// A recursive-descent reader of pass lists:
+//   list  := item (',' item)*
+//   item  := name | "fixed-point" '(' list ')'
+class PassListParser {
+ public:
+  explicit PassListParser(absl::string_view text) : text_(text) {}
+
+  absl::Status ParseInto(HloPassPipeline* pipeline) {
+    absl::Status status = ParseList(pipeline);
+    if (!status.ok()) return status;
+    SkipSpaces();
+    if (pos_ != text_.size()) return Error("expected ',' or the end");
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status ParseList(HloPassPipeline* pipeline) {
+    while (true) {
+      absl::Status status = ParseItem(pipeline);
+      if (!status.ok()) return status;
+      SkipSpaces();
+      if (pos_ < text_.size() && text_[pos_] == ',') {
+        ++pos_;
+        continue;
+      }
+      return absl::OkStatus();
+    }
+  }
+
+  absl::Status ParseItem(HloPassPipeline* pipeline) {
+    SkipSpaces();
+    size_t start = pos_;
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
+            text_[pos_] == '-' || text_[pos_] == '_')) {
+      ++pos_;
+    }
+    absl::string_view name = text_.substr(start, pos_ - start);
+    if (name.empty()) return Error("expected a pass name");
+    SkipSpaces();
+    if (name == kFixedPoint) {
+      if (pos_ >= text_.size() || text_[pos_] != '(') {
+        return Error("expected '(' after fixed-point");
+      }
+      ++pos_;
+      HloPassPipeline* group = pipeline->AddFixedPoint(std::string(name));
+      absl::Status status = ParseList(group);
+      if (!status.ok()) return status;
+      SkipSpaces();
+      if (pos_ >= text_.size() || text_[pos_] != ')') {
+        return Error("expected ')' to close fixed-point(");
+      }
+      ++pos_;
+      return absl::OkStatus();
+    }
+    absl::StatusOr<std::unique_ptr<HloPass>> pass = CreatePass(name);
+    if (!pass.ok()) return pass.status();
+    pipeline->AddPass(std::move(*pass));
+    return absl::OkStatus();
+  }
+
+  void SkipSpaces() {
+    while (pos_ < text_.size() &&
+           std::isspace(static_cast<unsigned char>(text_[pos_]))) {
+      ++pos_;
+    }
+  }
+
+  absl::Status Error(absl::string_view what) const {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad pass list '", text_, "' at column ", pos_ + 1, ": ", what));
+  }
+
+  absl::string_view text_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<HloPass>> CreatePass(absl::string_view name) {
+  for (const PassEntry& entry : kPasses) {
+    if (name == entry.name) return entry.create();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown pass '", name,
+      "'; known passes: ", absl::StrJoin(ListPasses(), ", "), ", and ",
+      kFixedPoint, "(...) to run a list to a fixed point"));
+}
+
+std::vector<std::string> ListPasses() {
+  std::vector<std::string> names;
+  for (const PassEntry& entry : kPasses) names.push_back(entry.name);
+  return names;
+}
+
+std::string DescribePasses() {
+  std::string out;
+  for (const PassEntry& entry : kPasses) {
+    absl::StrAppendFormat(&out, "  %-32s %s\n", entry.name, entry.summary);
+  }
+  return out;
+}
+
+absl::StatusOr<HloPassPipeline> PipelineFromPassList(absl::string_view list) {
+  HloPassPipeline pipeline("pass-list");
+  absl::Status status = PassListParser(list).ParseInto(&pipeline);
+  if (!status.ok()) return status;
+  return pipeline;
+}
+
+}  // namespace hloc

@@ -1,0 +1,32 @@
+// Helpers for the passes' unit tests: parse HLO text, run a pass with the
+// verifier after it, and look instructions up by name.
+#ifndef PASSES_TEST_UTIL_H_
+#define PASSES_TEST_UTIL_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "hlo/module.h"
+#include "passes/pass.h"
+
+namespace hloc {
+
+// Parses and verifies; the error says which step failed.
+absl::StatusOr<std::unique_ptr<HloModule>> ParseAndVerify(
+    absl::string_view text);
+
+// Runs `pass` and verifies the result; returns whether it changed anything.
+absl::StatusOr<bool> RunAndVerify(HloPass& pass, HloModule* module);
+
+// The instruction called `name` in any computation of `module`, or nullptr.
+HloInstruction* FindInstruction(const HloModule& module,
+                                absl::string_view name);
+
+// The module as HLO text (for failure messages).
+std::string ModuleText(const HloModule& module);
+
+}  // namespace hloc
+
+#endif  // PASSES_TEST_UTIL_H_

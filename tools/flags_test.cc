@@ -1,0 +1,57 @@
+#include "tools/flags.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace hloc {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+const std::vector<FlagSpec> kSpecs = {
+    {"dir", true, "a directory"},
+    {"verbose", false, "talk more"},
+};
+
+absl::StatusOr<ParsedFlags> Parse(std::vector<std::string> args) {
+  std::vector<char*> argv = {const_cast<char*>("tool")};
+  for (std::string& arg : args) argv.push_back(arg.data());
+  return ParseFlags(static_cast<int>(argv.size()), argv.data(), kSpecs);
+}
+
+TEST(FlagsTest, BothValueFormsAndSwitches) {
+  absl::StatusOr<ParsedFlags> p = Parse({"a.hlo", "--dir=x", "-", "--verbose"});
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->Get("dir"), "x");
+  EXPECT_TRUE(p->Has("verbose"));
+  EXPECT_THAT(p->positional, ElementsAre("a.hlo", "-"));
+
+  p = Parse({"--dir", "y", "--verbose=false"});
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->Get("dir"), "y");
+  EXPECT_FALSE(p->Has("verbose"));
+  EXPECT_EQ(p->Get("missing", "fallback"), "fallback");
+}
+
+TEST(FlagsTest, Errors) {
+  EXPECT_THAT(Parse({"--nope"}).status().message(),
+              HasSubstr("unknown flag '--nope'"));
+  EXPECT_THAT(Parse({"--dir"}).status().message(),
+              HasSubstr("flag --dir needs a value"));
+  EXPECT_THAT(Parse({"--verbose=maybe"}).status().message(),
+              HasSubstr("is a switch"));
+}
+
+TEST(FlagsTest, Help) {
+  const std::string help = FlagHelp("tool FILE", kSpecs);
+  EXPECT_THAT(help, HasSubstr("usage: tool FILE\n"));
+  EXPECT_THAT(help, HasSubstr("--dir=VALUE"));
+  EXPECT_THAT(help, HasSubstr("--verbose"));
+}
+
+}  // namespace
+}  // namespace hloc

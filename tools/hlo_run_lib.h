@@ -1,0 +1,100 @@
+// hlo-run: runs an HLO module on .npy inputs and compares its results with
+// expected .npy outputs.
+//
+//   hlo-run MODULE.{hlo,pb} [--inputs=DIR | --random-inputs=SEED]
+//           [--platform=interpreter] [--expect=DIR] [--rtol=R] [--atol=A]
+//           [--output=DIR] [--format=hlo|pb]
+//
+// Files follow the corpus convention (shared/corpus/README.md): in<i>.npy is
+// entry parameter i, out<i>.npy is leaf i of the result (a tuple result
+// flattened depth-first, in order). With --expect, one table row per output:
+// name, shape, max abs error, max rel error, mismatches, tolerance used.
+// Tolerances default per element type, wider for modules with accumulating
+// ops (runtime/compare.h); --rtol / --atol override them for float outputs
+// (integers and predicates always compare exactly).
+//
+// Random inputs (--random-inputs=SEED) depend only on the seed, the
+// parameter number and its shape: floats uniform in [-1, 1) (complex: both
+// parts), signed integers in [-8, 8], unsigned in [0, 15], pred fair coins.
+//
+// Exit status: 0 all outputs match (or nothing to compare), 1 some output
+// does not match, 2 bad input (flags, files, module, shapes), 3 the platform
+// failed to run the module (e.g. an op it does not implement).
+#ifndef TOOLS_HLO_RUN_LIB_H_
+#define TOOLS_HLO_RUN_LIB_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "hlo/literal.h"
+#include "hlo/module.h"
+
+namespace hloc {
+
+enum HloRunExitCode : int {
+  kHloRunMatch = 0,
+  kHloRunMismatch = 1,
+  kHloRunBadInput = 2,
+  kHloRunFailed = 3,
+};
+
+struct HloRunOptions {
+  std::string module_path;
+  std::string format;  // "", "hlo" or "pb" (see LoadModule).
+  std::string inputs_dir;
+  std::optional<uint64_t> random_seed;
+  std::string platform = "interpreter";
+  std::string expect_dir;
+  std::optional<double> rtol;
+  std::optional<double> atol;
+  std::string output_dir;
+  bool help = false;
+};
+
+// Parses the command line (without the program name). Errors say what is
+// wrong with which flag.
+absl::StatusOr<HloRunOptions> ParseHloRunOptions(
+    const std::vector<std::string>& args);
+
+std::string HloRunUsage();
+
+// Something that runs a module on arguments: the reference interpreter now;
+// the cpu, cuda and rocm backends plug in here later.
+using PlatformRunner = std::function<absl::StatusOr<Literal>(
+    const HloModule& module, absl::Span<const Literal> arguments)>;
+
+// The --platform names hlo-run knows, and the runner of one.
+std::vector<std::string> PlatformNames();
+absl::StatusOr<PlatformRunner> GetPlatform(absl::string_view name);
+
+// Reads DIR/in<i>.npy for every entry parameter, checking the count, element
+// types and shapes; errors name the parameter.
+absl::StatusOr<std::vector<Literal>> ReadInputs(const HloModule& module,
+                                                const std::string& dir);
+
+// Deterministic random arguments for the entry parameters (see above).
+absl::StatusOr<std::vector<Literal>> RandomInputs(const HloModule& module,
+                                                  uint64_t seed);
+
+// The array leaves of a result, depth-first.
+std::vector<Literal> FlattenResult(Literal result);
+
+// Runs hlo-run with parsed options, printing to `out` (results, the table)
+// and `err` (errors); returns the exit status.
+int RunHloRun(const HloRunOptions& options, std::ostream& out,
+              std::ostream& err);
+
+// The whole tool: parses `args` (without the program name) and runs.
+int HloRunMain(const std::vector<std::string>& args, std::ostream& out,
+               std::ostream& err);
+
+}  // namespace hloc
+
+#endif  // TOOLS_HLO_RUN_LIB_H_
