@@ -14,6 +14,9 @@ TEST(PrimitiveTypeTest, NamesRoundTripWithXlaEnumValues) {
   EXPECT_EQ(F32, 11);
   EXPECT_EQ(BF16, 16);
   EXPECT_EQ(C128, 18);
+  EXPECT_EQ(S1, 30);
+  EXPECT_EQ(F8E8M0FNU, 33);
+  EXPECT_EQ(F6E2M3FN, 36);
   for (PrimitiveType t : {PRED, S8, S16, S32, S64, U8, U16, U32, U64, F16,
                           BF16, F32, F64, C64, C128, F8E4M3FN, S4, TOKEN}) {
     auto parsed = ParsePrimitiveType(PrimitiveTypeName(t));

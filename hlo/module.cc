@@ -37,7 +37,14 @@ HloComputation* HloModule::AddEmbeddedComputation(
     raw->SetName(name);
   }
   computation_names_.insert(raw->name());
-  if (raw->unique_id() < 0) raw->SetUniqueId(next_computation_id_++);
+  // Keep an id given by the producer (a proto's) unless it is taken.
+  if (raw->unique_id() < 0 || computation_ids_.contains(raw->unique_id())) {
+    while (computation_ids_.contains(next_computation_id_)) {
+      ++next_computation_id_;
+    }
+    raw->SetUniqueId(next_computation_id_++);
+  }
+  computation_ids_.insert(raw->unique_id());
   for (HloInstruction* instr : raw->instructions()) {
     instr->SetName(UniquifyName(instr->name().empty()
                                     ? std::string(HloOpcodeString(instr->opcode()))

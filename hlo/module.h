@@ -180,6 +180,7 @@ class HloModule {
   absl::flat_hash_map<std::string, int64_t> computation_name_counters_;
   absl::flat_hash_set<std::string> computation_names_;
   int64_t next_unique_id_ = 0;
+  absl::flat_hash_set<int64_t> computation_ids_;
   int64_t next_computation_id_ = 0;
 };
 

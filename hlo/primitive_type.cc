@@ -28,6 +28,7 @@ constexpr TypeInfo kTypes[] = {
     {F8E5M2FNUZ, "f8e5m2fnuz", 8}, {F8E4M3FNUZ, "f8e4m3fnuz", 8},
     {F8E4M3, "f8e4m3", 8},      {F8E3M4, "f8e3m4", 8},
     {F4E2M1FN, "f4e2m1fn", 4},  {F8E8M0FNU, "f8e8m0fnu", 8},
+    {F6E3M2FN, "f6e3m2fn", 6},  {F6E2M3FN, "f6e2m3fn", 6},
     {TUPLE, "tuple", 0},        {TOKEN, "token", 0},
     {OPAQUE_TYPE, "opaque", 0},
 };
@@ -117,6 +118,8 @@ bool IsFloatingPointType(PrimitiveType type) {
     case F8E3M4:
     case F4E2M1FN:
     case F8E8M0FNU:
+    case F6E3M2FN:
+    case F6E2M3FN:
       return true;
     default:
       return false;
@@ -165,6 +168,10 @@ FloatFormat FloatFormatOf(PrimitiveType type) {
       return {2, 1};
     case F8E8M0FNU:
       return {8, 0};
+    case F6E3M2FN:
+      return {3, 2};
+    case F6E2M3FN:
+      return {2, 3};
     default:
       return {0, 0};
   }

@@ -42,10 +42,12 @@ enum PrimitiveType : int {
   U2 = 27,
   F8E4M3 = 28,
   F8E3M4 = 29,
-  F4E2M1FN = 30,
-  F8E8M0FNU = 31,
-  S1 = 32,
-  U1 = 33,
+  S1 = 30,
+  U1 = 31,
+  F4E2M1FN = 32,
+  F8E8M0FNU = 33,
+  F6E3M2FN = 35,
+  F6E2M3FN = 36,
 };
 
 // Lower-case text name as XLA prints it ("f32", "pred", "token", ...).

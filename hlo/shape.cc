@@ -27,8 +27,10 @@ std::string Layout::ToString() const {
   std::string out = absl::StrCat("{", absl::StrJoin(minor_to_major, ","));
   if (!IsPlain()) {
     absl::StrAppend(&out, ":");
+    // XLA writes the tile list as one T followed by each tile: T(8,128)(2,1).
+    if (!tiles.empty()) absl::StrAppend(&out, "T");
     for (const Tile& tile : tiles) {
-      absl::StrAppend(&out, "T(");
+      absl::StrAppend(&out, "(");
       for (size_t i = 0; i < tile.dimensions.size(); ++i) {
         if (i) absl::StrAppend(&out, ",");
         if (tile.dimensions[i] == Tile::kCombineDimension) {
