@@ -81,6 +81,11 @@ TEST(LiteralTest, StoresAndPrintsValues) {
   h.SetFromDouble(0, 0.1);
   EXPECT_EQ(h.ValuesToString(), "0.1");
   EXPECT_EQ(Literal::CreateR0<float>(F32, 0.1f).ValuesToString(), "0.1");
+  // XLA's spelling: 6 digits when they round-trip, else 9.
+  EXPECT_EQ(Literal::CreateR0<float>(F32, 0.70710677f).ValuesToString(),
+            "0.707106769");
+  EXPECT_EQ(Literal::CreateR0<float>(F32, 60000.0f).ValuesToString(), "60000");
+  EXPECT_EQ(Literal::CreateR0<float>(F32, 1e-8f).ValuesToString(), "1e-08");
   auto reshaped = lit.Reshape({4});
   ASSERT_TRUE(reshaped.ok());
   EXPECT_EQ(reshaped->Get<float>({1}), 2.5f);

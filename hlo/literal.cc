@@ -10,21 +10,21 @@
 namespace hloc {
 namespace {
 
-// Shortest decimal text that parses back to exactly `value` in type T.
+// XLA's spelling of a float: the type's digits10 significant digits when
+// that text reads back to the same value, else max_digits10 (which always
+// does). f32 0.999 prints "0.999", 0.70710677f prints "0.707106769".
 template <typename T>
-std::string RoundTripFloat(double value, int max_digits) {
+std::string RoundTripFloat(double value, int short_digits, int max_digits) {
   if (std::isnan(value)) return std::signbit(value) ? "-nan" : "nan";
   if (std::isinf(value)) return value < 0 ? "-inf" : "inf";
   char buf[64];
-  for (int digits = 1; digits <= max_digits; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, value);
-    double back = std::strtod(buf, nullptr);
-    if (static_cast<float>(T(back)) == static_cast<float>(T(value)) &&
-        (max_digits <= 9 || back == value)) {
-      return buf;
-    }
-  }
-  std::snprintf(buf, sizeof buf, "%.*g", max_digits, value);
+  std::snprintf(buf, sizeof buf, "%.*g", short_digits, value);
+  const double back = std::strtod(buf, nullptr);
+  const bool round_trips =
+      std::is_same_v<T, double>
+          ? back == value
+          : static_cast<float>(T(back)) == static_cast<float>(T(value));
+  if (!round_trips) std::snprintf(buf, sizeof buf, "%.*g", max_digits, value);
   return buf;
 }
 
@@ -32,19 +32,20 @@ template <typename T>
 std::string ElementToString(T v) {
   if constexpr (std::is_same_v<T, bool>) {
     return v ? "true" : "false";
-  } else if constexpr (std::is_same_v<T, Half> ||
-                       std::is_same_v<T, BFloat16>) {
-    return RoundTripFloat<T>(static_cast<float>(v), 9);
+  } else if constexpr (std::is_same_v<T, Half>) {
+    return RoundTripFloat<T>(static_cast<float>(v), 3, 5);
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return RoundTripFloat<T>(static_cast<float>(v), 2, 4);
   } else if constexpr (std::is_same_v<T, float>) {
-    return RoundTripFloat<float>(v, 9);
+    return RoundTripFloat<float>(v, 6, 9);
   } else if constexpr (std::is_same_v<T, double>) {
-    return RoundTripFloat<double>(v, 17);
+    return RoundTripFloat<double>(v, 15, 17);
   } else if constexpr (std::is_same_v<T, complex64>) {
-    return absl::StrCat("(", RoundTripFloat<float>(v.real(), 9), ", ",
-                        RoundTripFloat<float>(v.imag(), 9), ")");
+    return absl::StrCat("(", RoundTripFloat<float>(v.real(), 6, 9), ", ",
+                        RoundTripFloat<float>(v.imag(), 6, 9), ")");
   } else if constexpr (std::is_same_v<T, complex128>) {
-    return absl::StrCat("(", RoundTripFloat<double>(v.real(), 17), ", ",
-                        RoundTripFloat<double>(v.imag(), 17), ")");
+    return absl::StrCat("(", RoundTripFloat<double>(v.real(), 15, 17), ", ",
+                        RoundTripFloat<double>(v.imag(), 15, 17), ")");
   } else {
     return absl::StrCat(v);
   }
