@@ -8,6 +8,21 @@
 
 namespace hloc {
 
+namespace {
+
+bool IsDefBeforeUse(const std::vector<HloInstruction*>& order) {
+  absl::flat_hash_set<const HloInstruction*> defined;
+  for (const HloInstruction* instr : order) {
+    for (const HloInstruction* operand : instr->operands()) {
+      if (!defined.contains(operand)) return false;
+    }
+    defined.insert(instr);
+  }
+  return true;
+}
+
+}  // namespace
+
 HloComputation::HloComputation(std::string name) : name_(std::move(name)) {}
 
 HloComputation::~HloComputation() {
@@ -315,7 +330,11 @@ std::unique_ptr<HloComputation> HloComputation::Clone(
   auto clone = std::make_unique<HloComputation>(
       suffix.empty() ? name_ : absl::StrCat(name_, ".", suffix));
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> map;
-  for (const auto& instr : instructions_) {
+  // Copy in stored order (so the copy prints the same); if that order is not
+  // def-before-use (the verifier reports it), a topological order instead.
+  std::vector<HloInstruction*> order = instructions();
+  if (!IsDefBeforeUse(order)) order = MakeInstructionPostOrder();
+  for (HloInstruction* instr : order) {
     std::vector<HloInstruction*> operands;
     for (HloInstruction* operand : instr->operands()) {
       operands.push_back(map.at(operand));
@@ -333,7 +352,7 @@ std::unique_ptr<HloComputation> HloComputation::Clone(
     HloInstruction* raw = instr->opcode() == HloOpcode::kParameter
                               ? clone->AddParameter(std::move(copy))
                               : clone->AddInstruction(std::move(copy));
-    map[instr.get()] = raw;
+    map[instr] = raw;
   }
   for (const auto& instr : instructions_) {
     for (HloInstruction* pred : instr->control_predecessors()) {

@@ -192,6 +192,16 @@ TEST_F(MutationTest, CloneIsStructurallyEqual) {
   EXPECT_FALSE(clone->StructurallyEqual(*module_));
 }
 
+TEST_F(MutationTest, CloneSurvivesStoredOrderThatIsNotDefBeforeUse) {
+  // Make add (stored last) an operand of exp (stored second): the stored
+  // order is now use-before-def, which Clone must tolerate.
+  HloInstruction* neg2 = entry_->AddInstruction(
+      HloInstruction::CreateUnary(p0_->shape(), HloOpcode::kNegate, p0_));
+  ASSERT_TRUE(exp_->ReplaceOperandWith(0, neg2).ok());
+  std::unique_ptr<HloComputation> clone = entry_->Clone();
+  EXPECT_TRUE(clone->Equal(*entry_));
+}
+
 TEST_F(MutationTest, PostOrderPutsOperandsFirst) {
   std::vector<HloInstruction*> order = entry_->MakeInstructionPostOrder();
   ASSERT_EQ(order.size(), 4u);

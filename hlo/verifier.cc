@@ -118,6 +118,7 @@ class Verifier {
     }
     for (const HloComputation* c : module_.computations()) {
       HLOC_VERIFY_RETURN_IF_ERROR(VerifyNoCycles(*c));
+      HLOC_VERIFY_RETURN_IF_ERROR(VerifyStoredOrder(*c));
     }
     HLOC_VERIFY_RETURN_IF_ERROR(VerifyCallGraph());
     for (const HloComputation* c : module_.computations()) {
@@ -312,6 +313,24 @@ class Verifier {
   }
 
   // Depth-first search over operands and control predecessors.
+  // The IR keeps each computation's instructions def-before-use (printing,
+  // cloning and the backends walk that order); a pass that breaks it is
+  // caught here, right after it runs.
+  absl::Status VerifyStoredOrder(const HloComputation& c) {
+    absl::flat_hash_set<const HloInstruction*> defined;
+    for (const HloInstruction* instr : c.instructions()) {
+      for (const HloInstruction* operand : instr->operands()) {
+        if (!defined.contains(operand)) {
+          return InstructionError(*instr, "operand ", operand->name(),
+                                  " is stored after its user (the order must "
+                                  "be def-before-use)");
+        }
+      }
+      defined.insert(instr);
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status VerifyNoCycles(const HloComputation& c) {
     enum State { kVisiting, kDone };
     absl::flat_hash_map<const HloInstruction*, State> state;

@@ -1,0 +1,1395 @@
+#include "backends/common/elemental_emitter.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "backends/common/loop_emitter.h"
+#include "backends/common/math_library.h"
+#include "backends/common/status_macros.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Module.h"
+
+namespace hloc {
+namespace {
+
+absl::Status Unimplemented(const HloInstruction* hlo, absl::string_view what) {
+  return absl::UnimplementedError(
+      absl::StrCat("elemental emitter: ", std::string(what), " (",
+                   hlo->ToShortString(), ")"));
+}
+
+std::vector<int64_t> RowMajorStrides(absl::Span<const int64_t> dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) {
+    strides[d] = strides[d + 1] * dims[d + 1];
+  }
+  return strides;
+}
+
+llvm::Value* MathCall(const MathLibrary* math, MathFunction fn,
+                      std::vector<llvm::Value*> args, llvm::Module* module,
+                      llvm::IRBuilderBase* b) {
+  return math->Emit(fn, args, module, b);
+}
+
+}  // namespace
+
+ElementalEmitter::ElementalEmitter(llvm::Module* module, llvm::IRBuilderBase* b,
+                                   const MathLibrary* math)
+    : module_(module), b_(b), math_(math) {}
+
+// --- Types -------------------------------------------------------------------
+
+llvm::Value* ElementalEmitter::Widen(llvm::Value* x) {
+  llvm::Type* t = x->getType();
+  if (t->isHalfTy()) return b_->CreateFPExt(x, b_->getFloatTy());
+  if (t->isBFloatTy()) {
+    llvm::Value* bits = b_->CreateZExt(b_->CreateBitCast(x, b_->getInt16Ty()),
+                                       b_->getInt32Ty());
+    return b_->CreateBitCast(b_->CreateShl(bits, 16), b_->getFloatTy());
+  }
+  return x;
+}
+
+llvm::Value* ElementalEmitter::Narrow(llvm::Value* x, PrimitiveType to) {
+  if (to == F16) {
+    if (x->getType()->isDoubleTy()) x = b_->CreateFPTrunc(x, b_->getFloatTy());
+    return b_->CreateFPTrunc(x, b_->getHalfTy());
+  }
+  if (to == BF16) {
+    // Round to nearest even on the bits; NaN stays a quiet NaN. (An fptrunc
+    // to bfloat would become a runtime library call on most CPUs.)
+    if (x->getType()->isDoubleTy()) x = b_->CreateFPTrunc(x, b_->getFloatTy());
+    llvm::Value* bits = b_->CreateBitCast(x, b_->getInt32Ty());
+    llvm::Value* lsb = b_->CreateAnd(b_->CreateLShr(bits, 16), b_->getInt32(1));
+    llvm::Value* rounded =
+        b_->CreateAdd(bits, b_->CreateAdd(lsb, b_->getInt32(0x7fff)));
+    llvm::Value* value =
+        b_->CreateTrunc(b_->CreateLShr(rounded, 16), b_->getInt16Ty());
+    llvm::Value* nan = b_->CreateOr(
+        b_->CreateTrunc(b_->CreateLShr(bits, 16), b_->getInt16Ty()),
+        b_->getInt16(0x40));
+    value = b_->CreateSelect(b_->CreateFCmpUNO(x, x), nan, value);
+    return b_->CreateBitCast(value, b_->getBFloatTy());
+  }
+  if (to == F32 && x->getType()->isDoubleTy()) {
+    return b_->CreateFPTrunc(x, b_->getFloatTy());
+  }
+  if (to == F64 && x->getType()->isFloatTy()) {
+    return b_->CreateFPExt(x, b_->getDoubleTy());
+  }
+  return x;
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitConvert(llvm::Value* x,
+                                                           PrimitiveType from,
+                                                           PrimitiveType to) {
+  if (from == to) return x;
+  HLOC_ASSIGN_OR_RETURN(llvm::Type * to_type,
+                        RegisterType(to, b_->getContext()));
+  if (to == PRED) {
+    if (IsFloatingPointType(from)) {
+      x = Widen(x);
+      return b_->CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));
+    }
+    return b_->CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
+  }
+  if (from == PRED) {
+    if (IsFloatingPointType(to)) {
+      llvm::Type* wide = to == F64 ? b_->getDoubleTy() : b_->getFloatTy();
+      return Narrow(b_->CreateUIToFP(x, wide), to);
+    }
+    return b_->CreateZExt(x, to_type);
+  }
+  if (IsIntegralType(from) && IsIntegralType(to)) {
+    return b_->CreateIntCast(x, to_type, IsSignedIntegralType(from));
+  }
+  if (IsIntegralType(from) && IsFloatingPointType(to)) {
+    llvm::Type* wide = to == F64 ? b_->getDoubleTy() : b_->getFloatTy();
+    llvm::Value* v = IsSignedIntegralType(from) ? b_->CreateSIToFP(x, wide)
+                                                : b_->CreateUIToFP(x, wide);
+    return Narrow(v, to);
+  }
+  if (IsFloatingPointType(from) && IsIntegralType(to)) {
+    // Saturating, NaN -> 0: exactly llvm.fpto[su]i.sat.
+    x = Widen(x);
+    return b_->CreateIntrinsic(IsSignedIntegralType(to)
+                                   ? llvm::Intrinsic::fptosi_sat
+                                   : llvm::Intrinsic::fptoui_sat,
+                               {to_type, x->getType()}, {x});
+  }
+  if (IsFloatingPointType(from) && IsFloatingPointType(to)) {
+    return Narrow(Widen(x), to);
+  }
+  return absl::UnimplementedError(absl::StrCat(
+      "elemental emitter: convert from ", std::string(PrimitiveTypeName(from)),
+      " to ", std::string(PrimitiveTypeName(to))));
+}
+
+// --- Elementwise ops ---------------------------------------------------------
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitElementwise(
+    const HloInstruction* hlo, absl::Span<llvm::Value* const> operands) {
+  switch (hlo->opcode()) {
+    case HloOpcode::kSelect:
+      return b_->CreateSelect(operands[0], operands[1], operands[2]);
+    case HloOpcode::kClamp: {
+      // clamp(lo, x, hi) = min(max(x, lo), hi), with the type's max and min.
+      PrimitiveType t = hlo->shape().element_type();
+      if (IsFloatingPointType(t)) {
+        llvm::Value* x = Widen(operands[1]);
+        x = b_->CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x,
+                                      Widen(operands[0]));
+        x = b_->CreateBinaryIntrinsic(llvm::Intrinsic::minimum, x,
+                                      Widen(operands[2]));
+        return Narrow(x, t);
+      }
+      bool is_signed = IsSignedIntegralType(t);
+      llvm::Value* x = b_->CreateBinaryIntrinsic(
+          is_signed ? llvm::Intrinsic::smax : llvm::Intrinsic::umax,
+          operands[1], operands[0]);
+      return b_->CreateBinaryIntrinsic(
+          is_signed ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, x,
+          operands[2]);
+    }
+    case HloOpcode::kCompare:
+      return EmitCompare(hlo, operands[0], operands[1]);
+    default:
+      break;
+  }
+  if (hlo->operand_count() == 1) return EmitUnary(hlo, operands[0]);
+  if (hlo->operand_count() == 2) {
+    return EmitBinary(hlo, operands[0], operands[1]);
+  }
+  return Unimplemented(hlo, "elementwise op");
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitUnary(
+    const HloInstruction* hlo, llvm::Value* x) {
+  PrimitiveType from = hlo->operand(0)->shape().element_type();
+  PrimitiveType to = hlo->shape().element_type();
+  switch (hlo->opcode()) {
+    case HloOpcode::kConvert:
+      return EmitConvert(x, from, to);
+    case HloOpcode::kBitcastConvert: {
+      HLOC_ASSIGN_OR_RETURN(llvm::Type * to_type,
+                            RegisterType(to, b_->getContext()));
+      if (BitWidth(from) != BitWidth(to) || from == PRED || to == PRED) {
+        return Unimplemented(hlo, "bitcast-convert between widths");
+      }
+      return b_->CreateBitCast(x, to_type);
+    }
+    case HloOpcode::kReducePrecision:
+      return EmitReducePrecision(hlo, x);
+    case HloOpcode::kIsFinite: {
+      llvm::Value* w = Widen(x);
+      return b_->CreateFCmpONE(
+          b_->CreateUnaryIntrinsic(llvm::Intrinsic::fabs, w),
+          llvm::ConstantFP::getInfinity(w->getType()));
+    }
+    default:
+      break;
+  }
+  if (IsFloatingPointType(from)) {
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * v,
+                          EmitFloatUnary(hlo->opcode(), Widen(x)));
+    return Narrow(v, to);
+  }
+  if (IsIntegralType(from) || from == PRED) {
+    return EmitIntegerUnary(hlo->opcode(), from, x);
+  }
+  return Unimplemented(hlo, "unary op on this element type");
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitFloatUnary(HloOpcode op,
+                                                              llvm::Value* x) {
+  llvm::Type* t = x->getType();
+  auto math = [&](MathFunction fn) {
+    return MathCall(math_, fn, {x}, module_, b_);
+  };
+  switch (op) {
+    case HloOpcode::kAbs:
+      return b_->CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+    case HloOpcode::kNegate:
+      return b_->CreateFNeg(x);
+    case HloOpcode::kSign: {
+      llvm::Value* nonzero = b_->CreateUIToFP(
+          b_->CreateFCmpONE(x, llvm::ConstantFP::get(t, 0.0)), t);
+      llvm::Value* sign =
+          b_->CreateBinaryIntrinsic(llvm::Intrinsic::copysign, nonzero, x);
+      return b_->CreateSelect(b_->CreateFCmpUNO(x, x), x, sign);
+    }
+    case HloOpcode::kCeil:
+      return b_->CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x);
+    case HloOpcode::kFloor:
+      return b_->CreateUnaryIntrinsic(llvm::Intrinsic::floor, x);
+    case HloOpcode::kRoundNearestAfz:
+      return b_->CreateUnaryIntrinsic(llvm::Intrinsic::round, x);
+    case HloOpcode::kRoundNearestEven:
+      return b_->CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x);
+    case HloOpcode::kSqrt:
+      return b_->CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
+    case HloOpcode::kRsqrt:
+      return b_->CreateFDiv(llvm::ConstantFP::get(t, 1.0),
+                            b_->CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
+    case HloOpcode::kCbrt:
+      return math(MathFunction::kCbrt);
+    case HloOpcode::kExp:
+      return math(MathFunction::kExp);
+    case HloOpcode::kExpm1:
+      return math(MathFunction::kExpm1);
+    case HloOpcode::kLog:
+      return math(MathFunction::kLog);
+    case HloOpcode::kLog1p:
+      return math(MathFunction::kLog1p);
+    case HloOpcode::kSin:
+      return math(MathFunction::kSin);
+    case HloOpcode::kCos:
+      return math(MathFunction::kCos);
+    case HloOpcode::kTan:
+      return math(MathFunction::kTan);
+    case HloOpcode::kTanh:
+      return math(MathFunction::kTanh);
+    case HloOpcode::kErf:
+      return math(MathFunction::kErf);
+    case HloOpcode::kAcos:
+      return math(MathFunction::kAcos);
+    case HloOpcode::kAcosh:
+      return math(MathFunction::kAcosh);
+    case HloOpcode::kAsin:
+      return math(MathFunction::kAsin);
+    case HloOpcode::kAsinh:
+      return math(MathFunction::kAsinh);
+    case HloOpcode::kAtan:
+      return math(MathFunction::kAtan);
+    case HloOpcode::kAtanh:
+      return math(MathFunction::kAtanh);
+    case HloOpcode::kCosh:
+      return math(MathFunction::kCosh);
+    case HloOpcode::kSinh:
+      return math(MathFunction::kSinh);
+    case HloOpcode::kLogistic: {
+      // 1 / (1 + exp(-x)), as the evaluator and XLA's expander compute it.
+      llvm::Value* e =
+          MathCall(math_, MathFunction::kExp, {b_->CreateFNeg(x)}, module_, b_);
+      llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
+      return b_->CreateFDiv(one, b_->CreateFAdd(one, e));
+    }
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("elemental emitter: float unary op ",
+                       std::string(HloOpcodeString(op))));
+  }
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitIntegerUnary(
+    HloOpcode op, PrimitiveType type, llvm::Value* x) {
+  llvm::Type* t = x->getType();
+  bool is_signed = IsSignedIntegralType(type);
+  switch (op) {
+    case HloOpcode::kNot:
+      return b_->CreateNot(x);
+    case HloOpcode::kAbs:
+      if (type == PRED) break;
+      if (!is_signed) return x;
+      return b_->CreateIntrinsic(llvm::Intrinsic::abs, {t},
+                                 {x, b_->getFalse()});
+    case HloOpcode::kNegate:
+      if (type == PRED) break;
+      return b_->CreateNeg(x);
+    case HloOpcode::kSign: {
+      if (type == PRED) break;
+      llvm::Value* zero = llvm::ConstantInt::get(t, 0);
+      llvm::Value* positive = b_->CreateZExt(
+          is_signed ? b_->CreateICmpSGT(x, zero) : b_->CreateICmpNE(x, zero),
+          t);
+      if (!is_signed) return positive;
+      return b_->CreateSub(positive,
+                           b_->CreateZExt(b_->CreateICmpSLT(x, zero), t));
+    }
+    case HloOpcode::kClz:
+      return b_->CreateIntrinsic(llvm::Intrinsic::ctlz, {t},
+                                 {x, b_->getFalse()});
+    case HloOpcode::kPopulationCount:
+      return b_->CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, x);
+    default:
+      break;
+  }
+  return absl::UnimplementedError(
+      absl::StrCat("elemental emitter: ", std::string(HloOpcodeString(op)),
+                   " on ", std::string(PrimitiveTypeName(type))));
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitBinary(
+    const HloInstruction* hlo, llvm::Value* lhs, llvm::Value* rhs) {
+  PrimitiveType type = hlo->operand(0)->shape().element_type();
+  if (IsFloatingPointType(type)) {
+    HLOC_ASSIGN_OR_RETURN(
+        llvm::Value * v,
+        EmitFloatBinary(hlo->opcode(), Widen(lhs), Widen(rhs)));
+    return Narrow(v, hlo->shape().element_type());
+  }
+  if (IsIntegralType(type) || type == PRED) {
+    return EmitIntegerBinary(hlo->opcode(), type, lhs, rhs);
+  }
+  return Unimplemented(hlo, "binary op on this element type");
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitFloatBinary(
+    HloOpcode op, llvm::Value* lhs, llvm::Value* rhs) {
+  switch (op) {
+    case HloOpcode::kAdd:
+      return b_->CreateFAdd(lhs, rhs);
+    case HloOpcode::kSubtract:
+      return b_->CreateFSub(lhs, rhs);
+    case HloOpcode::kMultiply:
+      return b_->CreateFMul(lhs, rhs);
+    case HloOpcode::kDivide:
+      return b_->CreateFDiv(lhs, rhs);
+    case HloOpcode::kRemainder:
+      return b_->CreateFRem(lhs, rhs);
+    case HloOpcode::kMaximum:
+      return b_->CreateBinaryIntrinsic(llvm::Intrinsic::maximum, lhs, rhs);
+    case HloOpcode::kMinimum:
+      return b_->CreateBinaryIntrinsic(llvm::Intrinsic::minimum, lhs, rhs);
+    case HloOpcode::kPower:
+      return MathCall(math_, MathFunction::kPow, {lhs, rhs}, module_, b_);
+    case HloOpcode::kAtan2:
+      return MathCall(math_, MathFunction::kAtan2, {lhs, rhs}, module_, b_);
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("elemental emitter: float binary op ",
+                       std::string(HloOpcodeString(op))));
+  }
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitIntegerBinary(
+    HloOpcode op, PrimitiveType type, llvm::Value* lhs, llvm::Value* rhs) {
+  llvm::Type* t = lhs->getType();
+  bool is_signed = IsSignedIntegralType(type);
+  int bits = t->getIntegerBitWidth();
+  llvm::Value* zero = llvm::ConstantInt::get(t, 0);
+  llvm::Value* one = llvm::ConstantInt::get(t, 1);
+  if (type == PRED) {
+    // pred arithmetic as the evaluator defines it: add/max are or, mul/min
+    // are and.
+    switch (op) {
+      case HloOpcode::kAdd:
+      case HloOpcode::kOr:
+      case HloOpcode::kMaximum:
+        return b_->CreateOr(lhs, rhs);
+      case HloOpcode::kMultiply:
+      case HloOpcode::kAnd:
+      case HloOpcode::kMinimum:
+        return b_->CreateAnd(lhs, rhs);
+      case HloOpcode::kXor:
+        return b_->CreateXor(lhs, rhs);
+      default:
+        return absl::UnimplementedError(
+            absl::StrCat("elemental emitter: pred binary op ",
+                         std::string(HloOpcodeString(op))));
+    }
+  }
+  switch (op) {
+    case HloOpcode::kAdd:
+      return b_->CreateAdd(lhs, rhs);
+    case HloOpcode::kSubtract:
+      return b_->CreateSub(lhs, rhs);
+    case HloOpcode::kMultiply:
+      return b_->CreateMul(lhs, rhs);
+    case HloOpcode::kAnd:
+      return b_->CreateAnd(lhs, rhs);
+    case HloOpcode::kOr:
+      return b_->CreateOr(lhs, rhs);
+    case HloOpcode::kXor:
+      return b_->CreateXor(lhs, rhs);
+    case HloOpcode::kMaximum:
+      return b_->CreateBinaryIntrinsic(
+          is_signed ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, lhs, rhs);
+    case HloOpcode::kMinimum:
+      return b_->CreateBinaryIntrinsic(
+          is_signed ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, lhs, rhs);
+    case HloOpcode::kDivide:
+    case HloOpcode::kRemainder: {
+      bool divide = op == HloOpcode::kDivide;
+      llvm::Value* by_zero = b_->CreateICmpEQ(rhs, zero);
+      if (!is_signed) {
+        llvm::Value* safe = b_->CreateSelect(by_zero, one, rhs);
+        llvm::Value* q =
+            divide ? b_->CreateUDiv(lhs, safe) : b_->CreateURem(lhs, safe);
+        return b_->CreateSelect(
+            by_zero, divide ? llvm::ConstantInt::getAllOnesValue(t) : lhs, q);
+      }
+      llvm::Value* overflow = b_->CreateAnd(
+          b_->CreateICmpEQ(lhs, llvm::ConstantInt::get(
+                                    t, llvm::APInt::getSignedMinValue(bits))),
+          b_->CreateICmpEQ(rhs, llvm::ConstantInt::getAllOnesValue(t)));
+      llvm::Value* safe =
+          b_->CreateSelect(b_->CreateOr(by_zero, overflow), one, rhs);
+      llvm::Value* q =
+          divide ? b_->CreateSDiv(lhs, safe) : b_->CreateSRem(lhs, safe);
+      // INT_MIN / -1 = INT_MIN (= lhs); INT_MIN % -1 = 0.
+      q = b_->CreateSelect(overflow, divide ? lhs : zero, q);
+      return b_->CreateSelect(
+          by_zero, divide ? llvm::ConstantInt::getAllOnesValue(t) : lhs, q);
+    }
+    case HloOpcode::kShiftLeft:
+    case HloOpcode::kShiftRightLogical:
+    case HloOpcode::kShiftRightArithmetic: {
+      llvm::Value* bw = llvm::ConstantInt::get(t, bits);
+      llvm::Value* too_far = b_->CreateICmpUGE(rhs, bw);
+      if (op == HloOpcode::kShiftRightArithmetic) {
+        llvm::Value* fill =
+            b_->CreateAShr(lhs, llvm::ConstantInt::get(t, bits - 1));
+        llvm::Value* amount =
+            b_->CreateSelect(too_far, llvm::ConstantInt::get(t, bits - 1), rhs);
+        return b_->CreateSelect(too_far, fill, b_->CreateAShr(lhs, amount));
+      }
+      llvm::Value* safe_amount = b_->CreateSelect(too_far, zero, rhs);
+      llvm::Value* shifted = op == HloOpcode::kShiftLeft
+                                 ? b_->CreateShl(lhs, safe_amount)
+                                 : b_->CreateLShr(lhs, safe_amount);
+      return b_->CreateSelect(too_far, zero, shifted);
+    }
+    case HloOpcode::kMulhi: {
+      llvm::Type* wide = b_->getIntNTy(2 * bits);
+      llvm::Value* product =
+          b_->CreateMul(b_->CreateIntCast(lhs, wide, is_signed),
+                        b_->CreateIntCast(rhs, wide, is_signed));
+      return b_->CreateTrunc(b_->CreateLShr(product, bits), t);
+    }
+    case HloOpcode::kPower: {
+      // Square-and-multiply over the exponent's bits (a real loop: the
+      // exponent may have up to 64 of them); negative exponents give 0,
+      // except 1^e = 1.
+      llvm::Value* result_slot = EmitAllocaAtEntry(t, "pow.result", b_);
+      llvm::Value* base_slot = EmitAllocaAtEntry(t, "pow.base", b_);
+      b_->CreateStore(one, result_slot);
+      b_->CreateStore(lhs, base_slot);
+      llvm::Value* significant =
+          b_->CreateSub(llvm::ConstantInt::get(t, bits),
+                        b_->CreateIntrinsic(llvm::Intrinsic::ctlz, {t},
+                                            {rhs, b_->getFalse()}));
+      llvm::Value* trips = b_->CreateZExtOrTrunc(significant, b_->getInt64Ty());
+      HLOC_RETURN_IF_ERROR(EmitForLoop(
+          "pow", b_->getInt64(0), trips, b_->getInt64(1),
+          [&](llvm::Value* i) -> absl::Status {
+            llvm::Value* bit = b_->CreateAnd(
+                b_->CreateLShr(rhs, b_->CreateZExtOrTrunc(i, t)), one);
+            llvm::Value* r = b_->CreateLoad(t, result_slot);
+            llvm::Value* base = b_->CreateLoad(t, base_slot);
+            b_->CreateStore(b_->CreateSelect(b_->CreateICmpNE(bit, zero),
+                                             b_->CreateMul(r, base), r),
+                            result_slot);
+            b_->CreateStore(b_->CreateMul(base, base), base_slot);
+            return absl::OkStatus();
+          },
+          b_));
+      llvm::Value* result = b_->CreateLoad(t, result_slot);
+      if (is_signed) {
+        llvm::Value* negative_result =
+            b_->CreateZExt(b_->CreateICmpEQ(lhs, one), t);
+        result = b_->CreateSelect(b_->CreateICmpSLT(rhs, zero), negative_result,
+                                  result);
+      }
+      return result;
+    }
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("elemental emitter: integer binary op ",
+                       std::string(HloOpcodeString(op))));
+  }
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitCompare(
+    const HloInstruction* hlo, llvm::Value* lhs, llvm::Value* rhs) {
+  PrimitiveType type = hlo->operand(0)->shape().element_type();
+  const HloAttributes& attrs = hlo->attrs();
+  ComparisonDirection dir = attrs.comparison_direction;
+  bool total_order = attrs.comparison_type == ComparisonType::kTotalOrder ||
+                     attrs.comparison_order == ComparisonOrder::kTotal;
+  if (IsFloatingPointType(type) && !total_order) {
+    lhs = Widen(lhs);
+    rhs = Widen(rhs);
+    switch (dir) {
+      case ComparisonDirection::kEq:
+        return b_->CreateFCmpOEQ(lhs, rhs);
+      case ComparisonDirection::kNe:
+        return b_->CreateFCmpUNE(lhs, rhs);
+      case ComparisonDirection::kGe:
+        return b_->CreateFCmpOGE(lhs, rhs);
+      case ComparisonDirection::kGt:
+        return b_->CreateFCmpOGT(lhs, rhs);
+      case ComparisonDirection::kLe:
+        return b_->CreateFCmpOLE(lhs, rhs);
+      case ComparisonDirection::kLt:
+        return b_->CreateFCmpOLT(lhs, rhs);
+    }
+  }
+  bool is_signed = IsSignedIntegralType(type);
+  if (attrs.comparison_type == ComparisonType::kSigned) is_signed = true;
+  if (attrs.comparison_type == ComparisonType::kUnsigned) is_signed = false;
+  if (IsFloatingPointType(type)) {
+    // Total order: flip the magnitude bits of negative values, then compare
+    // the bit patterns as signed integers.
+    llvm::Type* int_type = b_->getIntNTy(BitWidth(type));
+    auto key = [&](llvm::Value* v) {
+      llvm::Value* bits = b_->CreateBitCast(v, int_type);
+      llvm::Value* max = llvm::ConstantInt::get(
+          int_type, llvm::APInt::getSignedMaxValue(BitWidth(type)));
+      llvm::Value* flipped = b_->CreateXor(bits, max);
+      return b_->CreateSelect(
+          b_->CreateICmpSLT(bits, llvm::ConstantInt::get(int_type, 0)), flipped,
+          bits);
+    };
+    lhs = key(lhs);
+    rhs = key(rhs);
+    is_signed = true;
+  }
+  switch (dir) {
+    case ComparisonDirection::kEq:
+      return b_->CreateICmpEQ(lhs, rhs);
+    case ComparisonDirection::kNe:
+      return b_->CreateICmpNE(lhs, rhs);
+    case ComparisonDirection::kGe:
+      return is_signed ? b_->CreateICmpSGE(lhs, rhs)
+                       : b_->CreateICmpUGE(lhs, rhs);
+    case ComparisonDirection::kGt:
+      return is_signed ? b_->CreateICmpSGT(lhs, rhs)
+                       : b_->CreateICmpUGT(lhs, rhs);
+    case ComparisonDirection::kLe:
+      return is_signed ? b_->CreateICmpSLE(lhs, rhs)
+                       : b_->CreateICmpULE(lhs, rhs);
+    case ComparisonDirection::kLt:
+      return is_signed ? b_->CreateICmpSLT(lhs, rhs)
+                       : b_->CreateICmpULT(lhs, rhs);
+  }
+  return Unimplemented(hlo, "comparison");
+}
+
+// XLA's reduce-precision: round the mantissa to nearest even on the bits,
+// then flush exponents out of the reduced range to zero or infinity. f16
+// and bf16 go through f32 like every other op.
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitReducePrecision(
+    const HloInstruction* hlo, llvm::Value* x) {
+  PrimitiveType type = hlo->shape().element_type();
+  if (!IsFloatingPointType(type)) return Unimplemented(hlo, "reduce-precision");
+  llvm::Value* value = Widen(x);
+  int nbits = value->getType()->isDoubleTy() ? 64 : 32;
+  int src_mantissa = nbits == 64 ? 52 : 23;
+  int src_exponent = nbits - src_mantissa - 1;
+  int64_t exponent_bits = hlo->attrs().exponent_bits;
+  int64_t mantissa_bits = hlo->attrs().mantissa_bits;
+  llvm::Type* int_type = b_->getIntNTy(nbits);
+  auto c = [&](uint64_t v) { return llvm::ConstantInt::get(int_type, v); };
+  llvm::Value* bits = b_->CreateBitCast(value, int_type);
+  if (mantissa_bits < src_mantissa) {
+    uint64_t last_bit_mask = uint64_t{1} << (src_mantissa - mantissa_bits);
+    uint64_t base_bias = (last_bit_mask >> 1) - 1;
+    llvm::Value* last_bit = b_->CreateLShr(
+        b_->CreateAnd(bits, c(last_bit_mask)), src_mantissa - mantissa_bits);
+    llvm::Value* bias = b_->CreateAdd(last_bit, c(base_bias));
+    bits = b_->CreateAnd(b_->CreateAdd(bits, bias), c(~(last_bit_mask - 1)));
+  }
+  if (exponent_bits < src_exponent) {
+    uint64_t sign_mask = uint64_t{1} << (nbits - 1);
+    uint64_t exp_mask = ((uint64_t{1} << src_exponent) - 1) << src_mantissa;
+    uint64_t bias = (uint64_t{1} << (src_exponent - 1)) - 1;
+    uint64_t reduced_bias = (uint64_t{1} << (exponent_bits - 1)) - 1;
+    uint64_t max_exp = bias + reduced_bias;
+    uint64_t min_exp = bias - reduced_bias;
+    llvm::Value* exponent = b_->CreateAnd(bits, c(exp_mask));
+    llvm::Value* overflows =
+        b_->CreateICmpUGT(exponent, c(max_exp << src_mantissa));
+    llvm::Value* underflows =
+        b_->CreateICmpULE(exponent, c(min_exp << src_mantissa));
+    llvm::Value* signed_zero = b_->CreateAnd(bits, c(sign_mask));
+    llvm::Value* signed_inf = b_->CreateOr(signed_zero, c(exp_mask));
+    bits = b_->CreateSelect(overflows, signed_inf, bits);
+    bits = b_->CreateSelect(underflows, signed_zero, bits);
+  }
+  llvm::Value* result = b_->CreateBitCast(bits, value->getType());
+  llvm::Value* nan_result =
+      mantissa_bits > 0 ? value
+                        : llvm::ConstantFP::getInfinity(value->getType());
+  result =
+      b_->CreateSelect(b_->CreateFCmpUNO(value, value), nan_result, result);
+  return Narrow(result, type);
+}
+
+// --- Scalar computations
+// -------------------------------------------------------
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitScalarComputation(
+    const HloComputation* computation, absl::Span<llvm::Value* const> args) {
+  if (static_cast<int64_t>(args.size()) != computation->num_parameters()) {
+    return absl::InternalError(absl::StrCat(
+        "computation ", computation->name(), " takes ",
+        computation->num_parameters(), " arguments, given ", args.size()));
+  }
+  absl::flat_hash_map<const HloInstruction*, llvm::Value*> values;
+  IrIndex scalar = IrIndex::Scalar(b_->getInt64Ty());
+  for (const HloInstruction* instr : computation->MakeInstructionPostOrder()) {
+    if (instr->opcode() == HloOpcode::kParameter) {
+      values[instr] = args[instr->parameter_number()];
+      continue;
+    }
+    std::vector<ElementGenerator> operands;
+    for (const HloInstruction* operand : instr->operands()) {
+      llvm::Value* v = values[operand];
+      operands.push_back(
+          [v](const IrIndex&) -> absl::StatusOr<llvm::Value*> { return v; });
+    }
+    HLOC_ASSIGN_OR_RETURN(ElementGenerator gen,
+                          MakeElementGenerator(instr, std::move(operands)));
+    HLOC_ASSIGN_OR_RETURN(values[instr], gen(scalar));
+  }
+  return values[computation->root_instruction()];
+}
+
+// --- Generators
+// ------------------------------------------------------------------
+
+namespace {
+
+// The register type of an array shape, or a struct of them for a tuple.
+absl::StatusOr<llvm::Type*> ValueType(const Shape& shape,
+                                      llvm::LLVMContext& context) {
+  if (!shape.IsTuple()) return RegisterType(shape.element_type(), context);
+  std::vector<llvm::Type*> elements;
+  for (const Shape& s : shape.tuple_shapes()) {
+    if (s.IsTuple()) {
+      return absl::UnimplementedError("elemental emitter: nested tuples");
+    }
+    HLOC_ASSIGN_OR_RETURN(llvm::Type * t,
+                          RegisterType(s.element_type(), context));
+    elements.push_back(t);
+  }
+  return llvm::StructType::get(context, elements);
+}
+
+// A start index read from a scalar operand, as a signed i64.
+absl::StatusOr<llvm::Value*> ReadStartIndex(const ElementGenerator& gen,
+                                            PrimitiveType type,
+                                            llvm::IRBuilderBase* b) {
+  HLOC_ASSIGN_OR_RETURN(llvm::Value * v, gen(IrIndex::Scalar(b->getInt64Ty())));
+  if (type == PRED) return b->CreateZExt(v, b->getInt64Ty());
+  return b->CreateIntCast(v, b->getInt64Ty(), IsSignedIntegralType(type));
+}
+
+llvm::Value* ClampIndex(llvm::Value* v, int64_t lo, int64_t hi,
+                        llvm::IRBuilderBase* b) {
+  v = b->CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, b->getInt64(hi));
+  return b->CreateBinaryIntrinsic(llvm::Intrinsic::smax, v, b->getInt64(lo));
+}
+
+// Emits `cond ? then_gen() : else_gen()` with real branches (only the taken
+// side is evaluated, so it may read what would be out of bounds otherwise).
+absl::StatusOr<llvm::Value*> EmitBranchSelect(
+    llvm::Value* cond, llvm::Type* type,
+    const std::function<absl::StatusOr<llvm::Value*>()>& then_gen,
+    const std::function<absl::StatusOr<llvm::Value*>()>& else_gen,
+    llvm::IRBuilderBase* b) {
+  llvm::Value* slot = EmitAllocaAtEntry(type, "select.slot", b);
+  auto store = [&](const std::function<absl::StatusOr<llvm::Value*>()>& gen) {
+    return [&, gen]() -> absl::Status {
+      HLOC_ASSIGN_OR_RETURN(llvm::Value * v, gen());
+      b->CreateStore(v, slot);
+      return absl::OkStatus();
+    };
+  };
+  HLOC_RETURN_IF_ERROR(
+      EmitIfThenElse(cond, store(then_gen), store(else_gen), b));
+  return b->CreateLoad(type, slot);
+}
+
+// Loops over `dims` (positions into `multidim`, most major first), setting
+// multidim[dim] to each loop's induction variable around `body`.
+absl::Status EmitLoopsOver(const std::vector<int64_t>& dims,
+                           const std::vector<int64_t>& bounds,
+                           std::vector<llvm::Value*>& multidim,
+                           const std::function<absl::Status()>& body,
+                           llvm::IRBuilderBase* b, size_t level = 0) {
+  if (level == dims.size()) return body();
+  return EmitForLoop(
+      "loop" + std::to_string(dims[level]), b->getInt64(0),
+      b->getInt64(bounds[level]), b->getInt64(1),
+      [&](llvm::Value* iv) {
+        multidim[dims[level]] = iv;
+        return EmitLoopsOver(dims, bounds, multidim, body, b, level + 1);
+      },
+      b);
+}
+
+}  // namespace
+
+absl::StatusOr<ElementGenerator> ElementalEmitter::MakeConstantGenerator(
+    const HloInstruction* hlo) {
+  const Literal& literal = hlo->literal();
+  const Shape& shape = hlo->shape();
+  llvm::LLVMContext& ctx = b_->getContext();
+  HLOC_ASSIGN_OR_RETURN(llvm::Type * storage,
+                        StorageType(shape.element_type(), ctx));
+  llvm::IRBuilderBase* b = b_;
+  if (shape.rank() == 0 || shape.ElementCount() == 1) {
+    // A scalar (or one-element array): an immediate.
+    llvm::Constant* c = nullptr;
+    const uint8_t* data = literal.untyped_data();
+    switch (shape.element_type()) {
+      case PRED:
+        c = b->getInt1(data[0] != 0);
+        break;
+      case F16:
+      case BF16: {
+        uint16_t bits;
+        std::memcpy(&bits, data, 2);
+        c = llvm::ConstantFP::get(ctx,
+                                  llvm::APFloat(shape.element_type() == F16
+                                                    ? llvm::APFloat::IEEEhalf()
+                                                    : llvm::APFloat::BFloat(),
+                                                llvm::APInt(16, bits)));
+        break;
+      }
+      case F32: {
+        float f;
+        std::memcpy(&f, data, 4);
+        c = llvm::ConstantFP::get(storage, f);
+        break;
+      }
+      case F64: {
+        double d;
+        std::memcpy(&d, data, 8);
+        c = llvm::ConstantFP::get(storage, d);
+        break;
+      }
+      default: {
+        uint64_t bits = 0;
+        std::memcpy(&bits, data, ByteWidth(shape.element_type()));
+        c = llvm::ConstantInt::get(storage, bits);
+        break;
+      }
+    }
+    return [c](const IrIndex&) -> absl::StatusOr<llvm::Value*> { return c; };
+  }
+  // An array: a private global holding the literal's row-major bytes.
+  std::string name = "constant." + hlo->name();
+  llvm::GlobalVariable* global = module_->getNamedGlobal(name);
+  if (global == nullptr) {
+    llvm::Constant* init = llvm::ConstantDataArray::getRaw(
+        llvm::StringRef(reinterpret_cast<const char*>(literal.untyped_data()),
+                        literal.size_bytes()),
+        shape.ElementCount(), storage);
+    global = new llvm::GlobalVariable(
+        *module_, init->getType(),
+        /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage, init, name);
+    global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    global->setAlignment(llvm::Align(64));
+  }
+  IrArray array(global, Shape::Array(shape.element_type(), shape.dimensions()));
+  return [array, b](const IrIndex& index) { return array.EmitRead(index, b); };
+}
+
+absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
+    const HloInstruction* hlo, std::vector<ElementGenerator> operands) {
+  llvm::IRBuilderBase* b = b_;
+  const Shape& shape = hlo->shape();
+  {
+    absl::StatusOr<llvm::Type*> t = ValueType(shape, b->getContext());
+    if (!t.ok()) return Unimplemented(hlo, t.status().message());
+    for (const HloInstruction* operand : hlo->operands()) {
+      t = ValueType(operand->shape(), b->getContext());
+      if (!t.ok()) return Unimplemented(hlo, t.status().message());
+    }
+  }
+  const HloAttributes& attrs = hlo->attrs();
+  switch (hlo->opcode()) {
+    case HloOpcode::kParameter:
+      return absl::InternalError(
+          "elemental emitter: parameters are bound by the caller");
+    case HloOpcode::kConstant:
+      return MakeConstantGenerator(hlo);
+    case HloOpcode::kIota: {
+      int64_t dim = attrs.iota_dimension;
+      PrimitiveType type = shape.element_type();
+      return [this, dim, type](const IrIndex& index) {
+        return EmitConvert(index[dim], S64, type);
+      };
+    }
+    case HloOpcode::kBroadcast: {
+      std::vector<int64_t> dims = hlo->dimensions();
+      return [operands, dims](const IrIndex& index) {
+        std::vector<llvm::Value*> op_index;
+        for (int64_t d : dims) op_index.push_back(index[d]);
+        return operands[0](IrIndex(op_index, index.index_type()));
+      };
+    }
+    case HloOpcode::kReshape: {
+      const Shape in = hlo->operand(0)->shape();
+      const Shape out = shape;
+      std::vector<int64_t> out_strides = RowMajorStrides(out.dimensions());
+      Shape in_row_major = Shape::Array(in.element_type(), in.dimensions());
+      return [operands, in, out, out_strides, in_row_major,
+              b](const IrIndex& index) {
+        if (index.LinearValidOn(out) && out.HasDescendingLayout() &&
+            in.HasDescendingLayout()) {
+          return operands[0](IrIndex::FromLinear(index.linear(), in, b));
+        }
+        llvm::Value* linear = b->getInt64(0);
+        for (int64_t d = 0; d < out.rank(); ++d) {
+          if (out.dimensions(d) == 1) continue;
+          linear =
+              b->CreateAdd(linear,
+                           b->CreateMul(index[d], b->getInt64(out_strides[d]),
+                                        "", true, true),
+                           "", true, true);
+        }
+        return operands[0](IrIndex::FromLinear(linear, in_row_major, b));
+      };
+    }
+    case HloOpcode::kBitcast: {
+      const Shape in = hlo->operand(0)->shape();
+      const Shape out = shape;
+      if (BitWidth(in.element_type()) != BitWidth(out.element_type()) ||
+          in.ElementCount() != out.ElementCount()) {
+        return Unimplemented(hlo, "bitcast changing the byte size");
+      }
+      llvm::Type* out_type = *RegisterType(out.element_type(), b->getContext());
+      bool retype = in.element_type() != out.element_type();
+      return [operands, in, out, out_type, retype,
+              b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        llvm::Value* linear = IrArray(nullptr, out).EmitLinearOffset(index, b);
+        HLOC_ASSIGN_OR_RETURN(llvm::Value * v,
+                              operands[0](IrIndex::FromLinear(linear, in, b)));
+        return retype ? b->CreateBitCast(v, out_type) : v;
+      };
+    }
+    case HloOpcode::kTranspose: {
+      const Shape in = hlo->operand(0)->shape();
+      const Shape out = shape;
+      std::vector<int64_t> dims = hlo->dimensions();
+      std::vector<int64_t> in_strides = LayoutStrides(in);
+      std::vector<int64_t> out_strides = LayoutStrides(out);
+      bool is_bitcast = true;  // Same physical order: the linear index holds.
+      for (size_t i = 0; i < dims.size(); ++i) {
+        if (out.dimensions(i) != 1 && out_strides[i] != in_strides[dims[i]]) {
+          is_bitcast = false;
+        }
+      }
+      return [operands, in, out, dims, is_bitcast](const IrIndex& index) {
+        std::vector<llvm::Value*> op_index(dims.size());
+        for (size_t i = 0; i < dims.size(); ++i) op_index[dims[i]] = index[i];
+        if (is_bitcast && index.LinearValidOn(out)) {
+          return operands[0](
+              IrIndex(op_index, index.linear(), in, index.index_type()));
+        }
+        return operands[0](IrIndex(op_index, index.index_type()));
+      };
+    }
+    case HloOpcode::kCopy:
+      return operands[0];
+    case HloOpcode::kSlice: {
+      std::vector<int64_t> starts = attrs.slice_starts;
+      std::vector<int64_t> strides = attrs.slice_strides;
+      return [operands, starts, strides, b](const IrIndex& index) {
+        std::vector<llvm::Value*> op_index;
+        for (int64_t d = 0; d < index.rank(); ++d) {
+          llvm::Value* v = index[d];
+          int64_t stride =
+              d < static_cast<int64_t>(strides.size()) ? strides[d] : 1;
+          if (stride != 1)
+            v = b->CreateMul(v, b->getInt64(stride), "", true, true);
+          if (starts[d] != 0)
+            v = b->CreateAdd(v, b->getInt64(starts[d]), "", true, true);
+          op_index.push_back(v);
+        }
+        return operands[0](IrIndex(op_index, index.index_type()));
+      };
+    }
+    case HloOpcode::kReverse: {
+      std::vector<int64_t> dims = hlo->dimensions();
+      std::vector<int64_t> bounds = shape.dimensions();
+      return [operands, dims, bounds, b](const IrIndex& index) {
+        std::vector<llvm::Value*> op_index = index.multidim();
+        for (int64_t d : dims) {
+          op_index[d] = b->CreateSub(b->getInt64(bounds[d] - 1), index[d]);
+        }
+        return operands[0](IrIndex(op_index, index.index_type()));
+      };
+    }
+    case HloOpcode::kDynamicSlice: {
+      const Shape in = hlo->operand(0)->shape();
+      std::vector<int64_t> sizes = shape.dimensions();
+      std::vector<PrimitiveType> index_types;
+      for (int64_t i = 1; i < hlo->operand_count(); ++i) {
+        index_types.push_back(hlo->operand(i)->shape().element_type());
+      }
+      return [operands, in, sizes, index_types,
+              b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        std::vector<llvm::Value*> op_index;
+        for (int64_t d = 0; d < index.rank(); ++d) {
+          HLOC_ASSIGN_OR_RETURN(
+              llvm::Value * start,
+              ReadStartIndex(operands[1 + d], index_types[d], b));
+          start = ClampIndex(start, 0, in.dimensions(d) - sizes[d], b);
+          op_index.push_back(b->CreateAdd(start, index[d]));
+        }
+        return operands[0](IrIndex(op_index, index.index_type()));
+      };
+    }
+    case HloOpcode::kDynamicUpdateSlice: {
+      const Shape update = hlo->operand(1)->shape();
+      std::vector<int64_t> bounds = shape.dimensions();
+      std::vector<PrimitiveType> index_types;
+      for (int64_t i = 2; i < hlo->operand_count(); ++i) {
+        index_types.push_back(hlo->operand(i)->shape().element_type());
+      }
+      llvm::Type* type = *RegisterType(shape.element_type(), b->getContext());
+      return [operands, update, bounds, index_types, type,
+              b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        std::vector<llvm::Value*> update_index;
+        llvm::Value* inside = b->getTrue();
+        for (int64_t d = 0; d < index.rank(); ++d) {
+          HLOC_ASSIGN_OR_RETURN(
+              llvm::Value * start,
+              ReadStartIndex(operands[2 + d], index_types[d], b));
+          start = ClampIndex(start, 0, bounds[d] - update.dimensions(d), b);
+          llvm::Value* rel = b->CreateSub(index[d], start);
+          inside = b->CreateAnd(inside, b->CreateICmpSGE(rel, b->getInt64(0)));
+          inside = b->CreateAnd(
+              inside, b->CreateICmpSLT(rel, b->getInt64(update.dimensions(d))));
+          update_index.push_back(rel);
+        }
+        return EmitBranchSelect(
+            inside, type,
+            [&]() {
+              return operands[1](IrIndex(update_index, index.index_type()));
+            },
+            [&]() { return operands[0](index); }, b);
+      };
+    }
+    case HloOpcode::kConcatenate: {
+      int64_t dim = hlo->dimensions(0);
+      std::vector<int64_t> ends;
+      int64_t end = 0;
+      for (const HloInstruction* operand : hlo->operands()) {
+        end += operand->shape().dimensions(dim);
+        ends.push_back(end);
+      }
+      llvm::Type* type = *RegisterType(shape.element_type(), b->getContext());
+      return [operands, dim, ends, type, b](const IrIndex& index) {
+        // if (i < end0) op0[i] else if (i < end1) op1[i - end0] else ...
+        std::function<absl::StatusOr<llvm::Value*>(size_t)> emit =
+            [&](size_t k) -> absl::StatusOr<llvm::Value*> {
+          auto read = [&, k]() {
+            std::vector<llvm::Value*> op_index = index.multidim();
+            if (k > 0)
+              op_index[dim] =
+                  b->CreateSub(index[dim], b->getInt64(ends[k - 1]));
+            return operands[k](IrIndex(op_index, index.index_type()));
+          };
+          if (k + 1 == ends.size()) return read();
+          return EmitBranchSelect(
+              b->CreateICmpSLT(index[dim], b->getInt64(ends[k])), type, read,
+              [&, k]() { return emit(k + 1); }, b);
+        };
+        return emit(0);
+      };
+    }
+    case HloOpcode::kPad: {
+      const Shape in = hlo->operand(0)->shape();
+      PaddingConfig config = *attrs.padding_config;
+      llvm::Type* type = *RegisterType(shape.element_type(), b->getContext());
+      return [operands, in, config, type, b](const IrIndex& index) {
+        std::vector<llvm::Value*> op_index;
+        llvm::Value* inside = b->getTrue();
+        for (int64_t d = 0; d < index.rank(); ++d) {
+          const PaddingDimension& p = config.dimensions[d];
+          llvm::Value* t =
+              b->CreateSub(index[d], b->getInt64(p.edge_padding_low));
+          inside = b->CreateAnd(inside, b->CreateICmpSGE(t, b->getInt64(0)));
+          if (p.interior_padding != 0) {
+            llvm::Value* step = b->getInt64(p.interior_padding + 1);
+            inside = b->CreateAnd(
+                inside,
+                b->CreateICmpEQ(b->CreateSRem(t, step), b->getInt64(0)));
+            t = b->CreateSDiv(t, step);
+          }
+          inside = b->CreateAnd(
+              inside, b->CreateICmpSLT(t, b->getInt64(in.dimensions(d))));
+          op_index.push_back(t);
+        }
+        return EmitBranchSelect(
+            inside, type,
+            [&]() {
+              return operands[0](IrIndex(op_index, index.index_type()));
+            },
+            [&]() { return operands[1](IrIndex::Scalar(index.index_type())); },
+            b);
+      };
+    }
+    case HloOpcode::kGather:
+      return MakeGatherGenerator(hlo, std::move(operands));
+    case HloOpcode::kReduce:
+      return MakeReduceGenerator(hlo, std::move(operands));
+    case HloOpcode::kReduceWindow:
+      return MakeReduceWindowGenerator(hlo, std::move(operands));
+    case HloOpcode::kMap: {
+      const HloComputation* computation = hlo->to_apply();
+      return [this, operands, computation](
+                 const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        std::vector<llvm::Value*> args;
+        for (const ElementGenerator& gen : operands) {
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, gen(index));
+          args.push_back(v);
+        }
+        return EmitScalarComputation(computation, args);
+      };
+    }
+    case HloOpcode::kTuple: {
+      llvm::Type* type = *ValueType(shape, b->getContext());
+      return [operands, type,
+              b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        llvm::Value* result = llvm::UndefValue::get(type);
+        for (size_t i = 0; i < operands.size(); ++i) {
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, operands[i](index));
+          result = b->CreateInsertValue(result, v, {static_cast<unsigned>(i)});
+        }
+        return result;
+      };
+    }
+    case HloOpcode::kGetTupleElement: {
+      unsigned i = static_cast<unsigned>(hlo->tuple_index());
+      return [operands, i,
+              b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        HLOC_ASSIGN_OR_RETURN(llvm::Value * v, operands[0](index));
+        return b->CreateExtractValue(v, {i});
+      };
+    }
+    default:
+      break;
+  }
+  // bitcast-convert of equal widths maps elements one to one.
+  if (!HloOpcodeIsElementwise(hlo->opcode()) &&
+      hlo->opcode() != HloOpcode::kBitcastConvert) {
+    return Unimplemented(hlo, "no elemental code generation for this op");
+  }
+  switch (hlo->opcode()) {
+    case HloOpcode::kComplex:
+    case HloOpcode::kReal:
+    case HloOpcode::kImag:
+    case HloOpcode::kStochasticConvert:
+      return Unimplemented(hlo, "op not supported by code generation");
+    default:
+      break;
+  }
+  std::vector<bool> scalar_operand;
+  for (const HloInstruction* operand : hlo->operands()) {
+    scalar_operand.push_back(operand->shape().rank() == 0 && shape.rank() != 0);
+  }
+  return [this, hlo, operands, scalar_operand](
+             const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+    std::vector<llvm::Value*> values;
+    for (size_t i = 0; i < operands.size(); ++i) {
+      HLOC_ASSIGN_OR_RETURN(
+          llvm::Value * v,
+          operands[i](scalar_operand[i] ? IrIndex::Scalar(index.index_type())
+                                        : index));
+      values.push_back(v);
+    }
+    return EmitElementwise(hlo, values);
+  };
+}
+
+absl::StatusOr<ElementGenerator> ElementalEmitter::MakeReduceGenerator(
+    const HloInstruction* hlo, std::vector<ElementGenerator> operands) {
+  llvm::IRBuilderBase* b = b_;
+  size_t n = operands.size() / 2;
+  const Shape in = hlo->operand(0)->shape();
+  std::vector<int64_t> reduced = hlo->dimensions();
+  std::vector<bool> is_reduced(in.rank(), false);
+  for (int64_t d : reduced) is_reduced[d] = true;
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    if (!is_reduced[d]) kept.push_back(d);
+  }
+  // Reduced dimensions, most major (physically) first.
+  std::vector<int64_t> loop_dims, loop_bounds;
+  std::vector<int64_t> minor_to_major = in.MinorToMajor();
+  for (auto it = minor_to_major.rbegin(); it != minor_to_major.rend(); ++it) {
+    if (is_reduced[*it]) {
+      loop_dims.push_back(*it);
+      loop_bounds.push_back(in.dimensions(*it));
+    }
+  }
+  std::vector<llvm::Type*> types;
+  for (size_t k = 0; k < n; ++k) {
+    types.push_back(*RegisterType(hlo->operand(k)->shape().element_type(),
+                                  b->getContext()));
+  }
+  llvm::Type* result_type = *ValueType(hlo->shape(), b->getContext());
+  const HloComputation* combiner = hlo->to_apply();
+  return [this, operands, n, in, kept, loop_dims, loop_bounds, types,
+          result_type, combiner,
+          b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+    std::vector<llvm::Value*> slots;
+    for (size_t k = 0; k < n; ++k) {
+      HLOC_ASSIGN_OR_RETURN(
+          llvm::Value * init,
+          operands[n + k](IrIndex::Scalar(index.index_type())));
+      slots.push_back(EmitAllocaAtEntry(types[k], "reduce.acc", b));
+      b->CreateStore(init, slots[k]);
+    }
+    std::vector<llvm::Value*> in_index(in.rank());
+    for (size_t j = 0; j < kept.size(); ++j) in_index[kept[j]] = index[j];
+    HLOC_RETURN_IF_ERROR(EmitLoopsOver(
+        loop_dims, loop_bounds, in_index,
+        [&]() -> absl::Status {
+          std::vector<llvm::Value*> args;
+          for (size_t k = 0; k < n; ++k)
+            args.push_back(b->CreateLoad(types[k], slots[k]));
+          for (size_t k = 0; k < n; ++k) {
+            HLOC_ASSIGN_OR_RETURN(
+                llvm::Value * x,
+                operands[k](IrIndex(in_index, index.index_type())));
+            args.push_back(x);
+          }
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * r,
+                                EmitScalarComputation(combiner, args));
+          for (size_t k = 0; k < n; ++k) {
+            b->CreateStore(
+                n == 1 ? r
+                       : b->CreateExtractValue(r, {static_cast<unsigned>(k)}),
+                slots[k]);
+          }
+          return absl::OkStatus();
+        },
+        b));
+    if (n == 1) return b->CreateLoad(types[0], slots[0]);
+    llvm::Value* result = llvm::UndefValue::get(result_type);
+    for (size_t k = 0; k < n; ++k) {
+      result = b->CreateInsertValue(result, b->CreateLoad(types[k], slots[k]),
+                                    {static_cast<unsigned>(k)});
+    }
+    return result;
+  };
+}
+
+absl::StatusOr<ElementGenerator> ElementalEmitter::MakeReduceWindowGenerator(
+    const HloInstruction* hlo, std::vector<ElementGenerator> operands) {
+  llvm::IRBuilderBase* b = b_;
+  size_t n = operands.size() / 2;
+  const Shape in = hlo->operand(0)->shape();
+  if (!hlo->attrs().window.has_value()) return Unimplemented(hlo, "no window");
+  Window window = *hlo->attrs().window;
+  for (const WindowDimension& w : window.dimensions) {
+    if (w.window_reversal) return Unimplemented(hlo, "window reversal");
+  }
+  std::vector<int64_t> loop_dims, loop_bounds;
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    loop_dims.push_back(d);
+    loop_bounds.push_back(window.dimensions[d].size);
+  }
+  std::vector<llvm::Type*> types;
+  for (size_t k = 0; k < n; ++k) {
+    types.push_back(*RegisterType(hlo->operand(k)->shape().element_type(),
+                                  b->getContext()));
+  }
+  llvm::Type* result_type = *ValueType(hlo->shape(), b->getContext());
+  const HloComputation* combiner = hlo->to_apply();
+  return [this, operands, n, in, window, loop_dims, loop_bounds, types,
+          result_type, combiner,
+          b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+    std::vector<llvm::Value*> slots;
+    for (size_t k = 0; k < n; ++k) {
+      HLOC_ASSIGN_OR_RETURN(
+          llvm::Value * init,
+          operands[n + k](IrIndex::Scalar(index.index_type())));
+      slots.push_back(EmitAllocaAtEntry(types[k], "window.acc", b));
+      b->CreateStore(init, slots[k]);
+    }
+    std::vector<llvm::Value*> window_index(in.rank());
+    HLOC_RETURN_IF_ERROR(EmitLoopsOver(
+        loop_dims, loop_bounds, window_index,
+        [&]() -> absl::Status {
+          std::vector<llvm::Value*> in_index;
+          llvm::Value* inside = b->getTrue();
+          for (int64_t d = 0; d < in.rank(); ++d) {
+            const WindowDimension& w = window.dimensions[d];
+            llvm::Value* pos = b->CreateSub(
+                b->CreateAdd(b->CreateMul(index[d], b->getInt64(w.stride)),
+                             b->CreateMul(window_index[d],
+                                          b->getInt64(w.window_dilation))),
+                b->getInt64(w.padding_low));
+            inside =
+                b->CreateAnd(inside, b->CreateICmpSGE(pos, b->getInt64(0)));
+            if (w.base_dilation > 1) {
+              llvm::Value* bd = b->getInt64(w.base_dilation);
+              inside = b->CreateAnd(
+                  inside,
+                  b->CreateICmpEQ(b->CreateSRem(pos, bd), b->getInt64(0)));
+              pos = b->CreateSDiv(pos, bd);
+            }
+            inside = b->CreateAnd(
+                inside, b->CreateICmpSLT(pos, b->getInt64(in.dimensions(d))));
+            in_index.push_back(pos);
+          }
+          return EmitIfThenElse(
+              inside,
+              [&]() -> absl::Status {
+                std::vector<llvm::Value*> args;
+                for (size_t k = 0; k < n; ++k)
+                  args.push_back(b->CreateLoad(types[k], slots[k]));
+                for (size_t k = 0; k < n; ++k) {
+                  HLOC_ASSIGN_OR_RETURN(
+                      llvm::Value * x,
+                      operands[k](IrIndex(in_index, index.index_type())));
+                  args.push_back(x);
+                }
+                HLOC_ASSIGN_OR_RETURN(llvm::Value * r,
+                                      EmitScalarComputation(combiner, args));
+                for (size_t k = 0; k < n; ++k) {
+                  b->CreateStore(n == 1 ? r
+                                        : b->CreateExtractValue(
+                                              r, {static_cast<unsigned>(k)}),
+                                 slots[k]);
+                }
+                return absl::OkStatus();
+              },
+              nullptr, b);
+        },
+        b));
+    if (n == 1) return b->CreateLoad(types[0], slots[0]);
+    llvm::Value* result = llvm::UndefValue::get(result_type);
+    for (size_t k = 0; k < n; ++k) {
+      result = b->CreateInsertValue(result, b->CreateLoad(types[k], slots[k]),
+                                    {static_cast<unsigned>(k)});
+    }
+    return result;
+  };
+}
+
+// XLA's gather: output dimensions not in offset_dims are batch dimensions
+// (they index start_indices, skipping index_vector_dim); offset_dims walk
+// the operand dimensions that are neither collapsed nor batching; starts
+// are clamped so the whole slice is in bounds.
+absl::StatusOr<ElementGenerator> ElementalEmitter::MakeGatherGenerator(
+    const HloInstruction* hlo, std::vector<ElementGenerator> operands) {
+  llvm::IRBuilderBase* b = b_;
+  if (!hlo->attrs().gather_dimension_numbers.has_value()) {
+    return Unimplemented(hlo, "gather without dimension numbers");
+  }
+  const GatherDimensionNumbers dn = *hlo->attrs().gather_dimension_numbers;
+  const std::vector<int64_t> slice_sizes = hlo->attrs().gather_slice_sizes;
+  const Shape operand = hlo->operand(0)->shape();
+  const Shape indices = hlo->operand(1)->shape();
+  const Shape out = hlo->shape();
+  PrimitiveType index_type = indices.element_type();
+  auto contains = [](const std::vector<int64_t>& v, int64_t x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  std::vector<int64_t> batch_out_dims;  // output dims that are batch dims
+  for (int64_t d = 0; d < out.rank(); ++d) {
+    if (!contains(dn.offset_dims, d)) batch_out_dims.push_back(d);
+  }
+  // Operand dims that receive an offset output dim, in order.
+  std::vector<int64_t> offset_operand_dims;
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    if (!contains(dn.collapsed_slice_dims, d) &&
+        !contains(dn.operand_batching_dims, d)) {
+      offset_operand_dims.push_back(d);
+    }
+  }
+  if (offset_operand_dims.size() != dn.offset_dims.size()) {
+    return Unimplemented(hlo, "inconsistent gather dimension numbers");
+  }
+  int64_t ivd = dn.index_vector_dim;
+  // For a start_indices dim (not ivd): its position among the batch dims.
+  auto batch_position = [ivd](int64_t s) { return s < ivd ? s : s - 1; };
+  return [operands, dn, slice_sizes, operand, indices, index_type,
+          batch_out_dims, offset_operand_dims, ivd, batch_position,
+          b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+    std::vector<llvm::Value*> batch;
+    for (int64_t d : batch_out_dims) batch.push_back(index[d]);
+    std::vector<llvm::Value*> op_index(operand.rank(), b->getInt64(0));
+    for (size_t k = 0; k < dn.start_index_map.size(); ++k) {
+      std::vector<llvm::Value*> idx;
+      for (int64_t s = 0; s < indices.rank(); ++s) {
+        idx.push_back(s == ivd ? b->getInt64(k) : batch[batch_position(s)]);
+      }
+      HLOC_ASSIGN_OR_RETURN(llvm::Value * start,
+                            operands[1](IrIndex(idx, index.index_type())));
+      start = index_type == PRED
+                  ? b->CreateZExt(start, b->getInt64Ty())
+                  : b->CreateIntCast(start, b->getInt64Ty(),
+                                     IsSignedIntegralType(index_type));
+      int64_t od = dn.start_index_map[k];
+      op_index[od] =
+          ClampIndex(start, 0, operand.dimensions(od) - slice_sizes[od], b);
+    }
+    for (size_t i = 0; i < dn.operand_batching_dims.size(); ++i) {
+      op_index[dn.operand_batching_dims[i]] =
+          batch[batch_position(dn.start_indices_batching_dims[i])];
+    }
+    for (size_t j = 0; j < offset_operand_dims.size(); ++j) {
+      int64_t od = offset_operand_dims[j];
+      op_index[od] = b->CreateAdd(op_index[od], index[dn.offset_dims[j]]);
+    }
+    return operands[0](IrIndex(op_index, index.index_type()));
+  };
+}
+
+// --- FusedIrEmitter
+// ------------------------------------------------------------
+
+void FusedIrEmitter::BindParameter(int64_t parameter_number,
+                                   ElementGenerator generator) {
+  parameters_[parameter_number] = std::move(generator);
+}
+
+absl::StatusOr<ElementGenerator> FusedIrEmitter::GetGenerator(
+    const HloInstruction* hlo) {
+  if (auto it = generators_.find(hlo); it != generators_.end())
+    return it->second;
+  ElementGenerator generator;
+  if (hlo->opcode() == HloOpcode::kParameter) {
+    auto it = parameters_.find(hlo->parameter_number());
+    if (it == parameters_.end()) {
+      return absl::InternalError(
+          absl::StrCat("no generator bound for ", hlo->ToShortString()));
+    }
+    generator = it->second;
+  } else if (hlo->opcode() == HloOpcode::kGetTupleElement &&
+             hlo->operand(0)->opcode() == HloOpcode::kTuple) {
+    return GetGenerator(hlo->operand(0)->operand(hlo->tuple_index()));
+  } else {
+    std::vector<ElementGenerator> operands;
+    for (const HloInstruction* operand : hlo->operands()) {
+      HLOC_ASSIGN_OR_RETURN(ElementGenerator g, GetGenerator(operand));
+      operands.push_back(std::move(g));
+    }
+    HLOC_ASSIGN_OR_RETURN(
+        generator, elemental_->MakeElementGenerator(hlo, std::move(operands)));
+  }
+  llvm::IRBuilderBase* b = elemental_->builder();
+  auto cache = cache_;
+  ElementGenerator cached =
+      [cache, hlo, generator,
+       b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+    std::vector<CacheEntry>& entries = (*cache)[hlo];
+    for (const CacheEntry& e : entries) {
+      if (e.block == b->GetInsertBlock() && e.index == index.multidim()) {
+        return e.value;
+      }
+    }
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * value, generator(index));
+    (*cache)[hlo].push_back({index.multidim(), b->GetInsertBlock(), value});
+    return value;
+  };
+  generators_[hlo] = cached;
+  return cached;
+}
+
+}  // namespace hloc

@@ -1,0 +1,146 @@
+// The elemental emitter: for an HLO instruction inside a fusion (or alone),
+// the LLVM IR that computes its element at one multi-dimensional index, given
+// generators for its operands' elements. This is the one place that knows
+// what each op computes; the CPU loops, the CPU reductions and (later) the
+// GPU loop, reduction and transpose kernels all call it and differ only in
+// which indices they ask for (the LoopMapping of loop_emitter.h) and in their
+// MathLibrary.
+//
+// Semantics follow XLA's elemental IR emitter:
+// - f16/bf16 compute in f32 and round once per op (fptrunc to half; bf16 by
+//   integer round-to-nearest-even, which needs no runtime library).
+// - convert float->int saturates, NaN -> 0; float->pred is x != 0 (NaN true).
+// - integer divide by zero gives -1 (all ones), remainder by zero gives x;
+//   INT_MIN / -1 gives INT_MIN and INT_MIN % -1 gives 0.
+// - shifts by >= the bit width (unsigned compare) give 0, or the sign fill
+//   for shift-right-arithmetic.
+// - maximum/minimum propagate NaN (llvm.maximum/minimum).
+// - compare: NE on floats is unordered (NaN != x); type TOTALORDER or
+//   order=TOTAL orders -NaN < -inf < ... < -0 < +0 < ... < inf < NaN.
+// Element types: pred, s8..s64, u8..u64, f16, bf16, f32, f64. Complex and
+// the sub-byte and f8 types are Unimplemented (the caller falls back).
+//
+// Tuple-shaped results (variadic reduce) are LLVM struct values; a
+// get-tuple-element of them is an extractvalue.
+#ifndef BACKENDS_COMMON_ELEMENTAL_EMITTER_H_
+#define BACKENDS_COMMON_ELEMENTAL_EMITTER_H_
+
+#include <functional>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "backends/common/ir_array.h"
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
+
+namespace llvm {
+class BasicBlock;
+class Module;
+}  // namespace llvm
+
+namespace hloc {
+
+class MathLibrary;
+
+// Computes one element (register-typed) at an index of the generated value.
+using ElementGenerator =
+    std::function<absl::StatusOr<llvm::Value*>(const IrIndex& index)>;
+
+class ElementalEmitter {
+ public:
+  ElementalEmitter(llvm::Module* module, llvm::IRBuilderBase* b,
+                   const MathLibrary* math);
+  virtual ~ElementalEmitter() = default;
+
+  llvm::Module* module() const { return module_; }
+  llvm::IRBuilderBase* builder() const { return b_; }
+  const MathLibrary* math() const { return math_; }
+
+  // The generator of `hlo`'s elements; operands[i] generates hlo->operand(i).
+  // Parameters are not handled here (the caller binds them).
+  absl::StatusOr<ElementGenerator> MakeElementGenerator(
+      const HloInstruction* hlo, std::vector<ElementGenerator> operands);
+
+  // One element of an elementwise op from its operands' elements.
+  absl::StatusOr<llvm::Value*> EmitElementwise(
+      const HloInstruction* hlo, absl::Span<llvm::Value* const> operands);
+  absl::StatusOr<llvm::Value*> EmitConvert(llvm::Value* value,
+                                           PrimitiveType from,
+                                           PrimitiveType to);
+
+  // Emits a scalar computation's body inline (reduce and map combiners,
+  // comparators): `args` are its parameters' values, the result its root's
+  // value (a struct for a tuple root).
+  absl::StatusOr<llvm::Value*> EmitScalarComputation(
+      const HloComputation* computation, absl::Span<llvm::Value* const> args);
+
+ private:
+  absl::StatusOr<llvm::Value*> EmitUnary(const HloInstruction* hlo,
+                                         llvm::Value* x);
+  absl::StatusOr<llvm::Value*> EmitBinary(const HloInstruction* hlo,
+                                          llvm::Value* lhs, llvm::Value* rhs);
+  absl::StatusOr<llvm::Value*> EmitFloatUnary(HloOpcode op, llvm::Value* x);
+  absl::StatusOr<llvm::Value*> EmitFloatBinary(HloOpcode op, llvm::Value* lhs,
+                                               llvm::Value* rhs);
+  absl::StatusOr<llvm::Value*> EmitIntegerUnary(HloOpcode op,
+                                                PrimitiveType type,
+                                                llvm::Value* x);
+  absl::StatusOr<llvm::Value*> EmitIntegerBinary(HloOpcode op,
+                                                 PrimitiveType type,
+                                                 llvm::Value* lhs,
+                                                 llvm::Value* rhs);
+  absl::StatusOr<llvm::Value*> EmitCompare(const HloInstruction* hlo,
+                                           llvm::Value* lhs, llvm::Value* rhs);
+  absl::StatusOr<llvm::Value*> EmitReducePrecision(const HloInstruction* hlo,
+                                                   llvm::Value* x);
+  // f16/bf16 <-> f32 for arithmetic.
+  llvm::Value* Widen(llvm::Value* x);
+  llvm::Value* Narrow(llvm::Value* x, PrimitiveType to);
+
+  absl::StatusOr<ElementGenerator> MakeConstantGenerator(
+      const HloInstruction* hlo);
+  absl::StatusOr<ElementGenerator> MakeReduceGenerator(
+      const HloInstruction* hlo, std::vector<ElementGenerator> operands);
+  absl::StatusOr<ElementGenerator> MakeReduceWindowGenerator(
+      const HloInstruction* hlo, std::vector<ElementGenerator> operands);
+  absl::StatusOr<ElementGenerator> MakeGatherGenerator(
+      const HloInstruction* hlo, std::vector<ElementGenerator> operands);
+
+  llvm::Module* module_;
+  llvm::IRBuilderBase* b_;
+  const MathLibrary* math_;
+};
+
+// Builds the generators of a fused computation's instructions on demand.
+// Fused parameters get the generators the caller binds (usually reads of
+// the fusion's operand buffers). Values are memoized per (instruction,
+// index) within a basic block, so an instruction used several times at one
+// index is computed once.
+class FusedIrEmitter {
+ public:
+  explicit FusedIrEmitter(ElementalEmitter* elemental)
+      : elemental_(elemental) {}
+
+  void BindParameter(int64_t parameter_number, ElementGenerator generator);
+  absl::StatusOr<ElementGenerator> GetGenerator(const HloInstruction* hlo);
+
+ private:
+  struct CacheEntry {
+    std::vector<llvm::Value*> index;
+    llvm::BasicBlock* block;
+    llvm::Value* value;
+  };
+  ElementalEmitter* elemental_;
+  absl::flat_hash_map<int64_t, ElementGenerator> parameters_;
+  absl::flat_hash_map<const HloInstruction*, ElementGenerator> generators_;
+  std::shared_ptr<
+      absl::flat_hash_map<const HloInstruction*, std::vector<CacheEntry>>>
+      cache_ = std::make_shared<absl::flat_hash_map<const HloInstruction*,
+                                                    std::vector<CacheEntry>>>();
+};
+
+}  // namespace hloc
+
+#endif  // BACKENDS_COMMON_ELEMENTAL_EMITTER_H_

@@ -1,0 +1,150 @@
+#include "backends/common/ir_array.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Type.h"
+
+namespace hloc {
+
+absl::StatusOr<llvm::Type*> StorageType(PrimitiveType type,
+                                        llvm::LLVMContext& context) {
+  switch (type) {
+    case PRED:
+    case S8:
+    case U8:
+      return llvm::Type::getInt8Ty(context);
+    case S16:
+    case U16:
+      return llvm::Type::getInt16Ty(context);
+    case S32:
+    case U32:
+      return llvm::Type::getInt32Ty(context);
+    case S64:
+    case U64:
+      return llvm::Type::getInt64Ty(context);
+    case F16:
+      return llvm::Type::getHalfTy(context);
+    case BF16:
+      return llvm::Type::getBFloatTy(context);
+    case F32:
+      return llvm::Type::getFloatTy(context);
+    case F64:
+      return llvm::Type::getDoubleTy(context);
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("code generation does not support element type ",
+                       std::string(PrimitiveTypeName(type))));
+  }
+}
+
+absl::StatusOr<llvm::Type*> RegisterType(PrimitiveType type,
+                                         llvm::LLVMContext& context) {
+  if (type == PRED) return llvm::Type::getInt1Ty(context);
+  return StorageType(type, context);
+}
+
+IrIndex::IrIndex(std::vector<llvm::Value*> multidim, llvm::Type* index_type)
+    : multidim_(std::move(multidim)), index_type_(index_type) {}
+
+IrIndex::IrIndex(std::vector<llvm::Value*> multidim, llvm::Value* linear,
+                 const Shape& shape, llvm::Type* index_type)
+    : multidim_(std::move(multidim)),
+      linear_(linear),
+      linear_dims_(shape.dimensions()),
+      linear_minor_to_major_(shape.MinorToMajor()),
+      index_type_(index_type) {}
+
+IrIndex IrIndex::Scalar(llvm::Type* index_type) {
+  return IrIndex(std::vector<llvm::Value*>{}, index_type);
+}
+
+IrIndex IrIndex::FromLinear(llvm::Value* linear, const Shape& shape,
+                            llvm::IRBuilderBase* b) {
+  std::vector<int64_t> strides = LayoutStrides(shape);
+  std::vector<int64_t> minor_to_major = shape.MinorToMajor();
+  std::vector<llvm::Value*> multidim(shape.rank());
+  llvm::Type* type = linear->getType();
+  for (int64_t i = 0; i < shape.rank(); ++i) {
+    int64_t d = minor_to_major[i];
+    if (shape.dimensions(d) == 1) {
+      multidim[d] = llvm::ConstantInt::get(type, 0);
+      continue;
+    }
+    llvm::Value* v = linear;
+    if (strides[d] != 1) {
+      v = b->CreateUDiv(v, llvm::ConstantInt::get(type, strides[d]));
+    }
+    // The most major dimension needs no wrap-around.
+    if (i + 1 < shape.rank()) {
+      v = b->CreateURem(v, llvm::ConstantInt::get(type, shape.dimensions(d)));
+    }
+    multidim[d] = v;
+  }
+  return IrIndex(std::move(multidim), linear, shape, type);
+}
+
+bool IrIndex::LinearValidOn(const Shape& shape) const {
+  return linear_ != nullptr && linear_dims_ == shape.dimensions() &&
+         linear_minor_to_major_ == shape.MinorToMajor();
+}
+
+IrArray::IrArray(llvm::Value* base, const Shape& shape)
+    : base_(base), shape_(shape), strides_(LayoutStrides(shape)) {}
+
+llvm::Value* IrArray::EmitLinearOffset(const IrIndex& index,
+                                       llvm::IRBuilderBase* b) const {
+  if (index.LinearValidOn(shape_)) return index.linear();
+  llvm::Type* type = index.index_type() ? index.index_type() : b->getInt64Ty();
+  llvm::Value* offset = nullptr;
+  for (int64_t d = 0; d < shape_.rank(); ++d) {
+    if (shape_.dimensions(d) == 1) continue;  // The index must be 0 there.
+    llvm::Value* term = index[d];
+    if (strides_[d] != 1) {
+      term = b->CreateMul(term, llvm::ConstantInt::get(type, strides_[d]), "",
+                          /*HasNUW=*/true, /*HasNSW=*/true);
+    }
+    offset = offset ? b->CreateAdd(offset, term, "", true, true) : term;
+  }
+  return offset ? offset : llvm::ConstantInt::get(type, 0);
+}
+
+llvm::Value* IrArray::EmitElementPointer(const IrIndex& index,
+                                         llvm::IRBuilderBase* b) const {
+  llvm::Type* element = *StorageType(shape_.element_type(), b->getContext());
+  llvm::Value* offset = EmitLinearOffset(index, b);
+  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(offset); c && c->isZero()) {
+    return base_;
+  }
+  return b->CreateInBoundsGEP(element, base_, offset);
+}
+
+absl::StatusOr<llvm::Value*> IrArray::EmitRead(const IrIndex& index,
+                                               llvm::IRBuilderBase* b,
+                                               absl::string_view name) const {
+  auto element = StorageType(shape_.element_type(), b->getContext());
+  if (!element.ok()) return element.status();
+  llvm::Value* ptr = EmitElementPointer(index, b);
+  llvm::Value* value =
+      b->CreateLoad(*element, ptr, llvm::StringRef(name.data(), name.size()));
+  if (shape_.element_type() == PRED) {
+    value = b->CreateICmpNE(value, llvm::ConstantInt::get(*element, 0));
+  }
+  return value;
+}
+
+absl::Status IrArray::EmitWrite(const IrIndex& index, llvm::Value* value,
+                                llvm::IRBuilderBase* b) const {
+  auto element = StorageType(shape_.element_type(), b->getContext());
+  if (!element.ok()) return element.status();
+  if (shape_.element_type() == PRED) value = b->CreateZExt(value, *element);
+  if (value->getType() != *element) {
+    return absl::InternalError("IrArray::EmitWrite: value of the wrong type");
+  }
+  b->CreateStore(value, EmitElementPointer(index, b));
+  return absl::OkStatus();
+}
+
+}  // namespace hloc

@@ -1,0 +1,104 @@
+// IrIndex and IrArray: the LLVM view of an HLO buffer. An IrArray is a base
+// pointer plus the HLO shape (dimensions, element type and layout) of the
+// buffer it points at; an IrIndex is a multi-dimensional index of LLVM values,
+// optionally with the physical linear position it stands for. Addressing goes
+// through the layout's minor_to_major, except that an index whose linear
+// position was computed for the same dimensions and layout addresses the
+// buffer directly: elementwise ops on same-shaped operands then cost one GEP,
+// with no multiply-add chain for the vectorizer to see through.
+//
+// Types: in memory PRED is i8 (as the host literal's bool), in registers it
+// is i1; f16 is `half`, bf16 is `bfloat` (arithmetic on both goes through
+// f32, see elemental_emitter.h). Only the element types IsSupportedElementType
+// accepts, minus complex, have LLVM types here; the others are an error.
+#ifndef BACKENDS_COMMON_IR_ARRAY_H_
+#define BACKENDS_COMMON_IR_ARRAY_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "hlo/shape.h"
+
+namespace llvm {
+class IRBuilderBase;
+class LLVMContext;
+class Type;
+class Value;
+}  // namespace llvm
+
+namespace hloc {
+
+// LLVM type of one element as stored in a buffer / held in a register.
+absl::StatusOr<llvm::Type*> StorageType(PrimitiveType type,
+                                        llvm::LLVMContext& context);
+absl::StatusOr<llvm::Type*> RegisterType(PrimitiveType type,
+                                         llvm::LLVMContext& context);
+
+class IrIndex {
+ public:
+  IrIndex() = default;
+  // A multi-dimensional index with no linear position.
+  IrIndex(std::vector<llvm::Value*> multidim, llvm::Type* index_type);
+  // A multi-dimensional index whose physical linear position in an array of
+  // `shape`'s dimensions and layout is `linear`.
+  IrIndex(std::vector<llvm::Value*> multidim, llvm::Value* linear,
+          const Shape& shape, llvm::Type* index_type);
+  // The index of a rank-0 array.
+  static IrIndex Scalar(llvm::Type* index_type);
+  // Splits a physical linear position in an array of `shape` into its
+  // multi-dimensional index (keeping `linear` for the fast path).
+  static IrIndex FromLinear(llvm::Value* linear, const Shape& shape,
+                            llvm::IRBuilderBase* b);
+
+  int64_t rank() const { return static_cast<int64_t>(multidim_.size()); }
+  llvm::Value* operator[](int64_t i) const { return multidim_[i]; }
+  const std::vector<llvm::Value*>& multidim() const { return multidim_; }
+  llvm::Value* linear() const { return linear_; }
+  llvm::Type* index_type() const { return index_type_; }
+
+  // True if linear() is the physical position of this index in an array of
+  // `shape`: same dimensions and same minor_to_major.
+  bool LinearValidOn(const Shape& shape) const;
+
+ private:
+  std::vector<llvm::Value*> multidim_;
+  llvm::Value* linear_ = nullptr;
+  std::vector<int64_t> linear_dims_;
+  std::vector<int64_t> linear_minor_to_major_;
+  llvm::Type* index_type_ = nullptr;
+};
+
+class IrArray {
+ public:
+  IrArray() = default;
+  // `base` points at the first element of a dense buffer of `shape` (an
+  // array shape; a missing layout means row-major).
+  IrArray(llvm::Value* base, const Shape& shape);
+
+  llvm::Value* base() const { return base_; }
+  const Shape& shape() const { return shape_; }
+
+  // Physical element offset of `index` (the linear fast path when valid).
+  llvm::Value* EmitLinearOffset(const IrIndex& index,
+                                llvm::IRBuilderBase* b) const;
+  llvm::Value* EmitElementPointer(const IrIndex& index,
+                                  llvm::IRBuilderBase* b) const;
+  // Loads the element at `index` in its register type (PRED as i1).
+  absl::StatusOr<llvm::Value*> EmitRead(const IrIndex& index,
+                                        llvm::IRBuilderBase* b,
+                                        absl::string_view name = "") const;
+  // Stores a register-typed value at `index`.
+  absl::Status EmitWrite(const IrIndex& index, llvm::Value* value,
+                         llvm::IRBuilderBase* b) const;
+
+ private:
+  llvm::Value* base_ = nullptr;
+  Shape shape_;
+  std::vector<int64_t> strides_;
+};
+
+}  // namespace hloc
+
+#endif  // BACKENDS_COMMON_IR_ARRAY_H_

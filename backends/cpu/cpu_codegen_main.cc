@@ -1,0 +1,94 @@
+// hlo-cpu-codegen: prints what the CPU backend makes of an HLO module, for
+// reading and for FileCheck tests (backends/cpu/tests):
+//
+//   hlo-cpu-codegen [--emit=llvm|llvm-opt|asm] [--pipeline] [--serial] FILE
+//
+//   --emit=llvm      the kernels' LLVM IR as emitted (default)
+//   --emit=llvm-opt  the LLVM IR after the O3 pipeline for the host CPU
+//   --emit=asm       the host assembly
+//   --pipeline       run the CPU pass pipeline (simplify, fuse) first
+//   --serial         no OpenMP: every loop runs on the calling thread
+// FILE may be "-" for standard input. Errors go to stderr with exit code 1.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "backends/cpu/cpu_compiler.h"
+#include "hlo/text/parser.h"
+#include "passes/pipelines.h"
+
+namespace {
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "hlo-cpu-codegen: %s\n", message.c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string emit = "llvm";
+  std::string path;
+  bool pipeline = false;
+  hloc::CpuCompileOptions options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--emit=", 0) == 0) {
+      emit = arg.substr(7);
+    } else if (arg == "--pipeline") {
+      pipeline = true;
+    } else if (arg == "--serial") {
+      options.codegen.parallel = false;
+    } else if (arg == "--help" || arg == "-h") {
+      std::printf(
+          "usage: hlo-cpu-codegen [--emit=llvm|llvm-opt|asm] [--pipeline] "
+          "[--serial] FILE\n");
+      return 0;
+    } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
+      return Fail("unknown flag " + arg);
+    } else if (path.empty()) {
+      path = arg;
+    } else {
+      return Fail("more than one input file");
+    }
+  }
+  if (emit != "llvm" && emit != "llvm-opt" && emit != "asm") {
+    return Fail("--emit must be llvm, llvm-opt or asm, not '" + emit + "'");
+  }
+  if (path.empty()) return Fail("no input file (use - for stdin)");
+  std::stringstream text;
+  if (path == "-") {
+    text << std::cin.rdbuf();
+  } else {
+    std::ifstream file(path);
+    if (!file) return Fail("cannot read " + path);
+    text << file.rdbuf();
+  }
+  auto module = hloc::ParseHloModule(text.str(), path);
+  if (!module.ok()) return Fail(std::string(module.status().message()));
+  if (pipeline) {
+    auto passes = hloc::MakePipeline("cpu", hloc::PipelineOptions{});
+    if (!passes.ok()) return Fail(std::string(passes.status().message()));
+    auto changed = passes->Run(module->get());
+    if (!changed.ok()) return Fail(std::string(changed.status().message()));
+    for (hloc::HloComputation* c : (*module)->computations()) {
+      c->SortInstructionsInPostOrder();
+    }
+  }
+  if (emit == "llvm") {
+    auto ir = hloc::EmitCpuLlvmIr(**module, options.codegen);
+    if (!ir.ok()) return Fail(std::string(ir.status().message()));
+    std::fputs(ir->c_str(), stdout);
+    return 0;
+  }
+  options.jit.keep_ir = emit == "llvm-opt";
+  options.jit.keep_asm = emit == "asm";
+  auto executable = hloc::CompileForCpu(**module, options);
+  if (!executable.ok()) return Fail(std::string(executable.status().message()));
+  const std::string& out =
+      emit == "asm" ? (*executable)->assembly() : (*executable)->optimized_ir();
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}

@@ -1,0 +1,47 @@
+// The CPU backend's entry points: compile a (fused) module to kernels for
+// the host CPU (ir_emitter.h), JIT them (jit.h) and run them
+// (cpu_executable.h).
+//
+// The module is expected to have gone through the CPU pass pipeline
+// (fusion included), but any valid module compiles: every entry
+// instruction that is not a fusion becomes a kernel of its own, or an
+// evaluator fallback where code generation declines (see
+// cpu_executable.h). Layouts must be plain (minor_to_major only) and shapes
+// static.
+#ifndef BACKENDS_CPU_CPU_COMPILER_H_
+#define BACKENDS_CPU_CPU_COMPILER_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "backends/cpu/cpu_executable.h"
+#include "backends/cpu/ir_emitter.h"
+#include "backends/cpu/jit.h"
+#include "hlo/literal.h"
+#include "hlo/module.h"
+
+namespace hloc {
+
+struct CpuCompileOptions {
+  CpuCodegenOptions codegen;
+  JitOptions jit;
+  // Print a line to stderr for each instruction left to the evaluator.
+  bool log_fallbacks = true;
+};
+
+absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
+    const HloModule& module, const CpuCompileOptions& options = {});
+
+// Compiles and runs once.
+absl::StatusOr<Literal> RunOnCpu(const HloModule& fused_module,
+                                 absl::Span<const Literal> args);
+
+// The unoptimized LLVM IR of the module's kernels (for debugging; the
+// optimized IR and assembly come from JitOptions keep_ir / keep_asm).
+absl::StatusOr<std::string> EmitCpuLlvmIr(
+    const HloModule& module, const CpuCodegenOptions& options = {});
+
+}  // namespace hloc
+
+#endif  // BACKENDS_CPU_CPU_COMPILER_H_

@@ -1,0 +1,920 @@
+// The CPU backend against the reference evaluator: small HLO modules (fused
+// by hand, so these tests do not depend on the fusion passes) run on both,
+// with deterministic pseudo-random inputs plus edge values. Integers and
+// predicates must match exactly, floats within a tolerance (the CPU's exp,
+// log and tanh are polynomial approximations, and row reductions are
+// reassociated into vector partial sums).
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "backends/cpu/cpu_compiler.h"
+#include "gtest/gtest.h"
+#include "hlo/evaluator/evaluator.h"
+#include "hlo/text/parser.h"
+
+namespace hloc {
+namespace {
+
+struct Tolerance {
+  double rtol = 1e-5;
+  double atol = 1e-6;
+};
+
+// Deterministic values for an array shape: floats in [-4, 4] with a few
+// specials at the front, integers over their whole range (small ones for
+// shift amounts and the like come from the modules themselves).
+Literal MakeInput(const Shape& shape, uint32_t seed) {
+  if (shape.IsTuple()) {
+    std::vector<Literal> elements;
+    for (const Shape& s : shape.tuple_shapes())
+      elements.push_back(MakeInput(s, seed++));
+    return Literal::MakeTuple(std::move(elements));
+  }
+  Literal literal(shape);
+  std::mt19937 rng(seed);
+  int64_t n = shape.ElementCount();
+  PrimitiveType t = shape.element_type();
+  for (int64_t i = 0; i < n; ++i) {
+    if (IsFloatingPointType(t)) {
+      double v = std::uniform_real_distribution<double>(-4.0, 4.0)(rng);
+      literal.SetFromDouble(i, v);
+    } else if (t == PRED) {
+      literal.SetFromInt64(i, rng() & 1);
+    } else {
+      int64_t v =
+          static_cast<int64_t>((static_cast<uint64_t>(rng()) << 32) | rng());
+      literal.SetFromInt64(i, v);
+    }
+  }
+  return literal;
+}
+
+bool IsFloatLiteral(const Literal& l) {
+  return IsFloatingPointType(l.element_type());
+}
+
+void ExpectNear(const Literal& expected, const Literal& actual,
+                const Tolerance& tol, const std::string& where) {
+  ASSERT_TRUE(expected.shape().Compatible(actual.shape()))
+      << where << ": " << expected.shape().ToString() << " vs "
+      << actual.shape().ToString();
+  if (expected.shape().IsTuple()) {
+    for (size_t i = 0; i < expected.tuple_elements().size(); ++i) {
+      ExpectNear(expected.tuple_elements()[i], actual.tuple_elements()[i], tol,
+                 absl::StrCat(where, "{", i, "}"));
+    }
+    return;
+  }
+  if (!IsFloatLiteral(expected)) {
+    ASSERT_EQ(expected.size_bytes(), actual.size_bytes());
+    int64_t width = ByteWidth(expected.element_type());
+    int mismatches = 0;
+    for (int64_t i = 0; i < expected.element_count(); ++i) {
+      if (std::memcmp(expected.untyped_data() + i * width,
+                      actual.untyped_data() + i * width, width) != 0) {
+        if (++mismatches <= 5) {
+          ADD_FAILURE() << where << " element " << i << ": expected "
+                        << expected.GetAsInt64(i) << ", got "
+                        << actual.GetAsInt64(i);
+        }
+      }
+    }
+    EXPECT_EQ(mismatches, 0) << where;
+    return;
+  }
+  int mismatches = 0;
+  for (int64_t i = 0; i < expected.element_count(); ++i) {
+    double e = expected.GetAsDouble(i);
+    double a = actual.GetAsDouble(i);
+    bool ok;
+    if (std::isnan(e) || std::isnan(a)) {
+      ok = std::isnan(e) && std::isnan(a);
+    } else if (std::isinf(e) || std::isinf(a)) {
+      ok = e == a;
+    } else {
+      ok = std::fabs(e - a) <= tol.atol + tol.rtol * std::fabs(e);
+    }
+    if (!ok && ++mismatches <= 5) {
+      ADD_FAILURE() << where << " element " << i << ": expected " << e
+                    << ", got " << a;
+    }
+  }
+  EXPECT_EQ(mismatches, 0) << where;
+}
+
+struct RunResult {
+  int64_t fallbacks = 0;
+  int64_t kernels = 0;
+};
+
+// Parses `text`, runs it in the evaluator and on the CPU (with the given
+// arguments, or generated ones) and compares.
+RunResult CheckAgainstEvaluator(const std::string& text,
+                                std::vector<Literal> args = {},
+                                Tolerance tol = {},
+                                CpuCompileOptions options = {}) {
+  RunResult out;
+  auto module = ParseHloModule(text, "test");
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return out;
+  const HloComputation* entry = (*module)->entry_computation();
+  if (args.empty()) {
+    for (int64_t i = 0; i < entry->num_parameters(); ++i) {
+      args.push_back(
+          MakeInput(entry->parameter_instruction(i)->shape(), 17 + i));
+    }
+  }
+  absl::StatusOr<Literal> expected = EvaluateModule(**module, args);
+  EXPECT_TRUE(expected.ok()) << expected.status();
+  auto executable = CompileForCpu(**module, options);
+  EXPECT_TRUE(executable.ok()) << executable.status();
+  if (!expected.ok() || !executable.ok()) return out;
+  absl::StatusOr<Literal> actual = (*executable)->Run(args);
+  EXPECT_TRUE(actual.ok()) << actual.status();
+  if (!actual.ok()) return out;
+  ExpectNear(*expected, *actual, tol, (*module)->name());
+  out.fallbacks =
+      static_cast<int64_t>((*executable)->fallback_instructions().size());
+  out.kernels = (*executable)->kernel_count();
+  return out;
+}
+
+template <typename T>
+Literal R1(PrimitiveType type, std::vector<T> values) {
+  return Literal::CreateR1<T>(type, values);
+}
+
+// --- Elementwise
+// ----------------------------------------------------------------
+
+TEST(CpuElementwiseTest, FusedChainMatchesEvaluator) {
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule chain
+fused {
+  x = f32[64,200] parameter(0)
+  y = f32[64,200] parameter(1)
+  one = f32[] constant(1)
+  ones = f32[64,200] broadcast(one), dimensions={}
+  a = f32[64,200] add(x, ones)
+  m = f32[64,200] multiply(a, y)
+  e = f32[64,200] exponential(m)
+  t = f32[64,200] tanh(x)
+  l = f32[64,200] log(e)
+  s = f32[64,200] subtract(l, t)
+  mx = f32[64,200] maximum(s, y)
+  ROOT d = f32[64,200] divide(mx, ones)
+}
+ENTRY main {
+  p0 = f32[64,200] parameter(0)
+  p1 = f32[64,200] parameter(1)
+  ROOT f = f32[64,200] fusion(p0, p1), kind=kLoop, calls=fused
+}
+)",
+                                      {}, {1e-5, 1e-5});
+  EXPECT_EQ(r.fallbacks, 0);
+  EXPECT_EQ(r.kernels, 1);
+}
+
+TEST(CpuElementwiseTest, FloatUnaryOpsOnSpecialValues) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> v = {0.0f,       -0.0f,   1.0f,
+                          -1.0f,      0.5f,    -2.5f,
+                          2.5f,       3.5f,    1e-30f,
+                          1e-40f,     -1e-40f, 88.0f,
+                          88.8f,      -87.0f,  -104.0f,
+                          100.0f,     -100.0f, inf,
+                          -inf,       nan,     1e30f,
+                          7.0f,       0.0003f, -0.9f,
+                          20.0f,      3e38f,   1.17549435e-38f,
+                          0.70710677f};
+  int n = static_cast<int>(v.size());
+  std::string body;
+  std::string roots;
+  const char* ops[] = {"abs",
+                       "negate",
+                       "sign",
+                       "ceil",
+                       "floor",
+                       "round-nearest-afz",
+                       "round-nearest-even",
+                       "sqrt",
+                       "rsqrt",
+                       "cbrt",
+                       "exponential",
+                       "exponential-minus-one",
+                       "log",
+                       "log-plus-one",
+                       "sine",
+                       "cosine",
+                       "tan",
+                       "tanh",
+                       "erf",
+                       "logistic"};
+  int i = 0;
+  for (const char* op : ops) {
+    absl::StrAppend(&body, "  r", i, " = f32[", n, "] ", op, "(x)\n");
+    absl::StrAppend(&roots, i ? ", " : "", "r", i);
+    ++i;
+  }
+  std::string shapes;
+  for (int j = 0; j < i; ++j)
+    absl::StrAppend(&shapes, j ? ", " : "", "f32[", n, "]");
+  std::string text = absl::StrCat("HloModule unary\nENTRY main {\n  x = f32[",
+                                  n, "] parameter(0)\n", body, "  ROOT t = (",
+                                  shapes, ") tuple(", roots, ")\n}\n");
+  std::vector<Literal> args;
+  args.push_back(R1<float>(F32, v));
+  RunResult r = CheckAgainstEvaluator(text, std::move(args), {2e-6, 1e-37});
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+TEST(CpuElementwiseTest, FloatBinaryOps) {
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule binary
+ENTRY main {
+  x = f32[1000] parameter(0)
+  y = f32[1000] parameter(1)
+  a = f32[1000] add(x, y)
+  s = f32[1000] subtract(x, y)
+  m = f32[1000] multiply(x, y)
+  d = f32[1000] divide(x, y)
+  r = f32[1000] remainder(x, y)
+  mx = f32[1000] maximum(x, y)
+  mn = f32[1000] minimum(x, y)
+  ax = f32[1000] abs(x)
+  p = f32[1000] power(ax, y)
+  at = f32[1000] atan2(x, y)
+  c = f32[1000] clamp(y, x, ax)
+  pr = pred[1000] compare(x, y), direction=LT
+  sel = f32[1000] select(pr, x, y)
+  fin = pred[1000] is-finite(d)
+  ROOT t = (f32[1000], f32[1000], f32[1000], f32[1000], f32[1000], f32[1000], f32[1000], f32[1000], f32[1000], f32[1000], f32[1000], pred[1000]) tuple(a, s, m, d, r, mx, mn, p, at, c, sel, fin)
+}
+)",
+                                      {}, {1e-6, 1e-6});
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+TEST(CpuElementwiseTest, NaNPropagatingMaxMinAndTotalOrderCompare) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x = {nan, 1.0f, -0.0f, 0.0f, -inf, 2.0f, -nan, 3.0f};
+  std::vector<float> y = {1.0f, nan, 0.0f, -0.0f, inf, 2.0f, 1.0f, -nan};
+  std::vector<Literal> args;
+  args.push_back(R1<float>(F32, x));
+  args.push_back(R1<float>(F32, y));
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule maxmin
+ENTRY main {
+  x = f32[8] parameter(0)
+  y = f32[8] parameter(1)
+  mx = f32[8] maximum(x, y)
+  mn = f32[8] minimum(x, y)
+  lt = pred[8] compare(x, y), direction=LT, type=TOTALORDER
+  eq = pred[8] compare(x, y), direction=EQ, type=TOTALORDER
+  ne = pred[8] compare(x, y), direction=NE
+  ge = pred[8] compare(x, y), direction=GE
+  ROOT t = (f32[8], f32[8], pred[8], pred[8], pred[8], pred[8]) tuple(mx, mn, lt, eq, ne, ge)
+}
+)",
+                                      std::move(args));
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+TEST(CpuElementwiseTest, IntegerEdgeSemantics) {
+  const int32_t kMin = std::numeric_limits<int32_t>::min();
+  std::vector<int32_t> x = {7, -7, kMin, kMin, 5, 0, -1, 123456, 2, -3, 1, -1};
+  std::vector<int32_t> y = {2, 2, -1, 0, 0, 0, 31, 33, 40, 3, -2, -3};
+  std::vector<Literal> args;
+  args.push_back(R1<int32_t>(S32, x));
+  args.push_back(R1<int32_t>(S32, y));
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule ints
+ENTRY main {
+  x = s32[12] parameter(0)
+  y = s32[12] parameter(1)
+  d = s32[12] divide(x, y)
+  r = s32[12] remainder(x, y)
+  shl = s32[12] shift-left(x, y)
+  sra = s32[12] shift-right-arithmetic(x, y)
+  srl = s32[12] shift-right-logical(x, y)
+  clz = s32[12] count-leading-zeros(x)
+  pop = s32[12] popcnt(x)
+  pw = s32[12] power(x, y)
+  ab = s32[12] abs(x)
+  ng = s32[12] negate(x)
+  sg = s32[12] sign(x)
+  nt = s32[12] not(x)
+  mx = s32[12] maximum(x, y)
+  mn = s32[12] minimum(x, y)
+  an = s32[12] and(x, y)
+  o = s32[12] or(x, y)
+  xo = s32[12] xor(x, y)
+  c = s32[12] clamp(y, x, d)
+  ROOT t = (s32[12], s32[12], s32[12], s32[12], s32[12], s32[12], s32[12], s32[12], s32[12], s32[12], s32[12], s32[12], s32[12], s32[12], s32[12], s32[12], s32[12], s32[12]) tuple(d, r, shl, sra, srl, clz, pop, pw, ab, ng, sg, nt, mx, mn, an, o, xo, c)
+}
+)",
+                                      std::move(args));
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+TEST(CpuElementwiseTest, UnsignedAndNarrowIntegers) {
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule uints
+ENTRY main {
+  x = u8[300] parameter(0)
+  y = u8[300] parameter(1)
+  d = u8[300] divide(x, y)
+  r = u8[300] remainder(x, y)
+  shl = u8[300] shift-left(x, y)
+  srl = u8[300] shift-right-logical(x, y)
+  sra = u8[300] shift-right-arithmetic(x, y)
+  mx = u8[300] maximum(x, y)
+  lt = pred[300] compare(x, y), direction=LT
+  a = s16[300] parameter(2)
+  b = s16[300] parameter(3)
+  m = s16[300] multiply(a, b)
+  q = s16[300] divide(a, b)
+  u = u64[300] parameter(4)
+  v = u64[300] parameter(5)
+  uq = u64[300] divide(u, v)
+  ur = u64[300] remainder(u, v)
+  um = u64[300] minimum(u, v)
+  ROOT t = (u8[300], u8[300], u8[300], u8[300], u8[300], u8[300], pred[300], s16[300], s16[300], u64[300], u64[300], u64[300]) tuple(d, r, shl, srl, sra, mx, lt, m, q, uq, ur, um)
+}
+)");
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+TEST(CpuElementwiseTest, ConvertEdgeCases) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> v = {
+      0.0f,   -0.0f,          1.5f,        -1.5f,        2.5f,
+      127.9f, 128.0f,         -129.0f,     255.5f,       256.0f,
+      -1.0f,  3e9f,           -3e9f,       1e20f,        -1e20f,
+      inf,    -inf,           nan,         65504.0f,     65520.0f,
+      1e-8f,  1.00048828125f, 1.00390625f, 3.3895314e38f};
+  int n = static_cast<int>(v.size());
+  std::string text = absl::StrCat(R"(
+HloModule converts
+ENTRY main {
+  x = f32[N] parameter(0)
+  s8 = s8[N] convert(x)
+  u8 = u8[N] convert(x)
+  s32 = s32[N] convert(x)
+  u32 = u32[N] convert(x)
+  s64 = s64[N] convert(x)
+  u64 = u64[N] convert(x)
+  h = f16[N] convert(x)
+  bf = bf16[N] convert(x)
+  d = f64[N] convert(x)
+  p = pred[N] convert(x)
+  hb = f32[N] convert(h)
+  bfb = f32[N] convert(bf)
+  i2f = f32[N] convert(s32)
+  u2h = f16[N] convert(u32)
+  p2f = f32[N] convert(p)
+  p2i = s32[N] convert(p)
+  i2p = pred[N] convert(s8)
+  d2h = f16[N] convert(d)
+  d2bf = bf16[N] convert(d)
+  h2s = s16[N] convert(h)
+  ROOT t = (s8[N], u8[N], s32[N], u32[N], s64[N], u64[N], f16[N], bf16[N], f64[N], pred[N], f32[N], f32[N], f32[N], f16[N], f32[N], s32[N], pred[N], f16[N], bf16[N], s16[N]) tuple(s8, u8, s32, u32, s64, u64, h, bf, d, p, hb, bfb, i2f, u2h, p2f, p2i, i2p, d2h, d2bf, h2s)
+}
+)");
+  std::string sized =
+      absl::StrReplaceAll(text, {{"[N]", absl::StrCat("[", n, "]")}});
+  std::vector<Literal> args;
+  args.push_back(R1<float>(F32, v));
+  RunResult r = CheckAgainstEvaluator(sized, std::move(args), {0, 0});
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+TEST(CpuElementwiseTest, HalfAndBFloat16ComputeInF32) {
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule halves
+fused {
+  x = f16[33,70] parameter(0)
+  y = bf16[33,70] parameter(1)
+  yh = f16[33,70] convert(y)
+  a = f16[33,70] add(x, yh)
+  m = f16[33,70] multiply(a, x)
+  e = f16[33,70] exponential(m)
+  xb = bf16[33,70] convert(x)
+  b = bf16[33,70] subtract(xb, y)
+  bt = bf16[33,70] tanh(b)
+  rp = f16[33,70] reduce-precision(e), exponent_bits=5, mantissa_bits=3
+  ROOT t = (f16[33,70], bf16[33,70], f16[33,70]) tuple(e, bt, rp)
+}
+ENTRY main {
+  p0 = f16[33,70] parameter(0)
+  p1 = bf16[33,70] parameter(1)
+  ROOT f = (f16[33,70], bf16[33,70], f16[33,70]) fusion(p0, p1), kind=kLoop, calls=fused
+}
+)",
+                                      {}, {1e-2, 1e-3});
+  EXPECT_EQ(r.fallbacks, 0);
+  EXPECT_EQ(r.kernels, 1);
+}
+
+TEST(CpuElementwiseTest, ReducePrecisionF32) {
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule rp
+ENTRY main {
+  x = f32[500] parameter(0)
+  big = f32[] constant(1e30)
+  bigs = f32[500] broadcast(big), dimensions={}
+  y = f32[500] multiply(x, bigs)
+  a = f32[500] reduce-precision(y), exponent_bits=5, mantissa_bits=10
+  b = f32[500] reduce-precision(x), exponent_bits=8, mantissa_bits=7
+  c = f32[500] reduce-precision(x), exponent_bits=2, mantissa_bits=0
+  ROOT t = (f32[500], f32[500], f32[500]) tuple(a, b, c)
+}
+)",
+                                      {}, {0, 0});
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+// --- Data movement
+// ----------------------------------------------------------------
+
+TEST(CpuDataMovementTest, BroadcastTransposeReshapeSliceReverse) {
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule movement
+ENTRY main {
+  x = f32[6,10] parameter(0)
+  v = f32[10] parameter(1)
+  b = f32[4,6,10] broadcast(v), dimensions={2}
+  bx = f32[4,6,10] broadcast(x), dimensions={1,2}
+  s = f32[4,6,10] add(b, bx)
+  t = f32[10,4,6] transpose(s), dimensions={2,0,1}
+  r = f32[40,6] reshape(t)
+  sl = f32[13,3] slice(r), slice={[1:40:3], [0:6:2]}
+  rv = f32[13,3] reverse(sl), dimensions={0,1}
+  tc = f32[6,10]{0,1} copy(x)
+  tt = f32[10,6]{1,0} transpose(tc), dimensions={1,0}
+  ROOT out = (f32[13,3], f32[10,6], f32[6,10]{0,1}) tuple(rv, tt, tc)
+}
+)");
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+TEST(CpuDataMovementTest, ConcatenatePadIota) {
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule concat_pad
+ENTRY main {
+  a = f32[3,5] parameter(0)
+  b = f32[4,5] parameter(1)
+  c = f32[1,5] parameter(2)
+  cat = f32[8,5] concatenate(a, b, c), dimensions={0}
+  z = f32[] constant(-7)
+  p = f32[18,11] pad(cat, z), padding=1_2_1x-1_3_1
+  i = s32[14,9] iota(), iota_dimension=1
+  fi = f32[14,9] iota(), iota_dimension=0
+  ROOT t = (f32[8,5], f32[18,11], s32[14,9], f32[14,9]) tuple(cat, p, i, fi)
+}
+)");
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+TEST(CpuDataMovementTest, DynamicSliceUpdateSliceGather) {
+  std::vector<Literal> args;
+  args.push_back(MakeInput(Shape::Array(F32, {8, 6}), 3));
+  args.push_back(Literal::CreateR0<int32_t>(S32, 5));   // clamped to 4
+  args.push_back(Literal::CreateR0<int32_t>(S32, -2));  // clamped to 0
+  args.push_back(MakeInput(Shape::Array(F32, {2, 3}), 4));
+  args.push_back(R1<int32_t>(S32, {0, 7, 3, -1, 100}));
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule dynamic
+ENTRY main {
+  x = f32[8,6] parameter(0)
+  i = s32[] parameter(1)
+  j = s32[] parameter(2)
+  u = f32[2,3] parameter(3)
+  idx = s32[5] parameter(4)
+  ds = f32[4,3] dynamic-slice(x, i, j), dynamic_slice_sizes={4,3}
+  dus = f32[8,6] dynamic-update-slice(x, u, j, i)
+  idx2 = s32[5,1] reshape(idx)
+  g = f32[5,6] gather(x, idx2), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,6}
+  ROOT t = (f32[4,3], f32[8,6], f32[5,6]) tuple(ds, dus, g)
+}
+)",
+                                      std::move(args));
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+TEST(CpuDataMovementTest, ColumnMajorParameterLayouts) {
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule layouts
+ENTRY main {
+  x = f32[7,9]{0,1} parameter(0)
+  y = f32[7,9]{1,0} parameter(1)
+  a = f32[7,9]{0,1} add(x, y)
+  ROOT m = f32[7,9]{1,0} multiply(a, x)
+}
+)");
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+// --- Reductions
+// ------------------------------------------------------------------
+
+constexpr char kAdd[] = R"(
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+)";
+
+TEST(CpuReductionTest, RowAndColumnSums) {
+  RunResult r = CheckAgainstEvaluator(absl::StrCat("HloModule sums\n", kAdd, R"(
+ENTRY main {
+  x = f32[96,1000] parameter(0)
+  zero = f32[] constant(0)
+  row = f32[96] reduce(x, zero), dimensions={1}, to_apply=add
+  col = f32[1000] reduce(x, zero), dimensions={0}, to_apply=add
+  all = f32[] reduce(x, zero), dimensions={0,1}, to_apply=add
+  ROOT t = (f32[96], f32[1000], f32[]) tuple(row, col, all)
+}
+)"),
+                                      {}, {1e-4, 1e-3});
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+TEST(CpuReductionTest, MiddleDimensionAndColumnMajorInput) {
+  RunResult r =
+      CheckAgainstEvaluator(absl::StrCat("HloModule middle\n", kAdd, R"(
+ENTRY main {
+  x = f32[5,300,17] parameter(0)
+  y = f32[40,30]{0,1} parameter(1)
+  zero = f32[] constant(0)
+  mid = f32[5,17] reduce(x, zero), dimensions={1}, to_apply=add
+  outer = f32[300] reduce(x, zero), dimensions={0,2}, to_apply=add
+  ycols = f32[30] reduce(y, zero), dimensions={0}, to_apply=add
+  yrows = f32[40] reduce(y, zero), dimensions={1}, to_apply=add
+  ROOT t = (f32[5,17], f32[300], f32[30], f32[40]) tuple(mid, outer, ycols, yrows)
+}
+)"),
+                            {}, {1e-4, 1e-4});
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+TEST(CpuReductionTest, MaxWithNaNAndIntegerReductions) {
+  Literal x = MakeInput(Shape::Array(F32, {16, 64}), 9);
+  x.data<float>()[3 * 64 + 5] = std::numeric_limits<float>::quiet_NaN();
+  x.data<float>()[7] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<Literal> args;
+  args.push_back(std::move(x));
+  args.push_back(MakeInput(Shape::Array(S32, {16, 64}), 10));
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule maxes
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+iadd {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+imax {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] maximum(a, b)
+}
+ENTRY main {
+  x = f32[16,64] parameter(0)
+  y = s32[16,64] parameter(1)
+  ninf = f32[] constant(-inf)
+  z = s32[] constant(0)
+  lo = s32[] constant(-2147483648)
+  rmax = f32[16] reduce(x, ninf), dimensions={1}, to_apply=max
+  cmax = f32[64] reduce(x, ninf), dimensions={0}, to_apply=max
+  isum = s32[16] reduce(y, z), dimensions={1}, to_apply=iadd
+  icol = s32[64] reduce(y, lo), dimensions={0}, to_apply=imax
+  ROOT t = (f32[16], f32[64], s32[16], s32[64]) tuple(rmax, cmax, isum, icol)
+}
+)",
+                                      std::move(args), {0, 0});
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+TEST(CpuReductionTest, VariadicArgmax) {
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule argmax
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(av, bv), direction=GT
+  eq = pred[] compare(av, bv), direction=EQ
+  lti = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lti)
+  pick = pred[] or(gt, tie)
+  v = f32[] select(pick, av, bv)
+  i = s32[] select(pick, ai, bi)
+  ROOT r = (f32[], s32[]) tuple(v, i)
+}
+ENTRY main {
+  x = f32[12,50] parameter(0)
+  iota = s32[12,50] iota(), iota_dimension=1
+  ninf = f32[] constant(-inf)
+  z = s32[] constant(0)
+  ROOT r = (f32[12], s32[12]) reduce(x, iota, ninf, z), dimensions={1}, to_apply=argmax
+}
+)",
+                                      {}, {0, 0});
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+TEST(CpuReductionTest, MultiOutputReductionFusion) {
+  // Softmax-like: row max and row sum of exp(x - max) computed by a fusion
+  // that also returns the elementwise exp.
+  RunResult r =
+      CheckAgainstEvaluator(absl::StrCat("HloModule multi\n", kAdd, R"(
+fused {
+  x = f32[33,257] parameter(0)
+  e = f32[33,257] exponential(x)
+  zero = f32[] constant(0)
+  s = f32[33] reduce(e, zero), dimensions={1}, to_apply=add
+  sq = f32[33,257] multiply(x, x)
+  s2 = f32[33] reduce(sq, zero), dimensions={1}, to_apply=add
+  ROOT t = (f32[33], f32[33], f32[33,257]) tuple(s, s2, e)
+}
+colfused {
+  x = f32[70,129] parameter(0)
+  n = f32[70,129] negate(x)
+  zero = f32[] constant(0)
+  s = f32[129] reduce(n, zero), dimensions={0}, to_apply=add
+  ROOT t = (f32[129], f32[70,129]) tuple(s, n)
+}
+ENTRY main {
+  p = f32[33,257] parameter(0)
+  q = f32[70,129] parameter(1)
+  f = (f32[33], f32[33], f32[33,257]) fusion(p), kind=kInput, calls=fused
+  g = (f32[129], f32[70,129]) fusion(q), kind=kInput, calls=colfused
+  ROOT t = ((f32[33], f32[33], f32[33,257]), (f32[129], f32[70,129])) tuple(f, g)
+}
+)"),
+                            {}, {1e-4, 1e-4});
+  EXPECT_EQ(r.fallbacks, 0);
+  EXPECT_EQ(r.kernels, 2);
+}
+
+TEST(CpuReductionTest, ReduceWindowAndMap) {
+  RunResult r =
+      CheckAgainstEvaluator(absl::StrCat("HloModule windows\n", kAdd, R"(
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+ENTRY main {
+  x = f32[2,9,9,3] parameter(0)
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  pool = f32[2,4,4,3] reduce-window(x, ninf), window={size=1x3x3x1 stride=1x2x2x1}, to_apply=max
+  v = f32[20] parameter(1)
+  cumsum = f32[20] reduce-window(v, zero), window={size=20 pad=19_0}, to_apply=add
+  m = f32[20] map(v, cumsum), dimensions={0}, to_apply=add
+  ROOT t = (f32[2,4,4,3], f32[20], f32[20]) tuple(pool, cumsum, m)
+}
+)"),
+                            {}, {1e-5, 1e-5});
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+TEST(CpuReductionTest, DifferentReducesInOneFusionAndReduceInsideLoopFusion) {
+  RunResult r =
+      CheckAgainstEvaluator(absl::StrCat("HloModule mixed\n", kAdd, R"(
+fused {
+  x = f32[24,40] parameter(0)
+  zero = f32[] constant(0)
+  rows = f32[24] reduce(x, zero), dimensions={1}, to_apply=add
+  cols = f32[40] reduce(x, zero), dimensions={0}, to_apply=add
+  ROOT t = (f32[24], f32[40]) tuple(rows, cols)
+}
+centered {
+  x = f32[24,40] parameter(0)
+  zero = f32[] constant(0)
+  rows = f32[24] reduce(x, zero), dimensions={1}, to_apply=add
+  b = f32[24,40] broadcast(rows), dimensions={0}
+  ROOT s = f32[24,40] subtract(x, b)
+}
+ENTRY main {
+  p = f32[24,40] parameter(0)
+  f = (f32[24], f32[40]) fusion(p), kind=kInput, calls=fused
+  g = f32[24,40] fusion(p), kind=kLoop, calls=centered
+  ROOT t = ((f32[24], f32[40]), f32[24,40]) tuple(f, g)
+}
+)"),
+                            {}, {1e-5, 1e-5});
+  EXPECT_EQ(r.fallbacks, 0);
+  EXPECT_EQ(r.kernels, 2);
+}
+
+TEST(CpuReductionTest, EmptyAndScalarShapes) {
+  RunResult r =
+      CheckAgainstEvaluator(absl::StrCat("HloModule empty\n", kAdd, R"(
+ENTRY main {
+  x = f32[0,5] parameter(0)
+  s = f32[] parameter(1)
+  zero = f32[] constant(0)
+  e = f32[0,5] exponential(x)
+  cols = f32[5] reduce(x, zero), dimensions={0}, to_apply=add
+  rows = f32[0] reduce(x, zero), dimensions={1}, to_apply=add
+  sc = f32[] reduce(s, zero), dimensions={}, to_apply=add
+  n = f32[] negate(s)
+  ROOT t = (f32[0,5], f32[5], f32[0], f32[], f32[]) tuple(e, cols, rows, sc, n)
+}
+)"));
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+TEST(CpuElementwiseTest, F64AndPredOps) {
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule f64pred
+ENTRY main {
+  x = f64[257] parameter(0)
+  y = f64[257] parameter(1)
+  e = f64[257] exponential(x)
+  l = f64[257] log(e)
+  t = f64[257] tanh(y)
+  p = f64[257] power(e, y)
+  a = pred[257] parameter(2)
+  b = pred[257] parameter(3)
+  an = pred[257] and(a, b)
+  o = pred[257] or(a, b)
+  xo = pred[257] xor(a, b)
+  nt = pred[257] not(a)
+  eq = pred[257] compare(a, b), direction=EQ
+  gt = pred[257] compare(a, b), direction=GT
+  sel = f64[257] select(an, x, y)
+  mx = f64[257] maximum(x, y)
+  mn = f64[257] minimum(x, y)
+  h = f16[257] convert(x)
+  hm = f16[257] maximum(h, h)
+  ROOT r = (f64[257], f64[257], f64[257], pred[257], pred[257], pred[257], pred[257], pred[257], pred[257], f64[257], f64[257], f64[257], f16[257]) tuple(l, t, p, an, o, xo, nt, eq, gt, sel, mx, mn, hm)
+}
+)",
+                                      {}, {1e-13, 1e-13});
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+TEST(CpuDataMovementTest, FusedBitcastConcatenateMinorAndMultiShapeOutputs) {
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule fused_movement
+fused {
+  x = f32[4,6] parameter(0)
+  y = f32[4,3] parameter(1)
+  bc = f32[6,4]{0,1} bitcast(x)
+  c = f32[4,9] concatenate(x, y), dimensions={1}
+  n = f32[4,9] negate(c)
+  v = f32[6,1] slice(bc), slice={[0:6], [1:2]}
+  bcc = s32[4,6] bitcast-convert(x)
+  ROOT t = (f32[6,4]{0,1}, f32[4,9], f32[6,1], s32[4,6]) tuple(bc, n, v, bcc)
+}
+ENTRY main {
+  x = f32[4,6] parameter(0)
+  y = f32[4,3] parameter(1)
+  ROOT f = (f32[6,4]{0,1}, f32[4,9], f32[6,1], s32[4,6]) fusion(x, y), kind=kLoop, calls=fused
+}
+)");
+  EXPECT_EQ(r.fallbacks, 0);
+  EXPECT_EQ(r.kernels, 1);
+}
+
+TEST(CpuDataMovementTest, GatherWithIndexVectorInTheMiddle) {
+  std::vector<Literal> args;
+  args.push_back(MakeInput(Shape::Array(F32, {5, 7, 3}), 5));
+  Literal idx(Shape::Array(S32, {2, 2, 3}));
+  std::vector<int32_t> values = {0, 1, 4, 6, 2, 5, -3, 9, 3, 0, 1, 2};
+  std::memcpy(idx.untyped_data(), values.data(), values.size() * 4);
+  args.push_back(std::move(idx));
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule gather
+ENTRY main {
+  x = f32[5,7,3] parameter(0)
+  i = s32[2,2,3] parameter(1)
+  ROOT g = f32[2,3,2,3] gather(x, i), offset_dims={1,2}, collapsed_slice_dims={2}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={3,2,1}
+}
+)",
+                                      std::move(args), {0, 0});
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+// --- Parallel loops, multi-output loop fusion, fallback
+// ------------------------------
+
+TEST(CpuParallelTest, LargeLoopAndReductionsRunOnThreads) {
+  RunResult r = CheckAgainstEvaluator(absl::StrCat("HloModule big\n", kAdd, R"(
+fused {
+  x = f32[512,300] parameter(0)
+  y = f32[300] parameter(1)
+  yb = f32[512,300] broadcast(y), dimensions={1}
+  a = f32[512,300] add(x, yb)
+  t = f32[300,512] transpose(a), dimensions={1,0}
+  ROOT r = (f32[512,300], f32[300,512]) tuple(a, t)
+}
+ENTRY main {
+  x = f32[512,300] parameter(0)
+  y = f32[300] parameter(1)
+  f = (f32[512,300], f32[300,512]) fusion(x, y), kind=kLoop, calls=fused
+  a = f32[512,300] get-tuple-element(f), index=0
+  zero = f32[] constant(0)
+  row = f32[512] reduce(a, zero), dimensions={1}, to_apply=add
+  col = f32[300] reduce(a, zero), dimensions={0}, to_apply=add
+  big = f32[40000] parameter(2)
+  ex = f32[40000] exponential(big)
+  ROOT t = (f32[512], f32[300], (f32[512,300], f32[300,512]), f32[40000]) tuple(row, col, f, ex)
+}
+)"),
+                                      {}, {1e-4, 1e-3});
+  EXPECT_EQ(r.fallbacks, 0);
+  EXPECT_EQ(r.kernels, 4);
+}
+
+TEST(CpuFallbackTest, UnsupportedOpsRunInTheEvaluatorVisibly) {
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule with_dot
+ENTRY main {
+  x = f32[8,16] parameter(0)
+  y = f32[16,4] parameter(1)
+  d = f32[8,4] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT e = f32[8,4] exponential(d)
+}
+)",
+                                      {}, {1e-5, 1e-5});
+  EXPECT_EQ(r.fallbacks, 1);
+  EXPECT_EQ(r.kernels, 1);
+}
+
+// --- Vector code
+// ------------------------------------------------------------------
+
+TEST(CpuVectorizationTest, FusedElementwiseLoopUsesPackedVectorInstructions) {
+  auto module = ParseHloModule(R"(
+HloModule vec
+fused {
+  x = f32[64,1024] parameter(0)
+  y = f32[64,1024] parameter(1)
+  m = f32[64,1024] multiply(x, y)
+  ROOT a = f32[64,1024] add(m, x)
+}
+ENTRY main {
+  p0 = f32[64,1024] parameter(0)
+  p1 = f32[64,1024] parameter(1)
+  ROOT f = f32[64,1024] fusion(p0, p1), kind=kLoop, calls=fused
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  CpuCompileOptions options;
+  options.jit.keep_ir = true;
+  options.jit.keep_asm = true;
+  auto executable = CompileForCpu(**module, options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::string& ir = (*executable)->optimized_ir();
+  const std::string& asm_text = (*executable)->assembly();
+  bool vector_ir = ir.find("fmul <8 x float>") != std::string::npos ||
+                   ir.find("fmul <16 x float>") != std::string::npos;
+  EXPECT_TRUE(vector_ir) << ir;
+  bool vector_asm = (asm_text.find("vmulps") != std::string::npos &&
+                     asm_text.find("vaddps") != std::string::npos &&
+                     (asm_text.find("%ymm") != std::string::npos ||
+                      asm_text.find("%zmm") != std::string::npos));
+  EXPECT_TRUE(vector_asm) << asm_text;
+}
+
+TEST(CpuVectorizationTest, RowReductionIsVectorized) {
+  auto module = ParseHloModule(absl::StrCat("HloModule vecred\n", kAdd, R"(
+ENTRY main {
+  x = f32[64,1024] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[64] reduce(x, zero), dimensions={1}, to_apply=add
+}
+)"));
+  ASSERT_TRUE(module.ok()) << module.status();
+  CpuCompileOptions options;
+  options.jit.keep_ir = true;
+  auto executable = CompileForCpu(**module, options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::string& ir = (*executable)->optimized_ir();
+  EXPECT_TRUE(ir.find("fadd reassoc <8 x float>") != std::string::npos ||
+              ir.find("fadd reassoc <16 x float>") != std::string::npos)
+      << ir;
+}
+
+}  // namespace
+}  // namespace hloc

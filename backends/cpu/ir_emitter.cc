@@ -1,0 +1,859 @@
+#include "backends/cpu/ir_emitter.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <iterator>
+#include <optional>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/common/elemental_emitter.h"
+#include "backends/common/ir_array.h"
+#include "backends/common/loop_emitter.h"
+#include "backends/common/math_library.h"
+#include "backends/common/status_macros.h"
+#include "hlo/computation.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace hloc {
+namespace {
+
+absl::Status Unimplemented(const HloInstruction& hlo, absl::string_view why) {
+  return absl::UnimplementedError(absl::StrCat(
+      "CPU codegen: ", std::string(why), " (", hlo.ToShortString(), ")"));
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// One output buffer of a kernel: the instruction computing it and, for a
+// tuple-shaped one (variadic reduce), which element.
+struct Output {
+  const HloInstruction* root;
+  int64_t element;  // -1: the whole (array) value
+};
+
+// How the kernel's outputs are computed, found before any IR is emitted.
+struct KernelInfo {
+  const HloInstruction* hlo;
+  bool fused;
+  std::vector<Shape> input_shapes;
+  std::vector<Shape> output_shapes;
+  std::vector<Output> outputs;
+};
+
+absl::StatusOr<KernelInfo> AnalyzeKernel(const HloInstruction& hlo) {
+  KernelInfo info{&hlo, hlo.opcode() == HloOpcode::kFusion, {}, {}, {}};
+  for (const HloInstruction* operand : hlo.operands()) {
+    if (!operand->shape().IsArray()) {
+      return Unimplemented(hlo, "an operand is not an array");
+    }
+    info.input_shapes.push_back(operand->shape());
+  }
+  if (hlo.shape().IsTuple()) {
+    for (const Shape& s : hlo.shape().tuple_shapes()) {
+      if (!s.IsArray()) return Unimplemented(hlo, "nested tuple result");
+      info.output_shapes.push_back(s);
+    }
+  } else if (hlo.shape().IsArray()) {
+    info.output_shapes.push_back(hlo.shape());
+  } else {
+    return Unimplemented(hlo, "result is not an array or tuple of arrays");
+  }
+  const HloInstruction* root = info.fused ? hlo.fused_expression_root() : &hlo;
+  if (info.fused && root->opcode() == HloOpcode::kTuple) {
+    for (const HloInstruction* element : root->operands()) {
+      if (!element->shape().IsArray()) {
+        return Unimplemented(hlo, "tuple-shaped element of a fused root");
+      }
+      info.outputs.push_back({element, -1});
+    }
+  } else if (root->shape().IsTuple()) {
+    for (int64_t i = 0; i < root->shape().tuple_shapes_size(); ++i) {
+      info.outputs.push_back({root, i});
+    }
+  } else {
+    info.outputs.push_back({root, -1});
+  }
+  if (info.outputs.size() != info.output_shapes.size()) {
+    return Unimplemented(hlo, "outputs do not match the result shape");
+  }
+  for (size_t i = 0; i < info.outputs.size(); ++i) {
+    const Shape& root_shape = info.outputs[i].element < 0
+                                  ? info.outputs[i].root->shape()
+                                  : info.outputs[i].root->shape().tuple_shapes(
+                                        info.outputs[i].element);
+    if (!root_shape.Compatible(info.output_shapes[i])) {
+      return Unimplemented(hlo, "a fused root's shape differs from the output");
+    }
+  }
+  return info;
+}
+
+// A reduction kernel: every output is either a reduce over the same input
+// dimensions and reduced dimensions, or an array of the reduce input's
+// dimensions (computed along the way).
+struct ReductionInfo {
+  std::vector<const HloInstruction*> reduces;
+  Shape input_shape;
+  std::vector<int64_t> reduced_dims;
+  std::vector<int64_t> kept_dims;
+  bool row;  // the physically minor input dimension is reduced
+};
+
+std::optional<ReductionInfo> AnalyzeReduction(const KernelInfo& info) {
+  ReductionInfo r;
+  for (const Output& o : info.outputs) {
+    if (o.root->opcode() != HloOpcode::kReduce) continue;
+    if (std::find(r.reduces.begin(), r.reduces.end(), o.root) !=
+        r.reduces.end()) {
+      continue;
+    }
+    const Shape& in = o.root->operand(0)->shape();
+    std::vector<int64_t> dims = o.root->dimensions();
+    std::sort(dims.begin(), dims.end());
+    if (r.reduces.empty()) {
+      r.input_shape = in;
+      r.reduced_dims = dims;
+    } else if (!in.SameDimensions(r.input_shape) || dims != r.reduced_dims) {
+      return std::nullopt;
+    }
+    r.reduces.push_back(o.root);
+  }
+  if (r.reduces.empty() || r.input_shape.rank() == 0) return std::nullopt;
+  for (const Output& o : info.outputs) {
+    if (o.root->opcode() != HloOpcode::kReduce &&
+        !o.root->shape().SameDimensions(r.input_shape)) {
+      return std::nullopt;
+    }
+  }
+  std::vector<bool> reduced(r.input_shape.rank(), false);
+  for (int64_t d : r.reduced_dims) reduced[d] = true;
+  for (int64_t d = 0; d < r.input_shape.rank(); ++d) {
+    if (!reduced[d]) r.kept_dims.push_back(d);
+  }
+  r.row = reduced[r.input_shape.MinorToMajor()[0]];
+  return r;
+}
+
+// Everything a loop's range function body needs.
+struct RangeContext {
+  llvm::IRBuilderBase* b;
+  llvm::Value* lo;
+  llvm::Value* hi;
+  std::vector<IrArray> inputs;
+  std::vector<IrArray> outputs;
+  ElementalEmitter* elemental;
+  std::function<absl::StatusOr<ElementGenerator>(const HloInstruction*)>
+      generator;
+
+  // The generator of output `o` (an element of a tuple-valued root taken
+  // out of its struct).
+  absl::StatusOr<ElementGenerator> OutputGenerator(const Output& o) {
+    HLOC_ASSIGN_OR_RETURN(ElementGenerator g, generator(o.root));
+    if (o.element < 0) return g;
+    unsigned e = static_cast<unsigned>(o.element);
+    llvm::IRBuilderBase* builder = b;
+    return ElementGenerator(
+        [g, e, builder](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, g(index));
+          return builder->CreateExtractValue(v, {e});
+        });
+  }
+};
+
+struct LoopSpec {
+  int64_t work_items;
+  int64_t elements;  // elements visited, for the parallel threshold
+  std::function<absl::Status(RangeContext&)> emit;
+};
+
+// The CPU's LoopMapping: work items [lo, hi) of (row, chunk of the row)
+// pairs, where a row is the physically minor dimension of the shape. Per
+// work item the row's multi-dimensional index is split once; the inner
+// loop over the chunk carries the linear index, so reads of same-shaped
+// operands are consecutive and the loop vectorizer widens it.
+struct RowPlan {
+  int64_t minor_size;
+  int64_t chunk;
+  int64_t chunks_per_row;
+  int64_t work_items;
+};
+
+RowPlan MakeRowPlan(const Shape& shape, int64_t max_chunk) {
+  RowPlan p;
+  int64_t n = shape.ElementCount();
+  p.minor_size =
+      shape.rank() == 0 ? 1 : shape.dimensions(shape.MinorToMajor()[0]);
+  p.chunk = std::max<int64_t>(1, std::min(p.minor_size, max_chunk));
+  p.chunks_per_row = p.minor_size == 0 ? 0 : CeilDiv(p.minor_size, p.chunk);
+  p.work_items = p.minor_size == 0 ? 0 : (n / p.minor_size) * p.chunks_per_row;
+  return p;
+}
+
+class CpuLoopMapping : public LoopMapping {
+ public:
+  CpuLoopMapping(llvm::Value* lo, llvm::Value* hi, RowPlan plan)
+      : lo_(lo), hi_(hi), plan_(plan) {}
+
+  absl::Status EmitLoopNest(const Shape& shape, const BodyEmitter& body,
+                            llvm::IRBuilderBase* b) override {
+    llvm::Type* i64 = b->getInt64Ty();
+    std::vector<int64_t> m2m = shape.MinorToMajor();
+    std::vector<int64_t> strides = LayoutStrides(shape);
+    const int64_t k = plan_.chunks_per_row;
+    return EmitForLoop(
+        "work", lo_, hi_, b->getInt64(1),
+        [&](llvm::Value* w) -> absl::Status {
+          if (shape.rank() == 0) {
+            return body(IrIndex({}, b->getInt64(0), shape, i64));
+          }
+          llvm::Value* row = k == 1 ? w : b->CreateUDiv(w, b->getInt64(k));
+          llvm::Value* c0 =
+              k == 1 ? b->getInt64(0)
+                     : b->CreateMul(b->CreateURem(w, b->getInt64(k)),
+                                    b->getInt64(plan_.chunk), "", true, true);
+          llvm::Value* c1 = k == 1
+                                ? b->getInt64(plan_.minor_size)
+                                : b->CreateBinaryIntrinsic(
+                                      llvm::Intrinsic::umin,
+                                      b->CreateAdd(c0, b->getInt64(plan_.chunk),
+                                                   "", true, true),
+                                      b->getInt64(plan_.minor_size));
+          std::vector<llvm::Value*> multidim(shape.rank());
+          for (int64_t i = 1; i < shape.rank(); ++i) {
+            int64_t d = m2m[i];
+            if (shape.dimensions(d) == 1) {
+              multidim[d] = b->getInt64(0);
+              continue;
+            }
+            llvm::Value* v = row;
+            int64_t row_stride = strides[d] / plan_.minor_size;
+            if (row_stride != 1) v = b->CreateUDiv(v, b->getInt64(row_stride));
+            if (i + 1 < shape.rank()) {
+              v = b->CreateURem(v, b->getInt64(shape.dimensions(d)));
+            }
+            multidim[d] = v;
+          }
+          llvm::Value* row_base =
+              b->CreateMul(row, b->getInt64(plan_.minor_size), "", true, true);
+          return EmitForLoop(
+              "col", c0, c1, b->getInt64(1),
+              [&](llvm::Value* c) {
+                multidim[m2m[0]] = c;
+                llvm::Value* linear = b->CreateAdd(row_base, c, "", true, true);
+                return body(IrIndex(multidim, linear, shape, i64));
+              },
+              b);
+        },
+        b);
+  }
+
+ private:
+  llvm::Value* lo_;
+  llvm::Value* hi_;
+  RowPlan plan_;
+};
+
+// Loops over `dims` (most major first), setting index[dim] in each.
+absl::Status EmitNestedLoops(const std::vector<int64_t>& dims,
+                             const Shape& shape,
+                             std::vector<llvm::Value*>& index,
+                             const std::function<absl::Status()>& body,
+                             llvm::IRBuilderBase* b, size_t level = 0) {
+  if (level == dims.size()) return body();
+  int64_t d = dims[level];
+  return EmitForLoop(
+      "red" + std::to_string(d), b->getInt64(0),
+      b->getInt64(shape.dimensions(d)), b->getInt64(1),
+      [&](llvm::Value* iv) {
+        index[d] = iv;
+        return EmitNestedLoops(dims, shape, index, body, b, level + 1);
+      },
+      b);
+}
+
+// The reduced dimensions in physical order, most major first.
+std::vector<int64_t> ReducedLoopOrder(const ReductionInfo& r) {
+  std::vector<int64_t> order;
+  std::vector<int64_t> m2m = r.input_shape.MinorToMajor();
+  for (auto it = m2m.rbegin(); it != m2m.rend(); ++it) {
+    if (std::find(r.reduced_dims.begin(), r.reduced_dims.end(), *it) !=
+        r.reduced_dims.end()) {
+      order.push_back(*it);
+    }
+  }
+  return order;
+}
+
+// Per reduce: its operands' generators, inits, accumulator types, and the
+// kernel outputs holding each of its results.
+struct ReduceState {
+  const HloInstruction* reduce;
+  size_t n;
+  std::vector<ElementGenerator> inputs;
+  std::vector<ElementGenerator> inits;
+  std::vector<llvm::Type*> types;
+  std::vector<int64_t> output_of;  // result k -> kernel output index (-1: none)
+};
+
+absl::StatusOr<std::vector<ReduceState>> MakeReduceStates(
+    const KernelInfo& info, const ReductionInfo& r, RangeContext& ctx) {
+  std::vector<ReduceState> states;
+  for (const HloInstruction* reduce : r.reduces) {
+    ReduceState s;
+    s.reduce = reduce;
+    s.n = reduce->operand_count() / 2;
+    for (size_t k = 0; k < s.n; ++k) {
+      HLOC_ASSIGN_OR_RETURN(ElementGenerator in,
+                            ctx.generator(reduce->operand(k)));
+      HLOC_ASSIGN_OR_RETURN(ElementGenerator init,
+                            ctx.generator(reduce->operand(s.n + k)));
+      s.inputs.push_back(std::move(in));
+      s.inits.push_back(std::move(init));
+      HLOC_ASSIGN_OR_RETURN(
+          llvm::Type * t,
+          RegisterType(reduce->operand(k)->shape().element_type(),
+                       ctx.b->getContext()));
+      s.types.push_back(t);
+      s.output_of.push_back(-1);
+    }
+    for (size_t o = 0; o < info.outputs.size(); ++o) {
+      if (info.outputs[o].root != reduce) continue;
+      s.output_of[std::max<int64_t>(info.outputs[o].element, 0)] = o;
+    }
+    states.push_back(std::move(s));
+  }
+  return states;
+}
+
+// Stores the non-reduce outputs (of the reduce input's shape) at `in_index`.
+absl::Status EmitExtraOutputs(const KernelInfo& info, RangeContext& ctx,
+                              const IrIndex& in_index) {
+  for (size_t o = 0; o < info.outputs.size(); ++o) {
+    if (info.outputs[o].root->opcode() == HloOpcode::kReduce) continue;
+    HLOC_ASSIGN_OR_RETURN(ElementGenerator g,
+                          ctx.OutputGenerator(info.outputs[o]));
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * v, g(in_index));
+    HLOC_RETURN_IF_ERROR(ctx.outputs[o].EmitWrite(in_index, v, ctx.b));
+  }
+  return absl::OkStatus();
+}
+
+// combine(accumulators..., inputs...) of one reduce, results stored by
+// `store(k, value)`.
+absl::Status EmitCombine(
+    RangeContext& ctx, const ReduceState& s,
+    const std::vector<llvm::Value*>& accumulators, const IrIndex& in_index,
+    bool reassociate,
+    const std::function<absl::Status(size_t, llvm::Value*)>& store) {
+  llvm::IRBuilderBase* b = ctx.b;
+  std::vector<llvm::Value*> args = accumulators;
+  for (size_t k = 0; k < s.n; ++k) {
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * x, s.inputs[k](in_index));
+    args.push_back(x);
+  }
+  llvm::Value* r;
+  {
+    llvm::IRBuilderBase::FastMathFlagGuard guard(*b);
+    if (reassociate) {
+      llvm::FastMathFlags flags;
+      flags.setAllowReassoc();
+      b->setFastMathFlags(flags);
+    }
+    HLOC_ASSIGN_OR_RETURN(
+        r, ctx.elemental->EmitScalarComputation(s.reduce->to_apply(), args));
+  }
+  for (size_t k = 0; k < s.n; ++k) {
+    HLOC_RETURN_IF_ERROR(store(
+        k,
+        s.n == 1 ? r : b->CreateExtractValue(r, {static_cast<unsigned>(k)})));
+  }
+  return absl::OkStatus();
+}
+
+LoopSpec RowReductionLoop(const KernelInfo& info, const ReductionInfo& r) {
+  // The first reduce output's layout gives the order outputs are written in.
+  const Shape* first_out = nullptr;
+  for (size_t o = 0; o < info.outputs.size(); ++o) {
+    if (info.outputs[o].root->opcode() == HloOpcode::kReduce) {
+      first_out = &info.output_shapes[o];
+      break;
+    }
+  }
+  Shape iteration = *first_out;
+  LoopSpec spec;
+  spec.work_items = iteration.ElementCount();
+  spec.elements = r.input_shape.ElementCount();
+  spec.emit = [info, r, iteration](RangeContext& ctx) -> absl::Status {
+    llvm::IRBuilderBase* b = ctx.b;
+    HLOC_ASSIGN_OR_RETURN(std::vector<ReduceState> states,
+                          MakeReduceStates(info, r, ctx));
+    std::vector<int64_t> loop_order = ReducedLoopOrder(r);
+    return EmitForLoop(
+        "out", ctx.lo, ctx.hi, b->getInt64(1),
+        [&](llvm::Value* w) -> absl::Status {
+          IrIndex out_index = IrIndex::FromLinear(w, iteration, b);
+          std::vector<llvm::Value*> in_index(r.input_shape.rank());
+          for (size_t j = 0; j < r.kept_dims.size(); ++j) {
+            in_index[r.kept_dims[j]] = out_index[j];
+          }
+          std::vector<std::vector<llvm::Value*>> slots(states.size());
+          IrIndex scalar = IrIndex::Scalar(b->getInt64Ty());
+          for (size_t i = 0; i < states.size(); ++i) {
+            for (size_t k = 0; k < states[i].n; ++k) {
+              HLOC_ASSIGN_OR_RETURN(llvm::Value * init,
+                                    states[i].inits[k](scalar));
+              slots[i].push_back(
+                  EmitAllocaAtEntry(states[i].types[k], "acc", b));
+              b->CreateStore(init, slots[i][k]);
+            }
+          }
+          HLOC_RETURN_IF_ERROR(EmitNestedLoops(
+              loop_order, r.input_shape, in_index,
+              [&]() -> absl::Status {
+                IrIndex index(in_index, b->getInt64Ty());
+                for (size_t i = 0; i < states.size(); ++i) {
+                  std::vector<llvm::Value*> accs;
+                  for (size_t k = 0; k < states[i].n; ++k) {
+                    accs.push_back(
+                        b->CreateLoad(states[i].types[k], slots[i][k]));
+                  }
+                  HLOC_RETURN_IF_ERROR(EmitCombine(
+                      ctx, states[i], accs, index, /*reassociate=*/true,
+                      [&](size_t k, llvm::Value* v) {
+                        b->CreateStore(v, slots[i][k]);
+                        return absl::OkStatus();
+                      }));
+                }
+                return EmitExtraOutputs(info, ctx, index);
+              },
+              b));
+          for (size_t i = 0; i < states.size(); ++i) {
+            for (size_t k = 0; k < states[i].n; ++k) {
+              if (states[i].output_of[k] < 0) continue;
+              HLOC_RETURN_IF_ERROR(
+                  ctx.outputs[states[i].output_of[k]].EmitWrite(
+                      out_index, b->CreateLoad(states[i].types[k], slots[i][k]),
+                      b));
+            }
+          }
+          return absl::OkStatus();
+        },
+        b);
+  };
+  return spec;
+}
+
+LoopSpec ColumnReductionLoop(const KernelInfo& info, const ReductionInfo& r,
+                             const CpuCodegenOptions& options) {
+  const Shape& in = r.input_shape;
+  int64_t minor = in.MinorToMajor()[0];
+  int64_t m = in.dimensions(minor);
+  std::vector<int64_t> other_kept;
+  int64_t p = 1;
+  for (int64_t d : r.kept_dims) {
+    if (d == minor) continue;
+    other_kept.push_back(d);
+    p *= in.dimensions(d);
+  }
+  // Long chunks keep the walk down the reduced rows sequential (each row
+  // step is a new page otherwise), but there should be a work item per
+  // thread: shorten them (not below 512) when there are too few.
+  int64_t chunk = std::max<int64_t>(1, std::min(m, options.column_chunk));
+  int64_t threads =
+      options.parallel ? std::max(1u, std::thread::hardware_concurrency()) : 1;
+  if (p * CeilDiv(m, chunk) < threads) {
+    chunk = std::min(
+        chunk, std::max<int64_t>(512, (CeilDiv(m, threads) + 63) / 64 * 64));
+  }
+  int64_t k = m == 0 ? 0 : CeilDiv(m, chunk);
+  LoopSpec spec;
+  spec.work_items = p * k;
+  spec.elements = in.ElementCount();
+  spec.emit = [info, r, minor, m, chunk, k,
+               other_kept](RangeContext& ctx) -> absl::Status {
+    llvm::IRBuilderBase* b = ctx.b;
+    const Shape& in = r.input_shape;
+    HLOC_ASSIGN_OR_RETURN(std::vector<ReduceState> states,
+                          MakeReduceStates(info, r, ctx));
+    std::vector<int64_t> loop_order = ReducedLoopOrder(r);
+    return EmitForLoop(
+        "item", ctx.lo, ctx.hi, b->getInt64(1),
+        [&](llvm::Value* w) -> absl::Status {
+          llvm::Value* row = k == 1 ? w : b->CreateUDiv(w, b->getInt64(k));
+          llvm::Value* c0 =
+              k == 1 ? b->getInt64(0)
+                     : b->CreateMul(b->CreateURem(w, b->getInt64(k)),
+                                    b->getInt64(chunk), "", true, true);
+          llvm::Value* c1 =
+              k == 1 ? b->getInt64(m)
+                     : b->CreateBinaryIntrinsic(
+                           llvm::Intrinsic::umin,
+                           b->CreateAdd(c0, b->getInt64(chunk), "", true, true),
+                           b->getInt64(m));
+          std::vector<llvm::Value*> in_index(in.rank());
+          // Row-major split of the work item's row over the other kept dims.
+          int64_t stride = 1;
+          for (auto it = other_kept.rbegin(); it != other_kept.rend(); ++it) {
+            llvm::Value* v = row;
+            if (stride != 1) v = b->CreateUDiv(v, b->getInt64(stride));
+            if (std::next(it) != other_kept.rend()) {
+              v = b->CreateURem(v, b->getInt64(in.dimensions(*it)));
+            }
+            in_index[*it] = v;
+            stride *= in.dimensions(*it);
+          }
+          auto out_index = [&]() {
+            std::vector<llvm::Value*> idx;
+            for (int64_t d : r.kept_dims) idx.push_back(in_index[d]);
+            return IrIndex(idx, b->getInt64Ty());
+          };
+          IrIndex scalar = IrIndex::Scalar(b->getInt64Ty());
+          HLOC_RETURN_IF_ERROR(EmitForLoop(
+              "init", c0, c1, b->getInt64(1),
+              [&](llvm::Value* c) -> absl::Status {
+                in_index[minor] = c;
+                for (const ReduceState& s : states) {
+                  for (size_t j = 0; j < s.n; ++j) {
+                    if (s.output_of[j] < 0) continue;
+                    HLOC_ASSIGN_OR_RETURN(llvm::Value * init,
+                                          s.inits[j](scalar));
+                    HLOC_RETURN_IF_ERROR(ctx.outputs[s.output_of[j]].EmitWrite(
+                        out_index(), init, b));
+                  }
+                }
+                return absl::OkStatus();
+              },
+              b));
+          return EmitNestedLoops(
+              loop_order, in, in_index,
+              [&]() -> absl::Status {
+                return EmitForLoop(
+                    "col", c0, c1, b->getInt64(1),
+                    [&](llvm::Value* c) -> absl::Status {
+                      in_index[minor] = c;
+                      IrIndex index(in_index, b->getInt64Ty());
+                      IrIndex oi = out_index();
+                      for (const ReduceState& s : states) {
+                        std::vector<llvm::Value*> accs;
+                        for (size_t j = 0; j < s.n; ++j) {
+                          if (s.output_of[j] < 0) {
+                            return absl::UnimplementedError(
+                                "CPU codegen: column reduction with an unused "
+                                "result");
+                          }
+                          HLOC_ASSIGN_OR_RETURN(
+                              llvm::Value * acc,
+                              ctx.outputs[s.output_of[j]].EmitRead(oi, b));
+                          accs.push_back(acc);
+                        }
+                        HLOC_RETURN_IF_ERROR(EmitCombine(
+                            ctx, s, accs, index, /*reassociate=*/false,
+                            [&](size_t j, llvm::Value* v) {
+                              return ctx.outputs[s.output_of[j]].EmitWrite(
+                                  oi, v, b);
+                            }));
+                      }
+                      return EmitExtraOutputs(info, ctx, index);
+                    },
+                    b);
+              },
+              b);
+        },
+        b);
+  };
+  return spec;
+}
+
+LoopSpec ElementwiseLoop(const KernelInfo& info, std::vector<size_t> outputs,
+                         const CpuCodegenOptions& options) {
+  Shape iteration = info.output_shapes[outputs[0]];
+  RowPlan plan = MakeRowPlan(iteration, options.max_row_chunk);
+  LoopSpec spec;
+  spec.work_items = plan.work_items;
+  spec.elements = iteration.ElementCount();
+  spec.emit = [info, outputs, plan](RangeContext& ctx) -> absl::Status {
+    std::vector<ElementGenerator> generators;
+    std::vector<IrArray> arrays;
+    for (size_t o : outputs) {
+      HLOC_ASSIGN_OR_RETURN(ElementGenerator g,
+                            ctx.OutputGenerator(info.outputs[o]));
+      generators.push_back(std::move(g));
+      arrays.push_back(ctx.outputs[o]);
+    }
+    CpuLoopMapping mapping(ctx.lo, ctx.hi, plan);
+    return LoopEmitter(std::move(generators), std::move(arrays), ctx.b)
+        .EmitLoop(mapping);
+  };
+  return spec;
+}
+
+std::string Sanitize(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')
+               ? c
+               : '_';
+  }
+  return out;
+}
+
+}  // namespace
+
+struct CpuModuleEmitter::State {
+  CpuCodegenOptions options;
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  HostMathLibrary math;
+
+  absl::StatusOr<std::string> EmitKernel(const HloInstruction& hlo,
+                                         const std::string& name);
+  absl::StatusOr<llvm::Function*> EmitRangeFunction(const KernelInfo& info,
+                                                    const std::string& name,
+                                                    const LoopSpec& spec);
+  llvm::Function* EmitOmpOutlined(const std::string& name,
+                                  llvm::Function* range, int64_t num_buffers,
+                                  int64_t work_items);
+};
+
+absl::StatusOr<llvm::Function*> CpuModuleEmitter::State::EmitRangeFunction(
+    const KernelInfo& info, const std::string& name, const LoopSpec& spec) {
+  llvm::LLVMContext& ctx = *context;
+  size_t num_buffers = info.input_shapes.size() + info.output_shapes.size();
+  std::vector<llvm::Type*> params(num_buffers, llvm::PointerType::get(ctx, 0));
+  params.push_back(llvm::Type::getInt64Ty(ctx));
+  params.push_back(llvm::Type::getInt64Ty(ctx));
+  llvm::Function* fn = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), params, false),
+      llvm::GlobalValue::InternalLinkage, name, module.get());
+  fn->setDoesNotThrow();
+  for (size_t i = 0; i < num_buffers; ++i) {
+    fn->addParamAttr(i, llvm::Attribute::NoAlias);
+    fn->addParamAttr(i, llvm::Attribute::NoCapture);
+  }
+  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(ctx, "entry", fn));
+  RangeContext rc;
+  rc.b = &builder;
+  rc.lo = fn->getArg(num_buffers);
+  rc.hi = fn->getArg(num_buffers + 1);
+  for (size_t i = 0; i < info.input_shapes.size(); ++i) {
+    rc.inputs.emplace_back(fn->getArg(i), info.input_shapes[i]);
+  }
+  for (size_t i = 0; i < info.output_shapes.size(); ++i) {
+    rc.outputs.emplace_back(fn->getArg(info.input_shapes.size() + i),
+                            info.output_shapes[i]);
+  }
+  ElementalEmitter elemental(module.get(), &builder, &math);
+  rc.elemental = &elemental;
+  auto reader = [&builder](const IrArray& array) {
+    return ElementGenerator([array, &builder](const IrIndex& index) {
+      return array.EmitRead(index, &builder);
+    });
+  };
+  FusedIrEmitter fused(&elemental);
+  std::optional<ElementGenerator> unfused_generator;
+  if (info.fused) {
+    for (size_t i = 0; i < rc.inputs.size(); ++i) {
+      fused.BindParameter(i, reader(rc.inputs[i]));
+    }
+    rc.generator = [&fused](const HloInstruction* hlo) {
+      return fused.GetGenerator(hlo);
+    };
+  } else {
+    const HloInstruction* hlo = info.hlo;
+    rc.generator =
+        [&, hlo](const HloInstruction* x) -> absl::StatusOr<ElementGenerator> {
+      for (int64_t i = 0; i < hlo->operand_count(); ++i) {
+        if (hlo->operand(i) == x) return reader(rc.inputs[i]);
+      }
+      if (x != hlo) {
+        return absl::InternalError(
+            "CPU codegen: generator of a foreign instruction");
+      }
+      if (!unfused_generator) {
+        std::vector<ElementGenerator> operands;
+        for (const IrArray& a : rc.inputs) operands.push_back(reader(a));
+        HLOC_ASSIGN_OR_RETURN(
+            ElementGenerator g,
+            elemental.MakeElementGenerator(hlo, std::move(operands)));
+        unfused_generator = std::move(g);
+      }
+      return *unfused_generator;
+    };
+  }
+  absl::Status status = spec.emit(rc);
+  if (!status.ok()) {
+    fn->eraseFromParent();
+    return status;
+  }
+  builder.CreateRetVoid();
+  return fn;
+}
+
+llvm::Function* CpuModuleEmitter::State::EmitOmpOutlined(
+    const std::string& name, llvm::Function* range, int64_t num_buffers,
+    int64_t work_items) {
+  llvm::LLVMContext& ctx = *context;
+  llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
+  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
+  llvm::Function* fn = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false),
+      llvm::GlobalValue::InternalLinkage, name, module.get());
+  fn->setDoesNotThrow();
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  llvm::FunctionCallee thread_num = module->getOrInsertFunction(
+      "omp_get_thread_num", llvm::FunctionType::get(i32, {}, false));
+  llvm::FunctionCallee num_threads = module->getOrInsertFunction(
+      "omp_get_num_threads", llvm::FunctionType::get(i32, {}, false));
+  llvm::Value* tid = b.CreateSExt(b.CreateCall(thread_num), b.getInt64Ty());
+  llvm::Value* nt = b.CreateSExt(b.CreateCall(num_threads), b.getInt64Ty());
+  // Static split: thread t does [W*t/T, W*(t+1)/T).
+  llvm::Value* total = b.getInt64(work_items);
+  llvm::Value* lo = b.CreateUDiv(b.CreateMul(total, tid), nt);
+  llvm::Value* hi =
+      b.CreateUDiv(b.CreateMul(total, b.CreateAdd(tid, b.getInt64(1))), nt);
+  std::vector<llvm::Value*> args;
+  llvm::Value* buffers = fn->getArg(0);
+  for (int64_t i = 0; i < num_buffers; ++i) {
+    args.push_back(
+        b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, buffers, i)));
+  }
+  args.push_back(lo);
+  args.push_back(hi);
+  b.CreateCall(range, args);
+  b.CreateRetVoid();
+  return fn;
+}
+
+absl::StatusOr<std::string> CpuModuleEmitter::State::EmitKernel(
+    const HloInstruction& hlo, const std::string& name) {
+  HLOC_ASSIGN_OR_RETURN(KernelInfo info, AnalyzeKernel(hlo));
+  std::vector<LoopSpec> loops;
+  if (std::optional<ReductionInfo> r = AnalyzeReduction(info)) {
+    loops.push_back(r->row ? RowReductionLoop(info, *r)
+                           : ColumnReductionLoop(info, *r, options));
+  } else {
+    // One elementwise loop per distinct output dimensions.
+    std::vector<std::vector<size_t>> groups;
+    for (size_t o = 0; o < info.outputs.size(); ++o) {
+      bool placed = false;
+      for (auto& g : groups) {
+        if (info.output_shapes[g[0]].SameDimensions(info.output_shapes[o])) {
+          g.push_back(o);
+          placed = true;
+          break;
+        }
+      }
+      if (!placed) groups.push_back({o});
+    }
+    for (auto& g : groups) loops.push_back(ElementwiseLoop(info, g, options));
+  }
+
+  std::string symbol = Sanitize(name);
+  for (int i = 1; module->getNamedValue(symbol) != nullptr; ++i) {
+    symbol = absl::StrCat(Sanitize(name), ".", i);
+  }
+  int64_t num_buffers = info.input_shapes.size() + info.output_shapes.size();
+  std::vector<llvm::Function*> created;
+  auto cleanup = [&]() {
+    for (llvm::Function* f : created) f->eraseFromParent();
+    // Constants only the failed kernel used.
+    std::vector<llvm::GlobalVariable*> dead;
+    for (llvm::GlobalVariable& g : module->globals()) {
+      if (g.use_empty() && g.hasPrivateLinkage()) dead.push_back(&g);
+    }
+    for (llvm::GlobalVariable* g : dead) g->eraseFromParent();
+  };
+  std::vector<llvm::Function*> ranges;
+  for (size_t i = 0; i < loops.size(); ++i) {
+    absl::StatusOr<llvm::Function*> fn =
+        EmitRangeFunction(info, absl::StrCat(symbol, ".loop", i), loops[i]);
+    if (!fn.ok()) {
+      cleanup();
+      return fn.status();
+    }
+    created.push_back(*fn);
+    ranges.push_back(*fn);
+  }
+
+  llvm::LLVMContext& ctx = *context;
+  llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
+  llvm::Function* kernel = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false),
+      llvm::GlobalValue::ExternalLinkage, symbol, module.get());
+  kernel->setDoesNotThrow();
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", kernel));
+  llvm::Value* buffers = kernel->getArg(0);
+  for (size_t i = 0; i < loops.size(); ++i) {
+    if (loops[i].work_items == 0) continue;
+    bool parallel = options.parallel && loops[i].work_items >= 2 &&
+                    loops[i].elements >= options.min_parallel_elements;
+    if (parallel) {
+      llvm::Function* outlined =
+          EmitOmpOutlined(absl::StrCat(symbol, ".loop", i, ".omp"), ranges[i],
+                          num_buffers, loops[i].work_items);
+      llvm::FunctionCallee gomp = module->getOrInsertFunction(
+          "GOMP_parallel",
+          llvm::FunctionType::get(b.getVoidTy(),
+                                  {ptr, ptr, b.getInt32Ty(), b.getInt32Ty()},
+                                  false));
+      b.CreateCall(gomp, {outlined, buffers, b.getInt32(0), b.getInt32(0)});
+    } else {
+      std::vector<llvm::Value*> args;
+      for (int64_t j = 0; j < num_buffers; ++j) {
+        args.push_back(
+            b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, buffers, j)));
+      }
+      args.push_back(b.getInt64(0));
+      args.push_back(b.getInt64(loops[i].work_items));
+      b.CreateCall(ranges[i], args);
+    }
+  }
+  b.CreateRetVoid();
+  return symbol;
+}
+
+CpuModuleEmitter::CpuModuleEmitter(const std::string& module_name,
+                                   const CpuCodegenOptions& options)
+    : state_(std::make_unique<State>()) {
+  state_->options = options;
+  state_->context = std::make_unique<llvm::LLVMContext>();
+  state_->module =
+      std::make_unique<llvm::Module>(module_name, *state_->context);
+}
+
+CpuModuleEmitter::~CpuModuleEmitter() = default;
+
+absl::StatusOr<std::string> CpuModuleEmitter::EmitKernel(
+    const HloInstruction& hlo, const std::string& name) {
+  if (state_->module == nullptr) {
+    return absl::FailedPreconditionError("CpuModuleEmitter already finished");
+  }
+  return state_->EmitKernel(hlo, name);
+}
+
+std::string CpuModuleEmitter::ModuleText() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (state_->module) state_->module->print(os, nullptr);
+  return text;
+}
+
+absl::StatusOr<std::unique_ptr<JitModule>> CpuModuleEmitter::Finish(
+    const JitOptions& options) {
+  if (state_->module == nullptr) {
+    return absl::FailedPreconditionError("CpuModuleEmitter already finished");
+  }
+  return JitModule::Create(std::move(state_->context),
+                           std::move(state_->module), options);
+}
+
+}  // namespace hloc

@@ -1,0 +1,165 @@
+#include "backends/cpu/jit.h"
+
+#include <mutex>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+// libgomp's entry points the kernels call (the program links libgomp
+// through -fopenmp; see ir_emitter.h).
+extern "C" {
+void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads,
+                   unsigned flags);
+int omp_get_thread_num(void);
+int omp_get_num_threads(void);
+}
+
+namespace hloc {
+namespace {
+
+std::string ToString(llvm::Error error) {
+  return llvm::toString(std::move(error));
+}
+
+void InitializeLlvmOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+void RunO3(llvm::Module& module, llvm::TargetMachine* tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  tuning.LoopInterleaving = true;
+  tuning.LoopUnrolling = true;
+  llvm::PassBuilder pb(tm, tuning);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm =
+      pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(module, mam);
+}
+
+}  // namespace
+
+struct JitModule::State {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+};
+
+JitModule::JitModule() : state_(std::make_unique<State>()) {}
+JitModule::~JitModule() = default;
+
+absl::StatusOr<std::unique_ptr<JitModule>> JitModule::Create(
+    std::unique_ptr<llvm::LLVMContext> context,
+    std::unique_ptr<llvm::Module> module, const JitOptions& options) {
+  InitializeLlvmOnce();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) return absl::InternalError(ToString(jtmb.takeError()));
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto tm = jtmb->createTargetMachine();
+  if (!tm) return absl::InternalError(ToString(tm.takeError()));
+
+  std::unique_ptr<JitModule> result(new JitModule());
+  result->cpu_name_ = (*tm)->getTargetCPU().str();
+  module->setDataLayout((*tm)->createDataLayout());
+  module->setTargetTriple((*tm)->getTargetTriple().str());
+  std::string features = (*tm)->getTargetFeatureString().str();
+  for (llvm::Function& f : *module) {
+    if (f.isDeclaration()) continue;
+    f.addFnAttr("target-cpu", result->cpu_name_);
+    if (!features.empty()) f.addFnAttr("target-features", features);
+  }
+  {
+    std::string errors;
+    llvm::raw_string_ostream os(errors);
+    if (llvm::verifyModule(*module, &os)) {
+      return absl::InternalError(
+          absl::StrCat("generated LLVM IR is invalid: ", os.str()));
+    }
+  }
+  RunO3(*module, tm->get());
+  if (options.keep_ir) {
+    llvm::raw_string_ostream os(result->optimized_ir_);
+    module->print(os, nullptr);
+  }
+  if (options.keep_asm) {
+    // Code generation changes the module (CodeGenPrepare), so print a copy.
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*module);
+    llvm::SmallString<0> text;
+    llvm::raw_svector_ostream os(text);
+    llvm::legacy::PassManager pm;
+    if ((*tm)->addPassesToEmitFile(pm, os, nullptr,
+                                   llvm::CodeGenFileType::AssemblyFile)) {
+      return absl::InternalError("the host target cannot emit assembly");
+    }
+    pm.run(*copy);
+    result->assembly_ = text.str().str();
+  }
+
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(*jtmb))
+                 .create();
+  if (!jit) return absl::InternalError(ToString(jit.takeError()));
+  llvm::orc::JITDylib& dylib = (*jit)->getMainJITDylib();
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix());
+  if (!process) return absl::InternalError(ToString(process.takeError()));
+  dylib.addGenerator(std::move(*process));
+  // The OpenMP entry points by address: the kernels must reach the libgomp
+  // this program runs with, whatever else the process has loaded.
+  llvm::orc::SymbolMap symbols;
+  auto define = [&](const char* name, void* address) {
+    symbols[(*jit)->mangleAndIntern(name)] = llvm::orc::ExecutorSymbolDef(
+        llvm::orc::ExecutorAddr::fromPtr(address),
+        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  };
+  define("GOMP_parallel", reinterpret_cast<void*>(&GOMP_parallel));
+  define("omp_get_thread_num", reinterpret_cast<void*>(&omp_get_thread_num));
+  define("omp_get_num_threads", reinterpret_cast<void*>(&omp_get_num_threads));
+  if (llvm::Error e =
+          dylib.define(llvm::orc::absoluteSymbols(std::move(symbols)))) {
+    return absl::InternalError(ToString(std::move(e)));
+  }
+  if (llvm::Error e = (*jit)->addIRModule(
+          llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
+    return absl::InternalError(ToString(std::move(e)));
+  }
+  result->state_->jit = std::move(*jit);
+  return result;
+}
+
+absl::StatusOr<void*> JitModule::Lookup(absl::string_view name) {
+  auto address = state_->jit->lookup(llvm::StringRef(name.data(), name.size()));
+  if (!address) {
+    return absl::NotFoundError(absl::StrCat("JIT lookup of ", std::string(name),
+                                            ": ",
+                                            ToString(address.takeError())));
+  }
+  return address->toPtr<void*>();
+}
+
+}  // namespace hloc
