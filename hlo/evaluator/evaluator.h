@@ -1,0 +1,53 @@
+// The reference evaluator: computes what an HLO module means, following
+// XLA's semantics, on the host. Every backend is checked against it.
+//
+// Values are Literals (dense, row-major logical order; layouts are carried
+// as metadata, and honoured where they change meaning: bitcast). The
+// evaluator works array-wise: each instruction runs one typed loop over its
+// whole result (kernels.h), fusions evaluate their fused computation the
+// same way, and the scalar computations called per element (reduce, map,
+// scatter, sort, ...) run as lane-batched programs (program.h), with fast
+// paths for reductions by add/multiply/maximum/minimum/and/or/xor.
+//
+// Semantics follow XLA (xla/hlo/evaluator and the CPU/GPU elemental emitter);
+// the elementwise rules are listed in kernels.h. Besides those:
+//   - reduce and reduce-window apply their computation in row-major order of
+//     the reduced (window) elements, starting from the init value; window
+//     positions in padding are skipped.
+//   - dot and convolution accumulate in f32 (f16, bf16, f32), f64, the
+//     complex type, or wrapping 64-bit integers (whichever holds the operand
+//     and result types, as XLA's operand upcasting and result casting make
+//     the backends do), summing in order of the contracting index, and round
+//     to the result type once at the end.
+//   - dynamic-slice, dynamic-update-slice and gather clamp start indices so
+//     the slice fits; scatter skips an update window that does not fit.
+//   - conditional with an out-of-range branch index runs the last branch.
+//   - sort is stable (whatever is_stable says); topk orders by total order,
+//     ties by index.
+//   - replica-id and partition-id are 0; after-all and add-dependency pass
+//     tokens/values through.
+// custom-call, collectives, infeed/outfeed, send/recv, rng and the other
+// device operations give "not supported by the evaluator: <opcode> (<name>)".
+#ifndef HLO_EVALUATOR_EVALUATOR_H_
+#define HLO_EVALUATOR_EVALUATOR_H_
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "hlo/computation.h"
+#include "hlo/literal.h"
+#include "hlo/module.h"
+
+namespace hloc {
+
+// Evaluates the module's entry computation on `arguments` (one per entry
+// parameter, shapes compatible with the parameters' ignoring layout).
+absl::StatusOr<Literal> EvaluateModule(const HloModule& module,
+                                       absl::Span<const Literal> arguments);
+
+// Evaluates `computation` on `arguments`.
+absl::StatusOr<Literal> EvaluateComputation(
+    const HloComputation& computation, absl::Span<const Literal> arguments);
+
+}  // namespace hloc
+
+#endif  // HLO_EVALUATOR_EVALUATOR_H_

@@ -1,0 +1,448 @@
+// Internal to the evaluator's kernel files: type traits, the f16/bf16
+// "compute in f32, round once" convention and the scalar semantics of XLA's
+// elementwise operations, as small functions that the typed loops inline.
+#ifndef HLO_EVALUATOR_KERNEL_UTIL_H_
+#define HLO_EVALUATOR_KERNEL_UTIL_H_
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "hlo/evaluator/kernels.h"
+#include "hlo/float16.h"
+#include "hlo/literal.h"
+
+namespace hloc {
+namespace eval {
+
+template <typename T>
+inline constexpr bool kIsHalf =
+    std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+template <typename T>
+inline constexpr bool kIsComplex =
+    std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
+template <typename T>
+inline constexpr bool kIsFloat = std::is_floating_point_v<T> || kIsHalf<T>;
+template <typename T>
+inline constexpr bool kIsPred = std::is_same_v<T, bool>;
+template <typename T>
+inline constexpr bool kIsInt = std::is_integral_v<T> && !kIsPred<T>;
+template <typename T>
+inline constexpr bool kIsSignedInt = kIsInt<T>&& std::is_signed_v<T>;
+
+// The component type of a complex type (T itself for others).
+template <typename T>
+struct ComplexValueType {
+  using type = T;
+};
+template <typename R>
+struct ComplexValueType<std::complex<R>> {
+  using type = R;
+};
+
+// The type arithmetic on T is done in: f32 for f16/bf16, else T.
+template <typename T>
+using ComputeT = std::conditional_t<kIsHalf<T>, float, T>;
+
+template <typename T>
+inline ComputeT<T> Load(T v) {
+  return static_cast<ComputeT<T>>(v);
+}
+template <typename T>
+inline T Store(ComputeT<T> v) {
+  if constexpr (kIsHalf<T>) {
+    return T(v);
+  } else {
+    return v;
+  }
+}
+
+// Unsigned arithmetic at least as wide as unsigned int, so that integer
+// arithmetic wraps instead of overflowing (no promotion to signed int).
+template <typename T>
+using WrapT = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned,
+                                 std::make_unsigned_t<T>>;
+
+template <typename T>
+constexpr PrimitiveType PrimitiveTypeOf() {
+  if constexpr (std::is_same_v<T, bool>) return PRED;
+  if constexpr (std::is_same_v<T, int8_t>) return S8;
+  if constexpr (std::is_same_v<T, int16_t>) return S16;
+  if constexpr (std::is_same_v<T, int32_t>) return S32;
+  if constexpr (std::is_same_v<T, int64_t>) return S64;
+  if constexpr (std::is_same_v<T, uint8_t>) return U8;
+  if constexpr (std::is_same_v<T, uint16_t>) return U16;
+  if constexpr (std::is_same_v<T, uint32_t>) return U32;
+  if constexpr (std::is_same_v<T, uint64_t>) return U64;
+  if constexpr (std::is_same_v<T, Half>) return F16;
+  if constexpr (std::is_same_v<T, BFloat16>) return BF16;
+  if constexpr (std::is_same_v<T, float>) return F32;
+  if constexpr (std::is_same_v<T, double>) return F64;
+  if constexpr (std::is_same_v<T, complex64>) return C64;
+  if constexpr (std::is_same_v<T, complex128>) return C128;
+  return PRIMITIVE_TYPE_INVALID;
+}
+
+// Signed integer with the bits of T (for total order and bit tricks).
+template <int kBytes>
+struct IntOfSize;
+template <>
+struct IntOfSize<2> {
+  using type = int16_t;
+};
+template <>
+struct IntOfSize<4> {
+  using type = int32_t;
+};
+template <>
+struct IntOfSize<8> {
+  using type = int64_t;
+};
+
+// Key whose signed order is the IEEE total order of T's values.
+template <typename T>
+inline auto TotalOrderKey(T v) {
+  using S = typename IntOfSize<sizeof(T)>::type;
+  S s;
+  std::memcpy(&s, &v, sizeof s);
+  return s < 0 ? static_cast<S>(s ^ std::numeric_limits<S>::max()) : s;
+}
+
+// --- Scalar semantics (on compute types) ----------------------------------
+
+template <typename C>
+inline C FloatMax(C a, C b) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+template <typename C>
+inline C FloatMin(C a, C b) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+template <typename T>
+inline T Max(T a, T b) {
+  if constexpr (kIsFloat<T>) {
+    return Store<T>(FloatMax(Load(a), Load(b)));
+  } else {
+    return a >= b ? a : b;
+  }
+}
+
+template <typename T>
+inline T Min(T a, T b) {
+  if constexpr (kIsFloat<T>) {
+    return Store<T>(FloatMin(Load(a), Load(b)));
+  } else {
+    return a <= b ? a : b;
+  }
+}
+
+template <typename T>
+inline T IntDivide(T a, T b) {
+  if (b == 0) return static_cast<T>(~T{0});  // -1, or all ones unsigned
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1 && a == std::numeric_limits<T>::min()) return a;
+  }
+  return static_cast<T>(a / b);
+}
+
+template <typename T>
+inline T IntRemainder(T a, T b) {
+  if (b == 0) return a;
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return 0;
+  }
+  return static_cast<T>(a % b);
+}
+
+template <typename T>
+inline T IntPower(T base, T exponent) {
+  if constexpr (std::is_signed_v<T>) {
+    if (exponent < 0) return base == 1 ? 1 : 0;
+  }
+  WrapT<T> result = 1;
+  WrapT<T> b =
+      static_cast<WrapT<T>>(static_cast<std::make_unsigned_t<T>>(base));
+  auto e = static_cast<std::make_unsigned_t<T>>(exponent);
+  while (e != 0) {
+    if (e & 1) result *= b;
+    b *= b;
+    e >>= 1;
+  }
+  return static_cast<T>(result);
+}
+
+template <typename T>
+inline bool ShiftOutOfRange(T amount) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<U>(amount) >= static_cast<U>(8 * sizeof(T));
+}
+
+template <typename T>
+inline T ShiftLeft(T a, T b) {
+  if (ShiftOutOfRange(b)) return 0;
+  return static_cast<T>(
+      static_cast<WrapT<T>>(static_cast<std::make_unsigned_t<T>>(a))
+      << static_cast<std::make_unsigned_t<T>>(b));
+}
+
+template <typename T>
+inline T ShiftRightArithmetic(T a, T b) {
+  using S = std::make_signed_t<T>;
+  S s = static_cast<S>(a);
+  if (ShiftOutOfRange(b)) return static_cast<T>(s < 0 ? S(-1) : S(0));
+  return static_cast<T>(s >> static_cast<std::make_unsigned_t<T>>(b));
+}
+
+template <typename T>
+inline T ShiftRightLogical(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  if (ShiftOutOfRange(b)) return 0;
+  return static_cast<T>(static_cast<U>(a) >> static_cast<U>(b));
+}
+
+template <typename T>
+inline T CountLeadingZeros(T v) {
+  constexpr int kBits = 8 * sizeof(T);
+  uint64_t x = static_cast<std::make_unsigned_t<T>>(v);
+  if (x == 0) return static_cast<T>(kBits);
+  return static_cast<T>(__builtin_clzll(x) - (64 - kBits));
+}
+
+template <typename T>
+inline T PopulationCount(T v) {
+  uint64_t x = static_cast<std::make_unsigned_t<T>>(v);
+  return static_cast<T>(__builtin_popcountll(x));
+}
+
+template <typename C>
+inline C FloatSign(C x) {
+  if (std::isnan(x)) return x;
+  return std::copysign(x != C(0) ? C(1) : C(0), x);
+}
+
+template <typename C>
+inline C FloatPower(C a, C b) {
+  if (a == C(1) || b == C(0)) return C(1);
+  return std::pow(a, b);
+}
+
+template <typename C>
+inline C ComplexPower(C a, C b) {
+  using R = typename C::value_type;
+  if (a == C(1) || b == C(0)) return C(1);
+  bool a_pos_inf = a.imag() == 0 && a.real() > 0 && std::isinf(a.real());
+  if (a_pos_inf && b.imag() == 0 && b.real() > 0) return a;
+  if (a_pos_inf && b.imag() == 0 && b.real() < 0) return C(R(0));
+  return std::pow(a, b);
+}
+
+template <typename C>
+inline C ComplexSign(C z) {
+  auto m = std::abs(z);
+  return m == 0 ? C(0) : z / m;
+}
+
+// XLA's reduce-precision on an f32/f64 value: round the mantissa to nearest
+// even, then flush values outside the reduced exponent range to zero or
+// infinity; NaN stays NaN (or becomes infinity with no mantissa bits).
+template <typename C>
+inline C ReducePrecision(C value, int exponent_bits, int mantissa_bits) {
+  using U = std::conditional_t<sizeof(C) == 4, uint32_t, uint64_t>;
+  constexpr int kSrcMantissa = std::numeric_limits<C>::digits - 1;
+  constexpr int kSrcExponent = 8 * sizeof(C) - kSrcMantissa - 1;
+  U bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  if (mantissa_bits < kSrcMantissa) {
+    const U last_mantissa_bit_mask = U{1} << (kSrcMantissa - mantissa_bits);
+    const U base_rounding_bias = (last_mantissa_bit_mask >> 1) - 1;
+    const U x_last_mantissa_bit =
+        (bits & last_mantissa_bit_mask) >> (kSrcMantissa - mantissa_bits);
+    const U x_rounding_bias = x_last_mantissa_bit + base_rounding_bias;
+    const U truncation_mask = ~(last_mantissa_bit_mask - 1);
+    bits = (bits + x_rounding_bias) & truncation_mask;
+  }
+  if (exponent_bits < kSrcExponent) {
+    const U sign_bit_mask = U{1} << (8 * sizeof(C) - 1);
+    const U exp_bits_mask = ((U{1} << kSrcExponent) - 1) << kSrcMantissa;
+    const U exponent_bias = (U{1} << (kSrcExponent - 1)) - 1;
+    const U reduced_exponent_bias = (U{1} << (exponent_bits - 1)) - 1;
+    const U reduced_max_exponent = exponent_bias + reduced_exponent_bias;
+    const U reduced_min_exponent = exponent_bias - reduced_exponent_bias;
+    const U x_exponent = bits & exp_bits_mask;
+    const bool x_overflows =
+        x_exponent > (reduced_max_exponent << kSrcMantissa);
+    const bool x_underflows =
+        x_exponent <= (reduced_min_exponent << kSrcMantissa);
+    const U x_signed_zero = bits & sign_bit_mask;
+    const U x_signed_inf = x_signed_zero | exp_bits_mask;
+    if (x_overflows) bits = x_signed_inf;
+    if (x_underflows) bits = x_signed_zero;
+  }
+  C result;
+  std::memcpy(&result, &bits, sizeof result);
+  if (std::isnan(value)) {
+    result = mantissa_bits > 0 ? value : std::numeric_limits<C>::infinity();
+  }
+  return result;
+}
+
+// XLA's convert between element types.
+template <typename From, typename To>
+inline To ConvertValue(From v) {
+  if constexpr (std::is_same_v<From, To>) {
+    return v;
+  } else if constexpr (kIsPred<To>) {
+    if constexpr (kIsHalf<From>) {
+      return static_cast<float>(v) != 0.0f;
+    } else if constexpr (kIsComplex<From>) {
+      return v != From(0);
+    } else {
+      return v != From(0);
+    }
+  } else if constexpr (kIsComplex<To>) {
+    using R = typename To::value_type;
+    if constexpr (kIsComplex<From>) {
+      return To(static_cast<R>(v.real()), static_cast<R>(v.imag()));
+    } else {
+      return To(static_cast<R>(Load(v)), R(0));
+    }
+  } else if constexpr (kIsComplex<From>) {
+    return ConvertValue<typename From::value_type, To>(v.real());
+  } else if constexpr (kIsInt<To> && kIsFloat<From>) {
+    double d = static_cast<double>(Load(v));
+    if (std::isnan(d)) return To{0};
+    if (d >= static_cast<double>(std::numeric_limits<To>::max())) {
+      return std::numeric_limits<To>::max();
+    }
+    if (d <= static_cast<double>(std::numeric_limits<To>::lowest())) {
+      return std::numeric_limits<To>::lowest();
+    }
+    return static_cast<To>(d);
+  } else if constexpr (kIsHalf<To>) {
+    if constexpr (std::is_same_v<From, double>) {
+      return To(v);
+    } else {
+      return To(static_cast<float>(Load(v)));
+    }
+  } else {
+    return static_cast<To>(Load(v));
+  }
+}
+
+// The binary opcodes with a ReduceRow kernel, as operations on T.
+struct AddOp {
+  template <typename T>
+  static constexpr bool kOk = true;
+  template <typename T>
+  static T Apply(T a, T b) {
+    if constexpr (kIsPred<T>) {
+      return a || b;
+    } else if constexpr (kIsInt<T>) {
+      return static_cast<T>(static_cast<WrapT<T>>(a) +
+                            static_cast<WrapT<T>>(b));
+    } else {
+      return Store<T>(Load(a) + Load(b));
+    }
+  }
+};
+
+struct MulOp {
+  template <typename T>
+  static constexpr bool kOk = true;
+  template <typename T>
+  static T Apply(T a, T b) {
+    if constexpr (kIsPred<T>) {
+      return a && b;
+    } else if constexpr (kIsInt<T>) {
+      return static_cast<T>(static_cast<WrapT<T>>(a) *
+                            static_cast<WrapT<T>>(b));
+    } else {
+      return Store<T>(Load(a) * Load(b));
+    }
+  }
+};
+
+struct MaxOp {
+  template <typename T>
+  static constexpr bool kOk = !kIsComplex<T>;
+  template <typename T>
+  static T Apply(T a, T b) {
+    return Max(a, b);
+  }
+};
+
+struct MinOp {
+  template <typename T>
+  static constexpr bool kOk = !kIsComplex<T>;
+  template <typename T>
+  static T Apply(T a, T b) {
+    return Min(a, b);
+  }
+};
+
+struct AndOp {
+  template <typename T>
+  static constexpr bool kOk = std::is_integral_v<T>;
+  template <typename T>
+  static T Apply(T a, T b) {
+    if constexpr (kIsPred<T>) {
+      return a && b;
+    } else {
+      return static_cast<T>(a & b);
+    }
+  }
+};
+
+struct OrOp {
+  template <typename T>
+  static constexpr bool kOk = std::is_integral_v<T>;
+  template <typename T>
+  static T Apply(T a, T b) {
+    if constexpr (kIsPred<T>) {
+      return a || b;
+    } else {
+      return static_cast<T>(a | b);
+    }
+  }
+};
+
+struct XorOp {
+  template <typename T>
+  static constexpr bool kOk = std::is_integral_v<T>;
+  template <typename T>
+  static T Apply(T a, T b) {
+    if constexpr (kIsPred<T>) {
+      return a != b;
+    } else {
+      return static_cast<T>(a ^ b);
+    }
+  }
+};
+
+// Calls fn(T{}) for the native type of `type`; returns what it returns, or
+// `fallback` for unsupported types.
+template <typename R, typename Fn>
+R DispatchType(PrimitiveType type, R fallback, Fn&& fn) {
+  R result = fallback;
+  (void)TypeSwitch(type, [&](auto tag) {
+    using T = NativeType<decltype(tag)::value>;
+    result = fn(T{});
+  });
+  return result;
+}
+
+}  // namespace eval
+}  // namespace hloc
+
+#endif  // HLO_EVALUATOR_KERNEL_UTIL_H_

@@ -1,0 +1,345 @@
+// Unary elementwise kernels: one typed loop per (opcode, element type).
+#include <cmath>
+#include <complex>
+
+#include "hlo/evaluator/kernel_util.h"
+
+namespace hloc {
+namespace eval {
+namespace {
+
+struct SameType {
+  template <typename T>
+  using Out = T;
+};
+
+// Ops on floating point (computed in f32 for f16/bf16) and complex values.
+#define HLOC_FLOAT_OR_COMPLEX_OP(Name, expr)                  \
+  struct Name : SameType {                                    \
+    template <typename T>                                     \
+    static constexpr bool kOk = kIsFloat<T> || kIsComplex<T>; \
+    template <typename T>                                     \
+    static T Apply(T v, const KernelAttrs&) {                 \
+      auto x = Load(v);                                       \
+      return Store<T>(expr);                                  \
+    }                                                         \
+  };
+#define HLOC_FLOAT_OP(Name, expr)             \
+  struct Name : SameType {                    \
+    template <typename T>                     \
+    static constexpr bool kOk = kIsFloat<T>;  \
+    template <typename T>                     \
+    static T Apply(T v, const KernelAttrs&) { \
+      auto x = Load(v);                       \
+      return Store<T>(expr);                  \
+    }                                         \
+  };
+
+using std::acos;
+using std::acosh;
+using std::asin;
+using std::asinh;
+using std::atan;
+using std::atanh;
+using std::cos;
+using std::cosh;
+using std::exp;
+using std::log;
+using std::sin;
+using std::sinh;
+using std::sqrt;
+using std::tan;
+using std::tanh;
+
+HLOC_FLOAT_OR_COMPLEX_OP(ExpOp, exp(x))
+HLOC_FLOAT_OR_COMPLEX_OP(LogOp, log(x))
+HLOC_FLOAT_OR_COMPLEX_OP(SqrtOp, sqrt(x))
+HLOC_FLOAT_OR_COMPLEX_OP(RsqrtOp, decltype(x)(1) / sqrt(x))
+HLOC_FLOAT_OR_COMPLEX_OP(SinOp, sin(x))
+HLOC_FLOAT_OR_COMPLEX_OP(CosOp, cos(x))
+HLOC_FLOAT_OR_COMPLEX_OP(TanOp, tan(x))
+HLOC_FLOAT_OR_COMPLEX_OP(TanhOp, tanh(x))
+HLOC_FLOAT_OR_COMPLEX_OP(LogisticOp,
+                         decltype(x)(1) / (decltype(x)(1) + exp(-x)))
+HLOC_FLOAT_OR_COMPLEX_OP(AcosOp, acos(x))
+HLOC_FLOAT_OR_COMPLEX_OP(AcoshOp, acosh(x))
+HLOC_FLOAT_OR_COMPLEX_OP(AsinOp, asin(x))
+HLOC_FLOAT_OR_COMPLEX_OP(AsinhOp, asinh(x))
+HLOC_FLOAT_OR_COMPLEX_OP(AtanOp, atan(x))
+HLOC_FLOAT_OR_COMPLEX_OP(AtanhOp, atanh(x))
+HLOC_FLOAT_OR_COMPLEX_OP(CoshOp, cosh(x))
+HLOC_FLOAT_OR_COMPLEX_OP(SinhOp, sinh(x))
+HLOC_FLOAT_OP(CbrtOp, std::cbrt(x))
+HLOC_FLOAT_OP(CeilOp, std::ceil(x))
+HLOC_FLOAT_OP(FloorOp, std::floor(x))
+HLOC_FLOAT_OP(RoundAfzOp, std::round(x))
+HLOC_FLOAT_OP(RoundEvenOp, std::nearbyint(x))
+HLOC_FLOAT_OP(ErfOp, std::erf(x))
+#undef HLOC_FLOAT_OR_COMPLEX_OP
+#undef HLOC_FLOAT_OP
+
+struct Expm1Op : SameType {
+  template <typename T>
+  static constexpr bool kOk = kIsFloat<T> || kIsComplex<T>;
+  template <typename T>
+  static T Apply(T v, const KernelAttrs&) {
+    if constexpr (kIsComplex<T>) {
+      return std::exp(v) - T(1);
+    } else {
+      return Store<T>(std::expm1(Load(v)));
+    }
+  }
+};
+
+struct Log1pOp : SameType {
+  template <typename T>
+  static constexpr bool kOk = kIsFloat<T> || kIsComplex<T>;
+  template <typename T>
+  static T Apply(T v, const KernelAttrs&) {
+    if constexpr (kIsComplex<T>) {
+      return std::log(T(1) + v);
+    } else {
+      return Store<T>(std::log1p(Load(v)));
+    }
+  }
+};
+
+struct AbsOp {
+  template <typename T>
+  using Out =
+      std::conditional_t<kIsComplex<T>, typename ComplexValueType<T>::type, T>;
+  template <typename T>
+  static constexpr bool kOk = !kIsPred<T>;
+  template <typename T>
+  static Out<T> Apply(T v, const KernelAttrs&) {
+    if constexpr (kIsComplex<T>) {
+      return std::abs(v);
+    } else if constexpr (kIsFloat<T>) {
+      return Store<T>(std::fabs(Load(v)));
+    } else if constexpr (std::is_signed_v<T>) {
+      return v < 0 ? static_cast<T>(-static_cast<WrapT<T>>(v)) : v;
+    } else {
+      return v;
+    }
+  }
+};
+
+struct NegateOp : SameType {
+  template <typename T>
+  static constexpr bool kOk = !kIsPred<T>;
+  template <typename T>
+  static T Apply(T v, const KernelAttrs&) {
+    if constexpr (kIsInt<T>) {
+      return static_cast<T>(-static_cast<WrapT<T>>(v));
+    } else {
+      return Store<T>(-Load(v));
+    }
+  }
+};
+
+struct SignOp : SameType {
+  template <typename T>
+  static constexpr bool kOk = !kIsPred<T>;
+  template <typename T>
+  static T Apply(T v, const KernelAttrs&) {
+    if constexpr (kIsComplex<T>) {
+      return ComplexSign(v);
+    } else if constexpr (kIsFloat<T>) {
+      return Store<T>(FloatSign(Load(v)));
+    } else {
+      return static_cast<T>((T(0) < v) - (v < T(0)));
+    }
+  }
+};
+
+struct NotOp : SameType {
+  template <typename T>
+  static constexpr bool kOk = std::is_integral_v<T>;
+  template <typename T>
+  static T Apply(T v, const KernelAttrs&) {
+    if constexpr (kIsPred<T>) {
+      return !v;
+    } else {
+      return static_cast<T>(~v);
+    }
+  }
+};
+
+struct PopcntOp : SameType {
+  template <typename T>
+  static constexpr bool kOk = kIsInt<T>;
+  template <typename T>
+  static T Apply(T v, const KernelAttrs&) {
+    return PopulationCount(v);
+  }
+};
+
+struct ClzOp : SameType {
+  template <typename T>
+  static constexpr bool kOk = kIsInt<T>;
+  template <typename T>
+  static T Apply(T v, const KernelAttrs&) {
+    return CountLeadingZeros(v);
+  }
+};
+
+struct IsFiniteOp {
+  template <typename T>
+  using Out = bool;
+  template <typename T>
+  static constexpr bool kOk = kIsFloat<T>;
+  template <typename T>
+  static bool Apply(T v, const KernelAttrs&) {
+    return std::isfinite(Load(v));
+  }
+};
+
+struct RealOp {
+  template <typename T>
+  using Out =
+      std::conditional_t<kIsComplex<T>, typename ComplexValueType<T>::type, T>;
+  template <typename T>
+  static constexpr bool kOk = kIsFloat<T> || kIsComplex<T>;
+  template <typename T>
+  static Out<T> Apply(T v, const KernelAttrs&) {
+    if constexpr (kIsComplex<T>) {
+      return v.real();
+    } else {
+      return v;
+    }
+  }
+};
+
+struct ImagOp {
+  template <typename T>
+  using Out =
+      std::conditional_t<kIsComplex<T>, typename ComplexValueType<T>::type, T>;
+  template <typename T>
+  static constexpr bool kOk = kIsFloat<T> || kIsComplex<T>;
+  template <typename T>
+  static Out<T> Apply(T v, const KernelAttrs&) {
+    if constexpr (kIsComplex<T>) {
+      return v.imag();
+    } else {
+      return Store<T>(ComputeT<T>(0));
+    }
+  }
+};
+
+struct ReducePrecisionOp : SameType {
+  template <typename T>
+  static constexpr bool kOk = kIsFloat<T>;
+  template <typename T>
+  static T Apply(T v, const KernelAttrs& attrs) {
+    return Store<T>(
+        ReducePrecision(Load(v), attrs.exponent_bits, attrs.mantissa_bits));
+  }
+};
+
+template <typename T, typename Op>
+void UnaryLoop(const void* const* in, void* out, int64_t n,
+               const KernelAttrs& attrs) {
+  const T* a = static_cast<const T*>(in[0]);
+  using R = typename Op::template Out<T>;
+  R* o = static_cast<R*>(out);
+  for (int64_t i = 0; i < n; ++i) o[i] = Op::template Apply<T>(a[i], attrs);
+}
+
+template <typename Op>
+ElementwiseFn Pick(PrimitiveType operand, PrimitiveType result) {
+  return DispatchType<ElementwiseFn>(operand, nullptr,
+                                     [&](auto t) -> ElementwiseFn {
+                                       using T = decltype(t);
+                                       if constexpr (Op::template kOk<T>) {
+                                         using R = typename Op::template Out<T>;
+                                         if (PrimitiveTypeOf<R>() != result)
+                                           return nullptr;
+                                         return &UnaryLoop<T, Op>;
+                                       } else {
+                                         return nullptr;
+                                       }
+                                     });
+}
+
+}  // namespace
+
+ElementwiseFn SelectUnaryKernel(HloOpcode opcode, PrimitiveType operand,
+                                PrimitiveType result) {
+  switch (opcode) {
+    case HloOpcode::kAbs:
+      return Pick<AbsOp>(operand, result);
+    case HloOpcode::kAcos:
+      return Pick<AcosOp>(operand, result);
+    case HloOpcode::kAcosh:
+      return Pick<AcoshOp>(operand, result);
+    case HloOpcode::kAsin:
+      return Pick<AsinOp>(operand, result);
+    case HloOpcode::kAsinh:
+      return Pick<AsinhOp>(operand, result);
+    case HloOpcode::kAtan:
+      return Pick<AtanOp>(operand, result);
+    case HloOpcode::kAtanh:
+      return Pick<AtanhOp>(operand, result);
+    case HloOpcode::kCbrt:
+      return Pick<CbrtOp>(operand, result);
+    case HloOpcode::kCeil:
+      return Pick<CeilOp>(operand, result);
+    case HloOpcode::kClz:
+      return Pick<ClzOp>(operand, result);
+    case HloOpcode::kCos:
+      return Pick<CosOp>(operand, result);
+    case HloOpcode::kCosh:
+      return Pick<CoshOp>(operand, result);
+    case HloOpcode::kErf:
+      return Pick<ErfOp>(operand, result);
+    case HloOpcode::kExp:
+      return Pick<ExpOp>(operand, result);
+    case HloOpcode::kExpm1:
+      return Pick<Expm1Op>(operand, result);
+    case HloOpcode::kFloor:
+      return Pick<FloorOp>(operand, result);
+    case HloOpcode::kImag:
+      return Pick<ImagOp>(operand, result);
+    case HloOpcode::kIsFinite:
+      return Pick<IsFiniteOp>(operand, result);
+    case HloOpcode::kLog:
+      return Pick<LogOp>(operand, result);
+    case HloOpcode::kLog1p:
+      return Pick<Log1pOp>(operand, result);
+    case HloOpcode::kLogistic:
+      return Pick<LogisticOp>(operand, result);
+    case HloOpcode::kNegate:
+      return Pick<NegateOp>(operand, result);
+    case HloOpcode::kNot:
+      return Pick<NotOp>(operand, result);
+    case HloOpcode::kPopulationCount:
+      return Pick<PopcntOp>(operand, result);
+    case HloOpcode::kReal:
+      return Pick<RealOp>(operand, result);
+    case HloOpcode::kReducePrecision:
+      return Pick<ReducePrecisionOp>(operand, result);
+    case HloOpcode::kRoundNearestAfz:
+      return Pick<RoundAfzOp>(operand, result);
+    case HloOpcode::kRoundNearestEven:
+      return Pick<RoundEvenOp>(operand, result);
+    case HloOpcode::kRsqrt:
+      return Pick<RsqrtOp>(operand, result);
+    case HloOpcode::kSign:
+      return Pick<SignOp>(operand, result);
+    case HloOpcode::kSin:
+      return Pick<SinOp>(operand, result);
+    case HloOpcode::kSinh:
+      return Pick<SinhOp>(operand, result);
+    case HloOpcode::kSqrt:
+      return Pick<SqrtOp>(operand, result);
+    case HloOpcode::kTan:
+      return Pick<TanOp>(operand, result);
+    case HloOpcode::kTanh:
+      return Pick<TanhOp>(operand, result);
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace eval
+}  // namespace hloc

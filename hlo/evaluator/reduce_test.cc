@@ -1,0 +1,546 @@
+// Reductions and the other ops that call scalar computations: reduce (fast
+// path, generic computations, variadic argmax, per-step rounding),
+// reduce-window (padding, strides, dilations, variadic), select-and-scatter,
+// sort (multi-operand, stable, total order), topk, scan and map.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "hlo/evaluator/test_util.h"
+
+namespace hloc {
+namespace {
+
+using eval_test::ExpectFloats;
+using eval_test::Make;
+using eval_test::MustRun;
+using eval_test::Values;
+using eval_test::Vec;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+const char* kComputations = R"(
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT r = f32[] add(x, y)
+}
+max {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT r = f32[] maximum(x, y)
+}
+min {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT r = f32[] minimum(y, x)
+}
+twice_plus {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  two = f32[] constant(2)
+  m = f32[] multiply(x, two)
+  ROOT r = f32[] add(m, y)
+}
+argmax {
+  v0 = f32[] parameter(0)
+  i0 = s32[] parameter(1)
+  v1 = f32[] parameter(2)
+  i1 = s32[] parameter(3)
+  gt = pred[] compare(v0, v1), direction=GT
+  eq = pred[] compare(v0, v1), direction=EQ
+  lt = pred[] compare(i0, i1), direction=LT
+  tie = pred[] and(eq, lt)
+  pick = pred[] or(gt, tie)
+  v = f32[] select(pick, v0, v1)
+  i = s32[] select(pick, i0, i1)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+)";
+
+std::string Module(const std::string& entry) {
+  return std::string("HloModule m\n") + kComputations + entry;
+}
+
+Literal Iota(std::vector<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>(i + 1);
+  return Make<float>(F32, dims, v);
+}
+
+TEST(ReduceTest, SumsOverEveryDimensionSet) {
+  const std::string hlo = Module(R"(
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  z = f32[] constant(0)
+  ten = f32[] constant(10)
+  r0 = f32[3] reduce(a, z), dimensions={0}, to_apply=add
+  r1 = f32[2] reduce(a, z), dimensions={1}, to_apply=add
+  r01 = f32[] reduce(a, ten), dimensions={0,1}, to_apply=add
+  none = f32[2,3] reduce(a, ten), dimensions={}, to_apply=add
+  ROOT t = (f32[3], f32[2], f32[], f32[2,3]) tuple(r0, r1, r01, none)
+})");
+  Literal r = MustRun(hlo, {Iota({2, 3})});
+  ExpectFloats(r.tuple_elements()[0], {5, 7, 9});
+  ExpectFloats(r.tuple_elements()[1], {6, 15});
+  ExpectFloats(r.tuple_elements()[2], {31});
+  ExpectFloats(r.tuple_elements()[3], {11, 12, 13, 14, 15, 16});
+}
+
+TEST(ReduceTest, FastPathMatchesReferenceOnInterleavedDims) {
+  const std::string hlo = Module(R"(
+ENTRY e {
+  a = f32[4,5,6] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[5] reduce(a, z), dimensions={0,2}, to_apply=add
+})");
+  Literal a = Iota({4, 5, 6});
+  std::vector<double> expected(5, 0.0);
+  auto v = Values<float>(a);
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 5; ++j) {
+      for (int k = 0; k < 6; ++k) expected[j] += v[(i * 5 + j) * 6 + k];
+    }
+  }
+  ExpectFloats(MustRun(hlo, {a}), expected);
+}
+
+// Large enough to be split across threads; each output still sums its
+// elements in order, so the result equals a sequential loop bit for bit.
+TEST(ReduceTest, ThreadedReductionsMatchSequentialSums) {
+  const std::string hlo = Module(R"(
+ENTRY e {
+  a = f32[1024,1100] parameter(0)
+  z = f32[] constant(0)
+  rows = f32[1024] reduce(a, z), dimensions={1}, to_apply=add
+  cols = f32[1100] reduce(a, z), dimensions={0}, to_apply=add
+  ROOT t = (f32[1024], f32[1100]) tuple(rows, cols)
+})");
+  std::vector<float> v(1024 * 1100);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = static_cast<float>((i * 7919) % 1000) / 7.0f;
+  Literal r = MustRun(hlo, {Make<float>(F32, {1024, 1100}, v)});
+  std::vector<float> rows(1024, 0.0f), cols(1100, 0.0f);
+  for (int i = 0; i < 1024; ++i) {
+    for (int j = 0; j < 1100; ++j) {
+      rows[i] += v[i * 1100 + j];
+      cols[j] += v[i * 1100 + j];
+    }
+  }
+  EXPECT_EQ(Values<float>(r.tuple_elements()[0]), rows);
+  EXPECT_EQ(Values<float>(r.tuple_elements()[1]), cols);
+}
+
+TEST(ReduceTest, MaxPropagatesNanAndMinKeepsNegativeZero) {
+  const std::string hlo = Module(R"(
+ENTRY e {
+  a = f32[3] parameter(0)
+  b = f32[2] parameter(1)
+  lo = f32[] constant(-inf)
+  hi = f32[] constant(inf)
+  m = f32[] reduce(a, lo), dimensions={0}, to_apply=max
+  n = f32[] reduce(b, hi), dimensions={0}, to_apply=min
+  ROOT t = (f32[], f32[]) tuple(m, n)
+})");
+  Literal r = MustRun(
+      hlo, {Vec<float>(F32, {1, NAN, 2}), Vec<float>(F32, {0.0f, -0.0f})});
+  ExpectFloats(r.tuple_elements()[0], {kNaN});
+  ExpectFloats(r.tuple_elements()[1], {-0.0});
+}
+
+TEST(ReduceTest, GenericComputationSeesElementsInRowMajorOrder) {
+  const std::string hlo = Module(R"(
+ENTRY e {
+  a = f32[2,2] parameter(0)
+  z = f32[] constant(0)
+  all = f32[] reduce(a, z), dimensions={0,1}, to_apply=twice_plus
+  rows = f32[2] reduce(a, z), dimensions={1}, to_apply=twice_plus
+  cols = f32[2] reduce(a, z), dimensions={0}, to_apply=twice_plus
+  ROOT t = (f32[], f32[2], f32[2]) tuple(all, rows, cols)
+})");
+  Literal r = MustRun(hlo, {Iota({2, 2})});
+  ExpectFloats(r.tuple_elements()[0], {26});
+  ExpectFloats(r.tuple_elements()[1], {4, 10});
+  ExpectFloats(r.tuple_elements()[2], {5, 8});
+}
+
+TEST(ReduceTest, Bf16ReductionRoundsEveryStep) {
+  const char* kHlo = R"(
+HloModule m
+add {
+  x = bf16[] parameter(0)
+  y = bf16[] parameter(1)
+  ROOT r = bf16[] add(x, y)
+}
+ENTRY e {
+  a = bf16[300] parameter(0)
+  z = bf16[] constant(0)
+  ROOT r = bf16[] reduce(a, z), dimensions={0}, to_apply=add
+})";
+  Literal ones =
+      Make<BFloat16>(BF16, {300}, std::vector<BFloat16>(300, BFloat16(1.0f)));
+  // 256 + 1 rounds back to 256 in bf16.
+  ExpectFloats(MustRun(kHlo, {ones}), {256});
+}
+
+TEST(ReduceTest, VariadicArgmax) {
+  const std::string hlo = Module(R"(
+ENTRY e {
+  a = f32[2,4] parameter(0)
+  i = s32[2,4] iota(), iota_dimension=1
+  lo = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  rows = (f32[2], s32[2]) reduce(a, i, lo, zero), dimensions={1}, to_apply=argmax
+  j = s32[2,4] iota(), iota_dimension=0
+  cols = (f32[4], s32[4]) reduce(a, j, lo, zero), dimensions={0}, to_apply=argmax
+  ROOT t = ((f32[2], s32[2]), (f32[4], s32[4])) tuple(rows, cols)
+})");
+  Literal r =
+      MustRun(hlo, {Make<float>(F32, {2, 4}, {1, 5, 5, 2, 7, 0, 7, 1})});
+  const Literal& rows = r.tuple_elements()[0];
+  ExpectFloats(rows.tuple_elements()[0], {5, 7});
+  EXPECT_EQ(Values<int32_t>(rows.tuple_elements()[1]),
+            (std::vector<int32_t>{1, 0}));
+  const Literal& cols = r.tuple_elements()[1];
+  ExpectFloats(cols.tuple_elements()[0], {7, 5, 7, 2});
+  EXPECT_EQ(Values<int32_t>(cols.tuple_elements()[1]),
+            (std::vector<int32_t>{1, 0, 1, 0}));
+}
+
+TEST(ReduceTest, ThreadedVariadicArgmaxAndMap) {
+  const std::string hlo = Module(R"(
+double_it {
+  x = f32[] parameter(0)
+  ROOT d = f32[] add(x, x)
+}
+ENTRY e {
+  a = f32[1024,1100] parameter(0)
+  i = s32[1024,1100] iota(), iota_dimension=1
+  lo = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  am = (f32[1024], s32[1024]) reduce(a, i, lo, zero), dimensions={1}, to_apply=argmax
+  m = f32[1024,1100] map(a), dimensions={0,1}, to_apply=double_it
+  ROOT t = ((f32[1024], s32[1024]), f32[1024,1100]) tuple(am, m)
+})");
+  std::vector<float> v(1024 * 1100);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = static_cast<float>((i * 7919) % 1013);
+  Literal r = MustRun(hlo, {Make<float>(F32, {1024, 1100}, v)});
+  std::vector<float> best(1024, -INFINITY);
+  std::vector<int32_t> where(1024, 0);
+  for (int i = 0; i < 1024; ++i) {
+    for (int j = 0; j < 1100; ++j) {
+      if (v[i * 1100 + j] > best[i]) {
+        best[i] = v[i * 1100 + j];
+        where[i] = j;
+      }
+    }
+  }
+  const Literal& am = r.tuple_elements()[0];
+  EXPECT_EQ(Values<float>(am.tuple_elements()[0]), best);
+  EXPECT_EQ(Values<int32_t>(am.tuple_elements()[1]), where);
+  std::vector<float> doubled = v;
+  for (float& x : doubled) x += x;
+  EXPECT_EQ(Values<float>(r.tuple_elements()[1]), doubled);
+}
+
+TEST(ReduceTest, IntegerAndPredReductions) {
+  const char* kHlo = R"(
+HloModule m
+add {
+  x = s32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT r = s32[] add(x, y)
+}
+and {
+  x = pred[] parameter(0)
+  y = pred[] parameter(1)
+  ROOT r = pred[] and(x, y)
+}
+ENTRY e {
+  a = s32[3] parameter(0)
+  p = pred[2,2] parameter(1)
+  z = s32[] constant(0)
+  t = pred[] constant(true)
+  s = s32[] reduce(a, z), dimensions={0}, to_apply=add
+  q = pred[2] reduce(p, t), dimensions={1}, to_apply=and
+  ROOT o = (s32[], pred[2]) tuple(s, q)
+})";
+  Literal r =
+      MustRun(kHlo, {Vec<int32_t>(S32, {2147483647, 1, 5}),
+                     Make<bool>(PRED, {2, 2}, {true, true, true, false})});
+  EXPECT_EQ(Values<int32_t>(r.tuple_elements()[0]),
+            (std::vector<int32_t>{-2147483643}));
+  EXPECT_EQ(Values<bool>(r.tuple_elements()[1]),
+            (std::vector<bool>{true, false}));
+}
+
+TEST(ReduceWindowTest, MaxPoolAndPaddedSums) {
+  const std::string clean = Module(R"(
+ENTRY e {
+  a = f32[4,4] parameter(0)
+  b = f32[5] parameter(1)
+  lo = f32[] constant(-inf)
+  z = f32[] constant(0)
+  pool = f32[2,2] reduce-window(a, lo), window={size=2x2 stride=2x2}, to_apply=max
+  sums = f32[5] reduce-window(b, z), window={size=3 pad=1_1}, to_apply=add
+  c = f32[3] slice(b), slice={[0:3]}
+  based = f32[4] reduce-window(c, z), window={size=2 lhs_dilate=2}, to_apply=add
+  holes = f32[3] reduce-window(b, z), window={size=2 rhs_dilate=2}, to_apply=add
+  strided = f32[2] reduce-window(b, z), window={size=2 stride=3 pad=0_1}, to_apply=add
+  ROOT t = (f32[2,2], f32[5], f32[4], f32[3], f32[2]) tuple(pool, sums, based, holes, strided)
+})");
+  Literal r = MustRun(clean, {Iota({4, 4}), Vec<float>(F32, {1, 2, 3, 4, 5})});
+  ExpectFloats(r.tuple_elements()[0], {6, 8, 14, 16});
+  ExpectFloats(r.tuple_elements()[1], {3, 6, 9, 12, 9});
+  ExpectFloats(r.tuple_elements()[2], {1, 2, 2, 3});
+  ExpectFloats(r.tuple_elements()[3], {4, 6, 8});
+  ExpectFloats(r.tuple_elements()[4], {3, 9});
+}
+
+TEST(ReduceWindowTest, GenericAndVariadicComputations) {
+  const std::string hlo = Module(R"(
+ENTRY e {
+  a = f32[3] parameter(0)
+  z = f32[] constant(0)
+  g = f32[2] reduce-window(a, z), window={size=2}, to_apply=twice_plus
+  v = f32[4] parameter(1)
+  i = s32[4] iota(), iota_dimension=0
+  lo = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  am = (f32[2], s32[2]) reduce-window(v, i, lo, zero), window={size=2 stride=2}, to_apply=argmax
+  ROOT t = (f32[2], (f32[2], s32[2])) tuple(g, am)
+})");
+  Literal r =
+      MustRun(hlo, {Vec<float>(F32, {1, 2, 3}), Vec<float>(F32, {3, 8, 8, 1})});
+  ExpectFloats(r.tuple_elements()[0], {4, 7});
+  const Literal& am = r.tuple_elements()[1];
+  ExpectFloats(am.tuple_elements()[0], {8, 8});
+  EXPECT_EQ(Values<int32_t>(am.tuple_elements()[1]),
+            (std::vector<int32_t>{1, 2}));
+}
+
+TEST(SelectAndScatterTest, ScattersToSelectedElements) {
+  const std::string hlo = std::string("HloModule m\n") + kComputations + R"(
+ge {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT r = pred[] compare(x, y), direction=GE
+}
+ENTRY e {
+  a = f32[4] parameter(0)
+  s = f32[2] parameter(1)
+  z = f32[] constant(0)
+  disjoint = f32[4] select-and-scatter(a, s, z), window={size=2 stride=2}, select=ge, scatter=add
+  overlap = f32[4] select-and-scatter(a, s, z), window={size=3}, select=ge, scatter=add
+  ROOT t = (f32[4], f32[4]) tuple(disjoint, overlap)
+})";
+  Literal r =
+      MustRun(hlo, {Vec<float>(F32, {1, 5, 3, 3}), Vec<float>(F32, {10, 20})});
+  ExpectFloats(r.tuple_elements()[0], {0, 10, 20, 0});
+  ExpectFloats(r.tuple_elements()[1], {0, 30, 0, 0});
+}
+
+TEST(SortTest, SingleOperandAscendingAndDescendingRows) {
+  const char* kHlo = R"(
+HloModule m
+lt {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT r = pred[] compare(x, y), direction=LT
+}
+gt {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT r = pred[] compare(x, y), direction=GT
+}
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  up = f32[2,3] sort(a), dimensions={1}, to_apply=lt
+  down = f32[2,3] sort(a), dimensions={1}, is_stable=true, to_apply=gt
+  cols = f32[2,3] sort(a), dimensions={0}, to_apply=lt
+  ROOT t = (f32[2,3], f32[2,3], f32[2,3]) tuple(up, down, cols)
+})";
+  Literal r = MustRun(kHlo, {Make<float>(F32, {2, 3}, {3, 1, 2, 0, 9, -1})});
+  ExpectFloats(r.tuple_elements()[0], {1, 2, 3, -1, 0, 9});
+  ExpectFloats(r.tuple_elements()[1], {3, 2, 1, 9, 0, -1});
+  ExpectFloats(r.tuple_elements()[2], {0, 1, -1, 3, 9, 2});
+}
+
+TEST(SortTest, KeyValueIsStableAndTotalOrderPlacesNans) {
+  const char* kHlo = R"(
+HloModule m
+by_key {
+  k0 = s32[] parameter(0)
+  k1 = s32[] parameter(1)
+  v0 = f32[] parameter(2)
+  v1 = f32[] parameter(3)
+  ROOT r = pred[] compare(k0, k1), direction=LT
+}
+total {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT r = pred[] compare(x, y), direction=LT, type=TOTALORDER
+}
+ENTRY e {
+  k = s32[4] parameter(0)
+  v = f32[4] parameter(1)
+  kv = (s32[4], f32[4]) sort(k, v), dimensions={0}, is_stable=true, to_apply=by_key
+  n = f32[5] parameter(2)
+  s = f32[5] sort(n), dimensions={0}, to_apply=total
+  ROOT t = ((s32[4], f32[4]), f32[5]) tuple(kv, s)
+})";
+  Literal r = MustRun(
+      kHlo, {Vec<int32_t>(S32, {2, 1, 2, 1}), Vec<float>(F32, {0, 1, 2, 3}),
+             Vec<float>(F32, {NAN, -0.0f, 0.0f, -INFINITY, 1.0f})});
+  const Literal& kv = r.tuple_elements()[0];
+  EXPECT_EQ(Values<int32_t>(kv.tuple_elements()[0]),
+            (std::vector<int32_t>{1, 1, 2, 2}));
+  ExpectFloats(kv.tuple_elements()[1], {1, 3, 0, 2});
+  ExpectFloats(r.tuple_elements()[1], {-kInf, -0.0, 0.0, 1.0, kNaN});
+}
+
+// JAX's float comparator canonicalizes NaN and -0 before a total-order
+// compare: evaluated as per-element keys, equal keys stay in input order.
+TEST(SortTest, JaxComparatorAndGenericComparator) {
+  const char* kHlo = R"(
+HloModule m
+jax_lt {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  nan = f32[] constant(nan)
+  zero = f32[] constant(0)
+  a_nan = pred[] compare(a, a), direction=NE
+  a_zero = pred[] compare(a, zero), direction=EQ
+  a0 = f32[] select(a_zero, zero, a)
+  ac = f32[] select(a_nan, nan, a0)
+  b_nan = pred[] compare(b, b), direction=NE
+  b_zero = pred[] compare(b, zero), direction=EQ
+  b0 = f32[] select(b_zero, zero, b)
+  bc = f32[] select(b_nan, nan, b0)
+  ROOT lt = pred[] compare(ac, bc), direction=LT, order=TOTAL
+}
+by_sum {
+  a0 = f32[] parameter(0)
+  a1 = f32[] parameter(1)
+  b0 = f32[] parameter(2)
+  b1 = f32[] parameter(3)
+  s0 = f32[] add(a0, b0)
+  s1 = f32[] add(a1, b1)
+  ROOT lt = pred[] compare(s0, s1), direction=LT
+}
+ENTRY e {
+  x = f32[7] parameter(0)
+  s = f32[7] sort(x), dimensions={0}, is_stable=true, to_apply=jax_lt
+  a = f32[3] parameter(1)
+  b = f32[3] parameter(2)
+  ab = (f32[3], f32[3]) sort(a, b), dimensions={0}, to_apply=by_sum
+  ROOT t = (f32[7], (f32[3], f32[3])) tuple(s, ab)
+})";
+  Literal r =
+      MustRun(kHlo, {Vec<float>(F32, {NAN, -0.0f, 1, -NAN, 0.0f, -INFINITY, 1}),
+                     Vec<float>(F32, {3, 1, 2}), Vec<float>(F32, {0, 5, 0})});
+  ExpectFloats(r.tuple_elements()[0], {-kInf, -0.0, 0.0, 1, 1, kNaN, kNaN});
+  auto got = Values<float>(r.tuple_elements()[0]);
+  EXPECT_FALSE(std::signbit(got[5]));  // NaN (index 0) before -NaN (index 3)
+  EXPECT_TRUE(std::signbit(got[6]));
+  const Literal& ab = r.tuple_elements()[1];
+  ExpectFloats(ab.tuple_elements()[0], {2, 3, 1});
+  ExpectFloats(ab.tuple_elements()[1], {0, 0, 5});
+}
+
+TEST(TopKTest, LargestAndSmallestWithTiesAndNan) {
+  const char* kHlo = R"(
+HloModule m
+ENTRY e {
+  a = f32[2,5] parameter(0)
+  big = (f32[2,3], s32[2,3]) topk(a), k=3, largest=true
+  small = (f32[2,3], s32[2,3]) topk(a), k=3, largest=false
+  ROOT t = ((f32[2,3], s32[2,3]), (f32[2,3], s32[2,3])) tuple(big, small)
+})";
+  Literal r = MustRun(
+      kHlo,
+      {Make<float>(F32, {2, 5}, {1, 5, NAN, 5, 2, -1, -2, -3, -0.0f, 0.0f})});
+  const Literal& big = r.tuple_elements()[0];
+  ExpectFloats(big.tuple_elements()[0], {kNaN, 5, 5, 0.0, -0.0, -1});
+  EXPECT_EQ(Values<int32_t>(big.tuple_elements()[1]),
+            (std::vector<int32_t>{2, 1, 3, 4, 3, 0}));
+  const Literal& small = r.tuple_elements()[1];
+  ExpectFloats(small.tuple_elements()[0], {1, 2, 5, -3, -2, -1});
+  EXPECT_EQ(Values<int32_t>(small.tuple_elements()[1]),
+            (std::vector<int32_t>{0, 4, 1, 2, 1, 0}));
+}
+
+TEST(ScanTest, CumulativeSumForwardAndReverse) {
+  const char* kHlo = R"(
+HloModule m
+step {
+  x = f32[] parameter(0)
+  acc = f32[] parameter(1)
+  s = f32[] add(acc, x)
+  ROOT t = (f32[], f32[]) tuple(s, s)
+}
+ENTRY e {
+  a = f32[4] parameter(0)
+  z = f32[] constant(0)
+  fwd = (f32[4], f32[]) scan(a, z), dimensions={0}, is_reverse=false, to_apply=step
+  rev = (f32[4], f32[]) scan(a, z), dimensions={0}, is_reverse=true, num_carries=1, to_apply=step
+  ROOT t = ((f32[4], f32[]), (f32[4], f32[])) tuple(fwd, rev)
+})";
+  Literal r = MustRun(kHlo, {Vec<float>(F32, {1, 2, 3, 4})});
+  const Literal& fwd = r.tuple_elements()[0];
+  ExpectFloats(fwd.tuple_elements()[0], {1, 3, 6, 10});
+  ExpectFloats(fwd.tuple_elements()[1], {10});
+  const Literal& rev = r.tuple_elements()[1];
+  ExpectFloats(rev.tuple_elements()[0], {10, 9, 7, 4});
+  ExpectFloats(rev.tuple_elements()[1], {10});
+}
+
+TEST(ScanTest, ScansRowsAlongAnInnerDimension) {
+  const char* kHlo = R"(
+HloModule m
+step {
+  x = f32[2] parameter(0)
+  acc = f32[2] parameter(1)
+  m = f32[2] multiply(acc, x)
+  ROOT t = (f32[2], f32[2]) tuple(m, m)
+}
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  one = f32[] constant(1)
+  ones = f32[2] broadcast(one), dimensions={}
+  ROOT s = (f32[2,3], f32[2]) scan(a, ones), dimensions={1}, to_apply=step
+})";
+  Literal r = MustRun(kHlo, {Iota({2, 3})});
+  ExpectFloats(r.tuple_elements()[0], {1, 2, 6, 4, 20, 120});
+  ExpectFloats(r.tuple_elements()[1], {6, 120});
+}
+
+TEST(MapTest, AppliesComputationElementwise) {
+  const char* kHlo = R"(
+HloModule m
+fma1 {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  p = f32[] multiply(x, y)
+  one = f32[] constant(1)
+  ROOT r = f32[] add(p, one)
+}
+ENTRY e {
+  a = f32[3] parameter(0)
+  b = f32[3] parameter(1)
+  ROOT m = f32[3] map(a, b), dimensions={0}, to_apply=fma1
+})";
+  ExpectFloats(
+      MustRun(kHlo, {Vec<float>(F32, {1, 2, 3}), Vec<float>(F32, {4, 5, 6})}),
+      {5, 11, 19});
+}
+
+}  // namespace
+}  // namespace hloc
