@@ -15,9 +15,15 @@ APT_PACKAGES=(
 )
 
 # --- Python packages (pinned; for the Python that is first on PATH) ------------
-# Add new pins here, e.g. "jax==X.Y.Z" "jaxlib==X.Y.Z" "ml_dtypes==X.Y.Z".
+# JAX with its CPU jaxlib is a real XLA on this machine: the live-client
+# tests lower JAX functions to HloModuleProtos and compare with XLA:CPU.
+# 0.10.2 is the newest jaxlib published for Python 3.11.
 PIP_PACKAGES=(
   "numpy==2.4.6"
+  "ml_dtypes==0.6.0"
+  "scipy==1.17.1"
+  "jaxlib==0.10.2"
+  "jax==0.10.2"
 )
 
 log() { echo "[setup] $*" >&2; }

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""JAX as a live client: the real frontend and the real XLA check hloc.
+
+Each case is a JAX function. For a few seeded random shapes and inputs the
+test lowers it with jax.jit(f).lower(...) to a serialized HloModuleProto (and
+to HLO text), computes the expected outputs with XLA:CPU in this process,
+writes everything as .npy, and runs `hlo-run` on the proto (and the text) on
+the reference evaluator and on the compiled CPU backend. Every run must exit
+0 (all outputs within hlo-run's documented default tolerances).
+
+usage: jax_live_test.py HLO_RUN [--seed N] [--trials N] [--only SUBSTRING]
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import jax
+import jax.numpy as jnp
+import ml_dtypes
+import numpy as np
+from jax import lax
+
+jax.config.update("jax_platforms", "cpu")
+# 64-bit types on, so s64/u64/f64 paths are exercised like the 32-bit ones.
+jax.config.update("jax_enable_x64", True)
+
+
+def floats(rng, shape, dtype=np.float32):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def ints(rng, shape, low, high, dtype=np.int32):
+    return rng.integers(low, high, size=shape, dtype=np.int64).astype(dtype)
+
+
+# name -> (function, make_args(rng, trial) -> list of arrays). Shapes vary
+# with the trial so each run sees several sizes.
+def dims(rng, *ranges):
+    return tuple(int(rng.integers(lo, hi + 1)) for lo, hi in ranges)
+
+
+CASES = {
+    "chain5": (lambda x, y: jnp.maximum(x * y + 1.0, 0.0) - jnp.exp(x),
+               lambda r: [floats(r, dims(r, (1, 64), (1, 130)))] * 2),
+    "transcendental": (
+        lambda x: jnp.tanh(x) + jax.scipy.special.erf(x) + jnp.log1p(jnp.abs(x))
+        + jnp.sin(x) * jnp.cos(x) + jax.nn.sigmoid(x) + jnp.expm1(x / 4),
+        lambda r: [floats(r, dims(r, (1, 300)))]),
+    "pow_rsqrt_cbrt": (
+        lambda x, y: jnp.power(jnp.abs(x) + 0.5, y) + lax.rsqrt(jnp.abs(x) + 1)
+        + jnp.cbrt(x),
+        lambda r: [floats(r, (37,)), floats(r, (37,))]),
+    "int_div_rem_by_zero": (
+        lambda a, b: (a // b, a % b, lax.div(a, b), lax.rem(a, b)),
+        lambda r: [ints(r, (200,), -50, 50), ints(r, (200,), -3, 4)]),
+    "shifts_bits": (
+        lambda a, s: (lax.shift_left(a, s), lax.shift_right_logical(a, s),
+                      lax.shift_right_arithmetic(a, s),
+                      lax.population_count(a), lax.clz(a), ~a ^ (a & 7)),
+        lambda r: [ints(r, (64,), -1000, 1000), ints(r, (64,), 0, 40)]),
+    "convert_saturate": (
+        lambda x: (x.astype(jnp.int8), x.astype(jnp.uint8), x.astype(jnp.int32),
+                   jnp.round(x), jnp.floor(x), jnp.ceil(x), jnp.sign(x)),
+        lambda r: [np.concatenate([floats(r, (50,)) * 300,
+                                   np.array([np.nan, np.inf, -np.inf, 0.5,
+                                             -0.5, 2.5, -0.0], np.float32)])]),
+    "compare_select_clamp": (
+        lambda x, y: (jnp.where(x > y, x, y), jnp.clip(x, -0.5, 0.5),
+                      x == y, jnp.isfinite(x / y), jnp.minimum(x, y)),
+        lambda r: [floats(r, (8, 9)), floats(r, (8, 9))]),
+    "softmax": (lambda x: jax.nn.softmax(x, axis=-1),
+                lambda r: [floats(r, dims(r, (1, 40), (1, 300)))]),
+    "layernorm": (
+        lambda x, g, b: (x - x.mean(-1, keepdims=True))
+        / jnp.sqrt(x.var(-1, keepdims=True) + 1e-5) * g + b,
+        lambda r: (lambda s: [floats(r, s), floats(r, s[-1:]),
+                              floats(r, s[-1:])])(dims(r, (1, 16), (2, 200)))),
+    "logsumexp_argmax": (
+        lambda x: (jax.nn.logsumexp(x, axis=0), jnp.argmax(x, axis=1),
+                   jnp.argmin(x, axis=0)),
+        lambda r: [floats(r, dims(r, (1, 50), (1, 50)))]),
+    "reductions": (
+        lambda x: (x.sum(axis=(0, 2)), x.max(axis=1), x.prod(axis=0),
+                   jnp.any(x > 1, axis=2), jnp.all(x > -3, axis=0)),
+        lambda r: [floats(r, dims(r, (1, 9), (1, 17), (1, 13)))]),
+    "cumsum_cumprod": (
+        lambda x: (jnp.cumsum(x, axis=0), jnp.cumprod(x * 0.1 + 1, axis=1),
+                   lax.cummax(x, axis=1)),
+        lambda r: [floats(r, dims(r, (1, 20), (1, 20)))]),
+    "dot_batched": (
+        lambda a, b: jnp.einsum("bij,bjk->bik", a, b,
+                                precision=lax.Precision.HIGHEST),
+        lambda r: (lambda b, i, j, k: [floats(r, (b, i, j)),
+                                       floats(r, (b, j, k))])(
+                                           *dims(r, (1, 3), (1, 20), (1, 20),
+                                                 (1, 20)))),
+    "dot_mixed_int": (
+        lambda a, b: lax.dot_general(a, b, (((1,), (0,)), ((), ())),
+                                     preferred_element_type=jnp.int32),
+        lambda r: [ints(r, (7, 5), -9, 9, np.int8),
+                   ints(r, (5, 3), -9, 9, np.int8)]),
+    "conv2d": (
+        lambda x, w: lax.conv_general_dilated(
+            x, w, window_strides=(2, 1), padding=((1, 0), (2, 1)),
+            lhs_dilation=(1, 2), rhs_dilation=(2, 1),
+            dimension_numbers=("NHWC", "HWIO", "NHWC"),
+            feature_group_count=2, precision=lax.Precision.HIGHEST),
+        lambda r: [floats(r, (2, 9, 7, 4)), floats(r, (3, 2, 2, 6))]),
+    "maxpool_avgpool": (
+        lambda x: (lax.reduce_window(x, -jnp.inf, lax.max, (1, 3, 3, 1),
+                                     (1, 2, 2, 1), "SAME"),
+                   lax.reduce_window(x, 0.0, lax.add, (1, 2, 2, 1),
+                                     (1, 1, 1, 1), "VALID")),
+        lambda r: [floats(r, (2,) + dims(r, (2, 12), (2, 12)) + (3,))]),
+    "sort_argsort_topk": (
+        lambda x: (jnp.sort(x, axis=-1), jnp.argsort(x, axis=0, stable=True),
+                   lax.top_k(x, 3)),
+        lambda r: [np.round(floats(r, dims(r, (1, 8), (3, 40))), 1)]),
+    "gather_scatter": (
+        lambda x, i, u: (x[i], x.at[i].add(u), x.at[i].set(u),
+                         x[:, i % x.shape[1]]),
+        lambda r: (lambda n, m, k: [floats(r, (n, m)), ints(r, (k,), -n, n),
+                                    floats(r, (k, m))])(
+                                        *dims(r, (2, 20), (1, 8), (1, 12)))),
+    "dynamic_slices": (
+        lambda x, i, u: (lax.dynamic_slice(x, (i, i), (3, 2)),
+                         lax.dynamic_update_slice(x, u, (i, 1 - i))),
+        lambda r: [floats(r, (6, 5)), np.int32(r.integers(-2, 8)),
+                   floats(r, (2, 3))]),
+    "pad_reverse_concat_transpose": (
+        lambda x: (lax.pad(x, np.float32(0.5), ((1, -1, 1), (-2, 3, 2))),
+                   jnp.flip(x, (0, 1)), jnp.concatenate([x, x * 2], 1),
+                   jnp.transpose(x[None], (2, 0, 1))),
+        lambda r: [floats(r, dims(r, (2, 9), (3, 9)))]),
+    "iota_broadcast_reshape": (
+        lambda x: (jnp.arange(x.shape[0])[:, None] * x
+                   + x.reshape(-1)[: x.shape[1]][None, :]),
+        lambda r: [floats(r, dims(r, (1, 30), (1, 30)))]),
+    "f16_bf16": (
+        lambda x, y: ((x * x + 1).astype(jnp.float32),
+                      jnp.exp(y) * y, x.sum(), (y.astype(jnp.float16) + x)),
+        lambda r: [floats(r, (33,), np.float16),
+                   floats(r, (33,), ml_dtypes.bfloat16)]),
+    "u8_s64_pred": (
+        lambda a, b, p: ((a + b) * a, jnp.where(p, a.astype(jnp.int64), -1),
+                         jnp.logical_xor(p, a > 100)),
+        lambda r: [ints(r, (40,), 0, 255, np.uint8),
+                   ints(r, (40,), 0, 255, np.uint8),
+                   r.integers(0, 2, size=(40,)).astype(bool)]),
+    "while_cond_switch": (
+        lambda x, n: (lax.fori_loop(0, n, lambda i, c: c * 0.9 + i, x),
+                      lax.cond(n > 3, jnp.sin, jnp.cos, x),
+                      lax.switch(n, [jnp.exp, jnp.tanh, jnp.abs], x)),
+        lambda r: [floats(r, (5,)), np.int32(r.integers(-1, 6))]),
+    "f64_s64": (
+        lambda x, a: (jnp.exp(x) / (1 + x * x), a * a - (a >> 3),
+                      (x * 1e10).astype(jnp.int64), a.astype(jnp.float64)),
+        lambda r: [floats(r, (21,), np.float64),
+                   ints(r, (21,), -2**40, 2**40, np.int64)]),
+    "mlp": (
+        lambda x, w1, b1, w2: jax.nn.gelu(
+            jnp.dot(x, w1, precision=lax.Precision.HIGHEST) + b1)
+        @ w2.astype(jnp.float32),
+        lambda r: [floats(r, (8, 16)), floats(r, (16, 32)), floats(r, (32,)),
+                   floats(r, (32, 4))]),
+}
+
+
+def save(path, array):
+    np.save(path, np.asarray(array))
+
+
+def run(cmd):
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("hlo_run")
+    parser.add_argument("--seed", type=int, default=20261121)
+    parser.add_argument("--trials", type=int, default=2)
+    parser.add_argument("--only", default="")
+    parser.add_argument("--platforms", default="interpreter,cpu")
+    args = parser.parse_args()
+    platforms = args.platforms.split(",")
+
+    failures = []
+    runs = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (fn, make_args) in CASES.items():
+            if args.only not in name:
+                continue
+            for trial in range(args.trials):
+                rng = np.random.default_rng([args.seed, trial,
+                                             sum(map(ord, name))])
+                inputs = make_args(rng)
+                case_dir = os.path.join(tmp, f"{name}.{trial}")
+                os.makedirs(case_dir)
+                lowered = jax.jit(fn).lower(*inputs)
+                with open(os.path.join(case_dir, "module.pb"), "wb") as f:
+                    f.write(lowered.compiler_ir("hlo")
+                            .as_serialized_hlo_module_proto())
+                with open(os.path.join(case_dir, "module.hlo"), "w") as f:
+                    f.write(lowered.as_text(dialect="hlo"))
+                for i, x in enumerate(inputs):
+                    save(os.path.join(case_dir, f"in{i}.npy"), x)
+                expected = jax.tree_util.tree_leaves(jax.jit(fn)(*inputs))
+                for i, y in enumerate(expected):
+                    save(os.path.join(case_dir, f"out{i}.npy"), y)
+                shapes = ", ".join(f"{np.asarray(x).dtype}{list(np.shape(x))}"
+                                   for x in inputs)
+                for module, platform in (
+                        [("module.pb", p) for p in platforms]
+                        + [("module.hlo", "interpreter")]):
+                    rc, out = run([args.hlo_run,
+                                   os.path.join(case_dir, module),
+                                   "--platform=" + platform,
+                                   "--inputs", case_dir,
+                                   "--expect", case_dir])
+                    runs += 1
+                    status = "ok" if rc == 0 else f"FAIL (exit {rc})"
+                    print(f"{name}.{trial} [{shapes}] {module} "
+                          f"{platform}: {status}")
+                    if rc != 0:
+                        failures.append(f"{name}.{trial} {module} {platform}"
+                                        f" inputs [{shapes}]:\n{out}")
+    print(f"\n{runs - len(failures)} of {runs} runs match XLA:CPU "
+          f"(jax {jax.__version__})")
+    for failure in failures:
+        print("\n" + failure)
+    return 1 if failures or runs == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
