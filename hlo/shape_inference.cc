@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hlo/computation.h"
+#include "hlo/status_macros.h"
 
 namespace hloc {
 namespace {
@@ -28,21 +29,6 @@ template <typename... Args>
 absl::Status InvalidArgument(const Args&... args) {
   return absl::InvalidArgumentError(absl::StrCat(args...));
 }
-
-#define HLOC_RETURN_IF_ERROR(expr)     \
-  do {                                 \
-    absl::Status _status = (expr);     \
-    if (!_status.ok()) return _status; \
-  } while (false)
-
-#define HLOC_ASSIGN_OR_RETURN(lhs, expr) \
-  HLOC_ASSIGN_OR_RETURN_IMPL(HLOC_CONCAT(_status_or_, __LINE__), lhs, expr)
-#define HLOC_CONCAT_INNER(a, b) a##b
-#define HLOC_CONCAT(a, b) HLOC_CONCAT_INNER(a, b)
-#define HLOC_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
-  auto tmp = (expr);                               \
-  if (!tmp.ok()) return tmp.status();              \
-  lhs = std::move(tmp).value()
 
 // Shapes and index lists as they appear in messages: no layouts.
 std::string Str(const Shape& shape) { return shape.ToString(false); }

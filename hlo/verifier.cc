@@ -18,6 +18,7 @@
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 #include "hlo/shape_inference.h"
+#include "hlo/status_macros.h"
 
 namespace hloc {
 namespace {
@@ -45,12 +46,6 @@ absl::Status InstructionError(const HloInstruction& instruction,
       "verifier: in computation ", parent ? parent->name() : "(none)",
       ", instruction ", instruction.name(), ": ", args...));
 }
-
-#define HLOC_VERIFY_RETURN_IF_ERROR(expr) \
-  do {                                    \
-    absl::Status _status = (expr);        \
-    if (!_status.ok()) return _status;    \
-  } while (false)
 
 // Opcodes whose instructions may call computations.
 bool MayCallComputations(HloOpcode opcode) {
@@ -112,22 +107,22 @@ class Verifier {
   explicit Verifier(const HloModule& module) : module_(module) {}
 
   absl::Status Run() {
-    HLOC_VERIFY_RETURN_IF_ERROR(VerifyModuleStructure());
+    HLOC_RETURN_IF_ERROR(VerifyModuleStructure());
     for (const HloComputation* c : module_.computations()) {
-      HLOC_VERIFY_RETURN_IF_ERROR(VerifyComputationStructure(*c));
+      HLOC_RETURN_IF_ERROR(VerifyComputationStructure(*c));
     }
     for (const HloComputation* c : module_.computations()) {
-      HLOC_VERIFY_RETURN_IF_ERROR(VerifyNoCycles(*c));
-      HLOC_VERIFY_RETURN_IF_ERROR(VerifyStoredOrder(*c));
+      HLOC_RETURN_IF_ERROR(VerifyNoCycles(*c));
+      HLOC_RETURN_IF_ERROR(VerifyStoredOrder(*c));
     }
-    HLOC_VERIFY_RETURN_IF_ERROR(VerifyCallGraph());
+    HLOC_RETURN_IF_ERROR(VerifyCallGraph());
     for (const HloComputation* c : module_.computations()) {
       for (const HloInstruction* instr : c->instructions()) {
-        HLOC_VERIFY_RETURN_IF_ERROR(VerifyInstruction(*instr));
+        HLOC_RETURN_IF_ERROR(VerifyInstruction(*instr));
       }
     }
-    HLOC_VERIFY_RETURN_IF_ERROR(VerifyEntryComputationLayout());
-    HLOC_VERIFY_RETURN_IF_ERROR(VerifyAliasing());
+    HLOC_RETURN_IF_ERROR(VerifyEntryComputationLayout());
+    HLOC_RETURN_IF_ERROR(VerifyAliasing());
     return VerifySchedule();
   }
 
@@ -185,7 +180,7 @@ class Verifier {
         return InstructionError(*instr,
                                 "invalid shape: ", shape_status.message());
       }
-      HLOC_VERIFY_RETURN_IF_ERROR(VerifyEdges(*instr));
+      HLOC_RETURN_IF_ERROR(VerifyEdges(*instr));
     }
     const HloInstruction* root = c.root_instruction();
     if (root == nullptr) {
@@ -589,11 +584,11 @@ class Verifier {
                            IndexStr(alias.output_index),
                            " is not valid in result shape ", Str(result));
       }
-      HLOC_VERIFY_RETURN_IF_ERROR(check_parameter(
+      HLOC_RETURN_IF_ERROR(check_parameter(
           alias.parameter_number, alias.parameter_index, "input_output_alias"));
     }
     for (const BufferDonor& donor : module_.config().buffer_donor) {
-      HLOC_VERIFY_RETURN_IF_ERROR(check_parameter(
+      HLOC_RETURN_IF_ERROR(check_parameter(
           donor.parameter_number, donor.parameter_index, "buffer_donor"));
     }
     return absl::OkStatus();

@@ -20,7 +20,7 @@
 #include "hlo/instruction.h"
 #include "hlo/proto/enum_map.h"
 #include "hlo/proto/sharding_text.h"
-#include "hlo/proto/status_macros.h"
+#include "hlo/status_macros.h"
 
 namespace hloc {
 namespace {
@@ -101,7 +101,7 @@ absl::Status ExportLiteral(const Literal& literal, xla::LiteralProto* p) {
   ExportShape(literal.shape(), p->mutable_shape());
   if (literal.shape().IsTuple()) {
     for (const Literal& element : literal.tuple_elements()) {
-      RETURN_IF_ERROR(ExportLiteral(element, p->add_tuple_literals()));
+      HLOC_RETURN_IF_ERROR(ExportLiteral(element, p->add_tuple_literals()));
     }
     return absl::OkStatus();
   }
@@ -387,7 +387,7 @@ absl::Status ExportAttributes(const HloInstruction& instr,
   p->set_tuple_index(a.tuple_index);
   p->set_parameter_number(a.parameter_number);
   if (a.literal)
-    RETURN_IF_ERROR(ExportLiteral(*a.literal, p->mutable_literal()));
+    HLOC_RETURN_IF_ERROR(ExportLiteral(*a.literal, p->mutable_literal()));
   p->set_exponent_bits(static_cast<int32_t>(a.exponent_bits));
   p->set_mantissa_bits(static_cast<int32_t>(a.mantissa_bits));
   p->set_is_stable(a.is_stable);
@@ -437,7 +437,7 @@ absl::Status ExportAttributes(const HloInstruction& instr,
   }
   if (a.channel_id) p->set_channel_id(*a.channel_id);
   if (!a.iota_replica_groups.empty()) {
-    ASSIGN_OR_RETURN(*p->mutable_iota_collective_device_list(),
+    HLOC_ASSIGN_OR_RETURN(*p->mutable_iota_collective_device_list(),
                      IotaReplicaGroupsFromText(a.iota_replica_groups));
   } else if (!a.replica_groups.empty()) {
     auto* list = p->mutable_collective_device_list();
@@ -559,14 +559,14 @@ absl::StatusOr<xla::HloInstructionProto> ExportInstruction(
   p.set_name(instr.name());
   p.set_opcode(std::string(HloOpcodeString(instr.opcode())));
   ExportShape(instr.shape(), p.mutable_shape());
-  ASSIGN_OR_RETURN(int64_t id, ids.Of(&instr, "instruction"));
+  HLOC_ASSIGN_OR_RETURN(int64_t id, ids.Of(&instr, "instruction"));
   p.set_id(id);
   for (const HloInstruction* operand : instr.operands()) {
-    ASSIGN_OR_RETURN(int64_t operand_id, ids.Of(operand, "operand"));
+    HLOC_ASSIGN_OR_RETURN(int64_t operand_id, ids.Of(operand, "operand"));
     p.add_operand_ids(operand_id);
   }
   for (const HloInstruction* pred : instr.control_predecessors()) {
-    ASSIGN_OR_RETURN(int64_t pred_id, ids.Of(pred, "control predecessor"));
+    HLOC_ASSIGN_OR_RETURN(int64_t pred_id, ids.Of(pred, "control predecessor"));
     p.add_control_predecessor_ids(pred_id);
   }
   std::vector<HloComputation*> called = instr.called_computations();
@@ -575,10 +575,10 @@ absl::StatusOr<xla::HloInstructionProto> ExportInstruction(
     std::swap(called[0], called[1]);
   }
   for (const HloComputation* computation : called) {
-    ASSIGN_OR_RETURN(int64_t callee, ids.Of(computation, "called computation"));
+    HLOC_ASSIGN_OR_RETURN(int64_t callee, ids.Of(computation, "called computation"));
     p.add_called_computation_ids(callee);
   }
-  RETURN_IF_ERROR(ExportAttributes(instr, &p));
+  HLOC_RETURN_IF_ERROR(ExportAttributes(instr, &p));
   if (!instr.metadata().empty()) {
     ExportMetadata(instr.metadata(), p.mutable_metadata());
   }
@@ -588,7 +588,7 @@ absl::StatusOr<xla::HloInstructionProto> ExportInstruction(
   }
   p.set_backend_config(instr.backend_config());
   if (!instr.sharding().empty()) {
-    ASSIGN_OR_RETURN(*p.mutable_sharding(), ShardingFromText(instr.sharding()));
+    HLOC_ASSIGN_OR_RETURN(*p.mutable_sharding(), ShardingFromText(instr.sharding()));
   }
   return p;
 }
@@ -630,11 +630,11 @@ absl::Status ExportConfig(const HloModule& module, const Ids& ids,
       } else {
         continue;
       }
-      ASSIGN_OR_RETURN(int64_t computation_id,
+      HLOC_ASSIGN_OR_RETURN(int64_t computation_id,
                        ids.Of(computation, "scheduled computation"));
       auto& seq = (*sequences)[computation_id];
       for (const HloInstruction* instr : order) {
-        ASSIGN_OR_RETURN(int64_t id, ids.Of(instr, "scheduled instruction"));
+        HLOC_ASSIGN_OR_RETURN(int64_t id, ids.Of(instr, "scheduled instruction"));
         seq.add_instruction_ids(id);
       }
     }
@@ -685,7 +685,7 @@ absl::StatusOr<xla::HloModuleProto> ExportHloModuleProto(
   p.set_name(module.name());
   p.set_id(module.unique_id());
   p.set_entry_computation_name(module.entry_computation()->name());
-  ASSIGN_OR_RETURN(int64_t entry_id,
+  HLOC_ASSIGN_OR_RETURN(int64_t entry_id,
                    ids.Of(module.entry_computation(), "entry computation"));
   p.set_entry_computation_id(entry_id);
   for (const HloComputation* computation : computations) {
@@ -715,12 +715,12 @@ absl::StatusOr<xla::HloModuleProto> ExportHloModuleProto(
                        c->mutable_program_shape());
     c->set_is_fusion_computation(computation->IsFusionComputation());
   }
-  RETURN_IF_ERROR(ExportConfig(module, ids, &p));
+  HLOC_RETURN_IF_ERROR(ExportConfig(module, ids, &p));
   return p;
 }
 
 absl::StatusOr<std::string> SerializeHloModule(const HloModule& module) {
-  ASSIGN_OR_RETURN(xla::HloModuleProto proto, ExportHloModuleProto(module));
+  HLOC_ASSIGN_OR_RETURN(xla::HloModuleProto proto, ExportHloModuleProto(module));
   std::string bytes;
   {
     google::protobuf::io::StringOutputStream stream(&bytes);

@@ -22,7 +22,7 @@
 #include "hlo/instruction.h"
 #include "hlo/proto/enum_map.h"
 #include "hlo/proto/sharding_text.h"
-#include "hlo/proto/status_macros.h"
+#include "hlo/status_macros.h"
 
 namespace hloc {
 namespace {
@@ -87,18 +87,18 @@ absl::StatusOr<Layout> ImportLayout(const xla::LayoutProto& proto,
   layout.dynamic_shape_metadata_prefix_bytes =
       proto.dynamic_shape_metadata_prefix_bytes();
   if (proto.index_primitive_type() != xla::PRIMITIVE_TYPE_INVALID) {
-    ASSIGN_OR_RETURN(layout.index_primitive_type,
+    HLOC_ASSIGN_OR_RETURN(layout.index_primitive_type,
                      PrimitiveTypeFromProto(proto.index_primitive_type()));
   }
   if (proto.pointer_primitive_type() != xla::PRIMITIVE_TYPE_INVALID) {
-    ASSIGN_OR_RETURN(layout.pointer_primitive_type,
+    HLOC_ASSIGN_OR_RETURN(layout.pointer_primitive_type,
                      PrimitiveTypeFromProto(proto.pointer_primitive_type()));
   }
   return layout;
 }
 
 absl::StatusOr<Shape> ImportShape(const xla::ShapeProto& proto) {
-  ASSIGN_OR_RETURN(PrimitiveType type,
+  HLOC_ASSIGN_OR_RETURN(PrimitiveType type,
                    PrimitiveTypeFromProto(proto.element_type()));
   switch (type) {
     case PRIMITIVE_TYPE_INVALID:
@@ -106,7 +106,7 @@ absl::StatusOr<Shape> ImportShape(const xla::ShapeProto& proto) {
     case TUPLE: {
       std::vector<Shape> elements;
       for (const xla::ShapeProto& element : proto.tuple_shapes()) {
-        ASSIGN_OR_RETURN(Shape shape, ImportShape(element));
+        HLOC_ASSIGN_OR_RETURN(Shape shape, ImportShape(element));
         elements.push_back(std::move(shape));
       }
       return Shape::Tuple(std::move(elements));
@@ -158,12 +158,12 @@ absl::StatusOr<ProgramShape> ImportProgramShape(
     const xla::ProgramShapeProto& proto) {
   ProgramShape out;
   for (const xla::ShapeProto& p : proto.parameters()) {
-    ASSIGN_OR_RETURN(Shape shape, ImportShape(p));
+    HLOC_ASSIGN_OR_RETURN(Shape shape, ImportShape(p));
     out.parameters.push_back(std::move(shape));
   }
   out.parameter_names.assign(proto.parameter_names().begin(),
                              proto.parameter_names().end());
-  ASSIGN_OR_RETURN(out.result, ImportShape(proto.result()));
+  HLOC_ASSIGN_OR_RETURN(out.result, ImportShape(proto.result()));
   return out;
 }
 
@@ -252,7 +252,7 @@ const std::string* NarrowField(const xla::LiteralProto& p, PrimitiveType type,
 }
 
 absl::StatusOr<Literal> ImportLiteral(const xla::LiteralProto& proto) {
-  ASSIGN_OR_RETURN(Shape shape, ImportShape(proto.shape()));
+  HLOC_ASSIGN_OR_RETURN(Shape shape, ImportShape(proto.shape()));
   if (shape.IsTuple()) {
     if (proto.tuple_literals_size() != shape.tuple_shapes_size()) {
       return Invalid(absl::StrCat("tuple literal of shape ",
@@ -261,13 +261,13 @@ absl::StatusOr<Literal> ImportLiteral(const xla::LiteralProto& proto) {
     }
     std::vector<Literal> elements;
     for (const xla::LiteralProto& element : proto.tuple_literals()) {
-      ASSIGN_OR_RETURN(Literal literal, ImportLiteral(element));
+      HLOC_ASSIGN_OR_RETURN(Literal literal, ImportLiteral(element));
       elements.push_back(std::move(literal));
     }
     return Literal::MakeTuple(std::move(elements));
   }
   if (!shape.IsArray()) return Literal(shape);
-  ASSIGN_OR_RETURN(int64_t n, CheckedElementCount(shape));
+  HLOC_ASSIGN_OR_RETURN(int64_t n, CheckedElementCount(shape));
   // Every payload takes at least one byte per element, so a count beyond the
   // message size cannot match: reject it before allocating.
   if (n > static_cast<int64_t>(proto.ByteSizeLong())) {
@@ -439,15 +439,15 @@ ComparisonType ImpliedComparisonType(PrimitiveType type,
 // "implied", so protos and text import alike. Older protos give only a type.
 absl::Status ImportCompare(const xla::HloInstructionProto& p,
                            PrimitiveType operand_type, HloAttributes* a) {
-  ASSIGN_OR_RETURN(a->comparison_direction,
+  HLOC_ASSIGN_OR_RETURN(a->comparison_direction,
                    ParseComparisonDirection(p.comparison_direction()));
   std::optional<ComparisonType> type;
   if (!p.comparison_type().empty()) {
-    ASSIGN_OR_RETURN(type, ParseComparisonType(p.comparison_type()));
+    HLOC_ASSIGN_OR_RETURN(type, ParseComparisonType(p.comparison_type()));
   }
   ComparisonOrder order = DefaultComparisonOrder(operand_type);
   if (!p.comparison_order().empty()) {
-    ASSIGN_OR_RETURN(order, ParseComparisonOrder(p.comparison_order()));
+    HLOC_ASSIGN_OR_RETURN(order, ParseComparisonOrder(p.comparison_order()));
   } else if (type == ComparisonType::kTotalOrder) {
     order = ComparisonOrder::kTotal;
   }
@@ -477,7 +477,7 @@ absl::Status ImportCustomCall(const xla::HloInstructionProto& p,
   if (p.constrain_layout()) {
     std::vector<Shape> shapes;
     for (const xla::ShapeProto& s : p.operand_shapes_with_layout()) {
-      ASSIGN_OR_RETURN(Shape shape, ImportShape(s));
+      HLOC_ASSIGN_OR_RETURN(Shape shape, ImportShape(s));
       shapes.push_back(std::move(shape));
     }
     a->operand_layout_constraints = std::move(shapes);
@@ -594,11 +594,11 @@ absl::Status ImportAttributes(const xla::HloInstructionProto& p,
   a.indices_are_sorted = p.indices_are_sorted();
   a.unique_indices = p.unique_indices();
   if (opcode == HloOpcode::kCompare) {
-    RETURN_IF_ERROR(
+    HLOC_RETURN_IF_ERROR(
         ImportCompare(p, instr->operand(0)->shape().element_type(), &a));
   }
   if (opcode == HloOpcode::kFusion) {
-    ASSIGN_OR_RETURN(a.fusion_kind, ParseFusionKind(p.fusion_kind()));
+    HLOC_ASSIGN_OR_RETURN(a.fusion_kind, ParseFusionKind(p.fusion_kind()));
   }
   a.tuple_index = p.tuple_index();
   a.parameter_number = p.parameter_number();
@@ -650,7 +650,7 @@ absl::Status ImportAttributes(const xla::HloInstructionProto& p,
   a.cholesky_lower = p.cholesky_options().lower();
   a.custom_call_target = p.custom_call_target();
   if (opcode == HloOpcode::kCustomCall) {
-    RETURN_IF_ERROR(ImportCustomCall(p, &a));
+    HLOC_RETURN_IF_ERROR(ImportCustomCall(p, &a));
   } else {
     a.constrain_layout = p.constrain_layout();
   }
@@ -659,11 +659,11 @@ absl::Status ImportAttributes(const xla::HloInstructionProto& p,
                                             alias.operand_index(),
                                             Vec(alias.operand_shape_index())});
   }
-  RETURN_IF_ERROR(ImportCollective(p, &a));
+  HLOC_RETURN_IF_ERROR(ImportCollective(p, &a));
   a.infeed_config = p.infeed_config();
   a.outfeed_config = p.outfeed_config();
   if (p.has_outfeed_shape()) {
-    ASSIGN_OR_RETURN(a.outfeed_shape, ImportShape(p.outfeed_shape()));
+    HLOC_ASSIGN_OR_RETURN(a.outfeed_shape, ImportShape(p.outfeed_shape()));
   }
   a.is_host_transfer = p.is_host_transfer();
   for (bool r : p.parameter_replication().replicated_at_leaf_buffers()) {
@@ -876,10 +876,10 @@ absl::StatusOr<std::vector<int>> Importer::InstructionOrder(int c) const {
       return absl::OkStatus();
     };
     for (int k = 0; k < instr.operand_ids_size(); ++k) {
-      RETURN_IF_ERROR(add(instr.operand_ids(k), absl::StrCat("operand ", k)));
+      HLOC_RETURN_IF_ERROR(add(instr.operand_ids(k), absl::StrCat("operand ", k)));
     }
     for (int64_t id : instr.control_predecessor_ids()) {
-      RETURN_IF_ERROR(add(id, "control predecessor"));
+      HLOC_RETURN_IF_ERROR(add(id, "control predecessor"));
     }
   }
   enum State : uint8_t { kNew, kActive, kDone };
@@ -919,13 +919,13 @@ absl::StatusOr<std::unique_ptr<HloInstruction>> Importer::BuildInstruction(
   if (!opcode.ok()) {
     return Invalid(absl::StrCat("unknown opcode '", p.opcode(), "'"));
   }
-  RETURN_IF_ERROR(CheckArity(p, *opcode));
+  HLOC_RETURN_IF_ERROR(CheckArity(p, *opcode));
   if (!p.has_shape()) return Invalid("instruction has no shape");
-  ASSIGN_OR_RETURN(Shape shape, ImportShape(p.shape()));
+  HLOC_ASSIGN_OR_RETURN(Shape shape, ImportShape(p.shape()));
 
   std::vector<HloInstruction*> operands;
   for (int k = 0; k < p.operand_ids_size(); ++k) {
-    ASSIGN_OR_RETURN(
+    HLOC_ASSIGN_OR_RETURN(
         HloInstruction * operand,
         FindInstruction(c, p.operand_ids(k), absl::StrCat("operand ", k), i));
     operands.push_back(operand);
@@ -947,7 +947,7 @@ absl::StatusOr<std::unique_ptr<HloInstruction>> Importer::BuildInstruction(
   instr->SetName(p.name());
   instr->SetUniqueId(p.id());
   instr->set_called_computations(std::move(called));
-  RETURN_IF_ERROR(ImportAttributes(p, instr.get()));
+  HLOC_RETURN_IF_ERROR(ImportAttributes(p, instr.get()));
   ImportMetadata(p.metadata(), instr->mutable_metadata());
   for (const auto& [key, value] : p.frontend_attributes().map()) {
     (*instr->mutable_frontend_attributes())[key] = value;
@@ -967,7 +967,7 @@ absl::StatusOr<std::unique_ptr<HloInstruction>> Importer::BuildInstruction(
   }
   instr->set_backend_config(std::move(backend_config));
   if (p.has_sharding()) {
-    ASSIGN_OR_RETURN(std::string sharding, ShardingToText(p.sharding()));
+    HLOC_ASSIGN_OR_RETURN(std::string sharding, ShardingToText(p.sharding()));
     instr->set_sharding(std::move(sharding));
   }
   return instr;
@@ -976,7 +976,7 @@ absl::StatusOr<std::unique_ptr<HloInstruction>> Importer::BuildInstruction(
 absl::Status Importer::BuildComputation(int c) {
   const xla::HloComputationProto& comp = proto_.computations(c);
   HloComputation* computation = raw_computations_[c];
-  ASSIGN_OR_RETURN(std::vector<int> order, InstructionOrder(c));
+  HLOC_ASSIGN_OR_RETURN(std::vector<int> order, InstructionOrder(c));
   instructions_[c].assign(comp.instructions_size(), nullptr);
   std::vector<HloInstruction*> parameters;
   for (int i : order) {
@@ -1014,7 +1014,7 @@ absl::Status Importer::BuildComputation(int c) {
   }
   for (int i = 0; i < comp.instructions_size(); ++i) {
     for (int64_t id : comp.instructions(i).control_predecessor_ids()) {
-      ASSIGN_OR_RETURN(HloInstruction * pred,
+      HLOC_ASSIGN_OR_RETURN(HloInstruction * pred,
                        FindInstruction(c, id, "control predecessor", i));
       absl::Status st = pred->AddControlDependencyTo(instructions_[c][i]);
       if (!st.ok()) return Annotate(st, InstrContext(c, i));
@@ -1224,7 +1224,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> Importer::Run() {
   if (proto_.computations_size() == 0) {
     return Invalid("module has no computations");
   }
-  RETURN_IF_ERROR(IndexIds());
+  HLOC_RETURN_IF_ERROR(IndexIds());
   for (const auto& comp : proto_.computations()) {
     auto computation = std::make_unique<HloComputation>(comp.name());
     computation->SetUniqueId(comp.id());
@@ -1233,10 +1233,10 @@ absl::StatusOr<std::unique_ptr<HloModule>> Importer::Run() {
   }
   instructions_.resize(proto_.computations_size());
   for (int c = 0; c < proto_.computations_size(); ++c) {
-    RETURN_IF_ERROR(BuildComputation(c));
+    HLOC_RETURN_IF_ERROR(BuildComputation(c));
   }
-  ASSIGN_OR_RETURN(std::vector<int> order, ComputationOrder());
-  ASSIGN_OR_RETURN(HloComputation * entry, FindEntry());
+  HLOC_ASSIGN_OR_RETURN(std::vector<int> order, ComputationOrder());
+  HLOC_ASSIGN_OR_RETURN(HloComputation * entry, FindEntry());
 
   auto module = std::make_unique<HloModule>(proto_.name());
   module->set_unique_id(proto_.id());
@@ -1247,7 +1247,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> Importer::Run() {
     module->AddEmbeddedComputation(std::move(computations_[c]));
   }
   module->set_entry_computation(entry);
-  RETURN_IF_ERROR(ImportConfig(module.get()));
+  HLOC_RETURN_IF_ERROR(ImportConfig(module.get()));
   return module;
 }
 
