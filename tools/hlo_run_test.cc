@@ -244,7 +244,7 @@ TEST(HloRunTest, BadInputs) {
       {{kModule, "other.hlo"}, "expected one module file, got 2"},
       {{kModule}, "the entry computation has 2 parameters; give --inputs"},
       {{kModule, "--platform=cuda", "--inputs", kCase},
-       "unknown platform 'cuda' (available: interpreter)"},
+       "unknown platform 'cuda' (available: interpreter, cpu)"},
       {{"/nonexistent/m.hlo", "--random-inputs=1"},
        "/nonexistent/m.hlo: cannot open"},
       {{"tools/testdata/add_mul/in0.npy"}, "cannot tell the format"},
