@@ -31,6 +31,7 @@ HloComputation::~HloComputation() {
   for (auto& instr : instructions_) {
     instr->operands_.clear();
     instr->users_.clear();
+    instr->user_set_.clear();
   }
 }
 

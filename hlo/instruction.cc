@@ -160,13 +160,12 @@ std::vector<int64_t> HloInstruction::OperandIndices(
 }
 
 void HloInstruction::AddUser(HloInstruction* user) {
-  if (std::find(users_.begin(), users_.end(), user) == users_.end()) {
-    users_.push_back(user);
-  }
+  if (user_set_.insert(user).second) users_.push_back(user);
 }
 
 void HloInstruction::RemoveUser(HloInstruction* user) {
-  users_.erase(std::remove(users_.begin(), users_.end(), user), users_.end());
+  if (user_set_.erase(user) == 0) return;
+  users_.erase(std::find(users_.begin(), users_.end(), user));
 }
 
 void HloInstruction::AppendOperand(HloInstruction* operand) {

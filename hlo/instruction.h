@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "hlo/attributes.h"
@@ -313,6 +314,9 @@ class HloInstruction {
   HloComputation* parent_ = nullptr;
   std::vector<HloInstruction*> operands_;
   std::vector<HloInstruction*> users_;
+  // Membership index of users_, so adding a user is O(1) even for values
+  // with many thousands of users.
+  absl::flat_hash_set<const HloInstruction*> user_set_;
   std::vector<HloInstruction*> control_predecessors_;
   std::vector<HloInstruction*> control_successors_;
   std::vector<HloComputation*> called_computations_;
