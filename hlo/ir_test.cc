@@ -202,6 +202,15 @@ TEST_F(MutationTest, CloneSurvivesStoredOrderThatIsNotDefBeforeUse) {
   EXPECT_TRUE(clone->Equal(*entry_));
 }
 
+TEST_F(MutationTest, EntryLayoutFromHeaderGetsParameterNames) {
+  ProgramShape header;
+  header.parameters = {p0_->shape()};
+  header.result = add_->shape();
+  module_->mutable_config().entry_computation_layout = header;
+  EXPECT_EQ(module_->EntryComputationLayout().parameter_names,
+            std::vector<std::string>{"p0"});
+}
+
 TEST_F(MutationTest, PostOrderPutsOperandsFirst) {
   std::vector<HloInstruction*> order = entry_->MakeInstructionPostOrder();
   ASSERT_EQ(order.size(), 4u);

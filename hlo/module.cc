@@ -165,10 +165,20 @@ void HloModule::RegisterUniqueId(int64_t id) {
 }
 
 ProgramShape HloModule::EntryComputationLayout() const {
-  if (config_.entry_computation_layout) {
-    return *config_.entry_computation_layout;
+  if (!config_.entry_computation_layout) {
+    return entry_ ? entry_->ComputeProgramShape() : ProgramShape();
   }
-  return entry_ ? entry_->ComputeProgramShape() : ProgramShape();
+  ProgramShape layout = *config_.entry_computation_layout;
+  // The text header carries no parameter names; XLA requires one per
+  // parameter in a proto, so take them from the entry's parameters.
+  if (layout.parameter_names.empty() && entry_ != nullptr &&
+      entry_->num_parameters() ==
+          static_cast<int64_t>(layout.parameters.size())) {
+    for (const HloInstruction* param : entry_->parameter_instructions()) {
+      layout.parameter_names.push_back(param ? param->name() : "");
+    }
+  }
+  return layout;
 }
 
 std::unique_ptr<HloModule> HloModule::Clone() const {

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "runtime/file_util.h"
 
 namespace hloc {
 namespace {
@@ -470,28 +471,9 @@ absl::StatusOr<Literal> ParseNpy(absl::string_view bytes,
 
 absl::StatusOr<Literal> ReadNpy(const std::string& path,
                                 const NpyReadOptions& options) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) {
-    int err = errno;
-    std::string what =
-        absl::StrCat(path, ": cannot open: ", std::strerror(err));
-    return err == ENOENT ? absl::NotFoundError(what)
-                         : absl::InvalidArgumentError(what);
-  }
-  std::string contents;
-  char buffer[1 << 16];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0) {
-    contents.append(buffer, n);
-  }
-  const bool failed = std::ferror(file);
-  const int err = errno;
-  std::fclose(file);
-  if (failed) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": cannot read: ", std::strerror(err)));
-  }
-  return ParseNpy(contents, path, options);
+  absl::StatusOr<std::string> contents = ReadFileToString(path);
+  if (!contents.ok()) return contents.status();
+  return ParseNpy(*contents, path, options);
 }
 
 absl::StatusOr<std::string> SerializeNpy(const Literal& literal) {

@@ -12,12 +12,16 @@
 #include <string>
 
 #include "absl/strings/str_join.h"
+#include "backends/cpu/aarch64_aot.h"
+#include "backends/cpu/cpu_compiler.h"
 #include "hlo/module.h"
 #include "hlo/proto/proto_export.h"
 #include "hlo/text/printer.h"
 #include "passes/fusion/report.h"
 #include "passes/pipelines.h"
 #include "passes/registry.h"
+#include "runtime/buffer_assignment.h"
+#include "runtime/executable.h"
 #include "tools/flags.h"
 #include "tools/module_loader.h"
 
@@ -30,6 +34,9 @@ const std::vector<FlagSpec>& Specs() {
       {"emit", true, "output format: hlo (default) or pb"},
       {"o", true, "write the output to this file instead of stdout"},
       {"platform", true, "run this target's pipeline: cpu, cuda or rocm"},
+      {"target", true,
+       "what --platform=cpu code is for: host (default) or aarch64 (NEON; "
+       "stages llvm-opt, asm, object)"},
       {"stage", true, "how far to compile (see --list-stages); default hlo"},
       {"passes", true, "run these passes, comma-separated, instead"},
       {"list-passes", false, "print the passes --passes accepts"},
@@ -45,13 +52,87 @@ const std::vector<FlagSpec>& Specs() {
   return *specs;
 }
 
-// The stages hlo-opt can stop at, in compilation order. Later backends add
-// llvm, asm, ptx, hsaco, object, buffer-assignment and executable.
+// The stages hlo-opt can stop at, in compilation order. The GPU backends
+// will add ptx and hsaco.
 const std::vector<std::pair<std::string, std::string>>& Stages() {
   static const auto* stages = new std::vector<std::pair<std::string, std::string>>{
       {"hlo", "the optimised HLO module after the platform's pipeline"},
+      {"buffer-assignment",
+       "the CPU buffer plan: each value's size, live range and offset, and "
+       "the sum of all intermediates vs the arena's peak (--platform=cpu)"},
+      {"llvm", "the kernels' LLVM IR as emitted (--platform=cpu)"},
+      {"llvm-opt",
+       "the kernels' LLVM IR after the O3 pipeline (--platform=cpu)"},
+      {"asm", "the kernels' assembly (--platform=cpu)"},
+      {"object",
+       "the kernels as an ELF relocatable object (--platform=cpu, -o)"},
+      {"executable",
+       "the saved executable hlo-run loads (--platform=cpu, -o FILE.hloexe; "
+       "without -o, a summary)"},
   };
   return *stages;
+}
+
+// --target=aarch64: the ahead-of-time compiler's optimized IR, assembly or
+// object (backends/cpu/aarch64_aot.h).
+bool IsAarch64Stage(const std::string& stage) {
+  return stage == "llvm-opt" || stage == "asm" || stage == "object";
+}
+
+absl::StatusOr<std::string> Aarch64StageOutput(const HloModule& module,
+                                               const std::string& stage) {
+  Aarch64AotOptions options;
+  options.keep_ir = stage == "llvm-opt";
+  options.keep_asm = stage == "asm";
+  absl::StatusOr<Aarch64AotModule> compiled =
+      CompileForAarch64(module, options);
+  if (!compiled.ok()) return compiled.status();
+  for (const std::string& missing : compiled->missing) {
+    std::cerr << "hlo-opt: aarch64: " << missing
+              << " has no generated code, so the object has no entry\n";
+  }
+  if (stage == "llvm-opt") return compiled->optimized_ir;
+  if (stage == "asm") return compiled->assembly;
+  return compiled->executable.object_code;
+}
+
+// The CPU kernels' assembly for the host.
+absl::StatusOr<std::string> CpuAssembly(const HloModule& module) {
+  CpuCompileOptions options;
+  options.jit.keep_asm = true;
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(module, options);
+  if (!executable.ok()) return executable.status();
+  return (*executable)->assembly();
+}
+
+// The host CPU backend's stages after hlo: buffer-assignment, llvm,
+// llvm-opt, object and executable (binary unless `summary`).
+bool IsCpuStage(const std::string& stage) {
+  return stage == "buffer-assignment" || stage == "llvm" ||
+         stage == "llvm-opt" || stage == "object" || stage == "executable";
+}
+
+absl::StatusOr<std::string> CpuStageOutput(const HloModule& module,
+                                           const std::string& stage,
+                                           bool summary) {
+  if (stage == "buffer-assignment") {
+    absl::StatusOr<BufferAssignment> assignment = AssignCpuBuffers(module);
+    if (!assignment.ok()) return assignment.status();
+    return assignment->ToString();
+  }
+  if (stage == "llvm") return EmitCpuLlvmIr(module);
+  CpuCompileOptions options;
+  options.jit.keep_ir = stage == "llvm-opt";
+  options.jit.keep_object = stage == "object";
+  options.keep_executable = stage == "executable";
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(module, options);
+  if (!executable.ok()) return executable.status();
+  if (stage == "llvm-opt") return (*executable)->optimized_ir();
+  if (stage == "object") return (*executable)->object_code();
+  if (summary) return DescribeExecutable((*executable)->executable());
+  return SerializeExecutable((*executable)->executable());
 }
 
 int Fail(int code, absl::string_view message) {
@@ -62,8 +143,8 @@ int Fail(int code, absl::string_view message) {
 int Main(int argc, char** argv) {
   const std::string usage =
       "hlo-opt FILE|- [--format=hlo|pb] [--emit=hlo|pb] [-o OUT] "
-      "[--platform=cpu|cuda|rocm] [--stage=S] [--passes=a,b,c] "
-      "[--fusion-report] [--dump-dir=D]";
+      "[--platform=cpu|cuda|rocm] [--target=host|aarch64] [--stage=S] "
+      "[--passes=a,b,c] [--fusion-report] [--dump-dir=D]";
   absl::StatusOr<ParsedFlags> parsed = ParseFlags(argc, argv, Specs());
   if (!parsed.ok()) return Fail(2, parsed.status().message());
   const ParsedFlags& flags = *parsed;
@@ -102,6 +183,24 @@ int Main(int argc, char** argv) {
   if (flags.Has("passes") && flags.Has("platform")) {
     return Fail(2, "give either --passes or --platform, not both");
   }
+  const std::string target = flags.Get("target", "host");
+  if (target != "host" && target != "aarch64") {
+    return Fail(2, "--target must be host or aarch64, not '" + target + "'");
+  }
+  if (stage == "asm" && flags.Get("platform") != "cpu") {
+    return Fail(2, "--stage=asm needs --platform=cpu");
+  }
+  if (target == "aarch64" && IsCpuStage(stage) && !IsAarch64Stage(stage)) {
+    return Fail(2, "--stage=" + stage +
+                       " is for the host; --target=aarch64 has the stages "
+                       "llvm-opt, asm and object");
+  }
+  if (IsCpuStage(stage) && flags.Get("platform") != "cpu") {
+    return Fail(2, "--stage=" + stage + " needs --platform=cpu");
+  }
+  if (stage == "object" && !flags.Has("o")) {
+    return Fail(2, "--stage=object writes a binary file: give -o FILE");
+  }
 
   absl::StatusOr<std::unique_ptr<HloModule>> module =
       LoadModule(flags.positional[0], flags.Get("format"));
@@ -132,7 +231,20 @@ int Main(int argc, char** argv) {
   }
 
   std::string output;
-  if (emit == "pb") {
+  if (target == "aarch64" && IsAarch64Stage(stage)) {
+    absl::StatusOr<std::string> text = Aarch64StageOutput(**module, stage);
+    if (!text.ok()) return Fail(1, text.status().message());
+    output = std::move(*text);
+  } else if (stage == "asm") {
+    absl::StatusOr<std::string> assembly = CpuAssembly(**module);
+    if (!assembly.ok()) return Fail(1, assembly.status().message());
+    output = std::move(*assembly);
+  } else if (IsCpuStage(stage)) {
+    absl::StatusOr<std::string> text =
+        CpuStageOutput(**module, stage, !flags.Has("o"));
+    if (!text.ok()) return Fail(1, text.status().message());
+    output = std::move(*text);
+  } else if (emit == "pb") {
     absl::StatusOr<std::string> bytes = SerializeHloModule(**module);
     if (!bytes.ok()) return Fail(1, bytes.status().message());
     output = std::move(*bytes);

@@ -8,16 +8,20 @@
 #include <system_error>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "backends/cpu/aarch64_aot.h"
 #include "backends/cpu/cpu_compiler.h"
 #include "hlo/computation.h"
 #include "hlo/evaluator/evaluator.h"
 #include "hlo/instruction.h"
+#include "hlo/text/parser.h"
 #include "passes/pipelines.h"
 #include "runtime/compare.h"
+#include "runtime/object_loader.h"
 #include "runtime/npy.h"
 #include "tools/flags.h"
 #include "tools/module_loader.h"
@@ -34,13 +38,17 @@ const std::vector<FlagSpec>& Specs() {
       {"random-inputs", true,
        "SEED: make deterministic random inputs from SEED instead"},
       {"platform", true, "NAME: where to run (default interpreter)"},
+      {"target", true,
+       "host|aarch64: what --platform=cpu compiles for (default host; "
+       "aarch64: NEON object code run under qemu-aarch64)"},
       {"expect", true, "DIR: compare output i with DIR/out<i>.npy"},
       {"rtol", true,
        "R: relative tolerance for float outputs (default: by type)"},
       {"atol", true,
        "A: absolute tolerance for float outputs (default: by type)"},
       {"output", true, "DIR: write output i to DIR/out<i>.npy"},
-      {"format", true, "hlo|pb: module format (default: by file extension)"},
+      {"format", true,
+       "hlo|pb|hloexe: module or saved executable (default: by extension)"},
       {"help", false, "print this help"},
   };
   return *specs;
@@ -255,6 +263,15 @@ absl::StatusOr<HloRunOptions> ParseHloRunOptions(
   }
   options.inputs_dir = flags.Get("inputs");
   options.platform = flags.Get("platform", options.platform);
+  options.target = flags.Get("target", options.target);
+  if (options.target != "host" && options.target != "aarch64") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "flag --target: '", options.target, "' is not host or aarch64"));
+  }
+  if (options.target != "host" && options.platform != "cpu") {
+    return absl::InvalidArgumentError(
+        "flag --target: only --platform=cpu has targets");
+  }
   options.expect_dir = flags.Get("expect");
   options.output_dir = flags.Get("output");
   options.format = flags.Get("format");
@@ -316,6 +333,77 @@ absl::StatusOr<Literal> RunOnCpuPlatform(const HloModule& module,
   absl::StatusOr<Literal> result = (*executable)->Run(arguments);
   std::cerr << absl::StrFormat("cpu: compiled in %.1f ms, ran in %.3f ms\n",
                                compile_ms, MillisecondsSince(run_start));
+  return result;
+}
+
+// --platform=cpu --target=aarch64: the same pipeline, then AArch64 object
+// code linked with the AOT driver and run under qemu (aarch64_aot.h).
+absl::StatusOr<Literal> RunOnAarch64Platform(
+    const HloModule& module, absl::Span<const Literal> arguments) {
+  const auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<HloModule> optimized = module.Clone();
+  absl::StatusOr<HloPassPipeline> pipeline =
+      MakePipeline("cpu", PipelineOptions());
+  if (!pipeline.ok()) return pipeline.status();
+  absl::StatusOr<bool> changed = pipeline->Run(optimized.get());
+  if (!changed.ok()) return changed.status();
+  absl::StatusOr<Aarch64AotModule> compiled = CompileForAarch64(*optimized);
+  if (!compiled.ok()) return compiled.status();
+  const double compile_ms = MillisecondsSince(start);
+  Aarch64RunStats stats;
+  Aarch64RunOptions run_options;
+  run_options.stats = &stats;
+  absl::StatusOr<Literal> result =
+      RunAarch64UnderQemu(*compiled, arguments, run_options);
+  if (result.ok()) {
+    std::cerr << absl::StrFormat(
+        "cpu (aarch64): compiled in %.1f ms, linked in %.1f ms, ran under "
+        "qemu in %.1f ms (entry %.3f ms)\n",
+        compile_ms, stats.link_ms, stats.qemu_ms, stats.entry_ms);
+  }
+  return result;
+}
+
+bool IsSavedExecutable(const HloRunOptions& options) {
+  return options.format == "hloexe" ||
+         (options.format.empty() &&
+          absl::EndsWith(options.module_path, ".hloexe"));
+}
+
+// Loads a saved executable into `loaded`; returns the module it was
+// compiled from, which says what the inputs are and which tolerances apply.
+absl::StatusOr<std::unique_ptr<HloModule>> LoadSavedExecutable(
+    const HloRunOptions& options,
+    std::unique_ptr<LoadedCpuExecutable>* loaded) {
+  if (options.platform != "cpu" || options.target != "host") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(options.module_path,
+                     ": a saved executable runs on --platform=cpu (host)"));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::unique_ptr<LoadedCpuExecutable>> executable =
+      LoadCpuExecutableFile(options.module_path);
+  if (!executable.ok()) return executable.status();
+  const std::string& text = (*executable)->executable().hlo_module;
+  if (text.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        options.module_path, ": the executable carries no module text"));
+  }
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(text, absl::StrCat(options.module_path, " (its module)"));
+  if (!module.ok()) return module.status();
+  std::cerr << absl::StrFormat("cpu: loaded %s in %.1f ms (no compilation)\n",
+                               options.module_path, MillisecondsSince(start));
+  *loaded = *std::move(executable);
+  return module;
+}
+
+absl::StatusOr<Literal> RunSavedExecutable(
+    LoadedCpuExecutable& executable, absl::Span<const Literal> arguments) {
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<Literal> result = executable.Run(arguments);
+  std::cerr << absl::StrFormat("cpu: ran in %.3f ms\n",
+                               MillisecondsSince(start));
   return result;
 }
 
@@ -400,7 +488,9 @@ std::vector<Literal> FlattenResult(Literal result) {
 
 int RunHloRun(const HloRunOptions& options, std::ostream& out,
               std::ostream& err) {
-  absl::StatusOr<PlatformRunner> platform = GetPlatform(options.platform);
+  absl::StatusOr<PlatformRunner> platform =
+      options.target == "aarch64" ? PlatformRunner(RunOnAarch64Platform)
+                                  : GetPlatform(options.platform);
   if (!platform.ok()) {
     err << "hlo-run: error: " << platform.status().message() << "\n";
     return kHloRunBadInput;
@@ -414,8 +504,13 @@ int RunHloRun(const HloRunOptions& options, std::ostream& out,
       return kHloRunBadInput;
     }
   }
+  // A saved executable (hlo-opt --stage=executable) runs as it was
+  // compiled: its object code is linked in, nothing is recompiled.
+  std::unique_ptr<LoadedCpuExecutable> saved;
   absl::StatusOr<std::unique_ptr<HloModule>> module =
-      LoadModule(options.module_path, options.format);
+      IsSavedExecutable(options)
+          ? LoadSavedExecutable(options, &saved)
+          : LoadModule(options.module_path, options.format);
   if (!module.ok()) {
     err << "hlo-run: error: " << module.status().message() << "\n";
     return kHloRunBadInput;
@@ -438,7 +533,9 @@ int RunHloRun(const HloRunOptions& options, std::ostream& out,
     return kHloRunBadInput;
   }
 
-  absl::StatusOr<Literal> result = (*platform)(**module, *inputs);
+  absl::StatusOr<Literal> result = saved != nullptr
+                                       ? RunSavedExecutable(*saved, *inputs)
+                                       : (*platform)(**module, *inputs);
   if (!result.ok()) {
     err << "hlo-run: error: " << options.platform << " failed to run "
         << options.module_path << ": " << result.status().message() << "\n";

@@ -1,9 +1,15 @@
 // hlo-run: runs an HLO module on .npy inputs and compares its results with
 // expected .npy outputs.
 //
-//   hlo-run MODULE.{hlo,pb} [--inputs=DIR | --random-inputs=SEED]
-//           [--platform=interpreter] [--expect=DIR] [--rtol=R] [--atol=A]
-//           [--output=DIR] [--format=hlo|pb]
+//   hlo-run MODULE.{hlo,pb,hloexe} [--inputs=DIR | --random-inputs=SEED]
+//           [--platform=interpreter|cpu] [--target=host|aarch64]
+//           [--expect=DIR] [--rtol=R] [--atol=A]
+//           [--output=DIR] [--format=hlo|pb|hloexe]
+//
+// A .hloexe file (hlo-opt --platform=cpu --stage=executable -o F.hloexe)
+// is a saved executable: with --platform=cpu it is loaded (its object code
+// linked, nothing compiled) and run; its embedded module gives the inputs'
+// shapes and the tolerances.
 //
 // Files follow the corpus convention (shared/corpus/README.md): in<i>.npy is
 // entry parameter i, out<i>.npy is leaf i of the result (a tuple result
@@ -47,10 +53,13 @@ enum HloRunExitCode : int {
 
 struct HloRunOptions {
   std::string module_path;
-  std::string format;  // "", "hlo" or "pb" (see LoadModule).
+  std::string format;  // "", "hlo", "pb" (see LoadModule) or "hloexe".
   std::string inputs_dir;
   std::optional<uint64_t> random_seed;
   std::string platform = "interpreter";
+  // What --platform=cpu compiles for: "host" (JIT) or "aarch64" (AOT, run
+  // under qemu-aarch64; backends/cpu/aarch64_aot.h).
+  std::string target = "host";
   std::string expect_dir;
   std::optional<double> rtol;
   std::optional<double> atol;

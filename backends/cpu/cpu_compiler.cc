@@ -6,27 +6,11 @@
 #include "absl/strings/str_cat.h"
 #include "backends/common/status_macros.h"
 #include "hlo/computation.h"
+#include "hlo/text/printer.h"
 #include "hlo/verifier.h"
 
 namespace hloc {
 namespace {
-
-int64_t LeafCount(const Shape& shape) {
-  if (!shape.IsTuple()) return 1;
-  int64_t n = 0;
-  for (const Shape& s : shape.tuple_shapes()) n += LeafCount(s);
-  return n;
-}
-
-void LeafBytes(const Shape& shape, std::vector<int64_t>* out) {
-  if (shape.IsTuple()) {
-    for (const Shape& s : shape.tuple_shapes()) LeafBytes(s, out);
-  } else {
-    out->push_back(shape.IsArray()
-                       ? shape.ElementCount() * ByteWidth(shape.element_type())
-                       : 0);
-  }
-}
 
 absl::Status CheckShape(const Shape& shape, const HloInstruction* instr) {
   if (shape.IsTuple()) {
@@ -48,59 +32,6 @@ absl::Status CheckShape(const Shape& shape, const HloInstruction* instr) {
   return absl::OkStatus();
 }
 
-// Instructions that only name buffers and need no code.
-bool IsBufferAlias(const HloInstruction* instr) {
-  switch (instr->opcode()) {
-    case HloOpcode::kTuple:
-    case HloOpcode::kGetTupleElement:
-    case HloOpcode::kOptimizationBarrier:
-    case HloOpcode::kAddDependency:
-      return true;
-    case HloOpcode::kBitcast: {
-      const Shape& in = instr->operand(0)->shape();
-      return in.IsArray() &&
-             in.element_type() == instr->shape().element_type() &&
-             in.ElementCount() == instr->shape().ElementCount();
-    }
-    default:
-      return false;
-  }
-}
-
-BufferPlan MakeBufferPlan(const std::vector<HloInstruction*>& order) {
-  BufferPlan plan;
-  for (const HloInstruction* instr : order) {
-    std::vector<int64_t>& leaves = plan.leaves[instr];
-    if (IsBufferAlias(instr)) {
-      if (instr->opcode() == HloOpcode::kTuple) {
-        for (const HloInstruction* operand : instr->operands()) {
-          const std::vector<int64_t>& l = plan.leaves[operand];
-          leaves.insert(leaves.end(), l.begin(), l.end());
-        }
-      } else if (instr->opcode() == HloOpcode::kGetTupleElement) {
-        const HloInstruction* tuple = instr->operand(0);
-        int64_t start = 0;
-        for (int64_t i = 0; i < instr->tuple_index(); ++i) {
-          start += LeafCount(tuple->shape().tuple_shapes(i));
-        }
-        const std::vector<int64_t>& l = plan.leaves[tuple];
-        leaves.assign(l.begin() + start,
-                      l.begin() + start + LeafCount(instr->shape()));
-      } else {
-        leaves = plan.leaves[instr->operand(0)];
-      }
-      continue;
-    }
-    std::vector<int64_t> bytes;
-    LeafBytes(instr->shape(), &bytes);
-    for (int64_t b : bytes) {
-      leaves.push_back(static_cast<int64_t>(plan.allocation_bytes.size()));
-      plan.allocation_bytes.push_back(b);
-    }
-  }
-  return plan;
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
@@ -116,7 +47,16 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
   for (const HloInstruction* instr : order) {
     HLOC_RETURN_IF_ERROR(CheckShape(instr->shape(), instr));
   }
-  BufferPlan plan = MakeBufferPlan(order);
+  HLOC_ASSIGN_OR_RETURN(BufferAssignment assignment,
+                        AssignBuffers(*entry, order));
+  Executable executable;
+  executable.name = module->name();
+  HLOC_RETURN_IF_ERROR(SetBufferPlan(assignment, *entry, &executable));
+  if (options.keep_executable) {
+    PrintOptions print_options;
+    print_options.print_metadata = false;
+    executable.hlo_module = PrintModule(*module, print_options);
+  }
 
   CpuModuleEmitter emitter(module->name(), options.codegen);
   std::vector<CpuStep> steps;
@@ -129,21 +69,26 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
       default:
         break;
     }
-    if (IsBufferAlias(instr)) continue;
+    if (IsBufferAlias(*instr)) continue;
     CpuStep step;
     step.instruction = instr;
+    for (const HloInstruction* operand : instr->operands()) {
+      const std::vector<int64_t>& l = assignment.LeafValues(operand);
+      step.buffers.insert(step.buffers.end(), l.begin(), l.end());
+    }
+    const std::vector<int64_t>& l = assignment.LeafValues(instr);
+    step.buffers.insert(step.buffers.end(), l.begin(), l.end());
+    ExecutableStep runtime_step;
+    runtime_step.instruction = instr->name();
+    runtime_step.buffers = step.buffers;
     absl::StatusOr<std::string> symbol =
         emitter.EmitKernel(*instr, absl::StrCat("hloc.", instr->name()));
     absl::Status status = symbol.status();
     if (status.ok()) {
       step.kind = CpuStep::Kind::kKernel;
       step.kernel_name = *symbol;
-      for (const HloInstruction* operand : instr->operands()) {
-        const std::vector<int64_t>& l = plan.leaves.at(operand);
-        step.buffers.insert(step.buffers.end(), l.begin(), l.end());
-      }
-      const std::vector<int64_t>& l = plan.leaves.at(instr);
-      step.buffers.insert(step.buffers.end(), l.begin(), l.end());
+      runtime_step.kind = ExecutableStep::Kind::kKernel;
+      runtime_step.kernel_name = *symbol;
     } else if (absl::IsUnimplemented(status)) {
       step.kind = CpuStep::Kind::kEvaluator;
       step.fallback_reason = std::string(status.message());
@@ -153,20 +98,50 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
                      std::string(HloOpcodeString(instr->opcode())).c_str(),
                      step.fallback_reason.c_str());
       }
+      HLOC_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> fallback,
+                            MakeFallbackModule(*instr));
+      PrintOptions print_options;
+      print_options.print_metadata = false;
+      runtime_step.kind = ExecutableStep::Kind::kEvaluator;
+      runtime_step.fallback_hlo = PrintModule(*fallback, print_options);
+      runtime_step.fallback_reason = step.fallback_reason;
     } else {
       return status;
     }
     steps.push_back(std::move(step));
+    executable.steps.push_back(std::move(runtime_step));
   }
+  JitOptions jit_options = options.jit;
+  jit_options.keep_object |= options.keep_executable;
   HLOC_ASSIGN_OR_RETURN(std::unique_ptr<JitModule> jit,
-                        emitter.Finish(options.jit));
+                        emitter.Finish(jit_options));
   for (CpuStep& step : steps) {
     if (step.kind != CpuStep::Kind::kKernel) continue;
     HLOC_ASSIGN_OR_RETURN(void* address, jit->Lookup(step.kernel_name));
     step.kernel = reinterpret_cast<void (*)(void**)>(address);
   }
-  return std::make_unique<CpuExecutable>(std::move(module), std::move(plan),
-                                         std::move(steps), std::move(jit));
+  executable.target_triple = jit->target_triple();
+  executable.cpu_name = jit->cpu_name();
+  executable.cpu_features = jit->cpu_features();
+  executable.object_code = jit->object_code();
+  JitModule* kernels = jit.get();
+  HLOC_ASSIGN_OR_RETURN(
+      std::unique_ptr<CpuExecutor> executor,
+      CpuExecutor::Create(std::move(executable),
+                          [kernels](const std::string& symbol) {
+                            return kernels->Lookup(symbol);
+                          }));
+  return std::make_unique<CpuExecutable>(
+      std::move(module), std::move(assignment), std::move(steps),
+      std::move(jit), std::move(executor));
+}
+
+absl::StatusOr<BufferAssignment> AssignCpuBuffers(const HloModule& module) {
+  const HloComputation* entry = module.entry_computation();
+  if (entry == nullptr) {
+    return absl::InvalidArgumentError("module has no entry computation");
+  }
+  return AssignBuffers(*entry, entry->MakeInstructionPostOrder());
 }
 
 absl::StatusOr<Literal> RunOnCpu(const HloModule& fused_module,
@@ -190,7 +165,7 @@ absl::StatusOr<std::string> EmitCpuLlvmIr(const HloModule& module,
       default:
         break;
     }
-    if (IsBufferAlias(instr)) continue;
+    if (IsBufferAlias(*instr)) continue;
     absl::Status status =
         emitter.EmitKernel(*instr, absl::StrCat("hloc.", instr->name()))
             .status();

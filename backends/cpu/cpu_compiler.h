@@ -18,6 +18,7 @@
 #include "backends/cpu/cpu_executable.h"
 #include "backends/cpu/ir_emitter.h"
 #include "backends/cpu/jit.h"
+#include "runtime/buffer_assignment.h"
 #include "hlo/literal.h"
 #include "hlo/module.h"
 
@@ -28,7 +29,14 @@ struct CpuCompileOptions {
   JitOptions jit;
   // Print a line to stderr for each instruction left to the evaluator.
   bool log_fallbacks = true;
+  // Make CpuExecutable::executable() complete enough to save: the kernels
+  // as object code (implies jit.keep_object) and the module's text.
+  bool keep_executable = false;
 };
+
+// The buffer assignment CompileForCpu uses for `module`'s entry
+// computation (its instructions in MakeInstructionPostOrder order).
+absl::StatusOr<BufferAssignment> AssignCpuBuffers(const HloModule& module);
 
 absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
     const HloModule& module, const CpuCompileOptions& options = {});

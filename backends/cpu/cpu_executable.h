@@ -1,15 +1,16 @@
-// CpuExecutable: a module compiled for the host CPU and the simple driver
-// that runs it: the entry computation's instructions in order, each one a
-// JIT-compiled kernel, an evaluator fallback, or nothing at all (parameters,
-// constants, tuples, get-tuple-element and bitcast only name buffers).
+// CpuExecutable: a module compiled for the host CPU. The entry
+// computation's instructions run in order, each one a JIT-compiled kernel,
+// an evaluator fallback, or nothing at all (parameters, constants, tuples,
+// get-tuple-element and bitcast only name buffers).
 //
-// Buffers: BufferPlan gives every array leaf of every entry value its own
-// allocation (no reuse yet), except that tuple, get-tuple-element, bitcast
-// and opt-barrier alias their operand's. Allocations are dense in the
-// layout of the value's shape and made fresh, 64-byte aligned, per Run.
-// Buffer assignment with reuse and a serialized executable will replace
-// BufferPlan and the Step list; kernels already address buffers only
-// through the `void** buffers` array a step hands them.
+// Buffers: the buffer assignment (runtime/buffer_assignment.h) puts the
+// intermediates in one arena with memory reused between values whose live
+// ranges do not overlap; parameters, constants and outputs have buffers of
+// their own. Compilation also produces the runtime's Executable (kernels'
+// object code when asked for, steps, buffer plan; runtime/executable.h),
+// and runs go through the runtime's CpuExecutor, the same code that runs a
+// saved and reloaded executable. Kernels address buffers only through the
+// `void** buffers` array a step hands them.
 //
 // Fallback: an instruction code generation does not support (dot,
 // convolution, sort, while, conditional, call, scatter, custom-call, rng,
@@ -19,35 +20,32 @@
 #ifndef BACKENDS_CPU_CPU_EXECUTABLE_H_
 #define BACKENDS_CPU_CPU_EXECUTABLE_H_
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "backends/cpu/jit.h"
 #include "hlo/literal.h"
 #include "hlo/module.h"
+#include "runtime/buffer_assignment.h"
+#include "runtime/cpu_executor.h"
+#include "runtime/dense_buffer.h"
+#include "runtime/executable.h"
 
 namespace hloc {
-
-// Where each entry value lives: allocation ids of its array leaves, in
-// depth-first order of its shape.
-struct BufferPlan {
-  std::vector<int64_t> allocation_bytes;
-  absl::flat_hash_map<const HloInstruction*, std::vector<int64_t>> leaves;
-};
 
 struct CpuStep {
   enum class Kind { kKernel, kEvaluator };
   Kind kind;
   const HloInstruction* instruction;
-  // kKernel: the kernel and its buffers (operand leaves, then output leaves).
+  // kKernel: the kernel.
   std::string kernel_name;
   void (*kernel)(void** buffers) = nullptr;
+  // The values (buffer assignment) of its operand leaves, then of its
+  // output leaves.
   std::vector<int64_t> buffers;
   // kEvaluator: why code generation declined.
   std::string fallback_reason;
@@ -55,8 +53,9 @@ struct CpuStep {
 
 class CpuExecutable {
  public:
-  CpuExecutable(std::unique_ptr<HloModule> module, BufferPlan plan,
-                std::vector<CpuStep> steps, std::unique_ptr<JitModule> jit);
+  CpuExecutable(std::unique_ptr<HloModule> module, BufferAssignment assignment,
+                std::vector<CpuStep> steps, std::unique_ptr<JitModule> jit,
+                std::unique_ptr<CpuExecutor> executor);
   ~CpuExecutable();
 
   // Runs the entry computation; one argument per entry parameter, shapes
@@ -69,26 +68,29 @@ class CpuExecutable {
   // Names of the instructions that run in the evaluator.
   std::vector<std::string> fallback_instructions() const;
   // Evaluator fallback steps run so far (over all Run calls).
-  int64_t fallback_runs() const { return fallback_runs_.load(); }
+  int64_t fallback_runs() const { return executor_->fallback_runs(); }
   int64_t kernel_count() const;
+
+  const BufferAssignment& buffer_assignment() const { return assignment_; }
+  // What the runtime runs; complete enough to save (WriteExecutableFile)
+  // when compiled with CpuCompileOptions::keep_executable.
+  const Executable& executable() const { return executor_->executable(); }
 
   // Set when compiled with JitOptions::keep_ir / keep_asm.
   const std::string& optimized_ir() const { return jit_->optimized_ir(); }
   const std::string& assembly() const { return jit_->assembly(); }
   const std::string& cpu_name() const { return jit_->cpu_name(); }
+  // Set when compiled with JitOptions::keep_object.
+  const std::string& object_code() const { return jit_->object_code(); }
 
  private:
   std::unique_ptr<HloModule> module_;
-  BufferPlan plan_;
+  BufferAssignment assignment_;
   std::vector<CpuStep> steps_;
   std::unique_ptr<JitModule> jit_;
-  std::atomic<int64_t> fallback_runs_{0};
+  // After jit_: destroyed before the code it calls.
+  std::unique_ptr<CpuExecutor> executor_;
 };
-
-// Dense bytes of a row-major literal laid out as `shape` says, and back.
-void CopyLiteralToBuffer(const Literal& literal, const Shape& shape,
-                         uint8_t* buffer);
-Literal BufferToLiteral(const uint8_t* buffer, const Shape& shape);
 
 }  // namespace hloc
 

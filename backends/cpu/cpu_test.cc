@@ -848,12 +848,23 @@ ENTRY main {
 
 TEST(CpuFallbackTest, UnsupportedOpsRunInTheEvaluatorVisibly) {
   RunResult r = CheckAgainstEvaluator(R"(
-HloModule with_dot
+HloModule with_select_and_scatter
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
 ENTRY main {
   x = f32[8,16] parameter(0)
-  y = f32[16,4] parameter(1)
-  d = f32[8,4] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  ROOT e = f32[8,4] exponential(d)
+  s = f32[4,8] parameter(1)
+  zero = f32[] constant(0)
+  d = f32[8,16] select-and-scatter(x, s, zero), window={size=2x2 stride=2x2}, select=ge, scatter=add
+  ROOT e = f32[8,16] exponential(d)
 }
 )",
                                       {}, {1e-5, 1e-5});

@@ -15,6 +15,7 @@
 #include "backends/common/loop_emitter.h"
 #include "backends/common/math_library.h"
 #include "backends/common/status_macros.h"
+#include "backends/cpu/op_emitters.h"
 #include "hlo/computation.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
@@ -735,6 +736,18 @@ llvm::Function* CpuModuleEmitter::State::EmitOmpOutlined(
 
 absl::StatusOr<std::string> CpuModuleEmitter::State::EmitKernel(
     const HloInstruction& hlo, const std::string& name) {
+  if (HasOpEmitter(hlo)) {
+    std::string symbol = Sanitize(name);
+    for (int i = 1; module->getNamedValue(symbol) != nullptr; ++i) {
+      symbol = absl::StrCat(Sanitize(name), ".", i);
+    }
+    auto emit_kernel = [this](const HloInstruction& h, const std::string& n) {
+      return EmitKernel(h, n);
+    };
+    HLOC_RETURN_IF_ERROR(EmitOpKernel(
+        hlo, symbol, {module.get(), &options, &math, emit_kernel}));
+    return symbol;
+  }
   HLOC_ASSIGN_OR_RETURN(KernelInfo info, AnalyzeKernel(hlo));
   std::vector<LoopSpec> loops;
   if (std::optional<ReductionInfo> r = AnalyzeReduction(info)) {
@@ -854,6 +867,17 @@ absl::StatusOr<std::unique_ptr<JitModule>> CpuModuleEmitter::Finish(
   }
   return JitModule::Create(std::move(state_->context),
                            std::move(state_->module), options);
+}
+
+absl::Status CpuModuleEmitter::ReleaseModule(
+    std::unique_ptr<llvm::LLVMContext>* context,
+    std::unique_ptr<llvm::Module>* module) {
+  if (state_->module == nullptr) {
+    return absl::FailedPreconditionError("CpuModuleEmitter already finished");
+  }
+  *context = std::move(state_->context);
+  *module = std::move(state_->module);
+  return absl::OkStatus();
 }
 
 }  // namespace hloc

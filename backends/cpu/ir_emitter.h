@@ -60,6 +60,9 @@ struct CpuCodegenOptions {
   // The longest column chunk of column reductions (elements of the minor
   // dimension); shorter when that leaves a thread without work.
   int64_t column_chunk = 4096;
+  // The target's triple when it is not the host (AArch64 AOT): the dot and
+  // convolution emitters size their register tiles by its vector registers.
+  std::string target_triple;
 };
 
 class CpuModuleEmitter {
@@ -80,6 +83,12 @@ class CpuModuleEmitter {
 
   // Optimizes and compiles the module; the emitter is spent afterwards.
   absl::StatusOr<std::unique_ptr<JitModule>> Finish(const JitOptions& options);
+
+  // Hands over the module as emitted (no target set, not optimized) and its
+  // context, for a target other than the host (aarch64_aot.h); the emitter
+  // is spent afterwards.
+  absl::Status ReleaseModule(std::unique_ptr<llvm::LLVMContext>* context,
+                             std::unique_ptr<llvm::Module>* module);
 
  private:
   struct State;

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/object_emitter.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -13,6 +14,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -43,7 +45,9 @@ void InitializeLlvmOnce() {
   });
 }
 
-void RunO3(llvm::Module& module, llvm::TargetMachine* tm) {
+}  // namespace
+
+void OptimizeModule(llvm::Module& module, llvm::TargetMachine* tm) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -63,8 +67,6 @@ void RunO3(llvm::Module& module, llvm::TargetMachine* tm) {
       pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   mpm.run(module, mam);
 }
-
-}  // namespace
 
 struct JitModule::State {
   std::unique_ptr<llvm::orc::LLJIT> jit;
@@ -88,6 +90,8 @@ absl::StatusOr<std::unique_ptr<JitModule>> JitModule::Create(
   module->setDataLayout((*tm)->createDataLayout());
   module->setTargetTriple((*tm)->getTargetTriple().str());
   std::string features = (*tm)->getTargetFeatureString().str();
+  result->cpu_features_ = features;
+  result->target_triple_ = (*tm)->getTargetTriple().str();
   for (llvm::Function& f : *module) {
     if (f.isDeclaration()) continue;
     f.addFnAttr("target-cpu", result->cpu_name_);
@@ -101,7 +105,7 @@ absl::StatusOr<std::unique_ptr<JitModule>> JitModule::Create(
           absl::StrCat("generated LLVM IR is invalid: ", os.str()));
     }
   }
-  RunO3(*module, tm->get());
+  OptimizeModule(*module, tm->get());
   if (options.keep_ir) {
     llvm::raw_string_ostream os(result->optimized_ir_);
     module->print(os, nullptr);
@@ -144,8 +148,21 @@ absl::StatusOr<std::unique_ptr<JitModule>> JitModule::Create(
           dylib.define(llvm::orc::absoluteSymbols(std::move(symbols)))) {
     return absl::InternalError(ToString(std::move(e)));
   }
-  if (llvm::Error e = (*jit)->addIRModule(
-          llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
+  if (options.keep_object) {
+    absl::StatusOr<std::string> object = EmitObjectCode(*module, **tm);
+    if (!object.ok()) return object.status();
+    result->object_code_ = *std::move(object);
+    // The module must go before its context (the caller would destroy the
+    // arguments in either order).
+    module.reset();
+    context.reset();
+    if (llvm::Error e =
+            (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
+                result->object_code_, "hloc-kernels.o"))) {
+      return absl::InternalError(ToString(std::move(e)));
+    }
+  } else if (llvm::Error e = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(
+                 std::move(module), std::move(context)))) {
     return absl::InternalError(ToString(std::move(e)));
   }
   result->state_->jit = std::move(*jit);

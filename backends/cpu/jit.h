@@ -19,6 +19,7 @@
 namespace llvm {
 class LLVMContext;
 class Module;
+class TargetMachine;
 }  // namespace llvm
 
 namespace hloc {
@@ -28,7 +29,15 @@ struct JitOptions {
   bool keep_ir = false;
   // Also compile the module to host assembly text (assembly()).
   bool keep_asm = false;
+  // Compile to an object file (object_code()) and link that, so the code
+  // that runs is the code a saved executable carries.
+  bool keep_object = false;
 };
+
+// The O3 pipeline (loop and SLP vectorization, interleaving, unrolling)
+// tuned for `target_machine`: what JitModule runs for the host, and what
+// ahead-of-time targets (aarch64_aot.h) run for theirs.
+void OptimizeModule(llvm::Module& module, llvm::TargetMachine* target_machine);
 
 class JitModule {
  public:
@@ -44,8 +53,13 @@ class JitModule {
 
   const std::string& optimized_ir() const { return optimized_ir_; }
   const std::string& assembly() const { return assembly_; }
-  // The host CPU the code was compiled for ("skylake-avx512").
+  // ELF relocatable object of the optimized module (keep_object).
+  const std::string& object_code() const { return object_code_; }
+  // The host CPU the code was compiled for ("skylake-avx512"), its
+  // features ("+avx2,-amx-tile,...") and triple.
   const std::string& cpu_name() const { return cpu_name_; }
+  const std::string& cpu_features() const { return cpu_features_; }
+  const std::string& target_triple() const { return target_triple_; }
 
  private:
   struct State;
@@ -53,7 +67,10 @@ class JitModule {
   std::unique_ptr<State> state_;
   std::string optimized_ir_;
   std::string assembly_;
+  std::string object_code_;
   std::string cpu_name_;
+  std::string cpu_features_;
+  std::string target_triple_;
 };
 
 }  // namespace hloc

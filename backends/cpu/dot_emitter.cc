@@ -1,0 +1,308 @@
+#include "backends/cpu/dot_emitter.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "backends/common/elemental_emitter.h"
+#include "backends/common/ir_array.h"
+#include "backends/common/loop_emitter.h"
+#include "backends/common/status_macros.h"
+#include "backends/cpu/gemm_emitter.h"
+#include "backends/cpu/ir_emitter.h"
+#include "hlo/computation.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "passes/fusion/fusion_kinds.h"
+
+namespace hloc {
+namespace {
+
+bool Contains(const std::vector<int64_t>& v, int64_t x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+DimGroup Group(const Shape& shape, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides = LayoutStrides(shape);
+  std::vector<int64_t> sizes, s;
+  for (int64_t d : dims) {
+    sizes.push_back(shape.dimensions(d));
+    s.push_back(strides[d]);
+  }
+  return DimGroup(sizes, s);
+}
+
+std::vector<int64_t> FreeDims(int64_t rank, const std::vector<int64_t>& batch,
+                              const std::vector<int64_t>& contracting) {
+  std::vector<int64_t> free;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!Contains(batch, d) && !Contains(contracting, d)) free.push_back(d);
+  }
+  return free;
+}
+
+std::vector<int64_t> Range(int64_t begin, int64_t end) {
+  std::vector<int64_t> v;
+  for (int64_t i = begin; i < end; ++i) v.push_back(i);
+  return v;
+}
+
+// A matrix view of one operand: element (g, row, col) at
+// batch.Offset(g) + rows.Offset(row) + cols.Offset(col).
+struct MatrixView {
+  DimGroup batch, rows, cols;
+};
+
+}  // namespace
+
+bool IsDotKernel(const HloInstruction& hlo) {
+  return hlo.opcode() == HloOpcode::kDot ||
+         (hlo.opcode() == HloOpcode::kFusion &&
+          hlo.fusion_kind() == FusionKind::kOutput);
+}
+
+absl::Status EmitDotKernel(const HloInstruction& hlo, const std::string& symbol,
+                           const OpEmitterContext& ctx) {
+  const HloInstruction* dot = &hlo;
+  const bool fused = hlo.opcode() == HloOpcode::kFusion;
+  if (fused) {
+    absl::StatusOr<const HloInstruction*> d =
+        AnalyzeDotEpilogue(*hlo.fused_computation());
+    if (!d.ok()) return OpUnimplemented(hlo, d.status().message());
+    dot = *d;
+  }
+  for (const HloInstruction* operand : hlo.operands()) {
+    if (!operand->shape().IsArray()) {
+      return OpUnimplemented(hlo, "an operand is not an array");
+    }
+  }
+  if (!hlo.shape().IsArray()) return OpUnimplemented(hlo, "tuple result");
+  // Absent dimension numbers are empty ones (an outer product), as in XLA.
+  const DotDimensionNumbers dn =
+      dot->attrs().dot_dimension_numbers.value_or(DotDimensionNumbers{});
+  const int64_t lhs_buffer = fused ? dot->operand(0)->parameter_number() : 0;
+  const int64_t rhs_buffer = fused ? dot->operand(1)->parameter_number() : 1;
+  const Shape& lhs = hlo.operand(lhs_buffer)->shape();
+  const Shape& rhs = hlo.operand(rhs_buffer)->shape();
+  const Shape& out = hlo.shape();
+  const PrimitiveType dot_type = dot->shape().element_type();
+  absl::StatusOr<PrimitiveType> acc_or =
+      GemmAccumulationType(lhs.element_type(), rhs.element_type(), dot_type);
+  if (!acc_or.ok()) return OpUnimplemented(hlo, acc_or.status().message());
+  const PrimitiveType acc = *acc_or;
+  llvm::Module* module = ctx.module;
+  for (const Shape* s : {&lhs, &rhs, &out}) {
+    if (!StorageType(s->element_type(), module->getContext()).ok()) {
+      return OpUnimplemented(hlo, "element type");
+    }
+  }
+
+  // Output dimensions: batch..., lhs free..., rhs free... (XLA's order).
+  const std::vector<int64_t> lhs_free = FreeDims(
+      lhs.rank(), dn.lhs_batch_dimensions, dn.lhs_contracting_dimensions);
+  const std::vector<int64_t> rhs_free = FreeDims(
+      rhs.rank(), dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions);
+  const int64_t nb = dn.lhs_batch_dimensions.size();
+  const int64_t nm = lhs_free.size();
+  const int64_t nn = rhs_free.size();
+  if (out.rank() != nb + nm + nn) {
+    return OpUnimplemented(hlo, "dot result rank");
+  }
+  MatrixView lhs_view{Group(lhs, dn.lhs_batch_dimensions), Group(lhs, lhs_free),
+                      Group(lhs, dn.lhs_contracting_dimensions)};
+  MatrixView rhs_view{Group(rhs, dn.rhs_batch_dimensions),
+                      Group(rhs, dn.rhs_contracting_dimensions),
+                      Group(rhs, rhs_free)};
+  MatrixView out_view{Group(out, Range(0, nb)), Group(out, Range(nb, nb + nm)),
+                      Group(out, Range(nb + nm, nb + nm + nn))};
+  const int64_t batch = lhs_view.batch.size();
+  const int64_t m = lhs_view.rows.size();
+  const int64_t n = rhs_view.cols.size();
+  const int64_t k = lhs_view.cols.size();
+
+  // Compute C, or C^T when that pads the register tile less.
+  const VectorTarget target = VectorTargetFor(ctx.options->target_triple);
+  GemmTiling tiling = ChooseGemmTiling(target, acc, m, n, k);
+  GemmTiling transposed = ChooseGemmTiling(target, acc, n, m, k);
+  const bool swap =
+      PaddedGemmWork(transposed, n, m, k) < PaddedGemmWork(tiling, m, n, k);
+  // GEMM A is (g, i, kk), GEMM B is (g, kk, j), GEMM C is (g, i, j).
+  MatrixView a_view = lhs_view, b_view = rhs_view;
+  int64_t a_buffer = lhs_buffer, b_buffer = rhs_buffer;
+  PrimitiveType a_type = lhs.element_type(), b_type = rhs.element_type();
+  DimGroup c_rows = out_view.rows, c_cols = out_view.cols;
+  if (swap) {
+    tiling = transposed;
+    a_view = MatrixView{rhs_view.batch, rhs_view.cols, rhs_view.rows};
+    b_view = MatrixView{lhs_view.batch, lhs_view.cols, lhs_view.rows};
+    std::swap(a_buffer, b_buffer);
+    std::swap(a_type, b_type);
+    std::swap(c_rows, c_cols);
+  }
+
+  const int64_t num_buffers = hlo.operand_count() + 1;
+  llvm::Function* range =
+      CreateRangeFunction(module, symbol + ".gemm", num_buffers);
+  llvm::IRBuilder<> builder(&range->getEntryBlock());
+  llvm::IRBuilderBase* b = &builder;
+  ElementalEmitter elemental(module, b, ctx.math);
+  llvm::Value* a_base = range->getArg(a_buffer);
+  llvm::Value* b_base = range->getArg(b_buffer);
+  llvm::Value* out_base = range->getArg(num_buffers - 1);
+  HLOC_ASSIGN_OR_RETURN(llvm::Type * acc_type,
+                        RegisterType(acc, module->getContext()));
+
+  GemmSpec spec;
+  spec.batch = batch;
+  spec.m = swap ? n : m;
+  spec.n = swap ? m : n;
+  spec.k = k;
+  spec.acc_type = acc;
+  // Packing reads each operand in memory order: along the dimension with
+  // the smaller stride innermost (a transposed operand is packed walking
+  // down its columns).
+  auto load = [&](PrimitiveType type, llvm::Value* base, llvm::Value* off,
+                  llvm::IRBuilderBase* b) -> absl::StatusOr<llvm::Value*> {
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * v, LoadFlat(type, base, off, b));
+    return elemental.EmitConvert(v, type, acc);
+  };
+  // True if x moves through memory in smaller steps than y.
+  auto smaller_stride = [](const DimGroup& x, const DimGroup& y) {
+    return x.collapsed_stride() >= 0 && y.collapsed_stride() >= 0 &&
+           x.collapsed_stride() < y.collapsed_stride();
+  };
+  // Loops (a, b) over [0, na) x [0, nb): b outside if b_outer.
+  auto loop2 =
+      [](const char* name, llvm::Value* na, llvm::Value* nb, bool b_outer,
+         llvm::IRBuilderBase* b,
+         const std::function<absl::Status(llvm::Value*, llvm::Value*)>& body) {
+        auto inner = [&](llvm::Value* count,
+                         const std::function<absl::Status(llvm::Value*)>& f) {
+          return EmitForLoop(name, b->getInt64(0), count, b->getInt64(1), f, b);
+        };
+        if (b_outer) {
+          return inner(nb, [&](llvm::Value* y) {
+            return inner(na, [&](llvm::Value* x) { return body(x, y); });
+          });
+        }
+        return inner(na, [&](llvm::Value* x) {
+          return inner(nb, [&](llvm::Value* y) { return body(x, y); });
+        });
+      };
+  spec.pack_a_panel = [&](llvm::Value* g, llvm::Value* i0, llvm::Value* rows,
+                          llvm::Value* k0, llvm::Value* kc, llvm::Value* dst,
+                          int64_t mr, llvm::IRBuilderBase* b) {
+    llvm::Value* base = a_view.batch.Offset(g, b);
+    return loop2(
+        "packa.e", rows, kc, smaller_stride(a_view.rows, a_view.cols), b,
+        [&](llvm::Value* r, llvm::Value* kk) -> absl::Status {
+          llvm::Value* off = b->CreateAdd(
+              base, b->CreateAdd(a_view.rows.Offset(b->CreateAdd(i0, r), b),
+                                 a_view.cols.Offset(b->CreateAdd(k0, kk), b)));
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, load(a_type, a_base, off, b));
+          b->CreateStore(
+              v, b->CreateInBoundsGEP(
+                     acc_type, dst,
+                     b->CreateAdd(b->CreateMul(kk, b->getInt64(mr)), r)));
+          return absl::OkStatus();
+        });
+  };
+  spec.pack_b_panel = [&](llvm::Value* g, llvm::Value* k0, llvm::Value* kc,
+                          llvm::Value* j0, llvm::Value* cols, llvm::Value* dst,
+                          int64_t nr, llvm::IRBuilderBase* b) {
+    llvm::Value* base = b_view.batch.Offset(g, b);
+    return loop2(
+        "packb.e", kc, cols, smaller_stride(b_view.rows, b_view.cols), b,
+        [&](llvm::Value* kk, llvm::Value* t) -> absl::Status {
+          llvm::Value* off = b->CreateAdd(
+              base, b->CreateAdd(b_view.rows.Offset(b->CreateAdd(k0, kk), b),
+                                 b_view.cols.Offset(b->CreateAdd(j0, t), b)));
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, load(b_type, b_base, off, b));
+          b->CreateStore(
+              v, b->CreateInBoundsGEP(
+                     acc_type, dst,
+                     b->CreateAdd(b->CreateMul(kk, b->getInt64(nr)), t)));
+          return absl::OkStatus();
+        });
+  };
+
+  // The value stored at an output element: the dot's value converted to its
+  // type, then the epilogue, if any.
+  llvm::Value* current = nullptr;  // the dot's value at the element stored
+  IrIndex current_index;
+  absl::flat_hash_map<const HloInstruction*, ElementGenerator> generators;
+  std::function<absl::StatusOr<ElementGenerator>(const HloInstruction*)>
+      generator =
+          [&](const HloInstruction* instr) -> absl::StatusOr<ElementGenerator> {
+    auto it = generators.find(instr);
+    if (it != generators.end()) return it->second;
+    ElementGenerator g;
+    if (instr == dot) {
+      g = [&](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+        return current;
+      };
+    } else if (instr->opcode() == HloOpcode::kParameter) {
+      IrArray array(range->getArg(instr->parameter_number()),
+                    hlo.operand(instr->parameter_number())->shape());
+      g = [array, b](const IrIndex& index) { return array.EmitRead(index, b); };
+    } else {
+      std::vector<ElementGenerator> operands;
+      for (const HloInstruction* operand : instr->operands()) {
+        HLOC_ASSIGN_OR_RETURN(ElementGenerator og, generator(operand));
+        operands.push_back(std::move(og));
+      }
+      HLOC_ASSIGN_OR_RETURN(
+          g, elemental.MakeElementGenerator(instr, std::move(operands)));
+    }
+    generators[instr] = g;
+    return g;
+  };
+  ElementGenerator root;
+  if (fused) {
+    HLOC_ASSIGN_OR_RETURN(
+        root, generator(hlo.fused_computation()->root_instruction()));
+  }
+  spec.store_c_row = [&](llvm::Value* g, llvm::Value* i, llvm::Value* j0,
+                         llvm::Value* count, llvm::Value* src,
+                         llvm::IRBuilderBase* b) {
+    llvm::Value* base = b->CreateAdd(out_view.batch.Offset(g, b),
+                                     c_rows.Offset(i, b), "", true, true);
+    std::vector<llvm::Value*> batch_index = out_view.batch.Split(g, b);
+    std::vector<llvm::Value*> row_index = c_rows.Split(i, b);
+    return EmitForLoop(
+        "store.t", b->getInt64(0), count, b->getInt64(1),
+        [&](llvm::Value* t) -> absl::Status {
+          llvm::Value* j = b->CreateAdd(j0, t, "", true, true);
+          llvm::Value* off =
+              b->CreateAdd(base, c_cols.Offset(j, b), "", true, true);
+          llvm::Value* v =
+              b->CreateLoad(acc_type, b->CreateInBoundsGEP(acc_type, src, t));
+          HLOC_ASSIGN_OR_RETURN(v, elemental.EmitConvert(v, acc, dot_type));
+          if (fused) {
+            std::vector<llvm::Value*> col_index = c_cols.Split(j, b);
+            const std::vector<llvm::Value*>& lhs_index =
+                swap ? col_index : row_index;
+            const std::vector<llvm::Value*>& rhs_index =
+                swap ? row_index : col_index;
+            std::vector<llvm::Value*> multidim = batch_index;
+            multidim.insert(multidim.end(), lhs_index.begin(), lhs_index.end());
+            multidim.insert(multidim.end(), rhs_index.begin(), rhs_index.end());
+            current = v;
+            HLOC_ASSIGN_OR_RETURN(
+                v, root(IrIndex(multidim, off, out, b->getInt64Ty())));
+          }
+          return StoreFlat(out.element_type(), out_base, off, v, b);
+        },
+        b);
+  };
+  HLOC_RETURN_IF_ERROR(EmitGemm(spec, tiling, range, b));
+  const int64_t work_items = GemmWorkItems(spec, tiling);
+  EmitKernelEntry(
+      module, symbol, num_buffers,
+      {{range, work_items, GemmRunsParallel(*ctx.options, spec, work_items)}});
+  return absl::OkStatus();
+}
+
+}  // namespace hloc

@@ -1,0 +1,240 @@
+#include "backends/cpu/scatter_emitter.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "backends/common/elemental_emitter.h"
+#include "backends/common/ir_array.h"
+#include "backends/common/loop_emitter.h"
+#include "backends/common/status_macros.h"
+#include "backends/cpu/ir_emitter.h"
+#include "hlo/computation.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+
+namespace hloc {
+namespace {
+
+bool Contains(const std::vector<int64_t>& v, int64_t x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+DimGroup Group(const Shape& shape, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides = LayoutStrides(shape);
+  std::vector<int64_t> sizes, s;
+  for (int64_t d : dims) {
+    sizes.push_back(shape.dimensions(d));
+    s.push_back(strides[d]);
+  }
+  return DimGroup(sizes, s);
+}
+
+std::vector<int64_t> AllDims(const Shape& shape) {
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < shape.rank(); ++d) dims.push_back(d);
+  return dims;
+}
+
+}  // namespace
+
+absl::Status EmitScatterKernel(const HloInstruction& hlo,
+                               const std::string& symbol,
+                               const OpEmitterContext& ctx) {
+  const HloAttributes& attrs = hlo.attrs();
+  const int64_t count = hlo.operand_count();
+  if (count < 3 || count % 2 == 0 || !attrs.scatter_dimension_numbers ||
+      hlo.to_apply() == nullptr) {
+    return OpUnimplemented(hlo, "malformed scatter");
+  }
+  const int64_t n = (count - 1) / 2;
+  const ScatterDimensionNumbers& dn = *attrs.scatter_dimension_numbers;
+  llvm::Module* module = ctx.module;
+  llvm::LLVMContext& context = module->getContext();
+  std::vector<Shape> outputs;
+  if (hlo.shape().IsTuple()) {
+    for (const Shape& s : hlo.shape().tuple_shapes()) outputs.push_back(s);
+  } else {
+    outputs.push_back(hlo.shape());
+  }
+  if (static_cast<int64_t>(outputs.size()) != n) {
+    return OpUnimplemented(hlo, "scatter result does not match its operands");
+  }
+  for (const HloInstruction* operand : hlo.operands()) {
+    if (!operand->shape().IsArray() ||
+        !StorageType(operand->shape().element_type(), context).ok()) {
+      return OpUnimplemented(hlo, "scatter operand type");
+    }
+  }
+  const Shape& op = hlo.operand(0)->shape();
+  const Shape& idx = hlo.operand(n)->shape();
+  const Shape& upd = hlo.operand(n + 1)->shape();
+  if (!IsIntegralType(idx.element_type())) {
+    return OpUnimplemented(hlo, "scatter indices are not integers");
+  }
+  const int64_t rank = op.rank();
+
+  // The update's scatter dimensions pair with the indices' batch dimensions
+  // (all but index_vector_dim), in order.
+  std::vector<int64_t> scatter_dims, index_batch_dims, window_dims;
+  for (int64_t d = 0; d < upd.rank(); ++d) {
+    if (!Contains(dn.update_window_dims, d)) scatter_dims.push_back(d);
+  }
+  for (int64_t d = 0; d < idx.rank(); ++d) {
+    if (d != dn.index_vector_dim) index_batch_dims.push_back(d);
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!Contains(dn.inserted_window_dims, d) &&
+        !Contains(dn.input_batching_dims, d)) {
+      window_dims.push_back(d);
+    }
+  }
+  if (scatter_dims.size() != index_batch_dims.size() ||
+      window_dims.size() != dn.update_window_dims.size()) {
+    return OpUnimplemented(hlo, "inconsistent scatter dimension numbers");
+  }
+  const std::vector<int64_t> idx_strides = LayoutStrides(idx);
+  const bool implicit_vector = dn.index_vector_dim == idx.rank();
+  const int64_t vector_size =
+      implicit_vector ? 1 : idx.dimensions(dn.index_vector_dim);
+  const int64_t vector_stride =
+      implicit_vector ? 0 : idx_strides[dn.index_vector_dim];
+  std::vector<int64_t> window_size(rank, 1);
+  for (size_t k = 0; k < window_dims.size(); ++k) {
+    window_size[window_dims[k]] = upd.dimensions(dn.update_window_dims[k]);
+  }
+  // Position among the index batch dims of each scatter_indices_batching dim.
+  std::vector<int64_t> batching_position;
+  for (int64_t d : dn.scatter_indices_batching_dims) {
+    batching_position.push_back(
+        std::find(index_batch_dims.begin(), index_batch_dims.end(), d) -
+        index_batch_dims.begin());
+  }
+
+  const DimGroup scatter_group = Group(upd, scatter_dims);
+  const DimGroup index_group = Group(idx, index_batch_dims);
+  const DimGroup upd_window = Group(upd, dn.update_window_dims);
+  std::vector<DimGroup> out_windows, out_alls, op_alls;
+  for (int64_t k = 0; k < n; ++k) {
+    // The window box walked in the update's window order, at the output's
+    // strides.
+    std::vector<int64_t> strides = LayoutStrides(outputs[k]), box, box_strides;
+    for (int64_t d : window_dims) {
+      box.push_back(window_size[d]);
+      box_strides.push_back(strides[d]);
+    }
+    out_windows.push_back(DimGroup(box, box_strides));
+    out_alls.push_back(Group(outputs[k], AllDims(outputs[k])));
+    op_alls.push_back(
+        Group(hlo.operand(k)->shape(), AllDims(hlo.operand(k)->shape())));
+  }
+  std::vector<std::vector<int64_t>> all_out_strides;
+  for (int64_t k = 0; k < n; ++k) {
+    all_out_strides.push_back(LayoutStrides(outputs[k]));
+  }
+
+  const int64_t num_buffers = count + n;
+  llvm::Function* range =
+      CreateRangeFunction(module, symbol + ".scatter", num_buffers);
+  llvm::IRBuilder<> builder(&range->getEntryBlock());
+  llvm::IRBuilderBase* b = &builder;
+  ElementalEmitter elemental(module, b, ctx.math);
+  auto i64 = [b](int64_t v) { return b->getInt64(v); };
+  auto out_buffer = [&](int64_t k) { return range->getArg(count + k); };
+
+  // The outputs start as the operands.
+  for (int64_t k = 0; k < n; ++k) {
+    const PrimitiveType t = outputs[k].element_type();
+    HLOC_RETURN_IF_ERROR(EmitForLoop(
+        "copy", i64(0), i64(op.ElementCount()), i64(1),
+        [&](llvm::Value* l) -> absl::Status {
+          HLOC_ASSIGN_OR_RETURN(
+              llvm::Value * v,
+              LoadFlat(t, range->getArg(k), op_alls[k].Offset(l, b), b));
+          return StoreFlat(t, out_buffer(k), out_alls[k].Offset(l, b), v, b);
+        },
+        b));
+  }
+
+  HLOC_RETURN_IF_ERROR(EmitForLoop(
+      "scatter", i64(0), i64(scatter_group.size()), i64(1),
+      [&](llvm::Value* g) -> absl::Status {
+        std::vector<llvm::Value*> batch = scatter_group.Split(g, b);
+        llvm::Value* index_base = index_group.Offset(g, b);
+        std::vector<llvm::Value*> start(rank, i64(0));
+        for (int64_t k = 0; k < vector_size; ++k) {
+          const int64_t d = dn.scatter_dims_to_operand_dims[k];
+          HLOC_ASSIGN_OR_RETURN(
+              llvm::Value * v,
+              LoadFlat(idx.element_type(), range->getArg(n),
+                       b->CreateAdd(index_base, i64(k * vector_stride)), b));
+          start[d] = b->CreateIntCast(v, b->getInt64Ty(),
+                                      IsSignedIntegralType(idx.element_type()));
+        }
+        for (size_t j = 0; j < dn.input_batching_dims.size(); ++j) {
+          start[dn.input_batching_dims[j]] = batch[batching_position[j]];
+        }
+        llvm::Value* fits = b->getTrue();
+        for (int64_t d = 0; d < rank; ++d) {
+          fits = b->CreateAnd(
+              fits, b->CreateAnd(
+                        b->CreateICmpSGE(start[d], i64(0)),
+                        b->CreateICmpSLE(
+                            start[d], i64(op.dimensions(d) - window_size[d]))));
+        }
+        llvm::Value* upd_base = scatter_group.Offset(g, b);
+        return EmitIfThenElse(
+            fits,
+            [&]() -> absl::Status {
+              return EmitForLoop(
+                  "window", i64(0), i64(upd_window.size()), i64(1),
+                  [&](llvm::Value* w) -> absl::Status {
+                    llvm::Value* upd_off =
+                        b->CreateAdd(upd_base, upd_window.Offset(w, b));
+                    std::vector<llvm::Value*> args, offsets;
+                    for (int64_t k = 0; k < n; ++k) {
+                      llvm::Value* off = out_windows[k].Offset(w, b);
+                      for (int64_t d = 0; d < rank; ++d) {
+                        off = b->CreateAdd(
+                            off,
+                            b->CreateMul(start[d], i64(all_out_strides[k][d])));
+                      }
+                      offsets.push_back(off);
+                      HLOC_ASSIGN_OR_RETURN(llvm::Value * v,
+                                            LoadFlat(outputs[k].element_type(),
+                                                     out_buffer(k), off, b));
+                      args.push_back(v);
+                    }
+                    for (int64_t k = 0; k < n; ++k) {
+                      HLOC_ASSIGN_OR_RETURN(
+                          llvm::Value * v,
+                          LoadFlat(
+                              hlo.operand(n + 1 + k)->shape().element_type(),
+                              range->getArg(n + 1 + k), upd_off, b));
+                      args.push_back(v);
+                    }
+                    HLOC_ASSIGN_OR_RETURN(
+                        llvm::Value * r,
+                        elemental.EmitScalarComputation(hlo.to_apply(), args));
+                    for (int64_t k = 0; k < n; ++k) {
+                      llvm::Value* v = n == 1
+                                           ? r
+                                           : b->CreateExtractValue(
+                                                 r, {static_cast<unsigned>(k)});
+                      HLOC_RETURN_IF_ERROR(StoreFlat(outputs[k].element_type(),
+                                                     out_buffer(k), offsets[k],
+                                                     v, b));
+                    }
+                    return absl::OkStatus();
+                  },
+                  b);
+            },
+            nullptr, b);
+      },
+      b));
+  b->CreateRetVoid();
+  EmitKernelEntry(module, symbol, num_buffers, {{range, 1, false}});
+  return absl::OkStatus();
+}
+
+}  // namespace hloc

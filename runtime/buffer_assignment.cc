@@ -1,0 +1,628 @@
+#include "runtime/buffer_assignment.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "hlo/primitive_type.h"
+
+namespace hloc {
+namespace {
+
+struct Leaf {
+  std::vector<int64_t> index;
+  const Shape* shape;
+};
+
+void CollectLeaves(const Shape& shape, std::vector<int64_t>* index,
+                   std::vector<Leaf>* out) {
+  if (!shape.IsTuple()) {
+    out->push_back({*index, &shape});
+    return;
+  }
+  for (int64_t i = 0; i < shape.tuple_shapes_size(); ++i) {
+    index->push_back(i);
+    CollectLeaves(shape.tuple_shapes(i), index, out);
+    index->pop_back();
+  }
+}
+
+std::vector<Leaf> Leaves(const Shape& shape) {
+  std::vector<Leaf> leaves;
+  std::vector<int64_t> index;
+  CollectLeaves(shape, &index, &leaves);
+  return leaves;
+}
+
+int64_t LeafCount(const Shape& shape) {
+  if (!shape.IsTuple()) return 1;
+  int64_t n = 0;
+  for (const Shape& s : shape.tuple_shapes()) n += LeafCount(s);
+  return n;
+}
+
+int64_t DenseBytes(const Shape& shape) {
+  return shape.IsArray()
+             ? shape.ElementCount() * ByteWidth(shape.element_type())
+             : 0;
+}
+
+int64_t RoundUp(int64_t x, int64_t alignment) {
+  return (x + alignment - 1) / alignment * alignment;
+}
+
+bool Overlap(int64_t a_start, int64_t a_end, int64_t b_start, int64_t b_end) {
+  return a_start <= b_end && b_start <= a_end;
+}
+
+// The leaves an alias instruction names, from its operands' leaves.
+absl::StatusOr<std::vector<int64_t>> AliasLeaves(
+    const HloInstruction& instr,
+    const absl::flat_hash_map<const HloInstruction*, std::vector<int64_t>>&
+        leaf_values) {
+  auto of = [&](const HloInstruction* operand)
+      -> absl::StatusOr<const std::vector<int64_t>*> {
+    auto it = leaf_values.find(operand);
+    if (it == leaf_values.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("buffer assignment: ", instr.name(), " uses ",
+                       operand->name(), " before it is defined in the order"));
+    }
+    return &it->second;
+  };
+  std::vector<int64_t> leaves;
+  switch (instr.opcode()) {
+    case HloOpcode::kTuple:
+      for (const HloInstruction* operand : instr.operands()) {
+        absl::StatusOr<const std::vector<int64_t>*> l = of(operand);
+        if (!l.ok()) return l.status();
+        leaves.insert(leaves.end(), (*l)->begin(), (*l)->end());
+      }
+      return leaves;
+    case HloOpcode::kGetTupleElement: {
+      const HloInstruction* tuple = instr.operand(0);
+      absl::StatusOr<const std::vector<int64_t>*> l = of(tuple);
+      if (!l.ok()) return l.status();
+      int64_t start = 0;
+      for (int64_t i = 0; i < instr.tuple_index(); ++i) {
+        start += LeafCount(tuple->shape().tuple_shapes(i));
+      }
+      const int64_t count = LeafCount(instr.shape());
+      if (start + count > static_cast<int64_t>((*l)->size())) {
+        return absl::InternalError(absl::StrCat(
+            "buffer assignment: ", instr.name(), " reads past its tuple"));
+      }
+      leaves.assign((*l)->begin() + start, (*l)->begin() + start + count);
+      return leaves;
+    }
+    default: {
+      // opt-barrier, add-dependency and bitcast: the (first) operand's.
+      absl::StatusOr<const std::vector<int64_t>*> l = of(instr.operand(0));
+      if (!l.ok()) return l.status();
+      return **l;
+    }
+  }
+}
+
+// The operand a dynamic-update-slice (or a fusion rooted at one) may
+// overwrite in place, or -1.
+int64_t InPlaceOperand(const HloInstruction& instr) {
+  if (instr.opcode() == HloOpcode::kDynamicUpdateSlice) return 0;
+  if (instr.opcode() != HloOpcode::kFusion) return -1;
+  const HloInstruction* root = instr.fused_expression_root();
+  if (root == nullptr || root->opcode() != HloOpcode::kDynamicUpdateSlice) {
+    return -1;
+  }
+  const HloInstruction* target = root->operand(0);
+  // Read only as the updated array: then each element is read exactly at
+  // the index the kernel writes.
+  if (target->opcode() != HloOpcode::kParameter || target->user_count() != 1 ||
+      root->OperandIndices(target).size() != 1) {
+    return -1;
+  }
+  return target->parameter_number();
+}
+
+struct Group {
+  std::vector<int64_t> values;
+  int64_t start = 0;
+  int64_t end = 0;
+  int64_t size = 0;
+  int64_t offset = 0;
+};
+
+// Places `groups` in the order given; returns the arena size.
+int64_t Pack(std::vector<Group>* groups, const std::vector<size_t>& order,
+             bool best_fit) {
+  int64_t arena = 0;
+  std::vector<size_t> placed;
+  std::vector<std::pair<int64_t, int64_t>> occupied;
+  for (size_t g : order) {
+    Group& group = (*groups)[g];
+    group.offset = 0;
+    if (group.size == 0) continue;
+    occupied.clear();
+    for (size_t h : placed) {
+      const Group& other = (*groups)[h];
+      if (Overlap(group.start, group.end, other.start, other.end)) {
+        occupied.push_back({other.offset, other.offset + other.size});
+      }
+    }
+    std::sort(occupied.begin(), occupied.end());
+    int64_t chosen = -1;
+    int64_t chosen_gap = std::numeric_limits<int64_t>::max();
+    int64_t cursor = 0;
+    for (const auto& [begin, end] : occupied) {
+      if (begin > cursor) {
+        const int64_t gap = begin - cursor;
+        if (gap >= group.size && gap < chosen_gap) {
+          chosen = cursor;
+          chosen_gap = gap;
+          if (!best_fit) break;
+        }
+      }
+      cursor = std::max(cursor, end);
+    }
+    if (chosen < 0) chosen = cursor;
+    group.offset = chosen;
+    arena = std::max(arena, chosen + group.size);
+    placed.push_back(g);
+  }
+  return arena;
+}
+
+std::string LiveText(const BufferValue& value) {
+  return absl::StrCat(
+      value.defined_at, "..",
+      value.live_out ? std::string("end") : absl::StrCat(value.last_use));
+}
+
+}  // namespace
+
+bool IsBufferAlias(const HloInstruction& instr) {
+  switch (instr.opcode()) {
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kAddDependency:
+      return true;
+    case HloOpcode::kBitcast: {
+      const Shape& in = instr.operand(0)->shape();
+      return in.IsArray() &&
+             in.element_type() == instr.shape().element_type() &&
+             in.ElementCount() == instr.shape().ElementCount();
+    }
+    default:
+      return false;
+  }
+}
+
+absl::string_view AllocationKindName(BufferAllocation::Kind kind) {
+  switch (kind) {
+    case BufferAllocation::Kind::kArena:
+      return "arena";
+    case BufferAllocation::Kind::kParameter:
+      return "parameter";
+    case BufferAllocation::Kind::kConstant:
+      return "constant";
+    case BufferAllocation::Kind::kOutput:
+      return "output";
+  }
+  return "?";
+}
+
+std::string BufferValue::Name() const {
+  if (instruction == nullptr) return "?";
+  if (!instruction->shape().IsTuple()) return instruction->name();
+  return absl::StrCat(instruction->name(), "{", absl::StrJoin(index, ","), "}");
+}
+
+const std::vector<int64_t>& BufferAssignment::LeafValues(
+    const HloInstruction* instr) const {
+  static const auto* empty = new std::vector<int64_t>();
+  auto it = leaf_values.find(instr);
+  return it == leaf_values.end() ? *empty : it->second;
+}
+
+int64_t BufferAssignment::total_intermediate_bytes() const {
+  int64_t total = 0;
+  for (const BufferValue& value : values) {
+    if (allocations[value.allocation].kind == BufferAllocation::Kind::kArena) {
+      total += RoundUp(value.size, alignment);
+    }
+  }
+  return total;
+}
+
+int64_t BufferAssignment::live_peak_bytes() const {
+  // A value taken over in place shares its successor's bytes.
+  std::vector<int64_t> delta(order.size() + 2, 0);
+  for (const BufferValue& value : values) {
+    if (allocations[value.allocation].kind != BufferAllocation::Kind::kArena) {
+      continue;
+    }
+    int64_t start = value.defined_at;
+    if (value.in_place_of >= 0) ++start;
+    if (start > value.last_use) continue;
+    delta[start] += RoundUp(value.size, alignment);
+    delta[value.last_use + 1] -= RoundUp(value.size, alignment);
+  }
+  int64_t live = 0, peak = 0;
+  for (int64_t d : delta) {
+    live += d;
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
+int64_t BufferAssignment::AllocationBytes(BufferAllocation::Kind kind) const {
+  int64_t total = 0;
+  for (const BufferAllocation& allocation : allocations) {
+    if (allocation.kind == kind) total += allocation.size;
+  }
+  return total;
+}
+
+std::string BufferAssignment::ToString() const {
+  std::string out =
+      absl::StrCat("buffer assignment: ", values.size(), " values over ",
+                   order.size(), " instructions, alignment ", alignment, "\n");
+  absl::StrAppend(&out, "allocations:\n");
+  for (size_t i = 0; i < allocations.size(); ++i) {
+    const BufferAllocation& a = allocations[i];
+    absl::StrAppend(&out, "  #", i, " ", AllocationKindName(a.kind), " ",
+                    a.size, " bytes");
+    if (a.kind == BufferAllocation::Kind::kParameter) {
+      absl::StrAppend(&out, " (parameter ", a.parameter_number, " leaf ",
+                      a.parameter_leaf, ")");
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  std::vector<std::vector<std::string>> rows = {
+      {"value", "shape", "size", "live", "allocation", "offset", ""}};
+  for (const BufferValue& v : values) {
+    const BufferAllocation& a = allocations[v.allocation];
+    rows.push_back(
+        {v.Name(), v.shape.ToString(), absl::StrCat(v.size), LiveText(v),
+         absl::StrCat("#", v.allocation, " ", AllocationKindName(a.kind)),
+         absl::StrCat(v.offset),
+         v.in_place_of >= 0
+             ? absl::StrCat("in place of ", values[v.in_place_of].Name())
+             : ""});
+  }
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) {
+      widths[c] = std::max(widths[c], row[c].size());
+    }
+  }
+  absl::StrAppend(&out, "values:\n");
+  for (const auto& row : rows) {
+    std::string line = "  ";
+    for (size_t c = 0; c < row.size(); ++c) {
+      // Numbers right-aligned, text left-aligned.
+      const bool numeric = c == 2 || c == 5;
+      const std::string pad(widths[c] - row[c].size(), ' ');
+      absl::StrAppend(&line, numeric ? pad : "", row[c], numeric ? "" : pad,
+                      c + 1 < row.size() ? "  " : "");
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    absl::StrAppend(&out, line, "\n");
+  }
+  absl::StrAppend(
+      &out, "parameters: ", AllocationBytes(BufferAllocation::Kind::kParameter),
+      " bytes, constants: ", AllocationBytes(BufferAllocation::Kind::kConstant),
+      " bytes, outputs: ", AllocationBytes(BufferAllocation::Kind::kOutput),
+      " bytes, live peak (lower bound): ", live_peak_bytes(), " bytes\n");
+  absl::StrAppend(&out,
+                  "total of all intermediates: ", total_intermediate_bytes(),
+                  " bytes, arena (peak): ", arena_bytes(), " bytes\n");
+  return out;
+}
+
+absl::StatusOr<BufferAssignment> AssignBuffers(
+    const HloComputation& computation, absl::Span<HloInstruction* const> order,
+    const BufferAssignmentOptions& options) {
+  if (options.alignment <= 0 ||
+      (options.alignment & (options.alignment - 1)) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("buffer assignment: alignment ", options.alignment,
+                     " is not a power of two"));
+  }
+  BufferAssignment result;
+  result.alignment = options.alignment;
+  result.allocations.push_back({BufferAllocation::Kind::kArena, 0, -1, -1});
+  if (static_cast<int64_t>(order.size()) != computation.instruction_count()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("buffer assignment: the order has ", order.size(),
+                     " instructions, computation ", computation.name(), " has ",
+                     computation.instruction_count()));
+  }
+  absl::flat_hash_map<const HloInstruction*, int64_t> position;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const HloInstruction* instr = order[i];
+    if (instr->parent() != &computation ||
+        !position.emplace(instr, static_cast<int64_t>(i)).second) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "buffer assignment: ", instr->name(), " is not an instruction of ",
+          computation.name(), " or appears twice in the order"));
+    }
+    result.order.push_back(instr);
+  }
+
+  // Values and leaves.
+  for (size_t i = 0; i < order.size(); ++i) {
+    const HloInstruction* instr = order[i];
+    if (IsBufferAlias(*instr)) {
+      absl::StatusOr<std::vector<int64_t>> leaves =
+          AliasLeaves(*instr, result.leaf_values);
+      if (!leaves.ok()) return leaves.status();
+      result.leaf_values[instr] = *std::move(leaves);
+      continue;
+    }
+    for (const HloInstruction* operand : instr->operands()) {
+      if (!result.leaf_values.contains(operand)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "buffer assignment: ", instr->name(), " uses ", operand->name(),
+            " before it is defined in the order"));
+      }
+    }
+    std::vector<int64_t>& ids = result.leaf_values[instr];
+    std::vector<Leaf> leaves = Leaves(instr->shape());
+    for (size_t l = 0; l < leaves.size(); ++l) {
+      BufferValue value;
+      value.instruction = instr;
+      value.index = leaves[l].index;
+      value.leaf = static_cast<int64_t>(l);
+      value.shape = *leaves[l].shape;
+      value.size = DenseBytes(value.shape);
+      value.defined_at = static_cast<int64_t>(i);
+      value.last_use = value.defined_at;
+      ids.push_back(static_cast<int64_t>(result.values.size()));
+      result.values.push_back(std::move(value));
+    }
+  }
+
+  // Live ranges: every non-alias reader extends its operands' values.
+  for (size_t i = 0; i < order.size(); ++i) {
+    const HloInstruction* instr = order[i];
+    if (IsBufferAlias(*instr)) continue;
+    for (const HloInstruction* operand : instr->operands()) {
+      for (int64_t id : result.leaf_values.at(operand)) {
+        BufferValue& value = result.values[id];
+        value.last_use = std::max(value.last_use, static_cast<int64_t>(i));
+      }
+    }
+  }
+  const HloInstruction* root = computation.root_instruction();
+  if (root == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "buffer assignment: computation ", computation.name(), " has no root"));
+  }
+  for (int64_t id : result.leaf_values.at(root)) {
+    result.values[id].live_out = true;
+    result.values[id].last_use = static_cast<int64_t>(order.size());
+  }
+
+  // Allocations of their own; the rest go to the arena.
+  auto add_allocation = [&](BufferAllocation::Kind kind, int64_t size) {
+    result.allocations.push_back(
+        {kind, RoundUp(size, options.alignment), -1, -1});
+    return static_cast<int64_t>(result.allocations.size()) - 1;
+  };
+  for (BufferValue& value : result.values) {
+    const HloOpcode opcode = value.instruction->opcode();
+    if (opcode == HloOpcode::kParameter) {
+      value.allocation =
+          add_allocation(BufferAllocation::Kind::kParameter, value.size);
+      result.allocations.back().parameter_number =
+          value.instruction->parameter_number();
+      result.allocations.back().parameter_leaf = value.leaf;
+    } else if (opcode == HloOpcode::kConstant) {
+      value.allocation =
+          add_allocation(BufferAllocation::Kind::kConstant, value.size);
+    } else if (value.live_out) {
+      value.allocation =
+          add_allocation(BufferAllocation::Kind::kOutput, value.size);
+    } else {
+      value.allocation = 0;
+    }
+  }
+
+  // Groups of values sharing memory: one per arena value, merged for
+  // in-place updates.
+  std::vector<int64_t> group_of(result.values.size(), -1);
+  std::vector<Group> groups;
+  auto is_arena = [&](int64_t id) { return result.values[id].allocation == 0; };
+  for (size_t id = 0; id < result.values.size(); ++id) {
+    if (!is_arena(id)) continue;
+    BufferValue& value = result.values[id];
+    const HloInstruction* instr = value.instruction;
+    const int64_t operand_number =
+        options.in_place_dynamic_update_slice ? InPlaceOperand(*instr) : -1;
+    if (operand_number >= 0 && operand_number < instr->operand_count() &&
+        !instr->shape().IsTuple()) {
+      const HloInstruction* operand = instr->operand(operand_number);
+      const std::vector<int64_t>& target = result.leaf_values.at(operand);
+      int64_t uses = 0;
+      for (const HloInstruction* o : instr->operands()) {
+        for (int64_t v : result.leaf_values.at(o)) uses += v == target[0];
+      }
+      if (target.size() == 1 && is_arena(target[0]) && uses == 1 &&
+          result.values[target[0]].last_use == value.defined_at &&
+          operand->shape().Equal(instr->shape(), /*compare_layouts=*/true)) {
+        Group& group = groups[group_of[target[0]]];
+        group.values.push_back(static_cast<int64_t>(id));
+        group.end = std::max(group.end, value.last_use);
+        group_of[id] = group_of[target[0]];
+        value.in_place_of = target[0];
+        continue;
+      }
+    }
+    Group group;
+    group.values = {static_cast<int64_t>(id)};
+    group.start = value.defined_at;
+    group.end = value.last_use;
+    group.size = RoundUp(value.size, options.alignment);
+    group_of[id] = static_cast<int64_t>(groups.size());
+    groups.push_back(std::move(group));
+  }
+
+  // Two packings; the smaller arena wins (ties: the first).
+  std::vector<size_t> by_size(groups.size());
+  for (size_t g = 0; g < groups.size(); ++g) by_size[g] = g;
+  std::stable_sort(by_size.begin(), by_size.end(), [&](size_t a, size_t b) {
+    if (groups[a].size != groups[b].size)
+      return groups[a].size > groups[b].size;
+    return groups[a].start < groups[b].start;
+  });
+  std::vector<size_t> by_start(groups.size());
+  for (size_t g = 0; g < groups.size(); ++g) by_start[g] = g;
+  std::vector<Group> first_fit = groups;
+  const int64_t best_fit_size = Pack(&groups, by_size, /*best_fit=*/true);
+  const int64_t first_fit_size = Pack(&first_fit, by_start, /*best_fit=*/false);
+  if (first_fit_size < best_fit_size) groups = std::move(first_fit);
+  result.allocations[0].size = std::min(best_fit_size, first_fit_size);
+  for (const Group& group : groups) {
+    for (int64_t id : group.values) result.values[id].offset = group.offset;
+  }
+  return result;
+}
+
+absl::Status VerifyBufferAssignment(const BufferAssignment& a) {
+  auto fail = [](auto&&... parts) {
+    return absl::InternalError(
+        absl::StrCat("buffer assignment check: ", parts...));
+  };
+  if (a.allocations.empty() ||
+      a.allocations[0].kind != BufferAllocation::Kind::kArena) {
+    return fail("allocation 0 is not the arena");
+  }
+  absl::flat_hash_map<const HloInstruction*, int64_t> position;
+  for (size_t i = 0; i < a.order.size(); ++i) position[a.order[i]] = i;
+  const int64_t end = static_cast<int64_t>(a.order.size());
+
+  // Leaves, recomputed from the instructions.
+  absl::flat_hash_map<const HloInstruction*, std::vector<int64_t>> leaves;
+  std::vector<int64_t> expected_last_use(a.values.size(), -1);
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    const BufferValue& v = a.values[i];
+    auto it = position.find(v.instruction);
+    if (it == position.end()) return fail(v.Name(), " is not in the order");
+    if (v.defined_at != it->second) {
+      return fail(v.Name(), " is defined at ", it->second, ", not ",
+                  v.defined_at);
+    }
+    if (v.size != DenseBytes(v.shape)) {
+      return fail(v.Name(), " has size ", v.size, ", its shape ",
+                  DenseBytes(v.shape));
+    }
+    leaves[v.instruction].push_back(static_cast<int64_t>(i));
+    expected_last_use[i] = v.defined_at;
+  }
+  for (const HloInstruction* instr : a.order) {
+    if (IsBufferAlias(*instr)) {
+      absl::StatusOr<std::vector<int64_t>> l = AliasLeaves(*instr, leaves);
+      if (!l.ok()) return fail(l.status().message());
+      leaves[instr] = *std::move(l);
+    } else if (static_cast<int64_t>(leaves[instr].size()) !=
+               LeafCount(instr->shape())) {
+      return fail(instr->name(), " defines ", leaves[instr].size(),
+                  " values for ", LeafCount(instr->shape()), " leaves");
+    }
+    if (a.LeafValues(instr) != leaves[instr]) {
+      return fail("the leaves of ", instr->name(), " are wrong");
+    }
+    if (IsBufferAlias(*instr)) continue;
+    for (const HloInstruction* operand : instr->operands()) {
+      for (int64_t id : leaves[operand]) {
+        expected_last_use[id] =
+            std::max(expected_last_use[id], position.at(instr));
+      }
+    }
+  }
+  if (!a.order.empty()) {
+    const HloInstruction* root = a.order.back()->parent()->root_instruction();
+    for (int64_t id : leaves[root]) expected_last_use[id] = end;
+  }
+
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    const BufferValue& v = a.values[i];
+    if ((expected_last_use[i] == end) != v.live_out ||
+        v.last_use != expected_last_use[i]) {
+      return fail(v.Name(), " is live to ", v.last_use, " but read until ",
+                  expected_last_use[i]);
+    }
+    if (v.allocation < 0 ||
+        v.allocation >= static_cast<int64_t>(a.allocations.size())) {
+      return fail(v.Name(), " has no allocation");
+    }
+    const BufferAllocation& alloc = a.allocations[v.allocation];
+    if (v.offset < 0 || v.offset % a.alignment != 0 ||
+        v.offset + v.size > alloc.size) {
+      return fail(v.Name(), " at offset ", v.offset, " (", v.size,
+                  " bytes) does not fit allocation #", v.allocation, " (",
+                  alloc.size, " bytes) aligned");
+    }
+    BufferAllocation::Kind want = BufferAllocation::Kind::kArena;
+    if (v.instruction->opcode() == HloOpcode::kParameter) {
+      want = BufferAllocation::Kind::kParameter;
+      if (alloc.parameter_number != v.instruction->parameter_number() ||
+          alloc.parameter_leaf != v.leaf) {
+        return fail(v.Name(), " is in the wrong parameter allocation");
+      }
+    } else if (v.instruction->opcode() == HloOpcode::kConstant) {
+      want = BufferAllocation::Kind::kConstant;
+    } else if (v.live_out) {
+      want = BufferAllocation::Kind::kOutput;
+    }
+    if (alloc.kind != want) {
+      return fail(v.Name(), " is in a ", AllocationKindName(alloc.kind),
+                  " allocation, expected ", AllocationKindName(want));
+    }
+    if (v.in_place_of >= 0) {
+      const BufferValue& old = a.values.at(v.in_place_of);
+      if (old.last_use != v.defined_at || old.allocation != v.allocation ||
+          old.offset != v.offset || old.size != v.size) {
+        return fail(v.Name(), " is marked in place of ", old.Name(),
+                    " but does not take over its buffer as it dies");
+      }
+    }
+  }
+
+  // Interference: every pair.
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    const BufferValue& x = a.values[i];
+    for (size_t j = i + 1; j < a.values.size(); ++j) {
+      const BufferValue& y = a.values[j];
+      if (x.allocation != y.allocation) continue;
+      if (a.allocations[x.allocation].kind != BufferAllocation::Kind::kArena) {
+        return fail(x.Name(), " and ", y.Name(), " share allocation #",
+                    x.allocation, " of kind ",
+                    AllocationKindName(a.allocations[x.allocation].kind));
+      }
+      if (x.size == 0 || y.size == 0 ||
+          !(x.offset < y.offset + y.size && y.offset < x.offset + x.size)) {
+        continue;
+      }
+      if (!Overlap(x.defined_at, x.last_use, y.defined_at, y.last_use)) {
+        continue;
+      }
+      const bool in_place = (y.in_place_of == static_cast<int64_t>(i) &&
+                             x.last_use == y.defined_at) ||
+                            (x.in_place_of == static_cast<int64_t>(j) &&
+                             y.last_use == x.defined_at);
+      if (!in_place) {
+        return fail(x.Name(), " (live ", LiveText(x), ", bytes ", x.offset,
+                    "..", x.offset + x.size, ") and ", y.Name(), " (live ",
+                    LiveText(y), ", bytes ", y.offset, "..", y.offset + y.size,
+                    ") overlap");
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hloc

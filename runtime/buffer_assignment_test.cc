@@ -1,0 +1,508 @@
+// Buffer assignment: reuse where lifetimes allow it and never where they
+// overlap (checked by VerifyBufferAssignment on every assignment made here,
+// random modules and orders included), aliases, parameters and outputs in
+// their own buffers, in-place dynamic-update-slice, and the peak-vs-sum
+// table over the corpus.
+#include "runtime/buffer_assignment.h"
+
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "gtest/gtest.h"
+#include "hlo/text/parser.h"
+#include "passes/pipelines.h"
+#include "tests/corpus.h"
+
+namespace hloc {
+namespace {
+
+std::unique_ptr<HloModule> Parse(const std::string& text) {
+  auto module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  return module.ok() ? std::move(*module) : nullptr;
+}
+
+BufferAssignment Assign(const HloModule& module,
+                        const BufferAssignmentOptions& options = {}) {
+  const HloComputation* entry = module.entry_computation();
+  auto assignment =
+      AssignBuffers(*entry, entry->MakeInstructionPostOrder(), options);
+  EXPECT_TRUE(assignment.ok()) << assignment.status();
+  absl::Status verified = VerifyBufferAssignment(*assignment);
+  EXPECT_TRUE(verified.ok()) << verified << "\n" << assignment->ToString();
+  return *std::move(assignment);
+}
+
+const BufferValue& ValueOf(const BufferAssignment& a, const HloModule& module,
+                           const std::string& name, size_t leaf = 0) {
+  const HloInstruction* instr =
+      module.entry_computation()->GetInstructionWithName(name);
+  EXPECT_NE(instr, nullptr) << name;
+  return a.values.at(a.LeafValues(instr).at(leaf));
+}
+
+BufferAllocation::Kind KindOf(const BufferAssignment& a, const BufferValue& v) {
+  return a.allocations[v.allocation].kind;
+}
+
+TEST(BufferAssignmentTest, ChainReusesMemory) {
+  auto module = Parse(R"(
+HloModule chain
+ENTRY e {
+  p = f32[256] parameter(0)
+  a = f32[256] negate(p)
+  b = f32[256] exponential(a)
+  c = f32[256] negate(b)
+  d = f32[256] exponential(c)
+  ROOT r = f32[256] add(d, p)
+})");
+  BufferAssignment a = Assign(*module);
+  EXPECT_EQ(a.total_intermediate_bytes(), 4 * 1024);
+  EXPECT_EQ(a.arena_bytes(), 2 * 1024);
+  EXPECT_EQ(a.live_peak_bytes(), 2 * 1024);
+  // a dies at b, so c may take its place; b and d likewise.
+  EXPECT_EQ(ValueOf(a, *module, "a").offset, ValueOf(a, *module, "c").offset);
+  EXPECT_EQ(ValueOf(a, *module, "b").offset, ValueOf(a, *module, "d").offset);
+  EXPECT_NE(ValueOf(a, *module, "a").offset, ValueOf(a, *module, "b").offset);
+  EXPECT_EQ(ValueOf(a, *module, "a").defined_at, 1);
+  EXPECT_EQ(ValueOf(a, *module, "a").last_use, 2);
+  const std::string text = a.ToString();
+  EXPECT_NE(text.find("total of all intermediates: 4096 bytes, arena (peak): "
+                      "2048 bytes"),
+            std::string::npos)
+      << text;
+}
+
+TEST(BufferAssignmentTest, NoReuseWhenLifetimesOverlap) {
+  auto module = Parse(R"(
+HloModule overlap
+ENTRY e {
+  p = f32[100] parameter(0)
+  a = f32[100] negate(p)
+  b = f32[100] exponential(p)
+  c = f32[100] add(a, b)
+  ROOT r = f32[100] negate(c)
+})");
+  BufferAssignment a = Assign(*module);
+  const BufferValue& va = ValueOf(a, *module, "a");
+  const BufferValue& vb = ValueOf(a, *module, "b");
+  const BufferValue& vc = ValueOf(a, *module, "c");
+  // a, b and c are all live when c is computed (c reads a and b).
+  EXPECT_NE(va.offset, vb.offset);
+  EXPECT_NE(va.offset, vc.offset);
+  EXPECT_NE(vb.offset, vc.offset);
+  // Sizes are rounded up to the 64-byte alignment.
+  EXPECT_EQ(a.arena_bytes(), 3 * 448);
+  for (const BufferValue& v : a.values) EXPECT_EQ(v.offset % 64, 0);
+}
+
+TEST(BufferAssignmentTest, CheckerCatchesOverlap) {
+  auto module = Parse(R"(
+HloModule overlap
+ENTRY e {
+  p = f32[16] parameter(0)
+  a = f32[16] negate(p)
+  b = f32[16] exponential(p)
+  c = f32[16] add(a, b)
+  ROOT r = f32[16] negate(c)
+})");
+  BufferAssignment a = Assign(*module);
+  const HloInstruction* b =
+      module->entry_computation()->GetInstructionWithName("b");
+  const HloInstruction* aa =
+      module->entry_computation()->GetInstructionWithName("a");
+  a.values[a.LeafValues(b)[0]].offset = a.values[a.LeafValues(aa)[0]].offset;
+  absl::Status status = VerifyBufferAssignment(a);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("overlap"), absl::string_view::npos)
+      << status;
+
+  BufferAssignment shorter = Assign(*module);
+  shorter.values[shorter.LeafValues(aa)[0]].last_use = 1;
+  EXPECT_FALSE(VerifyBufferAssignment(shorter).ok());
+
+  BufferAssignment output_in_arena = Assign(*module);
+  const HloInstruction* r =
+      module->entry_computation()->GetInstructionWithName("r");
+  output_in_arena.values[output_in_arena.LeafValues(r)[0]].allocation = 0;
+  output_in_arena.values[output_in_arena.LeafValues(r)[0]].offset = 0;
+  EXPECT_FALSE(VerifyBufferAssignment(output_in_arena).ok());
+}
+
+TEST(BufferAssignmentTest, AliasesShareTheirOperandsBuffers) {
+  auto module = Parse(R"(
+HloModule aliases
+ENTRY e {
+  p = f32[4,4] parameter(0)
+  a = f32[4,4] negate(p)
+  bc = f32[16] bitcast(a)
+  q = f32[16] exponential(bc)
+  t = (f32[16], f32[16]) tuple(bc, q)
+  ob = (f32[16], f32[16]) opt-barrier(t)
+  g0 = f32[16] get-tuple-element(ob), index=0
+  g1 = f32[16] get-tuple-element(ob), index=1
+  s = f32[16] sine(g1)
+  x = f32[16] add(g0, s)
+  ROOT y = f32[16] negate(x)
+})");
+  BufferAssignment a = Assign(*module);
+  const HloComputation* entry = module->entry_computation();
+  auto leaves = [&](const char* name) {
+    return a.LeafValues(entry->GetInstructionWithName(name));
+  };
+  EXPECT_EQ(leaves("bc"), leaves("a"));
+  EXPECT_EQ(leaves("g0"), leaves("a"));
+  EXPECT_EQ(leaves("g1"), leaves("q"));
+  EXPECT_EQ(leaves("t"),
+            (std::vector<int64_t>{leaves("a")[0], leaves("q")[0]}));
+  // Aliases define no values: p, a, q, s, x, y.
+  EXPECT_EQ(a.values.size(), 6u);
+  // a is read through bc -> t -> ob -> g0 by x, so it lives until x.
+  const BufferValue& va = ValueOf(a, *module, "a");
+  const BufferValue& vx = ValueOf(a, *module, "x");
+  EXPECT_EQ(va.last_use, vx.defined_at);
+  EXPECT_NE(va.offset, ValueOf(a, *module, "s").offset);
+}
+
+TEST(BufferAssignmentTest, ParametersConstantsAndOutputsHaveTheirOwn) {
+  auto module = Parse(R"(
+HloModule outputs
+ENTRY e {
+  p0 = f32[64] parameter(0)
+  p1 = (f32[8], s32[]) parameter(1)
+  k = f32[] constant(2)
+  kb = f32[64] broadcast(k), dimensions={}
+  a = f32[64] add(p0, kb)
+  b = f32[64] exponential(a)
+  c = f32[64] negate(b)
+  d = f32[64] sine(c)
+  g = s32[] get-tuple-element(p1), index=1
+  ROOT t = (f32[64], f32[64], f32[64], s32[]) tuple(a, d, p0, g)
+})");
+  ASSERT_NE(module, nullptr);
+  BufferAssignment a = Assign(*module);
+  // a is returned: although nothing reads it after b, it is an output and
+  // nothing may take its place.
+  EXPECT_EQ(KindOf(a, ValueOf(a, *module, "a")),
+            BufferAllocation::Kind::kOutput);
+  EXPECT_EQ(KindOf(a, ValueOf(a, *module, "d")),
+            BufferAllocation::Kind::kOutput);
+  EXPECT_NE(ValueOf(a, *module, "a").allocation,
+            ValueOf(a, *module, "d").allocation);
+  EXPECT_EQ(KindOf(a, ValueOf(a, *module, "p0")),
+            BufferAllocation::Kind::kParameter);
+  EXPECT_EQ(KindOf(a, ValueOf(a, *module, "k")),
+            BufferAllocation::Kind::kConstant);
+  const BufferValue& p1_leaf1 = ValueOf(a, *module, "p1", 1);
+  EXPECT_EQ(KindOf(a, p1_leaf1), BufferAllocation::Kind::kParameter);
+  EXPECT_EQ(a.allocations[p1_leaf1.allocation].parameter_number, 1);
+  EXPECT_EQ(a.allocations[p1_leaf1.allocation].parameter_leaf, 1);
+  EXPECT_EQ(p1_leaf1.Name(), "p1{1}");
+  EXPECT_EQ(KindOf(a, ValueOf(a, *module, "b")),
+            BufferAllocation::Kind::kArena);
+  // Only kb, b and c are intermediates; b and c overlap at c, kb is dead
+  // by then.
+  EXPECT_EQ(a.total_intermediate_bytes(), 768);
+  EXPECT_EQ(a.arena_bytes(), 512);
+  for (const BufferValue& v : a.values) {
+    if (v.live_out || v.instruction->opcode() == HloOpcode::kParameter) {
+      EXPECT_NE(v.allocation, 0) << v.Name();
+    }
+  }
+}
+
+TEST(BufferAssignmentTest, MultiOutputFusionLeavesAreSeparateValues) {
+  auto module = Parse(R"(
+HloModule mof
+fused {
+  fp = f32[32] parameter(0)
+  s = f32[32] sine(fp)
+  c = f32[32] cosine(fp)
+  ROOT t = (f32[32], f32[32]) tuple(s, c)
+}
+ENTRY e {
+  p = f32[32] parameter(0)
+  f = (f32[32], f32[32]) fusion(p), kind=kLoop, calls=fused
+  g0 = f32[32] get-tuple-element(f), index=0
+  g1 = f32[32] get-tuple-element(f), index=1
+  n = f32[32] negate(g0)
+  ROOT m = f32[32] multiply(n, g1)
+})");
+  BufferAssignment a = Assign(*module);
+  const BufferValue& f0 = ValueOf(a, *module, "f", 0);
+  const BufferValue& f1 = ValueOf(a, *module, "f", 1);
+  EXPECT_EQ(f0.Name(), "f{0}");
+  EXPECT_EQ(f1.Name(), "f{1}");
+  EXPECT_NE(f0.offset, f1.offset);
+  EXPECT_EQ(f0.last_use, ValueOf(a, *module, "n").defined_at);
+  EXPECT_EQ(f1.last_use, ValueOf(a, *module, "m").defined_at);
+  // n may reuse f{0} only if f{0} died before n was defined: it did not.
+  EXPECT_NE(ValueOf(a, *module, "n").offset, f0.offset);
+}
+
+TEST(BufferAssignmentTest, DynamicUpdateSliceInPlace) {
+  const std::string text = R"(
+HloModule dus
+ENTRY e {
+  p = f32[64] parameter(0)
+  u = f32[8] parameter(1)
+  i = s32[] parameter(2)
+  a = f32[64] exponential(p)
+  d = f32[64] dynamic-update-slice(a, u, i)
+  ROOT r = f32[64] REST
+})";
+  auto in_place = Parse(absl::StrReplaceAll(text, {{"REST", "negate(d)"}}));
+  BufferAssignment a = Assign(*in_place);
+  const BufferValue& va = ValueOf(a, *in_place, "a");
+  const BufferValue& vd = ValueOf(a, *in_place, "d");
+  EXPECT_EQ(vd.in_place_of,
+            a.LeafValues(
+                in_place->entry_computation()->GetInstructionWithName("a"))[0]);
+  EXPECT_EQ(va.offset, vd.offset);
+  EXPECT_EQ(a.arena_bytes(), 256);
+  EXPECT_NE(a.ToString().find("in place of a"), std::string::npos);
+
+  // a is still read after the update: no sharing.
+  auto still_live = Parse(absl::StrReplaceAll(text, {{"REST", "add(d, a)"}}));
+  BufferAssignment b = Assign(*still_live);
+  EXPECT_EQ(ValueOf(b, *still_live, "d").in_place_of, -1);
+  EXPECT_NE(ValueOf(b, *still_live, "a").offset,
+            ValueOf(b, *still_live, "d").offset);
+
+  // Turned off.
+  BufferAssignmentOptions options;
+  options.in_place_dynamic_update_slice = false;
+  BufferAssignment c = Assign(*in_place, options);
+  EXPECT_EQ(ValueOf(c, *in_place, "d").in_place_of, -1);
+  EXPECT_EQ(c.arena_bytes(), 512);
+}
+
+TEST(BufferAssignmentTest, FusedDynamicUpdateSliceInPlace) {
+  const std::string text = R"(
+HloModule dus
+fused {
+  x = f32[64] parameter(0)
+  v = f32[8] parameter(1)
+  j = s32[] parameter(2)
+  w = f32[8] sine(v)
+  ROOT d = f32[64] dynamic-update-slice(TARGET, w, j)
+}
+ENTRY e {
+  p = f32[64] parameter(0)
+  u = f32[8] parameter(1)
+  i = s32[] parameter(2)
+  a = f32[64] exponential(p)
+  f = f32[64] fusion(a, u, i), kind=kLoop, calls=fused
+  ROOT r = f32[64] negate(f)
+})";
+  auto direct = Parse(absl::StrReplaceAll(text, {{"TARGET", "x"}}));
+  BufferAssignment a = Assign(*direct);
+  EXPECT_GE(ValueOf(a, *direct, "f").in_place_of, 0);
+  EXPECT_EQ(a.arena_bytes(), 256);
+
+  // The fused operand is transformed before the update: its elements are
+  // read at other indices, so the output must not overwrite it.
+  auto transformed = Parse(absl::StrReplaceAll(
+      text, {{"TARGET", "rev"},
+             {"w = f32[8] sine(v)",
+              "w = f32[8] sine(v)\n  rev = f32[64] reverse(x), "
+              "dimensions={0}"}}));
+  ASSERT_NE(transformed, nullptr);
+  BufferAssignment b = Assign(*transformed);
+  EXPECT_EQ(ValueOf(b, *transformed, "f").in_place_of, -1);
+  EXPECT_EQ(b.arena_bytes(), 512);
+}
+
+TEST(BufferAssignmentTest, RejectsBadOrders) {
+  auto module = Parse(R"(
+HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  a = f32[4] negate(p)
+  ROOT b = f32[4] exponential(a)
+})");
+  const HloComputation* entry = module->entry_computation();
+  std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
+  std::swap(order[1], order[2]);
+  EXPECT_FALSE(AssignBuffers(*entry, order).ok());
+  order.pop_back();
+  EXPECT_FALSE(AssignBuffers(*entry, order).ok());
+  BufferAssignmentOptions options;
+  options.alignment = 48;
+  EXPECT_FALSE(
+      AssignBuffers(*entry, entry->MakeInstructionPostOrder(), options).ok());
+}
+
+// Random DAGs of elementwise ops (a few shapes), with tuples, gtes and
+// bitcasts in between, run in random topological orders.
+std::string RandomModule(std::mt19937* rng) {
+  const int64_t sizes[] = {16, 48, 100, 1000};
+  struct Def {
+    std::string name;
+    int64_t size;
+  };
+  std::vector<Def> defs;
+  std::string body;
+  for (int i = 0; i < 3; ++i) {
+    const int64_t size = sizes[(*rng)() % 4];
+    defs.push_back({absl::StrCat("p", i), size});
+    absl::StrAppend(&body, "  p", i, " = f32[", size, "] parameter(", i, ")\n");
+  }
+  const int n = 10 + (*rng)() % 30;
+  for (int i = 0; i < n; ++i) {
+    const Def& x = defs[(*rng)() % defs.size()];
+    const std::string name = absl::StrCat("v", i);
+    const int kind = (*rng)() % 6;
+    if (kind == 0) {
+      absl::StrAppend(&body, "  ", name, " = f32[", x.size, "] negate(", x.name,
+                      ")\n");
+    } else if (kind == 1) {
+      absl::StrAppend(&body, "  ", name, ".t = (f32[", x.size, "]) tuple(",
+                      x.name, ")\n  ", name, " = f32[", x.size,
+                      "] get-tuple-element(", name, ".t), index=0\n");
+    } else if (kind == 2) {
+      absl::StrAppend(&body, "  ", name, " = f32[1,", x.size, "] bitcast(",
+                      x.name, ")\n  ", name, ".r = f32[", x.size, "] bitcast(",
+                      name, ")\n");
+      defs.push_back({name + ".r", x.size});
+      continue;
+    } else {
+      // A binary op with another value of the same size, if there is one.
+      std::vector<const Def*> same;
+      for (const Def& d : defs) {
+        if (d.size == x.size) same.push_back(&d);
+      }
+      const Def& y = *same[(*rng)() % same.size()];
+      absl::StrAppend(&body, "  ", name, " = f32[", x.size, "] add(", x.name,
+                      ", ", y.name, ")\n");
+    }
+    defs.push_back({name, x.size});
+  }
+  std::string root = "  ROOT out = (";
+  std::string operands;
+  for (int i = 0; i < 3; ++i) {
+    const Def& d = defs[defs.size() - 1 - (*rng)() % (defs.size() / 2)];
+    absl::StrAppend(&root, i ? ", " : "", "f32[", d.size, "]");
+    absl::StrAppend(&operands, i ? ", " : "", d.name);
+  }
+  absl::StrAppend(&body, root, ") tuple(", operands, ")\n");
+  return absl::StrCat("HloModule random\nENTRY e {\n", body, "}\n");
+}
+
+std::vector<HloInstruction*> RandomTopologicalOrder(
+    const HloComputation& computation, std::mt19937* rng) {
+  std::vector<HloInstruction*> all = computation.MakeInstructionPostOrder();
+  absl::flat_hash_map<const HloInstruction*, int64_t> pending;
+  std::vector<HloInstruction*> ready;
+  for (HloInstruction* instr : all) {
+    int64_t distinct = 0;
+    for (size_t i = 0; i < instr->operands().size(); ++i) {
+      bool seen = false;
+      for (size_t j = 0; j < i; ++j)
+        seen |= instr->operand(j) == instr->operand(i);
+      distinct += !seen;
+    }
+    pending[instr] = distinct;
+    if (distinct == 0) ready.push_back(instr);
+  }
+  std::vector<HloInstruction*> order;
+  while (!ready.empty()) {
+    const size_t pick = (*rng)() % ready.size();
+    HloInstruction* instr = ready[pick];
+    ready.erase(ready.begin() + pick);
+    order.push_back(instr);
+    for (HloInstruction* user : instr->users()) {
+      if (--pending[user] == 0) ready.push_back(user);
+    }
+  }
+  return order;
+}
+
+TEST(BufferAssignmentTest, RandomModulesNeverInterfere) {
+  std::mt19937 rng(1234);
+  int64_t reused = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::string text = RandomModule(&rng);
+    auto module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status() << "\n" << text;
+    const HloComputation* entry = (*module)->entry_computation();
+    for (int o = 0; o < 3; ++o) {
+      std::vector<HloInstruction*> order =
+          o == 0 ? entry->MakeInstructionPostOrder()
+                 : RandomTopologicalOrder(*entry, &rng);
+      ASSERT_EQ(static_cast<int64_t>(order.size()), entry->instruction_count());
+      auto a = AssignBuffers(*entry, order);
+      ASSERT_TRUE(a.ok()) << a.status() << "\n" << text;
+      absl::Status verified = VerifyBufferAssignment(*a);
+      ASSERT_TRUE(verified.ok()) << verified << "\n" << text << a->ToString();
+      EXPECT_LE(a->arena_bytes(), a->total_intermediate_bytes());
+      EXPECT_GE(a->arena_bytes(), a->live_peak_bytes());
+      reused += a->arena_bytes() < a->total_intermediate_bytes();
+    }
+  }
+  EXPECT_GT(reused, 300);
+}
+
+// The corpus, as JAX wrote it and after the CPU pipeline: every assignment
+// checked, and the peak-vs-sum table printed.
+TEST(BufferAssignmentTest, CorpusPeakBelowSum) {
+  const std::vector<std::string> cases = CorpusCases();
+  if (cases.empty()) GTEST_SKIP() << "corpus not found";
+  std::printf("%-16s %-6s %6s %10s %10s %10s %7s\n", "case", "form", "values",
+              "sum", "arena", "live-peak", "saved");
+  int64_t total_sum = 0, total_arena = 0, cases_with_reuse = 0;
+  for (const std::string& name : cases) {
+    std::string text;
+    ASSERT_TRUE(ReadFileToString(CorpusFile(name, "module.hlo"), &text));
+    auto module = ParseHloModule(text, name);
+    ASSERT_TRUE(module.ok()) << module.status();
+    std::unique_ptr<HloModule> fused = (*module)->Clone();
+    auto pipeline = MakePipeline("cpu", PipelineOptions{});
+    ASSERT_TRUE(pipeline.ok());
+    ASSERT_TRUE(pipeline->Run(fused.get()).ok()) << name;
+    for (const auto& [form, m] :
+         {std::pair<const char*, const HloModule*>{"jax", module->get()},
+          {"fused", fused.get()}}) {
+      BufferAssignment a = Assign(*m);
+      const int64_t sum = a.total_intermediate_bytes();
+      const int64_t arena = a.arena_bytes();
+      EXPECT_LE(arena, sum) << name << " " << form;
+      EXPECT_GE(arena, a.live_peak_bytes()) << name << " " << form;
+      // Whenever two intermediates are never live together, memory is
+      // reused.
+      bool reuse_possible = false;
+      for (const BufferValue& x : a.values) {
+        for (const BufferValue& y : a.values) {
+          reuse_possible |= x.allocation == 0 && y.allocation == 0 &&
+                            x.size > 0 && y.size > 0 &&
+                            x.last_use < y.defined_at;
+        }
+      }
+      if (reuse_possible) {
+        EXPECT_LT(arena, sum) << name << " " << form;
+      }
+      total_sum += sum;
+      total_arena += arena;
+      cases_with_reuse += arena < sum;
+      std::printf("%-16s %-6s %6zu %10lld %10lld %10lld %6.1f%%\n",
+                  name.c_str(), form, a.values.size(),
+                  static_cast<long long>(sum), static_cast<long long>(arena),
+                  static_cast<long long>(a.live_peak_bytes()),
+                  sum ? 100.0 * (sum - arena) / sum : 0.0);
+    }
+  }
+  std::printf("%-23s %17lld %10lld %18.1f%%\n", "total",
+              static_cast<long long>(total_sum),
+              static_cast<long long>(total_arena),
+              100.0 * (total_sum - total_arena) / total_sum);
+  EXPECT_LT(total_arena, total_sum);
+  EXPECT_GT(cases_with_reuse, 0);
+}
+
+}  // namespace
+}  // namespace hloc

@@ -1,0 +1,283 @@
+#include "runtime/cpu_executor.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "hlo/computation.h"
+#include "hlo/evaluator/evaluator.h"
+#include "hlo/text/parser.h"
+#include "hlo/verifier.h"
+#include "runtime/dense_buffer.h"
+
+namespace hloc {
+namespace {
+
+constexpr int64_t kAlignment = 64;
+
+int64_t RoundUp(int64_t x) {
+  return (x + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+void LeafShapes(const Shape& shape, std::vector<const Shape*>* out) {
+  if (shape.IsTuple()) {
+    for (const Shape& s : shape.tuple_shapes()) LeafShapes(s, out);
+  } else {
+    out->push_back(&shape);
+  }
+}
+
+void LiteralLeaves(const Literal& literal, std::vector<const Literal*>* out) {
+  if (literal.shape().IsTuple()) {
+    for (const Literal& e : literal.tuple_elements()) LiteralLeaves(e, out);
+  } else {
+    out->push_back(&literal);
+  }
+}
+
+size_t LeafCount(const Shape& shape) {
+  std::vector<const Shape*> leaves;
+  LeafShapes(shape, &leaves);
+  return leaves.size();
+}
+
+bool SameLeafShape(const Shape& a, const Shape& b) {
+  if (!a.Compatible(b)) return false;
+  return !a.IsArray() || a.MinorToMajor() == b.MinorToMajor();
+}
+
+// A literal of `shape` whose leaves come from `slots` in order.
+Literal ReadLiteral(const Shape& shape, const std::vector<uint8_t*>& address,
+                    const std::vector<int64_t>& slots, size_t* next) {
+  if (!shape.IsTuple())
+    return BufferToLiteral(address[slots[(*next)++]], shape);
+  std::vector<Literal> elements;
+  for (const Shape& s : shape.tuple_shapes()) {
+    elements.push_back(ReadLiteral(s, address, slots, next));
+  }
+  return Literal::MakeTuple(std::move(elements));
+}
+
+// Zero-size leaves point here, so no kernel sees a null pointer.
+alignas(64) uint8_t empty_leaf[64];
+
+}  // namespace
+
+void CpuExecutor::AlignedFree::operator()(uint8_t* p) const { std::free(p); }
+
+CpuExecutor::~CpuExecutor() = default;
+
+absl::StatusOr<std::unique_ptr<CpuExecutor>> CpuExecutor::Create(
+    Executable executable_in, const KernelResolver& resolve) {
+  absl::Status status = ValidateExecutable(executable_in);
+  if (!status.ok()) return status;
+  std::unique_ptr<CpuExecutor> executor(new CpuExecutor());
+  // Moved in first: constants are used where the executable holds them.
+  executor->executable_ = std::move(executable_in);
+  const Executable& executable = executor->executable_;
+  const std::vector<ExecutableBuffer>& slots = executable.buffers;
+  for (size_t s = 0; s < executable.steps.size(); ++s) {
+    const ExecutableStep& step = executable.steps[s];
+    executor->kernels_.push_back(nullptr);
+    executor->modules_.push_back(nullptr);
+    if (step.kind == ExecutableStep::Kind::kKernel) {
+      absl::StatusOr<void*> address = resolve(step.kernel_name);
+      if (!address.ok()) {
+        return absl::Status(
+            address.status().code(),
+            absl::StrCat("kernel ", step.kernel_name, " of ", step.instruction,
+                         ": ", address.status().message()));
+      }
+      if (*address == nullptr) {
+        return absl::NotFoundError(
+            absl::StrCat("kernel ", step.kernel_name, " has no address"));
+      }
+      executor->kernels_.back() = reinterpret_cast<Kernel>(*address);
+      continue;
+    }
+    const std::string what =
+        absl::StrCat("evaluator step ", s, " (", step.instruction, ")");
+    absl::StatusOr<std::unique_ptr<HloModule>> module =
+        ParseHloModule(step.fallback_hlo, what);
+    if (!module.ok()) return module.status();
+    status = VerifyModule(**module);
+    if (!status.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": ", status.message()));
+    }
+    // Its parameters' leaves, then its result's, are the step's slots.
+    const HloComputation* entry = (*module)->entry_computation();
+    std::vector<const Shape*> leaves;
+    for (const HloInstruction* p : entry->parameter_instructions()) {
+      LeafShapes(p->shape(), &leaves);
+    }
+    LeafShapes(entry->root_instruction()->shape(), &leaves);
+    if (leaves.size() != step.buffers.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": its module has ", leaves.size(),
+                       " leaves, the step ", step.buffers.size(), " slots"));
+    }
+    for (size_t l = 0; l < leaves.size(); ++l) {
+      if (!SameLeafShape(*leaves[l], slots[step.buffers[l]].shape)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, ": leaf ", l, " is ", leaves[l]->ToString(),
+                         " but slot ", step.buffers[l], " holds ",
+                         slots[step.buffers[l]].shape.ToString()));
+      }
+    }
+    // It writes its result leaves: never a parameter's or a constant's.
+    for (size_t l =
+             leaves.size() - LeafCount(entry->root_instruction()->shape());
+         l < leaves.size(); ++l) {
+      const BufferAllocation::Kind kind =
+          executable.allocations[slots[step.buffers[l]].allocation].kind;
+      if (kind == BufferAllocation::Kind::kParameter ||
+          kind == BufferAllocation::Kind::kConstant) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, ": writes into a ", AllocationKindName(kind)));
+      }
+    }
+    executor->modules_.back() = *std::move(module);
+  }
+  // Parameter slots are bound to the caller's data as a whole.
+  for (const ExecutableBuffer& slot : slots) {
+    if (executable.allocations[slot.allocation].kind ==
+            BufferAllocation::Kind::kParameter &&
+        slot.offset != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("parameter slot ", slot.name, " is not at offset 0"));
+    }
+  }
+  for (const ExecutableAllocation& a : executable.allocations) {
+    executor->run_offset_.push_back(-1);
+    if (a.kind == BufferAllocation::Kind::kArena ||
+        a.kind == BufferAllocation::Kind::kOutput) {
+      executor->run_offset_.back() = executor->run_bytes_;
+      executor->run_bytes_ += RoundUp(a.size);
+    }
+  }
+  return executor;
+}
+
+absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments) {
+  const Executable& e = executable_;
+  if (arguments.size() != e.parameter_shapes.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the entry computation takes ", e.parameter_shapes.size(),
+                     " arguments, given ", arguments.size()));
+  }
+  Block block = TakeBlock();
+  if (block == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cannot allocate ", run_bytes_, " bytes for a run"));
+  }
+  std::vector<uint8_t*> base(e.allocations.size(), nullptr);
+  for (size_t a = 0; a < e.allocations.size(); ++a) {
+    // Kernels never write constants; they need only the elements'
+    // natural alignment, which the string's storage has.
+    if (e.allocations[a].kind == BufferAllocation::Kind::kConstant) {
+      base[a] = reinterpret_cast<uint8_t*>(
+          const_cast<char*>(e.allocations[a].constant_data.data()));
+    }
+    if (run_offset_[a] >= 0) base[a] = block.get() + run_offset_[a];
+  }
+  // Parameters: the caller's bytes where they are already laid out right.
+  std::vector<Block> staged;
+  for (size_t p = 0; p < arguments.size(); ++p) {
+    const Literal& argument = arguments[p];
+    if (!argument.shape().Compatible(e.parameter_shapes[p])) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "argument ", p, " has shape ", argument.shape().ToString(),
+          ", the parameter ", e.parameter_shapes[p].ToString()));
+    }
+    std::vector<const Literal*> leaves;
+    LiteralLeaves(argument, &leaves);
+    for (size_t l = 0; l < leaves.size(); ++l) {
+      const ExecutableBuffer& slot = e.buffers[e.parameter_buffers[p][l]];
+      uint8_t*& address = base[slot.allocation];
+      if (slot.size == 0) {
+        address = empty_leaf;
+      } else if (slot.shape.HasDescendingLayout() || slot.shape.rank() <= 1) {
+        address = const_cast<uint8_t*>(leaves[l]->untyped_data());
+      } else {
+        staged.emplace_back(static_cast<uint8_t*>(
+            std::aligned_alloc(kAlignment, RoundUp(slot.size))));
+        if (staged.back() == nullptr) {
+          return absl::ResourceExhaustedError("cannot stage a parameter");
+        }
+        CopyLiteralToBuffer(*leaves[l], slot.shape, staged.back().get());
+        address = staged.back().get();
+      }
+    }
+  }
+  std::vector<uint8_t*> address(e.buffers.size());
+  for (size_t s = 0; s < e.buffers.size(); ++s) {
+    const ExecutableBuffer& slot = e.buffers[s];
+    address[s] = slot.size == 0 || base[slot.allocation] == nullptr
+                     ? empty_leaf
+                     : base[slot.allocation] + slot.offset;
+  }
+  std::vector<void*> pointers;
+  for (size_t s = 0; s < e.steps.size(); ++s) {
+    if (kernels_[s] != nullptr) {
+      pointers.clear();
+      for (int64_t slot : e.steps[s].buffers) pointers.push_back(address[slot]);
+      kernels_[s](pointers.data());
+      continue;
+    }
+    absl::Status status = EvaluateStep(s, address);
+    if (!status.ok()) return status;
+  }
+  size_t next = 0;
+  Literal result =
+      ReadLiteral(e.result_shape, address, e.result_buffers, &next);
+  ReturnBlock(std::move(block));
+  return result;
+}
+
+CpuExecutor::Block CpuExecutor::TakeBlock() {
+  {
+    std::lock_guard<std::mutex> lock(block_mutex_);
+    if (spare_block_ != nullptr) return std::move(spare_block_);
+  }
+  return Block(static_cast<uint8_t*>(std::aligned_alloc(
+      kAlignment, std::max<int64_t>(run_bytes_, kAlignment))));
+}
+
+void CpuExecutor::ReturnBlock(Block block) {
+  std::lock_guard<std::mutex> lock(block_mutex_);
+  if (spare_block_ == nullptr) spare_block_ = std::move(block);
+}
+
+absl::Status CpuExecutor::EvaluateStep(size_t s,
+                                       const std::vector<uint8_t*>& address) {
+  fallback_runs_.fetch_add(1);
+  const ExecutableStep& step = executable_.steps[s];
+  const HloComputation* entry = modules_[s]->entry_computation();
+  std::vector<Literal> arguments;
+  size_t next = 0;
+  for (const HloInstruction* p : entry->parameter_instructions()) {
+    arguments.push_back(ReadLiteral(p->shape(), address, step.buffers, &next));
+  }
+  absl::StatusOr<Literal> result = EvaluateModule(*modules_[s], arguments);
+  if (!result.ok()) {
+    return absl::Status(
+        result.status().code(),
+        absl::StrCat("evaluator fallback for ", step.instruction, ": ",
+                     result.status().message()));
+  }
+  std::vector<const Literal*> values;
+  LiteralLeaves(*result, &values);
+  for (size_t l = 0; l < values.size() && next < step.buffers.size();
+       ++l, ++next) {
+    const ExecutableBuffer& slot = executable_.buffers[step.buffers[next]];
+    if (slot.size > 0) {
+      CopyLiteralToBuffer(*values[l], slot.shape, address[step.buffers[next]]);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hloc

@@ -1,0 +1,22 @@
+// Array values in the runtime's buffers: dense bytes laid out as the
+// buffer's shape says (its layout's minor_to_major), while literals are
+// always row-major.
+#ifndef RUNTIME_DENSE_BUFFER_H_
+#define RUNTIME_DENSE_BUFFER_H_
+
+#include <cstdint>
+
+#include "hlo/literal.h"
+#include "hlo/shape.h"
+
+namespace hloc {
+
+// Dense bytes of a row-major array literal laid out as `shape` says, and
+// back.
+void CopyLiteralToBuffer(const Literal& literal, const Shape& shape,
+                         uint8_t* buffer);
+Literal BufferToLiteral(const uint8_t* buffer, const Shape& shape);
+
+}  // namespace hloc
+
+#endif  // RUNTIME_DENSE_BUFFER_H_

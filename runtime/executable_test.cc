@@ -1,0 +1,351 @@
+// The executable format and the CPU executor without any code generation:
+// executables whose every step runs in the evaluator (so no LLVM is
+// involved), saved, loaded and run against the evaluator on the whole
+// module; and truncated, corrupted or inconsistent files, which must give
+// a clear error.
+#include "runtime/executable.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "gtest/gtest.h"
+#include "hlo/evaluator/evaluator.h"
+#include "hlo/text/parser.h"
+#include "hlo/text/printer.h"
+#include "runtime/buffer_assignment.h"
+#include "runtime/cpu_executor.h"
+
+namespace hloc {
+namespace {
+
+constexpr char kModule[] = R"(
+HloModule sample
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4,3] parameter(0)
+  p = (f32[3], s32[]) parameter(1)
+  y = f32[3] get-tuple-element(p), index=0
+  k = f32[3] constant({1, 2, 3})
+  yk = f32[3] multiply(y, k)
+  b = f32[4,3] broadcast(yk), dimensions={1}
+  e = f32[4,3] exponential(x)
+  m = f32[4,3] add(e, b)
+  n = f32[4,3] negate(m)
+  zero = f32[] constant(0)
+  r = f32[4] reduce(n, zero), dimensions={1}, to_apply=add
+  t = f32[3,4]{0,1} transpose(n), dimensions={1,0}
+  i = s32[] get-tuple-element(p), index=1
+  ROOT out = (f32[4], f32[3,4]{0,1}, s32[]) tuple(r, t, i)
+}
+)";
+
+// Every step in the evaluator: the executable a compiler without code
+// generation would make.
+Executable EvaluatorOnly(const HloModule& module) {
+  const HloComputation* entry = module.entry_computation();
+  std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
+  auto assignment = AssignBuffers(*entry, order);
+  EXPECT_TRUE(assignment.ok()) << assignment.status();
+  Executable e;
+  e.name = module.name();
+  e.hlo_module = PrintModule(module);
+  EXPECT_TRUE(SetBufferPlan(*assignment, *entry, &e).ok());
+  for (const HloInstruction* instr : order) {
+    if (instr->opcode() == HloOpcode::kParameter ||
+        instr->opcode() == HloOpcode::kConstant || IsBufferAlias(*instr)) {
+      continue;
+    }
+    ExecutableStep step;
+    step.kind = ExecutableStep::Kind::kEvaluator;
+    step.instruction = instr->name();
+    for (const HloInstruction* operand : instr->operands()) {
+      const std::vector<int64_t>& l = assignment->LeafValues(operand);
+      step.buffers.insert(step.buffers.end(), l.begin(), l.end());
+    }
+    const std::vector<int64_t>& l = assignment->LeafValues(instr);
+    step.buffers.insert(step.buffers.end(), l.begin(), l.end());
+    auto fallback = MakeFallbackModule(*instr);
+    EXPECT_TRUE(fallback.ok()) << fallback.status();
+    step.fallback_hlo = PrintModule(**fallback);
+    step.fallback_reason = "test";
+    e.steps.push_back(std::move(step));
+  }
+  return e;
+}
+
+CpuExecutor::KernelResolver NoKernels() {
+  return [](const std::string& symbol) -> absl::StatusOr<void*> {
+    return absl::NotFoundError(symbol);
+  };
+}
+
+std::vector<Literal> Arguments() {
+  Literal x = Literal::FromVector<float>(
+      Shape::Array(F32, {4, 3}),
+      {0.5f, -1, 2, 0.25f, 3, -0.5f, 1, 1.5f, -2, 0, 0.75f, -0.25f});
+  Literal y = Literal::FromVector<float>(Shape::Array(F32, {3}), {1, -2, 0.5f});
+  Literal i = Literal::CreateR0<int32_t>(S32, 7);
+  std::vector<Literal> args;
+  args.push_back(std::move(x));
+  std::vector<Literal> elements;
+  elements.push_back(std::move(y));
+  elements.push_back(std::move(i));
+  args.push_back(Literal::MakeTuple(std::move(elements)));
+  return args;
+}
+
+void ExpectSameLiteral(const Literal& a, const Literal& b) {
+  ASSERT_TRUE(a.shape().Compatible(b.shape()))
+      << a.shape().ToString() << " vs " << b.shape().ToString();
+  if (a.shape().IsTuple()) {
+    for (size_t i = 0; i < a.tuple_elements().size(); ++i) {
+      ExpectSameLiteral(a.tuple_elements()[i], b.tuple_elements()[i]);
+    }
+    return;
+  }
+  ASSERT_EQ(a.size_bytes(), b.size_bytes());
+  EXPECT_EQ(0, std::memcmp(a.untyped_data(), b.untyped_data(), a.size_bytes()))
+      << a.ValuesToString() << " vs " << b.ValuesToString();
+}
+
+class ExecutableTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto module = ParseHloModule(kModule);
+    ASSERT_TRUE(module.ok()) << module.status();
+    module_ = *std::move(module);
+    executable_ = EvaluatorOnly(*module_);
+    auto expected = EvaluateModule(*module_, Arguments());
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    expected_ = *std::move(expected);
+  }
+  std::unique_ptr<HloModule> module_;
+  Executable executable_;
+  Literal expected_;
+};
+
+TEST_F(ExecutableTest, RunsLikeTheEvaluator) {
+  ASSERT_TRUE(ValidateExecutable(executable_).ok());
+  auto executor = CpuExecutor::Create(executable_, NoKernels());
+  ASSERT_TRUE(executor.ok()) << executor.status();
+  for (int run = 0; run < 2; ++run) {
+    auto result = (*executor)->Run(Arguments());
+    ASSERT_TRUE(result.ok()) << result.status();
+    ExpectSameLiteral(*result, expected_);
+  }
+  EXPECT_EQ((*executor)->fallback_runs(),
+            2 * static_cast<int64_t>(executable_.steps.size()));
+  // The arena and the outputs, not one buffer per value.
+  EXPECT_LT((*executor)->run_bytes(),
+            executable_.AllocationBytes(BufferAllocation::Kind::kArena) +
+                executable_.AllocationBytes(BufferAllocation::Kind::kOutput) +
+                64);
+}
+
+TEST_F(ExecutableTest, SaveLoadRoundTrip) {
+  auto bytes = SerializeExecutable(executable_);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto loaded = DeserializeExecutable(*bytes);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->name, executable_.name);
+  EXPECT_EQ(loaded->hlo_module, executable_.hlo_module);
+  ASSERT_EQ(loaded->buffers.size(), executable_.buffers.size());
+  for (size_t i = 0; i < loaded->buffers.size(); ++i) {
+    EXPECT_EQ(loaded->buffers[i].offset, executable_.buffers[i].offset);
+    EXPECT_EQ(loaded->buffers[i].allocation, executable_.buffers[i].allocation);
+    EXPECT_TRUE(
+        loaded->buffers[i].shape.Compatible(executable_.buffers[i].shape));
+  }
+  ASSERT_EQ(loaded->allocations.size(), executable_.allocations.size());
+  for (size_t i = 0; i < loaded->allocations.size(); ++i) {
+    EXPECT_EQ(loaded->allocations[i].constant_data,
+              executable_.allocations[i].constant_data);
+  }
+  EXPECT_EQ(loaded->result_buffers, executable_.result_buffers);
+  EXPECT_EQ(loaded->parameter_buffers, executable_.parameter_buffers);
+  // Deterministic: the same bytes again.
+  auto again = SerializeExecutable(*loaded);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *bytes);
+
+  auto executor = CpuExecutor::Create(*std::move(loaded), NoKernels());
+  ASSERT_TRUE(executor.ok()) << executor.status();
+  auto result = (*executor)->Run(Arguments());
+  ASSERT_TRUE(result.ok()) << result.status();
+  ExpectSameLiteral(*result, expected_);
+  EXPECT_NE(DescribeExecutable((*executor)->executable()).find("steps:"),
+            std::string::npos);
+}
+
+TEST_F(ExecutableTest, TruncatedFilesAreRejected) {
+  auto bytes = SerializeExecutable(executable_);
+  ASSERT_TRUE(bytes.ok());
+  for (size_t n = 0; n < bytes->size(); ++n) {
+    auto loaded = DeserializeExecutable(absl::string_view(*bytes).substr(0, n),
+                                        "m.hloexe");
+    ASSERT_FALSE(loaded.ok()) << n;
+    EXPECT_NE(loaded.status().message().find("m.hloexe: truncated"),
+              absl::string_view::npos)
+        << n << ": " << loaded.status();
+  }
+  auto longer = DeserializeExecutable(*bytes + "x");
+  ASSERT_FALSE(longer.ok());
+  EXPECT_NE(longer.status().message().find("after the payload"),
+            absl::string_view::npos);
+}
+
+TEST_F(ExecutableTest, CorruptFilesAreRejected) {
+  auto bytes = SerializeExecutable(executable_);
+  ASSERT_TRUE(bytes.ok());
+  for (size_t i = 0; i < bytes->size(); ++i) {
+    for (int bit : {0, 5}) {
+      std::string corrupt = *bytes;
+      corrupt[i] = static_cast<char>(corrupt[i] ^ (1 << bit));
+      auto loaded = DeserializeExecutable(corrupt);
+      EXPECT_FALSE(loaded.ok()) << "byte " << i << " bit " << bit;
+    }
+  }
+  EXPECT_NE(DeserializeExecutable("HloModule m\n")
+                .status()
+                .message()
+                .find("not an hloc executable"),
+            absl::string_view::npos);
+  std::string other_version = *bytes;
+  other_version[8] = 9;
+  EXPECT_NE(DeserializeExecutable(other_version)
+                .status()
+                .message()
+                .find("format version 9"),
+            absl::string_view::npos);
+}
+
+// Rewrites the payload and fixes the checksum: a file that passes the
+// integrity checks but says something inconsistent.
+std::string WithPayload(const std::string& file, const std::string& payload) {
+  std::string out = file.substr(0, 16);
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : payload) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  for (int i = 0; i < 8; ++i) out.push_back((payload.size() >> (8 * i)) & 0xff);
+  for (int i = 0; i < 8; ++i) out.push_back((hash >> (8 * i)) & 0xff);
+  return out + payload;
+}
+
+TEST_F(ExecutableTest, InconsistentExecutablesAreRejected) {
+  auto check = [&](const Executable& e, const std::string& expected) {
+    auto bytes = SerializeExecutable(e);
+    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    auto loaded = DeserializeExecutable(*bytes);
+    ASSERT_FALSE(loaded.ok()) << expected;
+    EXPECT_NE(loaded.status().message().find(expected), absl::string_view::npos)
+        << loaded.status();
+  };
+  Executable e = executable_;
+  e.buffers[3].offset = e.allocations[e.buffers[3].allocation].size;
+  check(e, "does not fit allocation");
+  e = executable_;
+  e.buffers[0].allocation = 99;
+  check(e, "is in allocation 99");
+  e = executable_;
+  e.steps[1].buffers[0] = -1;
+  check(e, "names slot -1");
+  e = executable_;
+  e.parameter_buffers[1].pop_back();
+  check(e, "parameter 1 has 2 leaves but 1 slots");
+  e = executable_;
+  e.result_buffers[0] = e.result_buffers[1];
+  check(e, "the result leaf 0 is f32[4]");
+  e = executable_;
+  e.platform = "cuda";
+  check(e, "for platform 'cuda'");
+  e = executable_;
+  for (ExecutableAllocation& a : e.allocations) {
+    if (a.kind == BufferAllocation::Kind::kConstant) a.constant_data.pop_back();
+  }
+  check(e, "bytes of data for");
+  e = executable_;
+  e.steps[0].kind = ExecutableStep::Kind::kKernel;
+  auto unsaved = SerializeExecutable(e);
+  EXPECT_FALSE(unsaved.ok());
+
+  // A shape that does not parse, with a valid checksum.
+  auto bytes = SerializeExecutable(executable_);
+  ASSERT_TRUE(bytes.ok());
+  std::string payload = bytes->substr(32);
+  // Field 8 (parameter_shapes), 13 bytes: the first parameter's shape.
+  const size_t at = payload.find(
+      "\x42\x0d"
+      "f32[4,3]{1,0}");
+  ASSERT_NE(at, std::string::npos);
+  payload.replace(at + 2, 8, "f32[4,x]");
+  auto bad_shape = DeserializeExecutable(WithPayload(*bytes, payload));
+  ASSERT_FALSE(bad_shape.ok());
+  EXPECT_NE(bad_shape.status().message().find(
+                "parameter 0: bad shape 'f32[4,x]{1,0}'"),
+            absl::string_view::npos)
+      << bad_shape.status().message();
+  // Not a proto at all.
+  EXPECT_NE(DeserializeExecutable(WithPayload(*bytes, "\xff\xff\xff"))
+                .status()
+                .message()
+                .find("not an ExecutableProto"),
+            absl::string_view::npos);
+}
+
+TEST_F(ExecutableTest, BadFallbackModulesAreRejectedAtCreation) {
+  Executable e = executable_;
+  e.steps[2].fallback_hlo = "HloModule broken\nENTRY e {\n  ROOT x = f32[";
+  auto executor = CpuExecutor::Create(e, NoKernels());
+  ASSERT_FALSE(executor.ok());
+  EXPECT_NE(executor.status().message().find("evaluator step 2"),
+            absl::string_view::npos)
+      << executor.status();
+
+  // A well-formed module that does not match the step's slots.
+  e = executable_;
+  e.steps[2].fallback_hlo = e.steps[3].fallback_hlo;
+  EXPECT_FALSE(CpuExecutor::Create(e, NoKernels()).ok());
+
+  // A kernel step whose symbol cannot be found.
+  e = executable_;
+  e.steps[0].kind = ExecutableStep::Kind::kKernel;
+  e.steps[0].kernel_name = "hloc.nothing";
+  executor = CpuExecutor::Create(e, NoKernels());
+  ASSERT_FALSE(executor.ok());
+  EXPECT_NE(executor.status().message().find("kernel hloc.nothing"),
+            absl::string_view::npos);
+}
+
+TEST_F(ExecutableTest, BadArgumentsAreRejected) {
+  auto executor = CpuExecutor::Create(executable_, NoKernels());
+  ASSERT_TRUE(executor.ok());
+  std::vector<Literal> args = Arguments();
+  args.pop_back();
+  EXPECT_FALSE((*executor)->Run(args).ok());
+  args = Arguments();
+  args[0] = Literal(Shape::Array(F32, {3, 4}));
+  auto result = (*executor)->Run(args);
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("argument 0 has shape"),
+            absl::string_view::npos);
+}
+
+TEST(ExecutableFileTest, MissingFile) {
+  auto loaded = ReadExecutableFile("/nonexistent/m.hloexe");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("/nonexistent/m.hloexe"),
+            absl::string_view::npos);
+}
+
+}  // namespace
+}  // namespace hloc
