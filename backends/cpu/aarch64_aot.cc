@@ -259,8 +259,11 @@ absl::StatusOr<Aarch64AotModule> CompileForAarch64(
     if (in_scratch) result.scratch_bytes += RoundUp(a.size);
   }
 
-  // The steps, as CompileForCpu makes them.
-  CpuModuleEmitter emitter(hlo->name(), options.codegen);
+  // The steps, as CompileForCpu makes them, with dots and convolutions tiled
+  // for AArch64's registers rather than the host's.
+  CpuCodegenOptions codegen = options.codegen;
+  codegen.target_triple = kAarch64Triple;
+  CpuModuleEmitter emitter(hlo->name(), codegen);
   for (const HloInstruction* instr : order) {
     const HloOpcode opcode = instr->opcode();
     if (opcode == HloOpcode::kParameter || opcode == HloOpcode::kConstant ||
