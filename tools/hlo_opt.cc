@@ -6,8 +6,8 @@
 // Exit codes: 0 success, 1 a pass or the verifier failed on a valid input,
 // 2 bad input (unreadable file, parse error, unknown flag or pass).
 #include <fstream>
-#include <optional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 
