@@ -20,5 +20,7 @@ trap 'rm -rf "$out"' EXIT
 echo "== hlo-run ${example} --random-inputs=1 (reference evaluator)"
 "${bin}/hlo-run" "${example}" --random-inputs=1 --output "${out}"
 echo "== hlo-run ${example} --random-inputs=1 --platform=cpu (compiled)"
+"${bin}/hlo-run" "${example}" --random-inputs=1 --platform=cpu
+echo "== the same on the CPU, compared with the evaluator's outputs"
 "${bin}/hlo-run" "${example}" --random-inputs=1 --platform=cpu \
   --expect "${out}"
