@@ -663,6 +663,24 @@ class Parser {
   }
   absl::Status Expect(K kind) { return Expect(kind, HloTokenKindName(kind)); }
 
+  // "{}" or "{e, e, ...}": calls parse_element once per element. A missing
+  // opening brace is reported as `expected_open`.
+  template <typename ParseElement>
+  absl::Status ParseBracedList(ParseElement parse_element,
+                               absl::string_view expected_open = "'{'") {
+    PARSER_TRY(Expect(K::kLBrace, expected_open));
+    if (PeekIs(K::kRBrace)) {
+      Take();
+      return absl::OkStatus();
+    }
+    while (true) {
+      PARSER_TRY(parse_element());
+      if (!PeekIs(K::kComma)) break;
+      Take();
+    }
+    return Expect(K::kRBrace, "',' or '}'");
+  }
+
   // Nesting guard: Enter() fails past kMaxNesting; every successful Enter()
   // is paired with Leave().
   absl::Status Enter() {
@@ -840,70 +858,42 @@ absl::Status Parser::ParseFloat(float* out) {
 
 absl::Status Parser::ParseIntList(std::vector<int64_t>* out) {
   out->clear();
-  PARSER_TRY(Expect(K::kLBrace, "'{'"));
-  if (PeekIs(K::kRBrace)) {
-    Take();
-    return absl::OkStatus();
-  }
-  while (true) {
+  return ParseBracedList([&]() -> absl::Status {
     int64_t value;
     PARSER_TRY(ParseInt64(&value));
     out->push_back(value);
-    if (!PeekIs(K::kComma)) break;
-    Take();
-  }
-  return Expect(K::kRBrace, "',' or '}'");
+    return absl::OkStatus();
+  });
 }
 
 absl::Status Parser::ParseBoolList(std::vector<bool>* out) {
   out->clear();
-  PARSER_TRY(Expect(K::kLBrace, "'{'"));
-  if (PeekIs(K::kRBrace)) {
-    Take();
-    return absl::OkStatus();
-  }
-  while (true) {
+  return ParseBracedList([&]() -> absl::Status {
     bool value;
     PARSER_TRY(ParseBool(&value));
     out->push_back(value);
-    if (!PeekIs(K::kComma)) break;
-    Take();
-  }
-  return Expect(K::kRBrace, "',' or '}'");
+    return absl::OkStatus();
+  });
 }
 
 absl::Status Parser::ParseNameList(std::vector<NameRef>* out) {
   out->clear();
-  PARSER_TRY(Expect(K::kLBrace, "'{'"));
-  if (PeekIs(K::kRBrace)) {
-    Take();
-    return absl::OkStatus();
-  }
-  while (true) {
+  return ParseBracedList([&]() -> absl::Status {
     NameRef ref;
     PARSER_TRY(ParseName(&ref, "a name"));
     out->push_back(ref);
-    if (!PeekIs(K::kComma)) break;
-    Take();
-  }
-  return Expect(K::kRBrace, "',' or '}'");
+    return absl::OkStatus();
+  });
 }
 
 absl::Status Parser::ParseShapeList(std::vector<Shape>* out) {
   out->clear();
-  PARSER_TRY(Expect(K::kLBrace, "'{'"));
-  if (PeekIs(K::kRBrace)) {
-    Take();
-    return absl::OkStatus();
-  }
-  while (true) {
+  return ParseBracedList([&]() -> absl::Status {
     Shape shape;
     PARSER_TRY(ParseShape(&shape));
     out->push_back(std::move(shape));
-    if (!PeekIs(K::kComma)) break;
-    Take();
-  }
-  return Expect(K::kRBrace, "',' or '}'");
+    return absl::OkStatus();
+  });
 }
 
 absl::Status Parser::ParseShapeIndex(std::vector<int64_t>* out) {
@@ -918,12 +908,7 @@ absl::Status Parser::ParseShapeIndex(std::vector<int64_t>* out) {
 absl::Status Parser::ParseIntPairs(
     std::vector<std::pair<int64_t, int64_t>>* out) {
   out->clear();
-  PARSER_TRY(Expect(K::kLBrace, "'{'"));
-  if (PeekIs(K::kRBrace)) {
-    Take();
-    return absl::OkStatus();
-  }
-  while (true) {
+  return ParseBracedList([&]() -> absl::Status {
     std::pair<int64_t, int64_t> pair;
     PARSER_TRY(Expect(K::kLBrace, "'{'"));
     PARSER_TRY(ParseInt64(&pair.first));
@@ -931,10 +916,8 @@ absl::Status Parser::ParseIntPairs(
     PARSER_TRY(ParseInt64(&pair.second));
     PARSER_TRY(Expect(K::kRBrace, "'}'"));
     out->push_back(pair);
-    if (!PeekIs(K::kComma)) break;
-    Take();
-  }
-  return Expect(K::kRBrace, "',' or '}'");
+    return absl::OkStatus();
+  });
 }
 
 // Splits "a<sep>b<sep>c" and parses each piece as an integer.
@@ -1121,12 +1104,7 @@ absl::Status Parser::ParseSliceRanges(HloAttributes* attrs) {
   attrs->slice_starts.clear();
   attrs->slice_limits.clear();
   attrs->slice_strides.clear();
-  PARSER_TRY(Expect(K::kLBrace, "'{'"));
-  if (PeekIs(K::kRBrace)) {
-    Take();
-    return absl::OkStatus();
-  }
-  while (true) {
+  return ParseBracedList([&]() -> absl::Status {
     int64_t start, limit, stride = 1;
     PARSER_TRY(Expect(K::kLSquare, "'['"));
     PARSER_TRY(ParseInt64(&start));
@@ -1140,10 +1118,8 @@ absl::Status Parser::ParseSliceRanges(HloAttributes* attrs) {
     attrs->slice_starts.push_back(start);
     attrs->slice_limits.push_back(limit);
     attrs->slice_strides.push_back(stride);
-    if (!PeekIs(K::kComma)) break;
-    Take();
-  }
-  return Expect(K::kRBrace, "',' or '}'");
+    return absl::OkStatus();
+  });
 }
 
 // {{0,1},{2,3}} or the iota form [2,2]<=[4] / [2,2]<=[2,2]T(1,0).
@@ -1187,51 +1163,34 @@ absl::Status Parser::ParseReplicaGroups(HloAttributes* attrs) {
     attrs->iota_replica_groups = std::move(text);
     return absl::OkStatus();
   }
-  PARSER_TRY(Expect(K::kLBrace, "'{' or '['"));
-  if (PeekIs(K::kRBrace)) {
-    Take();
-    return absl::OkStatus();
-  }
-  while (true) {
-    std::vector<int64_t> group;
-    PARSER_TRY(ParseIntList(&group));
-    attrs->replica_groups.push_back(std::move(group));
-    if (!PeekIs(K::kComma)) break;
-    Take();
-  }
-  return Expect(K::kRBrace, "',' or '}'");
+  return ParseBracedList(
+      [&]() -> absl::Status {
+        std::vector<int64_t> group;
+        PARSER_TRY(ParseIntList(&group));
+        attrs->replica_groups.push_back(std::move(group));
+        return absl::OkStatus();
+      },
+      "'{' or '['");
 }
 
 absl::Status Parser::ParsePrecisionList(std::vector<Precision>* out) {
   out->clear();
-  PARSER_TRY(Expect(K::kLBrace, "'{'"));
-  if (PeekIs(K::kRBrace)) {
-    Take();
-    return absl::OkStatus();
-  }
-  while (true) {
+  return ParseBracedList([&]() -> absl::Status {
     HloToken word;
     PARSER_TRY(ParseWord(&word, "a precision (default, high, highest)"));
     absl::StatusOr<Precision> p =
         ParsePrecision(absl::AsciiStrToUpper(word.text));
     if (!p.ok()) return ErrorAt(word.offset, p.status().message());
     out->push_back(*p);
-    if (!PeekIs(K::kComma)) break;
-    Take();
-  }
-  return Expect(K::kRBrace, "',' or '}'");
+    return absl::OkStatus();
+  });
 }
 
 // {{0}: (1, {}), {1}: (0, {2})}
 absl::Status Parser::ParseOutputOperandAliasing(
     std::vector<OutputOperandAlias>* out) {
   out->clear();
-  PARSER_TRY(Expect(K::kLBrace, "'{'"));
-  if (PeekIs(K::kRBrace)) {
-    Take();
-    return absl::OkStatus();
-  }
-  while (true) {
+  return ParseBracedList([&]() -> absl::Status {
     OutputOperandAlias alias;
     PARSER_TRY(ParseShapeIndex(&alias.output_shape_index));
     PARSER_TRY(Expect(K::kColon, "':'"));
@@ -1241,10 +1200,8 @@ absl::Status Parser::ParseOutputOperandAliasing(
     PARSER_TRY(ParseShapeIndex(&alias.operand_shape_index));
     PARSER_TRY(Expect(K::kRParen, "')'"));
     out->push_back(std::move(alias));
-    if (!PeekIs(K::kComma)) break;
-    Take();
-  }
-  return Expect(K::kRBrace, "',' or '}'");
+    return absl::OkStatus();
+  });
 }
 
 // {op_type="..." op_name="..." source_file="..." source_line=12 ...}
