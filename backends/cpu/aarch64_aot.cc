@@ -25,6 +25,7 @@
 #include "backends/common/status_macros.h"
 #include "backends/cpu/jit.h"
 #include "backends/cpu/object_emitter.h"
+#include "backends/cpu/step_plan.h"
 #include "hlo/computation.h"
 #include "hlo/text/printer.h"
 #include "hlo/verifier.h"
@@ -54,27 +55,6 @@ constexpr int64_t kAlignment = 64;
 
 int64_t RoundUp(int64_t bytes) {
   return (bytes + kAlignment - 1) / kAlignment * kAlignment;
-}
-
-// The CPU backend's input requirements (cpu_compiler.h).
-absl::Status CheckShape(const Shape& shape, const HloInstruction& instr) {
-  if (shape.IsTuple()) {
-    for (const Shape& s : shape.tuple_shapes()) {
-      HLOC_RETURN_IF_ERROR(CheckShape(s, instr));
-    }
-    return absl::OkStatus();
-  }
-  if (!shape.IsArray()) return absl::OkStatus();
-  if (!shape.is_static()) {
-    return absl::UnimplementedError(absl::StrCat(
-        "aarch64 AOT: dynamic shapes are not supported (", instr.name(), ")"));
-  }
-  if (shape.has_layout() && !shape.layout().IsPlain()) {
-    return absl::UnimplementedError(
-        absl::StrCat("aarch64 AOT: only plain layouts are supported (",
-                     instr.name(), " has ", shape.ToString(), ")"));
-  }
-  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>>
@@ -240,9 +220,7 @@ absl::StatusOr<Aarch64AotModule> CompileForAarch64(
     return absl::InvalidArgumentError("module has no entry computation");
   }
   std::vector<HloInstruction*> order = computation->MakeInstructionPostOrder();
-  for (const HloInstruction* instr : order) {
-    HLOC_RETURN_IF_ERROR(CheckShape(instr->shape(), *instr));
-  }
+  HLOC_RETURN_IF_ERROR(CheckCpuShapes(order, "aarch64 AOT"));
   HLOC_ASSIGN_OR_RETURN(BufferAssignment assignment,
                         AssignBuffers(*computation, order));
   Aarch64AotModule result;
@@ -264,20 +242,12 @@ absl::StatusOr<Aarch64AotModule> CompileForAarch64(
   CpuCodegenOptions codegen = options.codegen;
   codegen.target_triple = kAarch64Triple;
   CpuModuleEmitter emitter(hlo->name(), codegen);
-  for (const HloInstruction* instr : order) {
+  for (PlannedStep& planned : PlanSteps(order, assignment)) {
+    const HloInstruction* instr = planned.instruction;
     const HloOpcode opcode = instr->opcode();
-    if (opcode == HloOpcode::kParameter || opcode == HloOpcode::kConstant ||
-        opcode == HloOpcode::kAfterAll || IsBufferAlias(*instr)) {
-      continue;
-    }
     ExecutableStep step;
     step.instruction = instr->name();
-    for (const HloInstruction* operand : instr->operands()) {
-      const std::vector<int64_t>& leaves = assignment.LeafValues(operand);
-      step.buffers.insert(step.buffers.end(), leaves.begin(), leaves.end());
-    }
-    const std::vector<int64_t>& leaves = assignment.LeafValues(instr);
-    step.buffers.insert(step.buffers.end(), leaves.begin(), leaves.end());
+    step.buffers = std::move(planned.buffers);
     absl::StatusOr<std::string> symbol =
         emitter.EmitKernel(*instr, absl::StrCat("hloc.", instr->name()));
     if (symbol.ok()) {

@@ -5,34 +5,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/common/status_macros.h"
+#include "backends/cpu/step_plan.h"
 #include "hlo/computation.h"
 #include "hlo/text/printer.h"
 #include "hlo/verifier.h"
 
 namespace hloc {
-namespace {
-
-absl::Status CheckShape(const Shape& shape, const HloInstruction* instr) {
-  if (shape.IsTuple()) {
-    for (const Shape& s : shape.tuple_shapes()) {
-      HLOC_RETURN_IF_ERROR(CheckShape(s, instr));
-    }
-    return absl::OkStatus();
-  }
-  if (!shape.IsArray()) return absl::OkStatus();
-  if (!shape.is_static()) {
-    return absl::UnimplementedError(absl::StrCat(
-        "CPU backend: dynamic shapes are not supported (", instr->name(), ")"));
-  }
-  if (shape.has_layout() && !shape.layout().IsPlain()) {
-    return absl::UnimplementedError(
-        absl::StrCat("CPU backend: only plain layouts are supported (",
-                     instr->name(), " has ", shape.ToString(), ")"));
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
     const HloModule& original, const CpuCompileOptions& options) {
@@ -44,9 +22,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
     return absl::InvalidArgumentError("module has no entry computation");
   }
   std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
-  for (const HloInstruction* instr : order) {
-    HLOC_RETURN_IF_ERROR(CheckShape(instr->shape(), instr));
-  }
+  HLOC_RETURN_IF_ERROR(CheckCpuShapes(order, "CPU backend"));
   HLOC_ASSIGN_OR_RETURN(BufferAssignment assignment,
                         AssignBuffers(*entry, order));
   Executable executable;
@@ -60,24 +36,11 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
 
   CpuModuleEmitter emitter(module->name(), options.codegen);
   std::vector<CpuStep> steps;
-  for (const HloInstruction* instr : order) {
-    switch (instr->opcode()) {
-      case HloOpcode::kParameter:
-      case HloOpcode::kConstant:
-      case HloOpcode::kAfterAll:
-        continue;
-      default:
-        break;
-    }
-    if (IsBufferAlias(*instr)) continue;
+  for (PlannedStep& planned : PlanSteps(order, assignment)) {
+    const HloInstruction* instr = planned.instruction;
     CpuStep step;
     step.instruction = instr;
-    for (const HloInstruction* operand : instr->operands()) {
-      const std::vector<int64_t>& l = assignment.LeafValues(operand);
-      step.buffers.insert(step.buffers.end(), l.begin(), l.end());
-    }
-    const std::vector<int64_t>& l = assignment.LeafValues(instr);
-    step.buffers.insert(step.buffers.end(), l.begin(), l.end());
+    step.buffers = std::move(planned.buffers);
     ExecutableStep runtime_step;
     runtime_step.instruction = instr->name();
     runtime_step.buffers = step.buffers;
@@ -157,15 +120,7 @@ absl::StatusOr<std::string> EmitCpuLlvmIr(const HloModule& module,
   CpuModuleEmitter emitter(module.name(), options);
   for (const HloInstruction* instr :
        module.entry_computation()->MakeInstructionPostOrder()) {
-    switch (instr->opcode()) {
-      case HloOpcode::kParameter:
-      case HloOpcode::kConstant:
-      case HloOpcode::kAfterAll:
-        continue;
-      default:
-        break;
-    }
-    if (IsBufferAlias(*instr)) continue;
+    if (!RunsAsStep(*instr)) continue;
     absl::Status status =
         emitter.EmitKernel(*instr, absl::StrCat("hloc.", instr->name()))
             .status();
