@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/common/loop_emitter.h"
 #include "backends/common/math_library.h"
-#include "backends/common/status_macros.h"
+#include "hlo/status_macros.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"

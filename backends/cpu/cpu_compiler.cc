@@ -4,9 +4,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "backends/common/status_macros.h"
 #include "backends/cpu/step_plan.h"
 #include "hlo/computation.h"
+#include "hlo/status_macros.h"
 #include "hlo/text/printer.h"
 #include "hlo/verifier.h"
 

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "backends/common/loop_emitter.h"
-#include "backends/common/status_macros.h"
 #include "backends/cpu/kernel_util.h"
+#include "hlo/status_macros.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"

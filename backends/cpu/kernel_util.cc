@@ -4,8 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/common/ir_array.h"
-#include "backends/common/status_macros.h"
 #include "backends/cpu/ir_emitter.h"
+#include "hlo/status_macros.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Dominators.h"
