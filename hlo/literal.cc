@@ -57,8 +57,24 @@ Literal::Literal(const Shape& shape) : shape_(shape) {
   if (shape.IsTuple()) {
     for (const Shape& s : shape.tuple_shapes()) elements_.emplace_back(s);
   } else if (shape.IsArray()) {
-    bytes_.assign(shape.ElementCount() * ByteWidth(shape.element_type()), 0);
+    bytes_ = ByteBlock::Zeroed(shape.ElementCount() *
+                               ByteWidth(shape.element_type()));
   }
+}
+
+Literal Literal::CreateUninitialized(const Shape& shape) {
+  Literal lit;
+  lit.shape_ = shape;
+  if (shape.IsTuple()) {
+    lit.elements_.reserve(shape.tuple_shapes().size());
+    for (const Shape& s : shape.tuple_shapes()) {
+      lit.elements_.push_back(CreateUninitialized(s));
+    }
+  } else if (shape.IsArray()) {
+    lit.bytes_ = ByteBlock::Uninitialized(shape.ElementCount() *
+                                          ByteWidth(shape.element_type()));
+  }
+  return lit;
 }
 
 Literal Literal::MakeTuple(std::vector<Literal> elements) {

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "hlo/float16.h"
+#include "hlo/large_block_allocator.h"
 #include "hlo/primitive_type.h"
 #include "hlo/shape.h"
 
@@ -89,6 +90,10 @@ class Literal {
   // A zero-filled literal of `shape` (tuples get zero-filled elements).
   // Shapes with unsupported element types get storage sized by ByteWidth.
   explicit Literal(const Shape& shape);
+  // A literal of `shape` whose array bytes are not written (for callers
+  // that overwrite every byte: no zeroing pass, and a recycled large block
+  // is not touched before they fill it).
+  static Literal CreateUninitialized(const Shape& shape);
 
   Literal(const Literal&) = default;
   Literal& operator=(const Literal&) = default;
@@ -109,7 +114,7 @@ class Literal {
   PrimitiveType element_type() const { return shape_.element_type(); }
   int64_t element_count() const { return shape_.ElementCount(); }
 
-  // Raw dense bytes of an array literal.
+  // Raw dense bytes of an array literal; 64-byte aligned when non-empty.
   const uint8_t* untyped_data() const { return bytes_.data(); }
   uint8_t* untyped_data() { return bytes_.data(); }
   int64_t size_bytes() const { return static_cast<int64_t>(bytes_.size()); }
@@ -167,8 +172,10 @@ class Literal {
   std::string ToString() const;
 
  private:
+  // Large blocks come from the process-wide LargeBlockAllocator, so a
+  // result freed before the next run of the same size is reused warm.
   Shape shape_;
-  std::vector<uint8_t> bytes_;
+  ByteBlock bytes_;
   std::vector<Literal> elements_;
 };
 

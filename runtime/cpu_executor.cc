@@ -1,13 +1,14 @@
 #include "runtime/cpu_executor.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "hlo/computation.h"
 #include "hlo/evaluator/evaluator.h"
+#include "hlo/large_block_allocator.h"
 #include "hlo/text/parser.h"
 #include "hlo/verifier.h"
 #include "runtime/dense_buffer.h"
@@ -35,6 +36,19 @@ void LiteralLeaves(const Literal& literal, std::vector<const Literal*>* out) {
   } else {
     out->push_back(&literal);
   }
+}
+
+void MutableLiteralLeaves(Literal* literal, std::vector<Literal*>* out) {
+  if (literal->shape().IsTuple()) {
+    for (Literal& e : literal->tuple_elements()) MutableLiteralLeaves(&e, out);
+  } else {
+    out->push_back(literal);
+  }
+}
+
+// The bytes a row-major literal of an array shape holds.
+int64_t LiteralBytes(const Shape& shape) {
+  return shape.ElementCount() * ByteWidth(shape.element_type());
 }
 
 size_t LeafCount(const Shape& shape) {
@@ -65,7 +79,14 @@ alignas(64) uint8_t empty_leaf[64];
 
 }  // namespace
 
-void CpuExecutor::AlignedFree::operator()(uint8_t* p) const { std::free(p); }
+void CpuExecutor::BlockFree::operator()(uint8_t* p) const {
+  FreeBytes(p, bytes);
+}
+
+CpuExecutor::Block CpuExecutor::AllocateBlock(int64_t bytes) {
+  const size_t size = static_cast<size_t>(std::max<int64_t>(bytes, kAlignment));
+  return Block(static_cast<uint8_t*>(AllocateBytes(size)), BlockFree{size});
+}
 
 CpuExecutor::~CpuExecutor() = default;
 
@@ -150,15 +171,48 @@ absl::StatusOr<std::unique_ptr<CpuExecutor>> CpuExecutor::Create(
           absl::StrCat("parameter slot ", slot.name, " is not at offset 0"));
     }
   }
-  for (const ExecutableAllocation& a : executable.allocations) {
-    executor->run_offset_.push_back(-1);
-    if (a.kind == BufferAllocation::Kind::kArena ||
-        a.kind == BufferAllocation::Kind::kOutput) {
-      executor->run_offset_.back() = executor->run_bytes_;
-      executor->run_bytes_ += RoundUp(a.size);
+  executor->PlanMemory();
+  return executor;
+}
+
+void CpuExecutor::PlanMemory() {
+  const Executable& e = executable_;
+  const size_t num_allocations = e.allocations.size();
+  // How many result leaves name each allocation, and where its last slot
+  // ends.
+  std::vector<int64_t> result_uses(num_allocations, 0);
+  for (int64_t slot : e.result_buffers) {
+    ++result_uses[e.buffers[slot].allocation];
+  }
+  std::vector<int64_t> slots_end(num_allocations, 0);
+  for (const ExecutableBuffer& slot : e.buffers) {
+    slots_end[slot.allocation] =
+        std::max(slots_end[slot.allocation], slot.offset + slot.size);
+  }
+  std::vector<bool> bound(num_allocations, false);
+  for (int64_t slot_index : e.result_buffers) {
+    const ExecutableBuffer& slot = e.buffers[slot_index];
+    const int64_t a = slot.allocation;
+    const bool in_place =
+        e.allocations[a].kind == BufferAllocation::Kind::kOutput &&
+        result_uses[a] == 1 && slot.offset == 0 && slot.size > 0 &&
+        slot.shape.IsArray() && slot.size == LiteralBytes(slot.shape) &&
+        slots_end[a] <= slot.size &&
+        (slot.shape.HasDescendingLayout() || slot.shape.rank() <= 1);
+    result_allocation_.push_back(in_place ? a : -1);
+    result_in_place_.push_back(in_place);
+    if (in_place) bound[a] = true;
+  }
+  // The block holds the arena and the outputs nothing binds.
+  for (size_t a = 0; a < num_allocations; ++a) {
+    const BufferAllocation::Kind kind = e.allocations[a].kind;
+    run_offset_.push_back(-1);
+    if (kind == BufferAllocation::Kind::kArena ||
+        (kind == BufferAllocation::Kind::kOutput && !bound[a])) {
+      run_offset_.back() = run_bytes_;
+      run_bytes_ += RoundUp(e.allocations[a].size);
     }
   }
-  return executor;
 }
 
 absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments) {
@@ -173,7 +227,25 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments) {
     return absl::ResourceExhaustedError(
         absl::StrCat("cannot allocate ", run_bytes_, " bytes for a run"));
   }
+  // The result first: its in-place leaves are where kernels write.
+  Literal result;
+  try {
+    result = Literal::CreateUninitialized(e.result_shape);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "cannot allocate the result ", e.result_shape.ToString()));
+  }
+  std::vector<Literal*> result_leaves;
+  MutableLiteralLeaves(&result, &result_leaves);
+  if (result_leaves.size() != result_allocation_.size()) {
+    return absl::InternalError("result leaves do not match the result slots");
+  }
   std::vector<uint8_t*> base(e.allocations.size(), nullptr);
+  for (size_t l = 0; l < result_leaves.size(); ++l) {
+    if (result_allocation_[l] >= 0) {
+      base[result_allocation_[l]] = result_leaves[l]->untyped_data();
+    }
+  }
   for (size_t a = 0; a < e.allocations.size(); ++a) {
     // Kernels never write constants; they need only the elements'
     // natural alignment, which the string's storage has.
@@ -202,8 +274,7 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments) {
       } else if (slot.shape.HasDescendingLayout() || slot.shape.rank() <= 1) {
         address = const_cast<uint8_t*>(leaves[l]->untyped_data());
       } else {
-        staged.emplace_back(static_cast<uint8_t*>(
-            std::aligned_alloc(kAlignment, RoundUp(slot.size))));
+        staged.push_back(AllocateBlock(RoundUp(slot.size)));
         if (staged.back() == nullptr) {
           return absl::ResourceExhaustedError("cannot stage a parameter");
         }
@@ -230,9 +301,17 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments) {
     absl::Status status = EvaluateStep(s, address);
     if (!status.ok()) return status;
   }
-  size_t next = 0;
-  Literal result =
-      ReadLiteral(e.result_shape, address, e.result_buffers, &next);
+  // The leaves not written in place: copied from their slots.
+  int64_t copied = 0;
+  for (size_t l = 0; l < result_leaves.size(); ++l) {
+    if (result_allocation_[l] >= 0) continue;
+    const ExecutableBuffer& slot = e.buffers[e.result_buffers[l]];
+    if (slot.size == 0 || result_leaves[l]->size_bytes() == 0) continue;
+    CopyBufferToLiteral(address[e.result_buffers[l]], slot.shape,
+                        result_leaves[l]);
+    copied += result_leaves[l]->size_bytes();
+  }
+  if (copied > 0) result_bytes_copied_.fetch_add(copied);
   ReturnBlock(std::move(block));
   return result;
 }
@@ -242,8 +321,7 @@ CpuExecutor::Block CpuExecutor::TakeBlock() {
     std::lock_guard<std::mutex> lock(block_mutex_);
     if (spare_block_ != nullptr) return std::move(spare_block_);
   }
-  return Block(static_cast<uint8_t*>(std::aligned_alloc(
-      kAlignment, std::max<int64_t>(run_bytes_, kAlignment))));
+  return AllocateBlock(run_bytes_);
 }
 
 void CpuExecutor::ReturnBlock(Block block) {

@@ -3,13 +3,24 @@
 // compiler hands it JIT-compiled kernels (backends/cpu), the loader kernels
 // linked from a saved executable's object code (object_loader.h).
 //
-// A run takes one block for the arena and the outputs (64-byte aligned;
-// the previous run's when no other run holds it), binds each parameter
-// leaf to the caller's data (copied only where its layout is not
-// row-major), reads constants where the executable holds them, then walks
-// the steps: a kernel call with the step's slot addresses, or the
-// reference evaluator on the step's one-instruction module. The result is
-// read from the result slots.
+// A run first creates its result literal, uninitialised, and binds each
+// result leaf that can be written in place to its output allocation: the
+// kernels then write the result's own storage and nothing is copied
+// afterwards (large literal blocks are recycled by LargeBlockAllocator, so
+// a caller that drops the previous result before the next run gets warm
+// pages). A leaf is bound when its slot is the whole of an output
+// allocation (offset 0, the leaf's dense bytes; every slot of that
+// allocation inside it), its layout is row-major (literals always are) and
+// no other result leaf names that allocation. Other leaves (a parameter or
+// constant returned as is, a value returned twice, a non-row-major layout,
+// an empty array) are copied from their slots after the steps, as before.
+//
+// The arena and the unbound outputs share one block per run (64-byte
+// aligned; the previous run's when no other run holds it). Parameter
+// leaves are bound to the caller's data (copied only where their layout is
+// not row-major), constants are read where the executable holds them, then
+// the steps run: a kernel call with the step's slot addresses, or the
+// reference evaluator on the step's one-instruction module.
 #ifndef RUNTIME_CPU_EXECUTOR_H_
 #define RUNTIME_CPU_EXECUTOR_H_
 
@@ -51,14 +62,26 @@ class CpuExecutor {
   const Executable& executable() const { return executable_; }
   // Evaluator steps run so far, over all runs.
   int64_t fallback_runs() const { return fallback_runs_.load(); }
-  // Bytes a run allocates (arena and outputs, aligned).
+  // Bytes of a run's block: the arena and the outputs not written in place
+  // (aligned).
   int64_t run_bytes() const { return run_bytes_; }
+  // Per result leaf (depth-first): whether kernels write it in place.
+  const std::vector<bool>& result_in_place() const { return result_in_place_; }
+  // Bytes copied from slots into results, over all runs (0 when every
+  // result leaf is written in place).
+  int64_t result_bytes_copied() const { return result_bytes_copied_.load(); }
 
  private:
-  struct AlignedFree {
+  // Frees through the allocator that gave the block (large-block aware).
+  struct BlockFree {
+    // As allocated. No default member initialiser: with one, GCC does not
+    // see this nested type as default-constructible inside CpuExecutor,
+    // and unique_ptr needs that.
+    size_t bytes;
     void operator()(uint8_t* p) const;
   };
-  using Block = std::unique_ptr<uint8_t[], AlignedFree>;
+  using Block = std::unique_ptr<uint8_t[], BlockFree>;
+  static Block AllocateBlock(int64_t bytes);
 
   CpuExecutor() = default;
   absl::Status EvaluateStep(size_t step, const std::vector<uint8_t*>& slots);
@@ -69,10 +92,17 @@ class CpuExecutor {
   Executable executable_;
   std::vector<Kernel> kernels_;                      // per step (kernel steps)
   std::vector<std::unique_ptr<HloModule>> modules_;  // per step (evaluator)
-  // Where each arena/output allocation starts in a run's block.
+  // Plans where results are written; lays out the run's block.
+  void PlanMemory();
+
+  // Where each arena/unbound output allocation starts in a run's block.
   std::vector<int64_t> run_offset_;
   int64_t run_bytes_ = 0;
+  // Per result leaf: the output allocation bound to its storage, or -1.
+  std::vector<int64_t> result_allocation_;
+  std::vector<bool> result_in_place_;
   std::atomic<int64_t> fallback_runs_{0};
+  std::atomic<int64_t> result_bytes_copied_{0};
   // One block kept between runs (its pages stay mapped).
   std::mutex block_mutex_;
   Block spare_block_;

@@ -29,16 +29,23 @@ void CopyLiteralToBuffer(const Literal& literal, const Shape& shape,
 }
 
 Literal BufferToLiteral(const uint8_t* buffer, const Shape& shape) {
-  Literal literal(shape);
+  // Every byte is written below: no zero-filling pass first.
+  Literal literal = Literal::CreateUninitialized(shape);
+  CopyBufferToLiteral(buffer, shape, &literal);
+  return literal;
+}
+
+void CopyBufferToLiteral(const uint8_t* buffer, const Shape& shape,
+                         Literal* literal) {
   int64_t width = ByteWidth(shape.element_type());
   if (shape.HasDescendingLayout() || shape.rank() <= 1) {
-    if (literal.size_bytes() > 0) {
-      std::memcpy(literal.untyped_data(), buffer, literal.size_bytes());
+    if (literal->size_bytes() > 0) {
+      std::memcpy(literal->untyped_data(), buffer, literal->size_bytes());
     }
-    return literal;
+    return;
   }
   std::vector<int64_t> strides = LayoutStrides(shape);
-  uint8_t* dst = literal.untyped_data();
+  uint8_t* dst = literal->untyped_data();
   ForEachIndex(shape.dimensions(), [&](absl::Span<const int64_t> index) {
     int64_t offset = 0;
     for (size_t d = 0; d < index.size(); ++d) offset += index[d] * strides[d];
@@ -46,7 +53,6 @@ Literal BufferToLiteral(const uint8_t* buffer, const Shape& shape) {
     dst += width;
     return true;
   });
-  return literal;
 }
 
 }  // namespace hloc

@@ -16,6 +16,10 @@ namespace hloc {
 void CopyLiteralToBuffer(const Literal& literal, const Shape& shape,
                          uint8_t* buffer);
 Literal BufferToLiteral(const uint8_t* buffer, const Shape& shape);
+// The same into an existing array literal of `shape`'s dimensions (every
+// byte of it is written).
+void CopyBufferToLiteral(const uint8_t* buffer, const Shape& shape,
+                         Literal* literal);
 
 }  // namespace hloc
 
