@@ -46,6 +46,7 @@
 
 #include "absl/status/statusor.h"
 #include "backends/cpu/jit.h"
+#include "backends/cpu/streaming_store.h"
 #include "hlo/instruction.h"
 
 namespace hloc {
@@ -60,6 +61,10 @@ struct CpuCodegenOptions {
   // The longest column chunk of column reductions (elements of the minor
   // dimension); shorter when that leaves a thread without work.
   int64_t column_chunk = 4096;
+  // Outputs of at least this many bytes are written with non-temporal
+  // stores (streaming_store.h); 0 never. The default is the host's
+  // last-level cache size. Host targets only.
+  int64_t streaming_store_min_bytes = StreamingStoreThreshold();
   // The target's triple when it is not the host (AArch64 AOT): the dot and
   // convolution emitters size their register tiles by its vector registers.
   std::string target_triple;
