@@ -15,6 +15,9 @@
 //   - Elementwise loops: a work item is a chunk of one row of the output
 //     (the physically minor dimension); the inner loop over the chunk is
 //     the vectorizable one (CpuLoopMapping, the CPU's LoopMapping).
+//     Outputs larger than the last-level cache are computed a chunk at a
+//     time into a stack buffer and copied out with non-temporal stores
+//     (streaming_store.h).
 //   - Row reductions (the input's minor dimension is reduced): a work item
 //     is one output element; the innermost loop over the reduced minor
 //     dimension carries the accumulator, and the combiner is emitted with
