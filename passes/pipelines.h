@@ -2,13 +2,12 @@
 // simplification to a fixed point, then fusion, then dead code elimination.
 // `hlo-opt --platform=cuda --stage=hlo` runs MakePipeline("cuda", ...).
 //
-//   cpu:       simplify; instruction-fusion; multi-output-fusion; dce
-//   cuda/rocm: simplify; row-reduction-fusion; instruction-fusion (with dot
-//              epilogues); multi-output-fusion; dce
+//   every target: simplify; row-reduction-fusion; instruction-fusion (with
+//                 dot epilogues); multi-output-fusion; dce
 //
-// The GPU targets add the two fusion shapes that need a thread block per row
-// or a GEMM tile (fusion_kinds.h: kRowReduction, kDotEpilogue); the CPU
-// backend emits loop and reduction fusions only.
+// Row-reduction fusion and dot epilogues are the two fusion shapes that
+// need a whole row per thread block (or per CPU work item) or a GEMM tile
+// (fusion_kinds.h: kRowReduction, kDotEpilogue); every backend emits both.
 //
 // Measured against XLA:GPU (tools/fusion_stats, kernels = fusions + unfused
 // non-trivial ops): XLA makes softmax, layer norm and x/sum(x) one Triton

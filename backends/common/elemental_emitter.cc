@@ -1349,6 +1349,11 @@ void FusedIrEmitter::BindParameter(int64_t parameter_number,
   parameters_[parameter_number] = std::move(generator);
 }
 
+void FusedIrEmitter::BindInstruction(const HloInstruction* hlo,
+                                     ElementGenerator generator) {
+  generators_[hlo] = std::move(generator);
+}
+
 absl::StatusOr<ElementGenerator> FusedIrEmitter::GetGenerator(
     const HloInstruction* hlo) {
   if (auto it = generators_.find(hlo); it != generators_.end())

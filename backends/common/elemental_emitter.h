@@ -124,6 +124,10 @@ class FusedIrEmitter {
       : elemental_(elemental) {}
 
   void BindParameter(int64_t parameter_number, ElementGenerator generator);
+  // Replaces the generator of a non-parameter instruction: a kernel that
+  // computes some values itself (a row fusion's per-row reduction results)
+  // binds them before anything that uses them asks for a generator.
+  void BindInstruction(const HloInstruction* hlo, ElementGenerator generator);
   absl::StatusOr<ElementGenerator> GetGenerator(const HloInstruction* hlo);
 
  private:

@@ -94,7 +94,21 @@ bool IrIndex::LinearValidOn(const Shape& shape) const {
 IrArray::IrArray(llvm::Value* base, const Shape& shape)
     : base_(base), shape_(shape), strides_(LayoutStrides(shape)) {}
 
+IrArray IrArray::Window(llvm::Value* base, const Shape& shape,
+                        llvm::Value* origin) {
+  IrArray array(base, shape);
+  array.origin_ = origin;
+  return array;
+}
+
 llvm::Value* IrArray::EmitLinearOffset(const IrIndex& index,
+                                       llvm::IRBuilderBase* b) const {
+  llvm::Value* offset = EmitBufferOffset(index, b);
+  if (origin_ == nullptr) return offset;
+  return b->CreateSub(offset, origin_, "", /*HasNUW=*/true, /*HasNSW=*/true);
+}
+
+llvm::Value* IrArray::EmitBufferOffset(const IrIndex& index,
                                        llvm::IRBuilderBase* b) const {
   if (index.LinearValidOn(shape_)) return index.linear();
   llvm::Type* type = index.index_type() ? index.index_type() : b->getInt64Ty();

@@ -77,10 +77,18 @@ class IrArray {
   // array shape; a missing layout means row-major).
   IrArray(llvm::Value* base, const Shape& shape);
 
+  // A window of a buffer of `shape`: `base` points at the element whose
+  // physical linear position is `origin` (an index-typed value), and only
+  // positions from there on are addressed. The CPU kernels stage a chunk of
+  // an output in a stack buffer this way (streaming_store.h).
+  static IrArray Window(llvm::Value* base, const Shape& shape,
+                        llvm::Value* origin);
+
   llvm::Value* base() const { return base_; }
   const Shape& shape() const { return shape_; }
 
-  // Physical element offset of `index` (the linear fast path when valid).
+  // Physical element offset of `index` from base() (the linear fast path
+  // when valid).
   llvm::Value* EmitLinearOffset(const IrIndex& index,
                                 llvm::IRBuilderBase* b) const;
   llvm::Value* EmitElementPointer(const IrIndex& index,
@@ -94,9 +102,14 @@ class IrArray {
                          llvm::IRBuilderBase* b) const;
 
  private:
+  // Physical element offset of `index` from the buffer's start.
+  llvm::Value* EmitBufferOffset(const IrIndex& index,
+                                llvm::IRBuilderBase* b) const;
+
   llvm::Value* base_ = nullptr;
   Shape shape_;
   std::vector<int64_t> strides_;
+  llvm::Value* origin_ = nullptr;  // Window: base_'s physical position.
 };
 
 }  // namespace hloc

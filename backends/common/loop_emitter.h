@@ -71,6 +71,12 @@ class LoopEmitter {
   LoopEmitter(std::vector<ElementGenerator> generators,
               std::vector<IrArray> outputs, llvm::IRBuilderBase* b);
   absl::Status EmitLoop(LoopMapping& mapping);
+  // Where output i is stored from here on. A mapping that first writes a
+  // chunk elsewhere (the CPU's staged streaming stores) swaps the array
+  // before it emits the chunk's loop.
+  void set_output_array(size_t i, IrArray array) {
+    outputs_[i] = std::move(array);
+  }
   // The body alone: compute and store every output at `index`.
   absl::Status EmitBody(const IrIndex& index);
 

@@ -15,6 +15,7 @@
 #include "backends/common/loop_emitter.h"
 #include "backends/common/math_library.h"
 #include "backends/cpu/op_emitters.h"
+#include "backends/cpu/streaming_store.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
 #include "llvm/IR/Constants.h"
@@ -33,6 +34,9 @@ absl::Status Unimplemented(const HloInstruction& hlo, absl::string_view why) {
 }
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The longest chunk of a streamed elementwise loop (staged on the stack).
+constexpr int64_t kStreamChunkElements = 2048;
 
 // One output buffer of a kernel: the instruction computing it and, for a
 // tuple-shaped one (variadic reduce), which element.
@@ -201,8 +205,18 @@ RowPlan MakeRowPlan(const Shape& shape, int64_t max_chunk) {
 
 class CpuLoopMapping : public LoopMapping {
  public:
+  // Called around each work item's inner loop with the physical linear
+  // position of the chunk's first element and its length.
+  using ChunkHook =
+      std::function<void(llvm::Value* start, llvm::Value* length)>;
+
   CpuLoopMapping(llvm::Value* lo, llvm::Value* hi, RowPlan plan)
       : lo_(lo), hi_(hi), plan_(plan) {}
+
+  void set_chunk_hooks(ChunkHook before, ChunkHook after) {
+    before_chunk_ = std::move(before);
+    after_chunk_ = std::move(after);
+  }
 
   absl::Status EmitLoopNest(const Shape& shape, const BodyEmitter& body,
                             llvm::IRBuilderBase* b) override {
@@ -245,14 +259,19 @@ class CpuLoopMapping : public LoopMapping {
           }
           llvm::Value* row_base =
               b->CreateMul(row, b->getInt64(plan_.minor_size), "", true, true);
-          return EmitForLoop(
+          llvm::Value* start = b->CreateAdd(row_base, c0, "", true, true);
+          llvm::Value* length = b->CreateSub(c1, c0, "", true, true);
+          if (before_chunk_) before_chunk_(start, length);
+          HLOC_RETURN_IF_ERROR(EmitForLoop(
               "col", c0, c1, b->getInt64(1),
               [&](llvm::Value* c) {
                 multidim[m2m[0]] = c;
                 llvm::Value* linear = b->CreateAdd(row_base, c, "", true, true);
                 return body(IrIndex(multidim, linear, shape, i64));
               },
-              b);
+              b));
+          if (after_chunk_) after_chunk_(start, length);
+          return absl::OkStatus();
         },
         b);
   }
@@ -261,6 +280,8 @@ class CpuLoopMapping : public LoopMapping {
   llvm::Value* lo_;
   llvm::Value* hi_;
   RowPlan plan_;
+  ChunkHook before_chunk_;
+  ChunkHook after_chunk_;
 };
 
 // Loops over `dims` (most major first), setting index[dim] in each.
@@ -574,14 +595,40 @@ LoopSpec ColumnReductionLoop(const KernelInfo& info, const ReductionInfo& r,
   return spec;
 }
 
+// Outputs (positions in `outputs`) written with streaming stores: large,
+// and laid out like the iteration shape, so a chunk of the iteration is a
+// contiguous run of each.
+std::vector<size_t> StreamedOutputs(const KernelInfo& info,
+                                    const std::vector<size_t>& outputs,
+                                    const CpuCodegenOptions& options) {
+  const Shape& iteration = info.output_shapes[outputs[0]];
+  std::vector<size_t> streamed;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Shape& shape = info.output_shapes[outputs[i]];
+    if (UseStreamingStores(options, shape) &&
+        shape.SameDimensions(iteration) &&
+        shape.MinorToMajor() == iteration.MinorToMajor()) {
+      streamed.push_back(i);
+    }
+  }
+  return streamed;
+}
+
 LoopSpec ElementwiseLoop(const KernelInfo& info, std::vector<size_t> outputs,
                          const CpuCodegenOptions& options) {
   Shape iteration = info.output_shapes[outputs[0]];
-  RowPlan plan = MakeRowPlan(iteration, options.max_row_chunk);
+  std::vector<size_t> streamed = StreamedOutputs(info, outputs, options);
+  // Streamed chunks are staged on the stack: keep them L1-sized.
+  RowPlan plan = MakeRowPlan(
+      iteration, streamed.empty() ? options.max_row_chunk
+                                  : std::min<int64_t>(options.max_row_chunk,
+                                                      kStreamChunkElements));
   LoopSpec spec;
   spec.work_items = plan.work_items;
   spec.elements = iteration.ElementCount();
-  spec.emit = [info, outputs, plan](RangeContext& ctx) -> absl::Status {
+  spec.emit = [info, outputs, plan,
+               streamed](RangeContext& ctx) -> absl::Status {
+    llvm::IRBuilderBase* b = ctx.b;
     std::vector<ElementGenerator> generators;
     std::vector<IrArray> arrays;
     for (size_t o : outputs) {
@@ -590,9 +637,44 @@ LoopSpec ElementwiseLoop(const KernelInfo& info, std::vector<size_t> outputs,
       generators.push_back(std::move(g));
       arrays.push_back(ctx.outputs[o]);
     }
+    LoopEmitter emitter(std::move(generators), arrays, b);
     CpuLoopMapping mapping(ctx.lo, ctx.hi, plan);
-    return LoopEmitter(std::move(generators), std::move(arrays), ctx.b)
-        .EmitLoop(mapping);
+    // Each streamed output's chunk is computed into a stack buffer, then
+    // copied out with non-temporal stores.
+    std::vector<llvm::Value*> staging;
+    for (size_t i : streamed) {
+      const int64_t width = ByteWidth(arrays[i].shape().element_type());
+      auto* buffer = llvm::cast<llvm::AllocaInst>(EmitAllocaAtEntry(
+          llvm::ArrayType::get(b->getInt8Ty(), plan.chunk * width), "stage",
+          b));
+      buffer->setAlignment(llvm::Align(64));
+      staging.push_back(buffer);
+    }
+    if (!streamed.empty()) {
+      mapping.set_chunk_hooks(
+          [&](llvm::Value* start, llvm::Value*) {
+            for (size_t k = 0; k < streamed.size(); ++k) {
+              emitter.set_output_array(
+                  streamed[k], IrArray::Window(staging[k],
+                                               arrays[streamed[k]].shape(),
+                                               start));
+            }
+          },
+          [&](llvm::Value* start, llvm::Value* length) {
+            for (size_t k = 0; k < streamed.size(); ++k) {
+              const IrArray& out = arrays[streamed[k]];
+              llvm::Value* width =
+                  b->getInt64(ByteWidth(out.shape().element_type()));
+              EmitStreamingCopy(
+                  b->CreateGEP(b->getInt8Ty(), out.base(),
+                               b->CreateMul(start, width, "", true, true)),
+                  staging[k], b->CreateMul(length, width, "", true, true), b);
+            }
+          });
+    }
+    HLOC_RETURN_IF_ERROR(emitter.EmitLoop(mapping));
+    if (!streamed.empty()) EmitStreamingFence(b);
+    return absl::OkStatus();
   };
   return spec;
 }

@@ -15,6 +15,9 @@
 //   - Elementwise loops: a work item is a chunk of one row of the output
 //     (the physically minor dimension); the inner loop over the chunk is
 //     the vectorizable one (CpuLoopMapping, the CPU's LoopMapping).
+//     Outputs larger than the last-level cache are computed a chunk at a
+//     time into a stack buffer and copied out with non-temporal stores
+//     (streaming_store.h).
 //   - Row reductions (the input's minor dimension is reduced): a work item
 //     is one output element; the innermost loop over the reduced minor
 //     dimension carries the accumulator, and the combiner is emitted with
@@ -46,6 +49,7 @@
 
 #include "absl/status/statusor.h"
 #include "backends/cpu/jit.h"
+#include "backends/cpu/streaming_store.h"
 #include "hlo/instruction.h"
 
 namespace hloc {
@@ -60,6 +64,10 @@ struct CpuCodegenOptions {
   // The longest column chunk of column reductions (elements of the minor
   // dimension); shorter when that leaves a thread without work.
   int64_t column_chunk = 4096;
+  // Outputs of at least this many bytes are written with non-temporal
+  // stores (streaming_store.h); 0 never. The default is the host's
+  // last-level cache size. Host targets only.
+  int64_t streaming_store_min_bytes = StreamingStoreThreshold();
   // The target's triple when it is not the host (AArch64 AOT): the dot and
   // convolution emitters size their register tiles by its vector registers.
   std::string target_triple;

@@ -6,6 +6,7 @@
 #include "backends/cpu/control_flow_emitter.h"
 #include "backends/cpu/conv_emitter.h"
 #include "backends/cpu/dot_emitter.h"
+#include "backends/cpu/row_fusion_emitter.h"
 #include "backends/cpu/scatter_emitter.h"
 #include "backends/cpu/sort_emitter.h"
 #include "llvm/IR/Function.h"
@@ -19,6 +20,7 @@ absl::Status Dispatch(const HloInstruction& hlo, const std::string& symbol,
                       const OpEmitterContext& ctx) {
   if (IsDotKernel(hlo)) return EmitDotKernel(hlo, symbol, ctx);
   if (IsControlFlow(hlo)) return EmitControlFlowKernel(hlo, symbol, ctx);
+  if (IsRowFusionKernel(hlo)) return EmitRowFusionKernel(hlo, symbol, ctx);
   switch (hlo.opcode()) {
     case HloOpcode::kConvolution:
       return EmitConvolutionKernel(hlo, symbol, ctx);
@@ -34,7 +36,9 @@ absl::Status Dispatch(const HloInstruction& hlo, const std::string& symbol,
 }  // namespace
 
 bool HasOpEmitter(const HloInstruction& hlo) {
-  if (IsDotKernel(hlo) || IsControlFlow(hlo)) return true;
+  if (IsDotKernel(hlo) || IsControlFlow(hlo) || IsRowFusionKernel(hlo)) {
+    return true;
+  }
   switch (hlo.opcode()) {
     case HloOpcode::kConvolution:
     case HloOpcode::kSort:

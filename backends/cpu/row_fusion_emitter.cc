@@ -1,0 +1,386 @@
+#include "backends/cpu/row_fusion_emitter.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "backends/common/elemental_emitter.h"
+#include "backends/common/ir_array.h"
+#include "backends/common/loop_emitter.h"
+#include "backends/cpu/ir_emitter.h"
+#include "backends/cpu/streaming_store.h"
+#include "hlo/computation.h"
+#include "hlo/status_macros.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "passes/fusion/fusion_kinds.h"
+
+namespace hloc {
+namespace {
+
+// At most this many bytes of row cache per thread (a row is at most
+// kMaxRowBytes); further reduction inputs are recomputed instead.
+constexpr int64_t kMaxRowCacheBytes = 4 * kMaxRowBytes;
+
+// Indices into a row-major array of num_rows * row_length elements (a full
+// value) for logical position r * row_length + c: the dimensions split into
+// a leading group (the row, split once per row) and a trailing group (the
+// position in the row), so the inner loop over c does no division when
+// the row is one dimension.
+class RowIndexer {
+ public:
+  RowIndexer(const Shape& shape, int64_t row_length, llvm::Value* row,
+             llvm::IRBuilderBase* b)
+      : shape_(shape), row_length_(row_length), row_(row) {
+    const int64_t rank = shape.rank();
+    // The shortest trailing group holding row_length elements.
+    int64_t product = 1;
+    split_ = rank;
+    while (split_ > 0 && product < row_length) {
+      product *= shape.dimensions(--split_);
+    }
+    leading_ = SplitRowMajor(row, 0, split_, b);
+  }
+
+  IrIndex At(llvm::Value* c, llvm::IRBuilderBase* b) const {
+    std::vector<llvm::Value*> multidim = leading_;
+    std::vector<llvm::Value*> trailing =
+        SplitRowMajor(c, split_, shape_.rank(), b);
+    multidim.insert(multidim.end(), trailing.begin(), trailing.end());
+    llvm::Value* linear = b->CreateAdd(
+        b->CreateMul(row_, b->getInt64(row_length_), "", true, true), c, "",
+        true, true);
+    return IrIndex(std::move(multidim), linear, shape_, b->getInt64Ty());
+  }
+
+  // Position in the row of an index into this shape.
+  llvm::Value* PositionInRow(const IrIndex& index,
+                             llvm::IRBuilderBase* b) const {
+    llvm::Value* position = b->getInt64(0);
+    int64_t stride = 1;
+    for (int64_t d = shape_.rank() - 1; d >= split_; --d) {
+      if (shape_.dimensions(d) != 1) {
+        position = b->CreateAdd(
+            position,
+            b->CreateMul(index[d], b->getInt64(stride), "", true, true), "",
+            true, true);
+      }
+      stride *= shape_.dimensions(d);
+    }
+    return position;
+  }
+
+ private:
+  // Row-major split of x over dimensions [from, to) of the shape.
+  std::vector<llvm::Value*> SplitRowMajor(llvm::Value* x, int64_t from,
+                                          int64_t to,
+                                          llvm::IRBuilderBase* b) const {
+    std::vector<llvm::Value*> out(to - from, b->getInt64(0));
+    std::vector<int64_t> live;
+    for (int64_t d = from; d < to; ++d) {
+      if (shape_.dimensions(d) != 1) live.push_back(d);
+    }
+    int64_t stride = 1;
+    for (size_t i = live.size(); i-- > 0;) {
+      const int64_t d = live[i];
+      llvm::Value* v = x;
+      if (stride != 1) v = b->CreateUDiv(v, b->getInt64(stride));
+      if (i > 0) v = b->CreateURem(v, b->getInt64(shape_.dimensions(d)));
+      out[d - from] = v;
+      stride *= shape_.dimensions(d);
+    }
+    return out;
+  }
+
+  Shape shape_;
+  int64_t row_length_;
+  llvm::Value* row_;
+  int64_t split_ = 0;
+  std::vector<llvm::Value*> leading_;
+};
+
+struct RowOutput {
+  const HloInstruction* root;
+  IrArray array;
+  bool full;  // else per-row: one element per row
+  // A full output written with streaming stores: its row is staged here.
+  llvm::Value* stage = nullptr;
+};
+
+// Users of `hlo` inside the fusion other than `except`.
+bool HasOtherUsers(const HloInstruction* hlo, const HloInstruction* except) {
+  for (const HloInstruction* user : hlo->users()) {
+    if (user != except) return true;
+  }
+  return false;
+}
+
+class RowFusionEmitter {
+ public:
+  RowFusionEmitter(const HloInstruction& fusion, RowReductionInfo info,
+                   const OpEmitterContext& ctx)
+      : fusion_(fusion), info_(std::move(info)), ctx_(ctx) {}
+
+  absl::Status Emit(const std::string& symbol);
+
+ private:
+  absl::Status EmitRow(llvm::Value* row);
+  absl::Status EmitReductionPass(const HloInstruction* reduce,
+                                 llvm::Value* row);
+  absl::Status EmitOutputPass(llvm::Value* row);
+  // A row buffer for `hlo`'s values, or nullptr when it should not be
+  // cached (read straight from a parameter, not used again, or no room).
+  absl::StatusOr<llvm::Value*> RowCacheFor(const HloInstruction* hlo,
+                                           const HloInstruction* reduce);
+
+  const HloInstruction& fusion_;
+  RowReductionInfo info_;
+  const OpEmitterContext& ctx_;
+  llvm::IRBuilderBase* b_ = nullptr;
+  ElementalEmitter* elemental_ = nullptr;
+  FusedIrEmitter* fused_ = nullptr;
+  std::vector<RowOutput> outputs_;
+  int64_t cache_bytes_ = 0;
+};
+
+absl::StatusOr<llvm::Value*> RowFusionEmitter::RowCacheFor(
+    const HloInstruction* hlo, const HloInstruction* reduce) {
+  if (hlo->opcode() == HloOpcode::kParameter ||
+      hlo->opcode() == HloOpcode::kConstant || !HasOtherUsers(hlo, reduce)) {
+    return nullptr;
+  }
+  HLOC_ASSIGN_OR_RETURN(
+      llvm::Type * type,
+      RegisterType(hlo->shape().element_type(), b_->getContext()));
+  const int64_t bytes =
+      info_.rows.row_length *
+      std::max<int64_t>(1, type->getPrimitiveSizeInBits() / 8);
+  if (cache_bytes_ + bytes > kMaxRowCacheBytes) return nullptr;
+  cache_bytes_ += bytes;
+  llvm::Type* array = llvm::ArrayType::get(type, info_.rows.row_length);
+  auto* cache = llvm::cast<llvm::AllocaInst>(
+      EmitAllocaAtEntry(array, absl::StrCat(hlo->name(), ".row"), b_));
+  cache->setAlignment(llvm::Align(64));
+  return cache;
+}
+
+absl::Status RowFusionEmitter::EmitReductionPass(const HloInstruction* reduce,
+                                                 llvm::Value* row) {
+  llvm::IRBuilderBase* b = b_;
+  const HloInstruction* input = reduce->operand(0);
+  HLOC_ASSIGN_OR_RETURN(ElementGenerator input_gen,
+                        fused_->GetGenerator(input));
+  HLOC_ASSIGN_OR_RETURN(ElementGenerator init_gen,
+                        fused_->GetGenerator(reduce->operand(1)));
+  HLOC_ASSIGN_OR_RETURN(
+      llvm::Type * type,
+      RegisterType(reduce->shape().element_type(), b->getContext()));
+  HLOC_ASSIGN_OR_RETURN(llvm::Value * init,
+                        init_gen(IrIndex::Scalar(b->getInt64Ty())));
+  llvm::Value* acc = EmitAllocaAtEntry(type, "acc", b);
+  b->CreateStore(init, acc);
+  HLOC_ASSIGN_OR_RETURN(llvm::Value * cache, RowCacheFor(input, reduce));
+  llvm::Type* cache_type = cache == nullptr
+                               ? nullptr
+                               : llvm::cast<llvm::AllocaInst>(cache)
+                                     ->getAllocatedType()
+                                     ->getArrayElementType();
+  RowIndexer indexer(input->shape(), info_.rows.row_length, row, b);
+  HLOC_RETURN_IF_ERROR(EmitForLoop(
+      "reduce", b->getInt64(0), b->getInt64(info_.rows.row_length),
+      b->getInt64(1),
+      [&](llvm::Value* c) -> absl::Status {
+        HLOC_ASSIGN_OR_RETURN(llvm::Value * x, input_gen(indexer.At(c, b)));
+        if (cache != nullptr) {
+          b->CreateStore(x, b->CreateInBoundsGEP(cache_type, cache, c));
+        }
+        // Reassociation lets the vectorizer keep vector partial results;
+        // the sum order differs from a sequential loop, as in XLA.
+        llvm::IRBuilderBase::FastMathFlagGuard guard(*b);
+        llvm::FastMathFlags flags;
+        flags.setAllowReassoc();
+        b->setFastMathFlags(flags);
+        HLOC_ASSIGN_OR_RETURN(
+            llvm::Value * next,
+            elemental_->EmitScalarComputation(reduce->to_apply(),
+                                              {b->CreateLoad(type, acc), x}));
+        b->CreateStore(next, acc);
+        return absl::OkStatus();
+      },
+      b));
+  // The row's result, for everything computed after this pass.
+  llvm::Value* value = b->CreateLoad(type, acc, reduce->name());
+  fused_->BindInstruction(
+      reduce, [value](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+        return value;
+      });
+  if (cache != nullptr) {
+    fused_->BindInstruction(
+        input,
+        [cache, cache_type, indexer,
+         b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+          return b->CreateLoad(
+              cache_type, b->CreateInBoundsGEP(cache_type, cache,
+                                               indexer.PositionInRow(index, b)));
+        });
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RowFusionEmitter::EmitOutputPass(llvm::Value* row) {
+  llvm::IRBuilderBase* b = b_;
+  std::vector<std::pair<ElementGenerator, RowIndexer>> full;
+  std::vector<const RowOutput*> full_outputs;
+  for (const RowOutput& o : outputs_) {
+    HLOC_ASSIGN_OR_RETURN(ElementGenerator g, fused_->GetGenerator(o.root));
+    if (o.full) {
+      full.emplace_back(
+          std::move(g),
+          RowIndexer(o.array.shape(), info_.rows.row_length, row, b));
+      full_outputs.push_back(&o);
+      continue;
+    }
+    IrIndex index = IrIndex::FromLinear(row, o.array.shape(), b);
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * v, g(index));
+    HLOC_RETURN_IF_ERROR(o.array.EmitWrite(index, v, b));
+  }
+  if (full.empty()) return absl::OkStatus();
+  // Streamed outputs are written to their stage buffer, then copied out.
+  const int64_t length = info_.rows.row_length;
+  llvm::Value* row_start =
+      b->CreateMul(row, b->getInt64(length), "", true, true);
+  std::vector<IrArray> targets;
+  for (const RowOutput* o : full_outputs) {
+    targets.push_back(o->stage == nullptr ? o->array
+                                          : IrArray::Window(o->stage,
+                                                            o->array.shape(),
+                                                            row_start));
+  }
+  HLOC_RETURN_IF_ERROR(EmitForLoop(
+      "write", b->getInt64(0), b->getInt64(length), b->getInt64(1),
+      [&](llvm::Value* c) -> absl::Status {
+        for (size_t i = 0; i < full.size(); ++i) {
+          IrIndex index = full[i].second.At(c, b);
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, full[i].first(index));
+          HLOC_RETURN_IF_ERROR(targets[i].EmitWrite(index, v, b));
+        }
+        return absl::OkStatus();
+      },
+      b));
+  for (const RowOutput* o : full_outputs) {
+    if (o->stage == nullptr) continue;
+    llvm::Value* width =
+        b->getInt64(ByteWidth(o->array.shape().element_type()));
+    EmitStreamingCopy(
+        b->CreateGEP(b->getInt8Ty(), o->array.base(),
+                     b->CreateMul(row_start, width, "", true, true)),
+        o->stage, b->CreateMul(b->getInt64(length), width, "", true, true),
+        b);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RowFusionEmitter::EmitRow(llvm::Value* row) {
+  for (const HloInstruction* reduce : info_.reductions) {
+    HLOC_RETURN_IF_ERROR(EmitReductionPass(reduce, row));
+  }
+  return EmitOutputPass(row);
+}
+
+absl::Status RowFusionEmitter::Emit(const std::string& symbol) {
+  llvm::Module* module = ctx_.module;
+  const HloComputation* fused = fusion_.fused_computation();
+  std::vector<const HloInstruction*> roots;
+  const HloInstruction* root = fused->root_instruction();
+  if (root->opcode() == HloOpcode::kTuple) {
+    roots.assign(root->operands().begin(), root->operands().end());
+  } else {
+    roots.push_back(root);
+  }
+  std::vector<Shape> output_shapes;
+  if (fusion_.shape().IsTuple()) {
+    output_shapes = fusion_.shape().tuple_shapes();
+  } else {
+    output_shapes.push_back(fusion_.shape());
+  }
+  if (output_shapes.size() != roots.size()) {
+    return OpUnimplemented(fusion_, "outputs do not match the fused roots");
+  }
+  for (const HloInstruction* operand : fusion_.operands()) {
+    if (!operand->shape().IsArray()) {
+      return OpUnimplemented(fusion_, "an operand is not an array");
+    }
+  }
+  const int64_t num_inputs = fusion_.operand_count();
+  const int64_t num_buffers = num_inputs + static_cast<int64_t>(roots.size());
+  llvm::Function* range =
+      CreateRangeFunction(module, symbol + ".rows", num_buffers);
+  llvm::IRBuilder<> builder(&range->getEntryBlock());
+  b_ = &builder;
+  ElementalEmitter elemental(module, &builder, ctx_.math);
+  FusedIrEmitter fused_emitter(&elemental);
+  elemental_ = &elemental;
+  fused_ = &fused_emitter;
+  for (int64_t i = 0; i < num_inputs; ++i) {
+    IrArray array(range->getArg(i), fusion_.operand(i)->shape());
+    fused_emitter.BindParameter(
+        i, [array, &builder](const IrIndex& index) {
+          return array.EmitRead(index, &builder);
+        });
+  }
+  const int64_t full_elements = info_.rows.num_rows * info_.rows.row_length;
+  bool streams = false;
+  for (size_t o = 0; o < roots.size(); ++o) {
+    const Shape& shape = output_shapes[o];
+    if (!shape.IsArray()) {
+      return OpUnimplemented(fusion_, "an output is not an array");
+    }
+    IrArray array(range->getArg(num_inputs + o), shape);
+    const bool full = shape.ElementCount() == full_elements;
+    llvm::Value* stage = nullptr;
+    if (full && UseStreamingStores(*ctx_.options, shape)) {
+      auto* buffer = llvm::cast<llvm::AllocaInst>(EmitAllocaAtEntry(
+          llvm::ArrayType::get(builder.getInt8Ty(),
+                               info_.rows.row_length *
+                                   ByteWidth(shape.element_type())),
+          "stage", &builder));
+      buffer->setAlignment(llvm::Align(64));
+      stage = buffer;
+      streams = true;
+    }
+    outputs_.push_back({roots[o], array, full, stage});
+  }
+  HLOC_RETURN_IF_ERROR(EmitForLoop(
+      "row", range->getArg(num_buffers), range->getArg(num_buffers + 1),
+      builder.getInt64(1), [&](llvm::Value* row) { return EmitRow(row); },
+      &builder));
+  if (streams) EmitStreamingFence(&builder);
+  builder.CreateRetVoid();
+  const int64_t rows = info_.rows.num_rows;
+  EmitKernelEntry(
+      module, symbol, num_buffers,
+      {{range, rows, ShouldRunParallel(*ctx_.options, rows, full_elements)}});
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool IsRowFusionKernel(const HloInstruction& hlo) {
+  return hlo.opcode() == HloOpcode::kFusion &&
+         GetFusionShape(hlo) == FusionShape::kRowReduction;
+}
+
+absl::Status EmitRowFusionKernel(const HloInstruction& hlo,
+                                 const std::string& symbol,
+                                 const OpEmitterContext& ctx) {
+  absl::StatusOr<RowReductionInfo> info =
+      AnalyzeRowReduction(*hlo.fused_computation());
+  if (!info.ok()) return OpUnimplemented(hlo, info.status().message());
+  return RowFusionEmitter(hlo, *std::move(info), ctx).Emit(symbol);
+}
+
+}  // namespace hloc
