@@ -27,6 +27,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "backends/cpu/cpu_compiler.h"
+#include "hlo/large_block_allocator.h"
 #include "hlo/module.h"
 #include "hlo/proto/proto_export.h"
 #include "hlo/text/parser.h"
@@ -171,18 +172,25 @@ std::vector<absl::StatusOr<Stats>> MeasureInterleaved(
 // ---------------------------------------------------------------------------
 // Aligned host memory.
 
+// Blocks from the allocator literals and runs use (huge-page backed when
+// large), so the copy reference, the kernels alone and Run() all work on
+// the same kind of memory: what differs between their rows is the code.
 struct AlignedFree {
-  void operator()(uint8_t* p) const { std::free(p); }
+  size_t bytes = 0;
+  void operator()(uint8_t* p) const {
+    LargeBlockAllocator::Global().Free(p, bytes);
+  }
 };
 using AlignedBlock = std::unique_ptr<uint8_t[], AlignedFree>;
 
 // `bytes` of 64-byte aligned memory, written once so that timed code does
 // not pay for first-touch page faults.
 AlignedBlock AllocateTouched(int64_t bytes) {
-  const int64_t rounded = std::max<int64_t>(
-      kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
+  const size_t rounded = static_cast<size_t>(std::max<int64_t>(
+      kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment));
   AlignedBlock block(
-      static_cast<uint8_t*>(std::aligned_alloc(kAlignment, rounded)));
+      static_cast<uint8_t*>(LargeBlockAllocator::Global().Allocate(rounded)),
+      AlignedFree{rounded});
   if (block != nullptr) std::memset(block.get(), 0, rounded);
   return block;
 }
