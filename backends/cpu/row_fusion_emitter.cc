@@ -26,6 +26,9 @@ namespace {
 // kMaxRowBytes); further reduction inputs are recomputed instead.
 constexpr int64_t kMaxRowCacheBytes = 4 * kMaxRowBytes;
 
+// How many rows ahead the inputs are prefetched (EmitPrefetchAhead).
+constexpr int64_t kPrefetchRows = 2;
+
 // Indices into a row-major array of num_rows * row_length elements (a full
 // value) for logical position r * row_length + c: the dimensions split into
 // a leading group (the row, split once per row) and a trailing group (the
@@ -129,11 +132,12 @@ class RowFusionEmitter {
 
  private:
   absl::Status EmitRow(llvm::Value* row);
-  // Prefetches the next row of every full input into L2. The first pass
-  // over a row is the only one that reads memory; without this, memory
-  // idles while the later passes work from L1, and the hardware prefetcher
-  // only runs ahead of demand loads.
-  void EmitPrefetchNextRow(llvm::Value* row);
+  // Prefetches the row after next of every full input into L2. The first
+  // pass over a row is the only one that reads memory; without this,
+  // memory idles while the later passes work from L1, and the hardware
+  // prefetcher only runs ahead of demand loads. Two rows ahead leaves a
+  // whole row's work for the lines to arrive.
+  void EmitPrefetchAhead(llvm::Value* row);
   absl::Status EmitReductionPass(const HloInstruction* reduce,
                                  llvm::Value* row);
   absl::Status EmitOutputPass(llvm::Value* row);
@@ -290,7 +294,7 @@ absl::Status RowFusionEmitter::EmitOutputPass(llvm::Value* row) {
   return absl::OkStatus();
 }
 
-void RowFusionEmitter::EmitPrefetchNextRow(llvm::Value* row) {
+void RowFusionEmitter::EmitPrefetchAhead(llvm::Value* row) {
   llvm::IRBuilderBase* b = b_;
   const int64_t full_elements = info_.rows.num_rows * info_.rows.row_length;
   std::vector<const IrArray*> inputs;
@@ -300,7 +304,8 @@ void RowFusionEmitter::EmitPrefetchNextRow(llvm::Value* row) {
     }
   }
   if (inputs.empty()) return;
-  llvm::Value* next = b->CreateAdd(row, b->getInt64(1), "", true, true);
+  llvm::Value* next =
+      b->CreateAdd(row, b->getInt64(kPrefetchRows), "", true, true);
   absl::Status ignored = EmitIfThenElse(
       b->CreateICmpULT(next, b->getInt64(info_.rows.num_rows)),
       [&]() -> absl::Status {
@@ -331,7 +336,7 @@ void RowFusionEmitter::EmitPrefetchNextRow(llvm::Value* row) {
 }
 
 absl::Status RowFusionEmitter::EmitRow(llvm::Value* row) {
-  EmitPrefetchNextRow(row);
+  EmitPrefetchAhead(row);
   for (const HloInstruction* reduce : info_.reductions) {
     HLOC_RETURN_IF_ERROR(EmitReductionPass(reduce, row));
   }
