@@ -6,9 +6,10 @@
 // (expf/exp, ...) by default; a GPU target overrides FunctionName to call
 // libdevice (__nv_expf) or ocml (__ocml_exp_f32), and may override single
 // functions where it has a native instruction. HostMathLibrary (the CPU's)
-// replaces exp, log and tanh of f32 with branch-free polynomial
-// approximations written in IR, so loops that use them still vectorize;
-// everything else is a libm call, which the loop vectorizer cannot widen.
+// replaces exp, log and tanh of f32 with branch-free polynomial and
+// rational approximations written in IR, so loops that use them still
+// vectorize; everything else is a libm call, which the loop vectorizer
+// cannot widen.
 #ifndef BACKENDS_COMMON_MATH_LIBRARY_H_
 #define BACKENDS_COMMON_MATH_LIBRARY_H_
 
@@ -75,8 +76,16 @@ class HostMathLibrary : public MathLibrary {
                     llvm::IRBuilderBase* b) const override;
 };
 
-// The polynomial approximations, for any target that wants them (a few ulp
-// of error; NaN, infinities and zeros handled as libm does).
+// The approximations, for any target that wants them: scalar, branch-free
+// IR without calls or target intrinsics (llvm.fmuladd for the multiply-adds,
+// fused where the target has FMA), so the loop vectorizer widens it for
+// x86 and AArch64 alike. NaN, infinities and zeros are handled as libm does.
+// Maximum errors over all 2^32 f32 inputs (math_library_test with
+// HLOC_MATH_EXHAUSTIVE=1), with FMA / without:
+//   exp:  1.48 / 1.83 ulp for normal results; results below FLT_MIN (x
+//         below about -87.34) are flushed to +0; +inf from x >= 88.7228394.
+//   log:  0.93 / 0.95 ulp, denormal inputs included.
+//   tanh: 5.2 / 6.3 ulp (results just below 1); |tanh| never exceeds 1.
 llvm::Value* EmitFastExpF32(llvm::Value* x, llvm::IRBuilderBase* b);
 llvm::Value* EmitFastLogF32(llvm::Value* x, llvm::IRBuilderBase* b);
 llvm::Value* EmitFastTanhF32(llvm::Value* x, llvm::IRBuilderBase* b);
