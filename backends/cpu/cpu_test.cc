@@ -922,8 +922,8 @@ ENTRY main {
   auto executable = CompileForCpu(**module, options);
   ASSERT_TRUE(executable.ok()) << executable.status();
   const std::string& ir = (*executable)->optimized_ir();
-  EXPECT_TRUE(ir.find("fadd reassoc <8 x float>") != std::string::npos ||
-              ir.find("fadd reassoc <16 x float>") != std::string::npos)
+  EXPECT_TRUE(ir.find("fadd reassoc nsz <8 x float>") != std::string::npos ||
+              ir.find("fadd reassoc nsz <16 x float>") != std::string::npos)
       << ir;
 }
 

@@ -385,11 +385,7 @@ absl::Status EmitCombine(
   llvm::Value* r;
   {
     llvm::IRBuilderBase::FastMathFlagGuard guard(*b);
-    if (reassociate) {
-      llvm::FastMathFlags flags;
-      flags.setAllowReassoc();
-      b->setFastMathFlags(flags);
-    }
+    if (reassociate) b->setFastMathFlags(ReductionFastMathFlags());
     HLOC_ASSIGN_OR_RETURN(
         r, ctx.elemental->EmitScalarComputation(s.reduce->to_apply(), args));
   }

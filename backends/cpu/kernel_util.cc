@@ -119,6 +119,13 @@ void EmitKernelEntry(llvm::Module* module, const std::string& symbol,
   b.CreateRetVoid();
 }
 
+llvm::FastMathFlags ReductionFastMathFlags() {
+  llvm::FastMathFlags flags;
+  flags.setAllowReassoc();
+  flags.setNoSignedZeros();
+  return flags;
+}
+
 bool ShouldRunParallel(const CpuCodegenOptions& options, int64_t work_items,
                        int64_t elements) {
   return options.parallel && work_items >= 2 &&

@@ -24,6 +24,7 @@
 #include "hlo/shape.h"
 
 namespace llvm {
+class FastMathFlags;
 class Function;
 class IRBuilderBase;
 class Module;
@@ -82,6 +83,15 @@ absl::Status EmitWhileLoop(
     absl::string_view name, llvm::Value* start, llvm::Value* end,
     const std::function<absl::StatusOr<llvm::Value*>(llvm::Value*)>& body,
     llvm::IRBuilderBase* b);
+
+// The fast-math flags of a reduction's combiner when the reduction order
+// is free (row reductions): reassoc, so the loop vectorizer keeps vector
+// partial results (the order differs from a sequential loop, as in XLA),
+// and nsz, since a reduction in unspecified order has no defined sign for
+// a zero result either (XLA's own maximum returns whichever of -0 and +0
+// comes first). nsz makes a maximum/minimum combiner one vmaxps and a NaN
+// fix-up instead of six instructions; NaN still propagates.
+llvm::FastMathFlags ReductionFastMathFlags();
 
 // Marks every loop of `fn` llvm.loop.unroll.disable: loop nests of known
 // trip counts (tiles, blocks) would otherwise be unrolled into megabytes of

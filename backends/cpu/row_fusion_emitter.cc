@@ -208,12 +208,8 @@ absl::Status RowFusionEmitter::EmitReductionPass(const HloInstruction* reduce,
         if (cache != nullptr) {
           b->CreateStore(x, b->CreateInBoundsGEP(cache_type, cache, c));
         }
-        // Reassociation lets the vectorizer keep vector partial results;
-        // the sum order differs from a sequential loop, as in XLA.
         llvm::IRBuilderBase::FastMathFlagGuard guard(*b);
-        llvm::FastMathFlags flags;
-        flags.setAllowReassoc();
-        b->setFastMathFlags(flags);
+        b->setFastMathFlags(ReductionFastMathFlags());
         HLOC_ASSIGN_OR_RETURN(
             llvm::Value * next,
             elemental_->EmitScalarComputation(reduce->to_apply(),
