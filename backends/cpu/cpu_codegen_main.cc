@@ -1,15 +1,20 @@
 // hlo-cpu-codegen: prints what the CPU backend makes of an HLO module, for
 // reading and for FileCheck tests (backends/cpu/tests):
 //
-//   hlo-cpu-codegen [--emit=llvm|llvm-opt|asm] [--pipeline] [--serial] FILE
+//   hlo-cpu-codegen [--emit=llvm|llvm-opt|asm] [--pipeline] [--serial]
+//                   [--streaming-min-bytes=N] FILE
 //
 //   --emit=llvm      the kernels' LLVM IR as emitted (default)
 //   --emit=llvm-opt  the LLVM IR after the O3 pipeline for the host CPU
 //   --emit=asm       the host assembly
 //   --pipeline       run the CPU pass pipeline (simplify, fuse) first
 //   --serial         no OpenMP: every loop runs on the calling thread
+//   --streaming-min-bytes=N  outputs of N bytes or more use non-temporal
+//                    stores (default: the host's last-level cache size;
+//                    0: never), so tests do not depend on the host's cache
 // FILE may be "-" for standard input. Errors go to stderr with exit code 1.
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -41,10 +46,19 @@ int main(int argc, char** argv) {
       pipeline = true;
     } else if (arg == "--serial") {
       options.codegen.parallel = false;
+    } else if (arg.rfind("--streaming-min-bytes=", 0) == 0) {
+      const std::string value = arg.substr(22);
+      char* end = nullptr;
+      const long long bytes = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || bytes < 0) {
+        return Fail("--streaming-min-bytes needs a byte count, not '" + value +
+                    "'");
+      }
+      options.codegen.streaming_store_min_bytes = bytes;
     } else if (arg == "--help" || arg == "-h") {
       std::printf(
           "usage: hlo-cpu-codegen [--emit=llvm|llvm-opt|asm] [--pipeline] "
-          "[--serial] FILE\n");
+          "[--serial] [--streaming-min-bytes=N] FILE\n");
       return 0;
     } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
       return Fail("unknown flag " + arg);
