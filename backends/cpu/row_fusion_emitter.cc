@@ -1,7 +1,6 @@
 #include "backends/cpu/row_fusion_emitter.h"
 
 #include <algorithm>
-#include <optional>
 #include <utility>
 #include <vector>
 
@@ -122,6 +121,26 @@ bool HasOtherUsers(const HloInstruction* hlo, const HloInstruction* except) {
   return false;
 }
 
+// The fused instructions that depend on a reduction: the "full" and
+// "per-row" values of fusion_kinds.h, which are only ever read at their
+// own row. (An invariant value may be read at any row -- through a
+// reverse, say -- so it must not come from a one-row cache.)
+absl::flat_hash_set<const HloInstruction*> DependentsOfReductions(
+    const HloComputation& fused,
+    const std::vector<const HloInstruction*>& reductions) {
+  absl::flat_hash_set<const HloInstruction*> dependents(reductions.begin(),
+                                                         reductions.end());
+  for (const HloInstruction* instr : fused.MakeInstructionPostOrder()) {
+    for (const HloInstruction* operand : instr->operands()) {
+      if (dependents.contains(operand)) {
+        dependents.insert(instr);
+        break;
+      }
+    }
+  }
+  return dependents;
+}
+
 class RowFusionEmitter {
  public:
   RowFusionEmitter(const HloInstruction& fusion, RowReductionInfo info,
@@ -142,7 +161,7 @@ class RowFusionEmitter {
                                  llvm::Value* row);
   absl::Status EmitOutputPass(llvm::Value* row);
   // A row buffer for `hlo`'s values, or nullptr when it should not be
-  // cached (read straight from a parameter, not used again, or no room).
+  // cached (not a row value, not used again, or no room).
   absl::StatusOr<llvm::Value*> RowCacheFor(const HloInstruction* hlo,
                                            const HloInstruction* reduce);
 
@@ -152,6 +171,8 @@ class RowFusionEmitter {
   llvm::IRBuilderBase* b_ = nullptr;
   ElementalEmitter* elemental_ = nullptr;
   FusedIrEmitter* fused_ = nullptr;
+  // Values that depend on a reduction: the only ones the row cache holds.
+  absl::flat_hash_set<const HloInstruction*> row_values_;
   std::vector<IrArray> inputs_;
   std::vector<RowOutput> outputs_;
   int64_t cache_bytes_ = 0;
@@ -159,8 +180,7 @@ class RowFusionEmitter {
 
 absl::StatusOr<llvm::Value*> RowFusionEmitter::RowCacheFor(
     const HloInstruction* hlo, const HloInstruction* reduce) {
-  if (hlo->opcode() == HloOpcode::kParameter ||
-      hlo->opcode() == HloOpcode::kConstant || !HasOtherUsers(hlo, reduce)) {
+  if (!row_values_.contains(hlo) || !HasOtherUsers(hlo, reduce)) {
     return nullptr;
   }
   HLOC_ASSIGN_OR_RETURN(
@@ -363,6 +383,7 @@ absl::Status RowFusionEmitter::Emit(const std::string& symbol) {
       return OpUnimplemented(fusion_, "an operand is not an array");
     }
   }
+  row_values_ = DependentsOfReductions(*fused, info_.reductions);
   const int64_t num_inputs = fusion_.operand_count();
   const int64_t num_buffers = num_inputs + static_cast<int64_t>(roots.size());
   llvm::Function* range =

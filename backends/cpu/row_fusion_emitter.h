@@ -16,10 +16,12 @@
 // memory once, where three or five unfused kernels would move the
 // intermediates as well.
 //
-// Row cache: a reduction input that a later pass uses again (softmax's
-// exp(x - max), read by the sum and by the division) is stored into a
-// per-thread row buffer while it is reduced, and later passes read it back
-// instead of recomputing it.
+// Row cache: a reduction input that depends on an earlier reduction and
+// that a later pass uses again (softmax's exp(x - max), read by the sum
+// and by the division) is stored into a per-thread row buffer while it is
+// reduced, and later passes read it back instead of recomputing it. Only
+// such values are cached: they are only ever read at their own row, while
+// an invariant value may be read at another row (through a reverse).
 #ifndef BACKENDS_CPU_ROW_FUSION_EMITTER_H_
 #define BACKENDS_CPU_ROW_FUSION_EMITTER_H_
 

@@ -146,6 +146,25 @@ ENTRY main {
 }
 )";
 
+// exp(x) is reduced and also read at another row (reversed): it must not
+// come from the row cache, which holds only the current row.
+constexpr char kReversedRows[] = R"(HloModule reversed_rows
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[$R,$L] parameter(0)
+  e = f32[$R,$L] exponential(x)
+  zero = f32[] constant(0)
+  s = f32[$R] reduce(e, zero), dimensions={1}, to_apply=add
+  sb = f32[$R,$L] broadcast(s), dimensions={0}
+  er = f32[$R,$L] reverse(e), dimensions={0}
+  ROOT y = f32[$R,$L] divide(er, sb)
+}
+)";
+
 // A plain elementwise chain, for streaming in the elementwise loops.
 constexpr char kChain[] = R"(HloModule chain
 ENTRY main {
@@ -266,6 +285,12 @@ TEST(RowFusionTest, PerRowOutputs) {
 TEST(RowFusionTest, MultiDimensionalRows) {
   for (bool stream : {false, true}) {
     CheckRowFusion(kMultiDimRows, stream);
+  }
+}
+
+TEST(RowFusionTest, ValueReadAtAnotherRow) {
+  for (bool stream : {false, true}) {
+    CheckRowFusion(Instantiate(kReversedRows, 6, 33), stream);
   }
 }
 
