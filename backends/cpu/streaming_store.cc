@@ -6,7 +6,6 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-
 #include "backends/common/loop_emitter.h"
 #include "backends/cpu/ir_emitter.h"
 #include "hlo/primitive_type.h"
