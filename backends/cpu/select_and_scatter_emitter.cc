@@ -1,6 +1,7 @@
 #include "backends/cpu/select_and_scatter_emitter.h"
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -57,8 +58,8 @@ Partition ChoosePartition(const Shape& out, const Window& window) {
     const int64_t min_block =
         extent > 1 ? CeilDiv(4 * (extent - 1), w.base_dilation) : 1;
     int64_t block = std::max(
-        min_block, CeilDiv(size, std::max<int64_t>(
-                                     1, CeilDiv(kTargetItems, leading))));
+        min_block,
+        CeilDiv(size, std::max<int64_t>(1, CeilDiv(kTargetItems, leading))));
     block = std::max<int64_t>(1, std::min(block, size));
     const int64_t blocks = CeilDiv(size, block);
     p.split = d;
@@ -171,9 +172,8 @@ absl::Status EmitSelectAndScatterKernel(const HloInstruction& hlo,
   // 2. The scatter.
   Partition partition = ChoosePartition(out, window);
   const int64_t work = src_count * window_elements;
-  const bool parallel =
-      partition.items >= 2 &&
-      ShouldRunParallel(*ctx.options, partition.items, work);
+  const bool parallel = partition.items >= 2 &&
+                        ShouldRunParallel(*ctx.options, partition.items, work);
   if (!parallel) partition = Partition{};
   const int64_t split = partition.split;
 
@@ -212,10 +212,10 @@ absl::Status EmitSelectAndScatterKernel(const HloInstruction& hlo,
   // The windows of source index `o` (one value per dimension): scans it,
   // then scatters if the pick lies in [own_lo, own_hi) along the split
   // dimensions.
-  auto emit_window = [&](const std::vector<llvm::Value*>& o,
-                         const std::vector<llvm::Value*>& own_lo,
-                         const std::vector<llvm::Value*>& own_hi)
-      -> absl::Status {
+  auto emit_window =
+      [&](const std::vector<llvm::Value*>& o,
+          const std::vector<llvm::Value*>& own_lo,
+          const std::vector<llvm::Value*>& own_hi) -> absl::Status {
     b->CreateStore(b->getFalse(), have_slot);
     // A defined value, so that the first select call sees no undef.
     b->CreateStore(llvm::Constant::getNullValue(value_type), pick_slot);
@@ -224,14 +224,14 @@ absl::Status EmitSelectAndScatterKernel(const HloInstruction& hlo,
     llvm::Value* interior = b->getTrue();
     for (int64_t d = 0; d < rank; ++d) {
       const WindowDimension& w = window.dimensions[d];
-      start[d] = b->CreateSub(b->CreateMul(o[d], i64(w.stride)),
-                              i64(w.padding_low));
+      start[d] =
+          b->CreateSub(b->CreateMul(o[d], i64(w.stride)), i64(w.padding_low));
       const int64_t extent = (w.size - 1) * w.window_dilation + 1;
       interior = b->CreateAnd(
           interior,
-          b->CreateAnd(b->CreateICmpSGE(start[d], i64(0)),
-                       b->CreateICmpSLE(start[d],
-                                        i64(op.dimensions(d) - extent))));
+          b->CreateAnd(
+              b->CreateICmpSGE(start[d], i64(0)),
+              b->CreateICmpSLE(start[d], i64(op.dimensions(d) - extent))));
     }
     // Scans the window; `checked` tests every element for padding.
     auto scan = [&](bool checked) -> absl::Status {
@@ -262,8 +262,8 @@ absl::Status EmitSelectAndScatterKernel(const HloInstruction& hlo,
                                          i64(0)));
               c = b->CreateSDiv(c, i64(w.base_dilation));
             }
-            valid = b->CreateAnd(valid,
-                                 b->CreateICmpSLT(c, i64(op.dimensions(e))));
+            valid =
+                b->CreateAnd(valid, b->CreateICmpSLT(c, i64(op.dimensions(e))));
           }
           pos[e] = c;
           offset = b->CreateAdd(offset, b->CreateMul(c, i64(op_strides[e])));
@@ -298,8 +298,8 @@ absl::Status EmitSelectAndScatterKernel(const HloInstruction& hlo,
       HLOC_RETURN_IF_ERROR(scan(true));
     } else {
       HLOC_RETURN_IF_ERROR(EmitIfThenElse(
-          interior, [&]() { return scan(false); },
-          [&]() { return scan(true); }, b));
+          interior, [&]() { return scan(false); }, [&]() { return scan(true); },
+          b));
     }
 
     llvm::Value* apply = b->CreateLoad(b->getInt1Ty(), have_slot);
@@ -308,9 +308,9 @@ absl::Status EmitSelectAndScatterKernel(const HloInstruction& hlo,
       pos[d] = b->CreateLoad(b->getInt64Ty(), pos_slots[d]);
     }
     for (int64_t d = 0; d <= split; ++d) {
-      apply = b->CreateAnd(
-          apply, b->CreateAnd(b->CreateICmpSGE(pos[d], own_lo[d]),
-                              b->CreateICmpSLT(pos[d], own_hi[d])));
+      apply = b->CreateAnd(apply,
+                           b->CreateAnd(b->CreateICmpSGE(pos[d], own_lo[d]),
+                                        b->CreateICmpSLT(pos[d], own_hi[d])));
     }
     return EmitIfThenElse(
         apply,
@@ -318,8 +318,8 @@ absl::Status EmitSelectAndScatterKernel(const HloInstruction& hlo,
           llvm::Value* out_offset = i64(0);
           llvm::Value* src_offset = i64(0);
           for (int64_t d = 0; d < rank; ++d) {
-            out_offset = b->CreateAdd(out_offset,
-                                      b->CreateMul(pos[d], i64(out_strides[d])));
+            out_offset = b->CreateAdd(
+                out_offset, b->CreateMul(pos[d], i64(out_strides[d])));
             src_offset = b->CreateAdd(src_offset,
                                       b->CreateMul(o[d], i64(src_strides[d])));
           }
@@ -369,11 +369,11 @@ absl::Status EmitSelectAndScatterKernel(const HloInstruction& hlo,
           llvm::Value* c_hi =
               b->CreateMul(b->CreateSub(hi, i64(1)), i64(w.base_dilation));
           llvm::Value* first = floor_div(
-              b->CreateAdd(c_lo, i64(w.padding_low - (extent - 1) +
-                                     (w.stride - 1))),
+              b->CreateAdd(c_lo,
+                           i64(w.padding_low - (extent - 1) + (w.stride - 1))),
               w.stride);
-          llvm::Value* last = floor_div(
-              b->CreateAdd(c_hi, i64(w.padding_low)), w.stride);
+          llvm::Value* last =
+              floor_div(b->CreateAdd(c_hi, i64(w.padding_low)), w.stride);
           src_lo.push_back(smax(first, i64(0)));
           src_hi.push_back(
               smin(b->CreateAdd(last, i64(1)), i64(src.dimensions(d))));

@@ -50,16 +50,17 @@ int64_t WindowCount(const Dim& d) {
 // XLA's SAME padding for a dimension.
 Dim Same(int64_t size, int64_t window, int64_t stride) {
   const int64_t out = (size + stride - 1) / stride;
-  const int64_t total = std::max<int64_t>(0, (out - 1) * stride + window - size);
+  const int64_t total =
+      std::max<int64_t>(0, (out - 1) * stride + window - size);
   return Dim{size, window, stride, total / 2, total - total / 2};
 }
 
 struct Options {
   std::string type = "f32";
-  std::string select = "GE";       // compare direction of the select
-  std::string scatter = "add";     // binary op of the scatter
+  std::string select = "GE";    // compare direction of the select
+  std::string scatter = "add";  // binary op of the scatter
   std::string init = "0";
-  std::string layout;              // e.g. "{0,1}" for operand and output
+  std::string layout;  // e.g. "{0,1}" for operand and output
   std::string source_layout;
 };
 
@@ -77,11 +78,11 @@ std::string SasModule(const std::vector<Dim>& dims, const Options& o = {}) {
   }
   std::string window;
   if (!dims.empty()) {
-    window = absl::StrCat(
-        ", window={size=", absl::StrJoin(size, "x"),
-        " stride=", absl::StrJoin(stride, "x"), " pad=", absl::StrJoin(pad, "x"),
-        " lhs_dilate=", absl::StrJoin(lhs, "x"),
-        " rhs_dilate=", absl::StrJoin(rhs, "x"), "}");
+    window = absl::StrCat(", window={size=", absl::StrJoin(size, "x"),
+                          " stride=", absl::StrJoin(stride, "x"),
+                          " pad=", absl::StrJoin(pad, "x"),
+                          " lhs_dilate=", absl::StrJoin(lhs, "x"),
+                          " rhs_dilate=", absl::StrJoin(rhs, "x"), "}");
   }
   const std::string op_shape =
       absl::StrCat(o.type, "[", absl::StrJoin(op_dims, ","), "]", o.layout);
@@ -237,10 +238,9 @@ TEST(SelectAndScatterTest, MaxPoolGrad2DOverlapping) {
 }
 
 TEST(SelectAndScatterTest, MaxPoolGrad2DSamePadding) {
-  for (const std::string& text :
-       {SasModule({Same(9, 3, 2), Same(12, 3, 2)}),
-        SasModule({Same(10, 2, 2), Same(7, 2, 2)}),
-        SasModule({Same(8, 3, 1), Same(5, 3, 1)})}) {
+  for (const std::string& text : {SasModule({Same(9, 3, 2), Same(12, 3, 2)}),
+                                  SasModule({Same(10, 2, 2), Same(7, 2, 2)}),
+                                  SasModule({Same(8, 3, 1), Same(5, 3, 1)})}) {
     EXPECT_TRUE(CheckAgainstEvaluator(text).empty());
     CheckIdentical(text);
     CheckIdentical(text, {}, Parallel());
@@ -401,8 +401,13 @@ TEST(SelectAndScatterTest, RandomWindowsSerialAndParallel) {
     std::vector<Dim> dims;
     const int64_t rank = pick(1, 4);
     for (int64_t d = 0; d < rank; ++d) {
-      Dim dim{pick(1, 12), pick(1, 4), pick(1, 3), pick(-1, 2), pick(-1, 2),
-              pick(0, 3) == 0 ? 2 : 1, pick(0, 4) == 0 ? 2 : 1};
+      Dim dim{pick(1, 12),
+              pick(1, 4),
+              pick(1, 3),
+              pick(-1, 2),
+              pick(-1, 2),
+              pick(0, 3) == 0 ? 2 : 1,
+              pick(0, 4) == 0 ? 2 : 1};
       if ((dim.size - 1) * dim.base_dilation + 1 + dim.pad_lo + dim.pad_hi <
           1) {
         dim.pad_lo = dim.pad_hi = 0;
@@ -414,8 +419,8 @@ TEST(SelectAndScatterTest, RandomWindowsSerialAndParallel) {
     const std::string text = SasModule(dims, o);
     const Shape shape = ParamShape(text, 0);
     ExpectIdentical(RunBoth(text, Args(text, Ties(shape, trial, 4))), text);
-    ExpectIdentical(RunBoth(text, Args(text, Ties(shape, trial, 4)), Parallel()),
-                    text);
+    ExpectIdentical(
+        RunBoth(text, Args(text, Ties(shape, trial, 4)), Parallel()), text);
   }
 }
 
