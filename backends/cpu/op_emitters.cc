@@ -8,6 +8,7 @@
 #include "backends/cpu/dot_emitter.h"
 #include "backends/cpu/row_fusion_emitter.h"
 #include "backends/cpu/scatter_emitter.h"
+#include "backends/cpu/select_and_scatter_emitter.h"
 #include "backends/cpu/sort_emitter.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
@@ -28,6 +29,8 @@ absl::Status Dispatch(const HloInstruction& hlo, const std::string& symbol,
       return EmitSortKernel(hlo, symbol, ctx);
     case HloOpcode::kScatter:
       return EmitScatterKernel(hlo, symbol, ctx);
+    case HloOpcode::kSelectAndScatter:
+      return EmitSelectAndScatterKernel(hlo, symbol, ctx);
     default:
       return OpUnimplemented(hlo, "no op emitter");
   }
@@ -43,6 +46,7 @@ bool HasOpEmitter(const HloInstruction& hlo) {
     case HloOpcode::kConvolution:
     case HloOpcode::kSort:
     case HloOpcode::kScatter:
+    case HloOpcode::kSelectAndScatter:
       return true;
     default:
       return false;
