@@ -13,8 +13,8 @@
 // `void** buffers` array a step hands them.
 //
 // Fallback: an instruction code generation does not support (custom-call,
-// rng, fft, cholesky, triangular-solve, select-and-scatter, complex dots and
-// convolutions, ...) runs in the reference evaluator on its operands. It is
+// rng, fft, cholesky, triangular-solve, complex dots and convolutions,
+// ...) runs in the reference evaluator on its operands. It is
 // never silent: the compiler logs each one to stderr once, the executable
 // lists them (fallback_instructions) and counts every fallback run.
 #ifndef BACKENDS_CPU_CPU_EXECUTABLE_H_

@@ -115,6 +115,16 @@ CASES = {
                    lax.reduce_window(x, 0.0, lax.add, (1, 2, 2, 1),
                                      (1, 1, 1, 1), "VALID")),
         lambda r: [floats(r, (2,) + dims(r, (2, 12), (2, 12)) + (3,))]),
+    # The max-pool gradient: JAX emits select-and-scatter. Inputs rounded to
+    # one decimal so windows hold ties (select is ge: the first max wins).
+    "maxpool_grad": (
+        lambda x, g: jax.vjp(
+            lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 3, 3, 1),
+                                        (1, 2, 2, 1), "SAME"), x)[1](g)[0],
+        lambda r: (lambda h, w: [
+            np.round(floats(r, (2, h, w, 3)), 1),
+            floats(r, (2, (h + 1) // 2, (w + 1) // 2, 3))])(
+                *dims(r, (2, 12), (2, 12)))),
     "sort_argsort_topk": (
         lambda x: (jnp.sort(x, axis=-1), jnp.argsort(x, axis=0, stable=True),
                    lax.top_k(x, 3)),
