@@ -25,6 +25,9 @@ namespace {
 // kMaxRowBytes); further reduction inputs are recomputed instead.
 constexpr int64_t kMaxRowCacheBytes = 4 * kMaxRowBytes;
 
+// Elements of a streamed output staged at a time (2 KiB of f32).
+constexpr int64_t kStageElements = 512;
+
 // How many rows ahead the inputs are prefetched (EmitPrefetchAhead).
 constexpr int64_t kPrefetchRows = 2;
 
@@ -175,6 +178,7 @@ class RowFusionEmitter {
   absl::flat_hash_set<const HloInstruction*> row_values_;
   std::vector<IrArray> inputs_;
   std::vector<RowOutput> outputs_;
+  bool streams_ = false;  // some output is streamed
   int64_t cache_bytes_ = 0;
 };
 
@@ -275,39 +279,54 @@ absl::Status RowFusionEmitter::EmitOutputPass(llvm::Value* row) {
     HLOC_RETURN_IF_ERROR(o.array.EmitWrite(index, v, b));
   }
   if (full.empty()) return absl::OkStatus();
-  // Streamed outputs are written to their stage buffer, then copied out.
+  // The row is written in chunks; a streamed output's chunk goes to its
+  // stage buffer, then is copied out. (Chunks keep the stage buffers small
+  // enough to stay in L1 beside the row cache.)
   const int64_t length = info_.rows.row_length;
+  const int64_t chunk = streams_ ? std::min(length, kStageElements) : length;
   llvm::Value* row_start =
       b->CreateMul(row, b->getInt64(length), "", true, true);
-  std::vector<IrArray> targets;
-  for (const RowOutput* o : full_outputs) {
-    targets.push_back(o->stage == nullptr ? o->array
-                                          : IrArray::Window(o->stage,
-                                                            o->array.shape(),
-                                                            row_start));
-  }
-  HLOC_RETURN_IF_ERROR(EmitForLoop(
-      "write", b->getInt64(0), b->getInt64(length), b->getInt64(1),
-      [&](llvm::Value* c) -> absl::Status {
-        for (size_t i = 0; i < full.size(); ++i) {
-          IrIndex index = full[i].second.At(c, b);
-          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, full[i].first(index));
-          HLOC_RETURN_IF_ERROR(targets[i].EmitWrite(index, v, b));
+  return EmitForLoop(
+      "chunk", b->getInt64(0), b->getInt64(length), b->getInt64(chunk),
+      [&](llvm::Value* c0) -> absl::Status {
+        llvm::Value* c1 = b->CreateBinaryIntrinsic(
+            llvm::Intrinsic::umin,
+            b->CreateAdd(c0, b->getInt64(chunk), "", true, true),
+            b->getInt64(length));
+        llvm::Value* start = b->CreateAdd(row_start, c0, "", true, true);
+        std::vector<IrArray> targets;
+        for (const RowOutput* o : full_outputs) {
+          targets.push_back(
+              o->stage == nullptr
+                  ? o->array
+                  : IrArray::Window(o->stage, o->array.shape(), start));
+        }
+        HLOC_RETURN_IF_ERROR(EmitForLoop(
+            "write", c0, c1, b->getInt64(1),
+            [&](llvm::Value* c) -> absl::Status {
+              for (size_t i = 0; i < full.size(); ++i) {
+                IrIndex index = full[i].second.At(c, b);
+                HLOC_ASSIGN_OR_RETURN(llvm::Value * v, full[i].first(index));
+                HLOC_RETURN_IF_ERROR(targets[i].EmitWrite(index, v, b));
+              }
+              return absl::OkStatus();
+            },
+            b));
+        for (const RowOutput* o : full_outputs) {
+          if (o->stage == nullptr) continue;
+          llvm::Value* width =
+              b->getInt64(ByteWidth(o->array.shape().element_type()));
+          EmitStreamingCopy(
+              b->CreateGEP(b->getInt8Ty(), o->array.base(),
+                           b->CreateMul(start, width, "", true, true)),
+              o->stage,
+              b->CreateMul(b->CreateSub(c1, c0, "", true, true), width, "",
+                           true, true),
+              b);
         }
         return absl::OkStatus();
       },
-      b));
-  for (const RowOutput* o : full_outputs) {
-    if (o->stage == nullptr) continue;
-    llvm::Value* width =
-        b->getInt64(ByteWidth(o->array.shape().element_type()));
-    EmitStreamingCopy(
-        b->CreateGEP(b->getInt8Ty(), o->array.base(),
-                     b->CreateMul(row_start, width, "", true, true)),
-        o->stage, b->CreateMul(b->getInt64(length), width, "", true, true),
-        b);
-  }
-  return absl::OkStatus();
+      b);
 }
 
 void RowFusionEmitter::EmitPrefetchAhead(llvm::Value* row) {
@@ -403,7 +422,6 @@ absl::Status RowFusionEmitter::Emit(const std::string& symbol) {
         });
   }
   const int64_t full_elements = info_.rows.num_rows * info_.rows.row_length;
-  bool streams = false;
   for (size_t o = 0; o < roots.size(); ++o) {
     const Shape& shape = output_shapes[o];
     if (!shape.IsArray()) {
@@ -415,12 +433,13 @@ absl::Status RowFusionEmitter::Emit(const std::string& symbol) {
     if (full && UseStreamingStores(*ctx_.options, shape)) {
       auto* buffer = llvm::cast<llvm::AllocaInst>(EmitAllocaAtEntry(
           llvm::ArrayType::get(builder.getInt8Ty(),
-                               info_.rows.row_length *
+                               std::min(info_.rows.row_length,
+                                        kStageElements) *
                                    ByteWidth(shape.element_type())),
           "stage", &builder));
       buffer->setAlignment(llvm::Align(64));
       stage = buffer;
-      streams = true;
+      streams_ = true;
     }
     outputs_.push_back({roots[o], array, full, stage});
   }
@@ -428,7 +447,7 @@ absl::Status RowFusionEmitter::Emit(const std::string& symbol) {
       "row", range->getArg(num_buffers), range->getArg(num_buffers + 1),
       builder.getInt64(1), [&](llvm::Value* row) { return EmitRow(row); },
       &builder));
-  if (streams) EmitStreamingFence(&builder);
+  if (streams_) EmitStreamingFence(&builder);
   builder.CreateRetVoid();
   const int64_t rows = info_.rows.num_rows;
   EmitKernelEntry(
