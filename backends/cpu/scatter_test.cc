@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <random>
 #include <string>
 #include <vector>
@@ -82,8 +83,9 @@ Literal HotIndices(int64_t rows, const std::vector<int64_t>& lo,
     } else {
       row(&r);
     }
-    for (int64_t k = 0; k < width; ++k)
+    for (int64_t k = 0; k < width; ++k) {
       literal.SetFromInt64(i * width + k, r[k]);
+    }
   }
   return literal;
 }
@@ -392,6 +394,25 @@ ENTRY main {
   }
 }
 
+// The copy of the operand into the output changes the layout.
+TEST(ScatterTest, LargeOperandLayoutDiffersFromOutput) {
+  const std::string text = absl::StrReplaceAll(
+      std::string("HloModule scatter_relayout\n") + kAdd + R"(
+ENTRY main {
+  t = f32[512,384]{0,1} parameter(0)
+  i = s32[3000,2] parameter(1)
+  u = f32[3000,8,16] parameter(2)
+  ROOT s = f32[512,384]{1,0} scatter(t, i, u), update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, to_apply=add
+}
+)",
+      {{"$T", "f32"}});
+  std::vector<Literal> args;
+  args.push_back(IntegerValued(S("f32[512,384]"), 71));
+  args.push_back(HotIndices(3000, {-2, -2}, {506, 370}, 16, 72));
+  args.push_back(IntegerValued(S("f32[3000,8,16]"), 73));
+  ExpectBitIdentical(text, args);
+}
+
 // Two operands whose outputs differ in layout (ownership follows output
 // 0's physical order; output 1's elements go with output 0's), row
 // windows, a tuple combiner with a non-commutative part.
@@ -526,18 +547,31 @@ ENTRY main {
       }
     }
     ASSERT_NE(kernel, nullptr);
-    double best = 1e9;
-    for (int run = 0; run < 10; ++run) {
+    // Wall time, and process CPU time over the threads: on a machine with
+    // fewer idle cores than threads, the latter estimates each thread's
+    // share (with OMP_WAIT_POLICY=passive, so that waiting threads do not
+    // spin).
+    auto cpu_ms = [] {
+      timespec t;
+      clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+      return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+    };
+    const int threads = parallel ? omp_get_max_threads() : 1;
+    double best = 1e9, best_cpu = 1e9;
+    for (int run = 0; run < 20; ++run) {
+      const double cpu_start = cpu_ms();
       auto start = std::chrono::steady_clock::now();
       kernel(buffers);
       std::chrono::duration<double, std::milli> ms =
           std::chrono::steady_clock::now() - start;
       best = std::min(best, ms.count());
+      best_cpu = std::min(best_cpu, (cpu_ms() - cpu_start) / threads);
     }
-    std::printf("scatter-add f32[%lld] <- %lld updates, %s: best %.2f ms\n",
-                static_cast<long long>(kOperand),
-                static_cast<long long>(kUpdates),
-                parallel ? "parallel" : "serial", best);
+    std::printf(
+        "scatter-add f32[%lld] <- %lld updates, %s on %d threads: best "
+        "%.2f ms wall, %.2f ms CPU per thread\n",
+        static_cast<long long>(kOperand), static_cast<long long>(kUpdates),
+        parallel ? "parallel" : "serial", threads, best, best_cpu);
   }
 }
 
