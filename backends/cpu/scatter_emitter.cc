@@ -8,7 +8,9 @@
 #include "backends/common/loop_emitter.h"
 #include "backends/cpu/ir_emitter.h"
 #include "hlo/computation.h"
+#include "hlo/opcode.h"
 #include "hlo/status_macros.h"
+#include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
@@ -34,6 +36,42 @@ std::vector<int64_t> AllDims(const Shape& shape) {
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < shape.rank(); ++d) dims.push_back(d);
   return dims;
+}
+
+// Whether the combiner is a few cheap operations that are defined for any
+// inputs (no division, no calls, no control flow): then a thread may run it
+// on updates it does not own, into scratch, rather than branch on
+// ownership.
+bool IsCheapCombiner(const HloComputation* computation) {
+  int64_t ops = 0;
+  for (const HloInstruction* instr : computation->instructions()) {
+    switch (instr->opcode()) {
+      case HloOpcode::kParameter:
+      case HloOpcode::kConstant:
+      case HloOpcode::kTuple:
+      case HloOpcode::kGetTupleElement:
+        break;
+      case HloOpcode::kAdd:
+      case HloOpcode::kSubtract:
+      case HloOpcode::kMultiply:
+      case HloOpcode::kMaximum:
+      case HloOpcode::kMinimum:
+      case HloOpcode::kAnd:
+      case HloOpcode::kOr:
+      case HloOpcode::kXor:
+      case HloOpcode::kNot:
+      case HloOpcode::kNegate:
+      case HloOpcode::kAbs:
+      case HloOpcode::kSelect:
+      case HloOpcode::kCompare:
+      case HloOpcode::kClamp:
+        ++ops;
+        break;
+      default:
+        return false;
+    }
+  }
+  return ops <= 8;
 }
 
 }  // namespace
@@ -142,7 +180,13 @@ absl::Status EmitScatterKernel(const HloInstruction& hlo,
   // thread in the serial order, so the result is bit-identical to the
   // serial kernel for any combiner, with no atomics or barriers. The walk
   // over the indices is repeated by every thread; whole windows outside the
-  // range are skipped by their extent in output 0.
+  // range are skipped by their extent in output 0. Whether a single-element
+  // window is owned is a coin toss the branch predictor loses (half the
+  // time on two threads), so with a cheap combiner a thread applies every
+  // such update but, when it does not own the element, to a scratch slot
+  // (one of 16 in turn, so that consecutive strangers do not chain through
+  // one slot): no branch, and the loads and stores of owned elements are
+  // the same as the serial kernel's.
   constexpr int64_t kChunk = 64;
   const int64_t elements = outputs[0].ElementCount();
   for (int64_t k = 0; k < count; ++k) {
@@ -176,6 +220,10 @@ absl::Status EmitScatterKernel(const HloInstruction& hlo,
   for (int64_t d = 0; d < rank; ++d) {
     window_extent += (window_size[d] - 1) * all_out_strides[0][d];
   }
+  constexpr int64_t kScratchSlots = 16;
+  const bool branchless = parallel && window_extent == 0 &&
+                          upd_window.size() == 1 &&
+                          IsCheapCombiner(hlo.to_apply());
 
   const int64_t num_buffers = count + n;
   llvm::Function* range =
@@ -190,6 +238,22 @@ absl::Status EmitScatterKernel(const HloInstruction& hlo,
   llvm::Value* hi = b->CreateSelect(
       b->CreateICmpEQ(range->getArg(num_buffers + 1), i64(chunks)),
       i64(elements), b->CreateMul(range->getArg(num_buffers + 1), i64(kChunk)));
+  // Branchless: per output, kScratchSlots elements (zeroed: the combiner
+  // only ever sees defined values).
+  std::vector<llvm::Value*> scratch;
+  if (branchless) {
+    for (int64_t k = 0; k < n; ++k) {
+      HLOC_ASSIGN_OR_RETURN(llvm::Type * t,
+                            StorageType(outputs[k].element_type(), context));
+      llvm::Type* array = llvm::ArrayType::get(t, kScratchSlots);
+      llvm::Value* slots = b->CreateAlloca(array);
+      b->CreateMemSet(
+          slots, b->getInt8(0),
+          module->getDataLayout().getTypeAllocSize(array).getFixedValue(),
+          llvm::MaybeAlign(1));
+      scratch.push_back(slots);
+    }
+  }
 
   // The outputs start as the operands.
   for (int64_t k = 0; k < n; ++k) {
@@ -205,27 +269,42 @@ absl::Status EmitScatterKernel(const HloInstruction& hlo,
         b));
   }
 
-  // One element of the window at `start` of update g (at upd_base): when
-  // `checked`, only if it lies in [lo, hi).
+  // How a window element is applied: always (serial, or a window inside
+  // this range), only if it lies in [lo, hi) (a window across its ends), or
+  // branchless, to scratch slot `slot` when it does not.
+  enum class Apply { kAlways, kIfOwned, kOwnedOrScratch };
+  // One element of the window at `start` of the update at upd_base.
   auto emit_element = [&](const std::vector<llvm::Value*>& start,
-                          llvm::Value* upd_base, llvm::Value* w,
-                          bool checked) -> absl::Status {
+                          llvm::Value* upd_base, llvm::Value* w, Apply how,
+                          llvm::Value* slot) -> absl::Status {
     llvm::Value* upd_off = b->CreateAdd(upd_base, upd_window.Offset(w, b));
-    std::vector<llvm::Value*> offsets;
+    std::vector<llvm::Value*> bases, offsets;
     for (int64_t k = 0; k < n; ++k) {
       llvm::Value* off = out_windows[k].Offset(w, b);
       for (int64_t d = 0; d < rank; ++d) {
         off = b->CreateAdd(off,
                            b->CreateMul(start[d], i64(all_out_strides[k][d])));
       }
+      bases.push_back(out_buffer(k));
       offsets.push_back(off);
+    }
+    llvm::Value* owned = nullptr;
+    if (how != Apply::kAlways) {
+      owned = b->CreateAnd(b->CreateICmpSGE(offsets[0], lo),
+                           b->CreateICmpSLT(offsets[0], hi));
+    }
+    if (how == Apply::kOwnedOrScratch) {
+      for (int64_t k = 0; k < n; ++k) {
+        bases[k] = b->CreateSelect(owned, bases[k], scratch[k]);
+        offsets[k] = b->CreateSelect(owned, offsets[k], slot);
+      }
     }
     auto apply = [&]() -> absl::Status {
       std::vector<llvm::Value*> args;
       for (int64_t k = 0; k < n; ++k) {
         HLOC_ASSIGN_OR_RETURN(
             llvm::Value * v,
-            LoadFlat(outputs[k].element_type(), out_buffer(k), offsets[k], b));
+            LoadFlat(outputs[k].element_type(), bases[k], offsets[k], b));
         args.push_back(v);
       }
       for (int64_t k = 0; k < n; ++k) {
@@ -240,15 +319,13 @@ absl::Status EmitScatterKernel(const HloInstruction& hlo,
       for (int64_t k = 0; k < n; ++k) {
         llvm::Value* v =
             n == 1 ? r : b->CreateExtractValue(r, {static_cast<unsigned>(k)});
-        HLOC_RETURN_IF_ERROR(StoreFlat(outputs[k].element_type(), out_buffer(k),
-                                       offsets[k], v, b));
+        HLOC_RETURN_IF_ERROR(
+            StoreFlat(outputs[k].element_type(), bases[k], offsets[k], v, b));
       }
       return absl::OkStatus();
     };
-    if (!checked) return apply();
-    return EmitIfThenElse(b->CreateAnd(b->CreateICmpSGE(offsets[0], lo),
-                                       b->CreateICmpSLT(offsets[0], hi)),
-                          apply, nullptr, b);
+    if (how != Apply::kIfOwned) return apply();
+    return EmitIfThenElse(owned, apply, nullptr, b);
   };
 
   auto emit_scatter = [&]() -> absl::Status {
@@ -279,18 +356,23 @@ absl::Status EmitScatterKernel(const HloInstruction& hlo,
                                                             window_size[d]))));
           }
           llvm::Value* upd_base = scatter_group.Offset(g, b);
-          auto window = [&](bool checked) -> absl::Status {
+          auto window = [&](Apply how) -> absl::Status {
             return EmitForLoop(
                 "window", i64(0), i64(upd_window.size()), i64(1),
                 [&](llvm::Value* w) -> absl::Status {
-                  return emit_element(start, upd_base, w, checked);
+                  return emit_element(start, upd_base, w, how, nullptr);
                 },
                 b);
           };
           return EmitIfThenElse(
               fits,
               [&]() -> absl::Status {
-                if (!parallel) return window(false);
+                if (!parallel) return window(Apply::kAlways);
+                if (branchless) {
+                  return emit_element(start, upd_base, i64(0),
+                                      Apply::kOwnedOrScratch,
+                                      b->CreateAnd(g, i64(kScratchSlots - 1)));
+                }
                 // The window spans [first, last] in output 0.
                 llvm::Value* first = i64(0);
                 for (int64_t d = 0; d < rank; ++d) {
@@ -304,13 +386,13 @@ absl::Status EmitScatterKernel(const HloInstruction& hlo,
                 return EmitIfThenElse(
                     overlaps,
                     [&]() -> absl::Status {
-                      if (window_extent == 0) return window(false);
+                      if (window_extent == 0) return window(Apply::kAlways);
                       llvm::Value* inside =
                           b->CreateAnd(b->CreateICmpSGE(first, lo),
                                        b->CreateICmpSLT(last, hi));
                       return EmitIfThenElse(
-                          inside, [&]() { return window(false); },
-                          [&]() { return window(true); }, b);
+                          inside, [&]() { return window(Apply::kAlways); },
+                          [&]() { return window(Apply::kIfOwned); }, b);
                     },
                     nullptr, b);
               },

@@ -248,8 +248,9 @@ ENTRY main {
 
 // 1M-element operand, 100k scalar updates, duplicates and out-of-bounds
 // indices (both ends): add on exact (integer-valued) floats, a
-// non-commutative, non-associative combiner a*2+b (u32, wrapping) and "the
-// update wins" (last writer).
+// non-commutative, non-associative combiner a*2+b (u32, wrapping), the same
+// with b/3 (not cheap: the kernel branches on ownership instead of applying
+// strangers' updates to scratch) and "the update wins" (last writer).
 TEST(ScatterTest, LargeScalarUpdates) {
   const int64_t kOperand = 1 << 20, kUpdates = 100000;
   const char kBody[] = R"(
@@ -276,6 +277,18 @@ combine {
   ROOT c = $T[] add(m, b)
 }
 )";
+  // A divide: not a cheap combiner, so ownership is a branch.
+  const std::string twice_plus_third = R"(HloModule scatter_large_third
+combine {
+  a = $T[] parameter(0)
+  b = $T[] parameter(1)
+  two = $T[] constant(2)
+  three = $T[] constant(3)
+  m = $T[] multiply(a, two)
+  d = $T[] divide(b, three)
+  ROOT c = $T[] add(m, d)
+}
+)";
   const std::string last = R"(HloModule scatter_large_last
 combine {
   a = $T[] parameter(0)
@@ -299,6 +312,15 @@ combine {
     args.push_back(MakeOpInput(S("u32[100000]"), 25));
     ExpectBitIdentical(absl::StrReplaceAll(twice_plus + kBody, {{"$T", "u32"}}),
                        args);
+  }
+  {
+    SCOPED_TRACE("a*2+b/3");
+    std::vector<Literal> args;
+    args.push_back(MakeOpInput(S("u32[1048576]"), 28));
+    args.push_back(indices);
+    args.push_back(MakeOpInput(S("u32[100000]"), 29));
+    ExpectBitIdentical(
+        absl::StrReplaceAll(twice_plus_third + kBody, {{"$T", "u32"}}), args);
   }
   {
     SCOPED_TRACE("last writer");
@@ -506,72 +528,82 @@ ENTRY main {
   EXPECT_EQ(ir_for(100, 50, true).find("@GOMP_parallel"), std::string::npos);
 }
 
-// Not a test: times the kernel of a large scatter-add (f32[4M] operand,
-// 1M scalar updates at random indices) called directly on its buffers,
-// serial and parallel. Run with
+// Not a test: times the kernels of two large scatter-adds called directly
+// on their buffers, serial and parallel: an f32[4M] operand with 1M scalar
+// updates at random indices, and an f32[64K,64] operand with 16K row
+// updates (1M elements). Run with
 //   --gtest_also_run_disabled_tests --gtest_filter='*TimeLargeScatterAdd*'
 TEST(ScatterTest, DISABLED_TimeLargeScatterAdd) {
-  const int64_t kOperand = int64_t{1} << 22, kUpdates = int64_t{1} << 20;
-  const std::string text =
-      absl::StrReplaceAll(std::string("HloModule scatter_time\n") + kAdd + R"(
+  struct Case {
+    const char* name;
+    int64_t rows, row_length, updates;
+  };
+  for (const Case& c : {Case{"scalar", int64_t{1} << 22, 1, int64_t{1} << 20},
+                        Case{"rows", int64_t{1} << 16, 64, int64_t{1} << 14}}) {
+    const std::string text =
+        absl::StrReplaceAll(std::string("HloModule scatter_time\n") + kAdd + R"(
 ENTRY main {
-  t = f32[$N] parameter(0)
+  t = f32[$N,$L] parameter(0)
   i = s32[$M,1] parameter(1)
-  u = f32[$M] parameter(2)
-  ROOT s = f32[$N] scatter(t, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  u = f32[$M,$L] parameter(2)
+  ROOT s = f32[$N,$L] scatter(t, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
 }
 )",
-                          {{"$T", "f32"},
-                           {"$N", std::to_string(kOperand)},
-                           {"$M", std::to_string(kUpdates)}});
-  auto module = ParseHloModule(text, "test");
-  ASSERT_TRUE(module.ok()) << module.status();
-  std::vector<float> operand(kOperand, 1.0f), updates(kUpdates, 0.5f),
-      output(kOperand);
-  std::vector<int32_t> indices(kUpdates);
-  std::mt19937 rng(1);
-  for (int32_t& i : indices) {
-    i = std::uniform_int_distribution<int32_t>(0, kOperand - 1)(rng);
-  }
-  void* buffers[] = {operand.data(), indices.data(), updates.data(),
-                     output.data()};
-  for (bool parallel : {false, true}) {
-    CpuCompileOptions options;
-    options.codegen.parallel = parallel;
-    auto executable = CompileForCpu(**module, options);
-    ASSERT_TRUE(executable.ok()) << executable.status();
-    void (*kernel)(void**) = nullptr;
-    for (const CpuStep& step : (*executable)->steps()) {
-      if (step.instruction->opcode() == HloOpcode::kScatter) {
-        kernel = step.kernel;
+                            {{"$T", "f32"},
+                             {"$N", std::to_string(c.rows)},
+                             {"$L", std::to_string(c.row_length)},
+                             {"$M", std::to_string(c.updates)}});
+    auto module = ParseHloModule(text, "test");
+    ASSERT_TRUE(module.ok()) << module.status();
+    std::vector<float> operand(c.rows * c.row_length, 1.0f),
+        updates(c.updates * c.row_length, 0.5f), output(c.rows * c.row_length);
+    std::vector<int32_t> indices(c.updates);
+    std::mt19937 rng(1);
+    for (int32_t& i : indices) {
+      i = std::uniform_int_distribution<int32_t>(0, c.rows - 1)(rng);
+    }
+    void* buffers[] = {operand.data(), indices.data(), updates.data(),
+                       output.data()};
+    for (bool parallel : {false, true}) {
+      CpuCompileOptions options;
+      options.codegen.parallel = parallel;
+      auto executable = CompileForCpu(**module, options);
+      ASSERT_TRUE(executable.ok()) << executable.status();
+      void (*kernel)(void**) = nullptr;
+      for (const CpuStep& step : (*executable)->steps()) {
+        if (step.instruction->opcode() == HloOpcode::kScatter) {
+          kernel = step.kernel;
+        }
       }
+      ASSERT_NE(kernel, nullptr);
+      // Wall time, and process CPU time over the threads: on a machine
+      // with fewer idle cores than threads, the latter estimates each
+      // thread's share (with OMP_WAIT_POLICY=passive, so that waiting
+      // threads do not spin).
+      auto cpu_ms = [] {
+        timespec t;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+        return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+      };
+      const int threads = parallel ? omp_get_max_threads() : 1;
+      double best = 1e9, best_cpu = 1e9;
+      for (int run = 0; run < 20; ++run) {
+        const double cpu_start = cpu_ms();
+        auto start = std::chrono::steady_clock::now();
+        kernel(buffers);
+        std::chrono::duration<double, std::milli> ms =
+            std::chrono::steady_clock::now() - start;
+        best = std::min(best, ms.count());
+        best_cpu = std::min(best_cpu, (cpu_ms() - cpu_start) / threads);
+      }
+      std::printf(
+          "scatter-add %s f32[%lld,%lld] <- %lld updates, %s on %d threads: "
+          "best %.2f ms wall, %.2f ms CPU per thread\n",
+          c.name, static_cast<long long>(c.rows),
+          static_cast<long long>(c.row_length),
+          static_cast<long long>(c.updates), parallel ? "parallel" : "serial",
+          threads, best, best_cpu);
     }
-    ASSERT_NE(kernel, nullptr);
-    // Wall time, and process CPU time over the threads: on a machine with
-    // fewer idle cores than threads, the latter estimates each thread's
-    // share (with OMP_WAIT_POLICY=passive, so that waiting threads do not
-    // spin).
-    auto cpu_ms = [] {
-      timespec t;
-      clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-      return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-    };
-    const int threads = parallel ? omp_get_max_threads() : 1;
-    double best = 1e9, best_cpu = 1e9;
-    for (int run = 0; run < 20; ++run) {
-      const double cpu_start = cpu_ms();
-      auto start = std::chrono::steady_clock::now();
-      kernel(buffers);
-      std::chrono::duration<double, std::milli> ms =
-          std::chrono::steady_clock::now() - start;
-      best = std::min(best, ms.count());
-      best_cpu = std::min(best_cpu, (cpu_ms() - cpu_start) / threads);
-    }
-    std::printf(
-        "scatter-add f32[%lld] <- %lld updates, %s on %d threads: best "
-        "%.2f ms wall, %.2f ms CPU per thread\n",
-        static_cast<long long>(kOperand), static_cast<long long>(kUpdates),
-        parallel ? "parallel" : "serial", threads, best, best_cpu);
   }
 }
 
