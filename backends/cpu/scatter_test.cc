@@ -475,6 +475,40 @@ ENTRY main {
   }
 }
 
+// Single-element windows (2-D starts) into two outputs of different
+// layouts with a cheap tuple combiner: the branchless path, where a thread
+// sends the updates it does not own to scratch.
+TEST(ScatterTest, LargeSeveralOperandsScalarUpdates) {
+  const std::string text = R"(HloModule scatter_large_pair_scalar
+combine {
+  a0 = f32[] parameter(0)
+  a1 = u32[] parameter(1)
+  b0 = f32[] parameter(2)
+  b1 = u32[] parameter(3)
+  m = f32[] maximum(a0, b0)
+  two = u32[] constant(2)
+  t = u32[] multiply(a1, two)
+  s = u32[] add(t, b1)
+  ROOT r = (f32[], u32[]) tuple(m, s)
+}
+ENTRY main {
+  t0 = f32[512,512]{1,0} parameter(0)
+  t1 = u32[512,512]{0,1} parameter(1)
+  i = s32[100000,2] parameter(2)
+  u0 = f32[100000] parameter(3)
+  u1 = u32[100000] parameter(4)
+  ROOT s = (f32[512,512]{1,0}, u32[512,512]{0,1}) scatter(t0, t1, i, u0, u1), update_window_dims={}, inserted_window_dims={0,1}, scatter_dims_to_operand_dims={1,0}, index_vector_dim=1, to_apply=combine
+}
+)";
+  std::vector<Literal> args;
+  args.push_back(MakeOpInput(S("f32[512,512]"), 81));
+  args.push_back(MakeOpInput(S("u32[512,512]"), 82));
+  args.push_back(HotIndices(100000, {-1, -1}, {512, 512}, 32, 83));
+  args.push_back(MakeOpInput(S("f32[100000]"), 84));
+  args.push_back(MakeOpInput(S("u32[100000]"), 85));
+  ExpectBitIdentical(text, args);
+}
+
 TEST(ScatterTest, LargeBatchingDimensions) {
   const std::string text = absl::StrReplaceAll(
       std::string("HloModule scatter_large_batching\n") + kAdd + R"(
