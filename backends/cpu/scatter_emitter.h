@@ -13,11 +13,13 @@
 // every range function's work items are; kernel_util.h), and each thread
 // copies its range, then walks all scatter indices in order and applies
 // only the window elements that land in its range (skipping windows that
-// miss it by their extent in output 0). Every element is updated by one
-// thread in the serial order: bit-identical to the serial kernel for any
-// combiner, deterministic, no atomics. Small scatters (ShouldRunParallel
-// over the output and update elements) run the same walk on the calling
-// thread without the range checks.
+// miss it by their extent in output 0; single-element windows with a cheap
+// combiner go, when not owned, to a scratch slot instead of a branch the
+// predictor would lose). Every element is updated by one thread in the
+// serial order: bit-identical to the serial kernel for any combiner,
+// deterministic, no atomics. Small scatters (ShouldRunParallel over the
+// output and update elements) run the same walk on the calling thread
+// without the range checks.
 #ifndef BACKENDS_CPU_SCATTER_EMITTER_H_
 #define BACKENDS_CPU_SCATTER_EMITTER_H_
 
