@@ -126,9 +126,13 @@ TimedFn Timed(std::function<absl::Status()> fn) {
 
 // Times contenders in rounds (A, B, C, A, B, C, ...) so that the load of a
 // busy machine falls on all of them alike: one warm-up call each, then up
-// to `reps` rounds. A contender whose warm-up says its reps would take more
+// to `reps` rounds. Before each timed call the bench sleeps kSettle, so the
+// previous contender's idle threads (libgomp's spin for a while before they
+// sleep) do not compete with it. A contender whose warm-up says its reps would take more
 // than its share of `budget_s` sits out the later rounds (it runs at least
 // one). A contender given as an error, or failing, reports that error.
+constexpr std::chrono::milliseconds kSettle(5);
+
 std::vector<absl::StatusOr<Stats>> MeasureInterleaved(
     const std::vector<absl::StatusOr<TimedFn>>& contenders, int reps,
     double budget_s) {
@@ -153,6 +157,7 @@ std::vector<absl::StatusOr<Stats>> MeasureInterleaved(
   for (int r = 0; r < reps; ++r) {
     for (size_t i = 0; i < n; ++i) {
       if (r >= rounds[i]) continue;
+      std::this_thread::sleep_for(kSettle);
       absl::StatusOr<double> seconds = (*contenders[i])();
       if (!seconds.ok()) {
         results[i] = seconds.status();
@@ -836,6 +841,11 @@ struct OpenBlas {
   std::string error;
 
   OpenBlas() {
+    // OpenBLAS's idle workers spin for 2^28 cycles (~0.1 s) after each call
+    // by default, which would take the cores from whichever contender the
+    // rounds time next; 2^4 cycles puts them to sleep at once. (Read when
+    // the library loads; a value the user set wins.)
+    setenv("OPENBLAS_THREAD_TIMEOUT", "4", /*overwrite=*/0);
     handle = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
       const char* message = dlerror();
