@@ -12,6 +12,7 @@
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
@@ -22,6 +23,13 @@ namespace {
 // Work items of the parallel scatter: about this many, so that any thread
 // count up to a few dozen gets balanced shares.
 constexpr int64_t kTargetItems = 256;
+
+// The lane path unrolls the window in the IR: at most this many elements.
+constexpr int64_t kMaxUnrolledWindow = 64;
+
+// Lanes are processed in blocks of at most this many (the picks of a block
+// are kept in a stack array between the scan and the scatter).
+constexpr int64_t kLaneBlock = 512;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -338,6 +346,179 @@ absl::Status EmitSelectAndScatterKernel(const HloInstruction& hlo,
         nullptr, b);
   };
 
+  // The lane dimension: contiguous in operand and output, window 1,
+  // stride 1, no padding or dilation. Each of its indices is then a window
+  // of its own with the same geometry as its neighbours, and its pick can
+  // only lie at the same index.
+  int64_t lane_dim = -1;
+  if (window_elements <= kMaxUnrolledWindow) {
+    for (int64_t d = rank - 1; d > split; --d) {
+      const WindowDimension& w = window.dimensions[d];
+      if (op_strides[d] == 1 && out_strides[d] == 1 && w.size == 1 &&
+          w.stride == 1 && w.padding_low == 0 && w.padding_high == 0 &&
+          w.base_dilation == 1 && src.dimensions(d) == op.dimensions(d) &&
+          (lane_dim < 0 || op.dimensions(d) > op.dimensions(lane_dim))) {
+        lane_dim = d;
+      }
+    }
+  }
+
+  // The windows of source indices `o` (o[lane_dim] unused) for every lane:
+  // a loop over the lanes (vectorizable: the window is unrolled, the pick
+  // of each lane lives in registers, the validity of each window element
+  // is the same for all lanes) stores each lane's pick (window element
+  // number, or -1) in a stack array; a scalar loop then applies the
+  // scatter of each lane. The updates of one output element keep their
+  // serial order: only the windows of its own lane update it, and those
+  // come in row-major order of the other dimensions.
+  auto emit_lanes =
+      [&](const std::vector<llvm::Value*>& o,
+          const std::vector<llvm::Value*>& own_lo,
+          const std::vector<llvm::Value*>& own_hi) -> absl::Status {
+    const int64_t v = lane_dim;
+    const int64_t lanes = op.dimensions(v);
+    const int64_t block = std::min(lanes, kLaneBlock);
+    llvm::Type* pick_array = llvm::ArrayType::get(b->getInt32Ty(), block);
+    llvm::Type* table_array =
+        llvm::ArrayType::get(b->getInt64Ty(), window_elements);
+    llvm::Value* picks = EmitAllocaAtEntry(pick_array, "lane.picks", b);
+    llvm::Value* table = EmitAllocaAtEntry(table_array, "lane.out", b);
+    // Per window element: valid for all lanes, operand offset of lane 0
+    // (0 where invalid, so that every load stays in bounds), and in the
+    // table the output offset of lane 0 where valid and owned, else -1.
+    std::vector<llvm::Value*> valid(window_elements), op_offset(window_elements);
+    std::vector<llvm::Value*> start(rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == v) continue;
+      const WindowDimension& w = window.dimensions[d];
+      start[d] =
+          b->CreateSub(b->CreateMul(o[d], i64(w.stride)), i64(w.padding_low));
+    }
+    for (int64_t j = 0; j < window_elements; ++j) {
+      int64_t rest = j;
+      std::vector<int64_t> k(rank);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        k[d] = rest % window.dimensions[d].size;
+        rest /= window.dimensions[d].size;
+      }
+      llvm::Value* ok = b->getTrue();
+      llvm::Value* owned = b->getTrue();
+      llvm::Value* op_off = i64(0);
+      llvm::Value* out_off = i64(0);
+      for (int64_t e = 0; e < rank; ++e) {
+        if (e == v) continue;
+        const WindowDimension& w = window.dimensions[e];
+        llvm::Value* c =
+            b->CreateAdd(start[e], i64(k[e] * w.window_dilation));
+        ok = b->CreateAnd(ok, b->CreateICmpSGE(c, i64(0)));
+        if (w.base_dilation > 1) {
+          ok = b->CreateAnd(
+              ok, b->CreateICmpEQ(b->CreateSRem(c, i64(w.base_dilation)),
+                                  i64(0)));
+          c = b->CreateSDiv(c, i64(w.base_dilation));
+        }
+        ok = b->CreateAnd(ok, b->CreateICmpSLT(c, i64(op.dimensions(e))));
+        if (e <= split) {
+          owned = b->CreateAnd(owned,
+                               b->CreateAnd(b->CreateICmpSGE(c, own_lo[e]),
+                                            b->CreateICmpSLT(c, own_hi[e])));
+        }
+        op_off = b->CreateAdd(op_off, b->CreateMul(c, i64(op_strides[e])));
+        out_off = b->CreateAdd(out_off, b->CreateMul(c, i64(out_strides[e])));
+      }
+      valid[j] = ok;
+      op_offset[j] = b->CreateSelect(ok, op_off, i64(0));
+      b->CreateStore(
+          b->CreateSelect(b->CreateAnd(ok, owned), out_off, i64(-1)),
+          b->CreateInBoundsGEP(table_array, table, {i64(0), i64(j)}));
+    }
+    llvm::Value* src_base = i64(0);
+    for (int64_t e = 0; e < rank; ++e) {
+      if (e == v) continue;
+      src_base =
+          b->CreateAdd(src_base, b->CreateMul(o[e], i64(src_strides[e])));
+    }
+    return EmitForLoop(
+        "lane.block", i64(0), i64(lanes), i64(block),
+        [&](llvm::Value* c0) -> absl::Status {
+          llvm::Value* c1 = smin(b->CreateAdd(c0, i64(block)), i64(lanes));
+          HLOC_RETURN_IF_ERROR(EmitForLoop(
+              "lane.scan", c0, c1, i64(1),
+              [&](llvm::Value* c) -> absl::Status {
+                llvm::Value* pick = llvm::Constant::getNullValue(value_type);
+                llvm::Value* pick_j = b->getInt32(-1);
+                llvm::Value* have = b->getFalse();
+                for (int64_t j = 0; j < window_elements; ++j) {
+                  HLOC_ASSIGN_OR_RETURN(
+                      llvm::Value * candidate,
+                      LoadFlat(op.element_type(), operand_buffer,
+                               b->CreateAdd(op_offset[j], c), b));
+                  HLOC_ASSIGN_OR_RETURN(
+                      llvm::Value * keep,
+                      elemental.EmitScalarComputation(select,
+                                                      {pick, candidate}));
+                  // The first valid element is taken; later ones unless
+                  // select(pick, candidate).
+                  llvm::Value* take = b->CreateAnd(
+                      valid[j],
+                      b->CreateOr(b->CreateNot(have), b->CreateNot(keep)));
+                  pick = b->CreateSelect(take, candidate, pick);
+                  pick_j = b->CreateSelect(take, b->getInt32(j), pick_j);
+                  have = b->CreateOr(have, valid[j]);
+                }
+                b->CreateStore(
+                    pick_j,
+                    b->CreateInBoundsGEP(pick_array, picks,
+                                         {i64(0), b->CreateSub(c, c0)}));
+                return absl::OkStatus();
+              },
+              b));
+          return EmitForLoop(
+              "lane.scatter", c0, c1, i64(1),
+              [&](llvm::Value* c) -> absl::Status {
+                llvm::Value* j = b->CreateLoad(
+                    b->getInt32Ty(),
+                    b->CreateInBoundsGEP(pick_array, picks,
+                                         {i64(0), b->CreateSub(c, c0)}));
+                return EmitIfThenElse(
+                    b->CreateICmpSGE(j, b->getInt32(0)),
+                    [&]() -> absl::Status {
+                      llvm::Value* base = b->CreateLoad(
+                          b->getInt64Ty(),
+                          b->CreateInBoundsGEP(
+                              table_array, table,
+                              {i64(0), b->CreateSExt(j, b->getInt64Ty())}));
+                      return EmitIfThenElse(
+                          b->CreateICmpSGE(base, i64(0)),
+                          [&]() -> absl::Status {
+                            llvm::Value* out_offset = b->CreateAdd(base, c);
+                            llvm::Value* src_offset = b->CreateAdd(
+                                src_base,
+                                b->CreateMul(c, i64(src_strides[v])));
+                            HLOC_ASSIGN_OR_RETURN(
+                                llvm::Value * current,
+                                LoadFlat(out.element_type(), out_buffer,
+                                         out_offset, b));
+                            HLOC_ASSIGN_OR_RETURN(
+                                llvm::Value * update,
+                                LoadFlat(src.element_type(), source_buffer,
+                                         src_offset, b));
+                            HLOC_ASSIGN_OR_RETURN(
+                                llvm::Value * result,
+                                elemental.EmitScalarComputation(
+                                    scatter, {current, update}));
+                            return StoreFlat(out.element_type(), out_buffer,
+                                             out_offset, result, b);
+                          },
+                          nullptr, b);
+                    },
+                    nullptr, b);
+              },
+              b);
+        },
+        b);
+  };
+
   std::vector<int64_t> dummy_strides(partition.item_sizes.size(), 1);
   const DimGroup items(partition.item_sizes, dummy_strides);
   HLOC_RETURN_IF_ERROR(EmitForLoop(
@@ -381,7 +562,14 @@ absl::Status EmitSelectAndScatterKernel(const HloInstruction& hlo,
         std::vector<llvm::Value*> o(rank);
         std::function<absl::Status(int64_t)> loop =
             [&](int64_t d) -> absl::Status {
-          if (d == rank) return emit_window(o, own_lo, own_hi);
+          if (d == rank) {
+            return lane_dim >= 0 ? emit_lanes(o, own_lo, own_hi)
+                                 : emit_window(o, own_lo, own_hi);
+          }
+          if (d == lane_dim) {
+            o[d] = nullptr;
+            return loop(d + 1);
+          }
           llvm::Value* lo = d <= split ? src_lo[d] : i64(0);
           llvm::Value* hi = d <= split ? src_hi[d] : i64(src.dimensions(d));
           return EmitForLoop(

@@ -27,6 +27,20 @@
 //    two blocks is evaluated by both (the redundant select work is bounded
 //    by the choice of B), but its scatter is applied by one. Small
 //    instances run serially, as one item covering everything.
+//
+// The lane path (NHWC max-pool gradients): where a dimension after the
+// split is contiguous in operand and output and has window 1, stride 1, no
+// padding and no base dilation (the channels), each of its indices is a
+// window of its own with its neighbours' geometry, and its pick lies at
+// its own index. The window (at most 64 elements) is then unrolled and the
+// innermost loop runs over blocks of such lanes: the validity and offsets
+// of each window element are computed once for all lanes, the loop keeps
+// each lane's pick value and element number in registers (LLVM vectorizes
+// it: a compare and select per element) and stores the element numbers in
+// a stack array; a scalar loop over the lanes then applies their scatters.
+// Only a lane's own windows update its output elements, in the row-major
+// order of the other dimensions, so the serial order is kept. Every other
+// case takes the general path above.
 #ifndef BACKENDS_CPU_SELECT_AND_SCATTER_EMITTER_H_
 #define BACKENDS_CPU_SELECT_AND_SCATTER_EMITTER_H_
 

@@ -6,7 +6,10 @@
 // random windows, and the parallel "owner computes" scatter. None may fall
 // back, and every result must equal the evaluator's bit for bit (each
 // output element receives the same updates in the same order).
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -465,6 +468,147 @@ ENTRY main {
 }
 )";
   EXPECT_TRUE(CheckAgainstEvaluator(text).empty());
+}
+
+// The lane path (NHWC, window 1 over the contiguous channel dimension):
+// the scan runs over the channels in the innermost loop.
+bool UsesLanes(const Results& r) {
+  return r.optimized_ir.find("lane.") != std::string::npos;
+}
+
+// The select (GE on f32) compares vectors of channels.
+bool Vectorized(const Results& r) {
+  return r.optimized_ir.find("fcmp oge <") != std::string::npos ||
+         r.optimized_ir.find("fcmp ult <") != std::string::npos;
+}
+
+TEST(SelectAndScatterTest, LanePathMaxPoolGradNHWC) {
+  for (int64_t c : {1, 3, 16, 64, 67}) {
+    for (const std::vector<Dim>& dims :
+         {std::vector<Dim>{{2, 1, 1}, Same(15, 3, 2), Same(14, 3, 2),
+                           {c, 1, 1}},
+          std::vector<Dim>{{3, 1, 1}, {12, 2, 2}, {10, 2, 2}, {c, 1, 1}},
+          std::vector<Dim>{{1, 1, 1}, Same(9, 3, 1), Same(8, 3, 1),
+                           {c, 1, 1}}}) {
+      const std::string text = SasModule(dims);
+      const std::string what = absl::StrCat("C=", c, " ", text);
+      Results r = RunBoth(text);
+      ExpectIdentical(r, what);
+      EXPECT_TRUE(UsesLanes(r)) << what;
+      if (c >= 16) EXPECT_TRUE(Vectorized(r)) << what;
+      ExpectIdentical(RunBoth(text, {}, Parallel()), what + " parallel");
+      ExpectIdentical(RunBoth(text, {}, Serial()), what + " serial");
+    }
+  }
+}
+
+TEST(SelectAndScatterTest, LanePathTiesAndNaNs) {
+  for (int64_t c : {1, 3, 16, 64, 67}) {
+    for (const std::string& dir : {"GE", "GT", "LE", "LT"}) {
+      Options o;
+      o.select = dir;
+      const std::string text = SasModule(
+          {{2, 1, 1}, Same(11, 3, 2), Same(13, 3, 2), {c, 1, 1}}, o);
+      const Shape shape = ParamShape(text, 0);
+      const std::string what = absl::StrCat("C=", c, " ", dir);
+      Results ties = RunBoth(text, Args(text, Ties(shape, c, 3)));
+      ExpectIdentical(ties, what + " ties");
+      EXPECT_TRUE(UsesLanes(ties)) << what;
+      ExpectIdentical(RunBoth(text, Args(text, Ties(shape, c, 1)), Parallel()),
+                      what + " all equal parallel");
+      Literal operand = MakeOpInput(shape, 5);
+      std::mt19937 rng(c);
+      for (int64_t i = 0; i < shape.ElementCount(); ++i) {
+        if (rng() % 4 == 0) {
+          operand.SetFromDouble(i, std::numeric_limits<double>::quiet_NaN());
+        }
+      }
+      ExpectIdentical(RunBoth(text, Args(text, operand)), what + " NaN");
+      ExpectIdentical(RunBoth(text, Args(text, std::move(operand)), Parallel()),
+                      what + " NaN parallel");
+    }
+  }
+}
+
+TEST(SelectAndScatterTest, LanePathTypesLayoutsAndPadding) {
+  // Other element types, a channel-minor layout that is not NHWC, source
+  // in another layout, dilations and negative padding around the lanes.
+  for (const std::string& type : {"f16", "bf16", "f64", "s32", "u8"}) {
+    Options o;
+    o.type = type;
+    const std::string text =
+        SasModule({{2, 1, 1}, Same(9, 3, 2), Same(10, 3, 2), {19, 1, 1}}, o);
+    Results r = RunBoth(text);
+    ExpectIdentical(r, type);
+    EXPECT_TRUE(UsesLanes(r)) << type;
+    ExpectIdentical(RunBoth(text, {}, Parallel()), type + " parallel");
+  }
+  Options layout;
+  layout.layout = "{1,3,2,0}";
+  layout.source_layout = "{0,1,2,3}";
+  const std::string nchw =
+      SasModule({{3, 1, 1}, {21, 1, 1}, Same(9, 3, 2), Same(8, 2, 1)}, layout);
+  Results r = RunBoth(nchw);
+  ExpectIdentical(r, nchw);
+  EXPECT_TRUE(UsesLanes(r)) << nchw;
+  ExpectIdentical(RunBoth(nchw, {}, Parallel()), nchw + " parallel");
+  for (const std::vector<Dim>& dims :
+       {std::vector<Dim>{{11, 3, 2, 1, 1, 2, 1}, {9, 2, 1, 0, 0, 3, 1},
+                         {5, 1, 1}},
+        std::vector<Dim>{{6, 3, 2, 1, 1, 1, 2}, {5, 2, 1, 0, 1, 1, 3},
+                         {7, 1, 1}},
+        std::vector<Dim>{{12, 3, 2, -1, -2}, {10, 2, 2, -2, 1}, {9, 1, 1}},
+        std::vector<Dim>{{4, 2, 1, 3, 3}, {3, 1, 1}, {6, 1, 1}}}) {
+    const std::string text = SasModule(dims);
+    Results d = RunBoth(text);
+    ExpectIdentical(d, text);
+    EXPECT_TRUE(UsesLanes(d)) << text;
+    ExpectIdentical(RunBoth(text, {}, Parallel()), text + " parallel");
+    ExpectIdentical(RunBoth(text, {}, Serial()), text + " serial");
+  }
+  // Padding along the channel dimension: the general path.
+  const std::string padded = SasModule({Same(9, 3, 2), Same(8, 3, 1)});
+  EXPECT_FALSE(UsesLanes(RunBoth(padded))) << padded;
+}
+
+TEST(SelectAndScatterTest, LanePathLargePoolBitIdentically) {
+  // 2x56x56x64 NHWC, 3x3 stride 2 SAME with the default options (parallel).
+  const std::string text =
+      SasModule({{2, 1, 1}, Same(56, 3, 2), Same(56, 3, 2), {64, 1, 1}});
+  Results r = RunBoth(text);
+  ExpectIdentical(r, "large");
+  EXPECT_TRUE(UsesLanes(r));
+  EXPECT_TRUE(Vectorized(r));
+  ExpectIdentical(RunBoth(text, Args(text, Ties(ParamShape(text, 0), 8))),
+                  "large ties");
+}
+
+// Timing of JAX's 8x112x112x64 NHWC 3x3 stride-2 SAME max-pool gradient
+// (the whole module, best of 20 runs). Run with
+// --gtest_also_run_disabled_tests --gtest_filter=*Timing*.
+TEST(SelectAndScatterTest, DISABLED_TimingMaxPoolGrad) {
+  const std::string text =
+      SasModule({{8, 1, 1}, Same(112, 3, 2), Same(112, 3, 2), {64, 1, 1}});
+  auto module = ParseHloModule(text, "timing");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const HloComputation* entry = (*module)->entry_computation();
+  std::vector<Literal> args;
+  for (int64_t i = 0; i < entry->num_parameters(); ++i) {
+    args.push_back(
+        MakeOpInput(entry->parameter_instruction(i)->shape(), 7 + 13 * i));
+  }
+  auto executable = CompileForCpu(**module, CpuCompileOptions{});
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  double best = 1e30;
+  for (int run = 0; run < 20; ++run) {
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<Literal> result = (*executable)->Run(args);
+    const auto end = std::chrono::steady_clock::now();
+    ASSERT_TRUE(result.ok()) << result.status();
+    best = std::min(
+        best, std::chrono::duration<double, std::milli>(end - start).count());
+  }
+  std::printf("select-and-scatter 8x112x112x64: best %.2f ms\n", best);
 }
 
 }  // namespace
