@@ -290,7 +290,7 @@ TEST(SelectAndScatterTest, GeAndGtPickDifferentlyOnTies) {
 }
 
 TEST(SelectAndScatterTest, NaNsInTheOperand) {
-  for (const std::string& dir : {"GE", "GT", "LE"}) {
+  for (std::string dir : {"GE", "GT", "LE"}) {
     Options o;
     o.select = dir;
     const std::string text =
@@ -310,7 +310,7 @@ TEST(SelectAndScatterTest, NaNsInTheOperand) {
 }
 
 TEST(SelectAndScatterTest, Integers) {
-  for (const std::string& type : {"s32", "s64", "u8", "s16", "u32"}) {
+  for (std::string type : {"s32", "s64", "u8", "s16", "u32"}) {
     Options o;
     o.type = type;
     const std::string text = SasModule({Same(9, 3, 2), Same(10, 2, 1)}, o);
@@ -325,7 +325,7 @@ TEST(SelectAndScatterTest, Integers) {
 }
 
 TEST(SelectAndScatterTest, HalfBfloatAndDouble) {
-  for (const std::string& type : {"f16", "bf16", "f64"}) {
+  for (std::string type : {"f16", "bf16", "f64"}) {
     Options o;
     o.type = type;
     const std::string text =
@@ -495,7 +495,9 @@ TEST(SelectAndScatterTest, LanePathMaxPoolGradNHWC) {
       Results r = RunBoth(text);
       ExpectIdentical(r, what);
       EXPECT_TRUE(UsesLanes(r)) << what;
-      if (c >= 16) EXPECT_TRUE(Vectorized(r)) << what;
+      if (c >= 16) {
+        EXPECT_TRUE(Vectorized(r)) << what;
+      }
       ExpectIdentical(RunBoth(text, {}, Parallel()), what + " parallel");
       ExpectIdentical(RunBoth(text, {}, Serial()), what + " serial");
     }
@@ -504,7 +506,7 @@ TEST(SelectAndScatterTest, LanePathMaxPoolGradNHWC) {
 
 TEST(SelectAndScatterTest, LanePathTiesAndNaNs) {
   for (int64_t c : {1, 3, 16, 64, 67}) {
-    for (const std::string& dir : {"GE", "GT", "LE", "LT"}) {
+    for (std::string dir : {"GE", "GT", "LE", "LT"}) {
       Options o;
       o.select = dir;
       const std::string text = SasModule(
@@ -533,7 +535,7 @@ TEST(SelectAndScatterTest, LanePathTiesAndNaNs) {
 TEST(SelectAndScatterTest, LanePathTypesLayoutsAndPadding) {
   // Other element types, a channel-minor layout that is not NHWC, source
   // in another layout, dilations and negative padding around the lanes.
-  for (const std::string& type : {"f16", "bf16", "f64", "s32", "u8"}) {
+  for (std::string type : {"f16", "bf16", "f64", "s32", "u8"}) {
     Options o;
     o.type = type;
     const std::string text =
