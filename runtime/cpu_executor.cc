@@ -79,13 +79,19 @@ alignas(64) uint8_t empty_leaf[64];
 
 }  // namespace
 
-void CpuExecutor::BlockFree::operator()(uint8_t* p) const {
-  FreeBytes(p, bytes);
+ByteBlock CpuExecutor::AllocateBlock(int64_t bytes) {
+  try {
+    return ByteBlock::Uninitialized(
+        static_cast<size_t>(std::max<int64_t>(bytes, kAlignment)));
+  } catch (const std::bad_alloc&) {
+    return ByteBlock();
+  }
 }
 
-CpuExecutor::Block CpuExecutor::AllocateBlock(int64_t bytes) {
-  const size_t size = static_cast<size_t>(std::max<int64_t>(bytes, kAlignment));
-  return Block(static_cast<uint8_t*>(AllocateBytes(size)), BlockFree{size});
+std::vector<bool> CpuExecutor::result_in_place() const {
+  std::vector<bool> in_place;
+  for (int64_t a : result_allocation_) in_place.push_back(a >= 0);
+  return in_place;
 }
 
 CpuExecutor::~CpuExecutor() = default;
@@ -200,7 +206,6 @@ void CpuExecutor::PlanMemory() {
         slots_end[a] <= slot.size &&
         (slot.shape.HasDescendingLayout() || slot.shape.rank() <= 1);
     result_allocation_.push_back(in_place ? a : -1);
-    result_in_place_.push_back(in_place);
     if (in_place) bound[a] = true;
   }
   // The block holds the arena and the outputs nothing binds.
@@ -222,8 +227,8 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments) {
         absl::StrCat("the entry computation takes ", e.parameter_shapes.size(),
                      " arguments, given ", arguments.size()));
   }
-  Block block = TakeBlock();
-  if (block == nullptr) {
+  ByteBlock block = TakeBlock();
+  if (block.empty()) {
     return absl::ResourceExhaustedError(
         absl::StrCat("cannot allocate ", run_bytes_, " bytes for a run"));
   }
@@ -253,10 +258,10 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments) {
       base[a] = reinterpret_cast<uint8_t*>(
           const_cast<char*>(e.allocations[a].constant_data.data()));
     }
-    if (run_offset_[a] >= 0) base[a] = block.get() + run_offset_[a];
+    if (run_offset_[a] >= 0) base[a] = block.data() + run_offset_[a];
   }
   // Parameters: the caller's bytes where they are already laid out right.
-  std::vector<Block> staged;
+  std::vector<ByteBlock> staged;
   for (size_t p = 0; p < arguments.size(); ++p) {
     const Literal& argument = arguments[p];
     if (!argument.shape().Compatible(e.parameter_shapes[p])) {
@@ -275,11 +280,11 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments) {
         address = const_cast<uint8_t*>(leaves[l]->untyped_data());
       } else {
         staged.push_back(AllocateBlock(RoundUp(slot.size)));
-        if (staged.back() == nullptr) {
+        if (staged.back().empty()) {
           return absl::ResourceExhaustedError("cannot stage a parameter");
         }
-        CopyLiteralToBuffer(*leaves[l], slot.shape, staged.back().get());
-        address = staged.back().get();
+        CopyLiteralToBuffer(*leaves[l], slot.shape, staged.back().data());
+        address = staged.back().data();
       }
     }
   }
@@ -316,17 +321,17 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments) {
   return result;
 }
 
-CpuExecutor::Block CpuExecutor::TakeBlock() {
+ByteBlock CpuExecutor::TakeBlock() {
   {
     std::lock_guard<std::mutex> lock(block_mutex_);
-    if (spare_block_ != nullptr) return std::move(spare_block_);
+    if (!spare_block_.empty()) return std::move(spare_block_);
   }
   return AllocateBlock(run_bytes_);
 }
 
-void CpuExecutor::ReturnBlock(Block block) {
+void CpuExecutor::ReturnBlock(ByteBlock block) {
   std::lock_guard<std::mutex> lock(block_mutex_);
-  if (spare_block_ == nullptr) spare_block_ = std::move(block);
+  if (spare_block_.empty()) spare_block_ = std::move(block);
 }
 
 absl::Status CpuExecutor::EvaluateStep(size_t s,

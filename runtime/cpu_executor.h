@@ -34,6 +34,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "hlo/large_block_allocator.h"
 #include "hlo/literal.h"
 #include "hlo/module.h"
 #include "runtime/executable.h"
@@ -66,28 +67,21 @@ class CpuExecutor {
   // (aligned).
   int64_t run_bytes() const { return run_bytes_; }
   // Per result leaf (depth-first): whether kernels write it in place.
-  const std::vector<bool>& result_in_place() const { return result_in_place_; }
+  std::vector<bool> result_in_place() const;
   // Bytes copied from slots into results, over all runs (0 when every
   // result leaf is written in place).
   int64_t result_bytes_copied() const { return result_bytes_copied_.load(); }
 
  private:
-  // Frees through the allocator that gave the block (large-block aware).
-  struct BlockFree {
-    // As allocated. No default member initialiser: with one, GCC does not
-    // see this nested type as default-constructible inside CpuExecutor,
-    // and unique_ptr needs that.
-    size_t bytes;
-    void operator()(uint8_t* p) const;
-  };
-  using Block = std::unique_ptr<uint8_t[], BlockFree>;
-  static Block AllocateBlock(int64_t bytes);
+  // A run's block (arena and the outputs not written in place) or a staged
+  // parameter, from the large-block allocator; empty when out of memory.
+  static ByteBlock AllocateBlock(int64_t bytes);
 
   CpuExecutor() = default;
   absl::Status EvaluateStep(size_t step, const std::vector<uint8_t*>& slots);
   // A run's block: the one kept from an earlier run if free, else new.
-  Block TakeBlock();
-  void ReturnBlock(Block block);
+  ByteBlock TakeBlock();
+  void ReturnBlock(ByteBlock block);
 
   Executable executable_;
   std::vector<Kernel> kernels_;                      // per step (kernel steps)
@@ -100,12 +94,11 @@ class CpuExecutor {
   int64_t run_bytes_ = 0;
   // Per result leaf: the output allocation bound to its storage, or -1.
   std::vector<int64_t> result_allocation_;
-  std::vector<bool> result_in_place_;
   std::atomic<int64_t> fallback_runs_{0};
   std::atomic<int64_t> result_bytes_copied_{0};
   // One block kept between runs (its pages stay mapped).
   std::mutex block_mutex_;
-  Block spare_block_;
+  ByteBlock spare_block_;
 };
 
 }  // namespace hloc

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <new>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -177,27 +178,18 @@ std::vector<absl::StatusOr<Stats>> MeasureInterleaved(
 // ---------------------------------------------------------------------------
 // Aligned host memory.
 
-// Blocks from the allocator literals and runs use (huge-page backed when
-// large), so the copy reference, the kernels alone and Run() all work on
-// the same kind of memory: what differs between their rows is the code.
-struct AlignedFree {
-  size_t bytes = 0;
-  void operator()(uint8_t* p) const {
-    LargeBlockAllocator::Global().Free(p, bytes);
+// `bytes` (rounded up to 64) of zeroed memory, so that timed code does not
+// pay for first-touch page faults; empty when out of memory. It comes from
+// the allocator literals and runs use (huge-page backed when large), so the
+// copy reference, the kernels alone and Run() all work on the same kind of
+// memory: what differs between their rows is the code.
+ByteBlock AllocateTouched(int64_t bytes) {
+  try {
+    return ByteBlock::Zeroed(static_cast<size_t>(std::max<int64_t>(
+        kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment)));
+  } catch (const std::bad_alloc&) {
+    return ByteBlock();
   }
-};
-using AlignedBlock = std::unique_ptr<uint8_t[], AlignedFree>;
-
-// `bytes` of 64-byte aligned memory, written once so that timed code does
-// not pay for first-touch page faults.
-AlignedBlock AllocateTouched(int64_t bytes) {
-  const size_t rounded = static_cast<size_t>(std::max<int64_t>(
-      kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment));
-  AlignedBlock block(
-      static_cast<uint8_t*>(LargeBlockAllocator::Global().Allocate(rounded)),
-      AlignedFree{rounded});
-  if (block != nullptr) std::memset(block.get(), 0, rounded);
-  return block;
 }
 
 // The reference for memory-bound code: each thread copies one contiguous
@@ -245,10 +237,10 @@ class KernelRunner {
       const ExecutableAllocation& allocation = e.allocations[a];
       if (allocation.kind == BufferAllocation::Kind::kParameter) continue;
       runner->blocks_.push_back(AllocateTouched(allocation.size));
-      if (runner->blocks_.back() == nullptr) {
+      if (runner->blocks_.back().empty()) {
         return absl::ResourceExhaustedError("cannot allocate buffers");
       }
-      base[a] = runner->blocks_.back().get();
+      base[a] = runner->blocks_.back().data();
       std::memcpy(base[a], allocation.constant_data.data(),
                   allocation.constant_data.size());
     }
@@ -310,7 +302,7 @@ class KernelRunner {
 
  private:
   KernelRunner() = default;
-  std::vector<AlignedBlock> blocks_;
+  std::vector<ByteBlock> blocks_;
   std::vector<std::vector<void*>> pointers_;
   std::vector<void (*)(void**)> kernels_;
   const uint8_t* result_ = nullptr;
@@ -756,9 +748,9 @@ void Bench::MemoryBoundTable() {
 
     // The copy of the same bytes: bytes/2 read, bytes/2 written.
     const int64_t half = bytes / 2;
-    AlignedBlock src = AllocateTouched(half), dst = AllocateTouched(half);
+    ByteBlock src = AllocateTouched(half), dst = AllocateTouched(half);
     const TimedFn copy_fn = Timed([&] {
-      ParallelCopy(dst.get(), src.get(), half);
+      ParallelCopy(dst.data(), src.data(), half);
       return absl::OkStatus();
     });
     std::unique_ptr<Ours> ours = MakeOurs(**compiled, *inputs);
@@ -890,13 +882,13 @@ void Bench::DotTable() {
 
   std::unique_ptr<Ours> ours = MakeOurs(**compiled, *inputs);
   OpenBlas blas;
-  AlignedBlock c = AllocateTouched(n * n * sizeof(float));
+  ByteBlock c = AllocateTouched(n * n * sizeof(float));
   absl::StatusOr<TimedFn> sgemm_fn = absl::UnavailableError(blas.error);
   if (blas.sgemm != nullptr) {
     if (blas.set_threads != nullptr) blas.set_threads(threads_);
     const float* a = (*inputs)[0].data<float>().data();
     const float* b = (*inputs)[1].data<float>().data();
-    float* out = reinterpret_cast<float*>(c.get());
+    float* out = reinterpret_cast<float*>(c.data());
     const int dim = static_cast<int>(n);
     sgemm_fn = Timed([&blas, a, b, out, dim] {
       constexpr int kRowMajor = 101, kNoTrans = 111;
