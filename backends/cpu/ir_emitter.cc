@@ -639,12 +639,8 @@ LoopSpec ElementwiseLoop(const KernelInfo& info, std::vector<size_t> outputs,
     // copied out with non-temporal stores.
     std::vector<llvm::Value*> staging;
     for (size_t i : streamed) {
-      const int64_t width = ByteWidth(arrays[i].shape().element_type());
-      auto* buffer = llvm::cast<llvm::AllocaInst>(EmitAllocaAtEntry(
-          llvm::ArrayType::get(b->getInt8Ty(), plan.chunk * width), "stage",
-          b));
-      buffer->setAlignment(llvm::Align(64));
-      staging.push_back(buffer);
+      staging.push_back(
+          EmitStageBuffer(arrays[i].shape().element_type(), plan.chunk, b));
     }
     if (!streamed.empty()) {
       mapping.set_chunk_hooks(
@@ -658,13 +654,7 @@ LoopSpec ElementwiseLoop(const KernelInfo& info, std::vector<size_t> outputs,
           },
           [&](llvm::Value* start, llvm::Value* length) {
             for (size_t k = 0; k < streamed.size(); ++k) {
-              const IrArray& out = arrays[streamed[k]];
-              llvm::Value* width =
-                  b->getInt64(ByteWidth(out.shape().element_type()));
-              EmitStreamingCopy(
-                  b->CreateGEP(b->getInt8Ty(), out.base(),
-                               b->CreateMul(start, width, "", true, true)),
-                  staging[k], b->CreateMul(length, width, "", true, true), b);
+              EmitStreamOut(arrays[streamed[k]], start, length, staging[k], b);
             }
           });
     }

@@ -314,15 +314,8 @@ absl::Status RowFusionEmitter::EmitOutputPass(llvm::Value* row) {
             b));
         for (const RowOutput* o : full_outputs) {
           if (o->stage == nullptr) continue;
-          llvm::Value* width =
-              b->getInt64(ByteWidth(o->array.shape().element_type()));
-          EmitStreamingCopy(
-              b->CreateGEP(b->getInt8Ty(), o->array.base(),
-                           b->CreateMul(start, width, "", true, true)),
-              o->stage,
-              b->CreateMul(b->CreateSub(c1, c0, "", true, true), width, "",
-                           true, true),
-              b);
+          EmitStreamOut(o->array, start, b->CreateSub(c1, c0, "", true, true),
+                        o->stage, b);
         }
         return absl::OkStatus();
       },
@@ -431,14 +424,9 @@ absl::Status RowFusionEmitter::Emit(const std::string& symbol) {
     const bool full = shape.ElementCount() == full_elements;
     llvm::Value* stage = nullptr;
     if (full && UseStreamingStores(*ctx_.options, shape)) {
-      auto* buffer = llvm::cast<llvm::AllocaInst>(EmitAllocaAtEntry(
-          llvm::ArrayType::get(builder.getInt8Ty(),
-                               std::min(info_.rows.row_length,
-                                        kStageElements) *
-                                   ByteWidth(shape.element_type())),
-          "stage", &builder));
-      buffer->setAlignment(llvm::Align(64));
-      stage = buffer;
+      stage = EmitStageBuffer(shape.element_type(),
+                              std::min(info_.rows.row_length, kStageElements),
+                              &builder);
       streams_ = true;
     }
     outputs_.push_back({roots[o], array, full, stage});

@@ -113,6 +113,23 @@ void EmitStreamingCopy(llvm::Value* dst, llvm::Value* src, llvm::Value* bytes,
   EmitByteCopy(dst, src, tail, bytes, b);
 }
 
+llvm::Value* EmitStageBuffer(PrimitiveType type, int64_t elements,
+                             llvm::IRBuilderBase* b) {
+  auto* buffer = llvm::cast<llvm::AllocaInst>(EmitAllocaAtEntry(
+      llvm::ArrayType::get(b->getInt8Ty(), elements * ByteWidth(type)),
+      "stage", b));
+  buffer->setAlignment(llvm::Align(kLine));
+  return buffer;
+}
+
+void EmitStreamOut(const IrArray& out, llvm::Value* start, llvm::Value* length,
+                   llvm::Value* stage, llvm::IRBuilderBase* b) {
+  llvm::Value* width = b->getInt64(ByteWidth(out.shape().element_type()));
+  EmitStreamingCopy(b->CreateGEP(b->getInt8Ty(), out.base(),
+                                 b->CreateMul(start, width, "", true, true)),
+                    stage, b->CreateMul(length, width, "", true, true), b);
+}
+
 void EmitStreamingFence(llvm::IRBuilderBase* b) {
   b->CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
 }

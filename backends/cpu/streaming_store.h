@@ -21,6 +21,7 @@
 
 #include <cstdint>
 
+#include "backends/common/ir_array.h"
 #include "hlo/shape.h"
 
 namespace llvm {
@@ -40,6 +41,16 @@ int64_t StreamingStoreThreshold();
 // under `options` (host targets only, dense outputs of at least
 // streaming_store_min_bytes).
 bool UseStreamingStores(const CpuCodegenOptions& options, const Shape& shape);
+
+// A 64-byte-aligned stack buffer (allocated in the function's entry block)
+// for `elements` elements of `type`: where a streamed chunk is staged.
+llvm::Value* EmitStageBuffer(PrimitiveType type, int64_t elements,
+                             llvm::IRBuilderBase* b);
+
+// Streams `length` elements (an i64 value) staged at `stage` into `out` at
+// physical positions [start, start + length) (EmitStreamingCopy).
+void EmitStreamOut(const IrArray& out, llvm::Value* start, llvm::Value* length,
+                   llvm::Value* stage, llvm::IRBuilderBase* b);
 
 // Copies `bytes` (an i64 value) from `src` to `dst`: bytes up to the first
 // 64-byte boundary of dst and after the last one one at a time, everything
