@@ -1103,6 +1103,70 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
   };
 }
 
+namespace {
+
+// The running values of a (variadic) reduction of n inputs, shared by
+// reduce and reduce-window: operands are the n inputs' then the n inits'
+// generators, as the instructions order them.
+struct Accumulators {
+  std::vector<llvm::Type*> types;  // register types, one per input
+  std::vector<llvm::Value*> slots;
+
+  // Allocas holding the inits.
+  static absl::StatusOr<Accumulators> Emit(
+      const std::vector<ElementGenerator>& operands,
+      std::vector<llvm::Type*> types, llvm::Type* index_type,
+      absl::string_view name, llvm::IRBuilderBase* b) {
+    Accumulators acc{std::move(types), {}};
+    const size_t n = acc.types.size();
+    for (size_t k = 0; k < n; ++k) {
+      HLOC_ASSIGN_OR_RETURN(llvm::Value * init,
+                            operands[n + k](IrIndex::Scalar(index_type)));
+      acc.slots.push_back(EmitAllocaAtEntry(acc.types[k], name, b));
+      b->CreateStore(init, acc.slots[k]);
+    }
+    return acc;
+  }
+
+  // slots = combiner(slots..., inputs at `input_index`...).
+  absl::Status Accumulate(ElementalEmitter* emitter,
+                          const HloComputation* combiner,
+                          const std::vector<ElementGenerator>& operands,
+                          const IrIndex& input_index,
+                          llvm::IRBuilderBase* b) const {
+    const size_t n = types.size();
+    std::vector<llvm::Value*> args;
+    for (size_t k = 0; k < n; ++k) {
+      args.push_back(b->CreateLoad(types[k], slots[k]));
+    }
+    for (size_t k = 0; k < n; ++k) {
+      HLOC_ASSIGN_OR_RETURN(llvm::Value * x, operands[k](input_index));
+      args.push_back(x);
+    }
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * r,
+                          emitter->EmitScalarComputation(combiner, args));
+    for (size_t k = 0; k < n; ++k) {
+      b->CreateStore(
+          n == 1 ? r : b->CreateExtractValue(r, {static_cast<unsigned>(k)}),
+          slots[k]);
+    }
+    return absl::OkStatus();
+  }
+
+  // The result: the one value, or a struct of result_type for n > 1.
+  llvm::Value* Load(llvm::Type* result_type, llvm::IRBuilderBase* b) const {
+    if (types.size() == 1) return b->CreateLoad(types[0], slots[0]);
+    llvm::Value* result = llvm::UndefValue::get(result_type);
+    for (size_t k = 0; k < types.size(); ++k) {
+      result = b->CreateInsertValue(result, b->CreateLoad(types[k], slots[k]),
+                                    {static_cast<unsigned>(k)});
+    }
+    return result;
+  }
+};
+
+}  // namespace
+
 absl::StatusOr<ElementGenerator> ElementalEmitter::MakeReduceGenerator(
     const HloInstruction* hlo, std::vector<ElementGenerator> operands) {
   llvm::IRBuilderBase* b = b_;
@@ -1131,49 +1195,23 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeReduceGenerator(
   }
   llvm::Type* result_type = *ValueType(hlo->shape(), b->getContext());
   const HloComputation* combiner = hlo->to_apply();
-  return [this, operands, n, in, kept, loop_dims, loop_bounds, types,
+  return [this, operands, in, kept, loop_dims, loop_bounds, types,
           result_type, combiner,
           b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
-    std::vector<llvm::Value*> slots;
-    for (size_t k = 0; k < n; ++k) {
-      HLOC_ASSIGN_OR_RETURN(
-          llvm::Value * init,
-          operands[n + k](IrIndex::Scalar(index.index_type())));
-      slots.push_back(EmitAllocaAtEntry(types[k], "reduce.acc", b));
-      b->CreateStore(init, slots[k]);
-    }
+    HLOC_ASSIGN_OR_RETURN(Accumulators acc,
+                          Accumulators::Emit(operands, types,
+                                             index.index_type(), "reduce.acc",
+                                             b));
     std::vector<llvm::Value*> in_index(in.rank());
     for (size_t j = 0; j < kept.size(); ++j) in_index[kept[j]] = index[j];
     HLOC_RETURN_IF_ERROR(EmitLoopsOver(
         loop_dims, loop_bounds, in_index,
         [&]() -> absl::Status {
-          std::vector<llvm::Value*> args;
-          for (size_t k = 0; k < n; ++k)
-            args.push_back(b->CreateLoad(types[k], slots[k]));
-          for (size_t k = 0; k < n; ++k) {
-            HLOC_ASSIGN_OR_RETURN(
-                llvm::Value * x,
-                operands[k](IrIndex(in_index, index.index_type())));
-            args.push_back(x);
-          }
-          HLOC_ASSIGN_OR_RETURN(llvm::Value * r,
-                                EmitScalarComputation(combiner, args));
-          for (size_t k = 0; k < n; ++k) {
-            b->CreateStore(
-                n == 1 ? r
-                       : b->CreateExtractValue(r, {static_cast<unsigned>(k)}),
-                slots[k]);
-          }
-          return absl::OkStatus();
+          return acc.Accumulate(this, combiner, operands,
+                                IrIndex(in_index, index.index_type()), b);
         },
         b));
-    if (n == 1) return b->CreateLoad(types[0], slots[0]);
-    llvm::Value* result = llvm::UndefValue::get(result_type);
-    for (size_t k = 0; k < n; ++k) {
-      result = b->CreateInsertValue(result, b->CreateLoad(types[k], slots[k]),
-                                    {static_cast<unsigned>(k)});
-    }
-    return result;
+    return acc.Load(result_type, b);
   };
 }
 
@@ -1199,17 +1237,13 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeReduceWindowGenerator(
   }
   llvm::Type* result_type = *ValueType(hlo->shape(), b->getContext());
   const HloComputation* combiner = hlo->to_apply();
-  return [this, operands, n, in, window, loop_dims, loop_bounds, types,
+  return [this, operands, in, window, loop_dims, loop_bounds, types,
           result_type, combiner,
           b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
-    std::vector<llvm::Value*> slots;
-    for (size_t k = 0; k < n; ++k) {
-      HLOC_ASSIGN_OR_RETURN(
-          llvm::Value * init,
-          operands[n + k](IrIndex::Scalar(index.index_type())));
-      slots.push_back(EmitAllocaAtEntry(types[k], "window.acc", b));
-      b->CreateStore(init, slots[k]);
-    }
+    HLOC_ASSIGN_OR_RETURN(Accumulators acc,
+                          Accumulators::Emit(operands, types,
+                                             index.index_type(), "window.acc",
+                                             b));
     std::vector<llvm::Value*> window_index(in.rank());
     HLOC_RETURN_IF_ERROR(EmitLoopsOver(
         loop_dims, loop_bounds, window_index,
@@ -1239,35 +1273,14 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeReduceWindowGenerator(
           return EmitIfThenElse(
               inside,
               [&]() -> absl::Status {
-                std::vector<llvm::Value*> args;
-                for (size_t k = 0; k < n; ++k)
-                  args.push_back(b->CreateLoad(types[k], slots[k]));
-                for (size_t k = 0; k < n; ++k) {
-                  HLOC_ASSIGN_OR_RETURN(
-                      llvm::Value * x,
-                      operands[k](IrIndex(in_index, index.index_type())));
-                  args.push_back(x);
-                }
-                HLOC_ASSIGN_OR_RETURN(llvm::Value * r,
-                                      EmitScalarComputation(combiner, args));
-                for (size_t k = 0; k < n; ++k) {
-                  b->CreateStore(n == 1 ? r
-                                        : b->CreateExtractValue(
-                                              r, {static_cast<unsigned>(k)}),
-                                 slots[k]);
-                }
-                return absl::OkStatus();
+                return acc.Accumulate(this, combiner, operands,
+                                      IrIndex(in_index, index.index_type()),
+                                      b);
               },
               nullptr, b);
         },
         b));
-    if (n == 1) return b->CreateLoad(types[0], slots[0]);
-    llvm::Value* result = llvm::UndefValue::get(result_type);
-    for (size_t k = 0; k < n; ++k) {
-      result = b->CreateInsertValue(result, b->CreateLoad(types[k], slots[k]),
-                                    {static_cast<unsigned>(k)});
-    }
-    return result;
+    return acc.Load(result_type, b);
   };
 }
 
