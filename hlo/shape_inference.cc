@@ -104,6 +104,47 @@ bool Contains(absl::Span<const int64_t> values, int64_t v) {
   return std::find(values.begin(), values.end(), v) != values.end();
 }
 
+// How a gather or a scatter names its batching dimensions in errors.
+struct BatchingNames {
+  absl::string_view op;            // "gather"
+  absl::string_view indices_list;  // "gather start_indices_batching_dims"
+  absl::string_view operand_side;  // "operand"
+  absl::string_view index_side;    // "start-index"
+};
+
+// The indices' batching dimensions are a valid list without
+// index_vector_dim, and pair up with the operand's batching dimensions,
+// same count and same sizes.
+absl::Status CheckBatchingDims(const Shape& operand,
+                               absl::Span<const int64_t> operand_batching,
+                               const Shape& indices,
+                               absl::Span<const int64_t> indices_batching,
+                               int64_t index_vector_dim,
+                               const BatchingNames& names) {
+  HLOC_RETURN_IF_ERROR(CheckDimensionList(indices_batching, indices.rank(),
+                                          names.indices_list));
+  if (Contains(indices_batching, index_vector_dim)) {
+    return InvalidArgument(names.indices_list, " ", Str(indices_batching),
+                           " contains index_vector_dim ", index_vector_dim);
+  }
+  if (operand_batching.size() != indices_batching.size()) {
+    return InvalidArgument(names.op, " has ", operand_batching.size(), " ",
+                           names.operand_side, " batching dimensions but ",
+                           indices_batching.size(), " ", names.index_side,
+                           " batching dimensions");
+  }
+  for (size_t i = 0; i < operand_batching.size(); ++i) {
+    if (operand.dimensions(operand_batching[i]) !=
+        indices.dimensions(indices_batching[i])) {
+      return InvalidArgument(
+          names.op, " batching dimension sizes differ: operand dimension ",
+          operand_batching[i], " of ", Str(operand), " vs ", names.index_side,
+          " dimension ", indices_batching[i], " of ", Str(indices));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Same element type and dimensions; dynamic flags may differ.
 bool SameTypeAndDimensions(const Shape& a, const Shape& b) {
   return a.element_type() == b.element_type() && a.SameDimensions(b);
@@ -1431,30 +1472,11 @@ absl::StatusOr<Shape> InferGatherShape(const Shape& operand,
                            " of the start indices has size ",
                            indices_dims[index_vector_dim]);
   }
-  HLOC_RETURN_IF_ERROR(
-      CheckDimensionList(indices_batching, start_indices.rank(),
-                         "gather start_indices_batching_dims"));
-  if (Contains(indices_batching, index_vector_dim)) {
-    return InvalidArgument("gather start_indices_batching_dims ",
-                           Str(indices_batching), " contains index_vector_dim ",
-                           index_vector_dim);
-  }
-  if (operand_batching.size() != indices_batching.size()) {
-    return InvalidArgument("gather has ", operand_batching.size(),
-                           " operand batching dimensions but ",
-                           indices_batching.size(),
-                           " start-index batching dimensions");
-  }
-  for (size_t i = 0; i < operand_batching.size(); ++i) {
-    if (operand.dimensions(operand_batching[i]) !=
-        start_indices.dimensions(indices_batching[i])) {
-      return InvalidArgument(
-          "gather batching dimension sizes differ: operand dimension ",
-          operand_batching[i], " of ", Str(operand),
-          " vs start-index dimension ", indices_batching[i], " of ",
-          Str(start_indices));
-    }
-  }
+  HLOC_RETURN_IF_ERROR(CheckBatchingDims(
+      operand, operand_batching, start_indices, indices_batching,
+      index_vector_dim,
+      {"gather", "gather start_indices_batching_dims", "operand",
+       "start-index"}));
   if (static_cast<int64_t>(slice_sizes.size()) != operand_rank) {
     return InvalidArgument("gather slice_sizes ", Str(slice_sizes), " has ",
                            slice_sizes.size(), " entries but the operand ",
@@ -1599,28 +1621,9 @@ absl::StatusOr<Shape> InferScatterShape(absl::Span<const Shape> shapes,
   HLOC_RETURN_IF_ERROR(CheckDimensionList(
       to_operand_and_batching, operand_rank,
       "scatter_dims_to_operand_dims and input_batching_dims"));
-  HLOC_RETURN_IF_ERROR(CheckDimensionList(indices_batching, indices.rank(),
-                                          "scatter_indices_batching_dims"));
-  if (Contains(indices_batching, index_vector_dim)) {
-    return InvalidArgument("scatter_indices_batching_dims ",
-                           Str(indices_batching), " contains index_vector_dim ",
-                           index_vector_dim);
-  }
-  if (input_batching.size() != indices_batching.size()) {
-    return InvalidArgument("scatter has ", input_batching.size(),
-                           " input batching dimensions but ",
-                           indices_batching.size(),
-                           " index batching dimensions");
-  }
-  for (size_t i = 0; i < input_batching.size(); ++i) {
-    if (operand.dimensions(input_batching[i]) !=
-        indices.dimensions(indices_batching[i])) {
-      return InvalidArgument(
-          "scatter batching dimension sizes differ: operand dimension ",
-          input_batching[i], " of ", Str(operand), " vs index dimension ",
-          indices_batching[i], " of ", Str(indices));
-    }
-  }
+  HLOC_RETURN_IF_ERROR(CheckBatchingDims(
+      operand, input_batching, indices, indices_batching, index_vector_dim,
+      {"scatter", "scatter_indices_batching_dims", "input", "index"}));
   // Window dimensions of the update are bounded by the operand dimensions
   // that are neither inserted nor batching, in order.
   std::vector<int64_t> window_bounds;
