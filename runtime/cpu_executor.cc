@@ -100,6 +100,11 @@ absl::StatusOr<std::unique_ptr<CpuExecutor>> CpuExecutor::Create(
     Executable executable_in, const KernelResolver& resolve) {
   absl::Status status = ValidateExecutable(executable_in);
   if (!status.ok()) return status;
+  if (executable_in.platform != "cpu") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the executable is for platform '", executable_in.platform,
+                     "', not cpu"));
+  }
   std::unique_ptr<CpuExecutor> executor(new CpuExecutor());
   // Moved in first: constants are used where the executable holds them.
   executor->executable_ = std::move(executable_in);
@@ -237,8 +242,8 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments) {
   try {
     result = Literal::CreateUninitialized(e.result_shape);
   } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "cannot allocate the result ", e.result_shape.ToString()));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cannot allocate the result ", e.result_shape.ToString()));
   }
   std::vector<Literal*> result_leaves;
   MutableLiteralLeaves(&result, &result_leaves);

@@ -83,7 +83,185 @@ const Literal* LiteralLeaf(const Literal& literal,
 }
 
 std::string KindName(ExecutableStep::Kind kind) {
-  return kind == ExecutableStep::Kind::kKernel ? "kernel" : "evaluator";
+  switch (kind) {
+    case ExecutableStep::Kind::kKernel:
+      return "kernel";
+    case ExecutableStep::Kind::kEvaluator:
+      return "evaluator";
+    case ExecutableStep::Kind::kWhile:
+      return "while";
+    case ExecutableStep::Kind::kConditional:
+      return "conditional";
+    case ExecutableStep::Kind::kCopy:
+      return "copy";
+    case ExecutableStep::Kind::kLibraryCall:
+      return "library-call";
+  }
+  return "unknown";
+}
+
+// Calls fn on every step of `steps`, nested ones included.
+void ForEachStep(const std::vector<ExecutableStep>& steps,
+                 const std::function<void(const ExecutableStep&)>& fn) {
+  for (const ExecutableStep& step : steps) {
+    fn(step);
+    ForEachStep(step.condition, fn);
+    ForEachStep(step.body, fn);
+    for (const std::vector<ExecutableStep>& branch : step.branches) {
+      ForEachStep(branch, fn);
+    }
+  }
+}
+
+void StepToProto(const ExecutableStep& step, runtime::StepProto* p) {
+  static constexpr runtime::StepProto::Kind kKinds[] = {
+      runtime::StepProto::KERNEL, runtime::StepProto::EVALUATOR,
+      runtime::StepProto::WHILE,  runtime::StepProto::CONDITIONAL,
+      runtime::StepProto::COPY,   runtime::StepProto::LIBRARY_CALL,
+  };
+  p->set_kind(kKinds[static_cast<int>(step.kind)]);
+  p->set_instruction(step.instruction);
+  p->set_kernel_name(step.kernel_name);
+  for (int64_t slot : step.buffers) p->add_buffers(slot);
+  p->set_fallback_hlo(step.fallback_hlo);
+  p->set_fallback_reason(step.fallback_reason);
+  if (step.kind == ExecutableStep::Kind::kKernel) {
+    runtime::LaunchDimsProto* l = p->mutable_launch();
+    l->set_grid_x(step.launch.grid[0]);
+    l->set_grid_y(step.launch.grid[1]);
+    l->set_grid_z(step.launch.grid[2]);
+    l->set_block_x(step.launch.block[0]);
+    l->set_block_y(step.launch.block[1]);
+    l->set_block_z(step.launch.block[2]);
+    l->set_shared_memory_bytes(step.launch.shared_memory_bytes);
+  }
+  for (const ExecutableStep& s : step.condition) {
+    StepToProto(s, p->add_condition());
+  }
+  for (const ExecutableStep& s : step.body) StepToProto(s, p->add_body());
+  for (const std::vector<ExecutableStep>& branch : step.branches) {
+    runtime::StepListProto* list = p->add_branches();
+    for (const ExecutableStep& s : branch) StepToProto(s, list->add_steps());
+  }
+  p->set_predicate_buffer(step.predicate_buffer);
+  p->set_library(step.library);
+  if (step.kind == ExecutableStep::Kind::kLibraryCall) {
+    const GemmConfig& g = step.gemm;
+    runtime::GemmConfigProto* q = p->mutable_gemm();
+    q->set_m(g.m);
+    q->set_n(g.n);
+    q->set_k(g.k);
+    q->set_batch(g.batch);
+    q->set_transpose_lhs(g.transpose_lhs);
+    q->set_transpose_rhs(g.transpose_rhs);
+    q->set_lda(g.lda);
+    q->set_ldb(g.ldb);
+    q->set_ldc(g.ldc);
+    q->set_stride_lhs(g.stride_lhs);
+    q->set_stride_rhs(g.stride_rhs);
+    q->set_stride_out(g.stride_out);
+    q->set_lhs_type(g.lhs_type);
+    q->set_rhs_type(g.rhs_type);
+    q->set_out_type(g.out_type);
+    q->set_alpha(g.alpha);
+    q->set_beta(g.beta);
+    q->set_allow_tf32(g.allow_tf32);
+    q->set_epilogue(g.epilogue);
+  }
+}
+
+// `where` names the step in errors ("step 3", "step 3 body step 0").
+absl::StatusOr<ExecutableStep> StepFromProto(const runtime::StepProto& p,
+                                             const std::string& where,
+                                             int depth) {
+  // Nesting follows the module's control flow; a file nested deeper than
+  // any real module is corrupt (and would exhaust the stack).
+  if (depth > 64) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": steps nested more than 64 deep"));
+  }
+  ExecutableStep step;
+  switch (p.kind()) {
+    case runtime::StepProto::KERNEL:
+      step.kind = ExecutableStep::Kind::kKernel;
+      break;
+    case runtime::StepProto::EVALUATOR:
+      step.kind = ExecutableStep::Kind::kEvaluator;
+      break;
+    case runtime::StepProto::WHILE:
+      step.kind = ExecutableStep::Kind::kWhile;
+      break;
+    case runtime::StepProto::CONDITIONAL:
+      step.kind = ExecutableStep::Kind::kConditional;
+      break;
+    case runtime::StepProto::COPY:
+      step.kind = ExecutableStep::Kind::kCopy;
+      break;
+    case runtime::StepProto::LIBRARY_CALL:
+      step.kind = ExecutableStep::Kind::kLibraryCall;
+      break;
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " has an unknown kind ", p.kind()));
+  }
+  step.instruction = p.instruction();
+  step.kernel_name = p.kernel_name();
+  step.buffers.assign(p.buffers().begin(), p.buffers().end());
+  step.fallback_hlo = p.fallback_hlo();
+  step.fallback_reason = p.fallback_reason();
+  const runtime::LaunchDimsProto& l = p.launch();
+  step.launch.grid[0] = l.grid_x();
+  step.launch.grid[1] = l.grid_y();
+  step.launch.grid[2] = l.grid_z();
+  step.launch.block[0] = l.block_x();
+  step.launch.block[1] = l.block_y();
+  step.launch.block[2] = l.block_z();
+  step.launch.shared_memory_bytes = l.shared_memory_bytes();
+  auto convert_list =
+      [&](const google::protobuf::RepeatedPtrField<runtime::StepProto>& list,
+          const std::string& what,
+          std::vector<ExecutableStep>* out) -> absl::Status {
+    for (int i = 0; i < list.size(); ++i) {
+      absl::StatusOr<ExecutableStep> s = StepFromProto(
+          list.Get(i), absl::StrCat(where, " ", what, " step ", i), depth + 1);
+      if (!s.ok()) return s.status();
+      out->push_back(*std::move(s));
+    }
+    return absl::OkStatus();
+  };
+  absl::Status status =
+      convert_list(p.condition(), "condition", &step.condition);
+  if (status.ok()) status = convert_list(p.body(), "body", &step.body);
+  for (int b = 0; status.ok() && b < p.branches_size(); ++b) {
+    step.branches.emplace_back();
+    status = convert_list(p.branches(b).steps(), absl::StrCat("branch ", b),
+                          &step.branches.back());
+  }
+  if (!status.ok()) return status;
+  step.predicate_buffer = p.predicate_buffer();
+  step.library = p.library();
+  const runtime::GemmConfigProto& q = p.gemm();
+  GemmConfig& g = step.gemm;
+  g.m = q.m();
+  g.n = q.n();
+  g.k = q.k();
+  g.batch = q.batch();
+  g.transpose_lhs = q.transpose_lhs();
+  g.transpose_rhs = q.transpose_rhs();
+  g.lda = q.lda();
+  g.ldb = q.ldb();
+  g.ldc = q.ldc();
+  g.stride_lhs = q.stride_lhs();
+  g.stride_rhs = q.stride_rhs();
+  g.stride_out = q.stride_out();
+  g.lhs_type = static_cast<PrimitiveType>(q.lhs_type());
+  g.rhs_type = static_cast<PrimitiveType>(q.rhs_type());
+  g.out_type = static_cast<PrimitiveType>(q.out_type());
+  g.alpha = q.alpha();
+  g.beta = q.beta();
+  g.allow_tf32 = q.allow_tf32();
+  g.epilogue = q.epilogue();
+  return step;
 }
 
 absl::StatusOr<Shape> ShapeFromText(const std::string& text,
@@ -98,12 +276,19 @@ absl::StatusOr<Shape> ShapeFromText(const std::string& text,
 
 // A saved executable must carry its kernels.
 absl::Status CheckSelfContained(const Executable& e) {
-  for (const ExecutableStep& step : e.steps) {
-    if (step.kind == ExecutableStep::Kind::kKernel && e.object_code.empty()) {
-      return absl::FailedPreconditionError(
-          "the executable calls kernels but carries no object code (compile "
-          "with keep_executable)");
-    }
+  bool calls_kernels = false;
+  ForEachStep(e.steps, [&](const ExecutableStep& step) {
+    calls_kernels |= step.kind == ExecutableStep::Kind::kKernel;
+  });
+  if (!calls_kernels) return absl::OkStatus();
+  if (e.IsGpu() && e.device_code.empty()) {
+    return absl::FailedPreconditionError(
+        "the executable launches kernels but carries no device code");
+  }
+  if (!e.IsGpu() && e.object_code.empty()) {
+    return absl::FailedPreconditionError(
+        "the executable calls kernels but carries no object code (compile "
+        "with keep_executable)");
   }
   return absl::OkStatus();
 }
@@ -210,8 +395,17 @@ absl::Status ValidateExecutable(const Executable& e) {
   auto fail = [](auto&&... parts) {
     return absl::InvalidArgumentError(absl::StrCat(parts...));
   };
-  if (e.platform != "cpu") {
-    return fail("the executable is for platform '", e.platform, "', not cpu");
+  if (e.platform != "cpu" && !e.IsGpu()) {
+    return fail("the executable is for an unknown platform '", e.platform, "'");
+  }
+  for (size_t i = 0; i < e.device_code.size(); ++i) {
+    const DeviceCode& code = e.device_code[i];
+    if (code.format != "ptx" && code.format != "cubin" &&
+        code.format != "hsaco") {
+      return fail("device code ", i, " has an unknown format '", code.format,
+                  "'");
+    }
+    if (code.code.empty()) return fail("device code ", i, " is empty");
   }
   const int64_t num_allocations = static_cast<int64_t>(e.allocations.size());
   const int64_t num_buffers = static_cast<int64_t>(e.buffers.size());
@@ -311,24 +505,96 @@ absl::Status ValidateExecutable(const Executable& e) {
   absl::Status status =
       check_leaves(e.result_shape, e.result_buffers, "the result");
   if (!status.ok()) return status;
-  for (size_t s = 0; s < e.steps.size(); ++s) {
-    const ExecutableStep& step = e.steps[s];
-    for (int64_t slot : step.buffers) {
-      if (slot < 0 || slot >= num_buffers) {
-        return fail("step ", s, " (", step.instruction, ") names slot ", slot,
-                    " of ", num_buffers);
+  std::function<absl::Status(const std::vector<ExecutableStep>&,
+                             const std::string&)>
+      check_steps = [&](const std::vector<ExecutableStep>& steps,
+                        const std::string& prefix) -> absl::Status {
+    for (size_t s = 0; s < steps.size(); ++s) {
+      const ExecutableStep& step = steps[s];
+      const std::string what =
+          absl::StrCat(prefix, "step ", s, " (", step.instruction, ")");
+      for (int64_t slot : step.buffers) {
+        if (slot < 0 || slot >= num_buffers) {
+          return fail(what, " names slot ", slot, " of ", num_buffers);
+        }
+      }
+      const bool nests = !step.condition.empty() || !step.body.empty() ||
+                         !step.branches.empty();
+      using Kind = ExecutableStep::Kind;
+      if (nests && step.kind != Kind::kWhile &&
+          step.kind != Kind::kConditional) {
+        return fail(what, " is a ", KindName(step.kind),
+                    " step but holds nested steps");
+      }
+      if (step.kind != Kind::kKernel && step.kind != Kind::kEvaluator &&
+          !e.IsGpu()) {
+        return fail(what, " is a ", KindName(step.kind),
+                    " step, which only GPU executables have");
+      }
+      switch (step.kind) {
+        case Kind::kKernel:
+          if (step.kernel_name.empty()) return fail(what, " has no kernel");
+          if (e.IsGpu()) {
+            const LaunchDims& l = step.launch;
+            for (int d = 0; d < 3; ++d) {
+              if (l.grid[d] < 1 || l.grid[d] > (int64_t{1} << 31) - 1 ||
+                  l.block[d] < 1 || l.block[d] > 1024) {
+                return fail(what, " has bad launch dimensions");
+              }
+            }
+            if (l.NumThreadsPerBlock() > 1024 || l.shared_memory_bytes < 0) {
+              return fail(what, " has bad launch dimensions");
+            }
+          }
+          break;
+        case Kind::kEvaluator:
+          if (step.fallback_hlo.empty()) {
+            return fail(what, " has no module for the evaluator");
+          }
+          break;
+        case Kind::kWhile:
+        case Kind::kConditional: {
+          if (step.predicate_buffer < 0 ||
+              step.predicate_buffer >= num_buffers) {
+            return fail(what, " reads its predicate from slot ",
+                        step.predicate_buffer, " of ", num_buffers);
+          }
+          const Shape& p = e.buffers[step.predicate_buffer].shape;
+          const bool is_pred =
+              p.IsArray() && p.element_type() == PRED && p.ElementCount() == 1;
+          const bool is_index =
+              p.IsArray() && p.element_type() == S32 && p.ElementCount() == 1;
+          if (!is_pred && !(is_index && step.kind == Kind::kConditional)) {
+            return fail(what, " reads its predicate from slot ",
+                        step.predicate_buffer, " of shape ", p.ToString());
+          }
+          if (step.kind == Kind::kConditional && step.branches.empty()) {
+            return fail(what, " has no branches");
+          }
+          absl::Status status =
+              check_steps(step.condition, what + " condition ");
+          if (status.ok()) status = check_steps(step.body, what + " body ");
+          for (size_t b = 0; status.ok() && b < step.branches.size(); ++b) {
+            status = check_steps(step.branches[b],
+                                 absl::StrCat(what, " branch ", b, " "));
+          }
+          if (!status.ok()) return status;
+          break;
+        }
+        case Kind::kCopy:
+          if (step.buffers.size() != 2 || e.buffers[step.buffers[0]].size !=
+                                              e.buffers[step.buffers[1]].size) {
+            return fail(what, " must copy one slot to one of equal size");
+          }
+          break;
+        case Kind::kLibraryCall:
+          if (step.library.empty()) return fail(what, " names no library");
+          break;
       }
     }
-    if (step.kind == ExecutableStep::Kind::kKernel) {
-      if (step.kernel_name.empty()) {
-        return fail("step ", s, " (", step.instruction, ") has no kernel");
-      }
-    } else if (step.fallback_hlo.empty()) {
-      return fail("step ", s, " (", step.instruction,
-                  ") has no module for the evaluator");
-    }
-  }
-  return absl::OkStatus();
+    return absl::OkStatus();
+  };
+  return check_steps(e.steps, "");
 }
 
 absl::StatusOr<std::string> SerializeExecutable(const Executable& e) {
@@ -368,15 +634,13 @@ absl::StatusOr<std::string> SerializeExecutable(const Executable& e) {
   }
   for (int64_t slot : e.result_buffers) proto.add_result_buffers(slot);
   for (const ExecutableStep& step : e.steps) {
-    runtime::StepProto* p = proto.add_steps();
-    p->set_kind(step.kind == ExecutableStep::Kind::kKernel
-                    ? runtime::StepProto::KERNEL
-                    : runtime::StepProto::EVALUATOR);
-    p->set_instruction(step.instruction);
-    p->set_kernel_name(step.kernel_name);
-    for (int64_t slot : step.buffers) p->add_buffers(slot);
-    p->set_fallback_hlo(step.fallback_hlo);
-    p->set_fallback_reason(step.fallback_reason);
+    StepToProto(step, proto.add_steps());
+  }
+  for (const DeviceCode& code : e.device_code) {
+    runtime::DeviceCodeProto* p = proto.add_device_code();
+    p->set_format(code.format);
+    p->set_arch(code.arch);
+    p->set_code(code.code);
   }
   std::string payload;
   if (!proto.SerializeToString(&payload)) {
@@ -495,24 +759,13 @@ absl::StatusOr<Executable> DeserializeExecutable(absl::string_view bytes,
   e.result_buffers.assign(proto.result_buffers().begin(),
                           proto.result_buffers().end());
   for (int i = 0; i < proto.steps_size(); ++i) {
-    const runtime::StepProto& p = proto.steps(i);
-    ExecutableStep step;
-    switch (p.kind()) {
-      case runtime::StepProto::KERNEL:
-        step.kind = ExecutableStep::Kind::kKernel;
-        break;
-      case runtime::StepProto::EVALUATOR:
-        step.kind = ExecutableStep::Kind::kEvaluator;
-        break;
-      default:
-        return fail("step ", i, " has an unknown kind ", p.kind());
-    }
-    step.instruction = p.instruction();
-    step.kernel_name = p.kernel_name();
-    step.buffers.assign(p.buffers().begin(), p.buffers().end());
-    step.fallback_hlo = p.fallback_hlo();
-    step.fallback_reason = p.fallback_reason();
-    e.steps.push_back(std::move(step));
+    absl::StatusOr<ExecutableStep> step =
+        StepFromProto(proto.steps(i), absl::StrCat("step ", i), 0);
+    if (!step.ok()) return fail(step.status().message());
+    e.steps.push_back(*std::move(step));
+  }
+  for (const runtime::DeviceCodeProto& p : proto.device_code()) {
+    e.device_code.push_back({p.format(), p.arch(), p.code()});
   }
   absl::Status status = ValidateExecutable(e);
   if (status.ok()) status = CheckSelfContained(e);
@@ -541,12 +794,70 @@ absl::StatusOr<Executable> ReadExecutableFile(const std::string& path) {
   return DeserializeExecutable(bytes, path);
 }
 
+namespace {
+
+void DescribeSteps(const std::vector<ExecutableStep>& steps,
+                   const std::string& indent, std::string* out) {
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const ExecutableStep& step = steps[s];
+    std::vector<std::string> slots;
+    for (int64_t slot : step.buffers) slots.push_back(absl::StrCat("$", slot));
+    std::string what = step.instruction;
+    if (step.kind == ExecutableStep::Kind::kKernel) what = step.kernel_name;
+    if (step.kind == ExecutableStep::Kind::kLibraryCall) {
+      what = absl::StrCat(step.library, " ", step.instruction);
+    }
+    absl::StrAppend(out, indent, s, " ", KindName(step.kind), " ", what, " (",
+                    absl::StrJoin(slots, " "), ")");
+    if (step.kind == ExecutableStep::Kind::kEvaluator) {
+      absl::StrAppend(out, ": ", step.fallback_reason);
+    }
+    if (step.kind == ExecutableStep::Kind::kKernel &&
+        step.launch.NumThreadsPerBlock() > 1) {
+      const LaunchDims& l = step.launch;
+      absl::StrAppend(out, " grid ", l.grid[0], "x", l.grid[1], "x", l.grid[2],
+                      " block ", l.block[0], "x", l.block[1], "x", l.block[2]);
+      if (l.shared_memory_bytes > 0) {
+        absl::StrAppend(out, " shared ", l.shared_memory_bytes);
+      }
+    }
+    if (step.predicate_buffer >= 0) {
+      absl::StrAppend(out, " predicate $", step.predicate_buffer);
+    }
+    absl::StrAppend(out, "\n");
+    const std::string inner = indent + "    ";
+    if (!step.condition.empty()) {
+      absl::StrAppend(out, indent, "  condition:\n");
+      DescribeSteps(step.condition, inner, out);
+    }
+    if (!step.body.empty()) {
+      absl::StrAppend(out, indent, "  body:\n");
+      DescribeSteps(step.body, inner, out);
+    }
+    for (size_t b = 0; b < step.branches.size(); ++b) {
+      absl::StrAppend(out, indent, "  branch ", b, ":\n");
+      DescribeSteps(step.branches[b], inner, out);
+    }
+  }
+}
+
+}  // namespace
+
 std::string DescribeExecutable(const Executable& e) {
   std::string out = absl::StrCat("executable ", e.name, " for ", e.platform);
   if (!e.target_triple.empty()) {
     absl::StrAppend(&out, " (", e.target_triple, ", ", e.cpu_name, ")");
   }
-  absl::StrAppend(&out, ", object code ", e.object_code.size(), " bytes\n");
+  if (e.IsGpu()) {
+    std::vector<std::string> forms;
+    for (const DeviceCode& code : e.device_code) {
+      forms.push_back(absl::StrCat(code.format, " ", code.arch, " ",
+                                   code.code.size(), " bytes"));
+    }
+    absl::StrAppend(&out, ", device code: ", absl::StrJoin(forms, ", "), "\n");
+  } else {
+    absl::StrAppend(&out, ", object code ", e.object_code.size(), " bytes\n");
+  }
   std::vector<std::string> parameters;
   for (const Shape& s : e.parameter_shapes) parameters.push_back(s.ToString());
   absl::StrAppend(&out, "signature: (", absl::StrJoin(parameters, ", "),
@@ -573,20 +884,7 @@ std::string DescribeExecutable(const Executable& e) {
     result.push_back(absl::StrCat("$", slot));
   absl::StrAppend(&out, "result: ", absl::StrJoin(result, " "), "\n");
   absl::StrAppend(&out, "steps:\n");
-  for (size_t s = 0; s < e.steps.size(); ++s) {
-    const ExecutableStep& step = e.steps[s];
-    std::vector<std::string> slots;
-    for (int64_t slot : step.buffers) slots.push_back(absl::StrCat("$", slot));
-    absl::StrAppend(&out, "  ", s, " ", KindName(step.kind), " ",
-                    step.kind == ExecutableStep::Kind::kKernel
-                        ? step.kernel_name
-                        : step.instruction,
-                    " (", absl::StrJoin(slots, " "), ")");
-    if (step.kind == ExecutableStep::Kind::kEvaluator) {
-      absl::StrAppend(&out, ": ", step.fallback_reason);
-    }
-    absl::StrAppend(&out, "\n");
-  }
+  DescribeSteps(e.steps, "  ", &out);
   return out;
 }
 

@@ -1,10 +1,12 @@
 // The executable: what compilation hands the runtime. Kernels as object
-// code, the thunk sequence (one step per instruction that does work: a
-// kernel call on buffer slots, or the reference evaluator on a one-
-// instruction module), the buffer plan (allocations and where each value
-// lives in them) and the entry signature. It holds no pointers into the
-// compiler's IR, so it can be saved, shipped and loaded (cpu_executor.h
-// runs it; object_loader.h links its object code).
+// code (CPU) or device code (GPU: PTX, cubin, HSA code objects), the thunk
+// sequence (one step per instruction that does work: a kernel call on
+// buffer slots, the reference evaluator on a one-instruction module, and on
+// GPUs also host-driven while loops and conditionals with nested steps,
+// device copies and vendor library calls), the buffer plan (allocations and
+// where each value lives in them) and the entry signature. It holds no pointers
+// into the compiler's IR, so it can be saved, shipped and loaded
+// (cpu_executor.h runs it; object_loader.h links its object code).
 //
 // File format: a 32-byte header, then an ExecutableProto
 // (runtime/executable.proto):
@@ -34,7 +36,9 @@
 
 namespace hloc {
 
-inline constexpr uint32_t kExecutableFormatVersion = 1;
+// Version 2 added device code, launch dimensions, nested steps (while,
+// conditional), copies and library calls.
+inline constexpr uint32_t kExecutableFormatVersion = 2;
 
 struct ExecutableAllocation {
   BufferAllocation::Kind kind = BufferAllocation::Kind::kArena;
@@ -55,11 +59,46 @@ struct ExecutableBuffer {
   std::string name;
 };
 
+// A GPU kernel's grid and block (see ExecutableStep::launch).
+struct LaunchDims {
+  int64_t grid[3] = {1, 1, 1};
+  int64_t block[3] = {1, 1, 1};
+  int64_t shared_memory_bytes = 0;
+  int64_t NumBlocks() const { return grid[0] * grid[1] * grid[2]; }
+  int64_t NumThreadsPerBlock() const { return block[0] * block[1] * block[2]; }
+};
+
+// A matrix product done by a vendor library; see GemmConfigProto in
+// executable.proto for the meaning of each field.
+struct GemmConfig {
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  bool transpose_lhs = false, transpose_rhs = false;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  int64_t stride_lhs = 0, stride_rhs = 0, stride_out = 0;
+  PrimitiveType lhs_type = PRIMITIVE_TYPE_INVALID;
+  PrimitiveType rhs_type = PRIMITIVE_TYPE_INVALID;
+  PrimitiveType out_type = PRIMITIVE_TYPE_INVALID;
+  double alpha = 1.0, beta = 0.0;
+  bool allow_tf32 = false;
+  std::string epilogue;
+};
+
 struct ExecutableStep {
-  enum class Kind { kKernel, kEvaluator };
+  enum class Kind {
+    kKernel,
+    kEvaluator,
+    // Host-driven control flow (GPU): see the fields below.
+    kWhile,
+    kConditional,
+    // buffers[0] copied to buffers[1] (slots of equal size).
+    kCopy,
+    // A vendor library call (`library`) on `buffers`.
+    kLibraryCall,
+  };
   Kind kind = Kind::kKernel;
   std::string instruction;
-  // kKernel: the symbol, called as void(void** buffers).
+  // kKernel: the symbol. CPU: called as void(void** buffers). GPU: launched
+  // with `launch`, one pointer parameter per entry of `buffers`, in order.
   std::string kernel_name;
   // Buffer slots: the operands' leaves, then the outputs' leaves.
   std::vector<int64_t> buffers;
@@ -67,18 +106,45 @@ struct ExecutableStep {
   // to one parameter per operand; and why code generation declined it.
   std::string fallback_hlo;
   std::string fallback_reason;
+  // kKernel on a GPU.
+  LaunchDims launch;
+  // kWhile: `condition` leaves its pred in predicate_buffer; while it is
+  // true, `body` runs and then `condition` again. The compiler puts any
+  // copies the loop state needs into these lists as kCopy steps.
+  std::vector<ExecutableStep> condition;
+  std::vector<ExecutableStep> body;
+  // kConditional: branches[i] runs, i from predicate_buffer (pred: true is
+  // branch 0, false branch 1; s32: out of range is the last branch).
+  std::vector<std::vector<ExecutableStep>> branches;
+  int64_t predicate_buffer = -1;
+  // kLibraryCall: "cublas.gemm" (buffers: lhs, rhs, [bias,] out).
+  std::string library;
+  GemmConfig gemm;
+};
+
+// Device code for a GPU platform, in one form.
+struct DeviceCode {
+  // "ptx", "cubin" or "hsaco".
+  std::string format;
+  // "sm_90", "gfx942", ...
+  std::string arch;
+  std::string code;
 };
 
 struct Executable {
   std::string name;
+  // "cpu", "cuda" or "rocm".
   std::string platform = "cpu";
-  // What the object code was compiled for ("x86_64-unknown-linux-gnu",
-  // "skylake-avx512", "+avx512f,+avx2,...").
+  // What the code was compiled for ("x86_64-unknown-linux-gnu",
+  // "nvptx64-nvidia-cuda"); on CPUs also the CPU ("skylake-avx512") and
+  // its features ("+avx512f,+avx2,...").
   std::string target_triple;
   std::string cpu_name;
   std::string cpu_features;
-  // An ELF relocatable object with every kernel (empty if none).
+  // CPU: an ELF relocatable object with every kernel (empty if none).
   std::string object_code;
+  // GPU: the kernels, in one or more forms (PTX and a cubin, say).
+  std::vector<DeviceCode> device_code;
   // The optimized module, as HLO text (for inputs, tolerances, messages).
   std::string hlo_module;
 
@@ -94,6 +160,7 @@ struct Executable {
 
   // Bytes of allocations of one kind.
   int64_t AllocationBytes(BufferAllocation::Kind kind) const;
+  bool IsGpu() const { return platform == "cuda" || platform == "rocm"; }
 };
 
 // Fills the buffer plan and the signature of `executable` from an
@@ -108,9 +175,10 @@ absl::Status SetBufferPlan(const BufferAssignment& assignment,
 absl::StatusOr<std::unique_ptr<HloModule>> MakeFallbackModule(
     const HloInstruction& instruction);
 
-// Structural checks: every slot fits its allocation and has its shape's
-// size; parameters and the result have slots of their leaves' shapes;
-// steps name existing slots; constants carry their bytes.
+// Structural checks: a known platform; every slot fits its allocation and
+// has its shape's size; parameters and the result have slots of their
+// leaves' shapes; steps (nested ones too) name existing slots and carry
+// what their kind needs; constants carry their bytes.
 absl::Status ValidateExecutable(const Executable& executable);
 
 absl::StatusOr<std::string> SerializeExecutable(const Executable& executable);

@@ -266,8 +266,11 @@ TEST_F(ExecutableTest, InconsistentExecutablesAreRejected) {
   e.result_buffers[0] = e.result_buffers[1];
   check(e, "the result leaf 0 is f32[4]");
   e = executable_;
-  e.platform = "cuda";
-  check(e, "for platform 'cuda'");
+  e.platform = "tpu";
+  check(e, "unknown platform 'tpu'");
+  e = executable_;
+  e.steps[0].kind = ExecutableStep::Kind::kCopy;
+  check(e, "only GPU executables have");
   e = executable_;
   for (ExecutableAllocation& a : e.allocations) {
     if (a.kind == BufferAllocation::Kind::kConstant) a.constant_data.pop_back();
@@ -338,6 +341,111 @@ TEST_F(ExecutableTest, BadArgumentsAreRejected) {
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.status().message().find("argument 0 has shape"),
             absl::string_view::npos);
+}
+
+// A GPU executable's own parts: device code, launch dimensions, a while
+// loop with nested steps, copies and a library call survive a round trip
+// and are described; broken ones are rejected with the step named.
+TEST_F(ExecutableTest, GpuStepsRoundTrip) {
+  Executable e = executable_;
+  e.platform = "cuda";
+  e.target_triple = "nvptx64-nvidia-cuda";
+  e.device_code.push_back({"ptx", "sm_90", ".version 8.0\n"});
+  e.device_code.push_back({"cubin", "sm_90",
+                           std::string("\x7f"
+                                       "ELF\0",
+                                       5)});
+  // Slots of the module above: find an s32[] and an f32[3] slot to use.
+  int64_t s32_slot = -1, f32_slot = -1, f32_slot2 = -1;
+  for (size_t i = 0; i < e.buffers.size(); ++i) {
+    const Shape& shape = e.buffers[i].shape;
+    if (shape.element_type() == S32 && shape.ElementCount() == 1) s32_slot = i;
+    if (shape.element_type() == F32 && shape.ElementCount() == 3) {
+      (f32_slot < 0 ? f32_slot : f32_slot2) = i;
+    }
+  }
+  ASSERT_GE(s32_slot, 0);
+  ASSERT_GE(f32_slot2, 0);
+  ExecutableStep kernel;
+  kernel.kind = ExecutableStep::Kind::kKernel;
+  kernel.instruction = "fusion.1";
+  kernel.kernel_name = "fusion_1";
+  kernel.buffers = {f32_slot, f32_slot2};
+  kernel.launch.grid[0] = 132;
+  kernel.launch.block[0] = 256;
+  kernel.launch.shared_memory_bytes = 1024;
+  ExecutableStep copy;
+  copy.kind = ExecutableStep::Kind::kCopy;
+  copy.instruction = "copy.state";
+  copy.buffers = {f32_slot2, f32_slot};
+  ExecutableStep gemm;
+  gemm.kind = ExecutableStep::Kind::kLibraryCall;
+  gemm.instruction = "dot.1";
+  gemm.library = "cublas.gemm";
+  gemm.buffers = {f32_slot, f32_slot, f32_slot2};
+  gemm.gemm.m = 3;
+  gemm.gemm.n = 1;
+  gemm.gemm.k = 1;
+  gemm.gemm.lhs_type = gemm.gemm.rhs_type = gemm.gemm.out_type = F32;
+  gemm.gemm.allow_tf32 = true;
+  gemm.gemm.epilogue = "bias_relu";
+  ExecutableStep cond;
+  cond.kind = ExecutableStep::Kind::kConditional;
+  cond.instruction = "conditional.1";
+  cond.predicate_buffer = s32_slot;
+  cond.branches = {{kernel}, {copy, gemm}};
+  e.steps.push_back(cond);
+
+  auto bytes = SerializeExecutable(e);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto back = DeserializeExecutable(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(DescribeExecutable(*back), DescribeExecutable(e));
+  ASSERT_EQ(back->device_code.size(), 2u);
+  EXPECT_EQ(back->device_code[1].code, e.device_code[1].code);
+  const ExecutableStep& c = back->steps.back();
+  ASSERT_EQ(c.branches.size(), 2u);
+  EXPECT_EQ(c.branches[0][0].launch.grid[0], 132);
+  EXPECT_EQ(c.branches[0][0].launch.shared_memory_bytes, 1024);
+  EXPECT_EQ(c.branches[1][1].gemm.epilogue, "bias_relu");
+  EXPECT_TRUE(c.branches[1][1].gemm.allow_tf32);
+  const std::string description = DescribeExecutable(*back);
+  EXPECT_NE(description.find("grid 132x1x1 block 256x1x1 shared 1024"),
+            std::string::npos)
+      << description;
+  EXPECT_NE(description.find("library-call cublas.gemm dot.1"),
+            std::string::npos)
+      << description;
+  // The CPU runtime refuses it.
+  auto executor = CpuExecutor::Create(*back, NoKernels());
+  ASSERT_FALSE(executor.ok());
+  EXPECT_NE(executor.status().message().find("not cpu"),
+            absl::string_view::npos);
+
+  auto check = [](const Executable& bad, const std::string& message) {
+    absl::Status status = ValidateExecutable(bad);
+    ASSERT_FALSE(status.ok()) << message;
+    EXPECT_NE(status.message().find(message), absl::string_view::npos)
+        << status.message();
+  };
+  Executable bad = e;
+  bad.steps.back().branches[1][0].buffers[1] = 999;
+  check(bad, "branch 1 step 0 (copy.state) names slot 999");
+  bad = e;
+  bad.steps.back().predicate_buffer = f32_slot;
+  check(bad, "reads its predicate from slot");
+  bad = e;
+  bad.steps.back().branches[0][0].launch.block[0] = 2048;
+  check(bad, "bad launch dimensions");
+  bad = e;
+  bad.steps.back().kind = ExecutableStep::Kind::kWhile;
+  check(bad, "reads its predicate from slot");
+  bad = e;
+  bad.device_code[0].format = "elf";
+  check(bad, "unknown format 'elf'");
+  bad = e;
+  bad.device_code.clear();
+  EXPECT_FALSE(SerializeExecutable(bad).ok());
 }
 
 TEST(ExecutableFileTest, MissingFile) {

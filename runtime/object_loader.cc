@@ -139,6 +139,10 @@ absl::StatusOr<std::unique_ptr<LoadedCpuExecutable>> LoadedCpuExecutable::Load(
     Executable executable) {
   absl::Status status = ValidateExecutable(executable);
   if (!status.ok()) return status;
+  if (executable.platform != "cpu") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the executable is for platform '", executable.platform, "', not cpu"));
+  }
   std::unique_ptr<LoadedCpuExecutable> result(new LoadedCpuExecutable());
   if (!executable.object_code.empty()) {
     status = CheckHostCanRun(executable);
