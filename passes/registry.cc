@@ -12,6 +12,7 @@
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
+#include "passes/sharding_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplifier/algebraic_simplifier.h"
 #include "passes/tuple_simplifier.h"
@@ -57,14 +58,17 @@ const PassEntry kPasses[] = {
     {"instruction-fusion",
      "producer-consumer fusion into kLoop and kInput (reduction) fusions",
      Make<InstructionFusion>},
-    {"multi-output-fusion",
-     "sibling and producer-consumer multi-output fusion",
+    {"multi-output-fusion", "sibling and producer-consumer multi-output fusion",
      Make<MultiOutputFusion>},
     {"row-reduction-fusion",
      "row reductions with their prologue and epilogue as one kernel (GPU)",
      Make<RowReductionFusion>},
+    {"sharding-remover",
+     "drop Sharding / SPMD shape custom calls (identities on one device)",
+     Make<ShardingRemover>},
     {"simplify",
-     "call-inliner, then all simplification passes to a fixed point",
+     "call-inliner, sharding-remover, then all simplification passes to a "
+     "fixed point",
      MakeSimplify},
     {"tuple-simplifier", "gte(tuple) and tuple(gte...) round trips",
      Make<TupleSimplifier>},

@@ -4,6 +4,7 @@
 #include "passes/constant_folding.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
+#include "passes/sharding_remover.h"
 #include "passes/simplifier/algebraic_simplifier.h"
 #include "passes/tuple_simplifier.h"
 
@@ -12,6 +13,7 @@ namespace hloc {
 std::unique_ptr<HloPassPipeline> MakeSimplificationPipeline() {
   auto pipeline = std::make_unique<HloPassPipeline>("simplify");
   pipeline->AddPass<CallInliner>();
+  pipeline->AddPass<ShardingRemover>();
   HloPassPipeline* fixed_point =
       pipeline->AddFixedPoint("simplify-fixed-point");
   fixed_point->AddPass<AlgebraicSimplifier>();

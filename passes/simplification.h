@@ -11,7 +11,7 @@
 
 namespace hloc {
 
-// call-inliner, then to a fixed point: algebraic-simplifier,
+// call-inliner, sharding-remover, then to a fixed point: algebraic-simplifier,
 // tuple-simplifier, constant-folding, cse, dce.
 std::unique_ptr<HloPassPipeline> MakeSimplificationPipeline();
 
