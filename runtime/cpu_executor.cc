@@ -20,22 +20,6 @@ int64_t RoundUp(int64_t x) {
   return (x + kAlignment - 1) / kAlignment * kAlignment;
 }
 
-void LiteralLeaves(const Literal& literal, std::vector<const Literal*>* out) {
-  if (literal.shape().IsTuple()) {
-    for (const Literal& e : literal.tuple_elements()) LiteralLeaves(e, out);
-  } else {
-    out->push_back(&literal);
-  }
-}
-
-void MutableLiteralLeaves(Literal* literal, std::vector<Literal*>* out) {
-  if (literal->shape().IsTuple()) {
-    for (Literal& e : literal->tuple_elements()) MutableLiteralLeaves(&e, out);
-  } else {
-    out->push_back(literal);
-  }
-}
-
 // The bytes a row-major literal of an array shape holds.
 int64_t LiteralBytes(const Shape& shape) {
   return shape.ElementCount() * ByteWidth(shape.element_type());
@@ -175,8 +159,7 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments) {
     return absl::ResourceExhaustedError(
         absl::StrCat("cannot allocate the result ", e.result_shape.ToString()));
   }
-  std::vector<Literal*> result_leaves;
-  MutableLiteralLeaves(&result, &result_leaves);
+  std::vector<Literal*> result_leaves = MutableLiteralLeaves(&result);
   if (result_leaves.size() != result_allocation_.size()) {
     return absl::InternalError("result leaves do not match the result slots");
   }
@@ -204,8 +187,7 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments) {
           "argument ", p, " has shape ", argument.shape().ToString(),
           ", the parameter ", e.parameter_shapes[p].ToString()));
     }
-    std::vector<const Literal*> leaves;
-    LiteralLeaves(argument, &leaves);
+    const std::vector<const Literal*> leaves = LiteralLeaves(argument);
     for (size_t l = 0; l < leaves.size(); ++l) {
       const ExecutableBuffer& slot = e.buffers[e.parameter_buffers[p][l]];
       uint8_t*& address = base[slot.allocation];

@@ -21,14 +21,6 @@ void LeafShapes(const Shape& shape, std::vector<const Shape*>* out) {
   }
 }
 
-void LiteralLeaves(const Literal& literal, std::vector<const Literal*>* out) {
-  if (literal.shape().IsTuple()) {
-    for (const Literal& e : literal.tuple_elements()) LiteralLeaves(e, out);
-  } else {
-    out->push_back(&literal);
-  }
-}
-
 bool SameLeafShape(const Shape& a, const Shape& b) {
   if (!a.Compatible(b)) return false;
   return !a.IsArray() || a.MinorToMajor() == b.MinorToMajor();
@@ -113,8 +105,7 @@ absl::Status EvaluatorStep::Run(const Executable& executable,
         absl::StrCat("evaluator fallback for ", step.instruction, ": ",
                      result.status().message()));
   }
-  std::vector<const Literal*> values;
-  LiteralLeaves(*result, &values);
+  const std::vector<const Literal*> values = LiteralLeaves(*result);
   for (size_t l = 0; l < values.size() && next < step.buffers.size();
        ++l, ++next) {
     const ExecutableBuffer& slot = executable.buffers[step.buffers[next]];
