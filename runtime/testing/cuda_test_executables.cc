@@ -280,49 +280,49 @@ Executable WhileConditionalExecutable() {
       R"(HloModule while_conditional
 
 cond {
-  p = (s32[], f32[N], f32[N]) parameter(0)
+  p = (s32[], f32[$N], f32[$N]) parameter(0)
   i = s32[] get-tuple-element(p), index=0
-  limit = s32[] constant(TRIPS)
+  limit = s32[] constant($TRIPS)
   ROOT lt = pred[] compare(i, limit), direction=LT
 }
 
 body {
-  p = (s32[], f32[N], f32[N]) parameter(0)
+  p = (s32[], f32[$N], f32[$N]) parameter(0)
   i = s32[] get-tuple-element(p), index=0
-  acc = f32[N] get-tuple-element(p), index=1
-  x = f32[N] get-tuple-element(p), index=2
+  acc = f32[$N] get-tuple-element(p), index=1
+  x = f32[$N] get-tuple-element(p), index=2
   one = s32[] constant(1)
   i2 = s32[] add(i, one)
-  acc2 = f32[N] add(acc, x)
-  ROOT t = (s32[], f32[N], f32[N]) tuple(i2, acc2, x)
+  acc2 = f32[$N] add(acc, x)
+  ROOT t = (s32[], f32[$N], f32[$N]) tuple(i2, acc2, x)
 }
 
 square {
-  a = f32[N] parameter(0)
-  ROOT m = f32[N] multiply(a, a)
+  a = f32[$N] parameter(0)
+  ROOT m = f32[$N] multiply(a, a)
 }
 
 identity {
-  a = f32[N] parameter(0)
-  ROOT c = f32[N] copy(a)
+  a = f32[$N] parameter(0)
+  ROOT c = f32[$N] copy(a)
 }
 
 ENTRY e {
-  x = f32[N] parameter(0)
+  x = f32[$N] parameter(0)
   flag = pred[] parameter(1)
   zero = s32[] constant(0)
-  init = f32[N] constant({START})
-  t = (s32[], f32[N], f32[N]) tuple(zero, init, x)
-  w = (s32[], f32[N], f32[N]) while(t), condition=cond, body=body
-  acc = f32[N] get-tuple-element(w), index=1
+  init = f32[$N] constant({$START})
+  t = (s32[], f32[$N], f32[$N]) tuple(zero, init, x)
+  w = (s32[], f32[$N], f32[$N]) while(t), condition=cond, body=body
+  acc = f32[$N] get-tuple-element(w), index=1
   count = s32[] get-tuple-element(w), index=0
-  r = f32[N] conditional(flag, acc, acc), true_computation=square, false_computation=identity
-  ROOT out = (f32[N], s32[]) tuple(r, count)
+  r = f32[$N] conditional(flag, acc, acc), true_computation=square, false_computation=identity
+  ROOT out = (f32[$N], s32[]) tuple(r, count)
 }
 )",
-      {{"TRIPS", absl::StrCat(kLoopTrips)},
-       {"START", absl::StrJoin(start_text, ", ")},
-       {"N", absl::StrCat(kVectorSize)}});
+      {{"$TRIPS", absl::StrCat(kLoopTrips)},
+       {"$START", absl::StrJoin(start_text, ", ")},
+       {"$N", absl::StrCat(kVectorSize)}});
   return b.Build(std::move(steps), {out, count}, /*tuple=*/true, hlo);
 }
 
