@@ -7,11 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/computation.h"
-#include "hlo/evaluator/evaluator.h"
 #include "hlo/large_block_allocator.h"
-#include "hlo/text/parser.h"
-#include "hlo/verifier.h"
 #include "runtime/dense_buffer.h"
+#include "runtime/evaluator_step.h"
 
 namespace hloc {
 namespace {
@@ -22,56 +20,9 @@ int64_t RoundUp(int64_t x) {
   return (x + kAlignment - 1) / kAlignment * kAlignment;
 }
 
-void LeafShapes(const Shape& shape, std::vector<const Shape*>* out) {
-  if (shape.IsTuple()) {
-    for (const Shape& s : shape.tuple_shapes()) LeafShapes(s, out);
-  } else {
-    out->push_back(&shape);
-  }
-}
-
-void LiteralLeaves(const Literal& literal, std::vector<const Literal*>* out) {
-  if (literal.shape().IsTuple()) {
-    for (const Literal& e : literal.tuple_elements()) LiteralLeaves(e, out);
-  } else {
-    out->push_back(&literal);
-  }
-}
-
-void MutableLiteralLeaves(Literal* literal, std::vector<Literal*>* out) {
-  if (literal->shape().IsTuple()) {
-    for (Literal& e : literal->tuple_elements()) MutableLiteralLeaves(&e, out);
-  } else {
-    out->push_back(literal);
-  }
-}
-
 // The bytes a row-major literal of an array shape holds.
 int64_t LiteralBytes(const Shape& shape) {
   return shape.ElementCount() * ByteWidth(shape.element_type());
-}
-
-size_t LeafCount(const Shape& shape) {
-  std::vector<const Shape*> leaves;
-  LeafShapes(shape, &leaves);
-  return leaves.size();
-}
-
-bool SameLeafShape(const Shape& a, const Shape& b) {
-  if (!a.Compatible(b)) return false;
-  return !a.IsArray() || a.MinorToMajor() == b.MinorToMajor();
-}
-
-// A literal of `shape` whose leaves come from `slots` in order.
-Literal ReadLiteral(const Shape& shape, const std::vector<uint8_t*>& address,
-                    const std::vector<int64_t>& slots, size_t* next) {
-  if (!shape.IsTuple())
-    return BufferToLiteral(address[slots[(*next)++]], shape);
-  std::vector<Literal> elements;
-  for (const Shape& s : shape.tuple_shapes()) {
-    elements.push_back(ReadLiteral(s, address, slots, next));
-  }
-  return Literal::MakeTuple(std::move(elements));
 }
 
 // Zero-size leaves point here, so no kernel sees a null pointer.
@@ -113,7 +64,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutor>> CpuExecutor::Create(
   for (size_t s = 0; s < executable.steps.size(); ++s) {
     const ExecutableStep& step = executable.steps[s];
     executor->kernels_.push_back(nullptr);
-    executor->modules_.push_back(nullptr);
+    executor->evaluators_.push_back(nullptr);
     if (step.kind == ExecutableStep::Kind::kKernel) {
       absl::StatusOr<void*> address = resolve(step.kernel_name);
       if (!address.ok()) {
@@ -129,49 +80,12 @@ absl::StatusOr<std::unique_ptr<CpuExecutor>> CpuExecutor::Create(
       executor->kernels_.back() = reinterpret_cast<Kernel>(*address);
       continue;
     }
-    const std::string what =
-        absl::StrCat("evaluator step ", s, " (", step.instruction, ")");
-    absl::StatusOr<std::unique_ptr<HloModule>> module =
-        ParseHloModule(step.fallback_hlo, what);
-    if (!module.ok()) return module.status();
-    status = VerifyModule(**module);
-    if (!status.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, ": ", status.message()));
-    }
-    // Its parameters' leaves, then its result's, are the step's slots.
-    const HloComputation* entry = (*module)->entry_computation();
-    std::vector<const Shape*> leaves;
-    for (const HloInstruction* p : entry->parameter_instructions()) {
-      LeafShapes(p->shape(), &leaves);
-    }
-    LeafShapes(entry->root_instruction()->shape(), &leaves);
-    if (leaves.size() != step.buffers.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, ": its module has ", leaves.size(),
-                       " leaves, the step ", step.buffers.size(), " slots"));
-    }
-    for (size_t l = 0; l < leaves.size(); ++l) {
-      if (!SameLeafShape(*leaves[l], slots[step.buffers[l]].shape)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(what, ": leaf ", l, " is ", leaves[l]->ToString(),
-                         " but slot ", step.buffers[l], " holds ",
-                         slots[step.buffers[l]].shape.ToString()));
-      }
-    }
-    // It writes its result leaves: never a parameter's or a constant's.
-    for (size_t l =
-             leaves.size() - LeafCount(entry->root_instruction()->shape());
-         l < leaves.size(); ++l) {
-      const BufferAllocation::Kind kind =
-          executable.allocations[slots[step.buffers[l]].allocation].kind;
-      if (kind == BufferAllocation::Kind::kParameter ||
-          kind == BufferAllocation::Kind::kConstant) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(what, ": writes into a ", AllocationKindName(kind)));
-      }
-    }
-    executor->modules_.back() = *std::move(module);
+    absl::StatusOr<std::unique_ptr<EvaluatorStep>> evaluator =
+        EvaluatorStep::Create(
+            executable, step,
+            absl::StrCat("evaluator step ", s, " (", step.instruction, ")"));
+    if (!evaluator.ok()) return evaluator.status();
+    executor->evaluators_.back() = *std::move(evaluator);
   }
   // Parameter slots are bound to the caller's data as a whole.
   for (const ExecutableBuffer& slot : slots) {
@@ -245,8 +159,7 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments) {
     return absl::ResourceExhaustedError(
         absl::StrCat("cannot allocate the result ", e.result_shape.ToString()));
   }
-  std::vector<Literal*> result_leaves;
-  MutableLiteralLeaves(&result, &result_leaves);
+  std::vector<Literal*> result_leaves = MutableLiteralLeaves(&result);
   if (result_leaves.size() != result_allocation_.size()) {
     return absl::InternalError("result leaves do not match the result slots");
   }
@@ -274,8 +187,7 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments) {
           "argument ", p, " has shape ", argument.shape().ToString(),
           ", the parameter ", e.parameter_shapes[p].ToString()));
     }
-    std::vector<const Literal*> leaves;
-    LiteralLeaves(argument, &leaves);
+    const std::vector<const Literal*> leaves = LiteralLeaves(argument);
     for (size_t l = 0; l < leaves.size(); ++l) {
       const ExecutableBuffer& slot = e.buffers[e.parameter_buffers[p][l]];
       uint8_t*& address = base[slot.allocation];
@@ -308,7 +220,8 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments) {
       kernels_[s](pointers.data());
       continue;
     }
-    absl::Status status = EvaluateStep(s, address);
+    fallback_runs_.fetch_add(1);
+    absl::Status status = evaluators_[s]->Run(e, e.steps[s], address);
     if (!status.ok()) return status;
   }
   // The leaves not written in place: copied from their slots.
@@ -337,35 +250,6 @@ ByteBlock CpuExecutor::TakeBlock() {
 void CpuExecutor::ReturnBlock(ByteBlock block) {
   std::lock_guard<std::mutex> lock(block_mutex_);
   if (spare_block_.empty()) spare_block_ = std::move(block);
-}
-
-absl::Status CpuExecutor::EvaluateStep(size_t s,
-                                       const std::vector<uint8_t*>& address) {
-  fallback_runs_.fetch_add(1);
-  const ExecutableStep& step = executable_.steps[s];
-  const HloComputation* entry = modules_[s]->entry_computation();
-  std::vector<Literal> arguments;
-  size_t next = 0;
-  for (const HloInstruction* p : entry->parameter_instructions()) {
-    arguments.push_back(ReadLiteral(p->shape(), address, step.buffers, &next));
-  }
-  absl::StatusOr<Literal> result = EvaluateModule(*modules_[s], arguments);
-  if (!result.ok()) {
-    return absl::Status(
-        result.status().code(),
-        absl::StrCat("evaluator fallback for ", step.instruction, ": ",
-                     result.status().message()));
-  }
-  std::vector<const Literal*> values;
-  LiteralLeaves(*result, &values);
-  for (size_t l = 0; l < values.size() && next < step.buffers.size();
-       ++l, ++next) {
-    const ExecutableBuffer& slot = executable_.buffers[step.buffers[next]];
-    if (slot.size > 0) {
-      CopyLiteralToBuffer(*values[l], slot.shape, address[step.buffers[next]]);
-    }
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace hloc

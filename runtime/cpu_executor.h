@@ -37,6 +37,7 @@
 #include "hlo/large_block_allocator.h"
 #include "hlo/literal.h"
 #include "hlo/module.h"
+#include "runtime/evaluator_step.h"
 #include "runtime/executable.h"
 
 namespace hloc {
@@ -78,14 +79,13 @@ class CpuExecutor {
   static ByteBlock AllocateBlock(int64_t bytes);
 
   CpuExecutor() = default;
-  absl::Status EvaluateStep(size_t step, const std::vector<uint8_t*>& slots);
   // A run's block: the one kept from an earlier run if free, else new.
   ByteBlock TakeBlock();
   void ReturnBlock(ByteBlock block);
 
   Executable executable_;
-  std::vector<Kernel> kernels_;                      // per step (kernel steps)
-  std::vector<std::unique_ptr<HloModule>> modules_;  // per step (evaluator)
+  std::vector<Kernel> kernels_;  // per step (kernel steps)
+  std::vector<std::unique_ptr<EvaluatorStep>> evaluators_;  // per step
   // Plans where results are written; lays out the run's block.
   void PlanMemory();
 

@@ -55,4 +55,31 @@ void CopyBufferToLiteral(const uint8_t* buffer, const Shape& shape,
   });
 }
 
+namespace {
+
+template <typename L>
+void AppendLeaves(L* literal, std::vector<L*>* out) {
+  if (literal->shape().IsTuple()) {
+    for (auto& element : literal->tuple_elements()) {
+      AppendLeaves(&element, out);
+    }
+  } else {
+    out->push_back(literal);
+  }
+}
+
+}  // namespace
+
+std::vector<const Literal*> LiteralLeaves(const Literal& literal) {
+  std::vector<const Literal*> leaves;
+  AppendLeaves(&literal, &leaves);
+  return leaves;
+}
+
+std::vector<Literal*> MutableLiteralLeaves(Literal* literal) {
+  std::vector<Literal*> leaves;
+  AppendLeaves(literal, &leaves);
+  return leaves;
+}
+
 }  // namespace hloc

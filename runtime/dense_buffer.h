@@ -5,6 +5,7 @@
 #define RUNTIME_DENSE_BUFFER_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "hlo/literal.h"
 #include "hlo/shape.h"
@@ -20,6 +21,11 @@ Literal BufferToLiteral(const uint8_t* buffer, const Shape& shape);
 // byte of it is written).
 void CopyBufferToLiteral(const uint8_t* buffer, const Shape& shape,
                          Literal* literal);
+
+// The array (and token) leaves of a literal, depth-first: the literal
+// itself when it is not a tuple.
+std::vector<const Literal*> LiteralLeaves(const Literal& literal);
+std::vector<Literal*> MutableLiteralLeaves(Literal* literal);
 
 }  // namespace hloc
 

@@ -1,37 +1,11 @@
 // hlo-run: runs an HLO module on .npy inputs and compares its results with
-// expected .npy outputs.
-//
-//   hlo-run MODULE.{hlo,pb,hloexe} [--inputs=DIR | --random-inputs=SEED]
-//           [--platform=interpreter|cpu] [--target=host|aarch64]
-//           [--expect=DIR] [--rtol=R] [--atol=A]
-//           [--output=DIR] [--format=hlo|pb|hloexe]
-//
-// A .hloexe file (hlo-opt --platform=cpu --stage=executable -o F.hloexe)
-// is a saved executable: with --platform=cpu it is loaded (its object code
-// linked, nothing compiled) and run; its embedded module gives the inputs'
-// shapes and the tolerances.
-//
-// Files follow the corpus convention (shared/corpus/README.md): in<i>.npy is
-// entry parameter i, out<i>.npy is leaf i of the result (a tuple result
-// flattened depth-first, in order). With --expect, one table row per output:
-// name, shape, max abs error, max rel error, mismatches, tolerance used.
-// Tolerances default per element type, wider for modules with accumulating
-// ops (runtime/compare.h); --rtol / --atol override them for float outputs
-// (integers and predicates always compare exactly).
-//
-// Random inputs (--random-inputs=SEED) depend only on the seed, the
-// parameter number and its shape: floats uniform in [-1, 1) (complex: both
-// parts), signed integers in [-8, 8], unsigned in [0, 15], pred fair coins.
-//
-// Exit status: 0 all outputs match (or nothing to compare), 1 some output
-// does not match, 2 bad input (flags, files, module, shapes), 3 the platform
-// failed to run the module (e.g. an op it does not implement).
+// expected .npy outputs, on the interpreter, the cpu backend (host JIT or
+// AArch64 under qemu) or cuda. The flags, files, table and exit codes are
+// tools/hlo_run_core.h's; this adds the platforms that compile.
 #ifndef TOOLS_HLO_RUN_LIB_H_
 #define TOOLS_HLO_RUN_LIB_H_
 
-#include <cstdint>
 #include <functional>
-#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -41,66 +15,25 @@
 #include "absl/types/span.h"
 #include "hlo/literal.h"
 #include "hlo/module.h"
+#include "tools/hlo_run_core.h"
 
 namespace hloc {
 
-enum HloRunExitCode : int {
-  kHloRunMatch = 0,
-  kHloRunMismatch = 1,
-  kHloRunBadInput = 2,
-  kHloRunFailed = 3,
-};
+// Every platform hlo-run has: interpreter, cpu, cuda.
+HloRunPlatforms HloRunAllPlatforms();
 
-struct HloRunOptions {
-  std::string module_path;
-  std::string format;  // "", "hlo", "pb" (see LoadModule) or "hloexe".
-  std::string inputs_dir;
-  std::optional<uint64_t> random_seed;
-  std::string platform = "interpreter";
-  // What --platform=cpu compiles for: "host" (JIT) or "aarch64" (AOT, run
-  // under qemu-aarch64; backends/cpu/aarch64_aot.h).
-  std::string target = "host";
-  std::string expect_dir;
-  std::optional<double> rtol;
-  std::optional<double> atol;
-  std::string output_dir;
-  bool help = false;
-};
-
-// Parses the command line (without the program name). Errors say what is
-// wrong with which flag.
-absl::StatusOr<HloRunOptions> ParseHloRunOptions(
-    const std::vector<std::string>& args);
-
-std::string HloRunUsage();
-
-// Something that runs a module on arguments: the reference interpreter now;
-// the cpu, cuda and rocm backends plug in here later.
+// Something that runs a module on arguments.
 using PlatformRunner = std::function<absl::StatusOr<Literal>(
     const HloModule& module, absl::Span<const Literal> arguments)>;
 
-// The --platform names hlo-run knows, and the runner of one.
+// The --platform names hlo-run knows, and the runner of one (with default
+// options).
 std::vector<std::string> PlatformNames();
 absl::StatusOr<PlatformRunner> GetPlatform(absl::string_view name);
 
-// Reads DIR/in<i>.npy for every entry parameter, checking the count, element
-// types and shapes; errors name the parameter.
-absl::StatusOr<std::vector<Literal>> ReadInputs(const HloModule& module,
-                                                const std::string& dir);
-
-// Deterministic random arguments for the entry parameters (see above).
-absl::StatusOr<std::vector<Literal>> RandomInputs(const HloModule& module,
-                                                  uint64_t seed);
-
-// The array leaves of a result, depth-first.
-std::vector<Literal> FlattenResult(Literal result);
-
-// Runs hlo-run with parsed options, printing to `out` (results, the table)
-// and `err` (errors); returns the exit status.
+std::string HloRunUsage();
 int RunHloRun(const HloRunOptions& options, std::ostream& out,
               std::ostream& err);
-
-// The whole tool: parses `args` (without the program name) and runs.
 int HloRunMain(const std::vector<std::string>& args, std::ostream& out,
                std::ostream& err);
 

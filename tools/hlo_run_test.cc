@@ -243,8 +243,8 @@ TEST(HloRunTest, BadInputs) {
       {{kModule, "--inputs", kCase, "--random-inputs=1"}, "not both"},
       {{kModule, "other.hlo"}, "expected one module file, got 2"},
       {{kModule}, "the entry computation has 2 parameters; give --inputs"},
-      {{kModule, "--platform=cuda", "--inputs", kCase},
-       "unknown platform 'cuda' (available: interpreter, cpu)"},
+      {{kModule, "--platform=rocm", "--inputs", kCase},
+       "unknown platform 'rocm' (available: interpreter, cpu, cuda)"},
       {{"/nonexistent/m.hlo", "--random-inputs=1"},
        "/nonexistent/m.hlo: cannot open"},
       {{"tools/testdata/add_mul/in0.npy"}, "cannot tell the format"},
@@ -281,7 +281,7 @@ TEST(HloRunTest, BadInputs) {
 TEST(HloRunTest, Help) {
   RunResult run = HloRun({"--help"});
   EXPECT_EQ(run.code, 0);
-  EXPECT_THAT(run.out, HasSubstr("usage: hlo-run MODULE.{hlo,pb}"));
+  EXPECT_THAT(run.out, HasSubstr("usage: hlo-run MODULE.{hlo,pb,hloexe}"));
   EXPECT_THAT(run.out, HasSubstr("--random-inputs=VALUE  SEED: "));
 }
 

@@ -1,0 +1,472 @@
+#include "runtime/cublas_gemm.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "hlo/primitive_type.h"
+
+namespace hloc {
+namespace cuda {
+namespace {
+
+// cublasLt.h / cublas_api.h / library_types.h ABI (CUDA 12 and 13).
+using cublasStatus_t = int;
+constexpr cublasStatus_t CUBLAS_STATUS_SUCCESS = 0;
+using cublasLtHandle_t = void*;
+using cublasLtMatmulDesc_t = void*;
+using cublasLtMatrixLayout_t = void*;
+using cublasLtMatmulPreference_t = void*;
+struct cublasLtMatmulAlgo_t {
+  uint64_t data[8];
+};
+struct cublasLtMatmulHeuristicResult_t {
+  cublasLtMatmulAlgo_t algo;
+  size_t workspaceSize;
+  cublasStatus_t state;
+  float wavesCount;
+  int reserved[4];
+};
+// cublasComputeType_t
+constexpr int CUBLAS_COMPUTE_32F = 68;
+constexpr int CUBLAS_COMPUTE_64F = 70;
+constexpr int CUBLAS_COMPUTE_32F_FAST_TF32 = 77;
+// cudaDataType_t
+constexpr int CUDA_R_32F = 0;
+constexpr int CUDA_R_64F = 1;
+constexpr int CUDA_R_16F = 2;
+constexpr int CUDA_R_16BF = 14;
+// cublasOperation_t
+constexpr int32_t CUBLAS_OP_N = 0;
+constexpr int32_t CUBLAS_OP_T = 1;
+// cublasLtMatmulDescAttributes_t
+constexpr int CUBLASLT_MATMUL_DESC_TRANSA = 3;
+constexpr int CUBLASLT_MATMUL_DESC_TRANSB = 4;
+constexpr int CUBLASLT_MATMUL_DESC_EPILOGUE = 7;
+constexpr int CUBLASLT_MATMUL_DESC_BIAS_POINTER = 8;
+// cublasLtMatrixLayoutAttribute_t
+constexpr int CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT = 5;
+constexpr int CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET = 6;
+// cublasLtMatmulPreferenceAttributes_t
+constexpr int CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1;
+// cublasLtEpilogue_t (a uint32_t attribute)
+constexpr uint32_t CUBLASLT_EPILOGUE_DEFAULT = 1;
+constexpr uint32_t CUBLASLT_EPILOGUE_RELU = 2;
+constexpr uint32_t CUBLASLT_EPILOGUE_BIAS = 4;
+constexpr uint32_t CUBLASLT_EPILOGUE_GELU = 32;
+
+// cuBLASLt's recommended workspace on Hopper.
+constexpr size_t kWorkspaceBytes = size_t{32} << 20;
+
+struct Epilogue {
+  const char* name;
+  uint32_t value;
+  bool has_bias;
+};
+constexpr Epilogue kEpilogues[] = {
+    {"", CUBLASLT_EPILOGUE_DEFAULT, false},
+    {"bias", CUBLASLT_EPILOGUE_BIAS, true},
+    {"relu", CUBLASLT_EPILOGUE_RELU, false},
+    {"bias_relu", CUBLASLT_EPILOGUE_RELU | CUBLASLT_EPILOGUE_BIAS, true},
+    {"gelu", CUBLASLT_EPILOGUE_GELU, false},
+    {"bias_gelu", CUBLASLT_EPILOGUE_GELU | CUBLASLT_EPILOGUE_BIAS, true},
+};
+
+const Epilogue* FindEpilogue(const std::string& name) {
+  for (const Epilogue& e : kEpilogues) {
+    if (name == e.name) return &e;
+  }
+  return nullptr;
+}
+
+// cudaDataType_t of an element type, or -1.
+int DataType(PrimitiveType type) {
+  switch (type) {
+    case F32:
+      return CUDA_R_32F;
+    case F64:
+      return CUDA_R_64F;
+    case F16:
+      return CUDA_R_16F;
+    case BF16:
+      return CUDA_R_16BF;
+    default:
+      return -1;
+  }
+}
+
+// Whether a column-major rows x cols matrix with leading dimension `ld`,
+// `batch` of them `stride` elements apart, lies inside `elements`.
+bool MatrixFits(int64_t rows, int64_t cols, int64_t ld, int64_t batch,
+                int64_t stride, int64_t elements) {
+  if (rows == 0 || cols == 0) return true;
+  if (ld < rows || stride < 0) return false;
+  return (batch - 1) * stride + (cols - 1) * ld + rows <= elements;
+}
+
+}  // namespace
+
+absl::Status CheckGemmStep(const Executable& executable,
+                           const ExecutableStep& step,
+                           const std::string& what) {
+  auto fail = [&](auto&&... parts) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", parts...));
+  };
+  const GemmConfig& g = step.gemm;
+  const Epilogue* epilogue = FindEpilogue(g.epilogue);
+  if (epilogue == nullptr) return fail("unknown epilogue '", g.epilogue, "'");
+  const size_t num_buffers = epilogue->has_bias ? 4 : 3;
+  if (step.buffers.size() != num_buffers) {
+    return fail("a gemm with epilogue '", g.epilogue, "' takes ", num_buffers,
+                " buffers (lhs, rhs, ", epilogue->has_bias ? "bias, " : "",
+                "out), not ", step.buffers.size());
+  }
+  if (g.m < 0 || g.n < 0 || g.k < 0 || g.batch < 1) {
+    return fail("bad gemm sizes m=", g.m, " n=", g.n, " k=", g.k,
+                " batch=", g.batch);
+  }
+  if (g.k == 0 && g.m * g.n > 0) {
+    return fail("a gemm with k = 0 is not supported by cuBLASLt");
+  }
+  const bool types_ok =
+      DataType(g.lhs_type) >= 0 && g.lhs_type == g.rhs_type &&
+      (g.out_type == g.lhs_type ||
+       (g.out_type == F32 && (g.lhs_type == BF16 || g.lhs_type == F16)));
+  if (!types_ok) {
+    return fail("unsupported gemm types ", PrimitiveTypeName(g.lhs_type), " x ",
+                PrimitiveTypeName(g.rhs_type), " -> ",
+                PrimitiveTypeName(g.out_type),
+                " (cuBLASLt here: f32, f64, f16, bf16; 16-bit inputs may "
+                "give f32)");
+  }
+  const ExecutableBuffer& lhs = executable.buffers[step.buffers[0]];
+  const ExecutableBuffer& rhs = executable.buffers[step.buffers[1]];
+  const ExecutableBuffer& out = executable.buffers[step.buffers.back()];
+  struct Operand {
+    const char* name;
+    const ExecutableBuffer* slot;
+    PrimitiveType type;
+    int64_t rows, cols, ld, stride;
+  };
+  const Operand operands[] = {
+      {"lhs", &lhs, g.lhs_type, g.transpose_lhs ? g.k : g.m,
+       g.transpose_lhs ? g.m : g.k, g.lda, g.stride_lhs},
+      {"rhs", &rhs, g.rhs_type, g.transpose_rhs ? g.n : g.k,
+       g.transpose_rhs ? g.k : g.n, g.ldb, g.stride_rhs},
+      {"out", &out, g.out_type, g.m, g.n, g.ldc, g.stride_out},
+  };
+  for (const Operand& o : operands) {
+    if (!o.slot->shape.IsArray() || o.slot->shape.element_type() != o.type) {
+      return fail("the ", o.name, " slot ", o.slot->name, " holds ",
+                  o.slot->shape.ToString(), ", the gemm reads ",
+                  PrimitiveTypeName(o.type));
+    }
+    if (!MatrixFits(o.rows, o.cols, o.ld, g.batch, o.stride,
+                    o.slot->shape.ElementCount())) {
+      return fail("the ", o.name, " matrix (", o.rows, "x", o.cols, ", ld ",
+                  o.ld, ", batch ", g.batch, " stride ", o.stride,
+                  ") does not fit its slot ", o.slot->name, " (",
+                  o.slot->shape.ToString(), ")");
+    }
+  }
+  if (epilogue->has_bias) {
+    const ExecutableBuffer& bias = executable.buffers[step.buffers[2]];
+    if (!bias.shape.IsArray() || bias.shape.element_type() != g.out_type ||
+        bias.shape.ElementCount() < g.m) {
+      return fail("the bias slot ", bias.name, " holds ", bias.shape.ToString(),
+                  "; the epilogue reads ", g.m, " ",
+                  PrimitiveTypeName(g.out_type), " elements");
+    }
+  }
+  return absl::OkStatus();
+}
+
+struct CublasGemm::Library {
+  void* handle = nullptr;
+  std::string name;
+  cublasStatus_t (*cublasLtCreate)(cublasLtHandle_t*) = nullptr;
+  cublasStatus_t (*cublasLtDestroy)(cublasLtHandle_t) = nullptr;
+  const char* (*cublasLtGetStatusName)(cublasStatus_t) = nullptr;
+  cublasStatus_t (*cublasLtMatmulDescCreate)(cublasLtMatmulDesc_t*, int,
+                                             int) = nullptr;
+  cublasStatus_t (*cublasLtMatmulDescDestroy)(cublasLtMatmulDesc_t) = nullptr;
+  cublasStatus_t (*cublasLtMatmulDescSetAttribute)(cublasLtMatmulDesc_t, int,
+                                                   const void*,
+                                                   size_t) = nullptr;
+  cublasStatus_t (*cublasLtMatrixLayoutCreate)(cublasLtMatrixLayout_t*, int,
+                                               uint64_t, uint64_t,
+                                               int64_t) = nullptr;
+  cublasStatus_t (*cublasLtMatrixLayoutDestroy)(cublasLtMatrixLayout_t) =
+      nullptr;
+  cublasStatus_t (*cublasLtMatrixLayoutSetAttribute)(cublasLtMatrixLayout_t,
+                                                     int, const void*,
+                                                     size_t) = nullptr;
+  cublasStatus_t (*cublasLtMatmulPreferenceCreate)(
+      cublasLtMatmulPreference_t*) = nullptr;
+  cublasStatus_t (*cublasLtMatmulPreferenceDestroy)(
+      cublasLtMatmulPreference_t) = nullptr;
+  cublasStatus_t (*cublasLtMatmulPreferenceSetAttribute)(
+      cublasLtMatmulPreference_t, int, const void*, size_t) = nullptr;
+  cublasStatus_t (*cublasLtMatmulAlgoGetHeuristic)(
+      cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t,
+      cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
+      cublasLtMatmulPreference_t, int, cublasLtMatmulHeuristicResult_t*,
+      int*) = nullptr;
+  cublasStatus_t (*cublasLtMatmul)(
+      cublasLtHandle_t, cublasLtMatmulDesc_t, const void*, const void*,
+      cublasLtMatrixLayout_t, const void*, cublasLtMatrixLayout_t, const void*,
+      const void*, cublasLtMatrixLayout_t, void*, cublasLtMatrixLayout_t,
+      const cublasLtMatmulAlgo_t*, void*, size_t, CUstream) = nullptr;
+
+  ~Library() {
+    if (handle != nullptr) dlclose(handle);
+  }
+
+  // An error naming the cuBLASLt function, its status and the step.
+  absl::Status Check(cublasStatus_t status, const char* function,
+                     const std::string& what) const {
+    if (status == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
+    const char* name = cublasLtGetStatusName != nullptr
+                           ? cublasLtGetStatusName(status)
+                           : nullptr;
+    return absl::InternalError(absl::StrCat(
+        function,
+        " failed: ", name != nullptr ? name : absl::StrCat("status ", status),
+        " in ", what));
+  }
+};
+
+#define HLOC_CUBLASLT_CALL(library, what, fn, ...) \
+  (library).Check((library).fn(__VA_ARGS__), #fn, (what))
+
+struct GemmPlan {
+  const CublasGemm::Library* library = nullptr;
+  std::string what;
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulAlgo_t algo = {};
+  size_t workspace_bytes = 0;
+  bool has_bias = false;
+  bool empty = false;  // m or n is 0: nothing to compute.
+  // alpha and beta in the scale type (f64 for f64 gemms, else f32).
+  double alpha64 = 1, beta64 = 0;
+  float alpha32 = 1, beta32 = 0;
+  bool scale_f64 = false;
+};
+
+void GemmPlanDeleter::operator()(GemmPlan* plan) const {
+  if (plan->library != nullptr) {
+    const CublasGemm::Library& l = *plan->library;
+    for (cublasLtMatrixLayout_t layout : {plan->a, plan->b, plan->c}) {
+      if (layout != nullptr) l.cublasLtMatrixLayoutDestroy(layout);
+    }
+    if (plan->desc != nullptr) l.cublasLtMatmulDescDestroy(plan->desc);
+  }
+  delete plan;
+}
+
+std::string CublasGemm::DefaultLibraries() {
+  const char* library = std::getenv("HLOC_LIBCUBLASLT");
+  return library != nullptr && *library != '\0'
+             ? library
+             : "libcublasLt.so.13,libcublasLt.so.12";
+}
+
+absl::StatusOr<std::unique_ptr<CublasGemm>> CublasGemm::Create(
+    CudaDriver* driver) {
+  auto library = std::make_unique<Library>();
+  std::vector<std::string> errors;
+  for (absl::string_view name :
+       absl::StrSplit(DefaultLibraries(), ',', absl::SkipEmpty())) {
+    library->name = std::string(name);
+    library->handle = dlopen(library->name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (library->handle != nullptr) break;
+    const char* why = dlerror();
+    errors.push_back(why != nullptr ? why : library->name);
+  }
+  if (library->handle == nullptr) {
+    return absl::UnavailableError(
+        absl::StrCat("no cuBLASLt: cannot load ", DefaultLibraries(), " (",
+                     absl::StrJoin(errors, "; "), ")"));
+  }
+  std::string missing;
+  auto need = [&](auto* function, const char* symbol) {
+    void* address = dlsym(library->handle, symbol);
+    if (address == nullptr) {
+      absl::StrAppend(&missing, missing.empty() ? "" : ", ", symbol);
+    }
+    *function =
+        reinterpret_cast<std::remove_pointer_t<decltype(function)>>(address);
+  };
+  Library& l = *library;
+  need(&l.cublasLtCreate, "cublasLtCreate");
+  need(&l.cublasLtDestroy, "cublasLtDestroy");
+  need(&l.cublasLtGetStatusName, "cublasLtGetStatusName");
+  need(&l.cublasLtMatmulDescCreate, "cublasLtMatmulDescCreate");
+  need(&l.cublasLtMatmulDescDestroy, "cublasLtMatmulDescDestroy");
+  need(&l.cublasLtMatmulDescSetAttribute, "cublasLtMatmulDescSetAttribute");
+  need(&l.cublasLtMatrixLayoutCreate, "cublasLtMatrixLayoutCreate");
+  need(&l.cublasLtMatrixLayoutDestroy, "cublasLtMatrixLayoutDestroy");
+  need(&l.cublasLtMatrixLayoutSetAttribute, "cublasLtMatrixLayoutSetAttribute");
+  need(&l.cublasLtMatmulPreferenceCreate, "cublasLtMatmulPreferenceCreate");
+  need(&l.cublasLtMatmulPreferenceDestroy, "cublasLtMatmulPreferenceDestroy");
+  need(&l.cublasLtMatmulPreferenceSetAttribute,
+       "cublasLtMatmulPreferenceSetAttribute");
+  need(&l.cublasLtMatmulAlgoGetHeuristic, "cublasLtMatmulAlgoGetHeuristic");
+  need(&l.cublasLtMatmul, "cublasLtMatmul");
+  if (!missing.empty()) {
+    return absl::UnavailableError(
+        absl::StrCat(l.name, " lacks ", missing, " (cuBLASLt 12 or newer)"));
+  }
+  std::unique_ptr<CublasGemm> gemm(new CublasGemm());
+  gemm->driver_ = driver;
+  gemm->library_ = std::move(library);
+  absl::Status status = HLOC_CUBLASLT_CALL(l, "creating a cuBLASLt handle",
+                                           cublasLtCreate, &gemm->handle_);
+  if (!status.ok()) return status;
+  status = HLOC_CUDA_CALL(driver, "allocating the cuBLASLt workspace",
+                          cuMemAlloc, &gemm->workspace_, kWorkspaceBytes);
+  if (!status.ok()) return status;
+  return gemm;
+}
+
+CublasGemm::~CublasGemm() {
+  if (workspace_ != 0) driver_->cuMemFree(workspace_);
+  if (handle_ != nullptr) library_->cublasLtDestroy(handle_);
+}
+
+absl::StatusOr<GemmPlanPtr> CublasGemm::Plan(const Executable& executable,
+                                             const ExecutableStep& step,
+                                             const std::string& what) {
+  absl::Status status = CheckGemmStep(executable, step, what);
+  if (!status.ok()) return status;
+  const Library& l = *library_;
+  const GemmConfig& g = step.gemm;
+  GemmPlanPtr plan(new GemmPlan());
+  plan->library = library_.get();
+  plan->what = what;
+  plan->has_bias = FindEpilogue(g.epilogue)->has_bias;
+  plan->empty = g.m == 0 || g.n == 0;
+  if (plan->empty) return plan;
+  plan->scale_f64 = g.out_type == F64;
+  plan->alpha64 = g.alpha;
+  plan->beta64 = g.beta;
+  plan->alpha32 = static_cast<float>(g.alpha);
+  plan->beta32 = static_cast<float>(g.beta);
+  const int compute = g.lhs_type == F64 ? CUBLAS_COMPUTE_64F
+                      : g.lhs_type == F32 && g.allow_tf32
+                          ? CUBLAS_COMPUTE_32F_FAST_TF32
+                          : CUBLAS_COMPUTE_32F;
+  status =
+      HLOC_CUBLASLT_CALL(l, what, cublasLtMatmulDescCreate, &plan->desc,
+                         compute, plan->scale_f64 ? CUDA_R_64F : CUDA_R_32F);
+  if (!status.ok()) return status;
+  const int32_t transa = g.transpose_lhs ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int32_t transb = g.transpose_rhs ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const uint32_t epilogue = FindEpilogue(g.epilogue)->value;
+  for (auto [attribute, value, size] :
+       {std::tuple{CUBLASLT_MATMUL_DESC_TRANSA,
+                   static_cast<const void*>(&transa), sizeof(transa)},
+        std::tuple{CUBLASLT_MATMUL_DESC_TRANSB,
+                   static_cast<const void*>(&transb), sizeof(transb)},
+        std::tuple{CUBLASLT_MATMUL_DESC_EPILOGUE,
+                   static_cast<const void*>(&epilogue), sizeof(epilogue)}}) {
+    status = HLOC_CUBLASLT_CALL(l, what, cublasLtMatmulDescSetAttribute,
+                                plan->desc, attribute, value, size);
+    if (!status.ok()) return status;
+  }
+  struct Matrix {
+    cublasLtMatrixLayout_t* layout;
+    PrimitiveType type;
+    int64_t rows, cols, ld, stride;
+  };
+  const Matrix matrices[] = {
+      {&plan->a, g.lhs_type, g.transpose_lhs ? g.k : g.m,
+       g.transpose_lhs ? g.m : g.k, g.lda, g.stride_lhs},
+      {&plan->b, g.rhs_type, g.transpose_rhs ? g.n : g.k,
+       g.transpose_rhs ? g.k : g.n, g.ldb, g.stride_rhs},
+      {&plan->c, g.out_type, g.m, g.n, g.ldc, g.stride_out},
+  };
+  for (const Matrix& m : matrices) {
+    status = HLOC_CUBLASLT_CALL(l, what, cublasLtMatrixLayoutCreate, m.layout,
+                                DataType(m.type), static_cast<uint64_t>(m.rows),
+                                static_cast<uint64_t>(m.cols), m.ld);
+    if (!status.ok()) return status;
+    if (g.batch == 1) continue;
+    const int32_t batch = static_cast<int32_t>(g.batch);
+    status = HLOC_CUBLASLT_CALL(l, what, cublasLtMatrixLayoutSetAttribute,
+                                *m.layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
+                                &batch, sizeof(batch));
+    if (status.ok()) {
+      status = HLOC_CUBLASLT_CALL(l, what, cublasLtMatrixLayoutSetAttribute,
+                                  *m.layout,
+                                  CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                  &m.stride, sizeof(m.stride));
+    }
+    if (!status.ok()) return status;
+  }
+  cublasLtMatmulPreference_t preference = nullptr;
+  status =
+      HLOC_CUBLASLT_CALL(l, what, cublasLtMatmulPreferenceCreate, &preference);
+  if (!status.ok()) return status;
+  const uint64_t workspace = kWorkspaceBytes;
+  status = HLOC_CUBLASLT_CALL(
+      l, what, cublasLtMatmulPreferenceSetAttribute, preference,
+      CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof(workspace));
+  cublasLtMatmulHeuristicResult_t result = {};
+  int found = 0;
+  if (status.ok()) {
+    status = HLOC_CUBLASLT_CALL(l, what, cublasLtMatmulAlgoGetHeuristic,
+                                handle_, plan->desc, plan->a, plan->b, plan->c,
+                                plan->c, preference, 1, &result, &found);
+  }
+  l.cublasLtMatmulPreferenceDestroy(preference);
+  if (!status.ok()) return status;
+  if (found < 1 || result.state != CUBLAS_STATUS_SUCCESS) {
+    return absl::UnimplementedError(absl::StrCat(
+        what, ": cuBLASLt has no algorithm for this gemm (",
+        PrimitiveTypeName(g.lhs_type), " -> ", PrimitiveTypeName(g.out_type),
+        ", epilogue '", g.epilogue, "', m=", g.m, " n=", g.n, " k=", g.k,
+        " batch=", g.batch, ")"));
+  }
+  plan->algo = result.algo;
+  plan->workspace_bytes = result.workspaceSize;
+  return plan;
+}
+
+absl::Status CublasGemm::Run(const GemmPlan& plan, CUdeviceptr lhs,
+                             CUdeviceptr rhs, CUdeviceptr bias, CUdeviceptr out,
+                             CUstream stream) const {
+  if (plan.empty) return absl::OkStatus();
+  const Library& l = *library_;
+  if (plan.has_bias) {
+    // The bias pointer is an attribute of the descriptor; cuBLASLt reads
+    // it when the call is made (and when a graph captures it).
+    void* bias_pointer = reinterpret_cast<void*>(bias);
+    absl::Status status = HLOC_CUBLASLT_CALL(
+        l, plan.what, cublasLtMatmulDescSetAttribute, plan.desc,
+        CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_pointer, sizeof(bias_pointer));
+    if (!status.ok()) return status;
+  }
+  const void* alpha = plan.scale_f64 ? static_cast<const void*>(&plan.alpha64)
+                                     : static_cast<const void*>(&plan.alpha32);
+  const void* beta = plan.scale_f64 ? static_cast<const void*>(&plan.beta64)
+                                    : static_cast<const void*>(&plan.beta32);
+  void* c = reinterpret_cast<void*>(out);
+  return HLOC_CUBLASLT_CALL(l, plan.what, cublasLtMatmul, handle_, plan.desc,
+                            alpha, reinterpret_cast<const void*>(lhs), plan.a,
+                            reinterpret_cast<const void*>(rhs), plan.b, beta, c,
+                            plan.c, c, plan.c, &plan.algo,
+                            reinterpret_cast<void*>(workspace_),
+                            plan.workspace_bytes, stream);
+}
+
+}  // namespace cuda
+}  // namespace hloc

@@ -1,0 +1,711 @@
+#include "runtime/cuda_executor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "runtime/dense_buffer.h"
+#include "runtime/evaluator_step.h"
+
+namespace hloc {
+
+using cuda::CUdeviceptr;
+using cuda::CUfunction;
+using cuda::CUgraphExec;
+
+namespace {
+
+// Every allocation starts at this boundary (cudaMalloc's own alignment,
+// enough for any vector access a kernel makes).
+constexpr int64_t kDeviceAlignment = 256;
+// Dynamic shared memory a kernel gets without opting in.
+constexpr int64_t kDefaultSharedMemory = 48 * 1024;
+// The driver JIT's log buffers.
+constexpr size_t kJitLogBytes = 16 * 1024;
+
+int64_t RoundUp(int64_t x) {
+  return (x + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
+}
+
+// Whether a slot of `shape` holds its bytes as a row-major literal does.
+bool RowMajor(const Shape& shape) {
+  return shape.HasDescendingLayout() || shape.rank() <= 1;
+}
+
+// Host bytes for staging (new[] gives 16-byte alignment, enough for every
+// element type).
+std::unique_ptr<uint8_t[]> HostBytes(int64_t bytes) {
+  return std::unique_ptr<uint8_t[]>(
+      new uint8_t[static_cast<size_t>(std::max<int64_t>(bytes, 1))]);
+}
+
+}  // namespace
+
+// A step ready to run: its kernel, arguments, plan or module, and its
+// nested steps.
+struct CudaExecutor::Thunk {
+  const ExecutableStep* step = nullptr;
+  std::string what;  // "step 3 (fusion.1)"
+  CUfunction function = nullptr;
+  std::vector<CUdeviceptr> arguments;
+  std::unique_ptr<EvaluatorStep> evaluator;
+  cuda::GemmPlanPtr gemm;
+  std::unique_ptr<ThunkList> condition, body;
+  std::vector<std::unique_ptr<ThunkList>> branches;
+  // Index into timed_steps_ (kernels, copies, library calls), else -1.
+  int64_t timed = -1;
+};
+
+// A list of thunks cut into segments: a straight-line stretch of kernels
+// and copies with enough kernels becomes a graph.
+struct CudaExecutor::ThunkList {
+  struct Segment {
+    size_t begin = 0, end = 0;
+    bool graph = false;
+    CUgraphExec executable = nullptr;  // Captured on first use.
+  };
+  std::vector<Thunk> thunks;
+  std::vector<Segment> segments;
+};
+
+const cuda::CudaDeviceInfo& CudaExecutor::device_info() const {
+  return device_->info();
+}
+
+absl::StatusOr<std::unique_ptr<CudaExecutor>> CudaExecutor::Create(
+    Executable executable, const CudaExecutorOptions& options) {
+  absl::Status status = ValidateExecutable(executable);
+  if (!status.ok()) return status;
+  if (executable.platform != "cuda") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the executable is for platform '", executable.platform,
+                     "', not cuda"));
+  }
+  absl::StatusOr<cuda::CudaDriver*> driver = cuda::CudaDriver::Get();
+  if (!driver.ok()) return driver.status();
+  std::unique_ptr<CudaExecutor> executor(new CudaExecutor());
+  executor->executable_ = std::move(executable);
+  executor->options_ = options;
+  executor->driver_ = *driver;
+  absl::StatusOr<std::unique_ptr<cuda::CudaDevice>> device =
+      cuda::CudaDevice::Open(*driver, options.device_ordinal);
+  if (!device.ok()) return device.status();
+  executor->device_ = *std::move(device);
+  status = HLOC_CUDA_CALL(executor->driver_, "creating the executor's stream",
+                          cuStreamCreate, &executor->stream_,
+                          cuda::CU_STREAM_NON_BLOCKING);
+  if (status.ok()) status = executor->LoadModule();
+  if (status.ok()) status = executor->AllocateAndUpload();
+  if (!status.ok()) return status;
+  executor->steps_ = std::make_unique<ThunkList>();
+  status = executor->Prepare(executor->executable_.steps, "",
+                             executor->steps_.get());
+  if (!status.ok()) return status;
+  return executor;
+}
+
+CudaExecutor::~CudaExecutor() {
+  if (driver_ == nullptr || device_ == nullptr) return;
+  // Errors cannot be reported from here; the context outlives these.
+  device_->MakeCurrent().IgnoreError();
+  if (stream_ != nullptr) driver_->cuStreamSynchronize(stream_);
+  for (CUgraphExec graph : graphs_) driver_->cuGraphExecDestroy(graph);
+  for (cuda::CUevent event : events_) driver_->cuEventDestroy(event);
+  steps_.reset();  // Gemm plans go before their library.
+  gemm_.reset();
+  if (block_ != 0) driver_->cuMemFree(block_);
+  if (module_ != nullptr) driver_->cuModuleUnload(module_);
+  if (stream_ != nullptr) driver_->cuStreamDestroy(stream_);
+}
+
+absl::Status CudaExecutor::LoadModule() {
+  const std::string arch = device_->info().Arch();
+  const DeviceCode* cubin = nullptr;
+  const DeviceCode* ptx = nullptr;
+  std::string available;
+  for (const DeviceCode& code : executable_.device_code) {
+    absl::StrAppend(&available, available.empty() ? "" : ", ", code.format, " ",
+                    code.arch);
+    if (code.format == "cubin" && code.arch == arch && cubin == nullptr) {
+      cubin = &code;
+    }
+    if (code.format == "ptx" && ptx == nullptr) ptx = &code;
+  }
+  bool has_kernels = false;
+  std::function<void(const std::vector<ExecutableStep>&)> scan =
+      [&](const std::vector<ExecutableStep>& steps) {
+        for (const ExecutableStep& step : steps) {
+          has_kernels |= step.kind == ExecutableStep::Kind::kKernel;
+          scan(step.condition);
+          scan(step.body);
+          for (const auto& branch : step.branches) scan(branch);
+        }
+      };
+  scan(executable_.steps);
+  if (!has_kernels) return absl::OkStatus();
+  const DeviceCode* code = cubin != nullptr ? cubin : ptx;
+  if (code == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no device code this GPU can load: the device ", device_->info().name,
+        " is ", arch, ", the executable carries ",
+        available.empty() ? "nothing" : available,
+        " (a cubin must match the arch exactly; PTX is compiled by the "
+        "driver)"));
+  }
+  loaded_code_ =
+      absl::StrCat(code->format, " ", code->arch, code == ptx ? " (JIT)" : "");
+  // The JIT (and the cubin loader) write what went wrong into these.
+  std::string error_log(kJitLogBytes, '\0');
+  std::string info_log(kJitLogBytes, '\0');
+  cuda::CUjit_option options[] = {
+      cuda::CU_JIT_ERROR_LOG_BUFFER, cuda::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+      cuda::CU_JIT_INFO_LOG_BUFFER, cuda::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void* values[] = {error_log.data(), reinterpret_cast<void*>(kJitLogBytes),
+                    info_log.data(), reinterpret_cast<void*>(kJitLogBytes)};
+  // PTX is text the JIT reads up to its NUL; std::string provides one.
+  const absl::Status status = HLOC_CUDA_CALL(
+      driver_,
+      absl::StrCat("loading the ", code->format, " for ", code->arch, " on ",
+                   device_->info().name, " (", arch, ")"),
+      cuModuleLoadDataEx, &module_, code->code.c_str(), 4, options, values);
+  if (!status.ok()) {
+    error_log.resize(std::strlen(error_log.c_str()));
+    return absl::Status(
+        status.code(),
+        absl::StrCat(status.message(),
+                     error_log.empty() ? "" : "; the JIT says:\n", error_log));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CudaExecutor::AllocateAndUpload() {
+  const Executable& e = executable_;
+  std::vector<int64_t> offset(e.allocations.size());
+  for (size_t a = 0; a < e.allocations.size(); ++a) {
+    offset[a] = device_bytes_;
+    device_bytes_ += RoundUp(std::max<int64_t>(e.allocations[a].size, 1));
+  }
+  absl::Status status = HLOC_CUDA_CALL(
+      driver_,
+      absl::StrCat("allocating ", device_bytes_, " bytes for the buffer plan"),
+      cuMemAlloc, &block_, static_cast<size_t>(device_bytes_));
+  if (!status.ok()) return status;
+  for (const ExecutableBuffer& slot : e.buffers) {
+    slot_address_.push_back(block_ + offset[slot.allocation] + slot.offset);
+  }
+  for (size_t a = 0; a < e.allocations.size(); ++a) {
+    const ExecutableAllocation& allocation = e.allocations[a];
+    if (allocation.kind != BufferAllocation::Kind::kConstant ||
+        allocation.constant_data.empty()) {
+      continue;
+    }
+    status = HLOC_CUDA_CALL(
+        driver_, absl::StrCat("uploading constant allocation ", a),
+        cuMemcpyHtoDAsync, block_ + offset[a], allocation.constant_data.data(),
+        allocation.constant_data.size(), stream_);
+    if (!status.ok()) return status;
+  }
+  return HLOC_CUDA_CALL(driver_, "uploading constants", cuStreamSynchronize,
+                        stream_);
+}
+
+absl::StatusOr<CUfunction> CudaExecutor::Kernel(const ExecutableStep& step,
+                                                const std::string& what) {
+  auto entry = std::find_if(
+      kernels_.begin(), kernels_.end(),
+      [&](const auto& named) { return named.first == step.kernel_name; });
+  if (entry == kernels_.end()) {
+    KernelEntry kernel;
+    absl::Status status = HLOC_CUDA_CALL(
+        driver_,
+        absl::StrCat(what, ": looking up kernel '", step.kernel_name, "'"),
+        cuModuleGetFunction, &kernel.function, module_,
+        step.kernel_name.c_str());
+    if (!status.ok()) return status;
+    kernels_.emplace_back(step.kernel_name, kernel);
+    entry = kernels_.end() - 1;
+  }
+  KernelEntry& kernel = entry->second;
+  const int64_t shared = step.launch.shared_memory_bytes;
+  if (shared > kernel.shared_memory_limit) {
+    const int limit = device_->info().max_shared_memory_per_block_optin;
+    if (shared > limit) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": kernel ", step.kernel_name, " asks for ",
+                       shared, " bytes of dynamic shared memory; ",
+                       device_->info().name, " allows ", limit));
+    }
+    absl::Status status = HLOC_CUDA_CALL(
+        driver_,
+        absl::StrCat(what, ": raising kernel ", step.kernel_name,
+                     "'s dynamic shared memory to ", shared, " bytes"),
+        cuFuncSetAttribute, kernel.function,
+        cuda::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        static_cast<int>(shared));
+    if (!status.ok()) return status;
+    kernel.shared_memory_limit = shared;
+  }
+  return kernel.function;
+}
+
+absl::Status CudaExecutor::Prepare(const std::vector<ExecutableStep>& steps,
+                                   const std::string& prefix, ThunkList* list) {
+  using Kind = ExecutableStep::Kind;
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const ExecutableStep& step = steps[s];
+    Thunk thunk;
+    thunk.step = &step;
+    thunk.what = absl::StrCat(prefix, "step ", s, " (", step.instruction, ")");
+    const std::string& what = thunk.what;
+    absl::Status status;
+    switch (step.kind) {
+      case Kind::kKernel: {
+        absl::StatusOr<CUfunction> function = Kernel(step, what);
+        if (!function.ok()) return function.status();
+        thunk.function = *function;
+        for (int64_t slot : step.buffers) {
+          thunk.arguments.push_back(slot_address_[slot]);
+        }
+        break;
+      }
+      case Kind::kCopy:
+        break;
+      case Kind::kLibraryCall: {
+        if (step.library != "cublas.gemm") {
+          return absl::UnimplementedError(
+              absl::StrCat(what, ": library '", step.library,
+                           "' is not supported by the cuda runtime (it "
+                           "knows cublas.gemm)"));
+        }
+        // Checked before cuBLAS is loaded, so a bad step says so even on
+        // a machine without it.
+        status = cuda::CheckGemmStep(executable_, step, what);
+        if (!status.ok()) return status;
+        if (gemm_ == nullptr) {
+          absl::StatusOr<std::unique_ptr<cuda::CublasGemm>> gemm =
+              cuda::CublasGemm::Create(driver_);
+          if (!gemm.ok()) {
+            return absl::Status(
+                gemm.status().code(),
+                absl::StrCat(what, ": ", gemm.status().message()));
+          }
+          gemm_ = *std::move(gemm);
+        }
+        absl::StatusOr<cuda::GemmPlanPtr> plan =
+            gemm_->Plan(executable_, step, what);
+        if (!plan.ok()) return plan.status();
+        thunk.gemm = *std::move(plan);
+        break;
+      }
+      case Kind::kEvaluator: {
+        absl::StatusOr<std::unique_ptr<EvaluatorStep>> evaluator =
+            EvaluatorStep::Create(executable_, step, what);
+        if (!evaluator.ok()) return evaluator.status();
+        thunk.evaluator = *std::move(evaluator);
+        break;
+      }
+      case Kind::kWhile:
+        thunk.condition = std::make_unique<ThunkList>();
+        thunk.body = std::make_unique<ThunkList>();
+        status = Prepare(step.condition, what + " condition ",
+                         thunk.condition.get());
+        if (status.ok()) {
+          status = Prepare(step.body, what + " body ", thunk.body.get());
+        }
+        break;
+      case Kind::kConditional:
+        for (size_t b = 0; status.ok() && b < step.branches.size(); ++b) {
+          thunk.branches.push_back(std::make_unique<ThunkList>());
+          status =
+              Prepare(step.branches[b], absl::StrCat(what, " branch ", b, " "),
+                      thunk.branches.back().get());
+        }
+        break;
+    }
+    if (!status.ok()) return status;
+    if (step.kind == Kind::kKernel || step.kind == Kind::kCopy ||
+        step.kind == Kind::kLibraryCall) {
+      thunk.timed = static_cast<int64_t>(timed_steps_.size());
+      CudaStepTime time;
+      time.step = what;
+      time.what = step.kind == Kind::kKernel ? step.kernel_name
+                  : step.kind == Kind::kCopy ? "copy"
+                                             : step.library;
+      timed_steps_.push_back(time);
+    }
+    list->thunks.push_back(std::move(thunk));
+  }
+  // Segments: maximal stretches of kernels and copies; the others (and
+  // stretches with too few kernels) run step by step.
+  const std::vector<Thunk>& thunks = list->thunks;
+  for (size_t begin = 0; begin < thunks.size();) {
+    auto capturable = [&](size_t i) {
+      const Kind kind = thunks[i].step->kind;
+      return kind == Kind::kKernel || kind == Kind::kCopy;
+    };
+    size_t end = begin + 1;
+    int kernels = 0;
+    if (capturable(begin)) {
+      end = begin;
+      while (end < thunks.size() && capturable(end)) {
+        kernels += thunks[end].step->kind == Kind::kKernel;
+        ++end;
+      }
+    }
+    ThunkList::Segment segment;
+    segment.begin = begin;
+    segment.end = end;
+    segment.graph = options_.use_graphs && kernels >= kMinGraphKernels;
+    list->segments.push_back(segment);
+    begin = end;
+  }
+  return absl::OkStatus();
+}
+
+// One run: the steps on the stream, timing and counting as asked.
+class CudaExecutor::Runner {
+ public:
+  Runner(CudaExecutor* executor, const CudaRunOptions& options,
+         CudaRunStats* stats)
+      : e_(*executor), options_(options), stats_(stats) {}
+
+  absl::Status RunList(ThunkList* list) {
+    for (ThunkList::Segment& segment : list->segments) {
+      absl::Status status;
+      if (segment.graph && !options_.time_steps) {
+        status = RunGraph(list, &segment);
+      } else {
+        for (size_t i = segment.begin; status.ok() && i < segment.end; ++i) {
+          status = RunThunk(list->thunks[i]);
+        }
+      }
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+
+  // With time_steps: waits for the events and adds up each step's time.
+  absl::Status CollectTimes() {
+    if (!options_.time_steps || stats_ == nullptr) return absl::OkStatus();
+    stats_->step_times = e_.timed_steps_;
+    for (const auto& [timed, first_event] : timings_) {
+      float milliseconds = 0;
+      absl::Status status = HLOC_CUDA_CALL(
+          e_.driver_, stats_->step_times[timed].step, cuEventElapsedTime,
+          &milliseconds, e_.events_[first_event], e_.events_[first_event + 1]);
+      if (!status.ok()) return status;
+      stats_->step_times[timed].count += 1;
+      stats_->step_times[timed].milliseconds += milliseconds;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status RunGraph(ThunkList* list, ThunkList::Segment* segment) {
+    cuda::CudaDriver* d = e_.driver_;
+    const std::string what =
+        absl::StrCat("the graph of ", list->thunks[segment->begin].what, " to ",
+                     list->thunks[segment->end - 1].what);
+    if (segment->executable == nullptr) {
+      absl::Status status =
+          HLOC_CUDA_CALL(d, what, cuStreamBeginCapture, e_.stream_,
+                         cuda::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+      if (!status.ok()) return status;
+      for (size_t i = segment->begin; status.ok() && i < segment->end; ++i) {
+        status = Issue(list->thunks[i]);
+      }
+      cuda::CUgraph graph = nullptr;
+      // Capture must end even after a failed launch, or the stream stays
+      // in capture mode.
+      const absl::Status ended =
+          HLOC_CUDA_CALL(d, what, cuStreamEndCapture, e_.stream_, &graph);
+      if (status.ok()) status = ended;
+      if (status.ok()) {
+        status = HLOC_CUDA_CALL(d, what, cuGraphInstantiate,
+                                &segment->executable, graph, 0);
+      }
+      if (graph != nullptr) d->cuGraphDestroy(graph);
+      if (!status.ok()) return status;
+      e_.graphs_.push_back(segment->executable);
+    }
+    if (stats_ != nullptr) ++stats_->graph_launches;
+    return HLOC_CUDA_CALL(d, what, cuGraphLaunch, segment->executable,
+                          e_.stream_);
+  }
+
+  // Enqueues a kernel, a copy or a library call.
+  absl::Status Issue(const Thunk& thunk) {
+    const ExecutableStep& step = *thunk.step;
+    cuda::CudaDriver* d = e_.driver_;
+    switch (step.kind) {
+      case ExecutableStep::Kind::kKernel: {
+        std::vector<void*> parameters;
+        for (const CUdeviceptr& argument : thunk.arguments) {
+          parameters.push_back(const_cast<CUdeviceptr*>(&argument));
+        }
+        const LaunchDims& l = step.launch;
+        if (stats_ != nullptr) ++stats_->kernel_launches;
+        return HLOC_CUDA_CALL(
+            d, absl::StrCat(thunk.what, ", kernel ", step.kernel_name),
+            cuLaunchKernel, thunk.function, static_cast<unsigned>(l.grid[0]),
+            static_cast<unsigned>(l.grid[1]), static_cast<unsigned>(l.grid[2]),
+            static_cast<unsigned>(l.block[0]),
+            static_cast<unsigned>(l.block[1]),
+            static_cast<unsigned>(l.block[2]),
+            static_cast<unsigned>(l.shared_memory_bytes), e_.stream_,
+            parameters.data(), nullptr);
+      }
+      case ExecutableStep::Kind::kCopy: {
+        const size_t bytes =
+            static_cast<size_t>(e_.executable_.buffers[step.buffers[0]].size);
+        if (bytes == 0) return absl::OkStatus();
+        return HLOC_CUDA_CALL(
+            d, thunk.what, cuMemcpyDtoDAsync, e_.slot_address_[step.buffers[1]],
+            e_.slot_address_[step.buffers[0]], bytes, e_.stream_);
+      }
+      case ExecutableStep::Kind::kLibraryCall: {
+        const std::vector<int64_t>& b = step.buffers;
+        const auto& address = e_.slot_address_;
+        return e_.gemm_->Run(*thunk.gemm, address[b[0]], address[b[1]],
+                             b.size() == 4 ? address[b[2]] : 0,
+                             address[b.back()], e_.stream_);
+      }
+      default:
+        return absl::InternalError(
+            absl::StrCat(thunk.what, " cannot be issued on a stream"));
+    }
+  }
+
+  absl::Status RunThunk(const Thunk& thunk) {
+    switch (thunk.step->kind) {
+      case ExecutableStep::Kind::kKernel:
+      case ExecutableStep::Kind::kCopy:
+      case ExecutableStep::Kind::kLibraryCall:
+        return options_.time_steps ? IssueTimed(thunk) : Issue(thunk);
+      case ExecutableStep::Kind::kEvaluator:
+        return Evaluate(thunk);
+      case ExecutableStep::Kind::kWhile:
+        for (;;) {
+          absl::Status status = RunList(thunk.condition.get());
+          if (!status.ok()) return status;
+          absl::StatusOr<int64_t> predicate = ReadPredicate(thunk);
+          if (!predicate.ok()) return predicate.status();
+          if (*predicate == 0) return absl::OkStatus();
+          status = RunList(thunk.body.get());
+          if (!status.ok()) return status;
+        }
+      case ExecutableStep::Kind::kConditional: {
+        absl::StatusOr<int64_t> predicate = ReadPredicate(thunk);
+        if (!predicate.ok()) return predicate.status();
+        const int64_t n = static_cast<int64_t>(thunk.branches.size());
+        int64_t branch = n - 1;
+        if (e_.executable_.buffers[thunk.step->predicate_buffer]
+                .shape.element_type() == PRED) {
+          branch = *predicate != 0 ? 0 : 1;
+        } else if (*predicate >= 0 && *predicate < n) {
+          branch = *predicate;
+        }
+        return RunList(thunk.branches[std::min(branch, n - 1)].get());
+      }
+    }
+    return absl::InternalError(absl::StrCat(thunk.what, ": unknown kind"));
+  }
+
+  absl::Status IssueTimed(const Thunk& thunk) {
+    cuda::CudaDriver* d = e_.driver_;
+    const size_t first = next_event_;
+    next_event_ += 2;
+    while (e_.events_.size() < next_event_) {
+      cuda::CUevent event = nullptr;
+      absl::Status status =
+          HLOC_CUDA_CALL(d, "creating a timing event", cuEventCreate, &event,
+                         cuda::CU_EVENT_DEFAULT);
+      if (!status.ok()) return status;
+      e_.events_.push_back(event);
+    }
+    absl::Status status = HLOC_CUDA_CALL(d, thunk.what, cuEventRecord,
+                                         e_.events_[first], e_.stream_);
+    if (status.ok()) status = Issue(thunk);
+    if (status.ok()) {
+      status = HLOC_CUDA_CALL(d, thunk.what, cuEventRecord,
+                              e_.events_[first + 1], e_.stream_);
+    }
+    if (status.ok()) timings_.emplace_back(thunk.timed, first);
+    return status;
+  }
+
+  // The predicate (pred or s32) of a while or conditional, read on the
+  // host once the steps before it are done.
+  absl::StatusOr<int64_t> ReadPredicate(const Thunk& thunk) {
+    const int64_t slot = thunk.step->predicate_buffer;
+    const Shape& shape = e_.executable_.buffers[slot].shape;
+    int32_t value = 0;
+    const size_t bytes = static_cast<size_t>(ByteWidth(shape.element_type()));
+    const std::string what =
+        absl::StrCat(thunk.what, ": reading its predicate");
+    absl::Status status =
+        HLOC_CUDA_CALL(e_.driver_, what, cuMemcpyDtoHAsync, &value,
+                       e_.slot_address_[slot], bytes, e_.stream_);
+    if (status.ok()) {
+      status =
+          HLOC_CUDA_CALL(e_.driver_, what, cuStreamSynchronize, e_.stream_);
+    }
+    if (!status.ok()) return status;
+    if (shape.element_type() == PRED) {
+      return (value & 0xff) != 0 ? 1 : 0;
+    }
+    return value;
+  }
+
+  // The reference evaluator on host copies of the step's slots.
+  absl::Status Evaluate(const Thunk& thunk) {
+    e_.fallback_runs_.fetch_add(1);
+    if (stats_ != nullptr) ++stats_->evaluator_steps;
+    const ExecutableStep& step = *thunk.step;
+    const std::vector<ExecutableBuffer>& slots = e_.executable_.buffers;
+    cuda::CudaDriver* d = e_.driver_;
+    std::vector<std::unique_ptr<uint8_t[]>> host;
+    std::vector<uint8_t*> address(slots.size(), nullptr);
+    absl::Status status;
+    for (size_t i = 0; status.ok() && i < step.buffers.size(); ++i) {
+      const int64_t slot = step.buffers[i];
+      if (address[slot] != nullptr) continue;
+      host.push_back(HostBytes(slots[slot].size));
+      address[slot] = host.back().get();
+      if (i < thunk.evaluator->num_operand_slots() && slots[slot].size > 0) {
+        status =
+            HLOC_CUDA_CALL(d, thunk.what, cuMemcpyDtoHAsync, address[slot],
+                           e_.slot_address_[slot],
+                           static_cast<size_t>(slots[slot].size), e_.stream_);
+      }
+    }
+    if (status.ok()) {
+      status = HLOC_CUDA_CALL(d, thunk.what, cuStreamSynchronize, e_.stream_);
+    }
+    if (status.ok())
+      status = thunk.evaluator->Run(e_.executable_, step, address);
+    for (size_t i = thunk.evaluator->num_operand_slots();
+         status.ok() && i < step.buffers.size(); ++i) {
+      const int64_t slot = step.buffers[i];
+      if (slots[slot].size == 0) continue;
+      status = HLOC_CUDA_CALL(
+          d, thunk.what, cuMemcpyHtoDAsync, e_.slot_address_[slot],
+          address[slot], static_cast<size_t>(slots[slot].size), e_.stream_);
+    }
+    // The host copies must outlive the uploads.
+    if (status.ok()) {
+      status = HLOC_CUDA_CALL(d, thunk.what, cuStreamSynchronize, e_.stream_);
+    }
+    return status;
+  }
+
+  CudaExecutor& e_;
+  const CudaRunOptions& options_;
+  CudaRunStats* stats_;
+  size_t next_event_ = 0;
+  // (timed step, its first event) per timed launch, in order.
+  std::vector<std::pair<int64_t, size_t>> timings_;
+};
+
+absl::StatusOr<Literal> CudaExecutor::Run(absl::Span<const Literal> arguments,
+                                          const CudaRunOptions& options,
+                                          CudaRunStats* stats) {
+  const Executable& e = executable_;
+  if (arguments.size() != e.parameter_shapes.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the entry computation takes ", e.parameter_shapes.size(),
+                     " arguments, given ", arguments.size()));
+  }
+  for (size_t p = 0; p < arguments.size(); ++p) {
+    if (!arguments[p].shape().Compatible(e.parameter_shapes[p])) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "argument ", p, " has shape ", arguments[p].shape().ToString(),
+          ", the parameter ", e.parameter_shapes[p].ToString()));
+    }
+  }
+  std::lock_guard<std::mutex> lock(run_mutex_);
+  absl::Status status = device_->MakeCurrent();
+  if (!status.ok()) return status;
+  // Parameters in: straight from the literal where its bytes are laid out
+  // as the slot's, else staged on the host. Staged bytes live until the
+  // stream has finished with them.
+  std::vector<std::unique_ptr<uint8_t[]>> staged;
+  for (size_t p = 0; status.ok() && p < arguments.size(); ++p) {
+    const std::vector<const Literal*> leaves = LiteralLeaves(arguments[p]);
+    for (size_t l = 0; status.ok() && l < leaves.size(); ++l) {
+      const int64_t slot_index = e.parameter_buffers[p][l];
+      const ExecutableBuffer& slot = e.buffers[slot_index];
+      if (slot.size == 0) continue;
+      const void* source = leaves[l]->untyped_data();
+      if (!RowMajor(slot.shape) || leaves[l]->size_bytes() != slot.size) {
+        staged.push_back(HostBytes(slot.size));
+        CopyLiteralToBuffer(*leaves[l], slot.shape, staged.back().get());
+        source = staged.back().get();
+      }
+      status = HLOC_CUDA_CALL(
+          driver_, absl::StrCat("copying parameter ", p, " leaf ", l, " in"),
+          cuMemcpyHtoDAsync, slot_address_[slot_index], source,
+          static_cast<size_t>(slot.size), stream_);
+    }
+  }
+  if (stats != nullptr) *stats = CudaRunStats();
+  Runner runner(this, options, stats);
+  if (status.ok()) status = runner.RunList(steps_.get());
+  // Results out, the same way round.
+  Literal result = Literal::CreateUninitialized(e.result_shape);
+  std::vector<Literal*> result_leaves = MutableLiteralLeaves(&result);
+  std::vector<std::pair<size_t, std::unique_ptr<uint8_t[]>>> unstaged;
+  for (size_t l = 0; status.ok() && l < result_leaves.size(); ++l) {
+    const int64_t slot_index = e.result_buffers[l];
+    const ExecutableBuffer& slot = e.buffers[slot_index];
+    if (slot.size == 0 || result_leaves[l]->size_bytes() == 0) continue;
+    void* destination = result_leaves[l]->untyped_data();
+    if (!RowMajor(slot.shape) || result_leaves[l]->size_bytes() != slot.size) {
+      unstaged.emplace_back(l, HostBytes(slot.size));
+      destination = unstaged.back().second.get();
+    }
+    status = HLOC_CUDA_CALL(
+        driver_, absl::StrCat("copying result leaf ", l, " out"),
+        cuMemcpyDtoHAsync, destination, slot_address_[slot_index],
+        static_cast<size_t>(slot.size), stream_);
+  }
+  // Always wait: a failed run must not leave copies from `staged` pending.
+  const absl::Status synced = HLOC_CUDA_CALL(driver_, "finishing the run",
+                                             cuStreamSynchronize, stream_);
+  if (status.ok()) status = synced;
+  if (status.ok()) status = runner.CollectTimes();
+  if (!status.ok()) return status;
+  for (auto& [l, bytes] : unstaged) {
+    CopyBufferToLiteral(bytes.get(), e.buffers[e.result_buffers[l]].shape,
+                        result_leaves[l]);
+  }
+  return result;
+}
+
+std::string FormatStepTimes(const std::vector<CudaStepTime>& times) {
+  std::vector<const CudaStepTime*> order;
+  double total = 0;
+  for (const CudaStepTime& t : times) {
+    if (t.count == 0) continue;
+    order.push_back(&t);
+    total += t.milliseconds;
+  }
+  std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) {
+    return a->milliseconds > b->milliseconds;
+  });
+  std::string out =
+      absl::StrFormat("%10s %6s %7s  %s\n", "ms", "calls", "share", "step");
+  for (const CudaStepTime* t : order) {
+    absl::StrAppendFormat(
+        &out, "%10.4f %6d %6.1f%%  %s: %s\n", t->milliseconds, t->count,
+        total > 0 ? 100 * t->milliseconds / total : 0.0, t->step, t->what);
+  }
+  absl::StrAppendFormat(&out, "%10.4f %6s %7s  total device time\n", total, "",
+                        "");
+  return out;
+}
+
+}  // namespace hloc

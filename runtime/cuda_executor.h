@@ -1,0 +1,147 @@
+// CudaExecutor: runs a "cuda" Executable (executable.h) on an NVIDIA GPU
+// through the driver API (cuda_driver.h); it compiles nothing and links no
+// LLVM and no CUDA.
+//
+// Create loads the device code (a cubin for the device's exact arch if
+// there is one, else the PTX through the driver's JIT, whose log is in the
+// error when it fails), makes one device allocation for the whole buffer
+// plan (every allocation at a 256-byte boundary), uploads the constants
+// once, creates a stream, resolves every kernel and prepares every gemm.
+// Because the plan's addresses never change, kernel arguments are computed
+// once, and a run copies only the entry parameters in and the results out.
+//
+// Steps run in order on the stream. While loops and conditionals read their
+// predicate on the host (one small copy and a stream synchronisation per
+// decision). Evaluator steps copy their slots to the host, run the
+// reference evaluator and copy the results back; they are counted and
+// reported (fallback_runs), never silent. A straight-line stretch of kernel
+// and copy steps holding at least kMinGraphKernels kernels is captured into
+// a CUDA graph the first time it runs and replayed afterwards, one launch
+// instead of one per kernel.
+//
+// Runs are serialised (one buffer plan on the device); any thread may run.
+#ifndef RUNTIME_CUDA_EXECUTOR_H_
+#define RUNTIME_CUDA_EXECUTOR_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "hlo/literal.h"
+#include "runtime/cublas_gemm.h"
+#include "runtime/cuda_device.h"
+#include "runtime/executable.h"
+
+namespace hloc {
+
+struct CudaExecutorOptions {
+  int device_ordinal = 0;
+  // Capture straight-line kernel sequences into CUDA graphs.
+  bool use_graphs = true;
+};
+
+struct CudaRunOptions {
+  // Time every kernel, copy and library call with CUDA events (graphs are
+  // not used then, so each step is bracketed on its own).
+  bool time_steps = false;
+};
+
+// One step's device time over a run (a step inside a loop adds up).
+struct CudaStepTime {
+  // "step 3 (fusion.1)", "step 2 (while.1) body step 0 (add.2)".
+  std::string step;
+  // The kernel's name, "copy" or the library ("cublas.gemm").
+  std::string what;
+  int64_t count = 0;
+  double milliseconds = 0;
+};
+
+struct CudaRunStats {
+  // With CudaRunOptions::time_steps: per step, in the executable's order.
+  std::vector<CudaStepTime> step_times;
+  int64_t kernel_launches = 0;
+  int64_t graph_launches = 0;
+  int64_t evaluator_steps = 0;
+};
+
+// A table of step times, slowest first, with each one's share.
+std::string FormatStepTimes(const std::vector<CudaStepTime>& times);
+
+class CudaExecutor {
+ public:
+  // How many kernels a straight-line stretch needs to become a graph.
+  static constexpr int kMinGraphKernels = 2;
+
+  static absl::StatusOr<std::unique_ptr<CudaExecutor>> Create(
+      Executable executable, const CudaExecutorOptions& options = {});
+  ~CudaExecutor();
+
+  // One argument per entry parameter, shapes compatible with the
+  // parameters'. `stats` may be null.
+  absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments,
+                              const CudaRunOptions& options = {},
+                              CudaRunStats* stats = nullptr);
+
+  const Executable& executable() const { return executable_; }
+  const cuda::CudaDeviceInfo& device_info() const;
+  // Which device code was loaded: "cubin sm_90" or "ptx sm_90 (JIT)".
+  const std::string& loaded_code() const { return loaded_code_; }
+  // Bytes of the one device allocation for the buffer plan.
+  int64_t device_bytes() const { return device_bytes_; }
+  // Evaluator steps run so far, over all runs.
+  int64_t fallback_runs() const { return fallback_runs_.load(); }
+
+ private:
+  struct Thunk;
+  struct ThunkList;
+  class Runner;
+
+  CudaExecutor() = default;
+  absl::Status LoadModule();
+  absl::Status AllocateAndUpload();
+  // Builds the thunks of `steps` (kernels resolved, gemms planned,
+  // evaluator modules parsed); `prefix` names nested steps in errors.
+  absl::Status Prepare(const std::vector<ExecutableStep>& steps,
+                       const std::string& prefix, ThunkList* list);
+  absl::StatusOr<cuda::CUfunction> Kernel(const ExecutableStep& step,
+                                          const std::string& what);
+
+  Executable executable_;
+  CudaExecutorOptions options_;
+  std::unique_ptr<cuda::CudaDevice> device_;
+  cuda::CudaDriver* driver_ = nullptr;
+  cuda::CUmodule module_ = nullptr;
+  cuda::CUstream stream_ = nullptr;
+  cuda::CUdeviceptr block_ = 0;
+  int64_t device_bytes_ = 0;
+  std::string loaded_code_;
+  // Per buffer slot: its device address.
+  std::vector<cuda::CUdeviceptr> slot_address_;
+  std::unique_ptr<ThunkList> steps_;
+  // Kernels by name, with the dynamic shared memory each was allowed.
+  struct KernelEntry {
+    cuda::CUfunction function = nullptr;
+    int64_t shared_memory_limit = 48 * 1024;
+  };
+  std::vector<std::pair<std::string, KernelEntry>> kernels_;
+  // Created when a step calls cuBLAS.
+  std::unique_ptr<cuda::CublasGemm> gemm_;
+  // Per timed step (kernel, copy, library call): its name and kind.
+  std::vector<CudaStepTime> timed_steps_;
+  // Instantiated graphs, destroyed with the executor.
+  std::vector<cuda::CUgraphExec> graphs_;
+  // Events for timed runs, reused.
+  std::vector<cuda::CUevent> events_;
+  std::mutex run_mutex_;
+  std::atomic<int64_t> fallback_runs_{0};
+};
+
+}  // namespace hloc
+
+#endif  // RUNTIME_CUDA_EXECUTOR_H_

@@ -1,0 +1,266 @@
+// The CUDA executor on hand-made executables (runtime/testing): kernels,
+// copies, while loops, conditionals (pred and s32), constants, tuple
+// results, dynamic shared memory above 48 KiB, evaluator steps, cuBLASLt
+// gemms, CUDA graphs and step timing. Without a GPU the GPU tests skip and
+// say so; the checks that need no GPU always run.
+#include "runtime/cuda_executor.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "runtime/cublas_gemm.h"
+#include "runtime/testing/cuda_test_executables.h"
+
+namespace hloc {
+namespace {
+
+using testing::GemmExecutable;
+using testing::IndexedConditionalExecutable;
+using testing::kVectorSize;
+using testing::WhileConditionalExecutable;
+using testing::WhileConditionalExpected;
+
+// Creates an executor, or skips the test (saying why) without a GPU.
+#define CREATE_OR_SKIP(var, ...)                              \
+  auto var = CudaExecutor::Create(__VA_ARGS__);               \
+  if (!var.ok() && cuda::IsNoCudaDevice(var.status())) {      \
+    std::printf("no CUDA device, skipping: %s\n",             \
+                std::string(var.status().message()).c_str()); \
+    GTEST_SKIP() << "no CUDA device";                         \
+  }                                                           \
+  ASSERT_TRUE(var.ok()) << var.status()
+
+Literal Vector(float scale) {
+  Literal x(Shape::Array(F32, {kVectorSize}));
+  for (int64_t i = 0; i < kVectorSize; ++i) {
+    x.data<float>()[i] = scale * static_cast<float>((i * 37) % 101 - 50);
+  }
+  return x;
+}
+
+Literal Random(const Shape& shape, uint32_t seed) {
+  Literal literal(shape);
+  for (int64_t i = 0; i < literal.element_count(); ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    literal.SetFromDouble(i, static_cast<double>(seed >> 8) / (1 << 24) - 0.5);
+  }
+  return literal;
+}
+
+TEST(CudaExecutorTest, HandWrittenPtxAssembles) {
+  // ptxas checks the test kernels without a GPU, where the toolkit is.
+  const char* home = std::getenv("CUDA_HOME");
+  const std::filesystem::path ptxas =
+      std::filesystem::path(home != nullptr ? home : "/usr/local/cuda") /
+      "bin" / "ptxas";
+  if (!std::filesystem::exists(ptxas)) {
+    std::printf("no ptxas at %s, skipping\n", ptxas.c_str());
+    GTEST_SKIP();
+  }
+  const std::string dir = ::testing::TempDir();
+  const std::string ptx = dir + "/kernels.ptx";
+  std::ofstream(ptx) << testing::TestPtx();
+  const std::string command =
+      ptxas.string() + " -arch=sm_90 " + ptx + " -o " + dir + "/kernels.cubin";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+}
+
+TEST(CudaExecutorTest, GemmStepsAreCheckedWithoutAGpu) {
+  Executable e = GemmExecutable(F32, 1, 8, 4, 16, "bias_relu", false);
+  ExecutableStep& step = e.steps[0];
+  EXPECT_TRUE(cuda::CheckGemmStep(e, step, "step 0 (dot)").ok());
+  auto expect_error = [&](const Executable& bad, const std::string& text) {
+    absl::Status status = cuda::CheckGemmStep(bad, bad.steps[0], "step 0");
+    ASSERT_FALSE(status.ok()) << text;
+    EXPECT_NE(status.message().find(text), absl::string_view::npos)
+        << status.message();
+  };
+  Executable bad = e;
+  bad.steps[0].gemm.k = 17;
+  expect_error(bad, "does not fit its slot");
+  bad = e;
+  bad.steps[0].gemm.epilogue = "swish";
+  expect_error(bad, "unknown epilogue 'swish'");
+  bad = e;
+  bad.steps[0].gemm.epilogue = "relu";
+  expect_error(bad, "takes 3 buffers");
+  bad = e;
+  bad.steps[0].gemm.lhs_type = bad.steps[0].gemm.rhs_type = S32;
+  expect_error(bad, "unsupported gemm types");
+  bad = e;
+  bad.steps[0].gemm.out_type = F64;
+  expect_error(bad, "unsupported gemm types");
+  bad = e;
+  bad.steps[0].gemm.lda = 2;
+  expect_error(bad, "ld 2");
+}
+
+TEST(CudaExecutorTest, WhileLoopConditionalConstantsAndTuple) {
+  CREATE_OR_SKIP(executor, WhileConditionalExecutable());
+  std::printf("device %s (%s), code %s, %lld device bytes\n",
+              (*executor)->device_info().name.c_str(),
+              (*executor)->device_info().Arch().c_str(),
+              (*executor)->loaded_code().c_str(),
+              static_cast<long long>((*executor)->device_bytes()));
+  const Literal x = Vector(0.25f);
+  for (bool flag : {true, false, true}) {
+    std::vector<Literal> args;
+    args.push_back(x);
+    args.push_back(Literal::CreateR0<bool>(PRED, flag));
+    CudaRunStats stats;
+    auto result = (*executor)->Run(args, {}, &stats);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_TRUE(*result == WhileConditionalExpected(x, flag)) << flag;
+    // The loop body (2 kernels, 2 copies) is one graph per trip.
+    EXPECT_EQ(stats.graph_launches, testing::kLoopTrips);
+  }
+  EXPECT_EQ((*executor)->fallback_runs(), 0);
+}
+
+TEST(CudaExecutorTest, WithoutGraphsAndTimed) {
+  CudaExecutorOptions options;
+  options.use_graphs = false;
+  CREATE_OR_SKIP(executor, WhileConditionalExecutable(), options);
+  const Literal x = Vector(-1.5f);
+  std::vector<Literal> args;
+  args.push_back(x);
+  args.push_back(Literal::CreateR0<bool>(PRED, true));
+  CudaRunOptions run_options;
+  run_options.time_steps = true;
+  CudaRunStats stats;
+  auto result = (*executor)->Run(args, run_options, &stats);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(*result == WhileConditionalExpected(x, true));
+  EXPECT_EQ(stats.graph_launches, 0);
+  // lt runs once more than the body's kernels.
+  int64_t lt_calls = 0, add_calls = 0;
+  for (const CudaStepTime& t : stats.step_times) {
+    if (t.what == "less_than_s32") lt_calls = t.count;
+    if (t.what == "add_f32") add_calls = t.count;
+    EXPECT_GE(t.milliseconds, 0);
+  }
+  EXPECT_EQ(lt_calls, testing::kLoopTrips + 1);
+  EXPECT_EQ(add_calls, testing::kLoopTrips);
+  std::printf("%s", FormatStepTimes(stats.step_times).c_str());
+}
+
+TEST(CudaExecutorTest, IndexedConditionalSharedMemoryAndEvaluator) {
+  CREATE_OR_SKIP(executor, IndexedConditionalExecutable());
+  const Literal x = Vector(0.5f), y = Vector(-0.125f);
+  for (int32_t k : {0, 1, 2, 7, -1}) {
+    std::vector<Literal> args;
+    args.push_back(x);
+    args.push_back(y);
+    args.push_back(Literal::CreateR0<int32_t>(S32, k));
+    auto result = (*executor)->Run(args);
+    ASSERT_TRUE(result.ok()) << result.status();
+    for (int64_t i = 0; i < kVectorSize; ++i) {
+      const float a = x.data<float>()[i], b = y.data<float>()[i];
+      // Out of range (7, -1) is the last branch.
+      const float expected = k == 0 ? a + b : k == 1 ? a * b : -a;
+      ASSERT_EQ(result->data<float>()[i], expected) << "k=" << k << " i=" << i;
+    }
+  }
+  // Branch 2 (the evaluator) ran for k = 2, 7 and -1.
+  EXPECT_EQ((*executor)->fallback_runs(), 3);
+}
+
+void CheckGemm(PrimitiveType type, int64_t batch, int64_t m, int64_t n,
+               int64_t k, const std::string& epilogue, bool transposed_lhs,
+               double tolerance) {
+  SCOPED_TRACE(absl::StrCat(PrimitiveTypeName(type), " batch ", batch, " ", m,
+                            "x", n, "x", k, " '", epilogue, "'",
+                            transposed_lhs ? " lhs^T" : ""));
+  const Executable e =
+      GemmExecutable(type, batch, m, n, k, epilogue, transposed_lhs);
+  CREATE_OR_SKIP(executor, e);
+  std::vector<Literal> args;
+  for (size_t p = 0; p < e.parameter_shapes.size(); ++p) {
+    args.push_back(Random(e.parameter_shapes[p], 17 + p));
+  }
+  auto result = (*executor)->Run(args);
+  ASSERT_TRUE(result.ok()) << result.status();
+  const bool bias = epilogue.find("bias") != std::string::npos;
+  double worst = 0;
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = bias ? args[2].GetAsDouble(j) : 0;
+        for (int64_t l = 0; l < k; ++l) {
+          const int64_t lhs_index =
+              b * m * k + (transposed_lhs ? l * m + i : i * k + l);
+          sum += args[0].GetAsDouble(lhs_index) *
+                 args[1].GetAsDouble(b * k * n + l * n + j);
+        }
+        if (epilogue.find("relu") != std::string::npos)
+          sum = std::max(sum, 0.0);
+        const double got = result->GetAsDouble(b * m * n + i * n + j);
+        worst = std::max(worst, std::abs(got - sum));
+      }
+    }
+  }
+  EXPECT_LE(worst, tolerance);
+}
+
+TEST(CudaExecutorTest, CublasGemms) {
+  CheckGemm(F32, 1, 33, 17, 65, "bias_relu", false, 1e-4);
+  CheckGemm(F32, 1, 64, 64, 64, "", true, 1e-4);
+  CheckGemm(F64, 1, 31, 9, 40, "bias", false, 1e-12);
+  CheckGemm(BF16, 3, 16, 24, 32, "", false, 0.1);
+  CheckGemm(F16, 2, 8, 16, 8, "relu", false, 1e-2);
+}
+
+TEST(CudaExecutorTest, DeviceCodeForAnotherArchIsRefused) {
+  Executable e = IndexedConditionalExecutable();
+  e.device_code = {{"cubin", "sm_10",
+                    std::string("\x7f"
+                                "ELF",
+                                4)}};
+  auto executor = CudaExecutor::Create(e);
+  if (!executor.ok() && cuda::IsNoCudaDevice(executor.status())) {
+    std::printf("no CUDA device, skipping\n");
+    GTEST_SKIP();
+  }
+  ASSERT_FALSE(executor.ok());
+  EXPECT_NE(executor.status().message().find("no device code this GPU can"),
+            absl::string_view::npos)
+      << executor.status();
+}
+
+TEST(CudaExecutorTest, BadPtxReportsTheJitLog) {
+  Executable e = IndexedConditionalExecutable();
+  e.device_code[0].code += "\nthis is not ptx;\n";
+  auto executor = CudaExecutor::Create(e);
+  if (!executor.ok() && cuda::IsNoCudaDevice(executor.status())) {
+    std::printf("no CUDA device, skipping\n");
+    GTEST_SKIP();
+  }
+  ASSERT_FALSE(executor.ok());
+  EXPECT_NE(executor.status().message().find("cuModuleLoadDataEx failed"),
+            absl::string_view::npos)
+      << executor.status();
+  EXPECT_NE(executor.status().message().find("the JIT says"),
+            absl::string_view::npos)
+      << executor.status();
+}
+
+TEST(CudaExecutorTest, CpuExecutablesAreRefused) {
+  Executable e = IndexedConditionalExecutable();
+  e.platform = "cpu";
+  e.device_code.clear();
+  e.steps.clear();
+  auto executor = CudaExecutor::Create(e);
+  ASSERT_FALSE(executor.ok());
+  EXPECT_NE(executor.status().message().find("not cuda"),
+            absl::string_view::npos)
+      << executor.status();
+}
+
+}  // namespace
+}  // namespace hloc

@@ -1,0 +1,83 @@
+// Hand-made "cuda" executables for the CUDA runtime's tests: hand-written
+// PTX kernels (no compiler involved) and buffer plans built slot by slot,
+// each exercising a part of the executor (kernels, copies, while loops,
+// conditionals, constants, tuple results, dynamic shared memory, evaluator
+// steps, cuBLASLt gemms). They run on any NVIDIA GPU of sm_80 or newer.
+#ifndef RUNTIME_TESTING_CUDA_TEST_EXECUTABLES_H_
+#define RUNTIME_TESTING_CUDA_TEST_EXECUTABLES_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hlo/literal.h"
+#include "hlo/shape.h"
+#include "runtime/executable.h"
+
+namespace hloc {
+namespace testing {
+
+// Elements of the f32 vectors the kernels work on: not a multiple of the
+// block size, so the kernels' bounds checks matter.
+inline constexpr int64_t kVectorSize = 1000;
+// Loop trips of the while executable.
+inline constexpr int32_t kLoopTrips = 5;
+
+// PTX with add_f32, mul_f32 (elementwise on kVectorSize elements),
+// increment_s32 (out = in + 1), less_than_s32 (pred out = a < b) and
+// shared_copy_f32 (through 64 KiB of dynamic shared memory).
+std::string TestPtx();
+
+// Builds an executable's buffer plan one slot per allocation.
+class ExecutableBuilder {
+ public:
+  explicit ExecutableBuilder(std::string name);
+  int64_t Parameter(const Shape& shape);
+  int64_t Constant(const Literal& value);
+  int64_t Temporary(const Shape& shape);
+  int64_t Output(const Shape& shape);
+  // Finishes: the result is a tuple of `results` (or the one slot when
+  // `tuple` is false).
+  Executable Build(std::vector<ExecutableStep> steps,
+                   const std::vector<int64_t>& results, bool tuple,
+                   std::string hlo_module = "");
+
+ private:
+  int64_t Slot(BufferAllocation::Kind kind, const Shape& shape,
+               std::string data = "");
+  Executable e_;
+};
+
+ExecutableStep KernelStep(const std::string& instruction,
+                          const std::string& kernel,
+                          std::vector<int64_t> buffers,
+                          int64_t shared_memory_bytes = 0);
+ExecutableStep CopyStep(const std::string& instruction, int64_t from,
+                        int64_t to);
+
+// (x: f32[kVectorSize], flag: pred[]) -> (f32[kVectorSize], s32[]):
+//   a while loop runs kLoopTrips times acc += x from a constant start
+//   (i * 0.5), counting in s32; then a conditional on flag returns acc * acc
+//   (true) or acc (false), and the count. Its hlo_module is the same
+//   computation in HLO, so the interpreter gives the expected result.
+Executable WhileConditionalExecutable();
+// The expected result of WhileConditionalExecutable.
+Literal WhileConditionalExpected(const Literal& x, bool flag);
+
+// (x, y: f32[kVectorSize], k: s32[]) -> f32[kVectorSize]: a conditional
+// on k with branches x + y, x * y, -x (an evaluator step), then the result
+// copied through 64 KiB of dynamic shared memory.
+Executable IndexedConditionalExecutable();
+
+// One gemm step on row-major operands: out[M,N] = lhs[M,K] x rhs[K,N]
+// (batched when batch > 1: [B,M,K] x [B,K,N]), in `type`, with `epilogue`
+// (a bias is f32[N]-like, per output column) and the lhs given transposed
+// ([K,M]) when `transposed_lhs`.
+Executable GemmExecutable(PrimitiveType type, int64_t batch, int64_t m,
+                          int64_t n, int64_t k, const std::string& epilogue,
+                          bool transposed_lhs);
+
+}  // namespace testing
+}  // namespace hloc
+
+#endif  // RUNTIME_TESTING_CUDA_TEST_EXECUTABLES_H_

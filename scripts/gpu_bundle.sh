@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Builds hlo-run-gpu (no LLVM) and puts it, with every shared library it
+# needs that a Linux machine with a GPU may lack (abseil, protobuf, ...),
+# into one folder to carry to the GPU machine: that machine has glibc and
+# libstdc++ but no Debian abseil/protobuf and no LLVM (../shared/TOOLCHAIN.md).
+#
+#   scripts/gpu_bundle.sh [-o DIR] [--tests] [CASE_DIR ...]
+#
+# -o DIR   the bundle folder (default gpu-bundle/, ignored by git)
+# --tests  also the CUDA runtime's test binaries (they skip without a GPU)
+# CASE_DIR a folder with m.hloexe (hlo-opt --platform=cuda
+#          --stage=executable -o m.hloexe), in<i>.npy and, to compare,
+#          out<i>.npy; copied to DIR/cases/<name>/
+#
+# On the GPU machine, one command runs everything in the bundle:
+#   DIR/run.sh
+# (each case with --expect when it has outputs, then the tests; a summary
+# last; exit status non-zero if anything failed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out=gpu-bundle
+tests=0
+cases=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    -o) out="$2"; shift 2 ;;
+    --tests) tests=1; shift ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) cases+=("$1"); shift ;;
+  esac
+done
+
+targets=(//tools:hlo-run-gpu)
+test_names=(cuda_driver_test cuda_executor_test hlo_run_cuda_test)
+if [[ $tests == 1 ]]; then
+  targets+=(//runtime:cuda_driver_test //runtime:cuda_executor_test
+            //tools:hlo_run_cuda_test)
+fi
+bazel build "${targets[@]}" >&2
+
+rm -rf "$out"
+mkdir -p "$out/cases"
+binaries=(bazel-bin/tools/hlo-run-gpu)
+if [[ $tests == 1 ]]; then
+  binaries+=(bazel-bin/runtime/cuda_driver_test
+             bazel-bin/runtime/cuda_executor_test
+             bazel-bin/tools/hlo_run_cuda_test)
+  mkdir -p "$out/tests"
+fi
+for binary in "${binaries[@]}"; do
+  dest="$out"
+  [[ $(basename "$binary") == *_test ]] && dest="$out/tests"
+  install -m 755 "$binary" "$dest/"
+done
+
+# Every library ldd resolves, except the C runtime every Linux has (and
+# must not be replaced: a bundled older libstdc++ would also be used by the
+# driver's own libraries, loaded later with dlopen).
+system_library='^(linux-vdso|ld-linux|libc|libm|libdl|librt|libpthread|libresolv|libstdc\+\+|libgcc_s)\.so'
+for binary in "${binaries[@]}"; do
+  ldd "$binary" | awk '/=> \// {print $1, $3}'
+done | sort -u | while read -r name path; do
+  if [[ ! $name =~ $system_library ]]; then
+    install -m 644 "$path" "$out/$name"
+  fi
+done
+
+for dir in "${cases[@]}"; do
+  [[ -f "$dir/m.hloexe" ]] || { echo "gpu_bundle: $dir has no m.hloexe" >&2; exit 2; }
+  mkdir -p "$out/cases/$(basename "$dir")"
+  cp "$dir"/m.hloexe "$dir"/*.npy "$out/cases/$(basename "$dir")/" 2>/dev/null || true
+done
+
+cat > "$out/run.sh" <<'RUN'
+#!/usr/bin/env bash
+# Runs every case and test in this bundle on this machine's GPU.
+here="$(cd "$(dirname "$0")" && pwd)"
+export LD_LIBRARY_PATH="$here${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+summary=()
+failed=0
+"$here/hlo-run-gpu" --help > /dev/null || { echo "hlo-run-gpu does not start"; exit 2; }
+for case in "$here"/cases/*/; do
+  [[ -f "$case/m.hloexe" ]] || continue
+  name=$(basename "$case")
+  args=("$case/m.hloexe" --platform=cuda --profile)
+  ls "$case"/in*.npy > /dev/null 2>&1 && args+=(--inputs="$case")
+  ls "$case"/out*.npy > /dev/null 2>&1 && args+=(--expect="$case")
+  echo "=== case $name"
+  "$here/hlo-run-gpu" "${args[@]}"
+  code=$?
+  summary+=("case $name: exit $code")
+  [[ $code == 0 ]] || failed=1
+done
+for test in "$here"/tests/*_test; do
+  [[ -x "$test" ]] || continue
+  echo "=== test $(basename "$test")"
+  (cd "$here/tests" && TEST_TMPDIR="$(mktemp -d)" "$test")
+  code=$?
+  summary+=("test $(basename "$test"): exit $code")
+  [[ $code == 0 ]] || failed=1
+done
+echo "=== summary ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1))"
+printf '%s\n' "${summary[@]}"
+exit $failed
+RUN
+chmod 755 "$out/run.sh"
+du -sh "$out" >&2
+echo "bundle: $out (run $out/run.sh on the GPU machine)" >&2

@@ -1,0 +1,523 @@
+#include "tools/hlo_run_core.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "hlo/computation.h"
+#include "hlo/evaluator/evaluator.h"
+#include "hlo/instruction.h"
+#include "runtime/compare.h"
+#include "runtime/npy.h"
+#include "tools/flags.h"
+#include "tools/module_loader.h"
+
+namespace hloc {
+namespace {
+
+// Outputs up to this many elements are printed when nothing is compared.
+constexpr int64_t kMaxPrintedElements = 64;
+
+const std::vector<FlagSpec>& Specs() {
+  static const auto* specs = new std::vector<FlagSpec>{
+      {"inputs", true, "DIR: read entry parameter i from DIR/in<i>.npy"},
+      {"random-inputs", true,
+       "SEED: make deterministic random inputs from SEED instead"},
+      {"platform", true, "NAME: where to run (default interpreter)"},
+      {"target", true,
+       "host|aarch64: what --platform=cpu compiles for (default host; "
+       "aarch64: NEON object code run under qemu-aarch64)"},
+      {"expect", true, "DIR: compare output i with DIR/out<i>.npy"},
+      {"rtol", true,
+       "R: relative tolerance for float outputs (default: by type)"},
+      {"atol", true,
+       "A: absolute tolerance for float outputs (default: by type)"},
+      {"output", true, "DIR: write output i to DIR/out<i>.npy"},
+      {"format", true,
+       "hlo|pb|hloexe: module or saved executable (default: by extension)"},
+      {"profile", false, "print per-kernel device times to stderr (cuda)"},
+      {"help", false, "print this help"},
+  };
+  return *specs;
+}
+
+absl::Status ParseTolerance(const ParsedFlags& flags, const std::string& name,
+                            std::optional<double>* target) {
+  if (!flags.Has(name)) return absl::OkStatus();
+  double value;
+  if (!absl::SimpleAtod(flags.Get(name), &value) || !std::isfinite(value) ||
+      value < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("flag --", name, ": '", flags.Get(name),
+                     "' is not a non-negative number"));
+  }
+  *target = value;
+  return absl::OkStatus();
+}
+
+std::string ParameterText(const HloInstruction& parameter, int64_t i) {
+  return absl::StrCat("parameter ", i, " (", parameter.name(), ": ",
+                      parameter.shape().ToString(false), ")");
+}
+
+std::string NpyPath(const std::string& dir, absl::string_view prefix,
+                    int64_t i) {
+  return (std::filesystem::path(dir) / absl::StrCat(prefix, i, ".npy"))
+      .string();
+}
+
+bool FileExists(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec);
+}
+
+// SplitMix64: a small, fast generator whose output depends only on its
+// seed, so random inputs are the same on every platform and library.
+class Random {
+ public:
+  explicit Random(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [-1, 1), on a grid of 2^-52.
+  double Uniform() {
+    return static_cast<double>(Next() >> 11) * 0x1.0p-52 - 1.0;
+  }
+  // Uniform integer in [lo, hi].
+  int64_t Int(int64_t lo, int64_t hi) {
+    return lo +
+           static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1));
+  }
+
+ private:
+  uint64_t state_;
+};
+
+Literal RandomArray(const Shape& shape, uint64_t seed) {
+  Literal literal(Shape::Array(shape.element_type(), shape.dimensions()));
+  Random random(seed);
+  const PrimitiveType type = shape.element_type();
+  const int64_t n = literal.element_count();
+  for (int64_t i = 0; i < n; ++i) {
+    if (type == PRED) {
+      literal.data<bool>()[i] = (random.Next() >> 63) != 0;
+    } else if (type == C64) {
+      const float re = static_cast<float>(random.Uniform());
+      literal.data<complex64>()[i] =
+          complex64(re, static_cast<float>(random.Uniform()));
+    } else if (type == C128) {
+      const double re = random.Uniform();
+      literal.data<complex128>()[i] = complex128(re, random.Uniform());
+    } else if (IsFloatingPointType(type)) {
+      literal.SetFromDouble(i, random.Uniform());
+    } else if (IsSignedIntegralType(type)) {
+      literal.SetFromInt64(i, random.Int(-8, 8));
+    } else {
+      literal.SetFromInt64(i, random.Int(0, 15));
+    }
+  }
+  return literal;
+}
+
+void FlattenInto(Literal literal, std::vector<Literal>* leaves) {
+  if (literal.shape().IsTuple()) {
+    for (Literal& element : literal.tuple_elements()) {
+      FlattenInto(std::move(element), leaves);
+    }
+  } else if (literal.shape().IsArray()) {
+    leaves->push_back(std::move(literal));
+  }
+}
+
+// Prints rows of cells as left-aligned columns two spaces apart.
+void PrintTable(const std::vector<std::vector<std::string>>& rows,
+                std::ostream& out) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()), 0);
+    for (size_t c = 0; c < row.size(); ++c) {
+      widths[c] = std::max(widths[c], row[c].size());
+    }
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      absl::StrAppend(&line, row[c]);
+      if (c + 1 < row.size()) line.append(widths[c] + 2 - row[c].size(), ' ');
+    }
+    out << line << "\n";
+  }
+}
+
+std::string ErrorText(double error) { return absl::StrFormat("%.3g", error); }
+
+// Compares `outputs` with DIR/out<i>.npy and prints the table; returns the
+// exit status.
+int CompareWithExpected(const HloModule& module, const HloRunOptions& options,
+                        const std::vector<Literal>& outputs, std::ostream& out,
+                        std::ostream& err) {
+  const int64_t n = static_cast<int64_t>(outputs.size());
+  std::vector<Literal> expected;
+  for (int64_t i = 0; i < n; ++i) {
+    NpyReadOptions read_options;
+    read_options.expected_type = outputs[i].element_type();
+    absl::StatusOr<Literal> literal =
+        ReadNpy(NpyPath(options.expect_dir, "out", i), read_options);
+    if (!literal.ok()) {
+      err << "hlo-run: error: expected output " << i << ": "
+          << literal.status().message() << "\n";
+      return kHloRunBadInput;
+    }
+    expected.push_back(*std::move(literal));
+  }
+  const std::string extra = NpyPath(options.expect_dir, "out", n);
+  if (FileExists(extra)) {
+    err << "hlo-run: error: " << extra << " exists, but the module has " << n
+        << " output" << (n == 1 ? "" : "s") << "\n";
+    return kHloRunBadInput;
+  }
+
+  std::vector<std::vector<std::string>> rows = {
+      {"output", "shape", "max_abs_err", "max_rel_err", "mismatches",
+       "tolerance", "result"}};
+  std::vector<std::string> details;
+  bool all_ok = true;
+  for (int64_t i = 0; i < n; ++i) {
+    Tolerance tolerance = DefaultToleranceFor(module, expected[i]);
+    const bool exact = tolerance.rtol == 0 && tolerance.atol == 0;
+    if (!exact && options.rtol) tolerance.rtol = *options.rtol;
+    if (!exact && options.atol) tolerance.atol = *options.atol;
+    const ComparisonResult result =
+        CompareLiterals(outputs[i], expected[i], tolerance);
+    all_ok = all_ok && result.ok();
+    const std::string name = absl::StrCat("out", i);
+    if (result.shape_mismatch) {
+      rows.push_back({name, expected[i].shape().ToString(false), "-", "-", "-",
+                      tolerance.ToString(), "SHAPE MISMATCH"});
+      details.push_back(absl::StrCat("  ", name, ": ", result.shape_message));
+      continue;
+    }
+    rows.push_back(
+        {name, expected[i].shape().ToString(false),
+         ErrorText(result.max_abs_error), ErrorText(result.max_rel_error),
+         absl::StrCat(result.mismatch_count, "/", result.element_count),
+         tolerance.ToString(), result.ok() ? "ok" : "MISMATCH"});
+    constexpr size_t kShown = 5;
+    for (size_t m = 0; m < result.first_mismatches.size() && m < kShown; ++m) {
+      details.push_back(
+          absl::StrCat("  ", name, result.first_mismatches[m].ToString()));
+    }
+    if (result.mismatch_count > static_cast<int64_t>(kShown)) {
+      details.push_back(absl::StrCat("  ", name, ": ",
+                                     result.mismatch_count - kShown,
+                                     " more mismatches"));
+    }
+  }
+  PrintTable(rows, out);
+  for (const std::string& line : details) out << line << "\n";
+  out << (all_ok ? "all outputs match\n" : "MISMATCH\n");
+  return all_ok ? kHloRunMatch : kHloRunMismatch;
+}
+
+std::string PlatformList(const HloRunPlatforms& platforms) {
+  std::vector<std::string> names;
+  for (const HloRunPlatform& platform : platforms) {
+    names.push_back(platform.name);
+  }
+  return absl::StrJoin(names, ", ");
+}
+
+}  // namespace
+
+std::string HloRunUsage(const HloRunPlatforms& platforms) {
+  return absl::StrCat(
+      FlagHelp("hlo-run MODULE.{hlo,pb,hloexe} [flags]", Specs()),
+      "Runs an HLO module on .npy inputs (in<i>.npy per entry parameter) and\n"
+      "writes or compares its outputs (out<i>.npy per result leaf).\n"
+      "Platforms: ",
+      PlatformList(platforms),
+      ".\nExit status: 0 match, 1 mismatch, 2 bad input, 3 run failed.\n");
+}
+
+absl::StatusOr<HloRunOptions> ParseHloRunOptions(
+    const std::vector<std::string>& args) {
+  std::vector<char*> argv = {const_cast<char*>("hlo-run")};
+  for (const std::string& arg : args)
+    argv.push_back(const_cast<char*>(arg.c_str()));
+  absl::StatusOr<ParsedFlags> parsed =
+      ParseFlags(static_cast<int>(argv.size()), argv.data(), Specs());
+  if (!parsed.ok()) return parsed.status();
+  const ParsedFlags& flags = *parsed;
+  HloRunOptions options;
+  if (flags.Has("help")) {
+    options.help = true;
+    return options;
+  }
+  options.inputs_dir = flags.Get("inputs");
+  options.platform = flags.Get("platform", options.platform);
+  options.target = flags.Get("target", options.target);
+  if (options.target != "host" && options.target != "aarch64") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "flag --target: '", options.target, "' is not host or aarch64"));
+  }
+  if (options.target != "host" && options.platform != "cpu") {
+    return absl::InvalidArgumentError(
+        "flag --target: only --platform=cpu has targets");
+  }
+  options.expect_dir = flags.Get("expect");
+  options.output_dir = flags.Get("output");
+  options.format = flags.Get("format");
+  options.profile = flags.Has("profile");
+  if (flags.Has("random-inputs")) {
+    uint64_t seed;
+    if (!absl::SimpleAtoi(flags.Get("random-inputs"), &seed)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("flag --random-inputs: '", flags.Get("random-inputs"),
+                       "' is not a non-negative integer"));
+    }
+    options.random_seed = seed;
+  }
+  absl::Status status = ParseTolerance(flags, "rtol", &options.rtol);
+  if (status.ok()) status = ParseTolerance(flags, "atol", &options.atol);
+  if (!status.ok()) return status;
+  if (flags.positional.empty()) {
+    return absl::InvalidArgumentError("no module file given");
+  }
+  if (flags.positional.size() > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected one module file, got ", flags.positional.size(),
+                     ": ", absl::StrJoin(flags.positional, " ")));
+  }
+  options.module_path = flags.positional[0];
+  if (!options.inputs_dir.empty() && options.random_seed) {
+    return absl::InvalidArgumentError(
+        "give either --inputs or --random-inputs, not both");
+  }
+  return options;
+}
+
+namespace {
+
+bool IsSavedExecutable(const HloRunOptions& options) {
+  return options.format == "hloexe" ||
+         (options.format.empty() &&
+          absl::EndsWith(options.module_path, ".hloexe"));
+}
+
+const HloRunPlatform* FindPlatform(const HloRunPlatforms& platforms,
+                                   absl::string_view name) {
+  for (const HloRunPlatform& platform : platforms) {
+    if (platform.name == name) return &platform;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+HloRunPlatform InterpreterPlatform() {
+  HloRunPlatform platform;
+  platform.name = "interpreter";
+  platform.run_module =
+      [](const HloModule& module, absl::Span<const Literal> arguments,
+         const HloRunOptions&) { return EvaluateModule(module, arguments); };
+  return platform;
+}
+
+absl::StatusOr<std::vector<Literal>> ReadInputs(const HloModule& module,
+                                                const std::string& dir) {
+  const HloComputation* entry = module.entry_computation();
+  std::vector<Literal> inputs;
+  for (int64_t i = 0; i < entry->num_parameters(); ++i) {
+    const HloInstruction& parameter = *entry->parameter_instruction(i);
+    const Shape& shape = parameter.shape();
+    if (!shape.IsArray()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ParameterText(parameter, i),
+                       ": only array parameters can be read from .npy files"));
+    }
+    NpyReadOptions read_options;
+    read_options.expected_type = shape.element_type();
+    absl::StatusOr<Literal> literal =
+        ReadNpy(NpyPath(dir, "in", i), read_options);
+    if (!literal.ok()) {
+      return absl::Status(literal.status().code(),
+                          absl::StrCat(ParameterText(parameter, i), ": ",
+                                       literal.status().message()));
+    }
+    if (!literal->shape().Compatible(shape)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ParameterText(parameter, i), ": ", NpyPath(dir, "in", i),
+                       " holds ", literal->shape().ToString(false)));
+    }
+    inputs.push_back(*std::move(literal));
+  }
+  const std::string extra = NpyPath(dir, "in", entry->num_parameters());
+  if (FileExists(extra)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(extra, " exists, but the entry computation has ",
+                     entry->num_parameters(), " parameters"));
+  }
+  return inputs;
+}
+
+absl::StatusOr<std::vector<Literal>> RandomInputs(const HloModule& module,
+                                                  uint64_t seed) {
+  const HloComputation* entry = module.entry_computation();
+  std::vector<Literal> inputs;
+  for (int64_t i = 0; i < entry->num_parameters(); ++i) {
+    const HloInstruction& parameter = *entry->parameter_instruction(i);
+    if (!parameter.shape().IsArray() ||
+        !IsSupportedElementType(parameter.shape().element_type())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ParameterText(parameter, i),
+                       ": cannot make random values of this shape"));
+    }
+    // Each parameter gets its own stream, so its values do not depend on
+    // the other parameters' sizes.
+    Random stream(seed ^
+                  (0x51ed27a3c5e0f1b1ull * static_cast<uint64_t>(i + 1)));
+    inputs.push_back(RandomArray(parameter.shape(), stream.Next()));
+  }
+  return inputs;
+}
+
+std::vector<Literal> FlattenResult(Literal result) {
+  std::vector<Literal> leaves;
+  FlattenInto(std::move(result), &leaves);
+  return leaves;
+}
+
+int RunHloRun(const HloRunOptions& options, const HloRunPlatforms& platforms,
+              std::ostream& out, std::ostream& err) {
+  const HloRunPlatform* platform = FindPlatform(platforms, options.platform);
+  if (platform == nullptr) {
+    err << "hlo-run: error: unknown platform '" << options.platform
+        << "' (available: " << PlatformList(platforms) << ")\n";
+    return kHloRunBadInput;
+  }
+  for (const auto& [flag, dir] : {std::pair{"--inputs", &options.inputs_dir},
+                                  std::pair{"--expect", &options.expect_dir}}) {
+    std::error_code ec;
+    if (!dir->empty() && !std::filesystem::is_directory(*dir, ec)) {
+      err << "hlo-run: error: " << flag << ": " << *dir
+          << " is not a directory\n";
+      return kHloRunBadInput;
+    }
+  }
+  // A saved executable (hlo-opt --stage=executable) runs as it was
+  // compiled; its module says what the inputs are.
+  SavedExecutable saved;
+  absl::StatusOr<std::unique_ptr<HloModule>> module;
+  if (IsSavedExecutable(options)) {
+    if (!platform->load_executable) {
+      module = absl::InvalidArgumentError(
+          absl::StrCat(options.module_path, ": --platform=", options.platform,
+                       " cannot run a saved executable"));
+    } else {
+      absl::StatusOr<SavedExecutable> loaded =
+          platform->load_executable(options);
+      if (loaded.ok()) {
+        saved = *std::move(loaded);
+        module = std::move(saved.module);
+      } else {
+        module = loaded.status();
+      }
+    }
+  } else {
+    module = LoadModule(options.module_path, options.format);
+  }
+  if (!module.ok()) {
+    err << "hlo-run: error: " << module.status().message() << "\n";
+    return kHloRunBadInput;
+  }
+  const int64_t num_parameters =
+      (*module)->entry_computation()->num_parameters();
+
+  absl::StatusOr<std::vector<Literal>> inputs = std::vector<Literal>();
+  if (!options.inputs_dir.empty()) {
+    inputs = ReadInputs(**module, options.inputs_dir);
+  } else if (options.random_seed) {
+    inputs = RandomInputs(**module, *options.random_seed);
+  } else if (num_parameters > 0) {
+    inputs = absl::InvalidArgumentError(
+        absl::StrCat("the entry computation has ", num_parameters,
+                     " parameters; give --inputs=DIR or --random-inputs=SEED"));
+  }
+  if (!inputs.ok()) {
+    err << "hlo-run: error: " << inputs.status().message() << "\n";
+    return kHloRunBadInput;
+  }
+
+  absl::StatusOr<Literal> result =
+      saved.run ? saved.run(*inputs)
+                : platform->run_module(**module, *inputs, options);
+  if (!result.ok()) {
+    err << "hlo-run: error: " << options.platform << " failed to run "
+        << options.module_path << ": " << result.status().message() << "\n";
+    return kHloRunFailed;
+  }
+  const std::vector<Literal> outputs = FlattenResult(*std::move(result));
+
+  if (!options.output_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.output_dir, ec);
+    if (ec) {
+      err << "hlo-run: error: " << options.output_dir
+          << ": cannot create directory: " << ec.message() << "\n";
+      return kHloRunBadInput;
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      absl::Status status =
+          WriteNpy(NpyPath(options.output_dir, "out", i), outputs[i]);
+      if (!status.ok()) {
+        err << "hlo-run: error: " << status.message() << "\n";
+        return kHloRunBadInput;
+      }
+    }
+  }
+
+  if (!options.expect_dir.empty()) {
+    return CompareWithExpected(**module, options, outputs, out, err);
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    out << "out" << i << " " << outputs[i].shape().ToString(false);
+    if (outputs[i].element_count() <= kMaxPrintedElements) {
+      out << " " << outputs[i].ValuesToString();
+    } else if (!options.output_dir.empty()) {
+      out << " -> " << NpyPath(options.output_dir, "out", i);
+    } else {
+      out << " (" << outputs[i].element_count()
+          << " elements; --output=DIR saves them)";
+    }
+    out << "\n";
+  }
+  return kHloRunMatch;
+}
+
+int HloRunMain(const std::vector<std::string>& args,
+               const HloRunPlatforms& platforms, std::ostream& out,
+               std::ostream& err) {
+  absl::StatusOr<HloRunOptions> options = ParseHloRunOptions(args);
+  if (!options.ok()) {
+    err << "hlo-run: error: " << options.status().message()
+        << "\n(hlo-run --help lists the flags)\n";
+    return kHloRunBadInput;
+  }
+  if (options->help) {
+    out << HloRunUsage(platforms);
+    return kHloRunMatch;
+  }
+  return RunHloRun(*options, platforms, out, err);
+}
+
+}  // namespace hloc

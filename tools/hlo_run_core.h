@@ -1,0 +1,133 @@
+// hlo-run's platform-neutral half: flags, inputs (.npy or random), running
+// on a platform given as data (HloRunPlatform), writing outputs, the
+// comparison table and the exit codes. It links no code generator: hlo-run
+// (tools/hlo_run_lib.h) adds the cpu and cuda platforms with their
+// compilers, hlo-run-gpu (tools/hlo_run_gpu.cc) only the cuda runtime.
+//
+//   hlo-run MODULE.{hlo,pb,hloexe} [--inputs=DIR | --random-inputs=SEED]
+//           [--platform=interpreter|cpu|cuda] [--target=host|aarch64]
+//           [--expect=DIR] [--rtol=R] [--atol=A]
+//           [--output=DIR] [--format=hlo|pb|hloexe] [--profile]
+//
+// A .hloexe file (hlo-opt --platform=cpu|cuda --stage=executable -o F.hloexe)
+// is a saved executable: with its --platform it is loaded (object code
+// linked, or device code loaded; nothing compiled) and run; its embedded
+// module gives the inputs' shapes and the tolerances. --profile prints
+// per-kernel device times (cuda) to stderr.
+//
+// Files follow the corpus convention (shared/corpus/README.md): in<i>.npy is
+// entry parameter i, out<i>.npy is leaf i of the result (a tuple result
+// flattened depth-first, in order). With --expect, one table row per output:
+// name, shape, max abs error, max rel error, mismatches, tolerance used.
+// Tolerances default per element type, wider for modules with accumulating
+// ops (runtime/compare.h); --rtol / --atol override them for float outputs
+// (integers and predicates always compare exactly).
+//
+// Random inputs (--random-inputs=SEED) depend only on the seed, the
+// parameter number and its shape: floats uniform in [-1, 1) (complex: both
+// parts), signed integers in [-8, 8], unsigned in [0, 15], pred fair coins.
+//
+// Exit status: 0 all outputs match (or nothing to compare), 1 some output
+// does not match, 2 bad input (flags, files, module, shapes), 3 the platform
+// failed to run the module (e.g. an op it does not implement, no GPU).
+#ifndef TOOLS_HLO_RUN_CORE_H_
+#define TOOLS_HLO_RUN_CORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "hlo/literal.h"
+#include "hlo/module.h"
+
+namespace hloc {
+
+enum HloRunExitCode : int {
+  kHloRunMatch = 0,
+  kHloRunMismatch = 1,
+  kHloRunBadInput = 2,
+  kHloRunFailed = 3,
+};
+
+struct HloRunOptions {
+  std::string module_path;
+  std::string format;  // "", "hlo", "pb" (see LoadModule) or "hloexe".
+  std::string inputs_dir;
+  std::optional<uint64_t> random_seed;
+  std::string platform = "interpreter";
+  // What --platform=cpu compiles for: "host" (JIT) or "aarch64" (AOT, run
+  // under qemu-aarch64; backends/cpu/aarch64_aot.h).
+  std::string target = "host";
+  std::string expect_dir;
+  std::optional<double> rtol;
+  std::optional<double> atol;
+  std::string output_dir;
+  // Per-kernel device times on stderr (platforms that can time steps).
+  bool profile = false;
+  bool help = false;
+};
+
+// Parses the command line (without the program name). Errors say what is
+// wrong with which flag.
+absl::StatusOr<HloRunOptions> ParseHloRunOptions(
+    const std::vector<std::string>& args);
+
+// A saved executable loaded by a platform: its module (inputs, tolerances)
+// and how to run it. A failure to load is bad input (exit 2); a failure of
+// `run` (no device, say) is the platform's (exit 3).
+struct SavedExecutable {
+  std::unique_ptr<HloModule> module;
+  std::function<absl::StatusOr<Literal>(absl::Span<const Literal> arguments)>
+      run;
+};
+
+// A --platform: how it runs a module, and how it loads a saved executable
+// (empty when it cannot).
+struct HloRunPlatform {
+  std::string name;
+  std::function<absl::StatusOr<Literal>(const HloModule& module,
+                                        absl::Span<const Literal> arguments,
+                                        const HloRunOptions& options)>
+      run_module;
+  std::function<absl::StatusOr<SavedExecutable>(const HloRunOptions& options)>
+      load_executable;
+};
+using HloRunPlatforms = std::vector<HloRunPlatform>;
+
+// The reference evaluator.
+HloRunPlatform InterpreterPlatform();
+
+std::string HloRunUsage(const HloRunPlatforms& platforms);
+
+// Reads DIR/in<i>.npy for every entry parameter, checking the count, element
+// types and shapes; errors name the parameter.
+absl::StatusOr<std::vector<Literal>> ReadInputs(const HloModule& module,
+                                                const std::string& dir);
+
+// Deterministic random arguments for the entry parameters (see above).
+absl::StatusOr<std::vector<Literal>> RandomInputs(const HloModule& module,
+                                                  uint64_t seed);
+
+// The array leaves of a result, depth-first.
+std::vector<Literal> FlattenResult(Literal result);
+
+// Runs hlo-run with parsed options on one of `platforms`, printing to `out`
+// (results, the table) and `err` (errors, timings); returns the exit status.
+int RunHloRun(const HloRunOptions& options, const HloRunPlatforms& platforms,
+              std::ostream& out, std::ostream& err);
+
+// The whole tool: parses `args` (without the program name) and runs.
+int HloRunMain(const std::vector<std::string>& args,
+               const HloRunPlatforms& platforms, std::ostream& out,
+               std::ostream& err);
+
+}  // namespace hloc
+
+#endif  // TOOLS_HLO_RUN_CORE_H_

@@ -1,0 +1,106 @@
+#include "tools/hlo_run_cuda.h"
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hlo/text/parser.h"
+#include "runtime/cuda_executor.h"
+
+namespace hloc {
+namespace {
+
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// Loads the executable onto the GPU and runs it once. Times and (with
+// --profile) the per-kernel table go to stderr, so the result table on
+// stdout stays comparable with other platforms.
+absl::StatusOr<Literal> RunOnGpu(const Executable& executable,
+                                 absl::Span<const Literal> arguments,
+                                 const HloRunOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::unique_ptr<CudaExecutor>> executor =
+      CudaExecutor::Create(executable);
+  if (!executor.ok()) return executor.status();
+  const double load_ms = MillisecondsSince(start);
+  CudaRunOptions run_options;
+  run_options.time_steps = options.profile;
+  CudaRunStats stats;
+  const auto run_start = std::chrono::steady_clock::now();
+  absl::StatusOr<Literal> result =
+      (*executor)->Run(arguments, run_options, &stats);
+  if (!result.ok()) return result.status();
+  std::cerr << absl::StrFormat(
+      "cuda: %s (%s), %s loaded in %.1f ms, ran in %.3f ms (%d kernel "
+      "launches, %d graph launches)\n",
+      (*executor)->device_info().name, (*executor)->device_info().Arch(),
+      (*executor)->loaded_code(), load_ms, MillisecondsSince(run_start),
+      stats.kernel_launches, stats.graph_launches);
+  if (stats.evaluator_steps > 0) {
+    std::cerr << "cuda: " << stats.evaluator_steps
+              << " evaluator fallback step(s) ran on the host\n";
+  }
+  if (options.profile) std::cerr << FormatStepTimes(stats.step_times);
+  return result;
+}
+
+absl::StatusOr<SavedExecutable> LoadCudaExecutable(
+    const HloRunOptions& options) {
+  absl::StatusOr<Executable> executable =
+      ReadExecutableFile(options.module_path);
+  if (!executable.ok()) return executable.status();
+  if (executable->platform != "cuda") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(options.module_path, ": the executable is for platform '",
+                     executable->platform, "', not cuda"));
+  }
+  if (executable->hlo_module.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        options.module_path, ": the executable carries no module text"));
+  }
+  SavedExecutable saved;
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(executable->hlo_module,
+                     absl::StrCat(options.module_path, " (its module)"));
+  if (!module.ok()) return module.status();
+  saved.module = *std::move(module);
+  auto shared = std::make_shared<Executable>(*std::move(executable));
+  saved.run = [shared, options](absl::Span<const Literal> arguments) {
+    return RunOnGpu(*shared, arguments, options);
+  };
+  return saved;
+}
+
+}  // namespace
+
+HloRunPlatform CudaHloRunPlatform(CudaModuleCompiler compiler) {
+  HloRunPlatform platform;
+  platform.name = "cuda";
+  platform.load_executable = LoadCudaExecutable;
+  platform.run_module =
+      [compiler](const HloModule& module, absl::Span<const Literal> arguments,
+                 const HloRunOptions& options) -> absl::StatusOr<Literal> {
+    if (!compiler) {
+      return absl::UnimplementedError(
+          "the cuda compiler is not built into this binary: give a saved "
+          "executable (hlo-opt --platform=cuda --stage=executable -o "
+          "m.hloexe)");
+    }
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<Executable> executable = compiler(module);
+    if (!executable.ok()) return executable.status();
+    std::cerr << absl::StrFormat("cuda: compiled in %.1f ms\n",
+                                 MillisecondsSince(start));
+    return RunOnGpu(*executable, arguments, options);
+  };
+  return platform;
+}
+
+}  // namespace hloc
