@@ -10,7 +10,8 @@
 # --tests  also the CUDA runtime's test binaries (they skip without a GPU)
 # CASE_DIR a folder with m.hloexe (hlo-opt --platform=cuda
 #          --stage=executable -o m.hloexe), in<i>.npy and, to compare,
-#          out<i>.npy; copied to DIR/cases/<name>/
+#          out<i>.npy, and optionally `flags` (more hlo-run flags, one a
+#          line, e.g. a tolerance); copied to DIR/cases/<name>/
 #
 # On the GPU machine, one command runs everything in the bundle:
 #   DIR/run.sh
@@ -70,6 +71,7 @@ for dir in "${cases[@]}"; do
   [[ -f "$dir/m.hloexe" ]] || { echo "gpu_bundle: $dir has no m.hloexe" >&2; exit 2; }
   mkdir -p "$out/cases/$(basename "$dir")"
   cp "$dir"/m.hloexe "$dir"/*.npy "$out/cases/$(basename "$dir")/" 2>/dev/null || true
+  [[ -f "$dir/flags" ]] && cp "$dir/flags" "$out/cases/$(basename "$dir")/"
 done
 
 cat > "$out/run.sh" <<'RUN'
@@ -86,6 +88,7 @@ for case in "$here"/cases/*/; do
   args=("$case/m.hloexe" --platform=cuda --profile)
   ls "$case"/in*.npy > /dev/null 2>&1 && args+=(--inputs="$case")
   ls "$case"/out*.npy > /dev/null 2>&1 && args+=(--expect="$case")
+  [[ -f "$case/flags" ]] && mapfile -t -O "${#args[@]}" args < "$case/flags"
   echo "=== case $name"
   "$here/hlo-run-gpu" "${args[@]}"
   code=$?
@@ -102,6 +105,12 @@ for test in "$here"/tests/*_test; do
 done
 echo "=== summary ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1))"
 printf '%s\n' "${summary[@]}"
+passed=$(printf '%s\n' "${summary[@]}" | grep -c ': exit 0$' || true)
+echo "${passed} of ${#summary[@]} passed"
+if [[ -s "$here/compile.txt" ]]; then
+  echo "not compiled ($(wc -l < "$here/compile.txt")):"
+  cat "$here/compile.txt"
+fi
 exit $failed
 RUN
 chmod 755 "$out/run.sh"

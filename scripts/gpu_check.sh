@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The GPU check as one command here and one there: compiles every corpus
+# module (module.hlo and xla_gpu_opt.hlo, ../shared/corpus/jax) and every
+# case JAX lowered for the GPU (tests/jax/gpu_cases) for cuda, with their
+# inputs and XLA's outputs, into the bundle (scripts/gpu_bundle.sh).
+#
+#   scripts/gpu_check.sh [--tests] [--gpu-arch=sm_90]   # here -> gpu-bundle/
+#   gpu-bundle/run.sh                                   # on the GPU machine
+#
+# With the device tool: run `gpu-bundle/run.sh` with carry ["gpu-bundle"].
+# A module that does not compile is listed in gpu-bundle/compile.txt (and
+# by run.sh) with the compiler's message; it is not a pass.
+#
+# XLA:GPU computed these outputs with TF32 f32 dots and convolutions, so
+# modules with default-precision f32 contractions are compared with the
+# TF32 allowance (hlo-run --expected-tf32), as runtime/compare.h describes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bundle_flags=()
+arch=sm_90
+for arg in "$@"; do
+  case "$arg" in
+    --tests) bundle_flags+=(--tests) ;;
+    --gpu-arch=*) arch="${arg#--gpu-arch=}" ;;
+    *) echo "gpu_check: unknown argument $arg" >&2; exit 2 ;;
+  esac
+done
+
+bazel build //tools:hlo-opt >&2
+stage="$(mktemp -d)"
+trap 'rm -rf "$stage"' EXIT
+: > "$stage/compile.txt"
+
+# compile NAME MODULE DATA_DIR: one case folder in the stage.
+compile() {
+  local name="$1" module="$2" data="$3" dir="$stage/cases/$1"
+  mkdir -p "$dir"
+  if ! bazel-bin/tools/hlo-opt "$module" --platform=cuda --gpu-arch="$arch" \
+      --stage=executable -o "$dir/m.hloexe" > "$dir/log" 2>&1; then
+    echo "$name: $(tail -1 "$dir/log")" >> "$stage/compile.txt"
+    rm -rf "$dir"
+    return 0
+  fi
+  cp "$data"/in*.npy "$dir/" 2>/dev/null || true
+  cp "$data"/out*.npy "$dir/" 2>/dev/null || true
+  echo "--expected-tf32" > "$dir/flags"
+  rm -f "$dir/log"
+}
+
+corpus=../shared/corpus/jax
+count=0
+if [[ -d $corpus ]]; then
+  for case in "$corpus"/*/; do
+    name="$(basename "$case")"
+    compile "corpus.$name" "$case/module.hlo" "$case"
+    compile "corpus_xla_opt.$name" "$case/xla_gpu_opt.hlo" "$case"
+    count=$((count + 2))
+  done
+else
+  echo "gpu_check: no corpus at $corpus; skipping it" >&2
+fi
+for case in tests/jax/gpu_cases/*/; do
+  compile "jax.$(basename "$case")" "$case/module.pb" "$case"
+  count=$((count + 1))
+done
+failed=$(wc -l < "$stage/compile.txt")
+echo "gpu_check: $((count - failed)) of $count modules compiled for $arch" >&2
+[[ $failed == 0 ]] || cat "$stage/compile.txt" >&2
+
+scripts/gpu_bundle.sh "${bundle_flags[@]}" "$stage"/cases/*/
+cp "$stage/compile.txt" gpu-bundle/compile.txt
