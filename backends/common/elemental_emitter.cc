@@ -694,13 +694,10 @@ llvm::Value* ConvertStartIndex(llvm::Value* v, PrimitiveType type,
     llvm::APInt max = llvm::APInt::getSignedMaxValue(to).sext(from);
     llvm::APInt min = llvm::APInt::getSignedMinValue(to).sext(from);
     if (is_signed) {
-      v = b->CreateBinaryIntrinsic(llvm::Intrinsic::smin, v,
-                                   b->getInt(max));
-      v = b->CreateBinaryIntrinsic(llvm::Intrinsic::smax, v,
-                                   b->getInt(min));
+      v = b->CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, b->getInt(max));
+      v = b->CreateBinaryIntrinsic(llvm::Intrinsic::smax, v, b->getInt(min));
     } else {
-      v = b->CreateBinaryIntrinsic(llvm::Intrinsic::umin, v,
-                                   b->getInt(max));
+      v = b->CreateBinaryIntrinsic(llvm::Intrinsic::umin, v, b->getInt(max));
     }
     return b->CreateTrunc(v, index_type);
   }
@@ -723,6 +720,18 @@ llvm::Value* ClampIndex(llvm::Value* v, int64_t lo, int64_t hi,
   return b->CreateBinaryIntrinsic(llvm::Intrinsic::smax, v,
                                   llvm::ConstantInt::get(type, lo, true));
 }
+
+}  // namespace
+
+absl::StatusOr<llvm::Value*> EmitClampedStartIndex(
+    const ElementGenerator& start, PrimitiveType type, int64_t max_start,
+    llvm::Type* index_type, llvm::IRBuilderBase* b) {
+  HLOC_ASSIGN_OR_RETURN(llvm::Value * v,
+                        ReadStartIndex(start, type, index_type, b));
+  return ClampIndex(v, 0, max_start, b);
+}
+
+namespace {
 
 // Emits `cond ? then_gen() : else_gen()` with real branches (only the taken
 // side is evaluated, so it may read what would be out of bounds otherwise).
@@ -885,11 +894,11 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
         llvm::Value* linear = IndexConstant(index, 0);
         for (int64_t d = 0; d < out.rank(); ++d) {
           if (out.dimensions(d) == 1) continue;
-          linear =
-              b->CreateAdd(linear,
-                           b->CreateMul(index[d], IndexConstant(index, out_strides[d]),
-                                        "", true, true),
-                           "", true, true);
+          linear = b->CreateAdd(
+              linear,
+              b->CreateMul(index[d], IndexConstant(index, out_strides[d]), "",
+                           true, true),
+              "", true, true);
         }
         return operands[0](IrIndex::FromLinear(linear, in_row_major, b));
       };
@@ -947,7 +956,8 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
           if (stride != 1)
             v = b->CreateMul(v, IndexConstant(index, stride), "", true, true);
           if (starts[d] != 0)
-            v = b->CreateAdd(v, IndexConstant(index, starts[d]), "", true, true);
+            v = b->CreateAdd(v, IndexConstant(index, starts[d]), "", true,
+                             true);
           op_index.push_back(v);
         }
         return operands[0](IrIndex(op_index, index.index_type()));
@@ -959,7 +969,8 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
       return [operands, dims, bounds, b](const IrIndex& index) {
         std::vector<llvm::Value*> op_index = index.multidim();
         for (int64_t d : dims) {
-          op_index[d] = b->CreateSub(IndexConstant(index, bounds[d] - 1), index[d]);
+          op_index[d] =
+              b->CreateSub(IndexConstant(index, bounds[d] - 1), index[d]);
         }
         return operands[0](IrIndex(op_index, index.index_type()));
       };
@@ -977,9 +988,9 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
         for (int64_t d = 0; d < index.rank(); ++d) {
           HLOC_ASSIGN_OR_RETURN(
               llvm::Value * start,
-              ReadStartIndex(operands[1 + d], index_types[d],
-                             index.index_type(), b));
-          start = ClampIndex(start, 0, in.dimensions(d) - sizes[d], b);
+              EmitClampedStartIndex(operands[1 + d], index_types[d],
+                                    in.dimensions(d) - sizes[d],
+                                    index.index_type(), b));
           op_index.push_back(b->CreateAdd(start, index[d]));
         }
         return operands[0](IrIndex(op_index, index.index_type()));
@@ -1000,13 +1011,15 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
         for (int64_t d = 0; d < index.rank(); ++d) {
           HLOC_ASSIGN_OR_RETURN(
               llvm::Value * start,
-              ReadStartIndex(operands[2 + d], index_types[d],
-                             index.index_type(), b));
-          start = ClampIndex(start, 0, bounds[d] - update.dimensions(d), b);
+              EmitClampedStartIndex(operands[2 + d], index_types[d],
+                                    bounds[d] - update.dimensions(d),
+                                    index.index_type(), b));
           llvm::Value* rel = b->CreateSub(index[d], start);
-          inside = b->CreateAnd(inside, b->CreateICmpSGE(rel, IndexConstant(index, 0)));
+          inside = b->CreateAnd(inside,
+                                b->CreateICmpSGE(rel, IndexConstant(index, 0)));
           inside = b->CreateAnd(
-              inside, b->CreateICmpSLT(rel, IndexConstant(index, update.dimensions(d))));
+              inside, b->CreateICmpSLT(
+                          rel, IndexConstant(index, update.dimensions(d))));
           update_index.push_back(rel);
         }
         return EmitBranchSelect(
@@ -1039,8 +1052,8 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
           };
           if (k + 1 == ends.size()) return read();
           return EmitBranchSelect(
-              b->CreateICmpSLT(index[dim], IndexConstant(index, ends[k])), type, read,
-              [&, k]() { return emit(k + 1); }, b);
+              b->CreateICmpSLT(index[dim], IndexConstant(index, ends[k])), type,
+              read, [&, k]() { return emit(k + 1); }, b);
         };
         return emit(0);
       };
@@ -1056,16 +1069,18 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
           const PaddingDimension& p = config.dimensions[d];
           llvm::Value* t =
               b->CreateSub(index[d], IndexConstant(index, p.edge_padding_low));
-          inside = b->CreateAnd(inside, b->CreateICmpSGE(t, IndexConstant(index, 0)));
+          inside = b->CreateAnd(inside,
+                                b->CreateICmpSGE(t, IndexConstant(index, 0)));
           if (p.interior_padding != 0) {
             llvm::Value* step = IndexConstant(index, p.interior_padding + 1);
-            inside = b->CreateAnd(
-                inside,
-                b->CreateICmpEQ(b->CreateSRem(t, step), IndexConstant(index, 0)));
+            inside =
+                b->CreateAnd(inside, b->CreateICmpEQ(b->CreateSRem(t, step),
+                                                     IndexConstant(index, 0)));
             t = b->CreateSDiv(t, step);
           }
           inside = b->CreateAnd(
-              inside, b->CreateICmpSLT(t, IndexConstant(index, in.dimensions(d))));
+              inside,
+              b->CreateICmpSLT(t, IndexConstant(index, in.dimensions(d))));
           op_index.push_back(t);
         }
         return EmitBranchSelect(
@@ -1242,13 +1257,12 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeReduceGenerator(
   }
   llvm::Type* result_type = *ValueType(hlo->shape(), b->getContext());
   const HloComputation* combiner = hlo->to_apply();
-  return [this, operands, in, kept, loop_dims, loop_bounds, types,
-          result_type, combiner,
-          b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
-    HLOC_ASSIGN_OR_RETURN(Accumulators acc,
-                          Accumulators::Emit(operands, types,
-                                             index.index_type(), "reduce.acc",
-                                             b));
+  return [this, operands, in, kept, loop_dims, loop_bounds, types, result_type,
+          combiner, b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+    HLOC_ASSIGN_OR_RETURN(
+        Accumulators acc,
+        Accumulators::Emit(operands, types, index.index_type(), "reduce.acc",
+                           b));
     std::vector<llvm::Value*> in_index(in.rank());
     for (size_t j = 0; j < kept.size(); ++j) in_index[kept[j]] = index[j];
     HLOC_RETURN_IF_ERROR(EmitLoopsOver(
@@ -1287,10 +1301,10 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeReduceWindowGenerator(
   return [this, operands, in, window, loop_dims, loop_bounds, types,
           result_type, combiner,
           b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
-    HLOC_ASSIGN_OR_RETURN(Accumulators acc,
-                          Accumulators::Emit(operands, types,
-                                             index.index_type(), "window.acc",
-                                             b));
+    HLOC_ASSIGN_OR_RETURN(
+        Accumulators acc,
+        Accumulators::Emit(operands, types, index.index_type(), "window.acc",
+                           b));
     std::vector<llvm::Value*> window_index(in.rank());
     HLOC_RETURN_IF_ERROR(EmitLoopsOver(
         loop_dims, loop_bounds, window_index,
@@ -1300,29 +1314,30 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeReduceWindowGenerator(
           for (int64_t d = 0; d < in.rank(); ++d) {
             const WindowDimension& w = window.dimensions[d];
             llvm::Value* pos = b->CreateSub(
-                b->CreateAdd(b->CreateMul(index[d], IndexConstant(index, w.stride)),
-                             b->CreateMul(window_index[d],
-                                          IndexConstant(index, w.window_dilation))),
+                b->CreateAdd(
+                    b->CreateMul(index[d], IndexConstant(index, w.stride)),
+                    b->CreateMul(window_index[d],
+                                 IndexConstant(index, w.window_dilation))),
                 IndexConstant(index, w.padding_low));
-            inside =
-                b->CreateAnd(inside, b->CreateICmpSGE(pos, IndexConstant(index, 0)));
+            inside = b->CreateAnd(
+                inside, b->CreateICmpSGE(pos, IndexConstant(index, 0)));
             if (w.base_dilation > 1) {
               llvm::Value* bd = IndexConstant(index, w.base_dilation);
-              inside = b->CreateAnd(
-                  inside,
-                  b->CreateICmpEQ(b->CreateSRem(pos, bd), IndexConstant(index, 0)));
+              inside = b->CreateAnd(inside,
+                                    b->CreateICmpEQ(b->CreateSRem(pos, bd),
+                                                    IndexConstant(index, 0)));
               pos = b->CreateSDiv(pos, bd);
             }
             inside = b->CreateAnd(
-                inside, b->CreateICmpSLT(pos, IndexConstant(index, in.dimensions(d))));
+                inside,
+                b->CreateICmpSLT(pos, IndexConstant(index, in.dimensions(d))));
             in_index.push_back(pos);
           }
           return EmitIfThenElse(
               inside,
               [&]() -> absl::Status {
                 return acc.Accumulate(this, combiner, operands,
-                                      IrIndex(in_index, index.index_type()),
-                                      b);
+                                      IrIndex(in_index, index.index_type()), b);
               },
               nullptr, b);
         },
@@ -1377,7 +1392,8 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeGatherGenerator(
     for (size_t k = 0; k < dn.start_index_map.size(); ++k) {
       std::vector<llvm::Value*> idx;
       for (int64_t s = 0; s < indices.rank(); ++s) {
-        idx.push_back(s == ivd ? IndexConstant(index, k) : batch[batch_position(s)]);
+        idx.push_back(s == ivd ? IndexConstant(index, k)
+                               : batch[batch_position(s)]);
       }
       HLOC_ASSIGN_OR_RETURN(llvm::Value * start,
                             operands[1](IrIndex(idx, index.index_type())));
