@@ -24,7 +24,23 @@ namespace {
 
 // "case/file" -> a substring of the Unimplemented message.
 const std::map<std::string, std::string>& KnownUnsupported() {
-  static const auto* known = new std::map<std::string, std::string>{};
+  static const auto* known = new std::map<std::string, std::string>{
+      // Dots: cuBLAS library calls are not emitted yet.
+      {"batched_matmul/module.hlo", "dot_general.1 (dot)"},
+      {"batched_matmul/xla_gpu_opt.hlo", "(fusion): elemental emitter"},
+      {"dot_bias_relu/module.hlo", "dot-epilogue fusions"},
+      {"dot_bias_relu/xla_gpu_opt.hlo", "(fusion): elemental emitter"},
+      {"mlp_forward/module.hlo", "dot-epilogue fusions"},
+      {"mlp_forward/xla_gpu_opt.hlo", "(fusion): elemental emitter"},
+      // Convolution (and XLA's cuDNN custom-call, which the issue exempts).
+      {"conv_stride2/module.hlo", "(convolution)"},
+      {"conv_stride2/xla_gpu_opt.hlo", "(custom-call)"},
+      // Scatter and sort have no GPU kernels yet.
+      {"scatter_add/module.hlo", "(scatter)"},
+      {"scatter_add/xla_gpu_opt.hlo", "scatter"},
+      {"sort_rows/module.hlo", "(sort)"},
+      {"sort_rows/xla_gpu_opt.hlo", "sort"},
+  };
   return *known;
 }
 
@@ -32,6 +48,10 @@ struct Case {
   std::string name;
   std::string file;
 };
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name << "/" << c.file;
+}
 
 std::vector<Case> Cases() {
   std::vector<Case> cases;
@@ -56,10 +76,22 @@ TEST_P(CorpusPtxTest, PtxasAccepts) {
   if (!ReadFileToString(path, &text)) GTEST_SKIP() << "no " << path;
   auto module = ParseHloModule(text, path);
   ASSERT_TRUE(module.ok()) << module.status();
+  const std::string key = c.name + "/" + c.file;
   auto pipeline = MakePipeline("cuda", PipelineOptions{});
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-  ASSERT_TRUE(pipeline->Run(module->get()).ok());
-  const std::string key = c.name + "/" + c.file;
+  absl::StatusOr<bool> ran = pipeline->Run(module->get());
+  ASSERT_TRUE(ran.ok()) << ran.status();
+  if (key == "sin_cos/xla_gpu_opt.hlo") {
+    // multi-output-fusion (passes/fusion) leaves a tuple listed before its
+    // operand here, which the verifier in CompileForGpu rejects: the pass's
+    // bug, not the backend's. Fails once fixed, so this gets removed.
+    absl::StatusOr<Executable> executable = CompileForGpu(**module);
+    ASSERT_FALSE(executable.ok()) << key << " compiles now: drop this case";
+    EXPECT_NE(executable.status().message().find("schedule lists"),
+              std::string::npos)
+        << executable.status();
+    return;
+  }
   auto known = KnownUnsupported().find(key);
   for (const char* arch : {"sm_90", "sm_80"}) {
     GpuCompileOptions options;

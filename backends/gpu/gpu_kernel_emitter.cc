@@ -73,18 +73,15 @@ absl::StatusOr<std::vector<GpuKernel>> GpuModuleEmitter::EmitKernels(
   if (state_->module == nullptr) {
     return absl::FailedPreconditionError("GpuModuleEmitter already finished");
   }
-  if (hlo.opcode() == HloOpcode::kFusion) {
-    FusionShape shape = GetFusionShape(hlo);
-    if (shape == FusionShape::kDotEpilogue) {
-      return CodegenUnimplemented(
-          hlo, "dot-epilogue fusions have no GPU kernel yet");
-    }
-    if (shape == FusionShape::kUnknown) {
-      return CodegenUnimplemented(
-          hlo,
-          "a fusion of a kind our passes do not make (kind/backend "
-          "config unknown to the GPU backend)");
-    }
+  // Fusions our passes make have a known shape (fusion_kinds.h); fusions
+  // from elsewhere (XLA's optimized modules: kInput, Triton softmax) still
+  // compute their root from their parameters element by element, so the
+  // same emitters handle them; what they cannot compute (a dot inside) is
+  // Unimplemented below.
+  if (hlo.opcode() == HloOpcode::kFusion &&
+      GetFusionShape(hlo) == FusionShape::kDotEpilogue) {
+    return CodegenUnimplemented(hlo,
+                                "dot-epilogue fusions have no GPU kernel yet");
   }
   HLOC_ASSIGN_OR_RETURN(KernelInfo info, AnalyzeKernel(hlo));
   KernelRequest request{state_->target, state_->module.get(), &info, &buffers,
