@@ -4,7 +4,9 @@
 // far to go, --passes runs named passes instead.
 //
 // Exit codes: 0 success, 1 a pass or the verifier failed on a valid input,
-// 2 bad input (unreadable file, parse error, unknown flag or pass).
+// 2 bad input (unreadable file, parse error, unknown flag or pass), 3 the
+// target's backend cannot compile an instruction of the module (the
+// message names each and why).
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -14,6 +16,8 @@
 #include "absl/strings/str_join.h"
 #include "backends/cpu/aarch64_aot.h"
 #include "backends/cpu/cpu_compiler.h"
+#include "backends/gpu/device_info.h"
+#include "backends/gpu/gpu_compiler.h"
 #include "hlo/module.h"
 #include "hlo/proto/proto_export.h"
 #include "hlo/text/printer.h"
@@ -38,6 +42,11 @@ const std::vector<FlagSpec>& Specs() {
        "what --platform=cpu code is for: host (default) or aarch64 (NEON; "
        "stages llvm-opt, asm, object)"},
       {"stage", true, "how far to compile (see --list-stages); default hlo"},
+      {"gpu-arch", true,
+       "what --platform=cuda code is for: sm_80 or sm_90 (default)"},
+      {"cuda-path", true,
+       "the CUDA toolkit (libdevice, ptxas) for --platform=cuda; default "
+       "$CUDA_HOME, $CUDA_PATH or /usr/local/cuda"},
       {"passes", true, "run these passes, comma-separated, instead"},
       {"list-passes", false, "print the passes --passes accepts"},
       {"list-stages", false, "print the stages --stage accepts"},
@@ -52,25 +61,46 @@ const std::vector<FlagSpec>& Specs() {
   return *specs;
 }
 
-// The stages hlo-opt can stop at, in compilation order. The GPU backends
-// will add ptx and hsaco.
-const std::vector<std::pair<std::string, std::string>>& Stages() {
-  static const auto* stages = new std::vector<std::pair<std::string, std::string>>{
+using StageList = std::vector<std::pair<std::string, std::string>>;
+
+// The stage every platform has: the module after its pipeline.
+const StageList& CommonStages() {
+  static const auto* stages = new StageList{
       {"hlo", "the optimised HLO module after the platform's pipeline"},
-      {"buffer-assignment",
-       "the CPU buffer plan: each value's size, live range and offset, and "
-       "the sum of all intermediates vs the arena's peak (--platform=cpu)"},
-      {"llvm", "the kernels' LLVM IR as emitted (--platform=cpu)"},
-      {"llvm-opt",
-       "the kernels' LLVM IR after the O3 pipeline (--platform=cpu)"},
-      {"asm", "the kernels' assembly (--platform=cpu)"},
-      {"object",
-       "the kernels as an ELF relocatable object (--platform=cpu, -o)"},
-      {"executable",
-       "the saved executable hlo-run loads (--platform=cpu, -o FILE.hloexe; "
-       "without -o, a summary)"},
   };
   return *stages;
+}
+
+// The CPU backend's stages after hlo, in compilation order.
+const StageList& CpuStages() {
+  static const auto* stages = new StageList{
+      {"buffer-assignment",
+       "the CPU buffer plan: each value's size, live range and offset, and "
+       "the sum of all intermediates vs the arena's peak"},
+      {"llvm", "the kernels' LLVM IR as emitted"},
+      {"llvm-opt", "the kernels' LLVM IR after the O3 pipeline"},
+      {"asm", "the kernels' assembly"},
+      {"object", "the kernels as an ELF relocatable object (-o)"},
+      {"executable",
+       "the saved executable hlo-run loads (-o FILE.hloexe; without -o, a "
+       "summary)"},
+  };
+  return *stages;
+}
+
+// Each backend declares its own stages; rocm has none beyond hlo yet.
+const StageList& BackendStages(const std::string& platform) {
+  static const auto* none = new StageList{};
+  if (platform == "cpu") return CpuStages();
+  if (platform == "cuda") return GpuStages();
+  return *none;
+}
+
+bool HasStage(const StageList& stages, const std::string& stage) {
+  for (const auto& entry : stages) {
+    if (entry.first == stage) return true;
+  }
+  return false;
 }
 
 // --target=aarch64: the ahead-of-time compiler's optimized IR, assembly or
@@ -144,6 +174,7 @@ int Main(int argc, char** argv) {
   const std::string usage =
       "hlo-opt FILE|- [--format=hlo|pb] [--emit=hlo|pb] [-o OUT] "
       "[--platform=cpu|cuda|rocm] [--target=host|aarch64] [--stage=S] "
+      "[--gpu-arch=sm_80|sm_90] [--cuda-path=DIR] "
       "[--passes=a,b,c] [--fusion-report] [--dump-dir=D]";
   absl::StatusOr<ParsedFlags> parsed = ParseFlags(argc, argv, Specs());
   if (!parsed.ok()) return Fail(2, parsed.status().message());
@@ -157,8 +188,16 @@ int Main(int argc, char** argv) {
     return 0;
   }
   if (flags.Has("list-stages")) {
-    for (const auto& [stage, help] : Stages()) {
+    for (const auto& [stage, help] : CommonStages()) {
       std::cout << stage << "\t" << help << "\n";
+    }
+    std::vector<std::string> platforms = ListPlatforms();
+    if (flags.Has("platform")) platforms = {flags.Get("platform")};
+    for (const std::string& platform : platforms) {
+      for (const auto& [stage, help] : BackendStages(platform)) {
+        std::cout << stage << "\t" << help << " (--platform=" << platform
+                  << ")\n";
+      }
     }
     return 0;
   }
@@ -171,10 +210,22 @@ int Main(int argc, char** argv) {
     return Fail(2, "--emit must be hlo or pb, not '" + emit + "'");
   }
   const std::string stage = flags.Get("stage", "hlo");
-  bool known_stage = false;
-  for (const auto& entry : Stages()) known_stage |= entry.first == stage;
+  const std::string platform = flags.Get("platform");
+  bool known_stage = HasStage(CommonStages(), stage);
+  for (const std::string& p : ListPlatforms()) {
+    known_stage |= HasStage(BackendStages(p), stage);
+  }
   if (!known_stage) {
     return Fail(2, "unknown stage '" + stage + "' (see --list-stages)");
+  }
+  const bool gpu_stage = platform == "cuda" && HasStage(GpuStages(), stage);
+  GpuCompileOptions gpu_options;
+  gpu_options.arch = flags.Get("gpu-arch", "sm_90");
+  gpu_options.cuda_path = flags.Get("cuda-path");
+  if (flags.Has("gpu-arch")) {
+    if (platform != "cuda") return Fail(2, "--gpu-arch needs --platform=cuda");
+    absl::StatusOr<GpuDeviceInfo> device = GetGpuDeviceInfo(gpu_options.arch);
+    if (!device.ok()) return Fail(2, device.status().message());
   }
   const std::string print_metadata = flags.Get("print-metadata", "true");
   if (print_metadata != "true" && print_metadata != "false") {
@@ -195,8 +246,13 @@ int Main(int argc, char** argv) {
                        " is for the host; --target=aarch64 has the stages "
                        "llvm-opt, asm and object");
   }
-  if (IsCpuStage(stage) && flags.Get("platform") != "cpu") {
-    return Fail(2, "--stage=" + stage + " needs --platform=cpu");
+  if (IsCpuStage(stage) && platform != "cpu" && !gpu_stage) {
+    return Fail(2, "--stage=" + stage + " needs --platform=cpu" +
+                       (HasStage(GpuStages(), stage) ? " or cuda" : ""));
+  }
+  if (!HasStage(CommonStages(), stage) && !IsCpuStage(stage) && !gpu_stage &&
+      !(target == "aarch64" && IsAarch64Stage(stage))) {
+    return Fail(2, "--stage=" + stage + " needs --platform=cuda");
   }
   if (stage == "object" && !flags.Has("o")) {
     return Fail(2, "--stage=object writes a binary file: give -o FILE");
@@ -231,7 +287,17 @@ int Main(int argc, char** argv) {
   }
 
   std::string output;
-  if (target == "aarch64" && IsAarch64Stage(stage)) {
+  if (gpu_stage) {
+    absl::StatusOr<std::string> text =
+        GpuStageOutput(**module, stage, gpu_options, !flags.Has("o"));
+    if (!text.ok()) {
+      // A module the backend cannot compile (exit 3) is not a crash or a
+      // bad input: it says which instructions and why.
+      return Fail(absl::IsUnimplemented(text.status()) ? 3 : 1,
+                  text.status().message());
+    }
+    output = std::move(*text);
+  } else if (target == "aarch64" && IsAarch64Stage(stage)) {
     absl::StatusOr<std::string> text = Aarch64StageOutput(**module, stage);
     if (!text.ok()) return Fail(1, text.status().message());
     output = std::move(*text);

@@ -671,20 +671,67 @@ absl::StatusOr<llvm::Type*> ValueType(const Shape& shape,
   return llvm::StructType::get(context, elements);
 }
 
-// A start index read from a scalar operand, as a signed i64.
+// A constant of the index's integer type: generators build index arithmetic
+// in the type the caller chose (GPU kernels index in 32 bits where the
+// shapes fit), never in a fixed i64 that would force widening.
+llvm::Constant* IndexConstant(const IrIndex& index, int64_t value) {
+  return llvm::ConstantInt::get(index.index_type(), value, /*IsSigned=*/true);
+}
+
+// A start index read from a scalar operand, as a signed value of
+// `index_type`. Narrowing a wider start to a 32-bit index type is safe: the
+// start is clamped to the dimension's bounds right after, and every bound
+// fits the index type. A wide start outside the i32 range would wrap
+// before the clamp, so it is first clamped in its own width.
+llvm::Value* ConvertStartIndex(llvm::Value* v, PrimitiveType type,
+                               llvm::Type* index_type, llvm::IRBuilderBase* b) {
+  if (type == PRED) return b->CreateZExt(v, index_type);
+  unsigned from = v->getType()->getIntegerBitWidth();
+  unsigned to = index_type->getIntegerBitWidth();
+  bool is_signed = IsSignedIntegralType(type);
+  if (from > to) {
+    // Saturate to the index type's range before truncating.
+    llvm::APInt max = llvm::APInt::getSignedMaxValue(to).sext(from);
+    llvm::APInt min = llvm::APInt::getSignedMinValue(to).sext(from);
+    if (is_signed) {
+      v = b->CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, b->getInt(max));
+      v = b->CreateBinaryIntrinsic(llvm::Intrinsic::smax, v, b->getInt(min));
+    } else {
+      v = b->CreateBinaryIntrinsic(llvm::Intrinsic::umin, v, b->getInt(max));
+    }
+    return b->CreateTrunc(v, index_type);
+  }
+  return b->CreateIntCast(v, index_type, is_signed);
+}
+
 absl::StatusOr<llvm::Value*> ReadStartIndex(const ElementGenerator& gen,
                                             PrimitiveType type,
+                                            llvm::Type* index_type,
                                             llvm::IRBuilderBase* b) {
-  HLOC_ASSIGN_OR_RETURN(llvm::Value * v, gen(IrIndex::Scalar(b->getInt64Ty())));
-  if (type == PRED) return b->CreateZExt(v, b->getInt64Ty());
-  return b->CreateIntCast(v, b->getInt64Ty(), IsSignedIntegralType(type));
+  HLOC_ASSIGN_OR_RETURN(llvm::Value * v, gen(IrIndex::Scalar(index_type)));
+  return ConvertStartIndex(v, type, index_type, b);
 }
 
 llvm::Value* ClampIndex(llvm::Value* v, int64_t lo, int64_t hi,
                         llvm::IRBuilderBase* b) {
-  v = b->CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, b->getInt64(hi));
-  return b->CreateBinaryIntrinsic(llvm::Intrinsic::smax, v, b->getInt64(lo));
+  llvm::Type* type = v->getType();
+  v = b->CreateBinaryIntrinsic(llvm::Intrinsic::smin, v,
+                               llvm::ConstantInt::get(type, hi, true));
+  return b->CreateBinaryIntrinsic(llvm::Intrinsic::smax, v,
+                                  llvm::ConstantInt::get(type, lo, true));
 }
+
+}  // namespace
+
+absl::StatusOr<llvm::Value*> EmitClampedStartIndex(
+    const ElementGenerator& start, PrimitiveType type, int64_t max_start,
+    llvm::Type* index_type, llvm::IRBuilderBase* b) {
+  HLOC_ASSIGN_OR_RETURN(llvm::Value * v,
+                        ReadStartIndex(start, type, index_type, b));
+  return ClampIndex(v, 0, max_start, b);
+}
+
+namespace {
 
 // Emits `cond ? then_gen() : else_gen()` with real branches (only the taken
 // side is evaluated, so it may read what would be out of bounds otherwise).
@@ -712,14 +759,18 @@ absl::Status EmitLoopsOver(const std::vector<int64_t>& dims,
                            const std::vector<int64_t>& bounds,
                            std::vector<llvm::Value*>& multidim,
                            const std::function<absl::Status()>& body,
-                           llvm::IRBuilderBase* b, size_t level = 0) {
+                           llvm::Type* index_type, llvm::IRBuilderBase* b,
+                           size_t level = 0) {
   if (level == dims.size()) return body();
   return EmitForLoop(
-      "loop" + std::to_string(dims[level]), b->getInt64(0),
-      b->getInt64(bounds[level]), b->getInt64(1),
+      "loop" + std::to_string(dims[level]),
+      llvm::ConstantInt::get(index_type, 0),
+      llvm::ConstantInt::get(index_type, bounds[level]),
+      llvm::ConstantInt::get(index_type, 1),
       [&](llvm::Value* iv) {
         multidim[dims[level]] = iv;
-        return EmitLoopsOver(dims, bounds, multidim, body, b, level + 1);
+        return EmitLoopsOver(dims, bounds, multidim, body, index_type, b,
+                             level + 1);
       },
       b);
 }
@@ -815,7 +866,10 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
       int64_t dim = attrs.iota_dimension;
       PrimitiveType type = shape.element_type();
       return [this, dim, type](const IrIndex& index) {
-        return EmitConvert(index[dim], S64, type);
+        // The index is signed and non-negative, in the index type's width.
+        PrimitiveType from =
+            index.index_type()->getIntegerBitWidth() == 32 ? S32 : S64;
+        return EmitConvert(index[dim], from, type);
       };
     }
     case HloOpcode::kBroadcast: {
@@ -837,14 +891,14 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
             in.HasDescendingLayout()) {
           return operands[0](IrIndex::FromLinear(index.linear(), in, b));
         }
-        llvm::Value* linear = b->getInt64(0);
+        llvm::Value* linear = IndexConstant(index, 0);
         for (int64_t d = 0; d < out.rank(); ++d) {
           if (out.dimensions(d) == 1) continue;
-          linear =
-              b->CreateAdd(linear,
-                           b->CreateMul(index[d], b->getInt64(out_strides[d]),
-                                        "", true, true),
-                           "", true, true);
+          linear = b->CreateAdd(
+              linear,
+              b->CreateMul(index[d], IndexConstant(index, out_strides[d]), "",
+                           true, true),
+              "", true, true);
         }
         return operands[0](IrIndex::FromLinear(linear, in_row_major, b));
       };
@@ -900,9 +954,10 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
           int64_t stride =
               d < static_cast<int64_t>(strides.size()) ? strides[d] : 1;
           if (stride != 1)
-            v = b->CreateMul(v, b->getInt64(stride), "", true, true);
+            v = b->CreateMul(v, IndexConstant(index, stride), "", true, true);
           if (starts[d] != 0)
-            v = b->CreateAdd(v, b->getInt64(starts[d]), "", true, true);
+            v = b->CreateAdd(v, IndexConstant(index, starts[d]), "", true,
+                             true);
           op_index.push_back(v);
         }
         return operands[0](IrIndex(op_index, index.index_type()));
@@ -914,7 +969,8 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
       return [operands, dims, bounds, b](const IrIndex& index) {
         std::vector<llvm::Value*> op_index = index.multidim();
         for (int64_t d : dims) {
-          op_index[d] = b->CreateSub(b->getInt64(bounds[d] - 1), index[d]);
+          op_index[d] =
+              b->CreateSub(IndexConstant(index, bounds[d] - 1), index[d]);
         }
         return operands[0](IrIndex(op_index, index.index_type()));
       };
@@ -932,8 +988,9 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
         for (int64_t d = 0; d < index.rank(); ++d) {
           HLOC_ASSIGN_OR_RETURN(
               llvm::Value * start,
-              ReadStartIndex(operands[1 + d], index_types[d], b));
-          start = ClampIndex(start, 0, in.dimensions(d) - sizes[d], b);
+              EmitClampedStartIndex(operands[1 + d], index_types[d],
+                                    in.dimensions(d) - sizes[d],
+                                    index.index_type(), b));
           op_index.push_back(b->CreateAdd(start, index[d]));
         }
         return operands[0](IrIndex(op_index, index.index_type()));
@@ -954,12 +1011,15 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
         for (int64_t d = 0; d < index.rank(); ++d) {
           HLOC_ASSIGN_OR_RETURN(
               llvm::Value * start,
-              ReadStartIndex(operands[2 + d], index_types[d], b));
-          start = ClampIndex(start, 0, bounds[d] - update.dimensions(d), b);
+              EmitClampedStartIndex(operands[2 + d], index_types[d],
+                                    bounds[d] - update.dimensions(d),
+                                    index.index_type(), b));
           llvm::Value* rel = b->CreateSub(index[d], start);
-          inside = b->CreateAnd(inside, b->CreateICmpSGE(rel, b->getInt64(0)));
+          inside = b->CreateAnd(inside,
+                                b->CreateICmpSGE(rel, IndexConstant(index, 0)));
           inside = b->CreateAnd(
-              inside, b->CreateICmpSLT(rel, b->getInt64(update.dimensions(d))));
+              inside, b->CreateICmpSLT(
+                          rel, IndexConstant(index, update.dimensions(d))));
           update_index.push_back(rel);
         }
         return EmitBranchSelect(
@@ -987,13 +1047,13 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
             std::vector<llvm::Value*> op_index = index.multidim();
             if (k > 0)
               op_index[dim] =
-                  b->CreateSub(index[dim], b->getInt64(ends[k - 1]));
+                  b->CreateSub(index[dim], IndexConstant(index, ends[k - 1]));
             return operands[k](IrIndex(op_index, index.index_type()));
           };
           if (k + 1 == ends.size()) return read();
           return EmitBranchSelect(
-              b->CreateICmpSLT(index[dim], b->getInt64(ends[k])), type, read,
-              [&, k]() { return emit(k + 1); }, b);
+              b->CreateICmpSLT(index[dim], IndexConstant(index, ends[k])), type,
+              read, [&, k]() { return emit(k + 1); }, b);
         };
         return emit(0);
       };
@@ -1008,17 +1068,19 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
         for (int64_t d = 0; d < index.rank(); ++d) {
           const PaddingDimension& p = config.dimensions[d];
           llvm::Value* t =
-              b->CreateSub(index[d], b->getInt64(p.edge_padding_low));
-          inside = b->CreateAnd(inside, b->CreateICmpSGE(t, b->getInt64(0)));
+              b->CreateSub(index[d], IndexConstant(index, p.edge_padding_low));
+          inside = b->CreateAnd(inside,
+                                b->CreateICmpSGE(t, IndexConstant(index, 0)));
           if (p.interior_padding != 0) {
-            llvm::Value* step = b->getInt64(p.interior_padding + 1);
-            inside = b->CreateAnd(
-                inside,
-                b->CreateICmpEQ(b->CreateSRem(t, step), b->getInt64(0)));
+            llvm::Value* step = IndexConstant(index, p.interior_padding + 1);
+            inside =
+                b->CreateAnd(inside, b->CreateICmpEQ(b->CreateSRem(t, step),
+                                                     IndexConstant(index, 0)));
             t = b->CreateSDiv(t, step);
           }
           inside = b->CreateAnd(
-              inside, b->CreateICmpSLT(t, b->getInt64(in.dimensions(d))));
+              inside,
+              b->CreateICmpSLT(t, IndexConstant(index, in.dimensions(d))));
           op_index.push_back(t);
         }
         return EmitBranchSelect(
@@ -1195,13 +1257,12 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeReduceGenerator(
   }
   llvm::Type* result_type = *ValueType(hlo->shape(), b->getContext());
   const HloComputation* combiner = hlo->to_apply();
-  return [this, operands, in, kept, loop_dims, loop_bounds, types,
-          result_type, combiner,
-          b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
-    HLOC_ASSIGN_OR_RETURN(Accumulators acc,
-                          Accumulators::Emit(operands, types,
-                                             index.index_type(), "reduce.acc",
-                                             b));
+  return [this, operands, in, kept, loop_dims, loop_bounds, types, result_type,
+          combiner, b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+    HLOC_ASSIGN_OR_RETURN(
+        Accumulators acc,
+        Accumulators::Emit(operands, types, index.index_type(), "reduce.acc",
+                           b));
     std::vector<llvm::Value*> in_index(in.rank());
     for (size_t j = 0; j < kept.size(); ++j) in_index[kept[j]] = index[j];
     HLOC_RETURN_IF_ERROR(EmitLoopsOver(
@@ -1210,7 +1271,7 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeReduceGenerator(
           return acc.Accumulate(this, combiner, operands,
                                 IrIndex(in_index, index.index_type()), b);
         },
-        b));
+        index.index_type(), b));
     return acc.Load(result_type, b);
   };
 }
@@ -1240,10 +1301,10 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeReduceWindowGenerator(
   return [this, operands, in, window, loop_dims, loop_bounds, types,
           result_type, combiner,
           b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
-    HLOC_ASSIGN_OR_RETURN(Accumulators acc,
-                          Accumulators::Emit(operands, types,
-                                             index.index_type(), "window.acc",
-                                             b));
+    HLOC_ASSIGN_OR_RETURN(
+        Accumulators acc,
+        Accumulators::Emit(operands, types, index.index_type(), "window.acc",
+                           b));
     std::vector<llvm::Value*> window_index(in.rank());
     HLOC_RETURN_IF_ERROR(EmitLoopsOver(
         loop_dims, loop_bounds, window_index,
@@ -1253,33 +1314,34 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeReduceWindowGenerator(
           for (int64_t d = 0; d < in.rank(); ++d) {
             const WindowDimension& w = window.dimensions[d];
             llvm::Value* pos = b->CreateSub(
-                b->CreateAdd(b->CreateMul(index[d], b->getInt64(w.stride)),
-                             b->CreateMul(window_index[d],
-                                          b->getInt64(w.window_dilation))),
-                b->getInt64(w.padding_low));
-            inside =
-                b->CreateAnd(inside, b->CreateICmpSGE(pos, b->getInt64(0)));
+                b->CreateAdd(
+                    b->CreateMul(index[d], IndexConstant(index, w.stride)),
+                    b->CreateMul(window_index[d],
+                                 IndexConstant(index, w.window_dilation))),
+                IndexConstant(index, w.padding_low));
+            inside = b->CreateAnd(
+                inside, b->CreateICmpSGE(pos, IndexConstant(index, 0)));
             if (w.base_dilation > 1) {
-              llvm::Value* bd = b->getInt64(w.base_dilation);
-              inside = b->CreateAnd(
-                  inside,
-                  b->CreateICmpEQ(b->CreateSRem(pos, bd), b->getInt64(0)));
+              llvm::Value* bd = IndexConstant(index, w.base_dilation);
+              inside = b->CreateAnd(inside,
+                                    b->CreateICmpEQ(b->CreateSRem(pos, bd),
+                                                    IndexConstant(index, 0)));
               pos = b->CreateSDiv(pos, bd);
             }
             inside = b->CreateAnd(
-                inside, b->CreateICmpSLT(pos, b->getInt64(in.dimensions(d))));
+                inside,
+                b->CreateICmpSLT(pos, IndexConstant(index, in.dimensions(d))));
             in_index.push_back(pos);
           }
           return EmitIfThenElse(
               inside,
               [&]() -> absl::Status {
                 return acc.Accumulate(this, combiner, operands,
-                                      IrIndex(in_index, index.index_type()),
-                                      b);
+                                      IrIndex(in_index, index.index_type()), b);
               },
               nullptr, b);
         },
-        b));
+        index.index_type(), b));
     return acc.Load(result_type, b);
   };
 }
@@ -1326,18 +1388,16 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeGatherGenerator(
           b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
     std::vector<llvm::Value*> batch;
     for (int64_t d : batch_out_dims) batch.push_back(index[d]);
-    std::vector<llvm::Value*> op_index(operand.rank(), b->getInt64(0));
+    std::vector<llvm::Value*> op_index(operand.rank(), IndexConstant(index, 0));
     for (size_t k = 0; k < dn.start_index_map.size(); ++k) {
       std::vector<llvm::Value*> idx;
       for (int64_t s = 0; s < indices.rank(); ++s) {
-        idx.push_back(s == ivd ? b->getInt64(k) : batch[batch_position(s)]);
+        idx.push_back(s == ivd ? IndexConstant(index, k)
+                               : batch[batch_position(s)]);
       }
       HLOC_ASSIGN_OR_RETURN(llvm::Value * start,
                             operands[1](IrIndex(idx, index.index_type())));
-      start = index_type == PRED
-                  ? b->CreateZExt(start, b->getInt64Ty())
-                  : b->CreateIntCast(start, b->getInt64Ty(),
-                                     IsSignedIntegralType(index_type));
+      start = ConvertStartIndex(start, index_type, index.index_type(), b);
       int64_t od = dn.start_index_map[k];
       op_index[od] =
           ClampIndex(start, 0, operand.dimensions(od) - slice_sizes[od], b);

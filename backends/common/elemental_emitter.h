@@ -38,6 +38,7 @@
 namespace llvm {
 class BasicBlock;
 class Module;
+class Type;
 }  // namespace llvm
 
 namespace hloc {
@@ -112,6 +113,13 @@ class ElementalEmitter {
   llvm::IRBuilderBase* b_;
   const MathLibrary* math_;
 };
+
+// A dynamic-slice / dynamic-update-slice start index: the scalar `start`
+// (of element type `type`) as a signed value of `index_type`, clamped to
+// [0, max_start] as XLA clamps it so the slice stays in bounds.
+absl::StatusOr<llvm::Value*> EmitClampedStartIndex(
+    const ElementGenerator& start, PrimitiveType type, int64_t max_start,
+    llvm::Type* index_type, llvm::IRBuilderBase* b);
 
 // Builds the generators of a fused computation's instructions on demand.
 // Fused parameters get the generators the caller binds (usually reads of

@@ -24,7 +24,7 @@
 #include "absl/strings/str_split.h"
 #include "backends/cpu/jit.h"
 #include "backends/cpu/object_emitter.h"
-#include "backends/cpu/step_plan.h"
+#include "backends/common/step_plan.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
 #include "hlo/text/printer.h"
@@ -220,7 +220,7 @@ absl::StatusOr<Aarch64AotModule> CompileForAarch64(
     return absl::InvalidArgumentError("module has no entry computation");
   }
   std::vector<HloInstruction*> order = computation->MakeInstructionPostOrder();
-  HLOC_RETURN_IF_ERROR(CheckCpuShapes(order, "aarch64 AOT"));
+  HLOC_RETURN_IF_ERROR(CheckCodegenShapes(order, "aarch64 AOT"));
   HLOC_ASSIGN_OR_RETURN(BufferAssignment assignment,
                         AssignBuffers(*computation, order));
   Aarch64AotModule result;

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "backends/cpu/step_plan.h"
+#include "backends/common/step_plan.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
 #include "hlo/text/printer.h"
@@ -22,7 +22,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
     return absl::InvalidArgumentError("module has no entry computation");
   }
   std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
-  HLOC_RETURN_IF_ERROR(CheckCpuShapes(order, "CPU backend"));
+  HLOC_RETURN_IF_ERROR(CheckCodegenShapes(order, "CPU backend"));
   HLOC_ASSIGN_OR_RETURN(BufferAssignment assignment,
                         AssignBuffers(*entry, order));
   Executable executable;

@@ -11,6 +11,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/common/elemental_emitter.h"
+#include "backends/common/kernel_analysis.h"
+#include "backends/common/kernel_generators.h"
 #include "backends/common/ir_array.h"
 #include "backends/common/loop_emitter.h"
 #include "backends/common/math_library.h"
@@ -28,125 +30,10 @@
 namespace hloc {
 namespace {
 
-absl::Status Unimplemented(const HloInstruction& hlo, absl::string_view why) {
-  return absl::UnimplementedError(absl::StrCat(
-      "CPU codegen: ", std::string(why), " (", hlo.ToShortString(), ")"));
-}
-
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // The longest chunk of a streamed elementwise loop (staged on the stack).
 constexpr int64_t kStreamChunkElements = 2048;
-
-// One output buffer of a kernel: the instruction computing it and, for a
-// tuple-shaped one (variadic reduce), which element.
-struct Output {
-  const HloInstruction* root;
-  int64_t element;  // -1: the whole (array) value
-};
-
-// How the kernel's outputs are computed, found before any IR is emitted.
-struct KernelInfo {
-  const HloInstruction* hlo;
-  bool fused;
-  std::vector<Shape> input_shapes;
-  std::vector<Shape> output_shapes;
-  std::vector<Output> outputs;
-};
-
-absl::StatusOr<KernelInfo> AnalyzeKernel(const HloInstruction& hlo) {
-  KernelInfo info{&hlo, hlo.opcode() == HloOpcode::kFusion, {}, {}, {}};
-  for (const HloInstruction* operand : hlo.operands()) {
-    if (!operand->shape().IsArray()) {
-      return Unimplemented(hlo, "an operand is not an array");
-    }
-    info.input_shapes.push_back(operand->shape());
-  }
-  if (hlo.shape().IsTuple()) {
-    for (const Shape& s : hlo.shape().tuple_shapes()) {
-      if (!s.IsArray()) return Unimplemented(hlo, "nested tuple result");
-      info.output_shapes.push_back(s);
-    }
-  } else if (hlo.shape().IsArray()) {
-    info.output_shapes.push_back(hlo.shape());
-  } else {
-    return Unimplemented(hlo, "result is not an array or tuple of arrays");
-  }
-  const HloInstruction* root = info.fused ? hlo.fused_expression_root() : &hlo;
-  if (info.fused && root->opcode() == HloOpcode::kTuple) {
-    for (const HloInstruction* element : root->operands()) {
-      if (!element->shape().IsArray()) {
-        return Unimplemented(hlo, "tuple-shaped element of a fused root");
-      }
-      info.outputs.push_back({element, -1});
-    }
-  } else if (root->shape().IsTuple()) {
-    for (int64_t i = 0; i < root->shape().tuple_shapes_size(); ++i) {
-      info.outputs.push_back({root, i});
-    }
-  } else {
-    info.outputs.push_back({root, -1});
-  }
-  if (info.outputs.size() != info.output_shapes.size()) {
-    return Unimplemented(hlo, "outputs do not match the result shape");
-  }
-  for (size_t i = 0; i < info.outputs.size(); ++i) {
-    const Shape& root_shape = info.outputs[i].element < 0
-                                  ? info.outputs[i].root->shape()
-                                  : info.outputs[i].root->shape().tuple_shapes(
-                                        info.outputs[i].element);
-    if (!root_shape.Compatible(info.output_shapes[i])) {
-      return Unimplemented(hlo, "a fused root's shape differs from the output");
-    }
-  }
-  return info;
-}
-
-// A reduction kernel: every output is either a reduce over the same input
-// dimensions and reduced dimensions, or an array of the reduce input's
-// dimensions (computed along the way).
-struct ReductionInfo {
-  std::vector<const HloInstruction*> reduces;
-  Shape input_shape;
-  std::vector<int64_t> reduced_dims;
-  std::vector<int64_t> kept_dims;
-  bool row;  // the physically minor input dimension is reduced
-};
-
-std::optional<ReductionInfo> AnalyzeReduction(const KernelInfo& info) {
-  ReductionInfo r;
-  for (const Output& o : info.outputs) {
-    if (o.root->opcode() != HloOpcode::kReduce) continue;
-    if (std::find(r.reduces.begin(), r.reduces.end(), o.root) !=
-        r.reduces.end()) {
-      continue;
-    }
-    const Shape& in = o.root->operand(0)->shape();
-    std::vector<int64_t> dims = o.root->dimensions();
-    std::sort(dims.begin(), dims.end());
-    if (r.reduces.empty()) {
-      r.input_shape = in;
-      r.reduced_dims = dims;
-    } else if (!in.SameDimensions(r.input_shape) || dims != r.reduced_dims) {
-      return std::nullopt;
-    }
-    r.reduces.push_back(o.root);
-  }
-  if (r.reduces.empty() || r.input_shape.rank() == 0) return std::nullopt;
-  for (const Output& o : info.outputs) {
-    if (o.root->opcode() != HloOpcode::kReduce &&
-        !o.root->shape().SameDimensions(r.input_shape)) {
-      return std::nullopt;
-    }
-  }
-  std::vector<bool> reduced(r.input_shape.rank(), false);
-  for (int64_t d : r.reduced_dims) reduced[d] = true;
-  for (int64_t d = 0; d < r.input_shape.rank(); ++d) {
-    if (!reduced[d]) r.kept_dims.push_back(d);
-  }
-  r.row = reduced[r.input_shape.MinorToMajor()[0]];
-  return r;
-}
 
 // Everything a loop's range function body needs.
 struct RangeContext {
@@ -159,18 +46,10 @@ struct RangeContext {
   std::function<absl::StatusOr<ElementGenerator>(const HloInstruction*)>
       generator;
 
-  // The generator of output `o` (an element of a tuple-valued root taken
-  // out of its struct).
-  absl::StatusOr<ElementGenerator> OutputGenerator(const Output& o) {
-    HLOC_ASSIGN_OR_RETURN(ElementGenerator g, generator(o.root));
-    if (o.element < 0) return g;
-    unsigned e = static_cast<unsigned>(o.element);
-    llvm::IRBuilderBase* builder = b;
-    return ElementGenerator(
-        [g, e, builder](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
-          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, g(index));
-          return builder->CreateExtractValue(v, {e});
-        });
+  KernelGenerators* generators;
+
+  absl::StatusOr<ElementGenerator> OutputGenerator(const KernelOutput& o) {
+    return generators->ForOutput(o);
   }
 };
 
@@ -300,19 +179,6 @@ absl::Status EmitNestedLoops(const std::vector<int64_t>& dims,
         return EmitNestedLoops(dims, shape, index, body, b, level + 1);
       },
       b);
-}
-
-// The reduced dimensions in physical order, most major first.
-std::vector<int64_t> ReducedLoopOrder(const ReductionInfo& r) {
-  std::vector<int64_t> order;
-  std::vector<int64_t> m2m = r.input_shape.MinorToMajor();
-  for (auto it = m2m.rbegin(); it != m2m.rend(); ++it) {
-    if (std::find(r.reduced_dims.begin(), r.reduced_dims.end(), *it) !=
-        r.reduced_dims.end()) {
-      order.push_back(*it);
-    }
-  }
-  return order;
 }
 
 // Per reduce: its operands' generators, inits, accumulator types, and the
@@ -722,42 +588,11 @@ absl::StatusOr<llvm::Function*> CpuModuleEmitter::State::EmitRangeFunction(
   }
   ElementalEmitter elemental(module.get(), &builder, &math);
   rc.elemental = &elemental;
-  auto reader = [&builder](const IrArray& array) {
-    return ElementGenerator([array, &builder](const IrIndex& index) {
-      return array.EmitRead(index, &builder);
-    });
+  KernelGenerators generators(info, rc.inputs, &elemental);
+  rc.generators = &generators;
+  rc.generator = [&generators](const HloInstruction* hlo) {
+    return generators.Get(hlo);
   };
-  FusedIrEmitter fused(&elemental);
-  std::optional<ElementGenerator> unfused_generator;
-  if (info.fused) {
-    for (size_t i = 0; i < rc.inputs.size(); ++i) {
-      fused.BindParameter(i, reader(rc.inputs[i]));
-    }
-    rc.generator = [&fused](const HloInstruction* hlo) {
-      return fused.GetGenerator(hlo);
-    };
-  } else {
-    const HloInstruction* hlo = info.hlo;
-    rc.generator =
-        [&, hlo](const HloInstruction* x) -> absl::StatusOr<ElementGenerator> {
-      for (int64_t i = 0; i < hlo->operand_count(); ++i) {
-        if (hlo->operand(i) == x) return reader(rc.inputs[i]);
-      }
-      if (x != hlo) {
-        return absl::InternalError(
-            "CPU codegen: generator of a foreign instruction");
-      }
-      if (!unfused_generator) {
-        std::vector<ElementGenerator> operands;
-        for (const IrArray& a : rc.inputs) operands.push_back(reader(a));
-        HLOC_ASSIGN_OR_RETURN(
-            ElementGenerator g,
-            elemental.MakeElementGenerator(hlo, std::move(operands)));
-        unfused_generator = std::move(g);
-      }
-      return *unfused_generator;
-    };
-  }
   absl::Status status = spec.emit(rc);
   if (!status.ok()) {
     fn->eraseFromParent();
@@ -823,19 +658,7 @@ absl::StatusOr<std::string> CpuModuleEmitter::State::EmitKernel(
                            : ColumnReductionLoop(info, *r, options));
   } else {
     // One elementwise loop per distinct output dimensions.
-    std::vector<std::vector<size_t>> groups;
-    for (size_t o = 0; o < info.outputs.size(); ++o) {
-      bool placed = false;
-      for (auto& g : groups) {
-        if (info.output_shapes[g[0]].SameDimensions(info.output_shapes[o])) {
-          g.push_back(o);
-          placed = true;
-          break;
-        }
-      }
-      if (!placed) groups.push_back({o});
-    }
-    for (auto& g : groups) loops.push_back(ElementwiseLoop(info, g, options));
+    for (auto& g : GroupOutputsByDimensions(info)) loops.push_back(ElementwiseLoop(info, g, options));
   }
 
   std::string symbol = Sanitize(name);

@@ -1,9 +1,9 @@
-// What the CPU compilers (the host JIT and the AArch64 ahead-of-time
-// compiler) settle before generating any code: which shapes they accept,
-// and which entry instructions become steps, with the buffer slots each
-// step's kernel receives.
-#ifndef BACKENDS_CPU_STEP_PLAN_H_
-#define BACKENDS_CPU_STEP_PLAN_H_
+// What every compiler (the host JIT, the AArch64 ahead-of-time compiler
+// and the GPU compiler) settles before generating any code: which shapes it
+// accepts, and which entry instructions become steps, with the buffer slots
+// each step's kernel receives.
+#ifndef BACKENDS_COMMON_STEP_PLAN_H_
+#define BACKENDS_COMMON_STEP_PLAN_H_
 
 #include <cstdint>
 #include <vector>
@@ -17,7 +17,7 @@ namespace hloc {
 
 // Unimplemented for dynamic shapes and layouts with tiling or other extras
 // anywhere in `order`; the message starts with `backend`.
-absl::Status CheckCpuShapes(const std::vector<HloInstruction*>& order,
+absl::Status CheckCodegenShapes(const std::vector<HloInstruction*>& order,
                             absl::string_view backend);
 
 // False for instructions that only name buffers or hold data (parameters,
@@ -37,4 +37,4 @@ std::vector<PlannedStep> PlanSteps(const std::vector<HloInstruction*>& order,
 
 }  // namespace hloc
 
-#endif  // BACKENDS_CPU_STEP_PLAN_H_
+#endif  // BACKENDS_COMMON_STEP_PLAN_H_

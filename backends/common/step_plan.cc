@@ -1,4 +1,4 @@
-#include "backends/cpu/step_plan.h"
+#include "backends/common/step_plan.h"
 
 #include "absl/strings/str_cat.h"
 #include "hlo/status_macros.h"
@@ -30,7 +30,7 @@ absl::Status CheckShape(const Shape& shape, const HloInstruction& instr,
 
 }  // namespace
 
-absl::Status CheckCpuShapes(const std::vector<HloInstruction*>& order,
+absl::Status CheckCodegenShapes(const std::vector<HloInstruction*>& order,
                             absl::string_view backend) {
   for (const HloInstruction* instr : order) {
     HLOC_RETURN_IF_ERROR(CheckShape(instr->shape(), *instr, backend));

@@ -1,0 +1,131 @@
+#include "backends/common/kernel_analysis.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace hloc {
+
+absl::Status CodegenUnimplemented(const HloInstruction& hlo,
+                                  absl::string_view why) {
+  return absl::UnimplementedError(absl::StrCat("codegen: ", std::string(why),
+                                               " (", hlo.ToShortString(), ")"));
+}
+
+absl::StatusOr<KernelInfo> AnalyzeKernel(const HloInstruction& hlo) {
+  KernelInfo info{&hlo, hlo.opcode() == HloOpcode::kFusion, {}, {}, {}};
+  for (const HloInstruction* operand : hlo.operands()) {
+    if (!operand->shape().IsArray()) {
+      return CodegenUnimplemented(hlo, "an operand is not an array");
+    }
+    info.input_shapes.push_back(operand->shape());
+  }
+  if (hlo.shape().IsTuple()) {
+    for (const Shape& s : hlo.shape().tuple_shapes()) {
+      if (!s.IsArray()) return CodegenUnimplemented(hlo, "nested tuple result");
+      info.output_shapes.push_back(s);
+    }
+  } else if (hlo.shape().IsArray()) {
+    info.output_shapes.push_back(hlo.shape());
+  } else {
+    return CodegenUnimplemented(hlo,
+                                "result is not an array or tuple of arrays");
+  }
+  const HloInstruction* root = info.fused ? hlo.fused_expression_root() : &hlo;
+  if (info.fused && root->opcode() == HloOpcode::kTuple) {
+    for (const HloInstruction* element : root->operands()) {
+      if (!element->shape().IsArray()) {
+        return CodegenUnimplemented(hlo,
+                                    "tuple-shaped element of a fused root");
+      }
+      info.outputs.push_back({element, -1});
+    }
+  } else if (root->shape().IsTuple()) {
+    for (int64_t i = 0; i < root->shape().tuple_shapes_size(); ++i) {
+      info.outputs.push_back({root, i});
+    }
+  } else {
+    info.outputs.push_back({root, -1});
+  }
+  if (info.outputs.size() != info.output_shapes.size()) {
+    return CodegenUnimplemented(hlo, "outputs do not match the result shape");
+  }
+  for (size_t i = 0; i < info.outputs.size(); ++i) {
+    const Shape& root_shape = info.outputs[i].element < 0
+                                  ? info.outputs[i].root->shape()
+                                  : info.outputs[i].root->shape().tuple_shapes(
+                                        info.outputs[i].element);
+    if (!root_shape.Compatible(info.output_shapes[i])) {
+      return CodegenUnimplemented(
+          hlo, "a fused root's shape differs from the output");
+    }
+  }
+  return info;
+}
+
+std::optional<ReductionInfo> AnalyzeReduction(const KernelInfo& info) {
+  ReductionInfo r;
+  for (const KernelOutput& o : info.outputs) {
+    if (o.root->opcode() != HloOpcode::kReduce) continue;
+    if (std::find(r.reduces.begin(), r.reduces.end(), o.root) !=
+        r.reduces.end()) {
+      continue;
+    }
+    const Shape& in = o.root->operand(0)->shape();
+    std::vector<int64_t> dims = o.root->dimensions();
+    std::sort(dims.begin(), dims.end());
+    if (r.reduces.empty()) {
+      r.input_shape = in;
+      r.reduced_dims = dims;
+    } else if (!in.SameDimensions(r.input_shape) || dims != r.reduced_dims) {
+      return std::nullopt;
+    }
+    r.reduces.push_back(o.root);
+  }
+  if (r.reduces.empty() || r.input_shape.rank() == 0) return std::nullopt;
+  for (const KernelOutput& o : info.outputs) {
+    if (o.root->opcode() != HloOpcode::kReduce &&
+        !o.root->shape().SameDimensions(r.input_shape)) {
+      return std::nullopt;
+    }
+  }
+  std::vector<bool> reduced(r.input_shape.rank(), false);
+  for (int64_t d : r.reduced_dims) reduced[d] = true;
+  for (int64_t d = 0; d < r.input_shape.rank(); ++d) {
+    if (!reduced[d]) r.kept_dims.push_back(d);
+  }
+  r.row = reduced[r.input_shape.MinorToMajor()[0]];
+  return r;
+}
+
+// The reduced dimensions in physical order, most major first.
+std::vector<int64_t> ReducedLoopOrder(const ReductionInfo& r) {
+  std::vector<int64_t> order;
+  std::vector<int64_t> m2m = r.input_shape.MinorToMajor();
+  for (auto it = m2m.rbegin(); it != m2m.rend(); ++it) {
+    if (std::find(r.reduced_dims.begin(), r.reduced_dims.end(), *it) !=
+        r.reduced_dims.end()) {
+      order.push_back(*it);
+    }
+  }
+  return order;
+}
+
+std::vector<std::vector<size_t>> GroupOutputsByDimensions(
+    const KernelInfo& info) {
+  std::vector<std::vector<size_t>> groups;
+  for (size_t o = 0; o < info.outputs.size(); ++o) {
+    bool placed = false;
+    for (auto& g : groups) {
+      if (info.output_shapes[g[0]].SameDimensions(info.output_shapes[o])) {
+        g.push_back(o);
+        placed = true;
+        break;
+      }
+    }
+    if (!placed) groups.push_back({o});
+  }
+  return groups;
+}
+
+}  // namespace hloc

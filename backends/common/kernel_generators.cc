@@ -1,0 +1,67 @@
+#include "backends/common/kernel_generators.h"
+
+#include <utility>
+
+#include "hlo/status_macros.h"
+#include "llvm/IR/IRBuilder.h"
+
+namespace hloc {
+
+KernelGenerators::KernelGenerators(const KernelInfo& info,
+                                   std::vector<IrArray> inputs,
+                                   ElementalEmitter* elemental)
+    : info_(info),
+      inputs_(std::move(inputs)),
+      elemental_(elemental),
+      fused_(elemental) {
+  if (info_.fused) {
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      fused_.BindParameter(i, Reader(inputs_[i]));
+    }
+  }
+}
+
+ElementGenerator KernelGenerators::Reader(const IrArray& array) const {
+  llvm::IRBuilderBase* b = elemental_->builder();
+  return [array, b](const IrIndex& index) { return array.EmitRead(index, b); };
+}
+
+absl::StatusOr<ElementGenerator> KernelGenerators::Get(
+    const HloInstruction* hlo) {
+  if (info_.fused) return fused_.GetGenerator(hlo);
+  const HloInstruction* self = info_.hlo;
+  for (int64_t i = 0; i < self->operand_count(); ++i) {
+    if (self->operand(i) == hlo) return Reader(inputs_[i]);
+  }
+  if (hlo != self) {
+    return absl::InternalError("codegen: generator of a foreign instruction");
+  }
+  if (!unfused_) {
+    std::vector<ElementGenerator> operands;
+    for (const IrArray& a : inputs_) operands.push_back(Reader(a));
+    HLOC_ASSIGN_OR_RETURN(ElementGenerator g, elemental_->MakeElementGenerator(
+                                                  self, std::move(operands)));
+    unfused_ = std::move(g);
+  }
+  return *unfused_;
+}
+
+absl::StatusOr<ElementGenerator> KernelGenerators::ForOutput(
+    const KernelOutput& o) {
+  HLOC_ASSIGN_OR_RETURN(ElementGenerator g, Get(o.root));
+  if (o.element < 0) return g;
+  unsigned e = static_cast<unsigned>(o.element);
+  llvm::IRBuilderBase* b = elemental_->builder();
+  return ElementGenerator(
+      [g, e, b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        HLOC_ASSIGN_OR_RETURN(llvm::Value * v, g(index));
+        return b->CreateExtractValue(v, {e});
+      });
+}
+
+void KernelGenerators::Bind(const HloInstruction* hlo,
+                            ElementGenerator generator) {
+  fused_.BindInstruction(hlo, std::move(generator));
+}
+
+}  // namespace hloc

@@ -1,0 +1,43 @@
+// Facts about a GPU model that code generation and launch dimensions depend
+// on, kept as data per architecture (never re-derived from the target
+// triple): what `--gpu-arch=sm_90` means for the kernels we emit.
+#ifndef BACKENDS_GPU_DEVICE_INFO_H_
+#define BACKENDS_GPU_DEVICE_INFO_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace hloc {
+
+struct GpuDeviceInfo {
+  // The architecture name the toolchain uses ("sm_90", later "gfx942").
+  std::string arch;
+  // A representative part, for messages ("H100 SXM").
+  std::string part;
+  // Streaming multiprocessors (NVIDIA) / compute units (AMD).
+  int64_t core_count = 0;
+  int64_t max_threads_per_block = 1024;
+  int64_t max_threads_per_core = 2048;
+  // Shared memory a block may use without opting in to more (static plus
+  // dynamic); the default the runtime launches with.
+  int64_t shared_memory_per_block = 48 * 1024;
+  int64_t warp_size = 32;
+  // Largest grid x dimension.
+  int64_t max_grid_x = (int64_t{1} << 31) - 1;
+  int64_t max_grid_y = 65535;
+};
+
+// The facts of a known architecture; InvalidArgument naming the known ones
+// otherwise.
+absl::StatusOr<GpuDeviceInfo> GetGpuDeviceInfo(absl::string_view arch);
+
+// "sm_80", "sm_90".
+std::vector<std::string> KnownGpuArchs();
+
+}  // namespace hloc
+
+#endif  // BACKENDS_GPU_DEVICE_INFO_H_

@@ -1,0 +1,186 @@
+#include "backends/gpu/gpu_compiler.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "backends/common/step_plan.h"
+#include "backends/gpu/gpu_kernel_emitter.h"
+#include "backends/gpu/nvptx_target.h"
+#include "backends/gpu/ptxas.h"
+#include "hlo/computation.h"
+#include "hlo/status_macros.h"
+#include "hlo/text/printer.h"
+#include "hlo/verifier.h"
+#include "runtime/buffer_assignment.h"
+
+namespace hloc {
+namespace {
+
+// How the buffers of one step relate: which parameters share memory with
+// another (so their pointers must not be noalias) and which output is its
+// operand's buffer (an in-place dynamic-update-slice).
+KernelBuffers AnalyzeStepBuffers(const HloInstruction& instr,
+                                 const std::vector<int64_t>& slots,
+                                 const BufferAssignment& assignment) {
+  KernelBuffers result;
+  size_t num_inputs = slots.size() - assignment.LeafValues(&instr).size();
+  auto overlaps = [&](int64_t a, int64_t b) {
+    const BufferValue& x = assignment.values[a];
+    const BufferValue& y = assignment.values[b];
+    return x.allocation == y.allocation && x.offset < y.offset + y.size &&
+           y.offset < x.offset + x.size;
+  };
+  result.may_alias.assign(slots.size(), false);
+  for (size_t i = 0; i < slots.size(); ++i) {
+    for (size_t j = 0; j < slots.size(); ++j) {
+      if (i == j) continue;
+      // Two reads of one buffer are harmless; a write is not.
+      bool written = i >= num_inputs || j >= num_inputs;
+      if (written && overlaps(slots[i], slots[j])) result.may_alias[i] = true;
+    }
+  }
+  bool array_operands =
+      num_inputs == static_cast<size_t>(instr.operand_count());
+  for (size_t o = num_inputs; o < slots.size(); ++o) {
+    int64_t in_place = -1;
+    if (array_operands) {
+      for (size_t i = 0; i < num_inputs; ++i) {
+        const BufferValue& x = assignment.values[slots[i]];
+        const BufferValue& y = assignment.values[slots[o]];
+        if (x.allocation == y.allocation && x.offset == y.offset) in_place = i;
+      }
+    }
+    result.output_in_place_of.push_back(in_place);
+  }
+  return result;
+}
+
+absl::StatusOr<std::unique_ptr<GpuTarget>> MakeTarget(
+    const GpuCompileOptions& options) {
+  return CreateNvptxTarget(options.arch, FindCudaPath(options.cuda_path));
+}
+
+struct CompiledModule {
+  Executable executable;
+  std::string llvm_ir;
+};
+
+// Emits every step's kernels; `stop_at_llvm` skips code generation.
+absl::StatusOr<CompiledModule> Compile(const HloModule& original,
+                                       const GpuCompileOptions& options,
+                                       bool stop_at_llvm) {
+  HLOC_RETURN_IF_ERROR(VerifyModule(original));
+  std::unique_ptr<HloModule> module = original.Clone();
+  HloComputation* entry = module->entry_computation();
+  if (entry == nullptr) {
+    return absl::InvalidArgumentError("module has no entry computation");
+  }
+  HLOC_ASSIGN_OR_RETURN(std::unique_ptr<GpuTarget> target, MakeTarget(options));
+  std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
+  HLOC_RETURN_IF_ERROR(CheckCodegenShapes(order, "GPU backend"));
+  HLOC_ASSIGN_OR_RETURN(BufferAssignment assignment,
+                        AssignBuffers(*entry, order));
+  CompiledModule compiled;
+  Executable& executable = compiled.executable;
+  executable.name = module->name();
+  executable.platform = target->platform();
+  executable.target_triple = target->triple();
+  HLOC_RETURN_IF_ERROR(SetBufferPlan(assignment, *entry, &executable));
+  PrintOptions print_options;
+  print_options.print_metadata = false;
+  executable.hlo_module = PrintModule(*module, print_options);
+
+  GpuModuleEmitter emitter(module->name(), *target);
+  std::vector<std::string> unsupported;
+  for (const PlannedStep& planned : PlanSteps(order, assignment)) {
+    const HloInstruction* instr = planned.instruction;
+    KernelBuffers buffers =
+        AnalyzeStepBuffers(*instr, planned.buffers, assignment);
+    absl::StatusOr<std::vector<GpuKernel>> kernels =
+        emitter.EmitKernels(*instr, instr->name(), buffers);
+    if (!kernels.ok()) {
+      if (!absl::IsUnimplemented(kernels.status())) return kernels.status();
+      unsupported.push_back(absl::StrCat(instr->name(), " (",
+                                         HloOpcodeString(instr->opcode()),
+                                         "): ", kernels.status().message()));
+      continue;
+    }
+    for (const GpuKernel& kernel : *kernels) {
+      ExecutableStep step;
+      step.kind = ExecutableStep::Kind::kKernel;
+      step.instruction = instr->name();
+      step.kernel_name = kernel.name;
+      step.buffers = planned.buffers;
+      step.launch = kernel.launch;
+      executable.steps.push_back(std::move(step));
+    }
+  }
+  if (!unsupported.empty()) {
+    return absl::UnimplementedError(
+        absl::StrCat("the GPU backend cannot compile:\n  ",
+                     absl::StrJoin(unsupported, "\n  ")));
+  }
+  if (stop_at_llvm) {
+    compiled.llvm_ir = emitter.ModuleText();
+    return compiled;
+  }
+  HLOC_ASSIGN_OR_RETURN(std::string ptx, emitter.Finish());
+  executable.device_code.push_back({target->code_format(), options.arch, ptx});
+  if (options.emit_cubin) {
+    std::string ptxas = FindPtxas(FindCudaPath(options.cuda_path));
+    if (!ptxas.empty()) {
+      HLOC_ASSIGN_OR_RETURN(std::string cubin,
+                            RunPtxas(ptxas, ptx, options.arch));
+      executable.device_code.push_back({"cubin", options.arch, cubin});
+    }
+  }
+  HLOC_RETURN_IF_ERROR(ValidateExecutable(executable));
+  return compiled;
+}
+
+}  // namespace
+
+absl::StatusOr<Executable> CompileForGpu(const HloModule& module,
+                                         const GpuCompileOptions& options) {
+  HLOC_ASSIGN_OR_RETURN(CompiledModule compiled,
+                        Compile(module, options, /*stop_at_llvm=*/false));
+  return std::move(compiled.executable);
+}
+
+const std::vector<std::pair<std::string, std::string>>& GpuStages() {
+  static const auto* stages =
+      new std::vector<std::pair<std::string, std::string>>{
+          {"llvm", "the kernels' LLVM IR as emitted"},
+          {"ptx", "the kernels' PTX (after the O3 pipeline and libdevice)"},
+          {"executable",
+           "the executable the CUDA runtime runs (-o FILE.hloexe; without -o, "
+           "a summary)"},
+      };
+  return *stages;
+}
+
+absl::StatusOr<std::string> GpuStageOutput(const HloModule& module,
+                                           const std::string& stage,
+                                           const GpuCompileOptions& options,
+                                           bool summary) {
+  if (stage == "llvm") {
+    HLOC_ASSIGN_OR_RETURN(CompiledModule compiled,
+                          Compile(module, options, /*stop_at_llvm=*/true));
+    return compiled.llvm_ir;
+  }
+  GpuCompileOptions compile_options = options;
+  if (stage == "ptx") compile_options.emit_cubin = false;
+  HLOC_ASSIGN_OR_RETURN(Executable executable,
+                        CompileForGpu(module, compile_options));
+  if (stage == "ptx") return executable.device_code[0].code;
+  if (stage == "executable") {
+    if (summary) return DescribeExecutable(executable);
+    return SerializeExecutable(executable);
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown GPU stage '", stage, "'"));
+}
+
+}  // namespace hloc

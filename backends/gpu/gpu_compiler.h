@@ -1,0 +1,52 @@
+// The GPU backend's entry points: compile a (fused) module into a runtime
+// Executable for a GPU target (platform "cuda": PTX always, and a cubin
+// when ptxas is found at compile time), or stop at a stage (LLVM IR, PTX).
+//
+// The module is expected to have gone through the cuda pass pipeline
+// (passes/pipelines.h), but any valid module compiles. Every entry
+// instruction that is not a buffer alias becomes one or more kernel steps
+// (kernel: gpu_kernel_emitter.h). An instruction the backend cannot compile
+// is an Unimplemented error naming it and why (all such instructions, one
+// per line); there is no evaluator fallback on the GPU.
+//
+// Output is deterministic: the same module and options give the same bytes.
+// No LLVM headers here.
+#ifndef BACKENDS_GPU_GPU_COMPILER_H_
+#define BACKENDS_GPU_GPU_COMPILER_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlo/module.h"
+#include "runtime/executable.h"
+
+namespace hloc {
+
+struct GpuCompileOptions {
+  // "sm_80" or "sm_90".
+  std::string arch = "sm_90";
+  // The CUDA toolkit (libdevice, ptxas); "" looks it up (FindCudaPath).
+  std::string cuda_path;
+  // Also assemble a cubin with ptxas when it is there.
+  bool emit_cubin = true;
+};
+
+absl::StatusOr<Executable> CompileForGpu(const HloModule& module,
+                                         const GpuCompileOptions& options = {});
+
+// The stages hlo-opt offers for --platform=cuda after "hlo": name and help.
+const std::vector<std::pair<std::string, std::string>>& GpuStages();
+
+// The output of `stage` (llvm: the kernels' LLVM IR as emitted; ptx: the
+// PTX; executable: the serialized executable, or with `summary` its
+// description).
+absl::StatusOr<std::string> GpuStageOutput(const HloModule& module,
+                                           const std::string& stage,
+                                           const GpuCompileOptions& options,
+                                           bool summary);
+
+}  // namespace hloc
+
+#endif  // BACKENDS_GPU_GPU_COMPILER_H_

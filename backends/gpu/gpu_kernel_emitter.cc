@@ -1,0 +1,155 @@
+#include "backends/gpu/gpu_kernel_emitter.h"
+
+#include <cctype>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "backends/common/kernel_analysis.h"
+#include "backends/gpu/kernel_emitters.h"
+#include "hlo/status_macros.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+#include "passes/fusion/fusion_kinds.h"
+
+namespace hloc {
+namespace {
+
+// PTX identifiers: letters, digits, _ and $ (and . after the first
+// character is not allowed by every tool), so everything else becomes _.
+std::string KernelSymbol(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  }
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) {
+    out = "k_" + out;
+  }
+  return out;
+}
+
+// The operand of `hlo` (the kernel's instruction) a dynamic-update-slice
+// `dus` updates: dus itself unfused, or a fusion parameter of `hlo`.
+int64_t UpdatedOperand(const HloInstruction& hlo, const HloInstruction* dus) {
+  if (&hlo == dus) return 0;
+  const HloInstruction* target = dus->operand(0);
+  if (target->opcode() != HloOpcode::kParameter) return -1;
+  return target->parameter_number();
+}
+
+}  // namespace
+
+struct GpuModuleEmitter::State {
+  const GpuTarget* target;
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+
+  std::string UniqueSymbol(const std::string& name) {
+    std::string base = KernelSymbol(name);
+    std::string symbol = base;
+    for (int i = 1; module->getNamedValue(symbol) != nullptr; ++i) {
+      symbol = absl::StrCat(base, "_", i);
+    }
+    return symbol;
+  }
+};
+
+GpuModuleEmitter::GpuModuleEmitter(const std::string& module_name,
+                                   const GpuTarget& target)
+    : state_(std::make_unique<State>()) {
+  state_->target = &target;
+  state_->context = std::make_unique<llvm::LLVMContext>();
+  state_->module =
+      std::make_unique<llvm::Module>(module_name, *state_->context);
+  state_->module->setTargetTriple(target.triple());
+  state_->module->setDataLayout(target.data_layout());
+}
+
+GpuModuleEmitter::~GpuModuleEmitter() = default;
+
+absl::StatusOr<std::vector<GpuKernel>> GpuModuleEmitter::EmitKernels(
+    const HloInstruction& hlo, const std::string& name,
+    const KernelBuffers& buffers) {
+  if (state_->module == nullptr) {
+    return absl::FailedPreconditionError("GpuModuleEmitter already finished");
+  }
+  // Fusions our passes make have a known shape (fusion_kinds.h); fusions
+  // from elsewhere (XLA's optimized modules: kInput, Triton softmax) still
+  // compute their root from their parameters element by element, so the
+  // same emitters handle them; what they cannot compute (a dot inside) is
+  // Unimplemented below.
+  if (hlo.opcode() == HloOpcode::kFusion &&
+      GetFusionShape(hlo) == FusionShape::kDotEpilogue) {
+    return CodegenUnimplemented(hlo,
+                                "dot-epilogue fusions have no GPU kernel yet");
+  }
+  HLOC_ASSIGN_OR_RETURN(KernelInfo info, AnalyzeKernel(hlo));
+  KernelRequest request{state_->target, state_->module.get(), &info, &buffers,
+                        ""};
+  std::vector<GpuKernel> kernels;
+  auto emit = [&](const std::function<absl::StatusOr<LaunchDims>()>& body)
+      -> absl::Status {
+    HLOC_ASSIGN_OR_RETURN(LaunchDims dims, body());
+    // An empty iteration space needs no launch.
+    if (dims.NumBlocks() == 0) {
+      state_->module->getFunction(request.symbol)->eraseFromParent();
+      return absl::OkStatus();
+    }
+    kernels.push_back({request.symbol, dims});
+    return absl::OkStatus();
+  };
+  auto cleanup = [&](absl::Status status) -> absl::Status {
+    for (const GpuKernel& k : kernels) {
+      if (llvm::Function* f = state_->module->getFunction(k.name)) {
+        f->eraseFromParent();
+      }
+    }
+    return status;
+  };
+
+  const HloInstruction* root = info.fused ? hlo.fused_expression_root() : &hlo;
+  if (info.outputs.size() == 1 &&
+      root->opcode() == HloOpcode::kDynamicUpdateSlice &&
+      !buffers.output_in_place_of.empty() &&
+      buffers.output_in_place_of[0] >= 0 &&
+      buffers.output_in_place_of[0] == UpdatedOperand(hlo, root)) {
+    request.symbol = state_->UniqueSymbol(name);
+    absl::Status s = emit(
+        [&]() { return EmitInPlaceDynamicUpdateSliceKernel(request, root); });
+    if (!s.ok()) return cleanup(s);
+    return kernels;
+  }
+  if (std::optional<ReductionInfo> r = AnalyzeReduction(info);
+      r && IsContiguousRowReduction(*r)) {
+    request.symbol = state_->UniqueSymbol(name);
+    absl::Status s =
+        emit([&]() { return EmitRowReductionKernel(request, *r); });
+    if (!s.ok()) return cleanup(s);
+    return kernels;
+  }
+  for (const std::vector<size_t>& group : GroupOutputsByDimensions(info)) {
+    request.symbol = state_->UniqueSymbol(name);
+    absl::Status s = emit([&]() { return EmitLoopKernel(request, group); });
+    if (!s.ok()) return cleanup(s);
+  }
+  return kernels;
+}
+
+std::string GpuModuleEmitter::ModuleText() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (state_->module) state_->module->print(os, nullptr);
+  return text;
+}
+
+absl::StatusOr<std::string> GpuModuleEmitter::Finish() {
+  if (state_->module == nullptr) {
+    return absl::FailedPreconditionError("GpuModuleEmitter already finished");
+  }
+  absl::StatusOr<std::string> code =
+      state_->target->CompileModule(state_->module.get());
+  state_->module.reset();
+  return code;
+}
+
+}  // namespace hloc

@@ -1,0 +1,80 @@
+// The target facts the GPU kernel emitters need, behind one small
+// interface: thread/block ids and dimensions, the block barrier, warp
+// shuffles, the shared-memory address space, how a function becomes a
+// kernel, the math library, the triple and data layout, and turning the
+// finished module into device code. NVIDIA (nvptx_target.h) implements it
+// now; AMD will be a second implementation, not a second backend. The
+// emitters never look at the triple.
+//
+// Only forward declarations of LLVM types here: this header is included by
+// the compiler driver, which must not pay for LLVM's headers.
+#ifndef BACKENDS_GPU_GPU_TARGET_H_
+#define BACKENDS_GPU_GPU_TARGET_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "backends/gpu/device_info.h"
+
+namespace llvm {
+class Function;
+class IRBuilderBase;
+class Module;
+class Value;
+}  // namespace llvm
+
+namespace hloc {
+
+class MathLibrary;
+
+class GpuTarget {
+ public:
+  virtual ~GpuTarget() = default;
+
+  const GpuDeviceInfo& device() const { return device_; }
+
+  virtual std::string triple() const = 0;
+  virtual std::string data_layout() const = 0;
+  // The platform name executables carry ("cuda", "rocm").
+  virtual std::string platform() const = 0;
+  // The device code format CompileModule returns ("ptx", "hsaco").
+  virtual std::string code_format() const = 0;
+
+  // i32 values of the hardware registers; dim is 0 (x), 1 (y) or 2 (z).
+  virtual llvm::Value* EmitThreadId(int dim, llvm::IRBuilderBase* b) const = 0;
+  virtual llvm::Value* EmitBlockId(int dim, llvm::IRBuilderBase* b) const = 0;
+  // Waits for every thread of the block; shared-memory writes before it are
+  // visible to every thread after it.
+  virtual void EmitBarrier(llvm::IRBuilderBase* b) const = 0;
+  // The i32 `value` of the lane (own lane id xor lane_mask), all lanes of
+  // the warp taking part (a butterfly step of a warp reduction).
+  virtual llvm::Value* EmitShuffleXorI32(llvm::Value* value, int lane_mask,
+                                         llvm::IRBuilderBase* b) const = 0;
+  virtual unsigned shared_address_space() const = 0;
+  virtual unsigned global_address_space() const = 0;
+
+  // Makes `fn` a kernel entry point launched with at most
+  // `max_threads_per_block` threads per block.
+  virtual void MarkKernel(llvm::Function* fn,
+                          int64_t max_threads_per_block) const = 0;
+
+  virtual const MathLibrary& math() const = 0;
+
+  // Links the device libraries the module calls into (only what it needs),
+  // optimizes it and returns its device code in code_format(). The module
+  // is consumed (left empty or undefined).
+  virtual absl::StatusOr<std::string> CompileModule(
+      llvm::Module* module) const = 0;
+
+ protected:
+  explicit GpuTarget(GpuDeviceInfo device) : device_(std::move(device)) {}
+
+ private:
+  GpuDeviceInfo device_;
+};
+
+}  // namespace hloc
+
+#endif  // BACKENDS_GPU_GPU_TARGET_H_

@@ -1,0 +1,47 @@
+// The GPU kernel emitters, one per kind of kernel (see gpu_kernel_emitter.h
+// for which instruction gets which). Each emits one kernel named `symbol`
+// into `module` and returns its launch dimensions; on error the kernel is
+// gone from the module again.
+#ifndef BACKENDS_GPU_KERNEL_EMITTERS_H_
+#define BACKENDS_GPU_KERNEL_EMITTERS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "backends/common/kernel_analysis.h"
+#include "backends/gpu/gpu_kernel_emitter.h"
+#include "backends/gpu/gpu_target.h"
+
+namespace hloc {
+
+struct KernelRequest {
+  const GpuTarget* target;
+  llvm::Module* module;
+  const KernelInfo* info;
+  const KernelBuffers* buffers;
+  std::string symbol;
+};
+
+// The outputs `outputs` (indices into info.outputs, all of one dimensions)
+// computed element by element.
+absl::StatusOr<LaunchDims> EmitLoopKernel(const KernelRequest& request,
+                                          const std::vector<size_t>& outputs);
+
+// A dynamic-update-slice (the instruction, or a fusion's root) writing into
+// its operand's buffer: only the update's elements are visited.
+absl::StatusOr<LaunchDims> EmitInPlaceDynamicUpdateSliceKernel(
+    const KernelRequest& request, const HloInstruction* dus);
+
+// Whether `r` reduces contiguous rows (the reduced dimensions are the
+// physically most minor ones): EmitRowReductionKernel's case.
+bool IsContiguousRowReduction(const ReductionInfo& r);
+
+// A reduction kernel (reduce, or kInput fusion with multi-output) whose
+// reduces each reduce contiguous rows: warp shuffles, shared memory.
+absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
+                                                  const ReductionInfo& r);
+
+}  // namespace hloc
+
+#endif  // BACKENDS_GPU_KERNEL_EMITTERS_H_

@@ -1,0 +1,99 @@
+#include "backends/gpu/launch_dims.h"
+
+#include <algorithm>
+
+namespace hloc {
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+
+// 256 threads (8 warps) per block for loop kernels: with 2048 resident
+// threads per SM that is 8 blocks per SM, enough warps to hide memory
+// latency, while a block stays small enough that a partial last wave
+// wastes little.
+constexpr int64_t kLoopThreadsPerBlock = 256;
+
+// A thread handles 16 bytes of its widest output (4 x f32, 8 x f16/bf16,
+// 2 x f64): one vector store (st.global.v4.f32) and, for same-shaped
+// operands, one vector load each. Capped at 8 elements so narrow types
+// (pred, s8) do not unroll the body 16 times.
+constexpr int64_t kVectorBytes = 16;
+constexpr int64_t kMaxUnroll = 8;
+
+// Rows up to this length get a warp each: a block per 32-element row
+// would leave most of its threads idle (XLA's "row vectorization" for
+// short rows does the same).
+constexpr int64_t kWarpRowMaxLength = 512;
+// Block-per-row reductions: 256 threads; a long row is strided over them.
+constexpr int64_t kRowBlockThreads = 256;
+// Warp-per-row: 8 warps (rows) per block.
+constexpr int64_t kRowsPerWarpBlock = 8;
+
+// Column reductions: 32 columns per block (a warp reads 32 consecutive
+// elements: one 128-byte line of f32) and 8 row groups.
+constexpr int64_t kColumnTileWidth = 32;
+constexpr int64_t kColumnRowGroups = 8;
+
+}  // namespace
+
+LoopLaunch ComputeLoopLaunch(int64_t elements, int64_t widest_element_bytes,
+                             const GpuDeviceInfo& device) {
+  LoopLaunch launch;
+  launch.elements = elements;
+  if (elements <= 0) {
+    launch.dims.grid[0] = 0;
+    return launch;
+  }
+  int64_t unroll = std::clamp<int64_t>(
+      kVectorBytes / std::max<int64_t>(1, widest_element_bytes), 1, kMaxUnroll);
+  // Small iteration spaces: fewer elements per thread, so that every SM
+  // gets a block before any thread takes a second vector's worth.
+  while (unroll > 1 &&
+         CeilDiv(elements, kLoopThreadsPerBlock * unroll) < device.core_count) {
+    unroll /= 2;
+  }
+  int64_t threads =
+      std::min<int64_t>(kLoopThreadsPerBlock,
+                        RoundUp(CeilDiv(elements, unroll), device.warp_size));
+  launch.unroll = unroll;
+  launch.threads_per_block = threads;
+  launch.dims.block[0] = threads;
+  launch.dims.grid[0] = CeilDiv(elements, threads * unroll);
+  return launch;
+}
+
+bool Use32BitIndexing(int64_t max_elements, int64_t launched_elements) {
+  constexpr int64_t kLimit = int64_t{1} << 31;
+  return max_elements < kLimit && launched_elements < kLimit;
+}
+
+RowReductionLaunch ComputeRowReductionLaunch(int64_t rows, int64_t row_length,
+                                             const GpuDeviceInfo& device) {
+  RowReductionLaunch launch;
+  if (row_length <= kWarpRowMaxLength) {
+    launch.warp_per_row = true;
+    launch.rows_per_block = std::min<int64_t>(kRowsPerWarpBlock, rows);
+    launch.threads_per_block = launch.rows_per_block * device.warp_size;
+  } else {
+    launch.threads_per_block = kRowBlockThreads;
+  }
+  launch.dims.block[0] = launch.threads_per_block;
+  launch.dims.grid[0] = CeilDiv(rows, launch.rows_per_block);
+  return launch;
+}
+
+ColumnReductionLaunch ComputeColumnReductionLaunch(
+    int64_t outer, int64_t reduced, int64_t columns,
+    const GpuDeviceInfo& device) {
+  ColumnReductionLaunch launch;
+  launch.columns_per_block = kColumnTileWidth;
+  launch.row_groups = kColumnRowGroups;
+  launch.threads_per_block = kColumnTileWidth * kColumnRowGroups;
+  launch.dims.block[0] = kColumnTileWidth;
+  launch.dims.block[1] = kColumnRowGroups;
+  launch.dims.grid[0] = CeilDiv(columns, kColumnTileWidth) * outer;
+  return launch;
+}
+
+}  // namespace hloc

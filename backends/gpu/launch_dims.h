@@ -1,0 +1,72 @@
+// Launch dimensions and the other tuning decisions of the GPU kernels, in
+// one place, from the device's facts (device_info.h). Each constant in
+// launch_dims.cc says why it has its value. No LLVM here.
+#ifndef BACKENDS_GPU_LAUNCH_DIMS_H_
+#define BACKENDS_GPU_LAUNCH_DIMS_H_
+
+#include <cstdint>
+
+#include "backends/gpu/device_info.h"
+#include "runtime/executable.h"
+
+namespace hloc {
+
+// Elementwise loop kernels: thread t of the grid computes elements
+// [t * unroll, t * unroll + unroll) of the iteration space (physical,
+// row-major-by-layout order), so a thread's loads and stores of same-shaped
+// buffers are contiguous and become 16-byte vector accesses.
+struct LoopLaunch {
+  LaunchDims dims;
+  int64_t threads_per_block = 0;
+  int64_t unroll = 1;
+  // Elements in the iteration space (0: nothing to launch).
+  int64_t elements = 0;
+};
+
+// `widest_element_bytes`: the widest element type the kernel stores.
+LoopLaunch ComputeLoopLaunch(int64_t elements, int64_t widest_element_bytes,
+                             const GpuDeviceInfo& device);
+
+// Whether a kernel whose largest buffer or iteration space has
+// `max_elements` elements, launched over `launched_elements` thread-element
+// slots, may index in 32 bits (as XLA does: cheaper integer arithmetic,
+// fewer registers).
+bool Use32BitIndexing(int64_t max_elements, int64_t launched_elements);
+
+// Row reductions (the physically minor dimension reduced; each output
+// element reduces one contiguous row): rows of up to kWarpRowMaxLength
+// elements get one warp each (several rows per block), longer rows a whole
+// block each.
+struct RowReductionLaunch {
+  LaunchDims dims;
+  int64_t threads_per_block = 0;
+  // Rows one block reduces (warp-per-row: warps per block; else 1).
+  int64_t rows_per_block = 1;
+  bool warp_per_row = false;
+};
+RowReductionLaunch ComputeRowReductionLaunch(int64_t rows, int64_t row_length,
+                                             const GpuDeviceInfo& device);
+
+// Column reductions (the minor dimension kept): a block covers
+// kColumnTile consecutive output columns of one "kept-major" group and a
+// slice of the reduced rows; threads of a warp read consecutive columns
+// (coalesced), partial results meet in shared memory.
+struct ColumnReductionLaunch {
+  LaunchDims dims;
+  int64_t threads_per_block = 0;
+  int64_t columns_per_block = 0;  // threads in x
+  int64_t row_groups = 0;         // threads in y, each a strided subset of rows
+};
+ColumnReductionLaunch ComputeColumnReductionLaunch(int64_t outer,
+                                                   int64_t reduced,
+                                                   int64_t columns,
+                                                   const GpuDeviceInfo& device);
+
+// Transposes that move the minor dimension: square tiles of kTransposeTile
+// elements through shared memory, kTransposeTile x kTransposeRows threads.
+inline constexpr int64_t kTransposeTile = 32;
+inline constexpr int64_t kTransposeRows = 8;
+
+}  // namespace hloc
+
+#endif  // BACKENDS_GPU_LAUNCH_DIMS_H_

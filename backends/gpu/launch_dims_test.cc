@@ -1,0 +1,70 @@
+// Launch dimensions and the index-width decision (launch_dims.h).
+#include "backends/gpu/launch_dims.h"
+
+#include "gtest/gtest.h"
+
+namespace hloc {
+namespace {
+
+GpuDeviceInfo H100() { return *GetGpuDeviceInfo("sm_90"); }
+
+TEST(LaunchDimsTest, KnownArchitectures) {
+  EXPECT_EQ(H100().core_count, 132);
+  EXPECT_EQ(GetGpuDeviceInfo("sm_80")->core_count, 108);
+  absl::StatusOr<GpuDeviceInfo> bad = GetGpuDeviceInfo("sm_12");
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("sm_80, sm_90"), std::string::npos);
+}
+
+TEST(LaunchDimsTest, LargeLoopsUse16ByteVectorsAndCoverEveryElement) {
+  LoopLaunch f32 = ComputeLoopLaunch(8192 * 8192, 4, H100());
+  EXPECT_EQ(f32.unroll, 4);
+  EXPECT_EQ(f32.threads_per_block, 256);
+  EXPECT_EQ(f32.dims.grid[0], 8192 * 8192 / (256 * 4));
+  EXPECT_EQ(ComputeLoopLaunch(8192 * 8192, 2, H100()).unroll, 8);
+  EXPECT_EQ(ComputeLoopLaunch(8192 * 8192, 8, H100()).unroll, 2);
+  EXPECT_EQ(ComputeLoopLaunch(8192 * 8192, 1, H100()).unroll, 8);
+  // Odd sizes: the last block is partial, nothing is left out.
+  for (int64_t n : {1, 31, 33, 1023, 1025, 1000003}) {
+    LoopLaunch l = ComputeLoopLaunch(n, 4, H100());
+    int64_t covered = l.dims.NumBlocks() * l.threads_per_block * l.unroll;
+    EXPECT_GE(covered, n) << n;
+    EXPECT_LT(covered - n, l.threads_per_block * l.unroll) << n;
+    EXPECT_EQ(l.threads_per_block % 32, 0) << n;
+  }
+}
+
+TEST(LaunchDimsTest, SmallLoopsSpreadOverTheSmsFirst) {
+  // 132 SMs x 256 threads: 64K f32 elements give every SM a block only
+  // with one element per thread.
+  LoopLaunch l = ComputeLoopLaunch(65536, 4, H100());
+  EXPECT_EQ(l.unroll, 1);
+  EXPECT_EQ(l.dims.grid[0], 256);
+  LoopLaunch tiny = ComputeLoopLaunch(5, 4, H100());
+  EXPECT_EQ(tiny.dims.grid[0], 1);
+  EXPECT_EQ(tiny.threads_per_block, 32);
+}
+
+TEST(LaunchDimsTest, EmptyLoopsLaunchNothing) {
+  EXPECT_EQ(ComputeLoopLaunch(0, 4, H100()).dims.NumBlocks(), 0);
+}
+
+TEST(LaunchDimsTest, IndexWidth) {
+  EXPECT_TRUE(Use32BitIndexing(int64_t{1} << 30, int64_t{1} << 30));
+  EXPECT_FALSE(Use32BitIndexing(int64_t{1} << 31, 1));
+  EXPECT_FALSE(Use32BitIndexing(1, int64_t{1} << 31));
+}
+
+TEST(LaunchDimsTest, RowReductionsWarpPerShortRowBlockPerLongRow) {
+  RowReductionLaunch short_rows = ComputeRowReductionLaunch(262144, 64, H100());
+  EXPECT_TRUE(short_rows.warp_per_row);
+  EXPECT_EQ(short_rows.rows_per_block, 8);
+  EXPECT_EQ(short_rows.dims.grid[0], 262144 / 8);
+  RowReductionLaunch long_rows = ComputeRowReductionLaunch(64, 1 << 20, H100());
+  EXPECT_FALSE(long_rows.warp_per_row);
+  EXPECT_EQ(long_rows.dims.grid[0], 64);
+  EXPECT_EQ(long_rows.rows_per_block, 1);
+}
+
+}  // namespace
+}  // namespace hloc

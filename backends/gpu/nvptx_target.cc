@@ -1,0 +1,254 @@
+#include "backends/gpu/nvptx_target.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/common/math_library.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Metadata.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+
+namespace hloc {
+namespace {
+
+constexpr char kTriple[] = "nvptx64-nvidia-cuda";
+// Address spaces of the NVPTX backend.
+constexpr unsigned kGlobalAddressSpace = 1;
+constexpr unsigned kSharedAddressSpace = 3;
+// Where libdevice lives in a CUDA toolkit.
+constexpr char kLibdeviceRelativePath[] = "nvvm/libdevice/libdevice.10.bc";
+constexpr char kLibdevicePrefix[] = "__nv_";
+
+// libdevice's functions are libm's names with a __nv_ prefix (__nv_expf,
+// __nv_exp, __nv_atan2f, ...), f32 and f64 alike.
+class LibdeviceMathLibrary : public MathLibrary {
+ public:
+  std::string FunctionName(MathFunction fn, llvm::Type* type) const override {
+    return kLibdevicePrefix + MathLibrary::FunctionName(fn, type);
+  }
+};
+
+void InitializeNvptxOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+class NvptxTarget : public GpuTarget {
+ public:
+  NvptxTarget(GpuDeviceInfo device, std::string cuda_path,
+              std::unique_ptr<llvm::TargetMachine> tm)
+      : GpuTarget(std::move(device)),
+        cuda_path_(std::move(cuda_path)),
+        tm_(std::move(tm)) {}
+
+  std::string triple() const override { return kTriple; }
+  std::string data_layout() const override {
+    return tm_->createDataLayout().getStringRepresentation();
+  }
+  std::string platform() const override { return "cuda"; }
+  std::string code_format() const override { return "ptx"; }
+
+  llvm::Value* EmitThreadId(int dim, llvm::IRBuilderBase* b) const override {
+    static constexpr llvm::Intrinsic::ID kIds[] = {
+        llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x,
+        llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y,
+        llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z};
+    return b->CreateIntrinsic(kIds[dim], {}, {});
+  }
+  llvm::Value* EmitBlockId(int dim, llvm::IRBuilderBase* b) const override {
+    static constexpr llvm::Intrinsic::ID kIds[] = {
+        llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+        llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+        llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z};
+    return b->CreateIntrinsic(kIds[dim], {}, {});
+  }
+  void EmitBarrier(llvm::IRBuilderBase* b) const override {
+    b->CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+  }
+  llvm::Value* EmitShuffleXorI32(llvm::Value* value, int lane_mask,
+                                 llvm::IRBuilderBase* b) const override {
+    // All 32 lanes take part; c = 0x1f: the whole warp is one segment.
+    return b->CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, {},
+                              {b->getInt32(0xffffffffu), value,
+                               b->getInt32(lane_mask), b->getInt32(0x1f)});
+  }
+  unsigned shared_address_space() const override { return kSharedAddressSpace; }
+  unsigned global_address_space() const override { return kGlobalAddressSpace; }
+
+  void MarkKernel(llvm::Function* fn,
+                  int64_t max_threads_per_block) const override {
+    llvm::Module* module = fn->getParent();
+    llvm::LLVMContext& ctx = module->getContext();
+    llvm::NamedMDNode* annotations =
+        module->getOrInsertNamedMetadata("nvvm.annotations");
+    auto i32 = [&](int64_t v) {
+      return llvm::ConstantAsMetadata::get(
+          llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), v));
+    };
+    llvm::Metadata* f = llvm::ConstantAsMetadata::get(fn);
+    annotations->addOperand(llvm::MDNode::get(
+        ctx, {f, llvm::MDString::get(ctx, "kernel"), i32(1)}));
+    // Lets ptxas budget registers for the block size we launch with.
+    annotations->addOperand(llvm::MDNode::get(
+        ctx,
+        {f, llvm::MDString::get(ctx, "maxntidx"), i32(max_threads_per_block)}));
+  }
+
+  const MathLibrary& math() const override { return math_; }
+
+  absl::StatusOr<std::string> CompileModule(
+      llvm::Module* module) const override {
+    module->setTargetTriple(kTriple);
+    module->setDataLayout(tm_->createDataLayout());
+    if (absl::Status s = LinkLibdevice(module); !s.ok()) return s;
+    std::string errors;
+    llvm::raw_string_ostream error_stream(errors);
+    if (llvm::verifyModule(*module, &error_stream)) {
+      return absl::InternalError(
+          absl::StrCat("GPU codegen produced invalid LLVM IR: ", errors));
+    }
+    Optimize(module);
+    llvm::SmallString<0> ptx;
+    {
+      llvm::raw_svector_ostream os(ptx);
+      llvm::legacy::PassManager pm;
+      if (tm_->addPassesToEmitFile(pm, os, nullptr,
+                                   llvm::CodeGenFileType::AssemblyFile)) {
+        return absl::InternalError("NVPTX target cannot emit PTX");
+      }
+      pm.run(*module);
+    }
+    return std::string(ptx.data(), ptx.size());
+  }
+
+ private:
+  // Links libdevice's functions the module calls (only those: LinkOnlyNeeded)
+  // and makes them internal, so they are inlined and their bodies dropped.
+  // nvvm-reflect-ftz = 0: libdevice's __nvvm_reflect("__CUDA_FTZ") branches
+  // keep denormals, as XLA does by default.
+  absl::Status LinkLibdevice(llvm::Module* module) const {
+    bool needed = false;
+    for (const llvm::Function& fn : *module) {
+      if (fn.isDeclaration() && fn.getName().starts_with(kLibdevicePrefix)) {
+        needed = true;
+      }
+    }
+    if (!needed) return absl::OkStatus();
+    std::string path = absl::StrCat(cuda_path_, "/", kLibdeviceRelativePath);
+    if (!llvm::sys::fs::exists(path)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "libdevice not found at ", path,
+          " (the module calls math functions; give the CUDA toolkit with "
+          "--cuda-path, CUDA_HOME or CUDA_PATH)"));
+    }
+    llvm::SMDiagnostic diagnostic;
+    std::unique_ptr<llvm::Module> libdevice =
+        llvm::parseIRFile(path, diagnostic, module->getContext());
+    if (libdevice == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot read libdevice ", path, ": ",
+                       std::string(diagnostic.getMessage())));
+    }
+    libdevice->setTargetTriple(module->getTargetTriple());
+    libdevice->setDataLayout(module->getDataLayout());
+    std::set<std::string> own;
+    for (const llvm::Function& fn : *module) {
+      if (!fn.isDeclaration()) own.insert(fn.getName().str());
+    }
+    module->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
+                          static_cast<uint32_t>(0));
+    if (llvm::Linker::linkModules(*module, std::move(libdevice),
+                                  llvm::Linker::Flags::LinkOnlyNeeded)) {
+      return absl::InternalError(absl::StrCat("cannot link libdevice ", path));
+    }
+    for (llvm::Function& fn : *module) {
+      if (!fn.isDeclaration() && own.count(fn.getName().str()) == 0) {
+        fn.setLinkage(llvm::GlobalValue::InternalLinkage);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  void Optimize(llvm::Module* module) const {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb(tm_.get());
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager mpm =
+        pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    mpm.run(*module, mam);
+  }
+
+  std::string cuda_path_;
+  std::unique_ptr<llvm::TargetMachine> tm_;
+  LibdeviceMathLibrary math_;
+};
+
+}  // namespace
+
+std::string FindCudaPath(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
+    const char* value = std::getenv(var);
+    if (value != nullptr && *value != '\0') return value;
+  }
+  return "/usr/local/cuda";
+}
+
+absl::StatusOr<std::unique_ptr<GpuTarget>> CreateNvptxTarget(
+    const std::string& arch, const std::string& cuda_path) {
+  absl::StatusOr<GpuDeviceInfo> device = GetGpuDeviceInfo(arch);
+  if (!device.ok()) return device.status();
+  InitializeNvptxOnce();
+  std::string error;
+  const llvm::Target* target =
+      llvm::TargetRegistry::lookupTarget(kTriple, error);
+  if (target == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("LLVM has no NVPTX target: ", error));
+  }
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      kTriple, arch, /*Features=*/"", options, llvm::Reloc::Static,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (tm == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("cannot create an NVPTX target machine for ", arch));
+  }
+  return std::unique_ptr<GpuTarget>(
+      new NvptxTarget(*std::move(device), cuda_path, std::move(tm)));
+}
+
+}  // namespace hloc
