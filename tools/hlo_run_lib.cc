@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "backends/cpu/aarch64_aot.h"
 #include "backends/cpu/cpu_compiler.h"
+#include "backends/gpu/gpu_compiler.h"
 #include "hlo/text/parser.h"
 #include "passes/pipelines.h"
 #include "runtime/object_loader.h"
@@ -123,13 +124,23 @@ HloRunPlatform CpuPlatform() {
   return platform;
 }
 
+// The cuda compiler: the cuda pipeline on a copy of the module, then
+// backends/gpu (PTX, and a cubin where ptxas is found).
+absl::StatusOr<Executable> CompileForCudaPlatform(const HloModule& module) {
+  std::unique_ptr<HloModule> optimized = module.Clone();
+  absl::StatusOr<HloPassPipeline> pipeline =
+      MakePipeline("cuda", PipelineOptions());
+  if (!pipeline.ok()) return pipeline.status();
+  absl::StatusOr<bool> changed = pipeline->Run(optimized.get());
+  if (!changed.ok()) return changed.status();
+  return CompileForGpu(*optimized);
+}
+
 }  // namespace
 
 HloRunPlatforms HloRunAllPlatforms() {
-  // backends/gpu supplies the cuda compiler once it exists; until then
-  // --platform=cuda runs saved executables only and says so for modules.
   return {InterpreterPlatform(), CpuPlatform(),
-          CudaHloRunPlatform(/*compiler=*/nullptr)};
+          CudaHloRunPlatform(CompileForCudaPlatform)};
 }
 
 std::vector<std::string> PlatformNames() {
