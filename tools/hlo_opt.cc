@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "backends/cpu/aarch64_aot.h"
 #include "backends/cpu/cpu_compiler.h"
+#include "backends/cpu/target_cpu.h"
 #include "hlo/module.h"
 #include "hlo/proto/proto_export.h"
 #include "hlo/text/printer.h"
@@ -38,6 +39,13 @@ const std::vector<FlagSpec>& Specs() {
        "what --platform=cpu code is for: host (default) or aarch64 (NEON; "
        "stages llvm-opt, asm, object)"},
       {"stage", true, "how far to compile (see --list-stages); default hlo"},
+      {"cpu", true,
+       "with --platform=cpu (host): compile for this x86-64 CPU (LLVM's "
+       "name: x86-64-v2, x86-64-v3, znver4, ...) instead of this host's, "
+       "e.g. one executable for a fleet of mixed hosts"},
+      {"features", true,
+       "with --platform=cpu (host): CPU features to add or remove "
+       "(+avx2,-avx512f)"},
       {"passes", true, "run these passes, comma-separated, instead"},
       {"list-passes", false, "print the passes --passes accepts"},
       {"list-stages", false, "print the stages --stage accepts"},
@@ -55,7 +63,8 @@ const std::vector<FlagSpec>& Specs() {
 // The stages hlo-opt can stop at, in compilation order. The GPU backends
 // will add ptx and hsaco.
 const std::vector<std::pair<std::string, std::string>>& Stages() {
-  static const auto* stages = new std::vector<std::pair<std::string, std::string>>{
+  static const auto* stages = new std::vector<
+      std::pair<std::string, std::string>>{
       {"hlo", "the optimised HLO module after the platform's pipeline"},
       {"buffer-assignment",
        "the CPU buffer plan: each value's size, live range and offset, and "
@@ -96,9 +105,9 @@ absl::StatusOr<std::string> Aarch64StageOutput(const HloModule& module,
   return compiled->executable.object_code;
 }
 
-// The CPU kernels' assembly for the host.
-absl::StatusOr<std::string> CpuAssembly(const HloModule& module) {
-  CpuCompileOptions options;
+// The CPU kernels' assembly for the host (or `options`' CPU).
+absl::StatusOr<std::string> CpuAssembly(const HloModule& module,
+                                        CpuCompileOptions options) {
   options.jit.keep_asm = true;
   absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
       CompileForCpu(module, options);
@@ -115,14 +124,14 @@ bool IsCpuStage(const std::string& stage) {
 
 absl::StatusOr<std::string> CpuStageOutput(const HloModule& module,
                                            const std::string& stage,
-                                           bool summary) {
+                                           bool summary,
+                                           CpuCompileOptions options) {
   if (stage == "buffer-assignment") {
     absl::StatusOr<BufferAssignment> assignment = AssignCpuBuffers(module);
     if (!assignment.ok()) return assignment.status();
     return assignment->ToString();
   }
-  if (stage == "llvm") return EmitCpuLlvmIr(module);
-  CpuCompileOptions options;
+  if (stage == "llvm") return EmitCpuLlvmIr(module, options.codegen);
   options.jit.keep_ir = stage == "llvm-opt";
   options.jit.keep_object = stage == "object";
   options.keep_executable = stage == "executable";
@@ -144,6 +153,7 @@ int Main(int argc, char** argv) {
   const std::string usage =
       "hlo-opt FILE|- [--format=hlo|pb] [--emit=hlo|pb] [-o OUT] "
       "[--platform=cpu|cuda|rocm] [--target=host|aarch64] [--stage=S] "
+      "[--cpu=NAME] [--features=+F,-G] "
       "[--passes=a,b,c] [--fusion-report] [--dump-dir=D]";
   absl::StatusOr<ParsedFlags> parsed = ParseFlags(argc, argv, Specs());
   if (!parsed.ok()) return Fail(2, parsed.status().message());
@@ -201,6 +211,24 @@ int Main(int argc, char** argv) {
   if (stage == "object" && !flags.Has("o")) {
     return Fail(2, "--stage=object writes a binary file: give -o FILE");
   }
+  // The CPU the host stages compile for, checked before any work.
+  CpuCompileOptions cpu_options;
+  if (flags.Has("cpu") || flags.Has("features")) {
+    if (!IsCpuStage(stage) && stage != "asm") {
+      return Fail(2,
+                  "--cpu and --features choose the CPU of --platform=cpu "
+                  "stages (llvm, llvm-opt, asm, object, executable)");
+    }
+    if (target != "host") {
+      return Fail(2, "--cpu and --features are for --target=host");
+    }
+    absl::StatusOr<TargetCpu> cpu =
+        ResolveTargetCpu(flags.Get("cpu"), flags.Get("features"));
+    if (!cpu.ok()) return Fail(2, cpu.status().message());
+    cpu_options.jit.cpu = cpu->name;
+    cpu_options.jit.cpu_features = cpu->features;
+    cpu_options.codegen.cpu_features = cpu->features;
+  }
 
   absl::StatusOr<std::unique_ptr<HloModule>> module =
       LoadModule(flags.positional[0], flags.Get("format"));
@@ -236,12 +264,12 @@ int Main(int argc, char** argv) {
     if (!text.ok()) return Fail(1, text.status().message());
     output = std::move(*text);
   } else if (stage == "asm") {
-    absl::StatusOr<std::string> assembly = CpuAssembly(**module);
+    absl::StatusOr<std::string> assembly = CpuAssembly(**module, cpu_options);
     if (!assembly.ok()) return Fail(1, assembly.status().message());
     output = std::move(*assembly);
   } else if (IsCpuStage(stage)) {
     absl::StatusOr<std::string> text =
-        CpuStageOutput(**module, stage, !flags.Has("o"));
+        CpuStageOutput(**module, stage, !flags.Has("o"), cpu_options);
     if (!text.ok()) return Fail(1, text.status().message());
     output = std::move(*text);
   } else if (emit == "pb") {

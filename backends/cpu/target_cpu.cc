@@ -24,20 +24,9 @@ void InitializeLlvmOnce() {
   std::call_once(once, [] { llvm::InitializeNativeTarget(); });
 }
 
-}  // namespace
-
-bool TargetCpu::Has(absl::string_view feature) const {
-  for (absl::string_view f : absl::StrSplit(features, ',')) {
-    if (f.size() == feature.size() + 1 && f[0] == '+' &&
-        f.substr(1) == feature) {
-      return true;
-    }
-  }
-  return false;
-}
-
-absl::StatusOr<TargetCpu> ResolveTargetCpu(absl::string_view cpu,
-                                           absl::string_view features) {
+// `cpu` empty: the host's.
+absl::StatusOr<TargetCpu> Resolve(absl::string_view cpu,
+                                  absl::string_view features) {
   InitializeLlvmOnce();
   const std::string triple = llvm::sys::getProcessTriple();
   std::string error;
@@ -50,10 +39,6 @@ absl::StatusOr<TargetCpu> ResolveTargetCpu(absl::string_view cpu,
 
   TargetCpu result;
   std::vector<std::string> requested;
-  if (cpu.empty()) {
-    const char* env = std::getenv("HLOC_CPU");
-    if (env != nullptr && *env != '\0') cpu = env;
-  }
   if (cpu.empty()) {
     result.name = llvm::sys::getHostCPUName().str();
     for (const auto& f : host) {
@@ -99,5 +84,28 @@ absl::StatusOr<TargetCpu> ResolveTargetCpu(absl::string_view cpu,
   result.features = absl::StrJoin(resolved, ",");
   return result;
 }
+
+}  // namespace
+
+bool TargetCpu::Has(absl::string_view feature) const {
+  for (absl::string_view f : absl::StrSplit(features, ',')) {
+    if (f.size() == feature.size() + 1 && f[0] == '+' &&
+        f.substr(1) == feature) {
+      return true;
+    }
+  }
+  return false;
+}
+
+absl::StatusOr<TargetCpu> ResolveTargetCpu(absl::string_view cpu,
+                                           absl::string_view features) {
+  if (cpu.empty()) {
+    const char* env = std::getenv("HLOC_CPU");
+    if (env != nullptr && *env != '\0') cpu = env;
+  }
+  return Resolve(cpu, features);
+}
+
+absl::StatusOr<TargetCpu> HostCpu() { return Resolve("", ""); }
 
 }  // namespace hloc

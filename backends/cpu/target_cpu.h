@@ -29,6 +29,9 @@ struct TargetCpu {
   bool Has(absl::string_view feature) const;
 };
 
+// This host's CPU and features as LLVM detects them (HLOC_CPU aside).
+absl::StatusOr<TargetCpu> HostCpu();
+
 // `cpu` empty: $HLOC_CPU if set, else the host's CPU. An unknown CPU or
 // feature name, or a feature without its + or -, is InvalidArgument.
 absl::StatusOr<TargetCpu> ResolveTargetCpu(absl::string_view cpu = "",
