@@ -12,6 +12,9 @@ APT_PACKAGES=(
   llvm-19-dev clang-19 lld-19 llvm-19-tools libomp-19-dev libzstd-dev
   libprotobuf-dev protobuf-compiler libabsl-dev libgtest-dev pkg-config
   rocm-device-libs gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
+  # hlo-bench's dot column compares with OpenBLAS (dlopen of
+  # libopenblas.so.0, the threaded build).
+  libopenblas0-pthread
 )
 
 # --- Python packages (pinned; for the Python that is first on PATH) ------------

@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "backends/cpu/aarch64_aot.h"
 #include "backends/cpu/cpu_compiler.h"
+#include "backends/cpu/target_cpu.h"
 #include "backends/gpu/device_info.h"
 #include "backends/gpu/gpu_compiler.h"
 #include "hlo/module.h"
@@ -47,6 +48,13 @@ const std::vector<FlagSpec>& Specs() {
       {"cuda-path", true,
        "the CUDA toolkit (libdevice, ptxas) for --platform=cuda; default "
        "$CUDA_HOME, $CUDA_PATH or /usr/local/cuda"},
+      {"cpu", true,
+       "with --platform=cpu (host): compile for this x86-64 CPU (LLVM's "
+       "name: x86-64-v2, x86-64-v3, znver4, ...) instead of this host's, "
+       "e.g. one executable for a fleet of mixed hosts"},
+      {"features", true,
+       "with --platform=cpu (host): CPU features to add or remove "
+       "(+avx2,-avx512f)"},
       {"passes", true, "run these passes, comma-separated, instead"},
       {"list-passes", false, "print the passes --passes accepts"},
       {"list-stages", false, "print the stages --stage accepts"},
@@ -126,9 +134,9 @@ absl::StatusOr<std::string> Aarch64StageOutput(const HloModule& module,
   return compiled->executable.object_code;
 }
 
-// The CPU kernels' assembly for the host.
-absl::StatusOr<std::string> CpuAssembly(const HloModule& module) {
-  CpuCompileOptions options;
+// The CPU kernels' assembly for the host (or `options`' CPU).
+absl::StatusOr<std::string> CpuAssembly(const HloModule& module,
+                                        CpuCompileOptions options) {
   options.jit.keep_asm = true;
   absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
       CompileForCpu(module, options);
@@ -145,14 +153,14 @@ bool IsCpuStage(const std::string& stage) {
 
 absl::StatusOr<std::string> CpuStageOutput(const HloModule& module,
                                            const std::string& stage,
-                                           bool summary) {
+                                           bool summary,
+                                           CpuCompileOptions options) {
   if (stage == "buffer-assignment") {
     absl::StatusOr<BufferAssignment> assignment = AssignCpuBuffers(module);
     if (!assignment.ok()) return assignment.status();
     return assignment->ToString();
   }
-  if (stage == "llvm") return EmitCpuLlvmIr(module);
-  CpuCompileOptions options;
+  if (stage == "llvm") return EmitCpuLlvmIr(module, options.codegen);
   options.jit.keep_ir = stage == "llvm-opt";
   options.jit.keep_object = stage == "object";
   options.keep_executable = stage == "executable";
@@ -174,7 +182,8 @@ int Main(int argc, char** argv) {
   const std::string usage =
       "hlo-opt FILE|- [--format=hlo|pb] [--emit=hlo|pb] [-o OUT] "
       "[--platform=cpu|cuda|rocm] [--target=host|aarch64] [--stage=S] "
-      "[--gpu-arch=sm_80|sm_90] [--cuda-path=DIR] "
+      "[--gpu-arch=sm_80|sm_90] [--cuda-path=DIR] [--cpu=NAME] "
+      "[--features=+F,-G] "
       "[--passes=a,b,c] [--fusion-report] [--dump-dir=D]";
   absl::StatusOr<ParsedFlags> parsed = ParseFlags(argc, argv, Specs());
   if (!parsed.ok()) return Fail(2, parsed.status().message());
@@ -238,24 +247,42 @@ int Main(int argc, char** argv) {
   if (target != "host" && target != "aarch64") {
     return Fail(2, "--target must be host or aarch64, not '" + target + "'");
   }
-  if (stage == "asm" && flags.Get("platform") != "cpu") {
-    return Fail(2, "--stage=asm needs --platform=cpu");
-  }
-  if (target == "aarch64" && IsCpuStage(stage) && !IsAarch64Stage(stage)) {
-    return Fail(2, "--stage=" + stage +
-                       " is for the host; --target=aarch64 has the stages "
-                       "llvm-opt, asm and object");
-  }
-  if (IsCpuStage(stage) && platform != "cpu" && !gpu_stage) {
-    return Fail(2, "--stage=" + stage + " needs --platform=cpu" +
-                       (HasStage(GpuStages(), stage) ? " or cuda" : ""));
-  }
-  if (!HasStage(CommonStages(), stage) && !IsCpuStage(stage) && !gpu_stage &&
-      !(target == "aarch64" && IsAarch64Stage(stage))) {
-    return Fail(2, "--stage=" + stage + " needs --platform=cuda");
+  // A stage past hlo belongs to the backends that declare it.
+  if (!HasStage(CommonStages(), stage)) {
+    if (!HasStage(BackendStages(platform), stage)) {
+      std::vector<std::string> owners;
+      for (const std::string& p : ListPlatforms()) {
+        if (HasStage(BackendStages(p), stage)) owners.push_back(p);
+      }
+      return Fail(2, "--stage=" + stage +
+                         " needs --platform=" + absl::StrJoin(owners, " or "));
+    }
+    if (target == "aarch64" && !IsAarch64Stage(stage)) {
+      return Fail(2, "--stage=" + stage +
+                         " is for the host; --target=aarch64 has the stages "
+                         "llvm-opt, asm and object");
+    }
   }
   if (stage == "object" && !flags.Has("o")) {
     return Fail(2, "--stage=object writes a binary file: give -o FILE");
+  }
+  // The CPU the host stages compile for, checked before any work.
+  CpuCompileOptions cpu_options;
+  if (flags.Has("cpu") || flags.Has("features")) {
+    if (!IsCpuStage(stage) && stage != "asm") {
+      return Fail(2,
+                  "--cpu and --features choose the CPU of --platform=cpu "
+                  "stages (llvm, llvm-opt, asm, object, executable)");
+    }
+    if (target != "host") {
+      return Fail(2, "--cpu and --features are for --target=host");
+    }
+    absl::StatusOr<TargetCpu> cpu =
+        ResolveTargetCpu(flags.Get("cpu"), flags.Get("features"));
+    if (!cpu.ok()) return Fail(2, cpu.status().message());
+    cpu_options.jit.cpu = cpu->name;
+    cpu_options.jit.cpu_features = cpu->features;
+    cpu_options.codegen.cpu_features = cpu->features;
   }
 
   absl::StatusOr<std::unique_ptr<HloModule>> module =
@@ -302,12 +329,12 @@ int Main(int argc, char** argv) {
     if (!text.ok()) return Fail(1, text.status().message());
     output = std::move(*text);
   } else if (stage == "asm") {
-    absl::StatusOr<std::string> assembly = CpuAssembly(**module);
+    absl::StatusOr<std::string> assembly = CpuAssembly(**module, cpu_options);
     if (!assembly.ok()) return Fail(1, assembly.status().message());
     output = std::move(*assembly);
   } else if (IsCpuStage(stage)) {
     absl::StatusOr<std::string> text =
-        CpuStageOutput(**module, stage, !flags.Has("o"));
+        CpuStageOutput(**module, stage, !flags.Has("o"), cpu_options);
     if (!text.ok()) return Fail(1, text.status().message());
     output = std::move(*text);
   } else if (emit == "pb") {
