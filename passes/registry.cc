@@ -14,6 +14,7 @@
 #include "passes/fusion/row_reduction_fusion.h"
 #include "passes/simplification.h"
 #include "passes/simplifier/algebraic_simplifier.h"
+#include "passes/simplify_fp_conversions.h"
 #include "passes/tuple_simplifier.h"
 
 namespace hloc {
@@ -57,8 +58,7 @@ const PassEntry kPasses[] = {
     {"instruction-fusion",
      "producer-consumer fusion into kLoop and kInput (reduction) fusions",
      Make<InstructionFusion>},
-    {"multi-output-fusion",
-     "sibling and producer-consumer multi-output fusion",
+    {"multi-output-fusion", "sibling and producer-consumer multi-output fusion",
      Make<MultiOutputFusion>},
     {"row-reduction-fusion",
      "row reductions with their prologue and epilogue as one kernel (GPU)",
@@ -66,6 +66,10 @@ const PassEntry kPasses[] = {
     {"simplify",
      "call-inliner, then all simplification passes to a fixed point",
      MakeSimplify},
+    {"simplify-fp-conversions",
+     "excess precision: widened bf16/f16 dots computed in f32, float convert "
+     "chains collapsed (XLA's xla_allow_excess_precision)",
+     Make<SimplifyFpConversions>},
     {"tuple-simplifier", "gte(tuple) and tuple(gte...) round trips",
      Make<TupleSimplifier>},
 };
