@@ -19,12 +19,12 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "runtime/denormals.h"
 
 // libgomp's entry points the kernels call (the program links libgomp
-// through -fopenmp; see ir_emitter.h).
+// through -fopenmp; see ir_emitter.h). GOMP_parallel goes through
+// runtime/denormals.h, which gives the workers the caller's denormal mode.
 extern "C" {
-void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads,
-                   unsigned flags);
 int omp_get_thread_num(void);
 int omp_get_num_threads(void);
 }
@@ -141,7 +141,8 @@ absl::StatusOr<std::unique_ptr<JitModule>> JitModule::Create(
         llvm::orc::ExecutorAddr::fromPtr(address),
         llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
   };
-  define("GOMP_parallel", reinterpret_cast<void*>(&GOMP_parallel));
+  define("GOMP_parallel",
+         reinterpret_cast<void*>(&ParallelInCallersDenormalMode));
   define("omp_get_thread_num", reinterpret_cast<void*>(&omp_get_thread_num));
   define("omp_get_num_threads", reinterpret_cast<void*>(&omp_get_num_threads));
   if (llvm::Error e =
