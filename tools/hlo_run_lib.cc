@@ -46,6 +46,16 @@ const std::vector<FlagSpec>& Specs() {
        "R: relative tolerance for float outputs (default: by type)"},
       {"atol", true,
        "A: absolute tolerance for float outputs (default: by type)"},
+      {"expect-tf32", false,
+       "the --expect outputs came from a GPU that ran default-precision f32 "
+       "dots/convolutions in TF32 (XLA:GPU on NVIDIA): allow 2^-10 of the "
+       "largest |expected| on f32 outputs of such modules"},
+      {"allow-excess-precision", true,
+       "true|false: let --platform=cpu keep values more precise than their "
+       "bf16/f16 types, as XLA does (default true)"},
+      {"denormals", true,
+       "flush|keep: flush f32/f64 denormals to zero as XLA's runtimes do "
+       "(default), or keep them (IEEE)"},
       {"output", true, "DIR: write output i to DIR/out<i>.npy"},
       {"format", true,
        "hlo|pb|hloexe: module or saved executable (default: by extension)"},
@@ -199,7 +209,10 @@ int CompareWithExpected(const HloModule& module, const HloRunOptions& options,
   std::vector<std::string> details;
   bool all_ok = true;
   for (int64_t i = 0; i < n; ++i) {
-    Tolerance tolerance = DefaultToleranceFor(module, expected[i]);
+    ToleranceOptions tolerance_options;
+    tolerance_options.expected_used_tf32 = options.expect_tf32;
+    Tolerance tolerance =
+        DefaultToleranceFor(module, expected[i], tolerance_options);
     const bool exact = tolerance.rtol == 0 && tolerance.atol == 0;
     if (!exact && options.rtol) tolerance.rtol = *options.rtol;
     if (!exact && options.atol) tolerance.atol = *options.atol;
@@ -287,6 +300,20 @@ absl::StatusOr<HloRunOptions> ParseHloRunOptions(
   absl::Status status = ParseTolerance(flags, "rtol", &options.rtol);
   if (status.ok()) status = ParseTolerance(flags, "atol", &options.atol);
   if (!status.ok()) return status;
+  options.expect_tf32 = flags.Has("expect-tf32");
+  const std::string excess = flags.Get("allow-excess-precision", "true");
+  if (excess != "true" && excess != "false") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "flag --allow-excess-precision: '", excess, "' is not true or false"));
+  }
+  options.allow_excess_precision = excess == "true";
+  const std::string denormals = flags.Get("denormals", "flush");
+  if (denormals != "flush" && denormals != "keep") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "flag --denormals: '", denormals, "' is not flush or keep"));
+  }
+  options.denormals =
+      denormals == "flush" ? DenormalMode::kFlush : DenormalMode::kKeep;
   if (flags.positional.empty()) {
     return absl::InvalidArgumentError("no module file given");
   }
@@ -313,24 +340,37 @@ double MillisecondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+// A copy of `module` after the cpu pipeline.
+absl::StatusOr<std::unique_ptr<HloModule>> OptimizeForCpu(
+    const HloModule& module, const HloRunOptions& options) {
+  std::unique_ptr<HloModule> optimized = module.Clone();
+  PipelineOptions pipeline_options;
+  pipeline_options.allow_excess_precision = options.allow_excess_precision;
+  absl::StatusOr<HloPassPipeline> pipeline =
+      MakePipeline("cpu", pipeline_options);
+  if (!pipeline.ok()) return pipeline.status();
+  absl::StatusOr<bool> changed = pipeline->Run(optimized.get());
+  if (!changed.ok()) return changed.status();
+  return optimized;
+}
+
 // The cpu platform: the cpu pipeline (simplification and fusion) on a copy
 // of the module, then LLVM code generation, JIT and a run. Compile and run
 // times go to stderr so the result table on stdout stays comparable.
 absl::StatusOr<Literal> RunOnCpuPlatform(const HloModule& module,
-                                         absl::Span<const Literal> arguments) {
+                                         absl::Span<const Literal> arguments,
+                                         const HloRunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<HloModule> optimized = module.Clone();
-  absl::StatusOr<HloPassPipeline> pipeline =
-      MakePipeline("cpu", PipelineOptions());
-  if (!pipeline.ok()) return pipeline.status();
-  absl::StatusOr<bool> changed = pipeline->Run(optimized.get());
-  if (!changed.ok()) return changed.status();
+  absl::StatusOr<std::unique_ptr<HloModule>> optimized =
+      OptimizeForCpu(module, options);
+  if (!optimized.ok()) return optimized.status();
   absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
-      CompileForCpu(*optimized);
+      CompileForCpu(**optimized);
   if (!executable.ok()) return executable.status();
   const double compile_ms = MillisecondsSince(start);
   const auto run_start = std::chrono::steady_clock::now();
-  absl::StatusOr<Literal> result = (*executable)->Run(arguments);
+  absl::StatusOr<Literal> result =
+      (*executable)->Run(arguments, options.denormals);
   std::cerr << absl::StrFormat("cpu: compiled in %.1f ms, ran in %.3f ms\n",
                                compile_ms, MillisecondsSince(run_start));
   return result;
@@ -339,15 +379,13 @@ absl::StatusOr<Literal> RunOnCpuPlatform(const HloModule& module,
 // --platform=cpu --target=aarch64: the same pipeline, then AArch64 object
 // code linked with the AOT driver and run under qemu (aarch64_aot.h).
 absl::StatusOr<Literal> RunOnAarch64Platform(
-    const HloModule& module, absl::Span<const Literal> arguments) {
+    const HloModule& module, absl::Span<const Literal> arguments,
+    const HloRunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<HloModule> optimized = module.Clone();
-  absl::StatusOr<HloPassPipeline> pipeline =
-      MakePipeline("cpu", PipelineOptions());
-  if (!pipeline.ok()) return pipeline.status();
-  absl::StatusOr<bool> changed = pipeline->Run(optimized.get());
-  if (!changed.ok()) return changed.status();
-  absl::StatusOr<Aarch64AotModule> compiled = CompileForAarch64(*optimized);
+  absl::StatusOr<std::unique_ptr<HloModule>> optimized =
+      OptimizeForCpu(module, options);
+  if (!optimized.ok()) return optimized.status();
+  absl::StatusOr<Aarch64AotModule> compiled = CompileForAarch64(**optimized);
   if (!compiled.ok()) return compiled.status();
   const double compile_ms = MillisecondsSince(start);
   Aarch64RunStats stats;
@@ -398,25 +436,48 @@ absl::StatusOr<std::unique_ptr<HloModule>> LoadSavedExecutable(
   return module;
 }
 
-absl::StatusOr<Literal> RunSavedExecutable(
-    LoadedCpuExecutable& executable, absl::Span<const Literal> arguments) {
+absl::StatusOr<Literal> RunSavedExecutable(LoadedCpuExecutable& executable,
+                                           absl::Span<const Literal> arguments,
+                                           DenormalMode denormals) {
   const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<Literal> result = executable.Run(arguments);
+  absl::StatusOr<Literal> result = executable.Run(arguments, denormals);
   std::cerr << absl::StrFormat("cpu: ran in %.3f ms\n",
                                MillisecondsSince(start));
   return result;
 }
 
+// The reference evaluator is IEEE C++ code: in flush mode it runs with
+// flush-to-zero set and its inputs' denormals flushed (runtime/denormals.h
+// says why both), so it computes what XLA's runtimes compute.
+absl::StatusOr<Literal> RunOnInterpreter(const HloModule& module,
+                                         absl::Span<const Literal> arguments,
+                                         DenormalMode denormals) {
+  if (denormals == DenormalMode::kKeep) {
+    return EvaluateModule(module, arguments);
+  }
+  std::vector<Literal> flushed(arguments.begin(), arguments.end());
+  for (Literal& argument : flushed) FlushDenormals(&argument);
+  const ScopedDenormalMode mode(denormals);
+  return EvaluateModule(module, flushed);
+}
+
 }  // namespace
 
-absl::StatusOr<PlatformRunner> GetPlatform(absl::string_view name) {
+absl::StatusOr<PlatformRunner> GetPlatform(absl::string_view name,
+                                           const HloRunOptions& options) {
   if (name == "interpreter") {
-    return PlatformRunner(
-        [](const HloModule& module, absl::Span<const Literal> arguments) {
-          return EvaluateModule(module, arguments);
-        });
+    const DenormalMode denormals = options.denormals;
+    return PlatformRunner([denormals](const HloModule& module,
+                                      absl::Span<const Literal> arguments) {
+      return RunOnInterpreter(module, arguments, denormals);
+    });
   }
-  if (name == "cpu") return PlatformRunner(RunOnCpuPlatform);
+  if (name == "cpu") {
+    return PlatformRunner([options](const HloModule& module,
+                                    absl::Span<const Literal> arguments) {
+      return RunOnCpuPlatform(module, arguments, options);
+    });
+  }
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown platform '", name,
       "' (available: ", absl::StrJoin(PlatformNames(), ", "), ")"));
@@ -489,8 +550,12 @@ std::vector<Literal> FlattenResult(Literal result) {
 int RunHloRun(const HloRunOptions& options, std::ostream& out,
               std::ostream& err) {
   absl::StatusOr<PlatformRunner> platform =
-      options.target == "aarch64" ? PlatformRunner(RunOnAarch64Platform)
-                                  : GetPlatform(options.platform);
+      options.target == "aarch64"
+          ? PlatformRunner([&options](const HloModule& module,
+                                      absl::Span<const Literal> arguments) {
+              return RunOnAarch64Platform(module, arguments, options);
+            })
+          : GetPlatform(options.platform, options);
   if (!platform.ok()) {
     err << "hlo-run: error: " << platform.status().message() << "\n";
     return kHloRunBadInput;
@@ -533,9 +598,9 @@ int RunHloRun(const HloRunOptions& options, std::ostream& out,
     return kHloRunBadInput;
   }
 
-  absl::StatusOr<Literal> result = saved != nullptr
-                                       ? RunSavedExecutable(*saved, *inputs)
-                                       : (*platform)(**module, *inputs);
+  absl::StatusOr<Literal> result =
+      saved != nullptr ? RunSavedExecutable(*saved, *inputs, options.denormals)
+                       : (*platform)(**module, *inputs);
   if (!result.ok()) {
     err << "hlo-run: error: " << options.platform << " failed to run "
         << options.module_path << ": " << result.status().message() << "\n";

@@ -3,7 +3,8 @@
 //
 //   hlo-run MODULE.{hlo,pb,hloexe} [--inputs=DIR | --random-inputs=SEED]
 //           [--platform=interpreter|cpu] [--target=host|aarch64]
-//           [--expect=DIR] [--rtol=R] [--atol=A]
+//           [--expect=DIR] [--rtol=R] [--atol=A] [--expect-tf32]
+//           [--allow-excess-precision=true|false] [--denormals=flush|keep]
 //           [--output=DIR] [--format=hlo|pb|hloexe]
 //
 // A .hloexe file (hlo-opt --platform=cpu --stage=executable -o F.hloexe)
@@ -15,9 +16,20 @@
 // entry parameter i, out<i>.npy is leaf i of the result (a tuple result
 // flattened depth-first, in order). With --expect, one table row per output:
 // name, shape, max abs error, max rel error, mismatches, tolerance used.
-// Tolerances default per element type, wider for modules with accumulating
-// ops (runtime/compare.h); --rtol / --atol override them for float outputs
-// (integers and predicates always compare exactly).
+// Tolerances default per element type -- the least precise float type the
+// module computes in -- wider for modules with accumulating ops
+// (runtime/compare.h); --rtol / --atol override them for float outputs
+// (integers and predicates always compare exactly). --expect-tf32 says the
+// expected outputs came from a GPU that ran default-precision f32 dots and
+// convolutions in TF32 (XLA:GPU on NVIDIA, e.g. the shared corpus): their f32
+// outputs then also allow 2^-10 of the largest |expected| value.
+//
+// Numerics as XLA's by default: --platform=cpu runs the cpu pipeline with
+// excess precision allowed (passes/simplify_fp_conversions.h;
+// --allow-excess-precision=false keeps every bf16/f16 rounding), and every
+// platform flushes f32/f64 denormals to zero (runtime/denormals.h; the
+// interpreter gets flushed inputs and runs in flush-to-zero mode);
+// --denormals=keep gives IEEE gradual underflow instead.
 //
 // Random inputs (--random-inputs=SEED) depend only on the seed, the
 // parameter number and its shape: floats uniform in [-1, 1) (complex: both
@@ -41,6 +53,7 @@
 #include "absl/types/span.h"
 #include "hlo/literal.h"
 #include "hlo/module.h"
+#include "runtime/denormals.h"
 
 namespace hloc {
 
@@ -63,6 +76,11 @@ struct HloRunOptions {
   std::string expect_dir;
   std::optional<double> rtol;
   std::optional<double> atol;
+  // The expected outputs came from a GPU that used TF32 (see above).
+  bool expect_tf32 = false;
+  // PipelineOptions::allow_excess_precision for --platform=cpu.
+  bool allow_excess_precision = true;
+  DenormalMode denormals = DenormalMode::kFlush;
   std::string output_dir;
   bool help = false;
 };
@@ -79,9 +97,11 @@ std::string HloRunUsage();
 using PlatformRunner = std::function<absl::StatusOr<Literal>(
     const HloModule& module, absl::Span<const Literal> arguments)>;
 
-// The --platform names hlo-run knows, and the runner of one.
+// The --platform names hlo-run knows, and the runner of one, set up as
+// `options` say (excess precision, denormals).
 std::vector<std::string> PlatformNames();
-absl::StatusOr<PlatformRunner> GetPlatform(absl::string_view name);
+absl::StatusOr<PlatformRunner> GetPlatform(absl::string_view name,
+                                           const HloRunOptions& options);
 
 // Reads DIR/in<i>.npy for every entry parameter, checking the count, element
 // types and shapes; errors name the parameter.
