@@ -6,12 +6,12 @@
 #include "hlo/float16.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "runtime/denormals.h"
 
 // libgomp's entry points the kernels call (the program links libgomp
-// through -fopenmp).
+// through -fopenmp). GOMP_parallel goes through runtime/denormals.h, which
+// gives the workers the caller's denormal mode.
 extern "C" {
-void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads,
-                   unsigned flags);
 int omp_get_thread_num(void);
 int omp_get_num_threads(void);
 }
@@ -48,7 +48,8 @@ uint16_t GnuF2HIeee(float x) { return FloatToHalfBits(x); }
 
 std::vector<std::pair<const char*, void*>> KernelRuntimeSymbols() {
   return {
-      {"GOMP_parallel", reinterpret_cast<void*>(&GOMP_parallel)},
+      {"GOMP_parallel",
+       reinterpret_cast<void*>(&ParallelInCallersDenormalMode)},
       {"omp_get_thread_num", reinterpret_cast<void*>(&omp_get_thread_num)},
       {"omp_get_num_threads", reinterpret_cast<void*>(&omp_get_num_threads)},
       {"__extendhfsf2", reinterpret_cast<void*>(&ExtendHfSf2)},

@@ -54,8 +54,9 @@ class LoadedCpuExecutable {
       Executable executable);
   ~LoadedCpuExecutable();
 
-  absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments) {
-    return executor_->Run(arguments);
+  absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments,
+                              DenormalMode denormals = DenormalMode::kFlush) {
+    return executor_->Run(arguments, denormals);
   }
   const Executable& executable() const { return executor_->executable(); }
   int64_t fallback_runs() const { return executor_->fallback_runs(); }

@@ -64,6 +64,9 @@ const std::vector<FlagSpec>& Specs() {
       {"stats", false, "print pass statistics to stderr"},
       {"no-verify-each", false, "skip the verifier between passes"},
       {"print-metadata", true, "print metadata={...} (true/false)"},
+      {"allow-excess-precision", true,
+       "true|false: --platform's pipeline may keep values more precise than "
+       "their bf16/f16 types, as XLA does (default true)"},
       {"help", false, "print this help"},
   };
   return *specs;
@@ -243,6 +246,10 @@ int Main(int argc, char** argv) {
   if (flags.Has("passes") && flags.Has("platform")) {
     return Fail(2, "give either --passes or --platform, not both");
   }
+  const std::string excess = flags.Get("allow-excess-precision", "true");
+  if (excess != "true" && excess != "false") {
+    return Fail(2, "--allow-excess-precision must be true or false");
+  }
   const std::string target = flags.Get("target", "host");
   if (target != "host" && target != "aarch64") {
     return Fail(2, "--target must be host or aarch64, not '" + target + "'");
@@ -292,6 +299,7 @@ int Main(int argc, char** argv) {
   PipelineOptions options;
   options.verify = !flags.Has("no-verify-each");
   options.dump_dir = flags.Get("dump-dir");
+  options.allow_excess_precision = excess == "true";
   FusionReport report;
   std::optional<HloPassPipeline> pipeline;
   if (flags.Has("passes")) {
