@@ -13,7 +13,7 @@
 #
 # XLA:GPU computed these outputs with TF32 f32 dots and convolutions, so
 # modules with default-precision f32 contractions are compared with the
-# TF32 allowance (hlo-run --expected-tf32), as runtime/compare.h describes.
+# TF32 allowance (hlo-run --expect-tf32), as runtime/compare.h describes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,7 +44,7 @@ compile() {
   fi
   cp "$data"/in*.npy "$dir/" 2>/dev/null || true
   cp "$data"/out*.npy "$dir/" 2>/dev/null || true
-  echo "--expected-tf32" > "$dir/flags"
+  echo "--expect-tf32" > "$dir/flags"
   rm -f "$dir/log"
 }
 
