@@ -65,6 +65,11 @@ absl::StatusOr<LaunchDims> EmitScatterKernel(const KernelRequest& request,
                                              const HloInstruction* scatter,
                                              int step);
 
+// A select-and-scatter (select_and_scatter_emitter.cc): step 0 fills the
+// output with the init value, step 1 scatters.
+absl::StatusOr<LaunchDims> EmitSelectAndScatterKernel(
+    const KernelRequest& request, const HloInstruction* hlo, int step);
+
 }  // namespace hloc
 
 #endif  // BACKENDS_GPU_KERNEL_EMITTERS_H_

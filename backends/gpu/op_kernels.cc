@@ -12,6 +12,8 @@ int OpKernelSteps(const KernelRequest& request, const HloInstruction* op) {
       return 1;
     case HloOpcode::kScatter:
       return ScatterKernelSteps(request, op);
+    case HloOpcode::kSelectAndScatter:
+      return 2;
     default:
       return 0;
   }
@@ -26,6 +28,8 @@ absl::StatusOr<LaunchDims> EmitOpKernel(const KernelRequest& request,
       return EmitTopKKernel(request, op);
     case HloOpcode::kScatter:
       return EmitScatterKernel(request, op, step);
+    case HloOpcode::kSelectAndScatter:
+      return EmitSelectAndScatterKernel(request, op, step);
     default:
       return CodegenUnimplemented(*op, "no GPU kernel of its own");
   }

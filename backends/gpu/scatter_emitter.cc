@@ -6,13 +6,10 @@
 //      full dimension numbers, scatter_analysis.h); a window whose start is
 //      out of bounds is skipped whole, as XLA does; the combiner then runs
 //      on the output element:
-//      - unique_indices: load, combine, store (no two threads meet);
-//      - add of f32/f64/integers, min/max of integers: one atomicrmw;
-//      - a combiner that returns the update: a plain store;
-//      - any other combiner of a 32- or 64-bit type: a compare-and-swap
-//        loop around the inlined combiner;
-//      - anything else (several operands, 8/16-bit types): a single thread
-//        walks every update in order.
+//      atomically as atomic_combine.h says (load-combine-store with
+//      unique_indices: no two threads meet); where no atomic exists
+//      (several operands, 8/16-bit types), a single thread walks every
+//      update in order.
 //      With atomics, duplicate indices are combined in an unspecified order,
 //      so a float sum may differ in its last bits from run to run (XLA:GPU
 //      does the same); the single-thread path is exactly the serial order.
@@ -20,6 +17,7 @@
 
 #include "backends/common/loop_emitter.h"
 #include "backends/common/scatter_analysis.h"
+#include "backends/gpu/atomic_combine.h"
 #include "backends/gpu/kernel_builder.h"
 #include "backends/gpu/kernel_emitters.h"
 #include "backends/gpu/launch_dims.h"
@@ -30,64 +28,6 @@
 
 namespace hloc {
 namespace {
-
-enum class Combine { kPlain, kAtomicRmw, kStore, kCompareAndSwap, kSerial };
-
-struct CombinePlan {
-  Combine how;
-  llvm::AtomicRMWInst::BinOp op = llvm::AtomicRMWInst::BAD_BINOP;
-};
-
-// The atomicrmw that computes `root(p0, p1)` in place, if there is one.
-llvm::AtomicRMWInst::BinOp AtomicOp(HloOpcode opcode, PrimitiveType type) {
-  const bool is_float = type == F32 || type == F64;
-  const bool is_int = type == S32 || type == U32 || type == S64 || type == U64;
-  const bool is_signed = type == S32 || type == S64;
-  switch (opcode) {
-    case HloOpcode::kAdd:
-      if (is_float) return llvm::AtomicRMWInst::FAdd;
-      if (is_int) return llvm::AtomicRMWInst::Add;
-      break;
-    case HloOpcode::kMaximum:
-      if (is_int) {
-        return is_signed ? llvm::AtomicRMWInst::Max : llvm::AtomicRMWInst::UMax;
-      }
-      break;
-    case HloOpcode::kMinimum:
-      if (is_int) {
-        return is_signed ? llvm::AtomicRMWInst::Min : llvm::AtomicRMWInst::UMin;
-      }
-      break;
-    default:
-      break;
-  }
-  return llvm::AtomicRMWInst::BAD_BINOP;
-}
-
-CombinePlan PlanCombine(const HloInstruction& scatter, int64_t n) {
-  if (scatter.attrs().unique_indices) return {Combine::kPlain};
-  if (n != 1) return {Combine::kSerial};
-  const PrimitiveType type = scatter.operand(0)->shape().element_type();
-  const HloInstruction* root = scatter.to_apply()->root_instruction();
-  if (root->opcode() == HloOpcode::kParameter &&
-      root->parameter_number() == 1) {
-    return {Combine::kStore};
-  }
-  if (root->operand_count() == 2 &&
-      root->operand(0)->opcode() == HloOpcode::kParameter &&
-      root->operand(1)->opcode() == HloOpcode::kParameter &&
-      root->operand(0) != root->operand(1)) {
-    llvm::AtomicRMWInst::BinOp op = AtomicOp(root->opcode(), type);
-    if (op != llvm::AtomicRMWInst::BAD_BINOP) {
-      return {Combine::kAtomicRmw, op};
-    }
-  }
-  const int64_t bytes = ByteWidth(type);
-  if (type != PRED && (bytes == 4 || bytes == 8)) {
-    return {Combine::kCompareAndSwap};
-  }
-  return {Combine::kSerial};
-}
 
 // The kernel parameter (operand number) whose buffer output `k` of the
 // scatter would reuse in place: the scatter's operand k, itself or a
@@ -144,35 +84,6 @@ absl::StatusOr<LaunchDims> EmitCopyKernel(const KernelRequest& request,
   return launch.dims;
 }
 
-// `combine(old, update)` stored into *ptr by compare-and-swap until no other
-// thread changed the element in between.
-absl::Status EmitCompareAndSwap(
-    llvm::Value* ptr, llvm::Type* type, llvm::Value* update,
-    const std::function<absl::StatusOr<llvm::Value*>(llvm::Value*,
-                                                     llvm::Value*)>& combine,
-    llvm::IRBuilderBase* b) {
-  llvm::Type* bits = b->getIntNTy(type->getPrimitiveSizeInBits());
-  llvm::Function* fn = b->GetInsertBlock()->getParent();
-  llvm::LLVMContext& ctx = b->getContext();
-  llvm::Value* initial = b->CreateLoad(bits, ptr);
-  llvm::BasicBlock* entry = b->GetInsertBlock();
-  llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx, "cas.loop", fn);
-  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx, "cas.done", fn);
-  b->CreateBr(loop);
-  b->SetInsertPoint(loop);
-  llvm::PHINode* old = b->CreatePHI(bits, 2);
-  old->addIncoming(initial, entry);
-  HLOC_ASSIGN_OR_RETURN(llvm::Value * value,
-                        combine(b->CreateBitCast(old, type), update));
-  llvm::Value* pair = b->CreateAtomicCmpXchg(
-      ptr, old, b->CreateBitCast(value, bits), llvm::MaybeAlign(),
-      llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
-  old->addIncoming(b->CreateExtractValue(pair, {0}), b->GetInsertBlock());
-  b->CreateCondBr(b->CreateExtractValue(pair, {1}), done, loop);
-  b->SetInsertPoint(done);
-  return absl::OkStatus();
-}
-
 // Step 2: the updates.
 absl::StatusOr<LaunchDims> EmitUpdateKernel(const KernelRequest& request,
                                             const HloInstruction* scatter,
@@ -185,16 +96,21 @@ absl::StatusOr<LaunchDims> EmitUpdateKernel(const KernelRequest& request,
   const Shape& idx_shape = scatter->operand(n)->shape();
   const Shape& upd_shape = scatter->operand(n + 1)->shape();
   const int64_t rank = op_shape.rank();
-  const CombinePlan plan = PlanCombine(*scatter, n);
+  // Several operands are combined together: no atomic covers them.
+  const CombinePlan plan =
+      n == 1 ? PlanCombine(scatter->to_apply(), op_shape.element_type(),
+                           scatter->attrs().unique_indices)
+             : CombinePlan{scatter->attrs().unique_indices ? Combine::kPlain
+                                                           : Combine::kNone};
+  const bool serial = plan.how == Combine::kNone;
   for (int64_t k = 0; k < n; ++k) {
     if (ByteWidth(scatter->operand(k)->shape().element_type()) == 0) {
       return CodegenUnimplemented(*scatter, "scatter operand type");
     }
   }
   LoopLaunch launch;
-  if (plan.how == Combine::kSerial) {
+  if (serial) {
     launch.threads_per_block = 1;
-    launch.elements = upd_shape.ElementCount();
   } else {
     launch =
         ComputeLoopLaunch(upd_shape.ElementCount(), WidestOutputBytes(info),
@@ -261,59 +177,38 @@ absl::StatusOr<LaunchDims> EmitUpdateKernel(const KernelRequest& request,
               HLOC_ASSIGN_OR_RETURN(llvm::Value * v, updates[k](u));
               values.push_back(v);
             }
-            const IrArray& out0 = kernel.output(0);
-            switch (plan.how) {
-              case Combine::kStore:
-                return out0.EmitWrite(target, values[0], b);
-              case Combine::kAtomicRmw:
-                b->CreateAtomicRMW(plan.op, out0.EmitElementPointer(target, b),
-                                   values[0], llvm::MaybeAlign(),
-                                   llvm::AtomicOrdering::Monotonic);
-                return absl::OkStatus();
-              case Combine::kCompareAndSwap:
-                return EmitCompareAndSwap(
-                    out0.EmitElementPointer(target, b), values[0]->getType(),
-                    values[0],
-                    [&](llvm::Value* old, llvm::Value* update) {
-                      return kernel.elemental()->EmitScalarComputation(
-                          scatter->to_apply(), {old, update});
-                    },
-                    b);
-              case Combine::kPlain:
-              case Combine::kSerial: {
-                std::vector<llvm::Value*> args;
-                for (int64_t k = 0; k < n; ++k) {
-                  HLOC_ASSIGN_OR_RETURN(llvm::Value * old,
-                                        kernel.output(k).EmitRead(target, b));
-                  args.push_back(old);
-                }
-                args.insert(args.end(), values.begin(), values.end());
-                HLOC_ASSIGN_OR_RETURN(llvm::Value * r,
-                                      kernel.elemental()->EmitScalarComputation(
-                                          scatter->to_apply(), args));
-                for (int64_t k = 0; k < n; ++k) {
-                  llvm::Value* v = n == 1 ? r
-                                          : b->CreateExtractValue(
-                                                r, {static_cast<unsigned>(k)});
-                  HLOC_RETURN_IF_ERROR(
-                      kernel.output(k).EmitWrite(target, v, b));
-                }
-                return absl::OkStatus();
-              }
+            if (n == 1) {
+              return EmitCombine(kernel, plan, scatter->to_apply(),
+                                 kernel.output(0), target, values[0]);
+            }
+            std::vector<llvm::Value*> args;
+            for (int64_t k = 0; k < n; ++k) {
+              HLOC_ASSIGN_OR_RETURN(llvm::Value * old,
+                                    kernel.output(k).EmitRead(target, b));
+              args.push_back(old);
+            }
+            args.insert(args.end(), values.begin(), values.end());
+            HLOC_ASSIGN_OR_RETURN(llvm::Value * r,
+                                  kernel.elemental()->EmitScalarComputation(
+                                      scatter->to_apply(), args));
+            for (int64_t k = 0; k < n; ++k) {
+              HLOC_RETURN_IF_ERROR(kernel.output(k).EmitWrite(
+                  target, b->CreateExtractValue(r, {static_cast<unsigned>(k)}),
+                  b));
             }
             return absl::OkStatus();
           },
           nullptr, b);
     };
-    if (plan.how == Combine::kSerial) {
-      SerialLoopMapping mapping;
+    if (serial) {
+      SerialLoopMapping mapping(kernel.index_type());
       return mapping.EmitLoopNest(upd_shape, body, b);
     }
     GpuLoopMapping mapping(&kernel, launch);
     return mapping.EmitLoopNest(upd_shape, body, b);
   }();
   HLOC_RETURN_IF_ERROR(kernel.Finish(status));
-  if (plan.how == Combine::kSerial) {
+  if (serial) {
     LaunchDims dims;
     if (upd_shape.ElementCount() == 0) dims.grid[0] = 0;
     return dims;
