@@ -70,6 +70,11 @@ absl::StatusOr<LaunchDims> EmitScatterKernel(const KernelRequest& request,
 absl::StatusOr<LaunchDims> EmitSelectAndScatterKernel(
     const KernelRequest& request, const HloInstruction* hlo, int step);
 
+// A scan with an elementwise body (scan_emitter.cc): a thread per slice
+// element walks the scan dimension.
+absl::StatusOr<LaunchDims> EmitScanKernel(const KernelRequest& request,
+                                          const HloInstruction* scan);
+
 }  // namespace hloc
 
 #endif  // BACKENDS_GPU_KERNEL_EMITTERS_H_

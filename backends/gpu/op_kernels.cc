@@ -9,6 +9,7 @@ int OpKernelSteps(const KernelRequest& request, const HloInstruction* op) {
   switch (op->opcode()) {
     case HloOpcode::kSort:
     case HloOpcode::kTopK:
+    case HloOpcode::kScan:
       return 1;
     case HloOpcode::kScatter:
       return ScatterKernelSteps(request, op);
@@ -30,6 +31,8 @@ absl::StatusOr<LaunchDims> EmitOpKernel(const KernelRequest& request,
       return EmitScatterKernel(request, op, step);
     case HloOpcode::kSelectAndScatter:
       return EmitSelectAndScatterKernel(request, op, step);
+    case HloOpcode::kScan:
+      return EmitScanKernel(request, op);
     default:
       return CodegenUnimplemented(*op, "no GPU kernel of its own");
   }
