@@ -146,7 +146,7 @@ absl::StatusOr<LaunchDims> EmitScanKernel(const KernelRequest& request,
                 llvm::Value * r,
                 kernel.elemental()->EmitScalarComputation(body, args));
             auto part = [&](int64_t k) {
-              return num_outputs + num_carries == 1
+              return !body->root_instruction()->shape().IsTuple()
                          ? r
                          : b->CreateExtractValue(r, {static_cast<unsigned>(k)});
             };

@@ -5,14 +5,13 @@
 //   2. one thread per update element finds its place in the operand (the
 //      full dimension numbers, scatter_analysis.h); a window whose start is
 //      out of bounds is skipped whole, as XLA does; the combiner then runs
-//      on the output element:
-//      atomically as atomic_combine.h says (load-combine-store with
-//      unique_indices: no two threads meet); where no atomic exists
-//      (several operands, 8/16-bit types), a single thread walks every
-//      update in order.
+//      on the output element atomically as atomic_combine.h says
+//      (load-combine-store with unique_indices: no two threads meet).
+//      Assignment and combiners with no atomic (several operands, 8/16-bit
+//      types) keep the serial order instead (Walk below).
 //      With atomics, duplicate indices are combined in an unspecified order,
 //      so a float sum may differ in its last bits from run to run (XLA:GPU
-//      does the same); the single-thread path is exactly the serial order.
+//      does the same); the ordered walks give exactly the serial result.
 #include <algorithm>
 
 #include "backends/common/loop_emitter.h"
@@ -28,6 +27,13 @@
 
 namespace hloc {
 namespace {
+
+// How the update kernel's threads cover the updates.
+enum class Walk {
+  kParallel,  // a thread per update element (atomics, or unique indices)
+  kOrdered,   // a thread per window position, scatter positions in order
+  kSerial,    // one thread, scatter positions in order, each whole window
+};
 
 // The kernel parameter (operand number) whose buffer output `k` of the
 // scatter would reuse in place: the scatter's operand k, itself or a
@@ -102,19 +108,44 @@ absl::StatusOr<LaunchDims> EmitUpdateKernel(const KernelRequest& request,
                            scatter->attrs().unique_indices)
              : CombinePlan{scatter->attrs().unique_indices ? Combine::kPlain
                                                            : Combine::kNone};
-  const bool serial = plan.how == Combine::kNone;
+  // Assignment, and combiners with no atomic, must give the serial result
+  // (the last update of an element wins, as XLA's outputs show for
+  // `.at[].set` with duplicate indices). Where two updates can meet only
+  // at the same window position (every indexed operand dimension has a
+  // window of 1), a thread per window position walks the scatter indices
+  // in order; otherwise one thread walks everything.
+  Walk walk = Walk::kParallel;
+  if (plan.how == Combine::kNone || plan.how == Combine::kStore) {
+    bool disjoint = true;
+    for (int64_t d : dn.scatter_dims_to_operand_dims) {
+      disjoint &= g.window_size[d] == 1;
+    }
+    walk = disjoint ? Walk::kOrdered : Walk::kSerial;
+  }
+  std::vector<int64_t> window_dims, scatter_dims;
+  for (int64_t d : dn.update_window_dims) {
+    window_dims.push_back(upd_shape.dimensions(d));
+  }
+  for (int64_t d : g.scatter_dims) {
+    scatter_dims.push_back(upd_shape.dimensions(d));
+  }
+  const Shape window_shape =
+      Shape::Array(upd_shape.element_type(), window_dims);
+  const Shape scatter_shape =
+      Shape::Array(upd_shape.element_type(), scatter_dims);
   for (int64_t k = 0; k < n; ++k) {
     if (ByteWidth(scatter->operand(k)->shape().element_type()) == 0) {
       return CodegenUnimplemented(*scatter, "scatter operand type");
     }
   }
   LoopLaunch launch;
-  if (serial) {
+  if (walk == Walk::kSerial) {
     launch.threads_per_block = 1;
   } else {
     launch =
-        ComputeLoopLaunch(upd_shape.ElementCount(), WidestOutputBytes(info),
-                          request.target->device());
+        ComputeLoopLaunch(walk == Walk::kParallel ? upd_shape.ElementCount()
+                                                  : window_shape.ElementCount(),
+                          WidestOutputBytes(info), request.target->device());
   }
   KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
                        request.symbol, launch.threads_per_block,
@@ -200,15 +231,58 @@ absl::StatusOr<LaunchDims> EmitUpdateKernel(const KernelRequest& request,
           },
           nullptr, b);
     };
-    if (serial) {
-      SerialLoopMapping mapping(kernel.index_type());
-      return mapping.EmitLoopNest(upd_shape, body, b);
+    // The update element at scatter position `at` and window position `w`.
+    auto compose = [&](const std::vector<llvm::Value*>& at,
+                       const std::vector<llvm::Value*>& w) {
+      std::vector<llvm::Value*> u(upd_shape.rank());
+      for (size_t i = 0; i < g.scatter_dims.size(); ++i) {
+        u[g.scatter_dims[i]] = at[i];
+      }
+      for (size_t k = 0; k < dn.update_window_dims.size(); ++k) {
+        u[dn.update_window_dims[k]] = w[k];
+      }
+      return IrIndex(u, kernel.index_type());
+    };
+    // Every scatter position in order, at window position `w`.
+    auto walk_updates = [&](const IrIndex& w) -> absl::Status {
+      return EmitForLoop(
+          "update", kernel.Index(0), kernel.Index(scatter_shape.ElementCount()),
+          kernel.Index(1),
+          [&](llvm::Value* linear) -> absl::Status {
+            IrIndex at = IrIndex::FromLinear(linear, scatter_shape, b);
+            return body(compose(at.multidim(), w.multidim()));
+          },
+          b);
+    };
+    switch (walk) {
+      case Walk::kParallel: {
+        GpuLoopMapping mapping(&kernel, launch);
+        return mapping.EmitLoopNest(upd_shape, body, b);
+      }
+      case Walk::kOrdered: {
+        GpuLoopMapping mapping(&kernel, launch);
+        return mapping.EmitLoopNest(window_shape, walk_updates, b);
+      }
+      case Walk::kSerial:
+        return EmitForLoop(
+            "update", kernel.Index(0),
+            kernel.Index(scatter_shape.ElementCount()), kernel.Index(1),
+            [&](llvm::Value* linear) -> absl::Status {
+              IrIndex at = IrIndex::FromLinear(linear, scatter_shape, b);
+              SerialLoopMapping mapping(kernel.index_type());
+              return mapping.EmitLoopNest(
+                  window_shape,
+                  [&](const IrIndex& w) {
+                    return body(compose(at.multidim(), w.multidim()));
+                  },
+                  b);
+            },
+            b);
     }
-    GpuLoopMapping mapping(&kernel, launch);
-    return mapping.EmitLoopNest(upd_shape, body, b);
+    return absl::OkStatus();
   }();
   HLOC_RETURN_IF_ERROR(kernel.Finish(status));
-  if (serial) {
+  if (walk == Walk::kSerial) {
     LaunchDims dims;
     if (upd_shape.ElementCount() == 0) dims.grid[0] = 0;
     return dims;
