@@ -2,7 +2,9 @@
 # The GPU check as one command here and one there: compiles every corpus
 # module (module.hlo and xla_gpu_opt.hlo, ../shared/corpus/jax) and every
 # case JAX lowered for the GPU (tests/jax/gpu_cases) for cuda, with their
-# inputs and XLA's outputs, into the bundle (scripts/gpu_bundle.sh).
+# inputs and XLA's outputs, into the bundle (scripts/gpu_bundle.sh); also
+# the hand-written odd-size cases of tests/gpu (expected outputs from the
+# evaluator).
 #
 #   scripts/gpu_check.sh [--tests] [--gpu-arch=sm_90]   # here -> gpu-bundle/
 #   gpu-bundle/run.sh                                   # on the GPU machine
@@ -62,6 +64,10 @@ else
 fi
 for case in tests/jax/gpu_cases/*/; do
   compile "jax.$(basename "$case")" "$case/module.pb" "$case"
+  count=$((count + 1))
+done
+for case in tests/gpu/*/; do
+  compile "gpu.$(basename "$case")" "$case/module.hlo" "$case"
   count=$((count + 1))
 done
 failed=$(wc -l < "$stage/compile.txt")

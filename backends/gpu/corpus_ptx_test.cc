@@ -35,11 +35,6 @@ const std::map<std::string, std::string>& KnownUnsupported() {
       // Convolution (and XLA's cuDNN custom-call, which the issue exempts).
       {"conv_stride2/module.hlo", "(convolution)"},
       {"conv_stride2/xla_gpu_opt.hlo", "(custom-call)"},
-      // Scatter and sort have no GPU kernels yet.
-      {"scatter_add/module.hlo", "(scatter)"},
-      {"scatter_add/xla_gpu_opt.hlo", "scatter"},
-      {"sort_rows/module.hlo", "(sort)"},
-      {"sort_rows/xla_gpu_opt.hlo", "sort"},
   };
   return *known;
 }

@@ -119,6 +119,15 @@ absl::StatusOr<std::vector<GpuKernel>> GpuModuleEmitter::EmitKernels(
     if (!s.ok()) return cleanup(s);
     return kernels;
   }
+  if (int steps = OpKernelSteps(request, root); steps > 0) {
+    for (int step = 0; step < steps; ++step) {
+      request.symbol = state_->UniqueSymbol(name);
+      absl::Status s =
+          emit([&]() { return EmitOpKernel(request, root, step); });
+      if (!s.ok()) return cleanup(s);
+    }
+    return kernels;
+  }
   if (std::optional<ReductionInfo> r = AnalyzeReduction(info);
       r && IsContiguousRowReduction(*r)) {
     request.symbol = state_->UniqueSymbol(name);
