@@ -821,6 +821,17 @@ void DescribeSteps(const std::vector<ExecutableStep>& steps,
         absl::StrAppend(out, " shared ", l.shared_memory_bytes);
       }
     }
+    if (step.kind == ExecutableStep::Kind::kLibraryCall &&
+        step.library == "cublas.gemm") {
+      const GemmConfig& g = step.gemm;
+      absl::StrAppend(
+          out, " m=", g.m, " n=", g.n, " k=", g.k, " batch=", g.batch,
+          g.transpose_lhs ? " A^T" : " A", g.transpose_rhs ? " B^T" : " B",
+          " ld=", g.lda, ",", g.ldb, ",", g.ldc, " strides=", g.stride_lhs, ",",
+          g.stride_rhs, ",", g.stride_out, " ", PrimitiveTypeName(g.lhs_type),
+          "->", PrimitiveTypeName(g.out_type), g.allow_tf32 ? " tf32" : "");
+      if (!g.epilogue.empty()) absl::StrAppend(out, " epilogue=", g.epilogue);
+    }
     if (step.predicate_buffer >= 0) {
       absl::StrAppend(out, " predicate $", step.predicate_buffer);
     }

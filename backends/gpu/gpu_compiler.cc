@@ -6,6 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/common/step_plan.h"
+#include "backends/gpu/dot_fusion_split.h"
+#include "backends/gpu/gemm_lowering.h"
 #include "backends/gpu/gpu_kernel_emitter.h"
 #include "backends/gpu/nvptx_target.h"
 #include "backends/gpu/ptxas.h"
@@ -78,6 +80,7 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
     return absl::InvalidArgumentError("module has no entry computation");
   }
   HLOC_ASSIGN_OR_RETURN(std::unique_ptr<GpuTarget> target, MakeTarget(options));
+  HLOC_RETURN_IF_ERROR(SplitDotFusions(module.get()));
   std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
   HLOC_RETURN_IF_ERROR(CheckCodegenShapes(order, "GPU backend"));
   HLOC_ASSIGN_OR_RETURN(BufferAssignment assignment,
@@ -96,15 +99,29 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
   std::vector<std::string> unsupported;
   for (const PlannedStep& planned : PlanSteps(order, assignment)) {
     const HloInstruction* instr = planned.instruction;
+    auto record_unsupported = [&](const absl::Status& status) {
+      unsupported.push_back(absl::StrCat(instr->name(), " (",
+                                         HloOpcodeString(instr->opcode()),
+                                         "): ", status.message()));
+    };
+    if (HasDot(*instr)) {
+      absl::StatusOr<std::optional<ExecutableStep>> gemm =
+          MakeGemmStep(*instr, planned.buffers);
+      if (!gemm.ok()) {
+        if (!absl::IsUnimplemented(gemm.status())) return gemm.status();
+        record_unsupported(gemm.status());
+      } else if (gemm->has_value()) {
+        executable.steps.push_back(std::move(**gemm));
+      }
+      continue;
+    }
     KernelBuffers buffers =
         AnalyzeStepBuffers(*instr, planned.buffers, assignment);
     absl::StatusOr<std::vector<GpuKernel>> kernels =
         emitter.EmitKernels(*instr, instr->name(), buffers);
     if (!kernels.ok()) {
       if (!absl::IsUnimplemented(kernels.status())) return kernels.status();
-      unsupported.push_back(absl::StrCat(instr->name(), " (",
-                                         HloOpcodeString(instr->opcode()),
-                                         "): ", kernels.status().message()));
+      record_unsupported(kernels.status());
       continue;
     }
     for (const GpuKernel& kernel : *kernels) {
