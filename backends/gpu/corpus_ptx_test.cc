@@ -25,8 +25,7 @@ namespace {
 // "case/file" -> a substring of the Unimplemented message.
 const std::map<std::string, std::string>& KnownUnsupported() {
   static const auto* known = new std::map<std::string, std::string>{
-      // Convolution (and XLA's cuDNN custom-call, which the issue exempts).
-      {"conv_stride2/module.hlo", "(convolution)"},
+      // XLA's cuDNN convolution custom-call (the issue exempts it).
       {"conv_stride2/xla_gpu_opt.hlo", "(custom-call)"},
       // Scatter and sort have no GPU kernels yet.
       {"scatter_add/module.hlo", "(scatter)"},
