@@ -10,11 +10,11 @@
 namespace hloc {
 namespace {
 
-// `operand` of a fused dot (a parameter, maybe behind bitcasts) rebuilt in
-// the entry on the fusion's operand.
-HloInstruction* EntryOperand(HloComputation* entry,
-                             const HloInstruction& fusion,
-                             const HloInstruction* operand) {
+// `operand` of a fused dot (a parameter, maybe behind bitcasts) rebuilt
+// beside the fusion, on the fusion's operand.
+HloInstruction* OperandBeside(HloComputation* computation,
+                              const HloInstruction& fusion,
+                              const HloInstruction* operand) {
   std::vector<const HloInstruction*> bitcasts;
   while (operand->opcode() == HloOpcode::kBitcast) {
     bitcasts.push_back(operand);
@@ -22,7 +22,7 @@ HloInstruction* EntryOperand(HloComputation* entry,
   }
   HloInstruction* value = fusion.operand(operand->parameter_number());
   for (auto it = bitcasts.rbegin(); it != bitcasts.rend(); ++it) {
-    value = entry->AddInstruction(
+    value = computation->AddInstruction(
         HloInstruction::Create(HloOpcode::kBitcast, (*it)->shape(), {value}));
   }
   return value;
@@ -34,17 +34,17 @@ bool ReadsParameter(const HloInstruction* operand) {
   return operand->opcode() == HloOpcode::kParameter;
 }
 
-absl::Status Split(HloComputation* entry, HloInstruction* fusion,
+absl::Status Split(HloComputation* computation, HloInstruction* fusion,
                    HloInstruction* dot) {
   HloComputation* fused = fusion->fused_computation();
   std::vector<HloInstruction*> operands = {
-      EntryOperand(entry, *fusion, dot->operand(0)),
-      EntryOperand(entry, *fusion, dot->operand(1))};
+      OperandBeside(computation, *fusion, dot->operand(0)),
+      OperandBeside(computation, *fusion, dot->operand(1))};
   std::unique_ptr<HloInstruction> unfused =
       HloInstruction::Create(HloOpcode::kDot, dot->shape(), operands);
   unfused->mutable_attrs() = dot->attrs();
   unfused->SetName(dot->name());
-  HloInstruction* new_dot = entry->AddInstruction(std::move(unfused));
+  HloInstruction* new_dot = computation->AddInstruction(std::move(unfused));
 
   const int64_t number = fusion->operand_count();
   HloInstruction* parameter =
@@ -60,20 +60,24 @@ absl::Status Split(HloComputation* entry, HloInstruction* fusion,
 }  // namespace
 
 absl::Status SplitDotFusions(HloModule* module) {
-  HloComputation* entry = module->entry_computation();
-  for (HloInstruction* instr : entry->MakeInstructionPostOrder()) {
-    if (instr->opcode() != HloOpcode::kFusion || !HasDot(*instr)) continue;
-    HloInstruction* dot = const_cast<HloInstruction*>(FusedDot(*instr));
-    if (dot == nullptr || !ReadsParameter(dot->operand(0)) ||
-        !ReadsParameter(dot->operand(1))) {
-      continue;
+  // The entry and what while loops and conditionals call (their steps are
+  // compiled the same way); fused computations hold no fusions.
+  for (HloComputation* computation : module->computations()) {
+    if (computation->IsFusionComputation()) continue;
+    for (HloInstruction* instr : computation->MakeInstructionPostOrder()) {
+      if (instr->opcode() != HloOpcode::kFusion || !HasDot(*instr)) continue;
+      HloInstruction* dot = const_cast<HloInstruction*>(FusedDot(*instr));
+      if (dot == nullptr || !ReadsParameter(dot->operand(0)) ||
+          !ReadsParameter(dot->operand(1))) {
+        continue;
+      }
+      const HloInstruction* root = instr->fused_expression_root();
+      while (root->opcode() == HloOpcode::kBitcast) root = root->operand(0);
+      // A dot at the root is one gemm call as it is.
+      if (root == dot) continue;
+      if (LowerToGemmCall(*instr).ok()) continue;
+      HLOC_RETURN_IF_ERROR(Split(computation, instr, dot));
     }
-    const HloInstruction* root = instr->fused_expression_root();
-    while (root->opcode() == HloOpcode::kBitcast) root = root->operand(0);
-    // A dot at the root is one gemm call as it is.
-    if (root == dot) continue;
-    if (LowerToGemmCall(*instr).ok()) continue;
-    HLOC_RETURN_IF_ERROR(Split(entry, instr, dot));
   }
   return absl::OkStatus();
 }

@@ -1,6 +1,6 @@
 // Splits a fusion around a dot whose epilogue cuBLASLt cannot apply (a
 // tanh after the bias, a convert, anything but bias/relu: gemm_lowering.h)
-// into the dot, unfused in the entry (a gemm call), and a kLoop fusion of
+// into the dot, unfused beside it (a gemm call), and a kLoop fusion of
 // the rest, which reads the dot's result as a new last parameter. Runs on
 // the GPU compiler's own copy of the module, before buffer assignment, so
 // the dot's result gets an ordinary buffer. Dots whose operands are
