@@ -13,15 +13,13 @@
 
 #include "absl/strings/str_join.h"
 #include "backends/cpu/aarch64_aot.h"
-#include "backends/cpu/cpu_compiler.h"
 #include "hlo/module.h"
 #include "hlo/proto/proto_export.h"
 #include "hlo/text/printer.h"
 #include "passes/fusion/report.h"
 #include "passes/pipelines.h"
 #include "passes/registry.h"
-#include "runtime/buffer_assignment.h"
-#include "runtime/executable.h"
+#include "tools/cpu_stages.h"
 #include "tools/flags.h"
 #include "tools/module_loader.h"
 
@@ -52,27 +50,6 @@ const std::vector<FlagSpec>& Specs() {
   return *specs;
 }
 
-// The stages hlo-opt can stop at, in compilation order. The GPU backends
-// will add ptx and hsaco.
-const std::vector<std::pair<std::string, std::string>>& Stages() {
-  static const auto* stages = new std::vector<std::pair<std::string, std::string>>{
-      {"hlo", "the optimised HLO module after the platform's pipeline"},
-      {"buffer-assignment",
-       "the CPU buffer plan: each value's size, live range and offset, and "
-       "the sum of all intermediates vs the arena's peak (--platform=cpu)"},
-      {"llvm", "the kernels' LLVM IR as emitted (--platform=cpu)"},
-      {"llvm-opt",
-       "the kernels' LLVM IR after the O3 pipeline (--platform=cpu)"},
-      {"asm", "the kernels' assembly (--platform=cpu)"},
-      {"object",
-       "the kernels as an ELF relocatable object (--platform=cpu, -o)"},
-      {"executable",
-       "the saved executable hlo-run loads (--platform=cpu, -o FILE.hloexe; "
-       "without -o, a summary)"},
-  };
-  return *stages;
-}
-
 // --target=aarch64: the ahead-of-time compiler's optimized IR, assembly or
 // object (backends/cpu/aarch64_aot.h).
 bool IsAarch64Stage(const std::string& stage) {
@@ -94,45 +71,6 @@ absl::StatusOr<std::string> Aarch64StageOutput(const HloModule& module,
   if (stage == "llvm-opt") return compiled->optimized_ir;
   if (stage == "asm") return compiled->assembly;
   return compiled->executable.object_code;
-}
-
-// The CPU kernels' assembly for the host.
-absl::StatusOr<std::string> CpuAssembly(const HloModule& module) {
-  CpuCompileOptions options;
-  options.jit.keep_asm = true;
-  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
-      CompileForCpu(module, options);
-  if (!executable.ok()) return executable.status();
-  return (*executable)->assembly();
-}
-
-// The host CPU backend's stages after hlo: buffer-assignment, llvm,
-// llvm-opt, object and executable (binary unless `summary`).
-bool IsCpuStage(const std::string& stage) {
-  return stage == "buffer-assignment" || stage == "llvm" ||
-         stage == "llvm-opt" || stage == "object" || stage == "executable";
-}
-
-absl::StatusOr<std::string> CpuStageOutput(const HloModule& module,
-                                           const std::string& stage,
-                                           bool summary) {
-  if (stage == "buffer-assignment") {
-    absl::StatusOr<BufferAssignment> assignment = AssignCpuBuffers(module);
-    if (!assignment.ok()) return assignment.status();
-    return assignment->ToString();
-  }
-  if (stage == "llvm") return EmitCpuLlvmIr(module);
-  CpuCompileOptions options;
-  options.jit.keep_ir = stage == "llvm-opt";
-  options.jit.keep_object = stage == "object";
-  options.keep_executable = stage == "executable";
-  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
-      CompileForCpu(module, options);
-  if (!executable.ok()) return executable.status();
-  if (stage == "llvm-opt") return (*executable)->optimized_ir();
-  if (stage == "object") return (*executable)->object_code();
-  if (summary) return DescribeExecutable((*executable)->executable());
-  return SerializeExecutable((*executable)->executable());
 }
 
 int Fail(int code, absl::string_view message) {
@@ -157,7 +95,7 @@ int Main(int argc, char** argv) {
     return 0;
   }
   if (flags.Has("list-stages")) {
-    for (const auto& [stage, help] : Stages()) {
+    for (const auto& [stage, help] : CompileStages()) {
       std::cout << stage << "\t" << help << "\n";
     }
     return 0;
@@ -172,7 +110,7 @@ int Main(int argc, char** argv) {
   }
   const std::string stage = flags.Get("stage", "hlo");
   bool known_stage = false;
-  for (const auto& entry : Stages()) known_stage |= entry.first == stage;
+  for (const auto& entry : CompileStages()) known_stage |= entry.first == stage;
   if (!known_stage) {
     return Fail(2, "unknown stage '" + stage + "' (see --list-stages)");
   }
@@ -186,9 +124,6 @@ int Main(int argc, char** argv) {
   const std::string target = flags.Get("target", "host");
   if (target != "host" && target != "aarch64") {
     return Fail(2, "--target must be host or aarch64, not '" + target + "'");
-  }
-  if (stage == "asm" && flags.Get("platform") != "cpu") {
-    return Fail(2, "--stage=asm needs --platform=cpu");
   }
   if (target == "aarch64" && IsCpuStage(stage) && !IsAarch64Stage(stage)) {
     return Fail(2, "--stage=" + stage +
@@ -235,10 +170,6 @@ int Main(int argc, char** argv) {
     absl::StatusOr<std::string> text = Aarch64StageOutput(**module, stage);
     if (!text.ok()) return Fail(1, text.status().message());
     output = std::move(*text);
-  } else if (stage == "asm") {
-    absl::StatusOr<std::string> assembly = CpuAssembly(**module);
-    if (!assembly.ok()) return Fail(1, assembly.status().message());
-    output = std::move(*assembly);
   } else if (IsCpuStage(stage)) {
     absl::StatusOr<std::string> text =
         CpuStageOutput(**module, stage, !flags.Has("o"));

@@ -125,11 +125,12 @@ HloRunPlatform CpuPlatform() {
 
 }  // namespace
 
+// backends/gpu supplies the cuda compiler once it exists.
+CudaModuleCompiler CudaCompiler() { return nullptr; }
+
 HloRunPlatforms HloRunAllPlatforms() {
-  // backends/gpu supplies the cuda compiler once it exists; until then
-  // --platform=cuda runs saved executables only and says so for modules.
   return {InterpreterPlatform(), CpuPlatform(),
-          CudaHloRunPlatform(/*compiler=*/nullptr)};
+          CudaHloRunPlatform(CudaCompiler())};
 }
 
 std::vector<std::string> PlatformNames() {
