@@ -27,6 +27,7 @@
 #include "hlo/literal.h"
 #include "hlo/primitive_type.h"
 #include "hlo/shape.h"
+#include "hlo/text/printer.h"
 #include "nanobind/nanobind.h"
 #include "nanobind/ndarray.h"
 #include "nanobind/stl/string.h"
@@ -201,9 +202,23 @@ NB_MODULE(_hloc, m) {
   nb::class_<HloModule>(m, "Module")
       .def_prop_ro("name",
                    [](const HloModule& module) { return module.name(); })
-      .def("num_parameters", [](const HloModule& module) {
-        return module.entry_computation()->num_parameters();
-      });
+      .def("num_parameters",
+           [](const HloModule& module) {
+             return module.entry_computation()->num_parameters();
+           })
+      .def(
+          "canonical_text",
+          [](const HloModule& module) {
+            // Without metadata: JAX records the Python call stack of the
+            // lowering there, which must not make the same computation a
+            // different cache entry.
+            PrintOptions options;
+            options.print_metadata = false;
+            const std::string text = PrintModule(module, options);
+            return nb::bytes(text.data(), text.size());
+          },
+          "The module as HLO text without metadata: what the compilation "
+          "cache fingerprints.");
 
   m.def(
       "parse",

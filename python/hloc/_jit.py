@@ -196,8 +196,8 @@ class Jitted:
     def lower(self, *args, **kwargs):
         """Lowers through JAX and runs hloc's pipeline: a Lowered."""
         proto, out_tree = self._lower_with_jax(args, kwargs)
-        optimized = _program.optimize(proto, self._name, self._platform,
-                                      self._verify_each)
+        optimized = _program.optimize(_program.parse(proto, self._name),
+                                      self._platform, self._verify_each)
         return Lowered(optimized, proto, out_tree, self._name,
                        self._platform, self._verify_each)
 

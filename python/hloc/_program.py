@@ -89,21 +89,28 @@ def _options_key(platform, verify_each):
     return (platform, ("verify_each", bool(verify_each)))
 
 
-def optimize(contents, name, platform, verify_each=False):
-    """Parses `contents` (HLO text, or HloModuleProto bytes) and runs the
-    platform's pipeline: an _hloc.OptimizedModule."""
+def parse(contents, name):
+    """Parses and verifies HLO text (str) or HloModuleProto bytes."""
     fmt = "pb" if isinstance(contents, (bytes, bytearray)) else "hlo"
-    module = _hloc.parse(contents, fmt, name)
+    return _hloc.parse(contents, fmt, name)
+
+
+def optimize(module, platform, verify_each=False):
+    """Runs the platform's pipeline on a parsed module: an
+    _hloc.OptimizedModule (its text, fusion report and stages)."""
     return _hloc.optimize(module, platform, verify_each=verify_each,
                           saveable=_cache_dir is not None)
 
 
 def get_program(contents, name, platform, verify_each=False):
-    """The compiled program of a module, from the cache when it has one."""
-    data = contents if isinstance(contents, (bytes, bytearray)) \
-        else contents.encode()
+    """The compiled program of a module, from the cache when it has one.
+
+    The fingerprint is of the module's text without metadata, so the same
+    computation lowered from another call site (JAX puts the Python stack
+    in the metadata) is the same entry."""
+    module = parse(contents, name)
     options = _options_key(platform, verify_each)
-    key = (hashlib.sha256(data).hexdigest(), options)
+    key = (hashlib.sha256(module.canonical_text()).hexdigest(), options)
     with _lock:
         program = _programs.get(key)
     if program is not None:
@@ -123,7 +130,7 @@ def get_program(contents, name, platform, verify_each=False):
                 # and overwrite it.
                 program = None
     if program is None:
-        program = optimize(contents, name, platform, verify_each).compile()
+        program = optimize(module, platform, verify_each).compile()
         _count("compilations")
         if path is not None:
             _save(program, path)
