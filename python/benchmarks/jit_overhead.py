@@ -4,7 +4,7 @@ tiny input, where the time is the dispatch overhead, and a large
 elementwise chain, where it is the kernel. Median of repeated calls after
 a warm-up (compilation excluded); prints a Markdown table.
 
-usage: python3 python/benchmark.py [--repeats N]   (after scripts/setup.sh)
+usage: python3 python/benchmarks/jit_overhead.py [--repeats N]   (after scripts/setup.sh)
 """
 
 import argparse
