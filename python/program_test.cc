@@ -66,7 +66,7 @@ TEST(ProgramTest, WrongShapeNamesTheArgument) {
   absl::StatusOr<Literal> result = program->Run(args);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(std::string(result.status().message()),
-            "argument 1 has shape f32[5], the parameter takes f32[4]");
+            "argument 1 has shape f32[5]{0}, the parameter takes f32[4]{0}");
 }
 
 TEST(ProgramTest, SavedProgramLoadsAndRuns) {
