@@ -27,6 +27,9 @@ PIP_PACKAGES=(
   "scipy==1.17.1"
   "jaxlib==0.10.2"
   "jax==0.10.2"
+  # The Python package's bindings (python/): headers and sources that
+  # third_party/python.bzl hands to Bazel.
+  "nanobind==3.1.0"
 )
 
 log() { echo "[setup] $*" >&2; }
@@ -72,4 +75,25 @@ fi
 DISK_CACHE="${HOME}/.cache/hloc-bazel-disk-cache"
 if [[ -d "$DISK_CACHE" ]]; then
   find "$DISK_CACHE" -type f -mtime +30 -delete 2>/dev/null || true
+fi
+
+# --- The Python package (python/): built by Bazel, then made importable by
+# that python3 from any directory through a .pth file in its site-packages
+# naming the built package's folder (rewritten only when it changes).
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_log="$(mktemp)"
+if ! (cd "$ROOT" && bazel build --noshow_progress //python:site) \
+    >"$build_log" 2>&1; then
+  cat "$build_log" >&2
+  rm -f "$build_log"
+  log "building the Python package (bazel build //python:site) failed"
+  exit 1
+fi
+rm -f "$build_log"
+site_dir="$(cd "$ROOT" && bazel info bazel-bin 2>/dev/null)/python/site"
+site_packages="$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+pth="$site_packages/hloc.pth"
+if [[ "$(cat "$pth" 2>/dev/null || true)" != "$site_dir" ]]; then
+  log "making hloc importable: $pth -> $site_dir"
+  echo "$site_dir" >"$pth"
 fi

@@ -27,6 +27,7 @@
 #include "passes/registry.h"
 #include "runtime/buffer_assignment.h"
 #include "runtime/executable.h"
+#include "tools/compile_stages.h"
 #include "tools/flags.h"
 #include "tools/module_loader.h"
 
@@ -72,48 +73,6 @@ const std::vector<FlagSpec>& Specs() {
   return *specs;
 }
 
-using StageList = std::vector<std::pair<std::string, std::string>>;
-
-// The stage every platform has: the module after its pipeline.
-const StageList& CommonStages() {
-  static const auto* stages = new StageList{
-      {"hlo", "the optimised HLO module after the platform's pipeline"},
-  };
-  return *stages;
-}
-
-// The CPU backend's stages after hlo, in compilation order.
-const StageList& CpuStages() {
-  static const auto* stages = new StageList{
-      {"buffer-assignment",
-       "the CPU buffer plan: each value's size, live range and offset, and "
-       "the sum of all intermediates vs the arena's peak"},
-      {"llvm", "the kernels' LLVM IR as emitted"},
-      {"llvm-opt", "the kernels' LLVM IR after the O3 pipeline"},
-      {"asm", "the kernels' assembly"},
-      {"object", "the kernels as an ELF relocatable object (-o)"},
-      {"executable",
-       "the saved executable hlo-run loads (-o FILE.hloexe; without -o, a "
-       "summary)"},
-  };
-  return *stages;
-}
-
-// Each backend declares its own stages; rocm has none beyond hlo yet.
-const StageList& BackendStages(const std::string& platform) {
-  static const auto* none = new StageList{};
-  if (platform == "cpu") return CpuStages();
-  if (platform == "cuda") return GpuStages();
-  return *none;
-}
-
-bool HasStage(const StageList& stages, const std::string& stage) {
-  for (const auto& entry : stages) {
-    if (entry.first == stage) return true;
-  }
-  return false;
-}
-
 // --target=aarch64: the ahead-of-time compiler's optimized IR, assembly or
 // object (backends/cpu/aarch64_aot.h).
 bool IsAarch64Stage(const std::string& stage) {
@@ -135,45 +94,6 @@ absl::StatusOr<std::string> Aarch64StageOutput(const HloModule& module,
   if (stage == "llvm-opt") return compiled->optimized_ir;
   if (stage == "asm") return compiled->assembly;
   return compiled->executable.object_code;
-}
-
-// The CPU kernels' assembly for the host (or `options`' CPU).
-absl::StatusOr<std::string> CpuAssembly(const HloModule& module,
-                                        CpuCompileOptions options) {
-  options.jit.keep_asm = true;
-  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
-      CompileForCpu(module, options);
-  if (!executable.ok()) return executable.status();
-  return (*executable)->assembly();
-}
-
-// The host CPU backend's stages after hlo: buffer-assignment, llvm,
-// llvm-opt, object and executable (binary unless `summary`).
-bool IsCpuStage(const std::string& stage) {
-  return stage == "buffer-assignment" || stage == "llvm" ||
-         stage == "llvm-opt" || stage == "object" || stage == "executable";
-}
-
-absl::StatusOr<std::string> CpuStageOutput(const HloModule& module,
-                                           const std::string& stage,
-                                           bool summary,
-                                           CpuCompileOptions options) {
-  if (stage == "buffer-assignment") {
-    absl::StatusOr<BufferAssignment> assignment = AssignCpuBuffers(module);
-    if (!assignment.ok()) return assignment.status();
-    return assignment->ToString();
-  }
-  if (stage == "llvm") return EmitCpuLlvmIr(module, options.codegen);
-  options.jit.keep_ir = stage == "llvm-opt";
-  options.jit.keep_object = stage == "object";
-  options.keep_executable = stage == "executable";
-  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
-      CompileForCpu(module, options);
-  if (!executable.ok()) return executable.status();
-  if (stage == "llvm-opt") return (*executable)->optimized_ir();
-  if (stage == "object") return (*executable)->object_code();
-  if (summary) return DescribeExecutable((*executable)->executable());
-  return SerializeExecutable((*executable)->executable());
 }
 
 int Fail(int code, absl::string_view message) {
@@ -230,7 +150,6 @@ int Main(int argc, char** argv) {
   if (!known_stage) {
     return Fail(2, "unknown stage '" + stage + "' (see --list-stages)");
   }
-  const bool gpu_stage = platform == "cuda" && HasStage(GpuStages(), stage);
   GpuCompileOptions gpu_options;
   gpu_options.arch = flags.Get("gpu-arch", "sm_90");
   gpu_options.cuda_path = flags.Get("cuda-path");
@@ -276,7 +195,7 @@ int Main(int argc, char** argv) {
   // The CPU the host stages compile for, checked before any work.
   CpuCompileOptions cpu_options;
   if (flags.Has("cpu") || flags.Has("features")) {
-    if (!IsCpuStage(stage) && stage != "asm") {
+    if (!HasStage(BackendStages("cpu"), stage)) {
       return Fail(2,
                   "--cpu and --features choose the CPU of --platform=cpu "
                   "stages (llvm, llvm-opt, asm, object, executable)");
@@ -322,28 +241,22 @@ int Main(int argc, char** argv) {
   }
 
   std::string output;
-  if (gpu_stage) {
-    absl::StatusOr<std::string> text =
-        GpuStageOutput(**module, stage, gpu_options, !flags.Has("o"));
+  if (target == "aarch64" && IsAarch64Stage(stage)) {
+    absl::StatusOr<std::string> text = Aarch64StageOutput(**module, stage);
+    if (!text.ok()) return Fail(1, text.status().message());
+    output = std::move(*text);
+  } else if (!HasStage(CommonStages(), stage)) {
+    StageOptions stage_options;
+    stage_options.cpu = cpu_options;
+    stage_options.gpu = gpu_options;
+    absl::StatusOr<std::string> text = BackendStageOutput(
+        **module, platform, stage, !flags.Has("o"), stage_options);
     if (!text.ok()) {
       // A module the backend cannot compile (exit 3) is not a crash or a
       // bad input: it says which instructions and why.
       return Fail(absl::IsUnimplemented(text.status()) ? 3 : 1,
                   text.status().message());
     }
-    output = std::move(*text);
-  } else if (target == "aarch64" && IsAarch64Stage(stage)) {
-    absl::StatusOr<std::string> text = Aarch64StageOutput(**module, stage);
-    if (!text.ok()) return Fail(1, text.status().message());
-    output = std::move(*text);
-  } else if (stage == "asm") {
-    absl::StatusOr<std::string> assembly = CpuAssembly(**module, cpu_options);
-    if (!assembly.ok()) return Fail(1, assembly.status().message());
-    output = std::move(*assembly);
-  } else if (IsCpuStage(stage)) {
-    absl::StatusOr<std::string> text =
-        CpuStageOutput(**module, stage, !flags.Has("o"), cpu_options);
-    if (!text.ok()) return Fail(1, text.status().message());
     output = std::move(*text);
   } else if (emit == "pb") {
     absl::StatusOr<std::string> bytes = SerializeHloModule(**module);

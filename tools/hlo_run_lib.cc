@@ -150,9 +150,11 @@ absl::StatusOr<Executable> CompileForCudaPlatform(const HloModule& module) {
 
 }  // namespace
 
+CudaModuleCompiler CudaCompiler() { return CompileForCudaPlatform; }
+
 HloRunPlatforms HloRunAllPlatforms() {
   return {InterpreterPlatform(), CpuPlatform(),
-          CudaHloRunPlatform(CompileForCudaPlatform)};
+          CudaHloRunPlatform(CudaCompiler())};
 }
 
 std::vector<std::string> PlatformNames() {
