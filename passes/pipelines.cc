@@ -6,6 +6,7 @@
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
+#include "passes/schedule_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplify_fp_conversions.h"
 
@@ -34,6 +35,7 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
 
   HloPassPipeline pipeline(absl::StrCat(platform, "-hlo"));
   pipeline.set_options(options);
+  pipeline.AddPass<ScheduleRemover>();
   pipeline.AddPass(MakeSimplificationPipeline());
   if (options.allow_excess_precision) {
     pipeline.AddPass<SimplifyFpConversions>();

@@ -2,7 +2,7 @@
 // simplification to a fixed point, then fusion, then dead code elimination.
 // `hlo-opt --platform=cuda --stage=hlo` runs MakePipeline("cuda", ...).
 //
-//   every target: simplify; simplify-fp-conversions (unless
+//   every target: schedule-remover; simplify; simplify-fp-conversions (unless
 //                 PipelineOptions::allow_excess_precision is false);
 //                 row-reduction-fusion; instruction-fusion (with dot
 //                 epilogues); multi-output-fusion; dce

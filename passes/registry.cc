@@ -12,6 +12,7 @@
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
+#include "passes/schedule_remover.h"
 #include "passes/sharding_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplifier/algebraic_simplifier.h"
@@ -64,6 +65,9 @@ const PassEntry kPasses[] = {
     {"row-reduction-fusion",
      "row reductions with their prologue and epilogue as one kernel (GPU)",
      Make<RowReductionFusion>},
+    {"schedule-remover",
+     "drop the module's schedule (the platform pipelines start with it)",
+     Make<ScheduleRemover>},
     {"sharding-remover",
      "drop Sharding / SPMD shape custom calls (identities on one device)",
      Make<ShardingRemover>},

@@ -68,17 +68,6 @@ TEST_P(CorpusPtxTest, PtxasAccepts) {
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   absl::StatusOr<bool> ran = pipeline->Run(module->get());
   ASSERT_TRUE(ran.ok()) << ran.status();
-  if (key == "sin_cos/xla_gpu_opt.hlo") {
-    // multi-output-fusion (passes/fusion) leaves a tuple listed before its
-    // operand here, which the verifier in CompileForGpu rejects: the pass's
-    // bug, not the backend's. Fails once fixed, so this gets removed.
-    absl::StatusOr<Executable> executable = CompileForGpu(**module);
-    ASSERT_FALSE(executable.ok()) << key << " compiles now: drop this case";
-    EXPECT_NE(executable.status().message().find("schedule lists"),
-              std::string::npos)
-        << executable.status();
-    return;
-  }
   auto known = KnownUnsupported().find(key);
   for (const char* arch : {"sm_90", "sm_80"}) {
     GpuCompileOptions options;
