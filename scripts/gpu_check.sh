@@ -2,7 +2,9 @@
 # The GPU check as one command here and one there: compiles every corpus
 # module (module.hlo and xla_gpu_opt.hlo, ../shared/corpus/jax) and every
 # case JAX lowered for the GPU (tests/jax/gpu_cases) for cuda, with their
-# inputs and XLA's outputs, into the bundle (scripts/gpu_bundle.sh).
+# inputs and XLA's outputs, and the kernels' odd-size cases
+# (tests/gpu_kernels, where JAX is installed) into the bundle
+# (scripts/gpu_bundle.sh).
 #
 #   scripts/gpu_check.sh [--tests] [--gpu-arch=sm_90]   # here -> gpu-bundle/
 #   gpu-bundle/run.sh                                   # on the GPU machine
@@ -27,7 +29,12 @@ for arg in "$@"; do
   esac
 done
 
-bazel build //tools:hlo-opt >&2
+bazel build //tools:hlo-opt //tools:hlo-run-gpu >&2
+# The TF32 allowance where the runner has it (hlo-run --help lists it).
+tf32_flag=""
+if bazel-bin/tools/hlo-run-gpu --help 2>&1 | grep -q -- --expected-tf32; then
+  tf32_flag=--expected-tf32
+fi
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
 : > "$stage/compile.txt"
@@ -44,7 +51,7 @@ compile() {
   fi
   cp "$data"/in*.npy "$dir/" 2>/dev/null || true
   cp "$data"/out*.npy "$dir/" 2>/dev/null || true
-  echo "--expected-tf32" > "$dir/flags"
+  [[ -n $tf32_flag ]] && echo "$tf32_flag" > "$dir/flags"
   rm -f "$dir/log"
 }
 
@@ -64,6 +71,17 @@ for case in tests/jax/gpu_cases/*/; do
   compile "jax.$(basename "$case")" "$case/module.pb" "$case"
   count=$((count + 1))
 done
+# The kernels' odd-size cases (tests/gpu_kernels/make_cases.py), made here
+# with JAX on the CPU (XLA:CPU's outputs are the expected ones).
+if python3 -c "import jax, ml_dtypes" 2> /dev/null; then
+  python3 tests/gpu_kernels/make_cases.py "$stage/kernel_cases" >&2
+  for case in "$stage"/kernel_cases/*/; do
+    compile "kernel.$(basename "$case")" "$case/module.pb" "$case"
+    count=$((count + 1))
+  done
+else
+  echo "gpu_check: no JAX here; skipping tests/gpu_kernels" >&2
+fi
 failed=$(wc -l < "$stage/compile.txt")
 echo "gpu_check: $((count - failed)) of $count modules compiled for $arch" >&2
 [[ $failed == 0 ]] || cat "$stage/compile.txt" >&2

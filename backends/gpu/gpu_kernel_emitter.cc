@@ -119,6 +119,12 @@ absl::StatusOr<std::vector<GpuKernel>> GpuModuleEmitter::EmitKernels(
     if (!s.ok()) return cleanup(s);
     return kernels;
   }
+  if (IsRowFusion(hlo)) {
+    request.symbol = state_->UniqueSymbol(name);
+    absl::Status s = emit([&]() { return EmitRowFusionKernel(request); });
+    if (!s.ok()) return cleanup(s);
+    return kernels;
+  }
   if (std::optional<ReductionInfo> r = AnalyzeReduction(info);
       r && IsContiguousRowReduction(*r)) {
     request.symbol = state_->UniqueSymbol(name);

@@ -42,6 +42,15 @@ bool IsContiguousRowReduction(const ReductionInfo& r);
 absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
                                                   const ReductionInfo& r);
 
+// True for a row-reduction fusion (fusion_kinds.h, kRowReduction), and for
+// a reduction fusion whose reduces are row reductions that fit a block.
+bool IsRowFusion(const HloInstruction& hlo);
+
+// A row-reduction fusion (softmax, layer norm, log-softmax) as one kernel:
+// a group of threads per row, the row's inputs read once into registers,
+// every reduction and the epilogue in the same kernel.
+absl::StatusOr<LaunchDims> EmitRowFusionKernel(const KernelRequest& request);
+
 }  // namespace hloc
 
 #endif  // BACKENDS_GPU_KERNEL_EMITTERS_H_

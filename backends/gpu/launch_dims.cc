@@ -30,6 +30,17 @@ constexpr int64_t kRowBlockThreads = 256;
 // Warp-per-row: 8 warps (rows) per block.
 constexpr int64_t kRowsPerWarpBlock = 8;
 
+// Row-reduction fusions: a thread owns up to 8 runs of 16 bytes of its row
+// (32 f32 registers per row-shaped input kept): 8 independent 16-byte
+// loads in flight per thread cover the memory latency, and the register
+// cost leaves room for two such inputs at 2048 resident threads per SM.
+// More runs per row than that gets more threads per row, up to a block of
+// 1024 (a 16384-element f32 row, the row fusions' limit, is then 4 runs).
+constexpr int64_t kRowFusionRunsPerThread = 8;
+constexpr int64_t kRowFusionMaxThreadsPerRow = 1024;
+// Short rows share a block: 256 threads, as for loop kernels.
+constexpr int64_t kRowFusionThreadsPerBlock = 256;
+
 // Column reductions: 32 columns per block (a warp reads 32 consecutive
 // elements: one 128-byte line of f32) and 8 row groups.
 constexpr int64_t kColumnTileWidth = 32;
@@ -80,6 +91,38 @@ RowReductionLaunch ComputeRowReductionLaunch(int64_t rows, int64_t row_length,
   }
   launch.dims.block[0] = launch.threads_per_block;
   launch.dims.grid[0] = CeilDiv(rows, launch.rows_per_block);
+  return launch;
+}
+
+RowFusionLaunch ComputeRowFusionLaunch(int64_t rows, int64_t row_length,
+                                       int64_t widest_element_bytes,
+                                       const GpuDeviceInfo& device) {
+  RowFusionLaunch launch;
+  int64_t vector = std::clamp<int64_t>(
+      kVectorBytes / std::max<int64_t>(1, widest_element_bytes), 1, kMaxUnroll);
+  // A run must not straddle two rows, or its accesses would not be one
+  // aligned vector.
+  while (vector > 1 && row_length % vector != 0) vector /= 2;
+  const int64_t runs = CeilDiv(row_length, vector);
+  int64_t group = 1;
+  while (group < kRowFusionMaxThreadsPerRow &&
+         group * kRowFusionRunsPerThread < runs) {
+    group *= 2;
+  }
+  // Not more rows per block than there are rows, but at least a whole
+  // warp: the group reductions shuffle over all its lanes.
+  int64_t per_block = std::max<int64_t>(1, kRowFusionThreadsPerBlock / group);
+  int64_t rows_pow2 = 1;
+  while (rows_pow2 < rows) rows_pow2 *= 2;
+  per_block = std::min(per_block, rows_pow2);
+  per_block = std::max(per_block, CeilDiv(device.warp_size, group));
+  launch.vector = vector;
+  launch.threads_per_row = group;
+  launch.rows_per_block = per_block;
+  launch.vectors_per_thread = CeilDiv(runs, group);
+  launch.threads_per_block = group * per_block;
+  launch.dims.block[0] = launch.threads_per_block;
+  launch.dims.grid[0] = rows <= 0 ? 0 : CeilDiv(rows, per_block);
   return launch;
 }
 

@@ -47,6 +47,27 @@ struct RowReductionLaunch {
 RowReductionLaunch ComputeRowReductionLaunch(int64_t rows, int64_t row_length,
                                              const GpuDeviceInfo& device);
 
+// Row-reduction fusions (softmax, layer norm, log-softmax; rows of at most
+// kMaxRowElements): a group of `threads_per_row` threads (a power of two)
+// owns a row, several rows per block when rows are short. Thread g of a
+// group owns the `vector`-element runs starting at (j * threads_per_row +
+// g) * vector for j < vectors_per_thread: 16-byte loads and stores,
+// coalesced across the group, and the row's inputs stay in the threads'
+// registers between the row's passes.
+struct RowFusionLaunch {
+  LaunchDims dims;
+  int64_t threads_per_block = 0;
+  int64_t threads_per_row = 1;
+  int64_t rows_per_block = 1;
+  int64_t vector = 1;  // elements per run (divides the row length)
+  int64_t vectors_per_thread = 0;
+};
+// `widest_element_bytes`: the widest element of the row-shaped inputs and
+// outputs (a run is 16 bytes of it).
+RowFusionLaunch ComputeRowFusionLaunch(int64_t rows, int64_t row_length,
+                                       int64_t widest_element_bytes,
+                                       const GpuDeviceInfo& device);
+
 // Column reductions (the minor dimension kept): a block covers
 // kColumnTile consecutive output columns of one "kept-major" group and a
 // slice of the reduced rows; threads of a warp read consecutive columns

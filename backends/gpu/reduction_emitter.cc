@@ -15,6 +15,7 @@
 #include "backends/gpu/kernel_builder.h"
 #include "backends/gpu/kernel_emitters.h"
 #include "backends/gpu/launch_dims.h"
+#include "backends/gpu/reduction_util.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
 #include "llvm/IR/Module.h"
@@ -82,35 +83,6 @@ absl::Status Combine(KernelBuilder& kernel, ReduceState& s,
         s.slots[k]);
   }
   return absl::OkStatus();
-}
-
-// The value of `value` in lane (lane ^ mask), any register type: split
-// into 32-bit pieces, each shuffled.
-llvm::Value* ShuffleXor(KernelBuilder& kernel, llvm::Value* value, int mask) {
-  llvm::IRBuilderBase* b = kernel.b();
-  llvm::Type* type = value->getType();
-  const llvm::DataLayout& dl = kernel.function()->getParent()->getDataLayout();
-  unsigned bits = type->isIntegerTy(1)
-                      ? 1
-                      : static_cast<unsigned>(dl.getTypeSizeInBits(type));
-  unsigned words = (bits + 31) / 32;
-  llvm::Type* int_type = b->getIntNTy(bits);
-  llvm::Type* wide_type = b->getIntNTy(words * 32);
-  llvm::Value* x =
-      type->isIntegerTy() ? value : b->CreateBitCast(value, int_type);
-  x = b->CreateZExt(x, wide_type);
-  llvm::Value* result = llvm::ConstantInt::get(wide_type, 0);
-  for (unsigned w = 0; w < words; ++w) {
-    llvm::Value* piece = b->CreateTrunc(
-        b->CreateLShr(x, llvm::ConstantInt::get(wide_type, 32 * w)),
-        b->getInt32Ty());
-    llvm::Value* shuffled = kernel.target().EmitShuffleXorI32(piece, mask, b);
-    result = b->CreateOr(
-        result, b->CreateShl(b->CreateZExt(shuffled, wide_type),
-                             llvm::ConstantInt::get(wide_type, 32 * w)));
-  }
-  result = b->CreateTrunc(result, int_type);
-  return type->isIntegerTy() ? result : b->CreateBitCast(result, type);
 }
 
 // Combines the accumulators of the 32 lanes of each warp; every lane ends
@@ -261,22 +233,15 @@ absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
       if (!launch.warp_per_row) {
         // Lane 0 of each warp -> shared memory; warp 0 combines them.
         const int64_t warps = launch.threads_per_block / warp;
-        llvm::Module* module = kernel.function()->getParent();
         std::vector<std::vector<llvm::GlobalVariable*>> shared(states.size());
         for (size_t i = 0; i < states.size(); ++i) {
           for (size_t k = 0; k < states[i].n; ++k) {
-            llvm::Type* array = llvm::ArrayType::get(states[i].types[k], warps);
-            shared[i].push_back(new llvm::GlobalVariable(
-                *module, array, false, llvm::GlobalValue::InternalLinkage,
-                llvm::UndefValue::get(array),
-                absl::StrCat(kernel.function()->getName().str(), ".partial"),
-                nullptr, llvm::GlobalValue::NotThreadLocal,
-                kernel.target().shared_address_space()));
+            shared[i].push_back(
+                SharedArray(kernel, states[i].types[k], warps, "partial"));
           }
         }
         auto slot = [&](size_t i, size_t k, llvm::Value* w) {
-          return b->CreateInBoundsGEP(shared[i][k]->getValueType(),
-                                      shared[i][k], {kernel.Index(0), w});
+          return SharedElement(kernel, shared[i][k], w);
         };
         HLOC_RETURN_IF_ERROR(EmitIfThenElse(
             b->CreateICmpEQ(lane, kernel.Index(0)),
