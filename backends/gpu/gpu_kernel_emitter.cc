@@ -133,6 +133,14 @@ absl::StatusOr<std::vector<GpuKernel>> GpuModuleEmitter::EmitKernels(
     if (!s.ok()) return cleanup(s);
     return kernels;
   }
+  if (std::optional<ReductionInfo> r = AnalyzeReduction(info);
+      r && IsColumnReduction(*r)) {
+    request.symbol = state_->UniqueSymbol(name);
+    absl::Status s =
+        emit([&]() { return EmitColumnReductionKernel(request, *r); });
+    if (!s.ok()) return cleanup(s);
+    return kernels;
+  }
   for (const std::vector<size_t>& group : GroupOutputsByDimensions(info)) {
     request.symbol = state_->UniqueSymbol(name);
     absl::Status s = emit([&]() { return EmitLoopKernel(request, group); });

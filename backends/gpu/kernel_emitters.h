@@ -42,6 +42,16 @@ bool IsContiguousRowReduction(const ReductionInfo& r);
 absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
                                                   const ReductionInfo& r);
 
+// Whether `r` keeps the physically minor dimension and its reduced
+// dimensions are contiguous in physical order (input seen as [outer,
+// reduced, columns]): EmitColumnReductionKernel's case.
+bool IsColumnReduction(const ReductionInfo& r);
+
+// A reduction kernel over columns: lanes along the kept minor columns
+// (coalesced, vector loads), warps over rows, one deterministic pass.
+absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
+    const KernelRequest& request, const ReductionInfo& r);
+
 // True for a row-reduction fusion (fusion_kinds.h, kRowReduction), and for
 // a reduction fusion whose reduces are row reductions that fit a block.
 bool IsRowFusion(const HloInstruction& hlo);

@@ -41,10 +41,17 @@ constexpr int64_t kRowFusionMaxThreadsPerRow = 1024;
 // Short rows share a block: 256 threads, as for loop kernels.
 constexpr int64_t kRowFusionThreadsPerBlock = 256;
 
-// Column reductions: 32 columns per block (a warp reads 32 consecutive
-// elements: one 128-byte line of f32) and 8 row groups.
-constexpr int64_t kColumnTileWidth = 32;
-constexpr int64_t kColumnRowGroups = 8;
+// Column reductions: up to 32 warps per block (each a group of rows);
+// fewer when there are fewer rows.
+constexpr int64_t kColumnMaxRowGroups = 32;
+// A thread keeps 32 bytes of loads in flight per step (8 f32 rows of one
+// column, or 2 rows of a 16-byte run): with 2048 threads per SM that is
+// 64 KiB in flight per SM, over the ~20 KiB that a 3 TB/s memory with
+// ~1 us latency needs per SM of 132.
+constexpr int64_t kColumnBytesInFlight = 32;
+constexpr int64_t kColumnMaxUnroll = 8;
+// The warps' partial results must fit the static shared-memory limit.
+constexpr int64_t kColumnSharedBytes = 48 * 1024;
 
 }  // namespace
 
@@ -127,15 +134,35 @@ RowFusionLaunch ComputeRowFusionLaunch(int64_t rows, int64_t row_length,
 }
 
 ColumnReductionLaunch ComputeColumnReductionLaunch(
-    int64_t outer, int64_t reduced, int64_t columns,
-    const GpuDeviceInfo& device) {
+    int64_t outer, int64_t reduced, int64_t columns, int64_t element_bytes,
+    int64_t accumulator_bytes, const GpuDeviceInfo& device) {
   ColumnReductionLaunch launch;
-  launch.columns_per_block = kColumnTileWidth;
-  launch.row_groups = kColumnRowGroups;
-  launch.threads_per_block = kColumnTileWidth * kColumnRowGroups;
-  launch.dims.block[0] = kColumnTileWidth;
-  launch.dims.block[1] = kColumnRowGroups;
-  launch.dims.grid[0] = CeilDiv(columns, kColumnTileWidth) * outer;
+  const int64_t warp = device.warp_size;
+  // Wide runs (16-byte loads) only while there is still a block for every
+  // SM: with few columns, parallelism matters more than load width (a
+  // block cannot share its columns' rows with another block without a
+  // second pass).
+  int64_t vector = std::clamp<int64_t>(
+      kVectorBytes / std::max<int64_t>(1, element_bytes), 1, kMaxUnroll);
+  while (vector > 1 &&
+         (columns % vector != 0 ||
+          outer * CeilDiv(columns, warp * vector) < device.core_count)) {
+    vector /= 2;
+  }
+  int64_t groups = 1;
+  while (groups < kColumnMaxRowGroups && groups < reduced &&
+         2 * groups * warp * vector * accumulator_bytes <= kColumnSharedBytes) {
+    groups *= 2;
+  }
+  launch.vector = vector;
+  launch.row_groups = groups;
+  launch.row_unroll = std::clamp<int64_t>(
+      kColumnBytesInFlight / (vector * std::max<int64_t>(1, element_bytes)), 1,
+      kColumnMaxUnroll);
+  launch.column_tiles = CeilDiv(columns, warp * vector);
+  launch.threads_per_block = warp * groups;
+  launch.dims.block[0] = launch.threads_per_block;
+  launch.dims.grid[0] = outer * launch.column_tiles;
   return launch;
 }
 
