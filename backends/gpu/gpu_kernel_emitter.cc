@@ -141,6 +141,13 @@ absl::StatusOr<std::vector<GpuKernel>> GpuModuleEmitter::EmitKernels(
     if (!s.ok()) return cleanup(s);
     return kernels;
   }
+  if (const HloInstruction* hero = FindTransposeHero(info)) {
+    request.symbol = state_->UniqueSymbol(name);
+    absl::Status s =
+        emit([&]() { return EmitTransposeKernel(request, hero); });
+    if (!s.ok()) return cleanup(s);
+    return kernels;
+  }
   for (const std::vector<size_t>& group : GroupOutputsByDimensions(info)) {
     request.symbol = state_->UniqueSymbol(name);
     absl::Status s = emit([&]() { return EmitLoopKernel(request, group); });

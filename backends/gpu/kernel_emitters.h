@@ -52,6 +52,16 @@ bool IsColumnReduction(const ReductionInfo& r);
 absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
     const KernelRequest& request, const ReductionInfo& r);
 
+// The transpose that moves the minor dimension (alone, or in a loop fusion
+// whose single output it reaches through elementwise ops only) for
+// EmitTransposeKernel, or nullptr.
+const HloInstruction* FindTransposeHero(const KernelInfo& info);
+
+// A transpose (kernel) through shared-memory tiles, coalesced on both
+// sides.
+absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
+                                               const HloInstruction* hero);
+
 // True for a row-reduction fusion (fusion_kinds.h, kRowReduction), and for
 // a reduction fusion whose reduces are row reductions that fit a block.
 bool IsRowFusion(const HloInstruction& hlo);
