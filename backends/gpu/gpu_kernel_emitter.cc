@@ -143,8 +143,7 @@ absl::StatusOr<std::vector<GpuKernel>> GpuModuleEmitter::EmitKernels(
   }
   if (const HloInstruction* hero = FindTransposeHero(info)) {
     request.symbol = state_->UniqueSymbol(name);
-    absl::Status s =
-        emit([&]() { return EmitTransposeKernel(request, hero); });
+    absl::Status s = emit([&]() { return EmitTransposeKernel(request, hero); });
     if (!s.ok()) return cleanup(s);
     return kernels;
   }

@@ -4,17 +4,16 @@
 // The "hero" is a transpose whose operand's physically minor dimension is
 // not the output's, or a fusion parameter whose layout puts another
 // dimension minor than the output's (after layout assignment, x.T + y is
-// a bitcast of x plus y read in the other order). Read element by element, either its reads or the
-// kernel's writes would stride through memory. Instead a block owns a
-// kTransposeTile x kTransposeTile tile of the output over the two
-// dimensions concerned (k: the one that is minor in the operand, j: the
-// one minor in the output) at one position of the other dimensions. First
-// its lanes walk k, reading the hero's operand (computed through the fused
-// producers) along the operand's minor dimension, into a shared tile; after
-// a barrier they walk j, computing the output along its minor dimension,
-// the hero's value now read from the tile's other axis. A padding column
-// (tile rows of kTransposeTile + 1) puts the 32 reads of a warp in 32
-// different banks.
+// a bitcast of x plus y read in the other order). Read element by element,
+// either its reads or the kernel's writes would stride through memory. Instead
+// a block owns a kTransposeTile x kTransposeTile tile of the output over the
+// two dimensions concerned (k: the one that is minor in the operand, j: the one
+// minor in the output) at one position of the other dimensions. First its lanes
+// walk k, reading the hero's operand (computed through the fused producers)
+// along the operand's minor dimension, into a shared tile; after a barrier they
+// walk j, computing the output along its minor dimension, the hero's value now
+// read from the tile's other axis. A padding column (tile rows of
+// kTransposeTile + 1) puts the 32 reads of a warp in 32 different banks.
 //
 // Only where every use of the hero reaches the single output through
 // elementwise ops of the output's dimensions, so it is only read at the
@@ -185,17 +184,18 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
     auto slot = [&](llvm::Value* row, llvm::Value* column) {
       return SharedElement(
           kernel, shared,
-          b->CreateAdd(b->CreateMul(row, kernel.Index(tile + 1), "", true,
-                                    true),
-                       column, "", true, true));
+          b->CreateAdd(
+              b->CreateMul(row, kernel.Index(tile + 1), "", true, true), column,
+              "", true, true));
     };
     // Runs body(k, j) for the thread's elements of the tile: the lane
     // walks `lane_dim` (k or j), the thread's rows the other, bounds
     // checked only on edge tiles.
-    auto for_tile = [&](bool lanes_along_k,
-                        const std::function<absl::Status(
-                            llvm::Value*, llvm::Value*, llvm::Value*,
-                            llvm::Value*)>& body) -> absl::Status {
+    auto for_tile =
+        [&](bool lanes_along_k,
+            const std::function<absl::Status(llvm::Value*, llvm::Value*,
+                                             llvm::Value*, llvm::Value*)>& body)
+        -> absl::Status {
       for (int64_t r = 0; r < tile; r += rows) {
         llvm::Value* across =
             b->CreateAdd(ty, kernel.Index(r), "", true, true);  // tile row
@@ -232,8 +232,9 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
     auto current = std::make_shared<std::pair<llvm::Value*, llvm::Value*>>();
     if (info.fused) {
       kernel.generators().Bind(
-          hero, [current, type, &slot, b](
-                    const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+          hero,
+          [current, type, &slot,
+           b](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
             return b->CreateLoad(type, slot(current->second, current->first));
           });
     }
