@@ -21,12 +21,19 @@ constexpr int64_t kLoopThreadsPerBlock = 256;
 constexpr int64_t kVectorBytes = 16;
 constexpr int64_t kMaxUnroll = 8;
 
+
 // Rows up to this length get a warp each: a block per 32-element row
 // would leave most of its threads idle (XLA's "row vectorization" for
 // short rows does the same).
 constexpr int64_t kWarpRowMaxLength = 512;
 // Block-per-row reductions: 256 threads; a long row is strided over them.
+// With fewer rows than two per SM (64 rows of 2^20 elements), a block per
+// row leaves SMs idle and each busy SM must pull more than its share of
+// the bandwidth: 1024 threads then, for more loads in flight. (Several
+// blocks per row would need a second pass over partial results, and the
+// executable has no scratch buffers for them yet.)
 constexpr int64_t kRowBlockThreads = 256;
+constexpr int64_t kFewRowsBlockThreads = 1024;
 // Warp-per-row: 8 warps (rows) per block.
 constexpr int64_t kRowsPerWarpBlock = 8;
 
@@ -87,14 +94,21 @@ bool Use32BitIndexing(int64_t max_elements, int64_t launched_elements) {
 }
 
 RowReductionLaunch ComputeRowReductionLaunch(int64_t rows, int64_t row_length,
+                                             int64_t element_bytes,
                                              const GpuDeviceInfo& device) {
   RowReductionLaunch launch;
+  launch.vector = std::clamp<int64_t>(
+      kVectorBytes / std::max<int64_t>(1, element_bytes), 1, kMaxUnroll);
+  while (launch.vector > 1 && row_length % launch.vector != 0) {
+    launch.vector /= 2;
+  }
   if (row_length <= kWarpRowMaxLength) {
     launch.warp_per_row = true;
     launch.rows_per_block = std::min<int64_t>(kRowsPerWarpBlock, rows);
     launch.threads_per_block = launch.rows_per_block * device.warp_size;
   } else {
-    launch.threads_per_block = kRowBlockThreads;
+    launch.threads_per_block =
+        rows < 2 * device.core_count ? kFewRowsBlockThreads : kRowBlockThreads;
   }
   launch.dims.block[0] = launch.threads_per_block;
   launch.dims.grid[0] = CeilDiv(rows, launch.rows_per_block);

@@ -43,8 +43,12 @@ struct RowReductionLaunch {
   // Rows one block reduces (warp-per-row: warps per block; else 1).
   int64_t rows_per_block = 1;
   bool warp_per_row = false;
+  // A thread reads runs of `vector` consecutive elements (divides the row
+  // length): 16-byte loads.
+  int64_t vector = 1;
 };
 RowReductionLaunch ComputeRowReductionLaunch(int64_t rows, int64_t row_length,
+                                             int64_t element_bytes,
                                              const GpuDeviceInfo& device);
 
 // Row-reduction fusions (softmax, layer norm, log-softmax; rows of at most

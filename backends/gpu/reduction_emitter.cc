@@ -134,12 +134,19 @@ absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
   // does no iterations).
   int64_t num_outputs_rows = 1;
   for (int64_t d : r.kept_dims) num_outputs_rows *= in.dimensions(d);
-  RowReductionLaunch launch =
-      ComputeRowReductionLaunch(num_outputs_rows, row_length, device);
+  int64_t element_bytes = 1;
+  for (const HloInstruction* reduce : r.reduces) {
+    for (int64_t k = 0; k < reduce->operand_count() / 2; ++k) {
+      element_bytes = std::max<int64_t>(
+          element_bytes, ByteWidth(reduce->operand(k)->shape().element_type()));
+    }
+  }
+  RowReductionLaunch launch = ComputeRowReductionLaunch(
+      num_outputs_rows, row_length, element_bytes, device);
   if (num_outputs_rows == 0) launch.dims.grid[0] = 0;
-  bool index64 =
-      !Use32BitIndexing(MaxElementsTouched(info),
-                        launch.dims.NumBlocks() * launch.threads_per_block * 2);
+  bool index64 = !Use32BitIndexing(
+      MaxElementsTouched(info),
+      launch.dims.NumBlocks() * launch.threads_per_block * launch.vector * 2);
   KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
                        request.symbol, launch.threads_per_block, index64);
   absl::Status status = [&]() -> absl::Status {
@@ -200,32 +207,44 @@ absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
       }
       llvm::Value* row_base =
           b->CreateMul(row, kernel.Index(row_length), "", true, true);
+      auto element = [&](llvm::Value* c) -> absl::Status {
+        IrIndex col_index = IrIndex::FromLinear(c, reduced_shape, b);
+        for (size_t j = 0; j < reduced_physical.size(); ++j) {
+          in_index[reduced_physical[j]] = col_index[j];
+        }
+        IrIndex index(in_index, b->CreateAdd(row_base, c, "", true, true), in,
+                      kernel.index_type());
+        for (ReduceState& s : states) {
+          std::vector<llvm::Value*> values;
+          for (size_t k = 0; k < s.n; ++k) {
+            HLOC_ASSIGN_OR_RETURN(llvm::Value * v, s.inputs[k](index));
+            values.push_back(v);
+          }
+          HLOC_RETURN_IF_ERROR(Combine(kernel, s, values));
+        }
+        for (size_t o = 0; o < info.outputs.size(); ++o) {
+          if (info.outputs[o].root->opcode() == HloOpcode::kReduce) {
+            continue;
+          }
+          HLOC_ASSIGN_OR_RETURN(ElementGenerator g,
+                                kernel.generators().ForOutput(info.outputs[o]));
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, g(index));
+          HLOC_RETURN_IF_ERROR(kernel.output(o).EmitWrite(index, v, b));
+        }
+        return absl::OkStatus();
+      };
+      // Runs of `vector` consecutive elements, strided over the threads:
+      // one vector load per operand and run.
+      const int64_t vector = launch.vector;
       HLOC_RETURN_IF_ERROR(EmitForLoop(
-          "col", first, kernel.Index(row_length), kernel.Index(stride),
-          [&](llvm::Value* c) -> absl::Status {
-            IrIndex col_index = IrIndex::FromLinear(c, reduced_shape, b);
-            for (size_t j = 0; j < reduced_physical.size(); ++j) {
-              in_index[reduced_physical[j]] = col_index[j];
-            }
-            IrIndex index(in_index, b->CreateAdd(row_base, c, "", true, true),
-                          in, kernel.index_type());
-            for (ReduceState& s : states) {
-              std::vector<llvm::Value*> values;
-              for (size_t k = 0; k < s.n; ++k) {
-                HLOC_ASSIGN_OR_RETURN(llvm::Value * v, s.inputs[k](index));
-                values.push_back(v);
-              }
-              HLOC_RETURN_IF_ERROR(Combine(kernel, s, values));
-            }
-            for (size_t o = 0; o < info.outputs.size(); ++o) {
-              if (info.outputs[o].root->opcode() == HloOpcode::kReduce) {
-                continue;
-              }
-              HLOC_ASSIGN_OR_RETURN(
-                  ElementGenerator g,
-                  kernel.generators().ForOutput(info.outputs[o]));
-              HLOC_ASSIGN_OR_RETURN(llvm::Value * v, g(index));
-              HLOC_RETURN_IF_ERROR(kernel.output(o).EmitWrite(index, v, b));
+          "run", first, kernel.Index(row_length / vector), kernel.Index(stride),
+          [&](llvm::Value* run) -> absl::Status {
+            llvm::Value* c0 =
+                b->CreateMul(run, kernel.Index(vector), "", true, true);
+            for (int64_t i = 0; i < vector; ++i) {
+              HLOC_RETURN_IF_ERROR(element(
+                  i == 0 ? c0
+                         : b->CreateAdd(c0, kernel.Index(i), "", true, true)));
             }
             return absl::OkStatus();
           },
