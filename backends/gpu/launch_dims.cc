@@ -21,7 +21,6 @@ constexpr int64_t kLoopThreadsPerBlock = 256;
 constexpr int64_t kVectorBytes = 16;
 constexpr int64_t kMaxUnroll = 8;
 
-
 // Rows up to this length get a warp each: a block per 32-element row
 // would leave most of its threads idle (XLA's "row vectorization" for
 // short rows does the same).
@@ -37,14 +36,19 @@ constexpr int64_t kFewRowsBlockThreads = 1024;
 // Warp-per-row: 8 warps (rows) per block.
 constexpr int64_t kRowsPerWarpBlock = 8;
 
-// Row-reduction fusions: a thread owns up to 8 runs of 16 bytes of its row
-// (32 f32 registers per row-shaped input kept): 8 independent 16-byte
-// loads in flight per thread cover the memory latency, and the register
-// cost leaves room for two such inputs at 2048 resident threads per SM.
-// More runs per row than that gets more threads per row, up to a block of
+// Row-reduction fusions: a thread owns up to 32 elements of its row in
+// 16-byte runs (8 runs of f32, 4 of bf16) kept in registers: several
+// independent 16-byte loads in flight per thread cover the memory latency.
+// More elements per thread cost occupancy: with 64 bf16 elements softmax
+// took 172 registers (one block per SM) and ran at 27% of copy on the
+// H100. Rows with more runs than that get more threads, up to a block of
 // 1024 (a 16384-element f32 row, the row fusions' limit, is then 4 runs).
-constexpr int64_t kRowFusionRunsPerThread = 8;
+constexpr int64_t kRowFusionElementsPerThread = 32;
 constexpr int64_t kRowFusionMaxThreadsPerRow = 1024;
+// But at least a warp's worth of threads per row where the row has that
+// many runs, so that a warp's loads are one contiguous span: with 2
+// threads per 64-element row (8 runs each), each load of a warp touched
+// 16 rows, and row sums over 262144 x 64 reached 33% of copy.
 // Short rows share a block: 256 threads, as for loop kernels.
 constexpr int64_t kRowFusionThreadsPerBlock = 256;
 
@@ -125,9 +129,12 @@ RowFusionLaunch ComputeRowFusionLaunch(int64_t rows, int64_t row_length,
   // aligned vector.
   while (vector > 1 && row_length % vector != 0) vector /= 2;
   const int64_t runs = CeilDiv(row_length, vector);
+  const int64_t runs_per_thread =
+      std::max<int64_t>(1, kRowFusionElementsPerThread / vector);
   int64_t group = 1;
   while (group < kRowFusionMaxThreadsPerRow &&
-         group * kRowFusionRunsPerThread < runs) {
+         ((group < device.warp_size && group < runs) ||
+          group * runs_per_thread < runs)) {
     group *= 2;
   }
   // Not more rows per block than there are rows, but at least a whole

@@ -80,10 +80,16 @@ TEST(LaunchDimsTest, RowFusionGroupsByRowLength) {
   EXPECT_EQ(wide.vector, 4);
   EXPECT_EQ(wide.vectors_per_thread, 8);
   EXPECT_EQ(wide.dims.grid[0], 8192);
-  // Rows of 64: two threads per row, 128 rows per block.
+  // Rows of 64 f32: 16 threads per row, one run each, so a warp reads two
+  // whole rows; 16 rows per block.
   RowFusionLaunch narrow = ComputeRowFusionLaunch(262144, 64, 4, H100());
-  EXPECT_EQ(narrow.threads_per_row, 2);
-  EXPECT_EQ(narrow.rows_per_block, 128);
+  EXPECT_EQ(narrow.threads_per_row, 16);
+  EXPECT_EQ(narrow.vectors_per_thread, 1);
+  EXPECT_EQ(narrow.rows_per_block, 16);
+  // bf16 rows of 8192: 32 elements (4 runs of 8) per thread.
+  RowFusionLaunch bf16 = ComputeRowFusionLaunch(8192, 8192, 2, H100());
+  EXPECT_EQ(bf16.threads_per_row, 256);
+  EXPECT_EQ(bf16.vectors_per_thread, 4);
   // One row of one element still gets a whole warp.
   RowFusionLaunch one = ComputeRowFusionLaunch(1, 1, 4, H100());
   EXPECT_EQ(one.vector, 1);
