@@ -155,6 +155,15 @@ ByteBlock ByteBlock::Zeroed(size_t size) {
   return block;
 }
 
+ByteBlock ByteBlock::Borrow(uint8_t* data, size_t size) {
+  ByteBlock block;
+  if (size == 0) return block;
+  block.data_ = data;
+  block.size_ = size;
+  block.borrowed_ = true;
+  return block;
+}
+
 ByteBlock::ByteBlock(const ByteBlock& other)
     : ByteBlock(Uninitialized(other.size_)) {
   if (size_ > 0) std::memcpy(data_, other.data_, size_);

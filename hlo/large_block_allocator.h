@@ -118,35 +118,48 @@ class ByteBlock {
   // as std::vector does.
   static ByteBlock Uninitialized(size_t size);
   static ByteBlock Zeroed(size_t size);
+  // A view of `size` bytes the caller owns (e.g. a NumPy array handed to
+  // the Python bindings), so arguments cross without a copy. The caller
+  // keeps the memory alive while the view lives; it is never freed here,
+  // and copies of the view are ordinary owned blocks.
+  static ByteBlock Borrow(uint8_t* data, size_t size);
 
   ByteBlock(const ByteBlock& other);
   ByteBlock& operator=(const ByteBlock& other);
   ByteBlock(ByteBlock&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)),
-        size_(std::exchange(other.size_, 0)) {}
+        size_(std::exchange(other.size_, 0)),
+        borrowed_(std::exchange(other.borrowed_, false)) {}
   ByteBlock& operator=(ByteBlock&& other) noexcept {
     if (this != &other) {
-      FreeBytes(data_, size_);
+      Release();
       data_ = std::exchange(other.data_, nullptr);
       size_ = std::exchange(other.size_, 0);
+      borrowed_ = std::exchange(other.borrowed_, false);
     }
     return *this;
   }
-  ~ByteBlock() { FreeBytes(data_, size_); }
+  ~ByteBlock() { Release(); }
 
   // nullptr when empty.
   uint8_t* data() { return data_; }
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
+  bool borrowed() const { return borrowed_; }
 
   // Same size and bytes.
   bool operator==(const ByteBlock& other) const;
   bool operator!=(const ByteBlock& other) const { return !(*this == other); }
 
  private:
+  void Release() {
+    if (!borrowed_) FreeBytes(data_, size_);
+  }
+
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
+  bool borrowed_ = false;
 };
 
 }  // namespace hloc

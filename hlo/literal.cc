@@ -77,6 +77,15 @@ Literal Literal::CreateUninitialized(const Shape& shape) {
   return lit;
 }
 
+Literal Literal::CreateView(const Shape& shape, const void* data) {
+  Literal lit;
+  lit.shape_ = shape;
+  lit.bytes_ =
+      ByteBlock::Borrow(static_cast<uint8_t*>(const_cast<void*>(data)),
+                        shape.ElementCount() * ByteWidth(shape.element_type()));
+  return lit;
+}
+
 Literal Literal::MakeTuple(std::vector<Literal> elements) {
   std::vector<Shape> shapes;
   for (const Literal& e : elements) shapes.push_back(e.shape());

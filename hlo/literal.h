@@ -94,6 +94,12 @@ class Literal {
   // that overwrite every byte: no zeroing pass, and a recycled large block
   // is not touched before they fill it).
   static Literal CreateUninitialized(const Shape& shape);
+  // An array literal of `shape` over the caller's row-major `data` (element
+  // aligned, ElementCount * ByteWidth bytes), not copied: how the Python
+  // bindings pass NumPy arrays to an executable. The caller keeps `data`
+  // alive while the view lives and only reads through it; a copy of the
+  // view owns its bytes.
+  static Literal CreateView(const Shape& shape, const void* data);
 
   Literal(const Literal&) = default;
   Literal& operator=(const Literal&) = default;

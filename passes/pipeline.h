@@ -34,6 +34,10 @@ struct PipelineOptions {
   std::string dump_dir;
   // Dump after every pass run, or only after runs that changed the module.
   bool dump_unchanged = true;
+  // Target pipelines (MakePipeline) may keep values more precise than their
+  // HLO types, as XLA does by default (xla_allow_excess_precision): see
+  // simplify_fp_conversions.h.
+  bool allow_excess_precision = true;
 };
 
 class HloPassPipeline : public HloPass {

@@ -7,6 +7,7 @@
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
 #include "passes/simplification.h"
+#include "passes/simplify_fp_conversions.h"
 
 namespace hloc {
 
@@ -34,6 +35,9 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   HloPassPipeline pipeline(absl::StrCat(platform, "-hlo"));
   pipeline.set_options(options);
   pipeline.AddPass(MakeSimplificationPipeline());
+  if (options.allow_excess_precision) {
+    pipeline.AddPass<SimplifyFpConversions>();
+  }
   if (fusion->row_reduction_fusion) {
     pipeline.AddPass<RowReductionFusion>(*fusion, report);
   }

@@ -2,8 +2,10 @@
 // simplification to a fixed point, then fusion, then dead code elimination.
 // `hlo-opt --platform=cuda --stage=hlo` runs MakePipeline("cuda", ...).
 //
-//   every target: simplify; row-reduction-fusion; instruction-fusion (with
-//                 dot epilogues); multi-output-fusion; dce
+//   every target: simplify; simplify-fp-conversions (unless
+//                 PipelineOptions::allow_excess_precision is false);
+//                 row-reduction-fusion; instruction-fusion (with dot
+//                 epilogues); multi-output-fusion; dce
 //
 // Row-reduction fusion and dot epilogues are the two fusion shapes that
 // need a whole row per thread block (or per CPU work item) or a GEMM tile

@@ -15,6 +15,7 @@
 #include "passes/sharding_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplifier/algebraic_simplifier.h"
+#include "passes/simplify_fp_conversions.h"
 #include "passes/tuple_simplifier.h"
 
 namespace hloc {
@@ -70,6 +71,10 @@ const PassEntry kPasses[] = {
      "call-inliner, sharding-remover, then all simplification passes to a "
      "fixed point",
      MakeSimplify},
+    {"simplify-fp-conversions",
+     "excess precision: widened bf16/f16 dots computed in f32, float convert "
+     "chains collapsed (XLA's xla_allow_excess_precision)",
+     Make<SimplifyFpConversions>},
     {"tuple-simplifier", "gte(tuple) and tuple(gte...) round trips",
      Make<TupleSimplifier>},
 };

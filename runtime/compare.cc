@@ -31,12 +31,79 @@ bool IsAccumulating(HloOpcode opcode) {
     case HloOpcode::kReduceScatter:
     case HloOpcode::kReduceWindow:
     case HloOpcode::kScaledDot:
+    case HloOpcode::kScan:
     case HloOpcode::kScatter:
     case HloOpcode::kSelectAndScatter:
     case HloOpcode::kTriangularSolve:
       return true;
     default:
       return false;
+  }
+}
+
+// Opcodes whose float results are values of their operands (moved,
+// selected, padded or reinterpreted), so they round nothing themselves.
+// Control flow and fusions count through their called computations.
+bool RoundsNothing(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kBitcast:
+    case HloOpcode::kBitcastConvert:
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kCall:
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kConditional:
+    case HloOpcode::kConstant:
+    case HloOpcode::kCopy:
+    case HloOpcode::kDynamicSlice:
+    case HloOpcode::kDynamicUpdateSlice:
+    case HloOpcode::kFusion:
+    case HloOpcode::kGather:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kPad:
+    case HloOpcode::kParameter:
+    case HloOpcode::kReshape:
+    case HloOpcode::kReverse:
+    case HloOpcode::kSelect:
+    case HloOpcode::kSlice:
+    case HloOpcode::kSort:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kTuple:
+    case HloOpcode::kWhile:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Mantissa bits of the float types tolerances know (complex: of a part);
+// 0 for every other type.
+int MantissaBits(PrimitiveType type) {
+  if (IsComplexType(type)) type = ComplexComponentType(type);
+  switch (type) {
+    case BF16:
+    case F16:
+    case F32:
+    case F64:
+      return FloatFormatOf(type).mantissa_bits;
+    default:
+      return 0;
+  }
+}
+
+// The less precise of two float types; a type tolerances do not know loses.
+PrimitiveType LessPrecise(PrimitiveType a, PrimitiveType b) {
+  if (MantissaBits(a) == 0) return b;
+  if (MantissaBits(b) == 0) return a;
+  return MantissaBits(b) < MantissaBits(a) ? b : a;
+}
+
+void FoldLeafTypes(const Shape& shape, PrimitiveType* least) {
+  if (shape.IsTuple()) {
+    for (const Shape& element : shape.tuple_shapes()) {
+      FoldLeafTypes(element, least);
+    }
+  } else if (shape.IsArray()) {
+    *least = LessPrecise(*least, shape.element_type());
   }
 }
 
@@ -175,6 +242,29 @@ bool HasAccumulatingOps(const HloModule& module) {
   return false;
 }
 
+PrimitiveType LeastPreciseFloatType(const HloModule& module) {
+  PrimitiveType least = PRIMITIVE_TYPE_INVALID;
+  for (const HloComputation* computation : module.computations()) {
+    for (const HloInstruction* instruction : computation->instructions()) {
+      if (!RoundsNothing(instruction->opcode())) {
+        FoldLeafTypes(instruction->shape(), &least);
+      }
+    }
+  }
+  return least;
+}
+
+double MaxFiniteMagnitude(const Literal& literal) {
+  if (!literal.shape().IsArray()) return 0;
+  if (literal.element_type() == PRED) return 0;
+  double max_magnitude = 0;
+  for (int64_t i = 0; i < literal.element_count(); ++i) {
+    const double v = std::abs(literal.GetAsComplex(i));
+    if (std::isfinite(v)) max_magnitude = std::max(max_magnitude, v);
+  }
+  return max_magnitude;
+}
+
 Tolerance DefaultTolerance(PrimitiveType type, bool accumulating) {
   switch (type) {
     case F64:
@@ -214,18 +304,22 @@ bool HasDefaultPrecisionF32Contractions(const HloModule& module) {
   return false;
 }
 
-Tolerance DefaultToleranceFor(const HloModule& module,
-                              const Literal& expected) {
+Tolerance DefaultToleranceFor(const HloModule& module, const Literal& expected,
+                              const ToleranceOptions& options) {
   const PrimitiveType type = expected.element_type();
-  Tolerance tolerance = DefaultTolerance(type, HasAccumulatingOps(module));
-  if (type == F32 && HasDefaultPrecisionF32Contractions(module)) {
-    double max_magnitude = 0;
-    for (float v : expected.data<float>()) {
-      if (std::isfinite(v)) {
-        max_magnitude = std::max(max_magnitude, std::fabs(double{v}));
-      }
-    }
-    tolerance.atol = std::max(tolerance.atol, std::ldexp(max_magnitude, -10));
+  if (MantissaBits(type) == 0) return DefaultTolerance(type, false);
+  PrimitiveType computed = LessPrecise(type, LeastPreciseFloatType(module));
+  if (IsComplexType(computed)) computed = ComplexComponentType(computed);
+  const bool accumulating = HasAccumulatingOps(module);
+  Tolerance tolerance = DefaultTolerance(computed, accumulating);
+  const double magnitude = MaxFiniteMagnitude(expected);
+  if (accumulating) {
+    tolerance.atol = std::max(
+        tolerance.atol, DefaultTolerance(computed, false).rtol * magnitude);
+  }
+  if (options.expected_used_tf32 && computed == F32 &&
+      HasDefaultPrecisionF32Contractions(module)) {
+    tolerance.atol = std::max(tolerance.atol, std::ldexp(magnitude, -10));
   }
   return tolerance;
 }

@@ -6,9 +6,12 @@
 // matches NaN and an infinity matches only the same infinity; complex values
 // compare their real and imaginary parts that way, each.
 //
-// Default tolerances (DefaultTolerance), by element type, for modules whose
-// results come from elementwise work (each output element depends on a few
-// inputs) and for modules with accumulating ops (reduce, reduce-window, dot,
+// Default tolerances (DefaultTolerance) by the least precise float type
+// the module computes in (LeastPreciseFloatType: a module that rounds to
+// bf16 anywhere is judged as bf16 even where its outputs are f32, and an f32
+// dot converted to f64 as f32), for modules whose results come from
+// elementwise work (each output element depends on a few inputs) and for
+// modules with accumulating ops (reduce, reduce-window, scan, dot,
 // convolution, scatter, ...: HasAccumulatingOps), whose sums round
 // differently in every summation order:
 //
@@ -23,11 +26,20 @@
 // transcendental functions (a few ulps); f16 (10 mantissa bits, ulp 2^-10)
 // and bf16 (7 bits, ulp 2^-7) get a few ulps of their own precision.
 //
-// One more allowance (DefaultToleranceFor): an f32 dot or convolution at
-// default operand precision may run with reduced-precision operands (XLA:GPU
-// uses TF32 on NVIDIA GPUs: 10 mantissa bits), so f32 results of modules with
-// one get an absolute tolerance of at least 2^-10 times the largest finite
-// |expected| value.
+// Accumulating modules (DefaultToleranceFor): a sum's rounding error scales
+// with the magnitude of the terms summed, not with the sum, which may cancel
+// to near zero (a cumulative sum crossing zero). The terms are not known
+// here; the output's largest finite |expected| value stands in for their
+// magnitude, so the absolute tolerance is at least the elementwise rtol (a
+// few ulps) times it. (jnp.cumsum over rows of 1000 O(1) terms: summation
+// orders differ by up to 6e-5, about 1e-6 of the largest partial sum.)
+//
+// TF32 (ToleranceOptions::expected_used_tf32, hlo-run --expect-tf32): when
+// the expected outputs came from a GPU that ran default-precision f32 dots
+// and convolutions with TF32 operands (XLA:GPU on NVIDIA: 10 mantissa bits),
+// f32 results of modules with one get an absolute tolerance of at least
+// 2^-10 times the largest finite |expected| value. Never by default: on
+// outputs computed at full f32 precision it would hide real errors.
 #ifndef RUNTIME_COMPARE_H_
 #define RUNTIME_COMPARE_H_
 
@@ -52,6 +64,17 @@ struct Tolerance {
 // elements, so its float results depend on summation order.
 bool HasAccumulatingOps(const HloModule& module);
 
+// The least precise of bf16, f16, f32 and f64 (complex types count as their
+// component type) that an instruction of `module` rounds its results to;
+// instructions that only move or select values (parameters, constants,
+// reshapes, slices, gathers, ...) do not count. PRIMITIVE_TYPE_INVALID when
+// no instruction computes a float.
+PrimitiveType LeastPreciseFloatType(const HloModule& module);
+
+// The largest finite |value| of an array literal (0 for none, for tuples
+// and for predicates).
+double MaxFiniteMagnitude(const Literal& literal);
+
 // The default tolerance for results of element type `type` (see the table
 // above); exact for integers and predicates.
 Tolerance DefaultTolerance(PrimitiveType type, bool accumulating);
@@ -60,10 +83,20 @@ Tolerance DefaultTolerance(PrimitiveType type, bool accumulating);
 // is default (no operand asks for HIGHEST).
 bool HasDefaultPrecisionF32Contractions(const HloModule& module);
 
-// The default tolerance for comparing an output of `module` with `expected`:
-// DefaultTolerance(type, HasAccumulatingOps(module)) widened for
-// default-precision f32 contractions as described above.
-Tolerance DefaultToleranceFor(const HloModule& module, const Literal& expected);
+// What is known about where expected values came from.
+struct ToleranceOptions {
+  // The expected outputs came from a GPU that computed default-precision f32
+  // dots and convolutions with TF32 operands (XLA:GPU on NVIDIA GPUs).
+  bool expected_used_tf32 = false;
+};
+
+// The default tolerance for comparing an output of `module` with `expected`
+// (see above): DefaultTolerance of the less precise of the output's type and
+// LeastPreciseFloatType(module), accumulating if HasAccumulatingOps(module),
+// its absolute part scaled for accumulating modules and widened for TF32
+// when `options` says so. Exact for integer and predicate outputs.
+Tolerance DefaultToleranceFor(const HloModule& module, const Literal& expected,
+                              const ToleranceOptions& options = {});
 
 // One element that did not match.
 struct ElementMismatch {

@@ -198,19 +198,148 @@ TEST(CompareTest, DefaultPrecisionF32Contractions) {
 
   Literal expected =
       R1({1.0f, -2048.0f, std::numeric_limits<float>::infinity()});
+  // Outputs computed at full f32 precision (XLA:CPU, our backends): the
+  // accumulating tolerance, its atol at least the elementwise rtol times
+  // the largest |expected|.
   Tolerance tolerance = DefaultToleranceFor(module, expected);
   EXPECT_EQ(tolerance.rtol, 1e-4);
-  EXPECT_EQ(tolerance.atol, 2.0);  // 2048 * 2^-10; infinity ignored
+  EXPECT_DOUBLE_EQ(tolerance.atol, 1e-5 * 2048);  // infinity ignored
+  // Expected outputs from a GPU that used TF32: 2^-10 of the largest.
+  ToleranceOptions tf32;
+  tf32.expected_used_tf32 = true;
+  tolerance = DefaultToleranceFor(module, expected, tf32);
+  EXPECT_EQ(tolerance.rtol, 1e-4);
+  EXPECT_EQ(tolerance.atol, 2.0);  // 2048 * 2^-10
   // Integer outputs stay exact.
-  EXPECT_EQ(
-      DefaultToleranceFor(module, Literal(Shape::Array(S32, {2}))).ToString(),
-      "exact");
+  EXPECT_EQ(DefaultToleranceFor(module, Literal(Shape::Array(S32, {2})), tf32)
+                .ToString(),
+            "exact");
 
   PrecisionConfig highest;
   highest.operand_precision = {Precision::kHighest, Precision::kHighest};
   dot->mutable_attrs().precision_config = highest;
   EXPECT_FALSE(HasDefaultPrecisionF32Contractions(module));
-  EXPECT_EQ(DefaultToleranceFor(module, expected).atol, 1e-5);
+  EXPECT_DOUBLE_EQ(DefaultToleranceFor(module, expected, tf32).atol,
+                   1e-5 * 2048);
+}
+
+// A module whose entry applies `opcode` (a dot of the parameter with
+// itself, or a one-operand op) to an `op_type` parameter, then converts the
+// result to `output_type`.
+std::unique_ptr<HloModule> ConvertedModule(HloOpcode opcode,
+                                           PrimitiveType op_type,
+                                           PrimitiveType output_type) {
+  auto module = std::make_unique<HloModule>("m");
+  auto entry = std::make_unique<HloComputation>("entry");
+  HloInstruction* p = entry->AddParameter(
+      HloInstruction::CreateParameter(0, Shape::Array(op_type, {2, 2}), "p"));
+  std::vector<HloInstruction*> operands = {p};
+  if (opcode == HloOpcode::kDot) operands.push_back(p);
+  HloInstruction* op = entry->AddInstruction(
+      HloInstruction::Create(opcode, Shape::Array(op_type, {2, 2}), operands));
+  entry->AddInstruction(HloInstruction::CreateUnary(
+      Shape::Array(output_type, {2, 2}), HloOpcode::kConvert, op));
+  module->AddEntryComputation(std::move(entry));
+  return module;
+}
+
+TEST(CompareTest, ToleranceFollowsTheLeastPreciseComputedType) {
+  // (a @ b).astype(f64): the dot rounds in f32, so an f64 output is judged
+  // as f32.
+  std::unique_ptr<HloModule> f32_dot =
+      ConvertedModule(HloOpcode::kDot, F32, F64);
+  EXPECT_EQ(LeastPreciseFloatType(*f32_dot), F32);
+  Literal f64_out(Shape::Array(F64, {2}));
+  f64_out.data<double>()[0] = 0.5;
+  EXPECT_EQ(DefaultToleranceFor(*f32_dot, f64_out).rtol,
+            DefaultTolerance(F32, true).rtol);
+
+  // A bf16 dot converted to f32: f32 outputs get bf16's tolerance.
+  std::unique_ptr<HloModule> bf16_dot =
+      ConvertedModule(HloOpcode::kDot, BF16, F32);
+  EXPECT_EQ(LeastPreciseFloatType(*bf16_dot), BF16);
+  EXPECT_EQ(DefaultToleranceFor(*bf16_dot, R1({0.5f})).rtol,
+            DefaultTolerance(BF16, true).rtol);
+
+  // Parameters and moves do not count: an f16 input reshaped and widened
+  // to f32 rounds nothing below f32.
+  std::unique_ptr<HloModule> widened =
+      ConvertedModule(HloOpcode::kReshape, F16, F32);
+  EXPECT_EQ(LeastPreciseFloatType(*widened), F32);
+  EXPECT_EQ(DefaultToleranceFor(*widened, R1({0.5f})).ToString(),
+            DefaultTolerance(F32, false).ToString());
+  // A more precise module does not tighten a less precise output.
+  std::unique_ptr<HloModule> f64_module =
+      ConvertedModule(HloOpcode::kNegate, F64, F64);
+  Literal f16_out(Shape::Array(F16, {1}));
+  EXPECT_EQ(DefaultToleranceFor(*f64_module, f16_out).ToString(),
+            DefaultTolerance(F16, false).ToString());
+}
+
+TEST(CompareTest, AccumulatingAbsoluteToleranceScalesWithMagnitude) {
+  HloModule module("m");
+  auto entry = std::make_unique<HloComputation>("entry");
+  HloInstruction* p = entry->AddParameter(
+      HloInstruction::CreateParameter(0, Shape::Array(F32, {1000}), "p"));
+  entry->AddInstruction(
+      HloInstruction::Create(HloOpcode::kScan, Shape::Array(F32, {1000}), {p}));
+  module.AddEntryComputation(std::move(entry));
+  // Scan (jnp.cumsum's op) sums, so it counts as accumulating.
+  EXPECT_TRUE(HasAccumulatingOps(module));
+
+  // Partial sums of O(1) terms: near zero at index 0, up to 40. A
+  // different summation order moves a near-zero partial sum by ~1000 ulps
+  // of the terms (6e-5), far beyond atol + rtol * 0.001 = 1e-5 + 1e-7.
+  std::vector<float> sums(1000);
+  for (int i = 0; i < 1000; ++i) sums[i] = 40.0f * std::sin(i * 0.01f);
+  sums[0] = 0.001f;
+  const Literal expected = R1(sums);
+  const Tolerance tolerance = DefaultToleranceFor(module, expected);
+  std::vector<float> reordered = sums;
+  reordered[0] += 6e-5f;
+  EXPECT_TRUE(CompareLiterals(R1(reordered), expected, tolerance).ok())
+      << tolerance.ToString();
+
+  // Real errors still fail: a dropped term (one partial sum off by a term
+  // of ~1), a wrong index (two sums swapped), one element off by 10%.
+  std::vector<float> dropped = sums;
+  dropped[500] -= 0.8f;
+  EXPECT_FALSE(CompareLiterals(R1(dropped), expected, tolerance).ok());
+  std::vector<float> swapped = sums;
+  std::swap(swapped[100], swapped[101]);
+  EXPECT_FALSE(CompareLiterals(R1(swapped), expected, tolerance).ok());
+  std::vector<float> off = sums;
+  off[300] *= 1.1f;
+  EXPECT_FALSE(CompareLiterals(R1(off), expected, tolerance).ok());
+}
+
+TEST(CompareTest, Tf32AllowanceOnlyWhenAskedFor) {
+  // A default-precision f32 dot whose outputs reach 300, one element moved
+  // from 0.0085 to 0.2585: the error that hid in the TF32 allowance when it
+  // applied to every comparison.
+  HloModule module("m");
+  auto entry = std::make_unique<HloComputation>("entry");
+  const Shape shape = Shape::Array(F32, {16, 16});
+  HloInstruction* a =
+      entry->AddParameter(HloInstruction::CreateParameter(0, shape, "a"));
+  entry->AddInstruction(HloInstruction::Create(HloOpcode::kDot, shape, {a, a}));
+  module.AddEntryComputation(std::move(entry));
+  std::vector<float> values(256);
+  for (int i = 0; i < 256; ++i) values[i] = 0.01f + 350.0f * (i % 7) / 7;
+  values[3] = 0.0085f;
+  const Literal expected = R1(values);
+  std::vector<float> wrong = values;
+  wrong[3] = 0.2585f;
+  EXPECT_FALSE(CompareLiterals(R1(wrong), expected,
+                               DefaultToleranceFor(module, expected))
+                   .ok());
+  ToleranceOptions tf32;
+  tf32.expected_used_tf32 = true;
+  // Against TF32 GPU outputs, 2^-10 of max |expected| (300) is 0.29 of
+  // slack: the same error is within what TF32 rounding can do.
+  EXPECT_TRUE(CompareLiterals(R1(wrong), expected,
+                              DefaultToleranceFor(module, expected, tf32))
+                  .ok());
 }
 
 }  // namespace

@@ -139,7 +139,8 @@ void CpuExecutor::PlanMemory() {
   }
 }
 
-absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments) {
+absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments,
+                                         DenormalMode denormals) {
   const Executable& e = executable_;
   if (arguments.size() != e.parameter_shapes.size()) {
     return absl::InvalidArgumentError(
@@ -213,6 +214,7 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments) {
                      : base[slot.allocation] + slot.offset;
   }
   std::vector<void*> pointers;
+  const ScopedDenormalMode denormal_mode(denormals);
   for (size_t s = 0; s < e.steps.size(); ++s) {
     if (kernels_[s] != nullptr) {
       pointers.clear();

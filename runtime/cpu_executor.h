@@ -38,6 +38,7 @@
 #include "hlo/literal.h"
 #include "hlo/module.h"
 #include "runtime/evaluator_step.h"
+#include "runtime/denormals.h"
 #include "runtime/executable.h"
 
 namespace hloc {
@@ -58,8 +59,10 @@ class CpuExecutor {
 
   // One argument per entry parameter, shapes compatible with the
   // parameters' (literals are row-major whatever the layout). Runs may
-  // overlap: each has its own memory.
-  absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments);
+  // overlap: each has its own memory. The steps run in `denormals` mode
+  // (runtime/denormals.h; flushed by default, as XLA:CPU does).
+  absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments,
+                              DenormalMode denormals = DenormalMode::kFlush);
 
   const Executable& executable() const { return executable_; }
   // Evaluator steps run so far, over all runs.

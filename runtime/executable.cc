@@ -303,31 +303,47 @@ int64_t Executable::AllocationBytes(BufferAllocation::Kind kind) const {
   return total;
 }
 
-absl::Status SetBufferPlan(const BufferAssignment& assignment,
-                           const HloComputation& computation,
-                           Executable* executable) {
-  executable->allocations.clear();
+absl::StatusOr<std::vector<int64_t>> AppendBufferPlan(
+    const BufferAssignment& assignment, bool nested, Executable* executable) {
+  // Where each of the assignment's allocations went (-1: none, the
+  // parameters of a nested computation).
+  std::vector<int64_t> allocation_index;
   for (const BufferAllocation& a : assignment.allocations) {
+    if (nested && a.kind == BufferAllocation::Kind::kParameter) {
+      allocation_index.push_back(-1);
+      continue;
+    }
     ExecutableAllocation allocation;
     allocation.kind = a.kind;
     allocation.size = a.size;
+    // A nested computation's results are rewritten on every run: plain
+    // scratch memory, not the executable's outputs.
+    if (nested && a.kind == BufferAllocation::Kind::kOutput) {
+      allocation.kind = BufferAllocation::Kind::kArena;
+    }
     allocation.parameter_number = a.parameter_number;
     allocation.parameter_leaf = a.parameter_leaf;
     if (a.kind == BufferAllocation::Kind::kConstant) {
       allocation.constant_data.assign(a.size, '\0');
     }
+    allocation_index.push_back(
+        static_cast<int64_t>(executable->allocations.size()));
     executable->allocations.push_back(std::move(allocation));
   }
-  executable->buffers.clear();
+  std::vector<int64_t> slots;
   for (const BufferValue& value : assignment.values) {
+    const int64_t index = allocation_index[value.allocation];
+    if (index < 0) {
+      slots.push_back(-1);
+      continue;
+    }
     ExecutableBuffer buffer;
-    buffer.allocation = value.allocation;
+    buffer.allocation = index;
     buffer.offset = value.offset;
     buffer.size = value.size;
     buffer.shape = value.shape;
     buffer.name = value.Name();
-    ExecutableAllocation& allocation =
-        executable->allocations[value.allocation];
+    ExecutableAllocation& allocation = executable->allocations[index];
     if (allocation.kind == BufferAllocation::Kind::kConstant) {
       const Literal* leaf =
           LiteralLeaf(value.instruction->literal(), value.index);
@@ -340,8 +356,20 @@ absl::Status SetBufferPlan(const BufferAssignment& assignment,
           reinterpret_cast<uint8_t*>(allocation.constant_data.data()) +
               value.offset);
     }
+    slots.push_back(static_cast<int64_t>(executable->buffers.size()));
     executable->buffers.push_back(std::move(buffer));
   }
+  return slots;
+}
+
+absl::Status SetBufferPlan(const BufferAssignment& assignment,
+                           const HloComputation& computation,
+                           Executable* executable) {
+  executable->allocations.clear();
+  executable->buffers.clear();
+  absl::StatusOr<std::vector<int64_t>> slots =
+      AppendBufferPlan(assignment, /*nested=*/false, executable);
+  if (!slots.ok()) return slots.status();
   executable->parameter_shapes.clear();
   executable->parameter_buffers.clear();
   for (const HloInstruction* parameter : computation.parameter_instructions()) {
@@ -820,6 +848,17 @@ void DescribeSteps(const std::vector<ExecutableStep>& steps,
       if (l.shared_memory_bytes > 0) {
         absl::StrAppend(out, " shared ", l.shared_memory_bytes);
       }
+    }
+    if (step.kind == ExecutableStep::Kind::kLibraryCall &&
+        step.library == "cublas.gemm") {
+      const GemmConfig& g = step.gemm;
+      absl::StrAppend(
+          out, " m=", g.m, " n=", g.n, " k=", g.k, " batch=", g.batch,
+          g.transpose_lhs ? " A^T" : " A", g.transpose_rhs ? " B^T" : " B",
+          " ld=", g.lda, ",", g.ldb, ",", g.ldc, " strides=", g.stride_lhs, ",",
+          g.stride_rhs, ",", g.stride_out, " ", PrimitiveTypeName(g.lhs_type),
+          "->", PrimitiveTypeName(g.out_type), g.allow_tf32 ? " tf32" : "");
+      if (!g.epilogue.empty()) absl::StrAppend(out, " epilogue=", g.epilogue);
     }
     if (step.predicate_buffer >= 0) {
       absl::StrAppend(out, " predicate $", step.predicate_buffer);

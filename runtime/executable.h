@@ -170,6 +170,13 @@ absl::Status SetBufferPlan(const BufferAssignment& assignment,
                            const HloComputation& computation,
                            Executable* executable);
 
+// Appends the allocations and slots of `assignment` to `executable`'s plan
+// and returns each value's slot. A nested computation's (`nested`: a while
+// body, a branch) parameters get no slot (-1: the caller maps them onto
+// the slots of the values they are) and its results are scratch memory.
+absl::StatusOr<std::vector<int64_t>> AppendBufferPlan(
+    const BufferAssignment& assignment, bool nested, Executable* executable);
+
 // The module an evaluator step carries: `instruction` applied to one
 // parameter per operand, with the computations it calls.
 absl::StatusOr<std::unique_ptr<HloModule>> MakeFallbackModule(

@@ -7,20 +7,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
-
-// libgomp's entry points the kernels call (see backends/cpu/ir_emitter.h).
-extern "C" {
-void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads,
-                   unsigned flags);
-int omp_get_thread_num(void);
-int omp_get_num_threads(void);
-}
+#include "runtime/kernel_symbols.h"
 
 namespace hloc {
 namespace {
@@ -63,24 +55,8 @@ absl::StatusOr<std::unique_ptr<LoadedObject>> LoadedObject::Load(
     std::lock_guard<std::mutex> lock(state->mutex);
     state->errors.push_back(ToString(std::move(error)));
   });
-  llvm::orc::JITDylib& dylib = (*jit)->getMainJITDylib();
-  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      (*jit)->getDataLayout().getGlobalPrefix());
-  if (!process) return absl::InternalError(ToString(process.takeError()));
-  dylib.addGenerator(std::move(*process));
-  llvm::orc::SymbolMap symbols;
-  auto define = [&](const char* symbol, void* address) {
-    symbols[(*jit)->mangleAndIntern(symbol)] = llvm::orc::ExecutorSymbolDef(
-        llvm::orc::ExecutorAddr::fromPtr(address),
-        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
-  };
-  define("GOMP_parallel", reinterpret_cast<void*>(&GOMP_parallel));
-  define("omp_get_thread_num", reinterpret_cast<void*>(&omp_get_thread_num));
-  define("omp_get_num_threads", reinterpret_cast<void*>(&omp_get_num_threads));
-  if (llvm::Error e =
-          dylib.define(llvm::orc::absoluteSymbols(std::move(symbols)))) {
-    return absl::InternalError(ToString(std::move(e)));
-  }
+  absl::Status status = DefineKernelRuntimeSymbols(**jit);
+  if (!status.ok()) return status;
   std::unique_ptr<llvm::MemoryBuffer> buffer =
       llvm::MemoryBuffer::getMemBufferCopy(
           llvm::StringRef(object_code.data(), object_code.size()), state->name);

@@ -2,8 +2,9 @@
 // process by LLVM's ORC JIT linker (LLJIT::addObjectFile; JITLink), with no
 // code generation: this library needs LLVM's JIT linker only, never the
 // compiler's IR emitters or optimization pipeline. The kernels' external
-// symbols resolve to this process: libm, and libgomp's entry points bound
-// by address (the ones this program runs with).
+// symbols resolve as kernel_symbols.h says: libgomp's entry points and the
+// f16/bf16 conversion builtins bound by address, the rest (libm) to this
+// process.
 //
 // Before linking, the executable's target is checked against the host: the
 // same architecture, and every CPU feature the kernels were compiled for
@@ -53,8 +54,9 @@ class LoadedCpuExecutable {
       Executable executable);
   ~LoadedCpuExecutable();
 
-  absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments) {
-    return executor_->Run(arguments);
+  absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments,
+                              DenormalMode denormals = DenormalMode::kFlush) {
+    return executor_->Run(arguments, denormals);
   }
   const Executable& executable() const { return executor_->executable(); }
   int64_t fallback_runs() const { return executor_->fallback_runs(); }

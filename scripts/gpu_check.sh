@@ -2,9 +2,10 @@
 # The GPU check as one command here and one there: compiles every corpus
 # module (module.hlo and xla_gpu_opt.hlo, ../shared/corpus/jax) and every
 # case JAX lowered for the GPU (tests/jax/gpu_cases) for cuda, with their
-# inputs and XLA's outputs, and the kernels' odd-size cases
-# (tests/gpu_kernels, where JAX is installed) into the bundle
-# (scripts/gpu_bundle.sh).
+# inputs and XLA's outputs, into the bundle (scripts/gpu_bundle.sh); also
+# the hand-written odd-size cases of tests/gpu (expected outputs from the
+# evaluator) and the kernels' odd-size cases of tests/gpu_kernels (made by
+# JAX, where it is installed).
 #
 #   scripts/gpu_check.sh [--tests] [--gpu-arch=sm_90]   # here -> gpu-bundle/
 #   gpu-bundle/run.sh                                   # on the GPU machine
@@ -15,7 +16,7 @@
 #
 # XLA:GPU computed these outputs with TF32 f32 dots and convolutions, so
 # modules with default-precision f32 contractions are compared with the
-# TF32 allowance (hlo-run --expected-tf32), as runtime/compare.h describes.
+# TF32 allowance (hlo-run --expect-tf32), as runtime/compare.h describes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,12 +30,7 @@ for arg in "$@"; do
   esac
 done
 
-bazel build //tools:hlo-opt //tools:hlo-run-gpu >&2
-# The TF32 allowance where the runner has it (hlo-run --help lists it).
-tf32_flag=""
-if bazel-bin/tools/hlo-run-gpu --help 2>&1 | grep -q -- --expected-tf32; then
-  tf32_flag=--expected-tf32
-fi
+bazel build //tools:hlo-opt >&2
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
 : > "$stage/compile.txt"
@@ -51,7 +47,7 @@ compile() {
   fi
   cp "$data"/in*.npy "$dir/" 2>/dev/null || true
   cp "$data"/out*.npy "$dir/" 2>/dev/null || true
-  [[ -n $tf32_flag ]] && echo "$tf32_flag" > "$dir/flags"
+  echo "--expect-tf32" > "$dir/flags"
   rm -f "$dir/log"
 }
 
@@ -69,6 +65,10 @@ else
 fi
 for case in tests/jax/gpu_cases/*/; do
   compile "jax.$(basename "$case")" "$case/module.pb" "$case"
+  count=$((count + 1))
+done
+for case in tests/gpu/*/; do
+  compile "gpu.$(basename "$case")" "$case/module.hlo" "$case"
   count=$((count + 1))
 done
 # The kernels' odd-size cases (tests/gpu_kernels/make_cases.py), made here

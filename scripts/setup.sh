@@ -12,6 +12,9 @@ APT_PACKAGES=(
   llvm-19-dev clang-19 lld-19 llvm-19-tools libomp-19-dev libzstd-dev
   libprotobuf-dev protobuf-compiler libabsl-dev libgtest-dev pkg-config
   rocm-device-libs gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
+  # hlo-bench's dot column compares with OpenBLAS (dlopen of
+  # libopenblas.so.0, the threaded build).
+  libopenblas0-pthread
 )
 
 # --- Python packages (pinned; for the Python that is first on PATH) ------------
@@ -24,6 +27,9 @@ PIP_PACKAGES=(
   "scipy==1.17.1"
   "jaxlib==0.10.2"
   "jax==0.10.2"
+  # The Python package's bindings (python/): headers and sources that
+  # third_party/python.bzl hands to Bazel.
+  "nanobind==3.1.0"
 )
 
 log() { echo "[setup] $*" >&2; }
@@ -69,4 +75,25 @@ fi
 DISK_CACHE="${HOME}/.cache/hloc-bazel-disk-cache"
 if [[ -d "$DISK_CACHE" ]]; then
   find "$DISK_CACHE" -type f -mtime +30 -delete 2>/dev/null || true
+fi
+
+# --- The Python package (python/): built by Bazel, then made importable by
+# that python3 from any directory through a .pth file in its site-packages
+# naming the built package's folder (rewritten only when it changes).
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_log="$(mktemp)"
+if ! (cd "$ROOT" && bazel build --noshow_progress //python:site) \
+    >"$build_log" 2>&1; then
+  cat "$build_log" >&2
+  rm -f "$build_log"
+  log "building the Python package (bazel build //python:site) failed"
+  exit 1
+fi
+rm -f "$build_log"
+site_dir="$(cd "$ROOT" && bazel info bazel-bin 2>/dev/null)/python/site"
+site_packages="$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+pth="$site_packages/hloc.pth"
+if [[ "$(cat "$pth" 2>/dev/null || true)" != "$site_dir" ]]; then
+  log "making hloc importable: $pth -> $site_dir"
+  echo "$site_dir" >"$pth"
 fi

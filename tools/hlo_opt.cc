@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "backends/cpu/aarch64_aot.h"
 #include "backends/cpu/cpu_compiler.h"
+#include "backends/cpu/target_cpu.h"
 #include "backends/gpu/device_info.h"
 #include "backends/gpu/gpu_compiler.h"
 #include "hlo/module.h"
@@ -26,6 +27,7 @@
 #include "passes/registry.h"
 #include "runtime/buffer_assignment.h"
 #include "runtime/executable.h"
+#include "tools/compile_stages.h"
 #include "tools/flags.h"
 #include "tools/module_loader.h"
 
@@ -47,6 +49,13 @@ const std::vector<FlagSpec>& Specs() {
       {"cuda-path", true,
        "the CUDA toolkit (libdevice, ptxas) for --platform=cuda; default "
        "$CUDA_HOME, $CUDA_PATH or /usr/local/cuda"},
+      {"cpu", true,
+       "with --platform=cpu (host): compile for this x86-64 CPU (LLVM's "
+       "name: x86-64-v2, x86-64-v3, znver4, ...) instead of this host's, "
+       "e.g. one executable for a fleet of mixed hosts"},
+      {"features", true,
+       "with --platform=cpu (host): CPU features to add or remove "
+       "(+avx2,-avx512f)"},
       {"passes", true, "run these passes, comma-separated, instead"},
       {"list-passes", false, "print the passes --passes accepts"},
       {"list-stages", false, "print the stages --stage accepts"},
@@ -56,51 +65,12 @@ const std::vector<FlagSpec>& Specs() {
       {"stats", false, "print pass statistics to stderr"},
       {"no-verify-each", false, "skip the verifier between passes"},
       {"print-metadata", true, "print metadata={...} (true/false)"},
+      {"allow-excess-precision", true,
+       "true|false: --platform's pipeline may keep values more precise than "
+       "their bf16/f16 types, as XLA does (default true)"},
       {"help", false, "print this help"},
   };
   return *specs;
-}
-
-using StageList = std::vector<std::pair<std::string, std::string>>;
-
-// The stage every platform has: the module after its pipeline.
-const StageList& CommonStages() {
-  static const auto* stages = new StageList{
-      {"hlo", "the optimised HLO module after the platform's pipeline"},
-  };
-  return *stages;
-}
-
-// The CPU backend's stages after hlo, in compilation order.
-const StageList& CpuStages() {
-  static const auto* stages = new StageList{
-      {"buffer-assignment",
-       "the CPU buffer plan: each value's size, live range and offset, and "
-       "the sum of all intermediates vs the arena's peak"},
-      {"llvm", "the kernels' LLVM IR as emitted"},
-      {"llvm-opt", "the kernels' LLVM IR after the O3 pipeline"},
-      {"asm", "the kernels' assembly"},
-      {"object", "the kernels as an ELF relocatable object (-o)"},
-      {"executable",
-       "the saved executable hlo-run loads (-o FILE.hloexe; without -o, a "
-       "summary)"},
-  };
-  return *stages;
-}
-
-// Each backend declares its own stages; rocm has none beyond hlo yet.
-const StageList& BackendStages(const std::string& platform) {
-  static const auto* none = new StageList{};
-  if (platform == "cpu") return CpuStages();
-  if (platform == "cuda") return GpuStages();
-  return *none;
-}
-
-bool HasStage(const StageList& stages, const std::string& stage) {
-  for (const auto& entry : stages) {
-    if (entry.first == stage) return true;
-  }
-  return false;
 }
 
 // --target=aarch64: the ahead-of-time compiler's optimized IR, assembly or
@@ -126,45 +96,6 @@ absl::StatusOr<std::string> Aarch64StageOutput(const HloModule& module,
   return compiled->executable.object_code;
 }
 
-// The CPU kernels' assembly for the host.
-absl::StatusOr<std::string> CpuAssembly(const HloModule& module) {
-  CpuCompileOptions options;
-  options.jit.keep_asm = true;
-  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
-      CompileForCpu(module, options);
-  if (!executable.ok()) return executable.status();
-  return (*executable)->assembly();
-}
-
-// The host CPU backend's stages after hlo: buffer-assignment, llvm,
-// llvm-opt, object and executable (binary unless `summary`).
-bool IsCpuStage(const std::string& stage) {
-  return stage == "buffer-assignment" || stage == "llvm" ||
-         stage == "llvm-opt" || stage == "object" || stage == "executable";
-}
-
-absl::StatusOr<std::string> CpuStageOutput(const HloModule& module,
-                                           const std::string& stage,
-                                           bool summary) {
-  if (stage == "buffer-assignment") {
-    absl::StatusOr<BufferAssignment> assignment = AssignCpuBuffers(module);
-    if (!assignment.ok()) return assignment.status();
-    return assignment->ToString();
-  }
-  if (stage == "llvm") return EmitCpuLlvmIr(module);
-  CpuCompileOptions options;
-  options.jit.keep_ir = stage == "llvm-opt";
-  options.jit.keep_object = stage == "object";
-  options.keep_executable = stage == "executable";
-  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
-      CompileForCpu(module, options);
-  if (!executable.ok()) return executable.status();
-  if (stage == "llvm-opt") return (*executable)->optimized_ir();
-  if (stage == "object") return (*executable)->object_code();
-  if (summary) return DescribeExecutable((*executable)->executable());
-  return SerializeExecutable((*executable)->executable());
-}
-
 int Fail(int code, absl::string_view message) {
   std::cerr << "hlo-opt: " << message << "\n";
   return code;
@@ -174,7 +105,8 @@ int Main(int argc, char** argv) {
   const std::string usage =
       "hlo-opt FILE|- [--format=hlo|pb] [--emit=hlo|pb] [-o OUT] "
       "[--platform=cpu|cuda|rocm] [--target=host|aarch64] [--stage=S] "
-      "[--gpu-arch=sm_80|sm_90] [--cuda-path=DIR] "
+      "[--gpu-arch=sm_80|sm_90] [--cuda-path=DIR] [--cpu=NAME] "
+      "[--features=+F,-G] "
       "[--passes=a,b,c] [--fusion-report] [--dump-dir=D]";
   absl::StatusOr<ParsedFlags> parsed = ParseFlags(argc, argv, Specs());
   if (!parsed.ok()) return Fail(2, parsed.status().message());
@@ -218,7 +150,6 @@ int Main(int argc, char** argv) {
   if (!known_stage) {
     return Fail(2, "unknown stage '" + stage + "' (see --list-stages)");
   }
-  const bool gpu_stage = platform == "cuda" && HasStage(GpuStages(), stage);
   GpuCompileOptions gpu_options;
   gpu_options.arch = flags.Get("gpu-arch", "sm_90");
   gpu_options.cuda_path = flags.Get("cuda-path");
@@ -234,28 +165,50 @@ int Main(int argc, char** argv) {
   if (flags.Has("passes") && flags.Has("platform")) {
     return Fail(2, "give either --passes or --platform, not both");
   }
+  const std::string excess = flags.Get("allow-excess-precision", "true");
+  if (excess != "true" && excess != "false") {
+    return Fail(2, "--allow-excess-precision must be true or false");
+  }
   const std::string target = flags.Get("target", "host");
   if (target != "host" && target != "aarch64") {
     return Fail(2, "--target must be host or aarch64, not '" + target + "'");
   }
-  if (stage == "asm" && flags.Get("platform") != "cpu") {
-    return Fail(2, "--stage=asm needs --platform=cpu");
-  }
-  if (target == "aarch64" && IsCpuStage(stage) && !IsAarch64Stage(stage)) {
-    return Fail(2, "--stage=" + stage +
-                       " is for the host; --target=aarch64 has the stages "
-                       "llvm-opt, asm and object");
-  }
-  if (IsCpuStage(stage) && platform != "cpu" && !gpu_stage) {
-    return Fail(2, "--stage=" + stage + " needs --platform=cpu" +
-                       (HasStage(GpuStages(), stage) ? " or cuda" : ""));
-  }
-  if (!HasStage(CommonStages(), stage) && !IsCpuStage(stage) && !gpu_stage &&
-      !(target == "aarch64" && IsAarch64Stage(stage))) {
-    return Fail(2, "--stage=" + stage + " needs --platform=cuda");
+  // A stage past hlo belongs to the backends that declare it.
+  if (!HasStage(CommonStages(), stage)) {
+    if (!HasStage(BackendStages(platform), stage)) {
+      std::vector<std::string> owners;
+      for (const std::string& p : ListPlatforms()) {
+        if (HasStage(BackendStages(p), stage)) owners.push_back(p);
+      }
+      return Fail(2, "--stage=" + stage +
+                         " needs --platform=" + absl::StrJoin(owners, " or "));
+    }
+    if (target == "aarch64" && !IsAarch64Stage(stage)) {
+      return Fail(2, "--stage=" + stage +
+                         " is for the host; --target=aarch64 has the stages "
+                         "llvm-opt, asm and object");
+    }
   }
   if (stage == "object" && !flags.Has("o")) {
     return Fail(2, "--stage=object writes a binary file: give -o FILE");
+  }
+  // The CPU the host stages compile for, checked before any work.
+  CpuCompileOptions cpu_options;
+  if (flags.Has("cpu") || flags.Has("features")) {
+    if (!HasStage(BackendStages("cpu"), stage)) {
+      return Fail(2,
+                  "--cpu and --features choose the CPU of --platform=cpu "
+                  "stages (llvm, llvm-opt, asm, object, executable)");
+    }
+    if (target != "host") {
+      return Fail(2, "--cpu and --features are for --target=host");
+    }
+    absl::StatusOr<TargetCpu> cpu =
+        ResolveTargetCpu(flags.Get("cpu"), flags.Get("features"));
+    if (!cpu.ok()) return Fail(2, cpu.status().message());
+    cpu_options.jit.cpu = cpu->name;
+    cpu_options.jit.cpu_features = cpu->features;
+    cpu_options.codegen.cpu_features = cpu->features;
   }
 
   absl::StatusOr<std::unique_ptr<HloModule>> module =
@@ -265,6 +218,7 @@ int Main(int argc, char** argv) {
   PipelineOptions options;
   options.verify = !flags.Has("no-verify-each");
   options.dump_dir = flags.Get("dump-dir");
+  options.allow_excess_precision = excess == "true";
   FusionReport report;
   std::optional<HloPassPipeline> pipeline;
   if (flags.Has("passes")) {
@@ -287,28 +241,22 @@ int Main(int argc, char** argv) {
   }
 
   std::string output;
-  if (gpu_stage) {
-    absl::StatusOr<std::string> text =
-        GpuStageOutput(**module, stage, gpu_options, !flags.Has("o"));
+  if (target == "aarch64" && IsAarch64Stage(stage)) {
+    absl::StatusOr<std::string> text = Aarch64StageOutput(**module, stage);
+    if (!text.ok()) return Fail(1, text.status().message());
+    output = std::move(*text);
+  } else if (!HasStage(CommonStages(), stage)) {
+    StageOptions stage_options;
+    stage_options.cpu = cpu_options;
+    stage_options.gpu = gpu_options;
+    absl::StatusOr<std::string> text = BackendStageOutput(
+        **module, platform, stage, !flags.Has("o"), stage_options);
     if (!text.ok()) {
       // A module the backend cannot compile (exit 3) is not a crash or a
       // bad input: it says which instructions and why.
       return Fail(absl::IsUnimplemented(text.status()) ? 3 : 1,
                   text.status().message());
     }
-    output = std::move(*text);
-  } else if (target == "aarch64" && IsAarch64Stage(stage)) {
-    absl::StatusOr<std::string> text = Aarch64StageOutput(**module, stage);
-    if (!text.ok()) return Fail(1, text.status().message());
-    output = std::move(*text);
-  } else if (stage == "asm") {
-    absl::StatusOr<std::string> assembly = CpuAssembly(**module);
-    if (!assembly.ok()) return Fail(1, assembly.status().message());
-    output = std::move(*assembly);
-  } else if (IsCpuStage(stage)) {
-    absl::StatusOr<std::string> text =
-        CpuStageOutput(**module, stage, !flags.Has("o"));
-    if (!text.ok()) return Fail(1, text.status().message());
     output = std::move(*text);
   } else if (emit == "pb") {
     absl::StatusOr<std::string> bytes = SerializeHloModule(**module);

@@ -39,6 +39,16 @@ const std::vector<FlagSpec>& Specs() {
        "R: relative tolerance for float outputs (default: by type)"},
       {"atol", true,
        "A: absolute tolerance for float outputs (default: by type)"},
+      {"expect-tf32", false,
+       "the --expect outputs came from a GPU that ran default-precision f32 "
+       "dots/convolutions in TF32 (XLA:GPU on NVIDIA): allow 2^-10 of the "
+       "largest |expected| on f32 outputs of such modules"},
+      {"allow-excess-precision", true,
+       "true|false: let compiling platforms keep values more precise than "
+       "their bf16/f16 types, as XLA does (default true)"},
+      {"denormals", true,
+       "flush|keep: flush f32/f64 denormals to zero as XLA's runtimes do "
+       "(default), or keep them (IEEE)"},
       {"output", true, "DIR: write output i to DIR/out<i>.npy"},
       {"format", true,
        "hlo|pb|hloexe: module or saved executable (default: by extension)"},
@@ -196,7 +206,10 @@ int CompareWithExpected(const HloModule& module, const HloRunOptions& options,
   std::vector<std::string> details;
   bool all_ok = true;
   for (int64_t i = 0; i < n; ++i) {
-    Tolerance tolerance = DefaultToleranceFor(module, expected[i]);
+    ToleranceOptions tolerance_options;
+    tolerance_options.expected_used_tf32 = options.expect_tf32;
+    Tolerance tolerance =
+        DefaultToleranceFor(module, expected[i], tolerance_options);
     const bool exact = tolerance.rtol == 0 && tolerance.atol == 0;
     if (!exact && options.rtol) tolerance.rtol = *options.rtol;
     if (!exact && options.atol) tolerance.atol = *options.atol;
@@ -300,6 +313,20 @@ absl::StatusOr<HloRunOptions> ParseHloRunOptions(
   absl::Status status = ParseTolerance(flags, "rtol", &options.rtol);
   if (status.ok()) status = ParseTolerance(flags, "atol", &options.atol);
   if (!status.ok()) return status;
+  options.expect_tf32 = flags.Has("expect-tf32");
+  const std::string excess = flags.Get("allow-excess-precision", "true");
+  if (excess != "true" && excess != "false") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "flag --allow-excess-precision: '", excess, "' is not true or false"));
+  }
+  options.allow_excess_precision = excess == "true";
+  const std::string denormals = flags.Get("denormals", "flush");
+  if (denormals != "flush" && denormals != "keep") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "flag --denormals: '", denormals, "' is not flush or keep"));
+  }
+  options.denormals =
+      denormals == "flush" ? DenormalMode::kFlush : DenormalMode::kKeep;
   if (flags.positional.empty()) {
     return absl::InvalidArgumentError("no module file given");
   }
@@ -337,9 +364,20 @@ const HloRunPlatform* FindPlatform(const HloRunPlatforms& platforms,
 HloRunPlatform InterpreterPlatform() {
   HloRunPlatform platform;
   platform.name = "interpreter";
-  platform.run_module =
-      [](const HloModule& module, absl::Span<const Literal> arguments,
-         const HloRunOptions&) { return EvaluateModule(module, arguments); };
+  // The reference evaluator is IEEE C++ code: in flush mode it runs with
+  // flush-to-zero set and its inputs' denormals flushed (runtime/denormals.h
+  // says why both), so it computes what XLA's runtimes compute.
+  platform.run_module = [](const HloModule& module,
+                           absl::Span<const Literal> arguments,
+                           const HloRunOptions& options) {
+    if (options.denormals == DenormalMode::kKeep) {
+      return EvaluateModule(module, arguments);
+    }
+    std::vector<Literal> flushed(arguments.begin(), arguments.end());
+    for (Literal& argument : flushed) FlushDenormals(&argument);
+    const ScopedDenormalMode mode(options.denormals);
+    return EvaluateModule(module, flushed);
+  };
   return platform;
 }
 

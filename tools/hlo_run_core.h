@@ -6,7 +6,8 @@
 //
 //   hlo-run MODULE.{hlo,pb,hloexe} [--inputs=DIR | --random-inputs=SEED]
 //           [--platform=interpreter|cpu|cuda] [--target=host|aarch64]
-//           [--expect=DIR] [--rtol=R] [--atol=A]
+//           [--expect=DIR] [--rtol=R] [--atol=A] [--expect-tf32]
+//           [--allow-excess-precision=true|false] [--denormals=flush|keep]
 //           [--output=DIR] [--format=hlo|pb|hloexe] [--profile]
 //
 // A .hloexe file (hlo-opt --platform=cpu|cuda --stage=executable -o F.hloexe)
@@ -19,9 +20,20 @@
 // entry parameter i, out<i>.npy is leaf i of the result (a tuple result
 // flattened depth-first, in order). With --expect, one table row per output:
 // name, shape, max abs error, max rel error, mismatches, tolerance used.
-// Tolerances default per element type, wider for modules with accumulating
-// ops (runtime/compare.h); --rtol / --atol override them for float outputs
-// (integers and predicates always compare exactly).
+// Tolerances default per element type -- the least precise float type the
+// module computes in -- wider for modules with accumulating ops
+// (runtime/compare.h); --rtol / --atol override them for float outputs
+// (integers and predicates always compare exactly). --expect-tf32 says the
+// expected outputs came from a GPU that ran default-precision f32 dots and
+// convolutions in TF32 (XLA:GPU on NVIDIA, e.g. the shared corpus): their f32
+// outputs then also allow 2^-10 of the largest |expected| value.
+//
+// Numerics as XLA's by default: the compiling platforms run their pipeline
+// with excess precision allowed (passes/simplify_fp_conversions.h;
+// --allow-excess-precision=false keeps every bf16/f16 rounding), and the
+// interpreter and cpu flush f32/f64 denormals to zero (runtime/denormals.h;
+// the interpreter gets flushed inputs and runs in flush-to-zero mode);
+// --denormals=keep gives IEEE gradual underflow instead.
 //
 // Random inputs (--random-inputs=SEED) depend only on the seed, the
 // parameter number and its shape: floats uniform in [-1, 1) (complex: both
@@ -46,6 +58,7 @@
 #include "absl/types/span.h"
 #include "hlo/literal.h"
 #include "hlo/module.h"
+#include "runtime/denormals.h"
 
 namespace hloc {
 
@@ -68,6 +81,11 @@ struct HloRunOptions {
   std::string expect_dir;
   std::optional<double> rtol;
   std::optional<double> atol;
+  // The expected outputs came from a GPU that used TF32 (see above).
+  bool expect_tf32 = false;
+  // PipelineOptions::allow_excess_precision for the compiling platforms.
+  bool allow_excess_precision = true;
+  DenormalMode denormals = DenormalMode::kFlush;
   std::string output_dir;
   // Per-kernel device times on stderr (platforms that can time steps).
   bool profile = false;

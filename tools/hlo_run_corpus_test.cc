@@ -1,12 +1,16 @@
 // hlo-run end to end on the shared JAX corpus: every case, from HLO text and
 // from the serialized proto, reproduces XLA:GPU's outputs on the reference
-// interpreter within the default tolerances (exit 0); a perturbed
-// expectation is a mismatch (exit 1), a wrong input bad input (exit 2), and
-// an op the interpreter cannot run a run failure (exit 3).
+// interpreter within the default tolerances (exit 0; --expect-tf32, since
+// XLA:GPU ran the f32 dots in TF32); a perturbed expectation is a mismatch
+// (exit 1), a wrong input bad input (exit 2), and an op the interpreter
+// cannot run a run failure (exit 3).
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -62,8 +66,8 @@ TEST(HloRunCorpusTest, EveryCaseMatchesXla) {
     for (const char* file : {"module.hlo", "module.pb"}) {
       SCOPED_TRACE(name + "/" + file);
       const std::string dir = CaseDir(name);
-      RunResult run =
-          HloRun({CorpusFile(name, file), "--inputs", dir, "--expect", dir});
+      RunResult run = HloRun({CorpusFile(name, file), "--inputs", dir,
+                              "--expect", dir, "--expect-tf32"});
       EXPECT_EQ(run.code, kHloRunMatch) << run.out << run.err;
       EXPECT_THAT(run.out, HasSubstr("all outputs match"));
     }
@@ -87,6 +91,71 @@ TEST(HloRunCorpusTest, SoftmaxMismatch) {
   run = HloRun(
       {dir + "/module.hlo", "--inputs", dir, "--expect", dir, "--rtol=0.2"});
   EXPECT_EQ(run.code, kHloRunMatch) << run.out << run.err;
+}
+
+TEST(HloRunCorpusTest, Tf32AllowanceOnlyWithTheFlag) {
+  // XLA:GPU ran batched_matmul's default-precision f32 dot in TF32: the
+  // interpreter's full-precision outputs match only when hlo-run is told.
+  const std::string dir = CaseDir("batched_matmul");
+  const std::string module = CorpusFile("batched_matmul", "module.hlo");
+  RunResult run = HloRun({module, "--inputs", dir, "--expect", dir});
+  EXPECT_EQ(run.code, kHloRunMismatch) << run.out << run.err;
+  run = HloRun({module, "--inputs", dir, "--expect", dir, "--expect-tf32"});
+  EXPECT_EQ(run.code, kHloRunMatch) << run.out << run.err;
+}
+
+// Expected outputs of batched_matmul (f32[4,32,16] = in0[4,32,48] @
+// in1[4,48,16]) with one real error each must fail, TF32 allowance or not.
+TEST(HloRunCorpusTest, RealErrorsFailDespiteTheTf32Allowance) {
+  const std::string dir = CopyCase("batched_matmul");
+  absl::StatusOr<Literal> a = ReadNpy(dir + "/in0.npy");
+  absl::StatusOr<Literal> b = ReadNpy(dir + "/in1.npy");
+  absl::StatusOr<Literal> c = ReadNpy(dir + "/out0.npy");
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  auto a_at = [&](int64_t i, int64_t k) {
+    return a->data<float>()[i * 48 + k];
+  };
+  auto b_at = [&](int64_t k, int64_t j) {
+    return b->data<float>()[k * 16 + j];
+  };
+  // The largest term of c[0,0,0] = sum_k a[0,0,k] * b[0,k,0].
+  int64_t largest = 0;
+  for (int64_t k = 1; k < 48; ++k) {
+    if (std::fabs(a_at(0, k) * b_at(k, 0)) >
+        std::fabs(a_at(0, largest) * b_at(largest, 0))) {
+      largest = k;
+    }
+  }
+  // The element of largest magnitude, for the 10% error.
+  int64_t peak = 0;
+  for (int64_t i = 1; i < c->element_count(); ++i) {
+    if (std::fabs(c->data<float>()[i]) > std::fabs(c->data<float>()[peak])) {
+      peak = i;
+    }
+  }
+  struct Error {
+    const char* what;
+    std::function<void(float*)> apply;
+    const char* mismatches;
+  };
+  const std::vector<Error> errors = {
+      {"wrong index (c[0,0,0] and c[0,0,1] swapped)",
+       [](float* v) { std::swap(v[0], v[1]); }, "2/2048"},
+      {"dropped term (c[0,0,0] without its largest product)",
+       [&](float* v) { v[0] -= a_at(0, largest) * b_at(largest, 0); },
+       "1/2048"},
+      {"one element off by 10%", [&](float* v) { v[peak] *= 1.1f; }, "1/2048"},
+  };
+  for (const Error& error : errors) {
+    SCOPED_TRACE(error.what);
+    Literal wrong = *c;
+    error.apply(wrong.data<float>().data());
+    ASSERT_TRUE(WriteNpy(dir + "/out0.npy", wrong).ok());
+    RunResult run = HloRun({dir + "/module.hlo", "--inputs", dir, "--expect",
+                            dir, "--expect-tf32"});
+    EXPECT_EQ(run.code, kHloRunMismatch) << run.out << run.err;
+    EXPECT_THAT(run.out, HasSubstr(error.mismatches)) << run.out;
+  }
 }
 
 TEST(HloRunCorpusTest, SoftmaxBadInputs) {

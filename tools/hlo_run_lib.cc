@@ -25,24 +25,39 @@ double MillisecondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+// A copy of `module` after `platform`'s pipeline, as `options` ask
+// (excess precision).
+absl::StatusOr<std::unique_ptr<HloModule>> Optimize(
+    absl::string_view platform, const HloModule& module,
+    const HloRunOptions& options) {
+  std::unique_ptr<HloModule> optimized = module.Clone();
+  PipelineOptions pipeline_options;
+  pipeline_options.allow_excess_precision = options.allow_excess_precision;
+  absl::StatusOr<HloPassPipeline> pipeline =
+      MakePipeline(platform, pipeline_options);
+  if (!pipeline.ok()) return pipeline.status();
+  absl::StatusOr<bool> changed = pipeline->Run(optimized.get());
+  if (!changed.ok()) return changed.status();
+  return optimized;
+}
+
 // The cpu platform: the cpu pipeline (simplification and fusion) on a copy
 // of the module, then LLVM code generation, JIT and a run. Compile and run
 // times go to stderr so the result table on stdout stays comparable.
 absl::StatusOr<Literal> RunOnCpuPlatform(const HloModule& module,
-                                         absl::Span<const Literal> arguments) {
+                                         absl::Span<const Literal> arguments,
+                                         const HloRunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<HloModule> optimized = module.Clone();
-  absl::StatusOr<HloPassPipeline> pipeline =
-      MakePipeline("cpu", PipelineOptions());
-  if (!pipeline.ok()) return pipeline.status();
-  absl::StatusOr<bool> changed = pipeline->Run(optimized.get());
-  if (!changed.ok()) return changed.status();
+  absl::StatusOr<std::unique_ptr<HloModule>> optimized =
+      Optimize("cpu", module, options);
+  if (!optimized.ok()) return optimized.status();
   absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
-      CompileForCpu(*optimized);
+      CompileForCpu(**optimized);
   if (!executable.ok()) return executable.status();
   const double compile_ms = MillisecondsSince(start);
   const auto run_start = std::chrono::steady_clock::now();
-  absl::StatusOr<Literal> result = (*executable)->Run(arguments);
+  absl::StatusOr<Literal> result =
+      (*executable)->Run(arguments, options.denormals);
   std::cerr << absl::StrFormat("cpu: compiled in %.1f ms, ran in %.3f ms\n",
                                compile_ms, MillisecondsSince(run_start));
   return result;
@@ -51,15 +66,13 @@ absl::StatusOr<Literal> RunOnCpuPlatform(const HloModule& module,
 // --platform=cpu --target=aarch64: the same pipeline, then AArch64 object
 // code linked with the AOT driver and run under qemu (aarch64_aot.h).
 absl::StatusOr<Literal> RunOnAarch64Platform(
-    const HloModule& module, absl::Span<const Literal> arguments) {
+    const HloModule& module, absl::Span<const Literal> arguments,
+    const HloRunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<HloModule> optimized = module.Clone();
-  absl::StatusOr<HloPassPipeline> pipeline =
-      MakePipeline("cpu", PipelineOptions());
-  if (!pipeline.ok()) return pipeline.status();
-  absl::StatusOr<bool> changed = pipeline->Run(optimized.get());
-  if (!changed.ok()) return changed.status();
-  absl::StatusOr<Aarch64AotModule> compiled = CompileForAarch64(*optimized);
+  absl::StatusOr<std::unique_ptr<HloModule>> optimized =
+      Optimize("cpu", module, options);
+  if (!optimized.ok()) return optimized.status();
+  absl::StatusOr<Aarch64AotModule> compiled = CompileForAarch64(**optimized);
   if (!compiled.ok()) return compiled.status();
   const double compile_ms = MillisecondsSince(start);
   Aarch64RunStats stats;
@@ -101,9 +114,10 @@ absl::StatusOr<SavedExecutable> LoadCpuExecutable(
   SavedExecutable saved;
   saved.module = *std::move(module);
   std::shared_ptr<LoadedCpuExecutable> loaded = *std::move(executable);
-  saved.run = [loaded](absl::Span<const Literal> arguments) {
+  saved.run = [loaded, denormals = options.denormals](
+                  absl::Span<const Literal> arguments) {
     const auto run_start = std::chrono::steady_clock::now();
-    absl::StatusOr<Literal> result = loaded->Run(arguments);
+    absl::StatusOr<Literal> result = loaded->Run(arguments, denormals);
     std::cerr << absl::StrFormat("cpu: ran in %.3f ms\n",
                                  MillisecondsSince(run_start));
     return result;
@@ -117,8 +131,9 @@ HloRunPlatform CpuPlatform() {
   platform.run_module = [](const HloModule& module,
                            absl::Span<const Literal> arguments,
                            const HloRunOptions& options) {
-    return options.target == "aarch64" ? RunOnAarch64Platform(module, arguments)
-                                       : RunOnCpuPlatform(module, arguments);
+    return options.target == "aarch64"
+               ? RunOnAarch64Platform(module, arguments, options)
+               : RunOnCpuPlatform(module, arguments, options);
   };
   platform.load_executable = LoadCpuExecutable;
   return platform;
@@ -127,20 +142,19 @@ HloRunPlatform CpuPlatform() {
 // The cuda compiler: the cuda pipeline on a copy of the module, then
 // backends/gpu (PTX, and a cubin where ptxas is found).
 absl::StatusOr<Executable> CompileForCudaPlatform(const HloModule& module) {
-  std::unique_ptr<HloModule> optimized = module.Clone();
-  absl::StatusOr<HloPassPipeline> pipeline =
-      MakePipeline("cuda", PipelineOptions());
-  if (!pipeline.ok()) return pipeline.status();
-  absl::StatusOr<bool> changed = pipeline->Run(optimized.get());
-  if (!changed.ok()) return changed.status();
-  return CompileForGpu(*optimized);
+  absl::StatusOr<std::unique_ptr<HloModule>> optimized =
+      Optimize("cuda", module, HloRunOptions());
+  if (!optimized.ok()) return optimized.status();
+  return CompileForGpu(**optimized);
 }
 
 }  // namespace
 
+CudaModuleCompiler CudaCompiler() { return CompileForCudaPlatform; }
+
 HloRunPlatforms HloRunAllPlatforms() {
   return {InterpreterPlatform(), CpuPlatform(),
-          CudaHloRunPlatform(CompileForCudaPlatform)};
+          CudaHloRunPlatform(CudaCompiler())};
 }
 
 std::vector<std::string> PlatformNames() {

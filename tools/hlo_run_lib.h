@@ -16,8 +16,14 @@
 #include "hlo/literal.h"
 #include "hlo/module.h"
 #include "tools/hlo_run_core.h"
+#include "tools/hlo_run_cuda.h"
 
 namespace hloc {
+
+// The cuda compiler when backends/gpu is built in, else empty: hlo-run's
+// cuda platform then runs saved executables only, and the Python package
+// says the platform is not available. The one place the compiler plugs in.
+CudaModuleCompiler CudaCompiler();
 
 // Every platform hlo-run has: interpreter, cpu, cuda.
 HloRunPlatforms HloRunAllPlatforms();

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -60,7 +61,8 @@ TEST(HloRunTest, MatchesExpectedOutputs) {
       HloRun({kModule, absl::StrCat("--inputs=", kCase), "--expect", kCase});
   EXPECT_EQ(run.code, kHloRunMatch) << run.out << run.err;
   EXPECT_THAT(run.out, HasSubstr("out0    f32[2,3]"));
-  EXPECT_THAT(run.out, HasSubstr("rtol=0.0001 atol=1e-05"));  // has a reduce
+  // It has a reduce: accumulating, atol at least 1e-5 x max |out0| (8.4375).
+  EXPECT_THAT(run.out, HasSubstr("rtol=0.0001 atol=8.4375e-05"));
   EXPECT_THAT(run.out, HasSubstr("out2    pred[2,3]"));
   EXPECT_THAT(run.out, HasSubstr("exact"));
   EXPECT_THAT(run.out, HasSubstr("all outputs match"));
@@ -90,7 +92,7 @@ TEST(HloRunTest, ReportsMismatches) {
   // A looser float tolerance accepts out1; out2 (pred) stays exact.
   run = HloRun({kModule, "--inputs", dir, "--expect", dir, "--rtol=1e-2"});
   EXPECT_EQ(run.code, kHloRunMismatch);
-  EXPECT_THAT(run.out, HasSubstr("rtol=0.01 atol=1e-05"));
+  EXPECT_THAT(run.out, HasSubstr("rtol=0.01 atol=7.25e-05"));
   EXPECT_THAT(run.out, Not(HasSubstr("out1[2]")));
   EXPECT_THAT(run.out, HasSubstr("out2[1,1]"));
 
@@ -269,12 +271,52 @@ TEST(HloRunTest, BadInputs) {
        "expected output 2: "},
       {{kModule, "--inputs", kCase, "--output", kModule},
        "cannot create directory"},
+      {{kModule, "--inputs", kCase, "--denormals=zero"},
+       "flag --denormals: 'zero' is not flush or keep"},
+      {{kModule, "--inputs", kCase, "--allow-excess-precision=yes"},
+       "flag --allow-excess-precision: 'yes' is not true or false"},
   };
   for (const Case& c : cases) {
     RunResult run = HloRun(c.args);
     EXPECT_EQ(run.code, kHloRunBadInput) << c.message << "\n" << run.err;
     EXPECT_THAT(run.err, HasSubstr(c.message));
     EXPECT_THAT(run.err, HasSubstr("hlo-run: error: "));
+  }
+}
+
+// XLA's runtimes flush f32 denormals: for x = [-1e-40, 1e-39], XLA:CPU's
+// sqrt(x) is [-0, 0] and log(x) is [-inf, -inf] (IEEE: [NaN, 3.2e-20] and
+// [NaN, -89.8]). hlo-run does the same on every platform unless
+// --denormals=keep.
+TEST(HloRunTest, DenormalsFlushedAsXlaDoes) {
+  const std::string dir = TempDir("denormals");
+  std::ofstream(dir + "/m.hlo")
+      << "HloModule m\n\nENTRY e {\n  x = f32[2] parameter(0)\n"
+         "  s = f32[2] sqrt(x)\n  l = f32[2] log(x)\n"
+         "  ROOT t = (f32[2], f32[2]) tuple(s, l)\n}\n";
+  const float inf = std::numeric_limits<float>::infinity();
+  ASSERT_TRUE(
+      WriteNpy(dir + "/in0.npy", Literal::CreateR1<float>(
+                                     F32, std::vector<float>{-1e-40f, 1e-39f}))
+          .ok());
+  ASSERT_TRUE(
+      WriteNpy(dir + "/out0.npy",
+               Literal::CreateR1<float>(F32, std::vector<float>{-0.0f, 0.0f}))
+          .ok());
+  ASSERT_TRUE(
+      WriteNpy(dir + "/out1.npy",
+               Literal::CreateR1<float>(F32, std::vector<float>{-inf, -inf}))
+          .ok());
+  for (const char* platform : {"--platform=interpreter", "--platform=cpu"}) {
+    SCOPED_TRACE(platform);
+    RunResult run =
+        HloRun({dir + "/m.hlo", platform, "--inputs", dir, "--expect", dir});
+    EXPECT_EQ(run.code, kHloRunMatch) << run.out << run.err;
+    run = HloRun({dir + "/m.hlo", platform, "--inputs", dir, "--expect", dir,
+                  "--denormals=keep"});
+    EXPECT_EQ(run.code, kHloRunMismatch) << run.out << run.err;
+    EXPECT_THAT(run.out, HasSubstr("out0[0]: got nan, expected -0"));
+    EXPECT_THAT(run.out, HasSubstr("out1[1]: got -89.8"));
   }
 }
 

@@ -30,14 +30,25 @@ absl::StatusOr<std::unique_ptr<HloModule>> LoadModule(
   }
   absl::StatusOr<std::string> contents = ReadFileToString(path);
   if (!contents.ok()) return contents.status();
+  return ParseModule(*contents, kind, path);
+}
+
+absl::StatusOr<std::unique_ptr<HloModule>> ParseModule(
+    absl::string_view contents, absl::string_view format,
+    absl::string_view name) {
+  if (format != "hlo" && format != "pb") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown module format '", format, "' (expected hlo or pb)"));
+  }
+  const std::string label(name);
   absl::StatusOr<std::unique_ptr<HloModule>> module =
-      kind == "hlo" ? ParseHloModule(*contents, path)
-                    : ParseHloModuleProtoBytes(*contents, path);
+      format == "hlo" ? ParseHloModule(contents, label)
+                      : ParseHloModuleProtoBytes(contents, label);
   if (!module.ok()) return module.status();
   absl::Status verified = VerifyModule(**module);
   if (!verified.ok()) {
     return absl::Status(verified.code(),
-                        absl::StrCat(path, ": the module does not verify: ",
+                        absl::StrCat(label, ": the module does not verify: ",
                                      verified.message()));
   }
   return module;

@@ -19,6 +19,13 @@ namespace hloc {
 absl::StatusOr<std::unique_ptr<HloModule>> LoadModule(
     const std::string& path, absl::string_view format = "");
 
+// The same for a module already in memory: `contents` is HLO text ("hlo")
+// or a serialized HloModuleProto ("pb"); `name` labels errors as the path
+// does above.
+absl::StatusOr<std::unique_ptr<HloModule>> ParseModule(
+    absl::string_view contents, absl::string_view format,
+    absl::string_view name);
+
 }  // namespace hloc
 
 #endif  // TOOLS_MODULE_LOADER_H_

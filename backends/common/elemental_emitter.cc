@@ -1102,6 +1102,10 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
       return MakeReduceGenerator(hlo, std::move(operands));
     case HloOpcode::kReduceWindow:
       return MakeReduceWindowGenerator(hlo, std::move(operands));
+    case HloOpcode::kDot:
+      return MakeDotGenerator(hlo, std::move(operands));
+    case HloOpcode::kConvolution:
+      return MakeConvolutionGenerator(hlo, std::move(operands));
     case HloOpcode::kMap: {
       const HloComputation* computation = hlo->to_apply();
       return [this, operands, computation](

@@ -109,6 +109,25 @@ class ElementalEmitter {
   absl::StatusOr<ElementGenerator> MakeGatherGenerator(
       const HloInstruction* hlo, std::vector<ElementGenerator> operands);
 
+  // Contractions (contraction_generators.cc). One term of the sum: lhs() *
+  // rhs(), counted where `valid` holds (null: always).
+  struct ContractionTerm {
+    llvm::Value* valid;
+    std::function<absl::StatusOr<llvm::Value*>()> lhs;
+    std::function<absl::StatusOr<llvm::Value*>()> rhs;
+  };
+  // The sum over the loop nest `bounds` of term(induction variables), in
+  // the accumulation type, converted to hlo's element type.
+  absl::StatusOr<llvm::Value*> EmitSumOfProducts(
+      const HloInstruction* hlo, const std::vector<int64_t>& bounds,
+      const IrIndex& index,
+      const std::function<absl::StatusOr<ContractionTerm>(
+          const std::vector<llvm::Value*>&)>& term);
+  absl::StatusOr<ElementGenerator> MakeDotGenerator(
+      const HloInstruction* hlo, std::vector<ElementGenerator> operands);
+  absl::StatusOr<ElementGenerator> MakeConvolutionGenerator(
+      const HloInstruction* hlo, std::vector<ElementGenerator> operands);
+
   llvm::Module* module_;
   llvm::IRBuilderBase* b_;
   const MathLibrary* math_;

@@ -1,8 +1,10 @@
 #include "backends/common/kernel_analysis.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/status_macros.h"
 
 namespace hloc {
 
@@ -20,33 +22,48 @@ absl::StatusOr<KernelInfo> AnalyzeKernel(const HloInstruction& hlo) {
     }
     info.input_shapes.push_back(operand->shape());
   }
-  if (hlo.shape().IsTuple()) {
-    for (const Shape& s : hlo.shape().tuple_shapes()) {
-      if (!s.IsArray()) return CodegenUnimplemented(hlo, "nested tuple result");
+  // Nested tuple results (a fusion computing a reduce and a variadic
+  // reduce) are flattened: one output per array leaf, depth first, the
+  // order in which the buffer plan gives leaves their slots.
+  std::function<void(const Shape&)> add_leaves = [&](const Shape& s) {
+    if (!s.IsTuple()) {
       info.output_shapes.push_back(s);
+      return;
     }
-  } else if (hlo.shape().IsArray()) {
-    info.output_shapes.push_back(hlo.shape());
-  } else {
-    return CodegenUnimplemented(hlo,
-                                "result is not an array or tuple of arrays");
+    for (const Shape& element : s.tuple_shapes()) add_leaves(element);
+  };
+  add_leaves(hlo.shape());
+  for (const Shape& s : info.output_shapes) {
+    if (!s.IsArray()) {
+      return CodegenUnimplemented(hlo,
+                                  "result is not an array or tuple of arrays");
+    }
   }
   const HloInstruction* root = info.fused ? hlo.fused_expression_root() : &hlo;
-  if (info.fused && root->opcode() == HloOpcode::kTuple) {
-    for (const HloInstruction* element : root->operands()) {
-      if (!element->shape().IsArray()) {
-        return CodegenUnimplemented(hlo,
-                                    "tuple-shaped element of a fused root");
+  // A fused tuple's elements are outputs of their own (recursively); any
+  // other tuple-shaped value (a variadic reduce, sort) gives one output per
+  // element.
+  std::function<absl::Status(const HloInstruction*, bool)> add_outputs =
+      [&](const HloInstruction* value, bool fused_tuple) -> absl::Status {
+    if (value->shape().IsArray()) {
+      info.outputs.push_back({value, -1});
+      return absl::OkStatus();
+    }
+    if (fused_tuple && value->opcode() == HloOpcode::kTuple) {
+      for (const HloInstruction* element : value->operands()) {
+        HLOC_RETURN_IF_ERROR(add_outputs(element, true));
       }
-      info.outputs.push_back({element, -1});
+      return absl::OkStatus();
     }
-  } else if (root->shape().IsTuple()) {
-    for (int64_t i = 0; i < root->shape().tuple_shapes_size(); ++i) {
-      info.outputs.push_back({root, i});
+    for (int64_t i = 0; i < value->shape().tuple_shapes_size(); ++i) {
+      if (!value->shape().tuple_shapes(i).IsArray()) {
+        return CodegenUnimplemented(hlo, "nested tuple-shaped value");
+      }
+      info.outputs.push_back({value, i});
     }
-  } else {
-    info.outputs.push_back({root, -1});
-  }
+    return absl::OkStatus();
+  };
+  HLOC_RETURN_IF_ERROR(add_outputs(root, info.fused));
   if (info.outputs.size() != info.output_shapes.size()) {
     return CodegenUnimplemented(hlo, "outputs do not match the result shape");
   }

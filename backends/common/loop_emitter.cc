@@ -87,7 +87,8 @@ llvm::Value* EmitAllocaAtEntry(llvm::Type* type, absl::string_view name,
 absl::Status SerialLoopMapping::EmitLoopNest(const Shape& shape,
                                              const BodyEmitter& body,
                                              llvm::IRBuilderBase* b) {
-  llvm::Type* index_type = b->getInt64Ty();
+  llvm::Type* index_type =
+      index_type_ != nullptr ? index_type_ : b->getInt64Ty();
   std::vector<int64_t> minor_to_major = shape.MinorToMajor();
   std::vector<llvm::Value*> multidim(shape.rank());
   // Loops from the most major physical dimension inwards; the linear

@@ -60,8 +60,15 @@ class LoopMapping {
 
 class SerialLoopMapping : public LoopMapping {
  public:
+  // Indices of `index_type` (nullptr: i64); a GPU kernel that runs one
+  // thread indexes in its own index type.
+  explicit SerialLoopMapping(llvm::Type* index_type = nullptr)
+      : index_type_(index_type) {}
   absl::Status EmitLoopNest(const Shape& shape, const BodyEmitter& body,
                             llvm::IRBuilderBase* b) override;
+
+ private:
+  llvm::Type* index_type_;
 };
 
 class LoopEmitter {

@@ -65,7 +65,10 @@ void ExpectMatches(const HloModule& module, const Literal& actual,
   Leaves(actual, &got);
   ASSERT_EQ(got.size(), expected.size()) << what;
   for (size_t i = 0; i < got.size(); ++i) {
-    const Tolerance tolerance = DefaultToleranceFor(module, expected[i]);
+    // The corpus outputs came from XLA:GPU, with TF32 dots.
+    ToleranceOptions tf32;
+    tf32.expected_used_tf32 = true;
+    const Tolerance tolerance = DefaultToleranceFor(module, expected[i], tf32);
     const ComparisonResult c = CompareLiterals(*got[i], expected[i], tolerance);
     std::string mismatches;
     for (const ElementMismatch& m : c.first_mismatches) {

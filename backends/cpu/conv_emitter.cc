@@ -164,7 +164,8 @@ absl::Status EmitConvolutionKernel(const HloInstruction& hlo,
   const DimGroup k_group(k_sizes, k_strides);
   const int64_t n = per_group;
 
-  const VectorTarget target = VectorTargetFor(ctx.options->target_triple);
+  const VectorTarget target =
+      VectorTargetFor(ctx.options->target_triple, ctx.options->cpu_features);
   GemmTiling tiling = ChooseGemmTiling(target, acc, m, n, k);
   GemmTiling transposed = ChooseGemmTiling(target, acc, n, m, k);
   const bool swap =

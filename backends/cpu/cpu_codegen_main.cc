@@ -2,11 +2,16 @@
 // reading and for FileCheck tests (backends/cpu/tests):
 //
 //   hlo-cpu-codegen [--emit=llvm|llvm-opt|asm] [--pipeline] [--serial]
-//                   [--streaming-min-bytes=N] FILE
+//                   [--streaming-min-bytes=N] [--cpu=NAME]
+//                   [--features=+F,-G] FILE
 //
 //   --emit=llvm      the kernels' LLVM IR as emitted (default)
-//   --emit=llvm-opt  the LLVM IR after the O3 pipeline for the host CPU
-//   --emit=asm       the host assembly
+//   --emit=llvm-opt  the LLVM IR after the O3 pipeline for the target CPU
+//   --emit=asm       the target CPU's assembly
+//   --cpu=NAME       compile for this x86-64 CPU (LLVM's name: x86-64-v3,
+//                    znver4, ...) instead of the host's, so tests check the
+//                    same code on every host (target_cpu.h)
+//   --features=LIST  CPU features to add or remove (+avx2,-avx512f)
 //   --pipeline       run the CPU pass pipeline (simplify, fuse) first
 //   --serial         no OpenMP: every loop runs on the calling thread
 //   --streaming-min-bytes=N  outputs of N bytes or more use non-temporal
@@ -21,6 +26,7 @@
 #include <string>
 
 #include "backends/cpu/cpu_compiler.h"
+#include "backends/cpu/target_cpu.h"
 #include "hlo/text/parser.h"
 #include "passes/pipelines.h"
 
@@ -46,6 +52,11 @@ int main(int argc, char** argv) {
       pipeline = true;
     } else if (arg == "--serial") {
       options.codegen.parallel = false;
+    } else if (arg.rfind("--cpu=", 0) == 0) {
+      options.jit.cpu = arg.substr(6);
+      if (options.jit.cpu.empty()) return Fail("--cpu needs a CPU name");
+    } else if (arg.rfind("--features=", 0) == 0) {
+      options.jit.cpu_features = arg.substr(11);
     } else if (arg.rfind("--streaming-min-bytes=", 0) == 0) {
       const std::string value = arg.substr(22);
       char* end = nullptr;
@@ -58,7 +69,8 @@ int main(int argc, char** argv) {
     } else if (arg == "--help" || arg == "-h") {
       std::printf(
           "usage: hlo-cpu-codegen [--emit=llvm|llvm-opt|asm] [--pipeline] "
-          "[--serial] [--streaming-min-bytes=N] FILE\n");
+          "[--serial] [--streaming-min-bytes=N] [--cpu=NAME] "
+          "[--features=+F,-G] FILE\n");
       return 0;
     } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
       return Fail("unknown flag " + arg);
@@ -91,7 +103,11 @@ int main(int argc, char** argv) {
       c->SortInstructionsInPostOrder();
     }
   }
+  // Checked before anything is emitted: a bad name is the user's error.
+  auto cpu = hloc::ResolveTargetCpu(options.jit.cpu, options.jit.cpu_features);
+  if (!cpu.ok()) return Fail(std::string(cpu.status().message()));
   if (emit == "llvm") {
+    options.codegen.cpu_features = cpu->features;
     auto ir = hloc::EmitCpuLlvmIr(**module, options.codegen);
     if (!ir.ok()) return Fail(std::string(ir.status().message()));
     std::fputs(ir->c_str(), stdout);

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/common/step_plan.h"
+#include "backends/cpu/target_cpu.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
 #include "hlo/text/printer.h"
@@ -34,7 +35,18 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
     executable.hlo_module = PrintModule(*module, print_options);
   }
 
-  CpuModuleEmitter emitter(module->name(), options.codegen);
+  // One resolved CPU for both the emitters' tiling and the JIT.
+  HLOC_ASSIGN_OR_RETURN(
+      TargetCpu cpu,
+      ResolveTargetCpu(options.jit.cpu, options.jit.cpu_features));
+  CpuCodegenOptions codegen = options.codegen;
+  codegen.cpu_features = cpu.features;
+  JitOptions jit_options = options.jit;
+  jit_options.cpu = cpu.name;
+  jit_options.cpu_features = cpu.features;
+  jit_options.keep_object |= options.keep_executable;
+
+  CpuModuleEmitter emitter(module->name(), codegen);
   std::vector<CpuStep> steps;
   for (PlannedStep& planned : PlanSteps(order, assignment)) {
     const HloInstruction* instr = planned.instruction;
@@ -74,8 +86,6 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
     steps.push_back(std::move(step));
     executable.steps.push_back(std::move(runtime_step));
   }
-  JitOptions jit_options = options.jit;
-  jit_options.keep_object |= options.keep_executable;
   HLOC_ASSIGN_OR_RETURN(std::unique_ptr<JitModule> jit,
                         emitter.Finish(jit_options));
   for (CpuStep& step : steps) {

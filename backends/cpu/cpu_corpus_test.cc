@@ -31,8 +31,11 @@ void Leaves(const Literal& literal, std::vector<const Literal*>* out) {
 
 class CpuCorpusTest : public ::testing::TestWithParam<std::string> {};
 
-void RunAndCompare(const HloModule& module, const std::vector<Literal>& args,
-                   const Literal& expected, bool accumulating,
+// Runs `module` and compares with the evaluator's `expected` outputs of
+// `original` (whose types and ops decide the tolerances: the pipeline may
+// have kept excess precision).
+void RunAndCompare(const HloModule& module, const HloModule& original,
+                   const std::vector<Literal>& args, const Literal& expected,
                    const std::string& what) {
   auto executable = CompileForCpu(module);
   ASSERT_TRUE(executable.ok()) << what << ": " << executable.status();
@@ -43,7 +46,7 @@ void RunAndCompare(const HloModule& module, const std::vector<Literal>& args,
   Leaves(*actual, &got);
   ASSERT_EQ(want.size(), got.size()) << what;
   for (size_t i = 0; i < want.size(); ++i) {
-    Tolerance tol = DefaultTolerance(want[i]->element_type(), accumulating);
+    const Tolerance tol = DefaultToleranceFor(original, *want[i]);
     ComparisonResult c = CompareLiterals(*got[i], *want[i], tol);
     std::string mismatches;
     for (const ElementMismatch& m : c.first_mismatches) {
@@ -77,9 +80,7 @@ TEST_P(CpuCorpusTest, MatchesEvaluator) {
   }
   auto expected = EvaluateModule(**module, args);
   ASSERT_TRUE(expected.ok()) << expected.status();
-  bool accumulating = HasAccumulatingOps(**module);
-
-  RunAndCompare(**module, args, *expected, accumulating, name + " (unfused)");
+  RunAndCompare(**module, **module, args, *expected, name + " (unfused)");
 
   std::unique_ptr<HloModule> fused = (*module)->Clone();
   auto pipeline = MakePipeline("cpu", PipelineOptions{});
@@ -91,7 +92,7 @@ TEST_P(CpuCorpusTest, MatchesEvaluator) {
   for (HloComputation* computation : fused->computations()) {
     computation->SortInstructionsInPostOrder();
   }
-  RunAndCompare(*fused, args, *expected, accumulating, name + " (fused)");
+  RunAndCompare(*fused, **module, args, *expected, name + " (fused)");
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, CpuCorpusTest,

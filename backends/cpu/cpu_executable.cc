@@ -33,9 +33,9 @@ int64_t CpuExecutable::kernel_count() const {
   return n;
 }
 
-absl::StatusOr<Literal> CpuExecutable::Run(
-    absl::Span<const Literal> arguments) {
-  return executor_->Run(arguments);
+absl::StatusOr<Literal> CpuExecutable::Run(absl::Span<const Literal> arguments,
+                                           DenormalMode denormals) {
+  return executor_->Run(arguments, denormals);
 }
 
 }  // namespace hloc

@@ -32,6 +32,7 @@
 #include "hlo/module.h"
 #include "runtime/buffer_assignment.h"
 #include "runtime/cpu_executor.h"
+#include "runtime/denormals.h"
 #include "runtime/dense_buffer.h"
 #include "runtime/executable.h"
 
@@ -60,8 +61,10 @@ class CpuExecutable {
 
   // Runs the entry computation; one argument per entry parameter, shapes
   // compatible with the parameters' (layouts ignored: literals are
-  // row-major).
-  absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments);
+  // row-major). Denormals are flushed unless `denormals` says keep
+  // (runtime/denormals.h).
+  absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments,
+                              DenormalMode denormals = DenormalMode::kFlush);
 
   const HloModule& module() const { return *module_; }
   const std::vector<CpuStep>& steps() const { return steps_; }

@@ -123,7 +123,8 @@ absl::Status EmitDotKernel(const HloInstruction& hlo, const std::string& symbol,
   const int64_t k = lhs_view.cols.size();
 
   // Compute C, or C^T when that pads the register tile less.
-  const VectorTarget target = VectorTargetFor(ctx.options->target_triple);
+  const VectorTarget target =
+      VectorTargetFor(ctx.options->target_triple, ctx.options->cpu_features);
   GemmTiling tiling = ChooseGemmTiling(target, acc, m, n, k);
   GemmTiling transposed = ChooseGemmTiling(target, acc, n, m, k);
   const bool swap =

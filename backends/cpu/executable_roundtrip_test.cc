@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "backends/cpu/cpu_compiler.h"
+#include "backends/cpu/target_cpu.h"
 #include "gtest/gtest.h"
 #include "hlo/evaluator/evaluator.h"
 #include "hlo/text/parser.h"
@@ -266,6 +268,80 @@ TEST(RoundTripTest, BadObjectCodeOrHostGivesAnError) {
   Executable other_arch = good;
   other_arch.target_triple = "aarch64-unknown-linux-gnu";
   EXPECT_FALSE(LoadedCpuExecutable::Load(other_arch).ok());
+}
+
+// Compiled for a baseline CPU (hlo-opt --cpu=x86-64-v2), an executable
+// loads and runs on this host, whatever it has beyond that, and gives the
+// results the same kernels gave when they were compiled.
+TEST(RoundTripTest, CompiledForABaselineCpuLoadsAndRunsHere) {
+  auto module = ParseHloModule(kChain);
+  ASSERT_TRUE(module.ok());
+  CpuCompileOptions options;
+  options.keep_executable = true;
+  options.jit.cpu = "x86-64-v2";
+  auto executable = CompileForCpu(**module, options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const Executable& saved = (*executable)->executable();
+  EXPECT_EQ(saved.cpu_name, "x86-64-v2");
+  EXPECT_NE(saved.cpu_features.find("-avx,"), std::string::npos)
+      << saved.cpu_features;
+  std::vector<Literal> args;
+  Literal x(Shape::Array(F32, {4096}));
+  for (int64_t i = 0; i < 4096; ++i) x.SetFromDouble(i, 0.001 * i - 2);
+  args.push_back(std::move(x));
+  absl::StatusOr<Literal> direct = (*executable)->Run(args);
+  ASSERT_TRUE(direct.ok()) << direct.status();
+
+  absl::StatusOr<std::string> bytes = SerializeExecutable(saved);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<Executable> read = DeserializeExecutable(*bytes);
+  ASSERT_TRUE(read.ok()) << read.status();
+  auto loaded = LoadedCpuExecutable::Load(*std::move(read));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  absl::StatusOr<Literal> result = (*loaded)->Run(args);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ExpectIdentical(*direct, *result, "x86-64-v2");
+}
+
+// Compiled for a CPU with a feature this host lacks, an executable is
+// refused with an error that names the CPU and the missing features. The
+// CPU is the first of a few that has one, so the test holds on AVX2 hosts
+// (x86-64-v4: AVX-512) and on AVX-512 ones (Sapphire Rapids: AMX,
+// AVX512-FP16) alike.
+TEST(RoundTripTest, CompiledForACpuWithFeaturesThisHostLacksIsRefused) {
+  absl::StatusOr<TargetCpu> host = HostCpu();
+  ASSERT_TRUE(host.ok()) << host.status();
+  std::string newer, missing;
+  for (const char* name : {"x86-64-v4", "sapphirerapids", "graniterapids"}) {
+    absl::StatusOr<TargetCpu> cpu = ResolveTargetCpu(name);
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    for (absl::string_view f : absl::StrSplit(cpu->features, ',')) {
+      if (f[0] == '+' && !host->Has(f.substr(1))) {
+        newer = name;
+        missing = std::string(f.substr(1));
+        break;
+      }
+    }
+    if (!newer.empty()) break;
+  }
+  ASSERT_FALSE(newer.empty())
+      << "this host (" << host->name << ") has every feature of the CPUs "
+      << "tried; add a newer one";
+  auto module = ParseHloModule(kChain);
+  ASSERT_TRUE(module.ok());
+  CpuCompileOptions options;
+  options.keep_executable = true;
+  options.jit.cpu = newer;
+  auto executable = CompileForCpu(**module, options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  auto loaded = LoadedCpuExecutable::Load((*executable)->executable());
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kFailedPrecondition);
+  const std::string message(loaded.status().message());
+  EXPECT_NE(message.find("compiled for " + newer), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("lacks"), std::string::npos) << message;
+  EXPECT_NE(message.find(missing), std::string::npos) << message;
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 
 #include "backends/common/loop_emitter.h"
 #include "backends/cpu/kernel_util.h"
+#include "backends/cpu/target_cpu.h"
 #include "hlo/status_macros.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
@@ -223,16 +223,21 @@ absl::StatusOr<PrimitiveType> GemmAccumulationType(PrimitiveType a,
   return BitWidth(out) > 32 ? S64 : S32;
 }
 
-VectorTarget VectorTargetFor(const std::string& triple_name) {
+VectorTarget VectorTargetFor(const std::string& triple_name,
+                             const std::string& cpu_features) {
   VectorTarget target;
   const bool host = triple_name.empty();
   llvm::Triple triple(host ? llvm::sys::getProcessTriple() : triple_name);
-  llvm::StringMap<bool> features;
-  if (host) features = llvm::sys::getHostCPUFeatures();
-  auto has = [&](const char* f) {
-    auto it = features.find(f);
-    return it != features.end() && it->second;
-  };
+  TargetCpu cpu;
+  if (host) {
+    cpu.features = cpu_features;
+    if (cpu.features.empty()) {
+      // An unusable $HLOC_CPU fails the compilation in the JIT, clearly.
+      absl::StatusOr<TargetCpu> resolved = ResolveTargetCpu();
+      if (resolved.ok()) cpu = *std::move(resolved);
+    }
+  }
+  auto has = [&](const char* f) { return cpu.Has(f); };
   if (triple.isAArch64()) {
     target.vector_bits = 128;
     target.registers = 32;

@@ -119,8 +119,10 @@ struct VectorTarget {
   int64_t vector_bits = 128;
   int64_t registers = 16;
 };
-// `triple` empty: the host (its CPU's features).
-VectorTarget VectorTargetFor(const std::string& triple);
+// `triple` empty: an x86-64 host CPU with `cpu_features`
+// (TargetCpu::features), or if that is empty the host's (target_cpu.h).
+VectorTarget VectorTargetFor(const std::string& triple,
+                             const std::string& cpu_features);
 
 // The tiling for an M x N (x K) product: the register tile fills the
 // registers (fewer rows and more vectors when M is small), the cache blocks

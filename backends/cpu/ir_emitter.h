@@ -71,6 +71,10 @@ struct CpuCodegenOptions {
   // The target's triple when it is not the host (AArch64 AOT): the dot and
   // convolution emitters size their register tiles by its vector registers.
   std::string target_triple;
+  // The features of the x86-64 CPU the kernels are for (TargetCpu::
+  // features), which size the dot and convolution register tiles; empty:
+  // the host's. CompileForCpu sets it from JitOptions::cpu / cpu_features.
+  std::string cpu_features;
 };
 
 class CpuModuleEmitter {

@@ -4,9 +4,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "backends/cpu/object_emitter.h"
+#include "backends/cpu/target_cpu.h"
 #include "llvm/ADT/SmallString.h"
-#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
@@ -18,16 +19,9 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
 #include "llvm/Transforms/Utils/Cloning.h"
-
-// libgomp's entry points the kernels call (the program links libgomp
-// through -fopenmp; see ir_emitter.h).
-extern "C" {
-void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads,
-                   unsigned flags);
-int omp_get_thread_num(void);
-int omp_get_num_threads(void);
-}
+#include "runtime/kernel_symbols.h"
 
 namespace hloc {
 namespace {
@@ -79,17 +73,24 @@ absl::StatusOr<std::unique_ptr<JitModule>> JitModule::Create(
     std::unique_ptr<llvm::LLVMContext> context,
     std::unique_ptr<llvm::Module> module, const JitOptions& options) {
   InitializeLlvmOnce();
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb) return absl::InternalError(ToString(jtmb.takeError()));
-  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto tm = jtmb->createTargetMachine();
+  absl::StatusOr<TargetCpu> cpu =
+      ResolveTargetCpu(options.cpu, options.cpu_features);
+  if (!cpu.ok()) return cpu.status();
+  llvm::orc::JITTargetMachineBuilder jtmb{
+      llvm::Triple(llvm::sys::getProcessTriple())};
+  jtmb.setCPU(cpu->name);
+  for (absl::string_view f : absl::StrSplit(cpu->features, ',')) {
+    jtmb.getFeatures().AddFeature(llvm::StringRef(f.data(), f.size()));
+  }
+  jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto tm = jtmb.createTargetMachine();
   if (!tm) return absl::InternalError(ToString(tm.takeError()));
 
   std::unique_ptr<JitModule> result(new JitModule());
   result->cpu_name_ = (*tm)->getTargetCPU().str();
   module->setDataLayout((*tm)->createDataLayout());
   module->setTargetTriple((*tm)->getTargetTriple().str());
-  std::string features = (*tm)->getTargetFeatureString().str();
+  const std::string& features = cpu->features;
   result->cpu_features_ = features;
   result->target_triple_ = (*tm)->getTargetTriple().str();
   for (llvm::Function& f : *module) {
@@ -118,36 +119,18 @@ absl::StatusOr<std::unique_ptr<JitModule>> JitModule::Create(
     llvm::legacy::PassManager pm;
     if ((*tm)->addPassesToEmitFile(pm, os, nullptr,
                                    llvm::CodeGenFileType::AssemblyFile)) {
-      return absl::InternalError("the host target cannot emit assembly");
+      return absl::InternalError("the target cannot emit assembly");
     }
     pm.run(*copy);
     result->assembly_ = text.str().str();
   }
 
   auto jit = llvm::orc::LLJITBuilder()
-                 .setJITTargetMachineBuilder(std::move(*jtmb))
+                 .setJITTargetMachineBuilder(std::move(jtmb))
                  .create();
   if (!jit) return absl::InternalError(ToString(jit.takeError()));
-  llvm::orc::JITDylib& dylib = (*jit)->getMainJITDylib();
-  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      (*jit)->getDataLayout().getGlobalPrefix());
-  if (!process) return absl::InternalError(ToString(process.takeError()));
-  dylib.addGenerator(std::move(*process));
-  // The OpenMP entry points by address: the kernels must reach the libgomp
-  // this program runs with, whatever else the process has loaded.
-  llvm::orc::SymbolMap symbols;
-  auto define = [&](const char* name, void* address) {
-    symbols[(*jit)->mangleAndIntern(name)] = llvm::orc::ExecutorSymbolDef(
-        llvm::orc::ExecutorAddr::fromPtr(address),
-        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
-  };
-  define("GOMP_parallel", reinterpret_cast<void*>(&GOMP_parallel));
-  define("omp_get_thread_num", reinterpret_cast<void*>(&omp_get_thread_num));
-  define("omp_get_num_threads", reinterpret_cast<void*>(&omp_get_num_threads));
-  if (llvm::Error e =
-          dylib.define(llvm::orc::absoluteSymbols(std::move(symbols)))) {
-    return absl::InternalError(ToString(std::move(e)));
-  }
+  absl::Status status = DefineKernelRuntimeSymbols(**jit);
+  if (!status.ok()) return status;
   if (options.keep_object) {
     absl::StatusOr<std::string> object = EmitObjectCode(*module, **tm);
     if (!object.ok()) return object.status();

@@ -1,9 +1,12 @@
 // JitModule: an LLVM module optimized with the O3 pipeline for the host CPU
-// and compiled in memory by ORC's LLJIT. Kernels are looked up by name.
+// (or another x86-64 CPU: target_cpu.h) and compiled in memory by ORC's
+// LLJIT. Kernels are looked up by name.
 //
-// The JIT resolves the module's external symbols in this process: libm's
-// math functions, and the OpenMP entry points of libgomp, which the kernels
-// call directly (see ir_emitter.h for why libgomp's GOMP_parallel).
+// The JIT resolves the module's external symbols as runtime/kernel_symbols.h
+// says: the OpenMP entry points of libgomp, which the kernels call directly
+// (see ir_emitter.h for why libgomp's GOMP_parallel), and the f16/bf16
+// conversion builtins LLVM calls on CPUs without F16C or AVX512-BF16, by
+// address; libm's math functions from this process.
 //
 // LLVM types appear here only as forward declarations, so that the code
 // that runs kernels does not compile LLVM's headers.
@@ -32,6 +35,11 @@ struct JitOptions {
   // Compile to an object file (object_code()) and link that, so the code
   // that runs is the code a saved executable carries.
   bool keep_object = false;
+  // The CPU to compile for and features to add or remove (target_cpu.h);
+  // empty: the host's (or $HLOC_CPU). Code for a CPU with features this
+  // host lacks can be kept (keep_ir, keep_asm, keep_object) but not run.
+  std::string cpu;
+  std::string cpu_features;
 };
 
 // The O3 pipeline (loop and SLP vectorization, interleaving, unrolling)
@@ -55,8 +63,8 @@ class JitModule {
   const std::string& assembly() const { return assembly_; }
   // ELF relocatable object of the optimized module (keep_object).
   const std::string& object_code() const { return object_code_; }
-  // The host CPU the code was compiled for ("skylake-avx512"), its
-  // features ("+avx2,-amx-tile,...") and triple.
+  // The CPU the code was compiled for ("skylake-avx512"), its features
+  // ("+avx2,-amx-tile,...": TargetCpu::features) and triple.
   const std::string& cpu_name() const { return cpu_name_; }
   const std::string& cpu_features() const { return cpu_features_; }
   const std::string& target_triple() const { return target_triple_; }

@@ -6,6 +6,7 @@
 #include "backends/common/elemental_emitter.h"
 #include "backends/common/ir_array.h"
 #include "backends/common/loop_emitter.h"
+#include "backends/common/scatter_analysis.h"
 #include "backends/cpu/ir_emitter.h"
 #include "hlo/computation.h"
 #include "hlo/opcode.h"
@@ -17,10 +18,6 @@
 
 namespace hloc {
 namespace {
-
-bool Contains(const std::vector<int64_t>& v, int64_t x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
 
 DimGroup Group(const Shape& shape, const std::vector<int64_t>& dims) {
   std::vector<int64_t> strides = LayoutStrides(shape);
@@ -79,14 +76,10 @@ bool IsCheapCombiner(const HloComputation* computation) {
 absl::Status EmitScatterKernel(const HloInstruction& hlo,
                                const std::string& symbol,
                                const OpEmitterContext& ctx) {
-  const HloAttributes& attrs = hlo.attrs();
+  HLOC_ASSIGN_OR_RETURN(const ScatterGeometry geometry, AnalyzeScatter(hlo));
   const int64_t count = hlo.operand_count();
-  if (count < 3 || count % 2 == 0 || !attrs.scatter_dimension_numbers ||
-      hlo.to_apply() == nullptr) {
-    return OpUnimplemented(hlo, "malformed scatter");
-  }
-  const int64_t n = (count - 1) / 2;
-  const ScatterDimensionNumbers& dn = *attrs.scatter_dimension_numbers;
+  const int64_t n = geometry.n;
+  const ScatterDimensionNumbers& dn = *hlo.attrs().scatter_dimension_numbers;
   llvm::Module* module = ctx.module;
   llvm::LLVMContext& context = module->getContext();
   std::vector<Shape> outputs;
@@ -99,55 +92,23 @@ absl::Status EmitScatterKernel(const HloInstruction& hlo,
     return OpUnimplemented(hlo, "scatter result does not match its operands");
   }
   for (const HloInstruction* operand : hlo.operands()) {
-    if (!operand->shape().IsArray() ||
-        !StorageType(operand->shape().element_type(), context).ok()) {
+    if (!StorageType(operand->shape().element_type(), context).ok()) {
       return OpUnimplemented(hlo, "scatter operand type");
     }
   }
   const Shape& op = hlo.operand(0)->shape();
   const Shape& idx = hlo.operand(n)->shape();
   const Shape& upd = hlo.operand(n + 1)->shape();
-  if (!IsIntegralType(idx.element_type())) {
-    return OpUnimplemented(hlo, "scatter indices are not integers");
-  }
   const int64_t rank = op.rank();
-
-  // The update's scatter dimensions pair with the indices' batch dimensions
-  // (all but index_vector_dim), in order.
-  std::vector<int64_t> scatter_dims, index_batch_dims, window_dims;
-  for (int64_t d = 0; d < upd.rank(); ++d) {
-    if (!Contains(dn.update_window_dims, d)) scatter_dims.push_back(d);
-  }
-  for (int64_t d = 0; d < idx.rank(); ++d) {
-    if (d != dn.index_vector_dim) index_batch_dims.push_back(d);
-  }
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!Contains(dn.inserted_window_dims, d) &&
-        !Contains(dn.input_batching_dims, d)) {
-      window_dims.push_back(d);
-    }
-  }
-  if (scatter_dims.size() != index_batch_dims.size() ||
-      window_dims.size() != dn.update_window_dims.size()) {
-    return OpUnimplemented(hlo, "inconsistent scatter dimension numbers");
-  }
+  const std::vector<int64_t>& scatter_dims = geometry.scatter_dims;
+  const std::vector<int64_t>& index_batch_dims = geometry.index_batch_dims;
+  const std::vector<int64_t>& window_dims = geometry.window_dims;
+  const std::vector<int64_t>& window_size = geometry.window_size;
+  const std::vector<int64_t>& batching_position = geometry.batching_position;
   const std::vector<int64_t> idx_strides = LayoutStrides(idx);
-  const bool implicit_vector = dn.index_vector_dim == idx.rank();
-  const int64_t vector_size =
-      implicit_vector ? 1 : idx.dimensions(dn.index_vector_dim);
+  const int64_t vector_size = geometry.vector_size;
   const int64_t vector_stride =
-      implicit_vector ? 0 : idx_strides[dn.index_vector_dim];
-  std::vector<int64_t> window_size(rank, 1);
-  for (size_t k = 0; k < window_dims.size(); ++k) {
-    window_size[window_dims[k]] = upd.dimensions(dn.update_window_dims[k]);
-  }
-  // Position among the index batch dims of each scatter_indices_batching dim.
-  std::vector<int64_t> batching_position;
-  for (int64_t d : dn.scatter_indices_batching_dims) {
-    batching_position.push_back(
-        std::find(index_batch_dims.begin(), index_batch_dims.end(), d) -
-        index_batch_dims.begin());
-  }
+      geometry.implicit_vector ? 0 : idx_strides[dn.index_vector_dim];
 
   const DimGroup scatter_group = Group(upd, scatter_dims);
   const DimGroup index_group = Group(idx, index_batch_dims);

@@ -25,21 +25,8 @@ namespace {
 // "case/file" -> a substring of the Unimplemented message.
 const std::map<std::string, std::string>& KnownUnsupported() {
   static const auto* known = new std::map<std::string, std::string>{
-      // Dots: cuBLAS library calls are not emitted yet.
-      {"batched_matmul/module.hlo", "dot_general.1 (dot)"},
-      {"batched_matmul/xla_gpu_opt.hlo", "(fusion): elemental emitter"},
-      {"dot_bias_relu/module.hlo", "dot-epilogue fusions"},
-      {"dot_bias_relu/xla_gpu_opt.hlo", "(fusion): elemental emitter"},
-      {"mlp_forward/module.hlo", "dot-epilogue fusions"},
-      {"mlp_forward/xla_gpu_opt.hlo", "(fusion): elemental emitter"},
-      // Convolution (and XLA's cuDNN custom-call, which the issue exempts).
-      {"conv_stride2/module.hlo", "(convolution)"},
+      // XLA's cuDNN convolution custom-call (the issue exempts it).
       {"conv_stride2/xla_gpu_opt.hlo", "(custom-call)"},
-      // Scatter and sort have no GPU kernels yet.
-      {"scatter_add/module.hlo", "(scatter)"},
-      {"scatter_add/xla_gpu_opt.hlo", "scatter"},
-      {"sort_rows/module.hlo", "(sort)"},
-      {"sort_rows/xla_gpu_opt.hlo", "sort"},
   };
   return *known;
 }

@@ -6,6 +6,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/common/step_plan.h"
+#include "backends/gpu/control_flow.h"
+#include "backends/gpu/dot_fusion_split.h"
+#include "backends/gpu/gemm_lowering.h"
 #include "backends/gpu/gpu_kernel_emitter.h"
 #include "backends/gpu/nvptx_target.h"
 #include "backends/gpu/ptxas.h"
@@ -67,6 +70,129 @@ struct CompiledModule {
   std::string llvm_ir;
 };
 
+// Emits the steps of a computation (the entry, or one that a while or a
+// conditional calls) on the slots of `executable`, collecting what cannot
+// be compiled.
+class StepEmitter {
+ public:
+  StepEmitter(GpuModuleEmitter* emitter, Executable* executable)
+      : emitter_(emitter), executable_(executable) {}
+
+  const std::vector<std::string>& unsupported() const { return unsupported_; }
+
+  // `slot_of` maps the assignment's values to the executable's slots.
+  absl::StatusOr<std::vector<ExecutableStep>> Emit(
+      const std::vector<HloInstruction*>& order,
+      const BufferAssignment& assignment, const std::vector<int64_t>& slot_of) {
+    std::vector<ExecutableStep> steps;
+    for (const PlannedStep& planned : PlanSteps(order, assignment)) {
+      const HloInstruction* instr = planned.instruction;
+      std::vector<int64_t> slots;
+      for (int64_t value : planned.buffers) slots.push_back(slot_of[value]);
+      absl::Status status =
+          EmitStep(*instr, planned.buffers, slots, assignment, &steps);
+      if (absl::IsUnimplemented(status)) {
+        unsupported_.push_back(absl::StrCat(instr->name(), " (",
+                                            HloOpcodeString(instr->opcode()),
+                                            "): ", status.message()));
+      } else if (!status.ok()) {
+        return status;
+      }
+    }
+    return steps;
+  }
+
+  // A called computation with its own buffer plan, its parameters' leaves
+  // on `parameter_slots` (control_flow.h).
+  absl::StatusOr<NestedSteps> EmitNested(
+      const HloComputation& computation,
+      const std::vector<int64_t>& parameter_slots) {
+    std::vector<HloInstruction*> order = computation.MakeInstructionPostOrder();
+    HLOC_RETURN_IF_ERROR(CheckCodegenShapes(order, "GPU backend"));
+    HLOC_ASSIGN_OR_RETURN(BufferAssignment assignment,
+                          AssignBuffers(computation, order));
+    HLOC_ASSIGN_OR_RETURN(
+        std::vector<int64_t> slot_of,
+        AppendBufferPlan(assignment, /*nested=*/true, executable_));
+    size_t next = 0;
+    for (const HloInstruction* parameter :
+         computation.parameter_instructions()) {
+      for (int64_t value : assignment.LeafValues(parameter)) {
+        if (next == parameter_slots.size()) {
+          return absl::InternalError(absl::StrCat(
+              computation.name(), " has more parameter leaves than given"));
+        }
+        slot_of[value] = parameter_slots[next++];
+      }
+    }
+    NestedSteps nested;
+    HLOC_ASSIGN_OR_RETURN(nested.steps, Emit(order, assignment, slot_of));
+    for (int64_t value :
+         assignment.LeafValues(computation.root_instruction())) {
+      nested.root_slots.push_back(slot_of[value]);
+    }
+    return nested;
+  }
+
+ private:
+  // The steps of one instruction, appended to `steps`.
+  absl::Status EmitStep(const HloInstruction& instr,
+                        const std::vector<int64_t>& values,
+                        const std::vector<int64_t>& slots,
+                        const BufferAssignment& assignment,
+                        std::vector<ExecutableStep>* steps) {
+    if (instr.opcode() == HloOpcode::kWhile ||
+        instr.opcode() == HloOpcode::kConditional) {
+      HLOC_ASSIGN_OR_RETURN(
+          std::vector<ExecutableStep> control,
+          EmitControlFlowSteps(
+              instr, slots,
+              [this](const HloComputation& computation,
+                     const std::vector<int64_t>& parameter_slots) {
+                return EmitNested(computation, parameter_slots);
+              },
+              executable_));
+      for (ExecutableStep& step : control) steps->push_back(std::move(step));
+      return absl::OkStatus();
+    }
+    // Why no gemm fits, where a dot falls back to a kernel.
+    std::string no_gemm;
+    if (HasDot(instr)) {
+      absl::StatusOr<std::optional<ExecutableStep>> gemm =
+          MakeGemmStep(instr, slots);
+      if (gemm.ok()) {
+        if (gemm->has_value()) steps->push_back(std::move(**gemm));
+        return absl::OkStatus();
+      }
+      if (!absl::IsUnimplemented(gemm.status())) return gemm.status();
+      // An integer dot, a layout cuBLAS cannot read, a prologue: the
+      // elemental emitter computes each output element (correct, not fast).
+      no_gemm = absl::StrCat(gemm.status().message(), "; ");
+    }
+    KernelBuffers buffers = AnalyzeStepBuffers(instr, values, assignment);
+    absl::StatusOr<std::vector<GpuKernel>> kernels =
+        emitter_->EmitKernels(instr, instr.name(), buffers);
+    if (!kernels.ok()) {
+      return absl::Status(kernels.status().code(),
+                          absl::StrCat(no_gemm, kernels.status().message()));
+    }
+    for (const GpuKernel& kernel : *kernels) {
+      ExecutableStep step;
+      step.kind = ExecutableStep::Kind::kKernel;
+      step.instruction = instr.name();
+      step.kernel_name = kernel.name;
+      step.buffers = slots;
+      step.launch = kernel.launch;
+      steps->push_back(std::move(step));
+    }
+    return absl::OkStatus();
+  }
+
+  GpuModuleEmitter* emitter_;
+  Executable* executable_;
+  std::vector<std::string> unsupported_;
+};
+
 // Emits every step's kernels; `stop_at_llvm` skips code generation.
 absl::StatusOr<CompiledModule> Compile(const HloModule& original,
                                        const GpuCompileOptions& options,
@@ -78,6 +204,7 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
     return absl::InvalidArgumentError("module has no entry computation");
   }
   HLOC_ASSIGN_OR_RETURN(std::unique_ptr<GpuTarget> target, MakeTarget(options));
+  HLOC_RETURN_IF_ERROR(SplitDotFusions(module.get()));
   std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
   HLOC_RETURN_IF_ERROR(CheckCodegenShapes(order, "GPU backend"));
   HLOC_ASSIGN_OR_RETURN(BufferAssignment assignment,
@@ -93,30 +220,12 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
   executable.hlo_module = PrintModule(*module, print_options);
 
   GpuModuleEmitter emitter(module->name(), *target);
-  std::vector<std::string> unsupported;
-  for (const PlannedStep& planned : PlanSteps(order, assignment)) {
-    const HloInstruction* instr = planned.instruction;
-    KernelBuffers buffers =
-        AnalyzeStepBuffers(*instr, planned.buffers, assignment);
-    absl::StatusOr<std::vector<GpuKernel>> kernels =
-        emitter.EmitKernels(*instr, instr->name(), buffers);
-    if (!kernels.ok()) {
-      if (!absl::IsUnimplemented(kernels.status())) return kernels.status();
-      unsupported.push_back(absl::StrCat(instr->name(), " (",
-                                         HloOpcodeString(instr->opcode()),
-                                         "): ", kernels.status().message()));
-      continue;
-    }
-    for (const GpuKernel& kernel : *kernels) {
-      ExecutableStep step;
-      step.kind = ExecutableStep::Kind::kKernel;
-      step.instruction = instr->name();
-      step.kernel_name = kernel.name;
-      step.buffers = planned.buffers;
-      step.launch = kernel.launch;
-      executable.steps.push_back(std::move(step));
-    }
-  }
+  StepEmitter steps(&emitter, &executable);
+  std::vector<int64_t> identity(assignment.values.size());
+  for (size_t v = 0; v < identity.size(); ++v) identity[v] = v;
+  HLOC_ASSIGN_OR_RETURN(executable.steps,
+                        steps.Emit(order, assignment, identity));
+  const std::vector<std::string>& unsupported = steps.unsupported();
   if (!unsupported.empty()) {
     return absl::UnimplementedError(
         absl::StrCat("the GPU backend cannot compile:\n  ",

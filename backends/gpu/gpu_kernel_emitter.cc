@@ -76,13 +76,9 @@ absl::StatusOr<std::vector<GpuKernel>> GpuModuleEmitter::EmitKernels(
   // Fusions our passes make have a known shape (fusion_kinds.h); fusions
   // from elsewhere (XLA's optimized modules: kInput, Triton softmax) still
   // compute their root from their parameters element by element, so the
-  // same emitters handle them; what they cannot compute (a dot inside) is
-  // Unimplemented below.
-  if (hlo.opcode() == HloOpcode::kFusion &&
-      GetFusionShape(hlo) == FusionShape::kDotEpilogue) {
-    return CodegenUnimplemented(hlo,
-                                "dot-epilogue fusions have no GPU kernel yet");
-  }
+  // same emitters handle them. Dots and dot-epilogue fusions get here only
+  // where no cuBLAS call fits (gemm_lowering.h): each element is a loop
+  // over the contracted dimension.
   HLOC_ASSIGN_OR_RETURN(KernelInfo info, AnalyzeKernel(hlo));
   KernelRequest request{state_->target, state_->module.get(), &info, &buffers,
                         ""};
@@ -117,6 +113,15 @@ absl::StatusOr<std::vector<GpuKernel>> GpuModuleEmitter::EmitKernels(
     absl::Status s = emit(
         [&]() { return EmitInPlaceDynamicUpdateSliceKernel(request, root); });
     if (!s.ok()) return cleanup(s);
+    return kernels;
+  }
+  if (int steps = OpKernelSteps(request, root); steps > 0) {
+    for (int step = 0; step < steps; ++step) {
+      request.symbol = state_->UniqueSymbol(name);
+      absl::Status s =
+          emit([&]() { return EmitOpKernel(request, root, step); });
+      if (!s.ok()) return cleanup(s);
+    }
     return kernels;
   }
   if (IsRowFusion(hlo)) {

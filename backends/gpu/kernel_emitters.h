@@ -42,6 +42,39 @@ bool IsContiguousRowReduction(const ReductionInfo& r);
 absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
                                                   const ReductionInfo& r);
 
+// Ops with kernels of their own (op_kernels.cc): how many kernel steps
+// `op` (the kernel's instruction or its fused root) takes, in order; 0 when
+// it is not such an op.
+int OpKernelSteps(const KernelRequest& request, const HloInstruction* op);
+// Step `step` of those.
+absl::StatusOr<LaunchDims> EmitOpKernel(const KernelRequest& request,
+                                        const HloInstruction* op, int step);
+
+// A sort (sort_emitter.cc): a block per row, bitonic in shared memory.
+absl::StatusOr<LaunchDims> EmitSortKernel(const KernelRequest& request,
+                                          const HloInstruction* sort);
+// The k first of every row of a topk, by the same sort.
+absl::StatusOr<LaunchDims> EmitTopKKernel(const KernelRequest& request,
+                                          const HloInstruction* topk);
+
+// A scatter (scatter_emitter.cc): copy the operands to the outputs unless
+// they are in place, then apply the updates.
+int ScatterKernelSteps(const KernelRequest& request,
+                       const HloInstruction* scatter);
+absl::StatusOr<LaunchDims> EmitScatterKernel(const KernelRequest& request,
+                                             const HloInstruction* scatter,
+                                             int step);
+
+// A select-and-scatter (select_and_scatter_emitter.cc): step 0 fills the
+// output with the init value, step 1 scatters.
+absl::StatusOr<LaunchDims> EmitSelectAndScatterKernel(
+    const KernelRequest& request, const HloInstruction* hlo, int step);
+
+// A scan with an elementwise body (scan_emitter.cc): a thread per slice
+// element walks the scan dimension.
+absl::StatusOr<LaunchDims> EmitScanKernel(const KernelRequest& request,
+                                          const HloInstruction* scan);
+
 // Whether `r` keeps the physically minor dimension and its reduced
 // dimensions are contiguous in physical order (input seen as [outer,
 // reduced, columns]): EmitColumnReductionKernel's case.

@@ -6,14 +6,12 @@
 //
 // Two allowances for how XLA:GPU computed the references: f32 dot and
 // convolution at default precision ran in TF32 on the H200 (10 mantissa
-// bits per operand), so results of modules with such ops get an absolute
-// tolerance of 2^-10 of the largest expected magnitude; and modules XLA
-// rewrote into cuDNN/cuBLAS custom-calls are skipped (custom-call is not
-// evaluable by design).
+// bits per operand), which the comparison is told
+// (ToleranceOptions::expected_used_tf32); and modules XLA rewrote into
+// cuDNN/cuBLAS custom-calls are skipped (custom-call is not evaluable by
+// design).
 #include "tests/corpus.h"
 
-#include <algorithm>
-#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -44,36 +42,6 @@ bool HasOpcode(const HloModule& module, HloOpcode opcode) {
   return false;
 }
 
-// An f32 dot or convolution with default operand precision.
-bool HasTf32Contraction(const HloModule& module) {
-  for (const HloComputation* c : module.computations()) {
-    for (const HloInstruction* i : c->instructions()) {
-      if (i->opcode() != HloOpcode::kDot &&
-          i->opcode() != HloOpcode::kConvolution) {
-        continue;
-      }
-      if (i->operand(0)->shape().element_type() != F32) continue;
-      bool highest = false;
-      if (i->attrs().precision_config.has_value()) {
-        for (Precision p : i->attrs().precision_config->operand_precision) {
-          highest |= p == Precision::kHighest;
-        }
-      }
-      if (!highest) return true;
-    }
-  }
-  return false;
-}
-
-double MaxMagnitude(const Literal& literal) {
-  double m = 0;
-  for (int64_t i = 0; i < literal.element_count(); ++i) {
-    const double v = std::fabs(literal.GetAsDouble(i));
-    if (std::isfinite(v)) m = std::max(m, v);
-  }
-  return m;
-}
-
 void CheckCase(const std::string& name, const std::string& file) {
   SCOPED_TRACE(name + "/" + file);
   std::string text;
@@ -81,7 +49,6 @@ void CheckCase(const std::string& name, const std::string& file) {
   auto module = ParseHloModule(text, file);
   ASSERT_TRUE(module.ok()) << module.status();
   if (HasOpcode(**module, HloOpcode::kCustomCall)) return;
-  const bool tf32 = HasTf32Contraction(**module);
   const HloComputation* entry = (*module)->entry_computation();
   std::vector<Literal> args;
   for (int64_t i = 0; i < entry->num_parameters(); ++i) {
@@ -97,19 +64,17 @@ void CheckCase(const std::string& name, const std::string& file) {
   ASSERT_TRUE(result.ok()) << result.status();
   std::vector<const Literal*> leaves;
   Flatten(*result, &leaves);
-  const bool accumulating = HasAccumulatingOps(**module);
+  // XLA:GPU computed the expected outputs, with TF32 dots.
+  ToleranceOptions tolerance_options;
+  tolerance_options.expected_used_tf32 = true;
   for (size_t i = 0; i < leaves.size(); ++i) {
     NpyReadOptions options;
     options.expected_type = leaves[i]->element_type();
     auto expected =
         ReadNpy(CorpusFile(name, "out" + std::to_string(i) + ".npy"), options);
     ASSERT_TRUE(expected.ok()) << expected.status();
-    Tolerance tolerance =
-        DefaultTolerance(leaves[i]->element_type(), accumulating);
-    if (tf32 && leaves[i]->element_type() == F32) {
-      tolerance.atol =
-          std::max(tolerance.atol, std::ldexp(MaxMagnitude(*expected), -10));
-    }
+    const Tolerance tolerance =
+        DefaultToleranceFor(**module, *expected, tolerance_options);
     ComparisonResult cmp = CompareLiterals(*leaves[i], *expected, tolerance);
     std::string detail = cmp.shape_message;
     for (const ElementMismatch& m : cmp.first_mismatches) {

@@ -126,6 +126,8 @@ TEST(ProtoImportTest, KitchenSinkImportsEveryAttribute) {
   ASSERT_EQ(Find(m, "rng.state")->raw_attributes().size(), 1u);
   EXPECT_EQ(Find(m, "rng.state")->raw_attributes()[0].value, "7");
   EXPECT_EQ(Find(m, "tk")->attrs().k, 2);
+  // jax.lax.top_k's protos set is_stable (XLA's field 60, as on sort).
+  EXPECT_TRUE(Find(m, "tk")->attrs().is_stable);
   EXPECT_EQ(Find(m, "rp")->attrs().mantissa_bits, 10);
   EXPECT_EQ(
       Find(m, "pd")->attrs().padding_config->dimensions[0].edge_padding_low,

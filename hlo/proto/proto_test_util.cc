@@ -429,6 +429,7 @@ std::string KitchenSink() {
         operand_ids: 601
         k: 2
         largest: true
+        is_stable: true
         shape {
           element_type: TUPLE
           tuple_shapes {

@@ -419,7 +419,8 @@ bool AttrAllowed(Attr attr, HloOpcode op) {
     case Attr::kMantissaBits:
       return op == O::kReducePrecision;
     case Attr::kIsStable:
-      return op == O::kSort;
+      // Current JAX/XLA print it on topk too (ties: the lower index first).
+      return op == O::kSort || op == O::kTopK;
     case Attr::kK:
     case Attr::kLargest:
       return op == O::kTopK;

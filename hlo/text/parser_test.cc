@@ -559,6 +559,15 @@ TEST(ParserTest, EnumsAndFlags) {
   ASSERT_NE(topk.root, nullptr);
   EXPECT_EQ(topk.root->attrs().k, 2);
   EXPECT_FALSE(topk.root->attrs().largest);
+  EXPECT_FALSE(topk.root->attrs().is_stable);
+
+  // Current JAX (jax.lax.top_k) prints is_stable on topk too.
+  auto stable_topk =
+      ParseOp("  a = f32[8] parameter(0)",
+              "(f32[2], s32[2]) topk(a), k=2, largest=true, is_stable=true");
+  ASSERT_NE(stable_topk.root, nullptr);
+  EXPECT_TRUE(stable_topk.root->attrs().is_stable);
+  EXPECT_TRUE(stable_topk.root->attrs().largest);
 
   auto bn = ParseOp(
       "  a = f32[2,4] parameter(0)\n  s = f32[4] parameter(1)\n"

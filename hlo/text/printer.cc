@@ -440,6 +440,7 @@ void Printer::OpcodeAttributes(const HloInstruction& instr,
     case O::kTopK:
       add("k=", a.k);
       add("largest=", a.largest ? "true" : "false");
+      if (a.is_stable) add("is_stable=true");
       return;
     case O::kBatchNormGrad:
     case O::kBatchNormInference:

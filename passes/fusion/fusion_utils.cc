@@ -116,14 +116,17 @@ absl::StatusOr<std::vector<HloInstruction*>> ExpandFusion(
 }
 
 // Merges identical instructions of a fused computation (copies a
-// duplicated producer left behind).
+// duplicated producer left behind). The walk is in stored order, which is
+// def-before-use: the instruction kept is then stored before every one it
+// replaces, so before all of their users. (A post-order walk from the root
+// visits a multi-output fusion's tuple operands in output order, not stored
+// order, and could keep a copy stored after a user of the one it replaced.)
 absl::Status MergeIdenticalInstructions(HloComputation* fused) {
   auto eq_computations = [](const HloComputation* a, const HloComputation* b) {
     return a == b;
   };
-  std::vector<HloInstruction*> kept;
   absl::flat_hash_map<HloOpcode, std::vector<HloInstruction*>> by_opcode;
-  for (HloInstruction* instr : fused->MakeInstructionPostOrder()) {
+  for (HloInstruction* instr : fused->instructions()) {
     if (instr->opcode() == HloOpcode::kParameter ||
         instr->opcode() == HloOpcode::kTuple || instr->HasSideEffect() ||
         instr->opcode() == HloOpcode::kRngBitGenerator) {

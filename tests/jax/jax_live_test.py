@@ -6,9 +6,12 @@ test lowers it with jax.jit(f).lower(...) to a serialized HloModuleProto (and
 to HLO text), computes the expected outputs with XLA:CPU in this process,
 writes everything as .npy, and runs `hlo-run` on the proto (and the text) on
 the reference evaluator and on the compiled CPU backend. Every run must exit
-0 (all outputs within hlo-run's documented default tolerances).
+0 (all outputs within hlo-run's documented default tolerances). With
+--hlo-opt, every proto also goes through the cpu and cuda pipelines with the
+verifier after every pass (`hlo-opt --platform=... --stage=hlo`).
 
-usage: jax_live_test.py HLO_RUN [--seed N] [--trials N] [--only SUBSTRING]
+usage: jax_live_test.py HLO_RUN [--hlo-opt HLO_OPT] [--seed N] [--trials N]
+                        [--only SUBSTRING]
 """
 
 import argparse
@@ -40,6 +43,16 @@ def ints(rng, shape, low, high, dtype=np.int32):
 # with the trial so each run sees several sizes.
 def dims(rng, *ranges):
     return tuple(int(rng.integers(lo, hi + 1)) for lo, hi in ranges)
+
+
+def prng_key(rng):
+    return np.asarray(jax.random.PRNGKey(int(rng.integers(0, 2**31))))
+
+
+def mlp_loss(params, x, y):
+    w1, b1, w2, b2 = params
+    logits = jnp.tanh(x @ w1 + b1) @ w2 + b2
+    return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits) * y, axis=-1))
 
 
 CASES = {
@@ -176,6 +189,45 @@ CASES = {
         @ w2.astype(jnp.float32),
         lambda r: [floats(r, (8, 16)), floats(r, (16, 32)), floats(r, (32,)),
                    floats(r, (32, 4))]),
+    # Issue 14's bugs, one case each.
+    # Multi-output fusion once stored a merged slice after its user.
+    "multi_output_order": (
+        lambda k: (k[1], k[0] + k[1], k[0]),
+        lambda r: [floats(r, (2,))]),
+    "random_normal_bits": (
+        lambda k: (jax.random.normal(k, ()), jax.random.bits(k, (1,)),
+                   jax.random.uniform(k, (3,))),
+        lambda r: [prng_key(r)]),
+    "mlp_grad": (
+        lambda w1, b1, w2, b2, x, y: jax.grad(mlp_loss)((w1, b1, w2, b2), x,
+                                                        y),
+        lambda r: (lambda n, i, h, o: [
+            floats(r, (i, h)), floats(r, (h,)), floats(r, (h, o)),
+            floats(r, (o,)), floats(r, (n, i)),
+            jax.nn.one_hot(r.integers(0, o, size=n), o).astype(np.float32)])(
+                *dims(r, (1, 16), (1, 12), (1, 32), (2, 10)))),
+    # Long cumulative sums: partial sums of O(1) terms near zero, summed in
+    # another order by XLA.
+    "cumsum_long_rows": (
+        lambda x: jnp.cumsum(x, axis=1),
+        lambda r: [floats(r, (dims(r, (1, 8))[0], 1000))]),
+    # XLA keeps a bf16 dot's result in f32 where it is widened.
+    "bf16_dot_widened_sum": (
+        lambda a, b: (a @ b).astype(jnp.float32).sum(axis=1),
+        lambda r: (lambda m, k, n: [floats(r, (m, k), ml_dtypes.bfloat16),
+                                    floats(r, (k, n), ml_dtypes.bfloat16)])(
+                                        *dims(r, (1, 16), (8, 64), (1, 32)))),
+    # An f32 dot judged as f32, though its outputs are f64.
+    "f32_dot_to_f64": (
+        lambda a, b: (a @ b).astype(jnp.float64),
+        lambda r: (lambda m, k, n: [floats(r, (m, k)), floats(r, (k, n))])(
+            *dims(r, (1, 16), (1, 64), (1, 16)))),
+    # XLA flushes f32 denormals: sqrt(-1e-40) = -0, log(1e-39) = -inf.
+    "denormals": (
+        lambda x: (jnp.sqrt(x), jnp.log(x), x * 1e30, x + 1e-45),
+        lambda r: [np.concatenate([
+            np.array([-1e-40, 1e-39, 1e-45, -0.0, 1e-30], np.float32),
+            np.abs(floats(r, (3,)))])]),
 }
 
 
@@ -191,6 +243,7 @@ def run(cmd):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("hlo_run")
+    parser.add_argument("--hlo-opt", default="")
     parser.add_argument("--seed", type=int, default=20261121)
     parser.add_argument("--trials", type=int, default=2)
     parser.add_argument("--only", default="")
@@ -223,6 +276,19 @@ def main():
                     save(os.path.join(case_dir, f"out{i}.npy"), y)
                 shapes = ", ".join(f"{np.asarray(x).dtype}{list(np.shape(x))}"
                                    for x in inputs)
+                if args.hlo_opt:
+                    for pipeline in ("cpu", "cuda"):
+                        rc, out = run([args.hlo_opt,
+                                       os.path.join(case_dir, "module.pb"),
+                                       "--platform=" + pipeline,
+                                       "--stage=hlo"])
+                        runs += 1
+                        status = "ok" if rc == 0 else f"FAIL (exit {rc})"
+                        print(f"{name}.{trial} [{shapes}] module.pb hlo-opt "
+                              f"--platform={pipeline}: {status}")
+                        if rc != 0:
+                            failures.append(f"{name}.{trial} hlo-opt "
+                                            f"--platform={pipeline}:\n{out}")
                 for module, platform in (
                         [("module.pb", p) for p in platforms]
                         + [("module.hlo", "interpreter")]):
@@ -238,7 +304,8 @@ def main():
                     if rc != 0:
                         failures.append(f"{name}.{trial} {module} {platform}"
                                         f" inputs [{shapes}]:\n{out}")
-    print(f"\n{runs - len(failures)} of {runs} runs match XLA:CPU "
+    print(f"\n{runs - len(failures)} of {runs} runs pass (hlo-run: match "
+          f"XLA:CPU; hlo-opt: valid after every pass) "
           f"(jax {jax.__version__})")
     for failure in failures:
         print("\n" + failure)

@@ -1,0 +1,115 @@
+#include "backends/gpu/atomic_combine.h"
+
+#include "hlo/status_macros.h"
+
+namespace hloc {
+namespace {
+
+// The atomicrmw that computes `opcode(old, update)` in place, if any. Float
+// min/max have none we use: XLA's propagate NaN, which atomicrmw's do not.
+llvm::AtomicRMWInst::BinOp AtomicOp(HloOpcode opcode, PrimitiveType type) {
+  const bool is_float = type == F32 || type == F64;
+  const bool is_int = type == S32 || type == U32 || type == S64 || type == U64;
+  const bool is_signed = type == S32 || type == S64;
+  switch (opcode) {
+    case HloOpcode::kAdd:
+      if (is_float) return llvm::AtomicRMWInst::FAdd;
+      if (is_int) return llvm::AtomicRMWInst::Add;
+      break;
+    case HloOpcode::kMaximum:
+      if (is_int) {
+        return is_signed ? llvm::AtomicRMWInst::Max : llvm::AtomicRMWInst::UMax;
+      }
+      break;
+    case HloOpcode::kMinimum:
+      if (is_int) {
+        return is_signed ? llvm::AtomicRMWInst::Min : llvm::AtomicRMWInst::UMin;
+      }
+      break;
+    default:
+      break;
+  }
+  return llvm::AtomicRMWInst::BAD_BINOP;
+}
+
+// *ptr = combine(*ptr, update) by compare-and-swap, retried until no other
+// thread changed the element in between.
+absl::Status EmitCompareAndSwap(
+    llvm::Value* ptr, llvm::Type* type, llvm::Value* update,
+    const std::function<absl::StatusOr<llvm::Value*>(llvm::Value*,
+                                                     llvm::Value*)>& combine,
+    llvm::IRBuilderBase* b) {
+  llvm::Type* bits = b->getIntNTy(type->getPrimitiveSizeInBits());
+  llvm::Function* fn = b->GetInsertBlock()->getParent();
+  llvm::LLVMContext& ctx = b->getContext();
+  llvm::Value* initial = b->CreateLoad(bits, ptr);
+  llvm::BasicBlock* entry = b->GetInsertBlock();
+  llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx, "cas.loop", fn);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx, "cas.done", fn);
+  b->CreateBr(loop);
+  b->SetInsertPoint(loop);
+  llvm::PHINode* old = b->CreatePHI(bits, 2);
+  old->addIncoming(initial, entry);
+  HLOC_ASSIGN_OR_RETURN(llvm::Value * value,
+                        combine(b->CreateBitCast(old, type), update));
+  llvm::Value* pair = b->CreateAtomicCmpXchg(
+      ptr, old, b->CreateBitCast(value, bits), llvm::MaybeAlign(),
+      llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
+  old->addIncoming(b->CreateExtractValue(pair, {0}), b->GetInsertBlock());
+  b->CreateCondBr(b->CreateExtractValue(pair, {1}), done, loop);
+  b->SetInsertPoint(done);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+CombinePlan PlanCombine(const HloComputation* combiner, PrimitiveType type,
+                        bool exclusive) {
+  if (exclusive) return {Combine::kPlain};
+  const HloInstruction* root = combiner->root_instruction();
+  if (root->opcode() == HloOpcode::kParameter &&
+      root->parameter_number() == 1) {
+    return {Combine::kStore};
+  }
+  if (root->operand_count() == 2 &&
+      root->operand(0)->opcode() == HloOpcode::kParameter &&
+      root->operand(1)->opcode() == HloOpcode::kParameter &&
+      root->operand(0) != root->operand(1)) {
+    llvm::AtomicRMWInst::BinOp op = AtomicOp(root->opcode(), type);
+    if (op != llvm::AtomicRMWInst::BAD_BINOP) return {Combine::kAtomicRmw, op};
+  }
+  const int64_t bytes = ByteWidth(type);
+  if (type != PRED && (bytes == 4 || bytes == 8)) {
+    return {Combine::kCompareAndSwap};
+  }
+  return {Combine::kNone};
+}
+
+absl::Status EmitCombine(KernelBuilder& kernel, const CombinePlan& plan,
+                         const HloComputation* combiner, const IrArray& out,
+                         const IrIndex& index, llvm::Value* update) {
+  llvm::IRBuilderBase* b = kernel.b();
+  auto combine = [&](llvm::Value* old, llvm::Value* upd) {
+    return kernel.elemental()->EmitScalarComputation(combiner, {old, upd});
+  };
+  switch (plan.how) {
+    case Combine::kStore:
+      return out.EmitWrite(index, update, b);
+    case Combine::kAtomicRmw:
+      b->CreateAtomicRMW(plan.op, out.EmitElementPointer(index, b), update,
+                         llvm::MaybeAlign(), llvm::AtomicOrdering::Monotonic);
+      return absl::OkStatus();
+    case Combine::kCompareAndSwap:
+      return EmitCompareAndSwap(out.EmitElementPointer(index, b),
+                                update->getType(), update, combine, b);
+    case Combine::kPlain:
+    case Combine::kNone: {
+      HLOC_ASSIGN_OR_RETURN(llvm::Value * old, out.EmitRead(index, b));
+      HLOC_ASSIGN_OR_RETURN(llvm::Value * value, combine(old, update));
+      return out.EmitWrite(index, value, b);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hloc

@@ -1,0 +1,38 @@
+// Applying a scalar combiner `combine(old, update)` to an output element
+// that other threads may update at the same time (scatter,
+// select-and-scatter): one atomicrmw where the combiner is one (add,
+// integer min/max), a plain store where it returns the update, a
+// compare-and-swap loop around the inlined combiner for other 32/64-bit
+// types, or, where no thread can meet another, load-combine-store.
+// Included only by emitters' .cc files (LLVM headers).
+#ifndef BACKENDS_GPU_ATOMIC_COMBINE_H_
+#define BACKENDS_GPU_ATOMIC_COMBINE_H_
+
+#include "absl/status/status.h"
+#include "backends/gpu/kernel_builder.h"
+#include "hlo/computation.h"
+#include "llvm/IR/Instructions.h"
+
+namespace hloc {
+
+enum class Combine { kPlain, kAtomicRmw, kStore, kCompareAndSwap, kNone };
+
+struct CombinePlan {
+  Combine how = Combine::kNone;
+  llvm::AtomicRMWInst::BinOp op = llvm::AtomicRMWInst::BAD_BINOP;
+};
+
+// How `combiner` (two scalar parameters of `type`) is applied. `exclusive`:
+// no two threads update one element (kPlain). kNone: no atomic way exists
+// (8/16-bit types, pred); the caller serializes.
+CombinePlan PlanCombine(const HloComputation* combiner, PrimitiveType type,
+                        bool exclusive);
+
+// out[index] = combiner(out[index], update), as `plan` says.
+absl::Status EmitCombine(KernelBuilder& kernel, const CombinePlan& plan,
+                         const HloComputation* combiner, const IrArray& out,
+                         const IrIndex& index, llvm::Value* update);
+
+}  // namespace hloc
+
+#endif  // BACKENDS_GPU_ATOMIC_COMBINE_H_

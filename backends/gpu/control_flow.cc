@@ -1,0 +1,131 @@
+#include "backends/gpu/control_flow.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "hlo/status_macros.h"
+
+namespace hloc {
+namespace {
+
+int64_t CountLeaves(const Shape& shape) {
+  if (!shape.IsTuple()) return 1;
+  int64_t n = 0;
+  for (const Shape& element : shape.tuple_shapes()) n += CountLeaves(element);
+  return n;
+}
+
+ExecutableStep Copy(const HloInstruction& hlo, int64_t from, int64_t to) {
+  ExecutableStep step;
+  step.kind = ExecutableStep::Kind::kCopy;
+  step.instruction = hlo.name();
+  step.buffers = {from, to};
+  return step;
+}
+
+// Copies `from[i]` to `to[i]` where they differ (and hold bytes).
+void AppendCopies(const HloInstruction& hlo, const std::vector<int64_t>& from,
+                  const std::vector<int64_t>& to, const Executable& executable,
+                  std::vector<ExecutableStep>* steps) {
+  for (size_t i = 0; i < from.size(); ++i) {
+    if (from[i] == to[i] || executable.buffers[to[i]].size == 0) continue;
+    steps->push_back(Copy(hlo, from[i], to[i]));
+  }
+}
+
+// A slot of its own allocation, shaped like `like`.
+int64_t AddScratchSlot(int64_t like, Executable* executable) {
+  ExecutableBuffer buffer = executable->buffers[like];
+  ExecutableAllocation allocation;
+  allocation.kind = BufferAllocation::Kind::kArena;
+  allocation.size = buffer.size;
+  buffer.allocation = static_cast<int64_t>(executable->allocations.size());
+  buffer.offset = 0;
+  buffer.name = absl::StrCat(buffer.name, ".scratch");
+  executable->allocations.push_back(std::move(allocation));
+  executable->buffers.push_back(std::move(buffer));
+  return static_cast<int64_t>(executable->buffers.size()) - 1;
+}
+
+absl::StatusOr<std::vector<ExecutableStep>> EmitWhile(
+    const HloInstruction& hlo, const std::vector<int64_t>& slots,
+    const NestedCompiler& compile, Executable* executable) {
+  const size_t n = slots.size() / 2;
+  const std::vector<int64_t> init(slots.begin(), slots.begin() + n);
+  const std::vector<int64_t> state(slots.begin() + n, slots.end());
+  std::vector<ExecutableStep> steps;
+  AppendCopies(hlo, init, state, *executable, &steps);
+
+  HLOC_ASSIGN_OR_RETURN(NestedSteps condition,
+                        compile(*hlo.while_condition(), state));
+  HLOC_ASSIGN_OR_RETURN(NestedSteps body, compile(*hlo.while_body(), state));
+  if (condition.root_slots.size() != 1 || body.root_slots.size() != n) {
+    return absl::InternalError(
+        absl::StrCat(hlo.name(), ": condition or body of the wrong shape"));
+  }
+  std::vector<int64_t> results = body.root_slots;
+  for (size_t i = 0; i < n; ++i) {
+    auto it = std::find(state.begin(), state.end(), results[i]);
+    if (it == state.end() || it == state.begin() + i) continue;
+    const int64_t scratch = AddScratchSlot(results[i], executable);
+    body.steps.push_back(Copy(hlo, results[i], scratch));
+    results[i] = scratch;
+  }
+  AppendCopies(hlo, results, state, *executable, &body.steps);
+
+  ExecutableStep loop;
+  loop.kind = ExecutableStep::Kind::kWhile;
+  loop.instruction = hlo.name();
+  loop.buffers = state;
+  loop.condition = std::move(condition.steps);
+  loop.body = std::move(body.steps);
+  loop.predicate_buffer = condition.root_slots[0];
+  steps.push_back(std::move(loop));
+  return steps;
+}
+
+absl::StatusOr<std::vector<ExecutableStep>> EmitConditional(
+    const HloInstruction& hlo, const std::vector<int64_t>& slots,
+    const NestedCompiler& compile, Executable* executable) {
+  const std::vector<HloComputation*>& branches = hlo.called_computations();
+  const int64_t outputs = CountLeaves(hlo.shape());
+  const std::vector<int64_t> out(slots.end() - outputs, slots.end());
+  ExecutableStep step;
+  step.kind = ExecutableStep::Kind::kConditional;
+  step.instruction = hlo.name();
+  step.predicate_buffer = slots[0];
+  step.buffers = out;
+  size_t next = 1;
+  for (size_t b = 0; b < branches.size(); ++b) {
+    const int64_t leaves = CountLeaves(hlo.operand(b + 1)->shape());
+    std::vector<int64_t> operand(slots.begin() + next,
+                                 slots.begin() + next + leaves);
+    next += leaves;
+    HLOC_ASSIGN_OR_RETURN(NestedSteps branch, compile(*branches[b], operand));
+    if (static_cast<int64_t>(branch.root_slots.size()) != outputs) {
+      return absl::InternalError(
+          absl::StrCat(hlo.name(), ": branch ", b, " of the wrong shape"));
+    }
+    AppendCopies(hlo, branch.root_slots, out, *executable, &branch.steps);
+    step.branches.push_back(std::move(branch.steps));
+  }
+  return std::vector<ExecutableStep>{std::move(step)};
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ExecutableStep>> EmitControlFlowSteps(
+    const HloInstruction& hlo, const std::vector<int64_t>& slots,
+    const NestedCompiler& compile, Executable* executable) {
+  if (hlo.opcode() == HloOpcode::kWhile) {
+    return EmitWhile(hlo, slots, compile, executable);
+  }
+  if (hlo.opcode() == HloOpcode::kConditional) {
+    return EmitConditional(hlo, slots, compile, executable);
+  }
+  return absl::UnimplementedError(
+      absl::StrCat(HloOpcodeString(hlo.opcode()), " is no control flow"));
+}
+
+}  // namespace hloc

@@ -1,0 +1,49 @@
+// while and conditional as host-driven steps (kWhile / kConditional with
+// nested step lists, runtime/cuda_executor.cc runs them). The called
+// computations get buffer plans of their own (appended to the
+// executable's), with their parameters placed on the slots of the values
+// they receive, so no copy goes in:
+//   while: the loop state lives in the while's output slots. The initial
+//     state is copied there before the loop; condition and body read it
+//     there; after each body run its root's leaves are copied back into it
+//     (through a scratch slot where a leaf is another state leaf: a body
+//     that swaps two state leaves must not read one it already overwrote).
+//   conditional: the branch index is the predicate; branch i reads operand
+//     i + 1's slots and its root's leaves are copied to the output slots.
+// call is inlined by the pipeline (passes/call_inliner) and never gets here.
+#ifndef BACKENDS_GPU_CONTROL_FLOW_H_
+#define BACKENDS_GPU_CONTROL_FLOW_H_
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
+#include "runtime/executable.h"
+
+namespace hloc {
+
+// A called computation compiled: its steps and the slots of its root's
+// leaves.
+struct NestedSteps {
+  std::vector<ExecutableStep> steps;
+  std::vector<int64_t> root_slots;
+};
+
+// Compiles `computation` with its parameters' leaves (depth-first, all
+// parameters in order) on `parameter_slots`.
+using NestedCompiler = std::function<absl::StatusOr<NestedSteps>(
+    const HloComputation& computation,
+    const std::vector<int64_t>& parameter_slots)>;
+
+// The steps of a while or conditional `hlo` whose operand leaves and then
+// output leaves are `slots`. Adds scratch slots to `executable` if needed.
+absl::StatusOr<std::vector<ExecutableStep>> EmitControlFlowSteps(
+    const HloInstruction& hlo, const std::vector<int64_t>& slots,
+    const NestedCompiler& compile, Executable* executable);
+
+}  // namespace hloc
+
+#endif  // BACKENDS_GPU_CONTROL_FLOW_H_

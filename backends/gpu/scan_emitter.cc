@@ -1,0 +1,176 @@
+// Scan (what JAX emits for cumsum/cumprod/cummax): a thread per element of
+// the slice (every dimension but the scan dimension) walks the scan
+// dimension in order (backwards for is_reverse), carrying its carries in
+// registers; the body is inlined per element, so it must be elementwise
+// (its ops apply lane by lane to the slice). Sequential along the scan
+// dimension: exactly the evaluator's order, with no reassociation even when
+// is_associative allows it.
+#include <algorithm>
+
+#include "backends/common/loop_emitter.h"
+#include "backends/gpu/kernel_builder.h"
+#include "backends/gpu/kernel_emitters.h"
+#include "backends/gpu/launch_dims.h"
+#include "backends/gpu/loop_mapping.h"
+#include "hlo/computation.h"
+#include "hlo/status_macros.h"
+
+namespace hloc {
+namespace {
+
+// Whether every instruction of `body` computes element i of its result from
+// element i of its operands (or a scalar broadcast), so it can run on one
+// element of the slice at a time.
+bool IsElementwiseBody(const HloComputation* body) {
+  for (const HloInstruction* instr : body->instructions()) {
+    switch (instr->opcode()) {
+      case HloOpcode::kParameter:
+      case HloOpcode::kTuple:
+      case HloOpcode::kGetTupleElement:
+        continue;
+      case HloOpcode::kConstant:
+        if (instr->shape().IsArray() && instr->shape().rank() == 0) continue;
+        return false;
+      case HloOpcode::kBroadcast:
+        if (instr->operand(0)->shape().rank() == 0) continue;
+        return false;
+      default:
+        if (!instr->IsElementwise()) return false;
+    }
+  }
+  return true;
+}
+
+// The carries: num_carries, or (0) the trailing operands the body takes
+// whole, as the evaluator infers them.
+int64_t NumCarries(const HloInstruction& scan) {
+  if (scan.attrs().num_carries > 0) return scan.attrs().num_carries;
+  const HloComputation* body = scan.to_apply();
+  int64_t carries = 0;
+  for (int64_t i = scan.operand_count() - 1; i >= 0; --i) {
+    if (i >= body->num_parameters() ||
+        !body->parameter_instruction(i)->shape().Compatible(
+            scan.operand(i)->shape())) {
+      break;
+    }
+    ++carries;
+  }
+  return carries;
+}
+
+}  // namespace
+
+absl::StatusOr<LaunchDims> EmitScanKernel(const KernelRequest& request,
+                                          const HloInstruction* scan) {
+  const KernelInfo& info = *request.info;
+  const HloComputation* body = scan->to_apply();
+  if (body == nullptr || scan->dimensions().size() != 1 ||
+      !scan->shape().IsTuple()) {
+    return CodegenUnimplemented(*scan, "malformed scan");
+  }
+  if (!IsElementwiseBody(body)) {
+    return CodegenUnimplemented(*scan, "scan body is not elementwise");
+  }
+  const int64_t num_carries = NumCarries(*scan);
+  const int64_t num_inputs = scan->operand_count() - num_carries;
+  const int64_t num_outputs =
+      static_cast<int64_t>(info.output_shapes.size()) - num_carries;
+  const int64_t dim = scan->dimensions(0);
+  const Shape& first = scan->operand(0)->shape();
+  if (num_inputs < 1 || num_outputs < 0 || dim < 0 || dim >= first.rank() ||
+      body->num_parameters() != scan->operand_count()) {
+    return CodegenUnimplemented(*scan, "malformed scan");
+  }
+  const int64_t length = first.dimensions(dim);
+  std::vector<int64_t> slice_dims = first.dimensions();
+  slice_dims.erase(slice_dims.begin() + dim);
+  const Shape slice = Shape::Array(first.element_type(), slice_dims);
+  // One slice element per thread (no unrolling: the walks of neighbouring
+  // elements share nothing a thread could reuse).
+  constexpr int64_t kThreadsPerBlock = 128;
+  LoopLaunch launch;
+  launch.elements = slice.ElementCount();
+  launch.unroll = 1;
+  launch.threads_per_block =
+      std::min(kThreadsPerBlock, std::max<int64_t>(launch.elements, 1));
+  launch.dims.block[0] = launch.threads_per_block;
+  launch.dims.grid[0] = (launch.elements + launch.threads_per_block - 1) /
+                        launch.threads_per_block;
+  bool index64 = MaxElementsTouched(info) > (int64_t{1} << 31) - 1;
+  KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
+                       request.symbol, launch.threads_per_block, index64);
+  absl::Status status = [&]() -> absl::Status {
+    llvm::IRBuilderBase* b = kernel.b();
+    std::vector<ElementGenerator> operands;
+    for (int64_t i = 0; i < scan->operand_count(); ++i) {
+      HLOC_ASSIGN_OR_RETURN(ElementGenerator g,
+                            kernel.generators().Get(scan->operand(i)));
+      operands.push_back(std::move(g));
+    }
+    std::vector<llvm::Value*> carry_slots;
+    std::vector<llvm::Type*> carry_types;
+    for (int64_t c = 0; c < num_carries; ++c) {
+      HLOC_ASSIGN_OR_RETURN(
+          llvm::Type * t,
+          RegisterType(scan->operand(num_inputs + c)->shape().element_type(),
+                       b->getContext()));
+      carry_types.push_back(t);
+      carry_slots.push_back(EmitAllocaAtEntry(t, "carry", b));
+    }
+    auto body_at = [&](const IrIndex& s) -> absl::Status {
+      const IrIndex at_slice(s.multidim(), kernel.index_type());
+      for (int64_t c = 0; c < num_carries; ++c) {
+        HLOC_ASSIGN_OR_RETURN(llvm::Value * v,
+                              operands[num_inputs + c](at_slice));
+        b->CreateStore(v, carry_slots[c]);
+      }
+      HLOC_RETURN_IF_ERROR(EmitForLoop(
+          "scan", kernel.Index(0), kernel.Index(length), kernel.Index(1),
+          [&](llvm::Value* step) -> absl::Status {
+            llvm::Value* pos =
+                scan->attrs().is_reverse
+                    ? b->CreateSub(kernel.Index(length - 1), step)
+                    : step;
+            std::vector<llvm::Value*> full = s.multidim();
+            full.insert(full.begin() + dim, pos);
+            const IrIndex at(full, kernel.index_type());
+            std::vector<llvm::Value*> args;
+            for (int64_t i = 0; i < num_inputs; ++i) {
+              HLOC_ASSIGN_OR_RETURN(llvm::Value * v, operands[i](at));
+              args.push_back(v);
+            }
+            for (int64_t c = 0; c < num_carries; ++c) {
+              args.push_back(b->CreateLoad(carry_types[c], carry_slots[c]));
+            }
+            HLOC_ASSIGN_OR_RETURN(
+                llvm::Value * r,
+                kernel.elemental()->EmitScalarComputation(body, args));
+            auto part = [&](int64_t k) {
+              return !body->root_instruction()->shape().IsTuple()
+                         ? r
+                         : b->CreateExtractValue(r, {static_cast<unsigned>(k)});
+            };
+            for (int64_t o = 0; o < num_outputs; ++o) {
+              HLOC_RETURN_IF_ERROR(kernel.output(o).EmitWrite(at, part(o), b));
+            }
+            for (int64_t c = 0; c < num_carries; ++c) {
+              b->CreateStore(part(num_outputs + c), carry_slots[c]);
+            }
+            return absl::OkStatus();
+          },
+          b));
+      for (int64_t c = 0; c < num_carries; ++c) {
+        llvm::Value* v = b->CreateLoad(carry_types[c], carry_slots[c]);
+        HLOC_RETURN_IF_ERROR(
+            kernel.output(num_outputs + c).EmitWrite(at_slice, v, b));
+      }
+      return absl::OkStatus();
+    };
+    GpuLoopMapping mapping(&kernel, launch);
+    return mapping.EmitLoopNest(slice, body_at, b);
+  }();
+  HLOC_RETURN_IF_ERROR(kernel.Finish(status));
+  return launch.dims;
+}
+
+}  // namespace hloc

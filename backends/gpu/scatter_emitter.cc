@@ -1,0 +1,315 @@
+// Scatter (the instruction, or a fusion rooted at one: XLA's
+// input_scatter_fusion) in two steps:
+//   1. the outputs start as the operands: a loop kernel copies them, unless
+//      the buffer plan put each output in its operand's buffer already;
+//   2. one thread per update element finds its place in the operand (the
+//      full dimension numbers, scatter_analysis.h); a window whose start is
+//      out of bounds is skipped whole, as XLA does; the combiner then runs
+//      on the output element atomically as atomic_combine.h says
+//      (load-combine-store with unique_indices: no two threads meet).
+//      Assignment and combiners with no atomic (several operands, 8/16-bit
+//      types) keep the serial order instead (Walk below).
+//      With atomics, duplicate indices are combined in an unspecified order,
+//      so a float sum may differ in its last bits from run to run (XLA:GPU
+//      does the same); the ordered walks give exactly the serial result.
+#include <algorithm>
+
+#include "backends/common/loop_emitter.h"
+#include "backends/common/scatter_analysis.h"
+#include "backends/gpu/atomic_combine.h"
+#include "backends/gpu/kernel_builder.h"
+#include "backends/gpu/kernel_emitters.h"
+#include "backends/gpu/launch_dims.h"
+#include "backends/gpu/loop_mapping.h"
+#include "hlo/computation.h"
+#include "hlo/status_macros.h"
+#include "llvm/IR/Module.h"
+
+namespace hloc {
+namespace {
+
+// How the update kernel's threads cover the updates.
+enum class Walk {
+  kParallel,  // a thread per update element (atomics, or unique indices)
+  kOrdered,   // a thread per window position, scatter positions in order
+  kSerial,    // one thread, scatter positions in order, each whole window
+};
+
+// The kernel parameter (operand number) whose buffer output `k` of the
+// scatter would reuse in place: the scatter's operand k, itself or a
+// fusion parameter.
+int64_t OperandNumber(const KernelRequest& request, const HloInstruction* op,
+                      int64_t k) {
+  if (!request.info->fused) return k;
+  const HloInstruction* operand = op->operand(k);
+  if (operand->opcode() != HloOpcode::kParameter) return -1;
+  return operand->parameter_number();
+}
+
+bool OutputsInPlace(const KernelRequest& request, const HloInstruction* op,
+                    int64_t n) {
+  const std::vector<int64_t>& in_place = request.buffers->output_in_place_of;
+  if (static_cast<int64_t>(in_place.size()) != n) return false;
+  for (int64_t k = 0; k < n; ++k) {
+    if (in_place[k] < 0 || in_place[k] != OperandNumber(request, op, k)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Index64(const KernelRequest& request) {
+  return MaxElementsTouched(*request.info) > (int64_t{1} << 31) - 1;
+}
+
+// Step 1: the outputs start as the operands.
+absl::StatusOr<LaunchDims> EmitCopyKernel(const KernelRequest& request,
+                                          const HloInstruction* scatter,
+                                          int64_t n) {
+  const KernelInfo& info = *request.info;
+  LoopLaunch launch =
+      ComputeLoopLaunch(info.output_shapes[0].ElementCount(),
+                        WidestOutputBytes(info), request.target->device());
+  KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
+                       request.symbol, launch.threads_per_block,
+                       Index64(request));
+  absl::Status status = [&]() -> absl::Status {
+    std::vector<ElementGenerator> generators;
+    std::vector<IrArray> arrays;
+    for (int64_t k = 0; k < n; ++k) {
+      HLOC_ASSIGN_OR_RETURN(ElementGenerator g,
+                            kernel.generators().Get(scatter->operand(k)));
+      generators.push_back(std::move(g));
+      arrays.push_back(kernel.output(k));
+    }
+    LoopEmitter emitter(std::move(generators), std::move(arrays), kernel.b());
+    GpuLoopMapping mapping(&kernel, launch);
+    return emitter.EmitLoop(mapping);
+  }();
+  HLOC_RETURN_IF_ERROR(kernel.Finish(status));
+  return launch.dims;
+}
+
+// Step 2: the updates.
+absl::StatusOr<LaunchDims> EmitUpdateKernel(const KernelRequest& request,
+                                            const HloInstruction* scatter,
+                                            const ScatterGeometry& g) {
+  const KernelInfo& info = *request.info;
+  const int64_t n = g.n;
+  const ScatterDimensionNumbers& dn =
+      *scatter->attrs().scatter_dimension_numbers;
+  const Shape& op_shape = scatter->operand(0)->shape();
+  const Shape& idx_shape = scatter->operand(n)->shape();
+  const Shape& upd_shape = scatter->operand(n + 1)->shape();
+  const int64_t rank = op_shape.rank();
+  // Several operands are combined together: no atomic covers them.
+  const CombinePlan plan =
+      n == 1 ? PlanCombine(scatter->to_apply(), op_shape.element_type(),
+                           scatter->attrs().unique_indices)
+             : CombinePlan{scatter->attrs().unique_indices ? Combine::kPlain
+                                                           : Combine::kNone};
+  // Assignment, and combiners with no atomic, must give the serial result
+  // (the last update of an element wins, as XLA's outputs show for
+  // `.at[].set` with duplicate indices). Where two updates can meet only
+  // at the same window position (every indexed operand dimension has a
+  // window of 1), a thread per window position walks the scatter indices
+  // in order; otherwise one thread walks everything.
+  Walk walk = Walk::kParallel;
+  if (plan.how == Combine::kNone || plan.how == Combine::kStore) {
+    bool disjoint = true;
+    for (int64_t d : dn.scatter_dims_to_operand_dims) {
+      disjoint &= g.window_size[d] == 1;
+    }
+    walk = disjoint ? Walk::kOrdered : Walk::kSerial;
+  }
+  std::vector<int64_t> window_dims, scatter_dims;
+  for (int64_t d : dn.update_window_dims) {
+    window_dims.push_back(upd_shape.dimensions(d));
+  }
+  for (int64_t d : g.scatter_dims) {
+    scatter_dims.push_back(upd_shape.dimensions(d));
+  }
+  const Shape window_shape =
+      Shape::Array(upd_shape.element_type(), window_dims);
+  const Shape scatter_shape =
+      Shape::Array(upd_shape.element_type(), scatter_dims);
+  for (int64_t k = 0; k < n; ++k) {
+    if (ByteWidth(scatter->operand(k)->shape().element_type()) == 0) {
+      return CodegenUnimplemented(*scatter, "scatter operand type");
+    }
+  }
+  LoopLaunch launch;
+  if (walk == Walk::kSerial) {
+    launch.threads_per_block = 1;
+  } else {
+    launch =
+        ComputeLoopLaunch(walk == Walk::kParallel ? upd_shape.ElementCount()
+                                                  : window_shape.ElementCount(),
+                          WidestOutputBytes(info), request.target->device());
+  }
+  KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
+                       request.symbol, launch.threads_per_block,
+                       Index64(request));
+  absl::Status status = [&]() -> absl::Status {
+    llvm::IRBuilderBase* b = kernel.b();
+    llvm::Type* i64 = b->getInt64Ty();
+    HLOC_ASSIGN_OR_RETURN(ElementGenerator indices,
+                          kernel.generators().Get(scatter->operand(n)));
+    std::vector<ElementGenerator> updates;
+    for (int64_t k = 0; k < n; ++k) {
+      HLOC_ASSIGN_OR_RETURN(
+          ElementGenerator u,
+          kernel.generators().Get(scatter->operand(n + 1 + k)));
+      updates.push_back(std::move(u));
+    }
+    auto body = [&](const IrIndex& u) -> absl::Status {
+      std::vector<llvm::Value*> batch;
+      for (int64_t d : g.scatter_dims) batch.push_back(u[d]);
+      // Starts in 64 bits, so that no index wraps into bounds.
+      std::vector<llvm::Value*> start(rank, b->getInt64(0));
+      for (int64_t v = 0; v < g.vector_size; ++v) {
+        std::vector<llvm::Value*> at(idx_shape.rank());
+        for (size_t i = 0; i < g.index_batch_dims.size(); ++i) {
+          at[g.index_batch_dims[i]] = batch[i];
+        }
+        if (!g.implicit_vector) at[dn.index_vector_dim] = kernel.Index(v);
+        HLOC_ASSIGN_OR_RETURN(llvm::Value * x,
+                              indices(IrIndex(at, kernel.index_type())));
+        start[dn.scatter_dims_to_operand_dims[v]] = b->CreateIntCast(
+            x, i64, IsSignedIntegralType(idx_shape.element_type()));
+      }
+      for (size_t j = 0; j < dn.input_batching_dims.size(); ++j) {
+        start[dn.input_batching_dims[j]] =
+            b->CreateZExt(batch[g.batching_position[j]], i64);
+      }
+      llvm::Value* fits = b->getTrue();
+      for (int64_t d = 0; d < rank; ++d) {
+        fits = b->CreateAnd(
+            fits,
+            b->CreateAnd(
+                b->CreateICmpSGE(start[d], b->getInt64(0)),
+                b->CreateICmpSLE(start[d], b->getInt64(op_shape.dimensions(d) -
+                                                       g.window_size[d]))));
+      }
+      return EmitIfThenElse(
+          fits,
+          [&]() -> absl::Status {
+            std::vector<llvm::Value*> full(rank);
+            for (int64_t d = 0; d < rank; ++d) {
+              full[d] = b->CreateTrunc(start[d], kernel.index_type());
+            }
+            for (size_t k = 0; k < g.window_dims.size(); ++k) {
+              const int64_t d = g.window_dims[k];
+              full[d] = b->CreateAdd(full[d], u[dn.update_window_dims[k]]);
+            }
+            const IrIndex target(full, kernel.index_type());
+            std::vector<llvm::Value*> values;
+            for (int64_t k = 0; k < n; ++k) {
+              HLOC_ASSIGN_OR_RETURN(llvm::Value * v, updates[k](u));
+              values.push_back(v);
+            }
+            if (n == 1) {
+              return EmitCombine(kernel, plan, scatter->to_apply(),
+                                 kernel.output(0), target, values[0]);
+            }
+            std::vector<llvm::Value*> args;
+            for (int64_t k = 0; k < n; ++k) {
+              HLOC_ASSIGN_OR_RETURN(llvm::Value * old,
+                                    kernel.output(k).EmitRead(target, b));
+              args.push_back(old);
+            }
+            args.insert(args.end(), values.begin(), values.end());
+            HLOC_ASSIGN_OR_RETURN(llvm::Value * r,
+                                  kernel.elemental()->EmitScalarComputation(
+                                      scatter->to_apply(), args));
+            for (int64_t k = 0; k < n; ++k) {
+              HLOC_RETURN_IF_ERROR(kernel.output(k).EmitWrite(
+                  target, b->CreateExtractValue(r, {static_cast<unsigned>(k)}),
+                  b));
+            }
+            return absl::OkStatus();
+          },
+          nullptr, b);
+    };
+    // The update element at scatter position `at` and window position `w`.
+    auto compose = [&](const std::vector<llvm::Value*>& at,
+                       const std::vector<llvm::Value*>& w) {
+      std::vector<llvm::Value*> u(upd_shape.rank());
+      for (size_t i = 0; i < g.scatter_dims.size(); ++i) {
+        u[g.scatter_dims[i]] = at[i];
+      }
+      for (size_t k = 0; k < dn.update_window_dims.size(); ++k) {
+        u[dn.update_window_dims[k]] = w[k];
+      }
+      return IrIndex(u, kernel.index_type());
+    };
+    // Every scatter position in order, at window position `w`.
+    auto walk_updates = [&](const IrIndex& w) -> absl::Status {
+      return EmitForLoop(
+          "update", kernel.Index(0), kernel.Index(scatter_shape.ElementCount()),
+          kernel.Index(1),
+          [&](llvm::Value* linear) -> absl::Status {
+            IrIndex at = IrIndex::FromLinear(linear, scatter_shape, b);
+            return body(compose(at.multidim(), w.multidim()));
+          },
+          b);
+    };
+    switch (walk) {
+      case Walk::kParallel: {
+        GpuLoopMapping mapping(&kernel, launch);
+        return mapping.EmitLoopNest(upd_shape, body, b);
+      }
+      case Walk::kOrdered: {
+        GpuLoopMapping mapping(&kernel, launch);
+        return mapping.EmitLoopNest(window_shape, walk_updates, b);
+      }
+      case Walk::kSerial:
+        return EmitForLoop(
+            "update", kernel.Index(0),
+            kernel.Index(scatter_shape.ElementCount()), kernel.Index(1),
+            [&](llvm::Value* linear) -> absl::Status {
+              IrIndex at = IrIndex::FromLinear(linear, scatter_shape, b);
+              SerialLoopMapping mapping(kernel.index_type());
+              return mapping.EmitLoopNest(
+                  window_shape,
+                  [&](const IrIndex& w) {
+                    return body(compose(at.multidim(), w.multidim()));
+                  },
+                  b);
+            },
+            b);
+    }
+    return absl::OkStatus();
+  }();
+  HLOC_RETURN_IF_ERROR(kernel.Finish(status));
+  if (walk == Walk::kSerial) {
+    LaunchDims dims;
+    if (upd_shape.ElementCount() == 0) dims.grid[0] = 0;
+    return dims;
+  }
+  return launch.dims;
+}
+
+}  // namespace
+
+int ScatterKernelSteps(const KernelRequest& request,
+                       const HloInstruction* scatter) {
+  const int64_t n = (scatter->operand_count() - 1) / 2;
+  return OutputsInPlace(request, scatter, n) ? 1 : 2;
+}
+
+absl::StatusOr<LaunchDims> EmitScatterKernel(const KernelRequest& request,
+                                             const HloInstruction* scatter,
+                                             int step) {
+  HLOC_ASSIGN_OR_RETURN(ScatterGeometry g, AnalyzeScatter(*scatter));
+  if (static_cast<int64_t>(request.info->output_shapes.size()) != g.n) {
+    return CodegenUnimplemented(*scatter,
+                                "scatter result does not match its operands");
+  }
+  if (step == 0 && !OutputsInPlace(request, scatter, g.n)) {
+    return EmitCopyKernel(request, scatter, g.n);
+  }
+  return EmitUpdateKernel(request, scatter, g);
+}
+
+}  // namespace hloc

@@ -1,0 +1,40 @@
+// Excess precision ("simplify-fp-conversions"): what XLA does when
+// xla_allow_excess_precision is true (its default) -- values may be kept
+// more precise than the HLO's types say, where that removes a rounding.
+//
+// Two steps, in one walk per computation:
+//  1. A bf16 or f16 dot or convolution that some user immediately widens
+//     (convert to a wider float type) is computed with an f32 result and
+//     narrowed once for the users that want the narrow type:
+//       dot(a, b) -> bf16      =>   convert(dot(a, b) -> f32) -> bf16
+//     (our backends and the evaluator accumulate such dots in f32 and round
+//     the sum, so the narrow value is unchanged). This is XLA's CPU and GPU
+//     upcasting of low-precision dots (ChangeOpDataType / float
+//     normalization), limited to the dots whose values get widened.
+//  2. XLA's SimplifyFPConversions: a chain of two or more converts between
+//     float types collapses to one convert from the chain's start (none when
+//     the start already has the final type):
+//       convert(convert(x: f32 -> bf16) -> f32)   =>   x
+//     Unlike the algebraic simplifier's round-trip rule, which only removes
+//     exact round trips (bf16 -> f32 -> bf16), this one removes the rounding
+//     in the middle, so results may be more precise than strict evaluation.
+//
+// The reference evaluator never runs this pass (it stays strict); the cpu
+// and cuda pipelines run it unless PipelineOptions::allow_excess_precision
+// is false (hlo-opt and hlo-run --allow-excess-precision=false).
+#ifndef PASSES_SIMPLIFY_FP_CONVERSIONS_H_
+#define PASSES_SIMPLIFY_FP_CONVERSIONS_H_
+
+#include "passes/pass.h"
+
+namespace hloc {
+
+class SimplifyFpConversions : public HloPass {
+ public:
+  absl::string_view name() const override { return "simplify-fp-conversions"; }
+  absl::StatusOr<bool> Run(HloModule* module) override;
+};
+
+}  // namespace hloc
+
+#endif  // PASSES_SIMPLIFY_FP_CONVERSIONS_H_

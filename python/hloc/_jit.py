@@ -1,0 +1,225 @@
+"""hloc.jit: jax.jit's interface, hloc's compiler.
+
+A call looks up the arguments' signature (the pytree structure, each
+leaf's shape, dtype and weak type, the static arguments' values, the x64
+flag) in the function's dispatch table. A miss lowers the function through
+JAX (jax.jit(f).lower(...) -> HloModuleProto) and gets the compiled program
+from the compilation cache (_program.get_program), which compiles only a
+module it has not seen. A hit only converts the arguments and runs, so the
+per-call cost is a dictionary lookup and the run.
+"""
+
+import functools
+import inspect
+
+import jax
+
+from hloc import _hloc, _program
+
+
+class Lowered:
+    """A function lowered by JAX and optimised by hloc's pipeline for a
+    platform, like hlo-opt --platform=P prints it."""
+
+    def __init__(self, optimized, proto, out_tree, name, platform,
+                 verify_each):
+        self._optimized = optimized
+        self._proto = proto
+        self._out_tree = out_tree
+        self._name = name
+        self._platform = platform
+        self._verify_each = verify_each
+
+    @property
+    def platform(self):
+        return self._platform
+
+    @property
+    def out_tree(self):
+        return self._out_tree
+
+    def as_text(self):
+        """The optimised HLO module (what hlo-opt --stage=hlo prints)."""
+        return self._optimized.as_text()
+
+    def as_proto(self):
+        """The HloModuleProto JAX produced, before hloc's pipeline."""
+        return self._proto
+
+    def fusion_report(self):
+        """Why every producer/consumer pair fused or not (hlo-opt
+        --fusion-report)."""
+        return self._optimized.fusion_report()
+
+    def stage(self, name):
+        """One stage of compilation as hlo-opt --stage prints it (see
+        hloc.stages()): text, or bytes for "object"."""
+        return self._optimized.stage(name)
+
+    def compile(self):
+        """The compiled module (hloc.Executable), through the cache."""
+        return _program.Executable(
+            _program.get_program(self._proto, self._name, self._platform,
+                                 self._verify_each), self._name)
+
+
+class _Entry:
+    """What a call with one signature needs: the program and the
+    conversions of its arguments and results."""
+
+    __slots__ = ("program", "in_dtypes", "out_dtypes", "out_tree")
+
+    def __init__(self, program, out_tree):
+        self.program = program
+        self.in_dtypes = [_program._NUMPY_TYPES.get(t)
+                          for t in program.parameter_types]
+        self.out_dtypes = _program.result_dtypes(program)
+        self.out_tree = out_tree
+
+
+def _leaf_signature(leaf):
+    try:
+        return (leaf.shape, leaf.dtype, getattr(leaf, "weak_type", False))
+    except AttributeError:
+        # A Python scalar: weakly typed, as JAX treats it.
+        return (type(leaf), None, True)
+
+
+def _check_static(fun, nums, names):
+    """jax.jit's rule: a static argument may be named by position or by
+    name, and each names the other where the signature says so."""
+    try:
+        parameters = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return frozenset(nums), frozenset(names)
+    positional = [p.name for p in parameters
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    nums = {n if n >= 0 else n + len(parameters) for n in nums}
+    names = set(names)
+    for n in list(nums):
+        if n < len(positional):
+            names.add(positional[n])
+    for name in list(names):
+        if name in positional:
+            nums.add(positional.index(name))
+    return frozenset(nums), frozenset(names)
+
+
+class Jitted:
+    """A function compiled by hloc on first call per signature; call it like
+    the function. lower(*args) shows what hloc makes of it."""
+
+    def __init__(self, fun, platform="cpu", static_argnums=(),
+                 static_argnames=(), verify_each=False):
+        if platform not in _program.platforms():
+            raise ValueError(f"unknown platform {platform!r} (available: "
+                             f"{', '.join(_program.platforms())})")
+        if isinstance(static_argnums, int):
+            static_argnums = (static_argnums,)
+        if isinstance(static_argnames, str):
+            static_argnames = (static_argnames,)
+        functools.update_wrapper(self, fun)
+        self._fun = fun
+        self._name = getattr(fun, "__name__", "function")
+        self._platform = platform
+        self._verify_each = verify_each
+        self._static_nums, self._static_names = _check_static(
+            fun, static_argnums, static_argnames)
+        # keep_unused: one module parameter per array leaf, so leaves map
+        # to parameters by position even when the function ignores some.
+        self._jax_fun = jax.jit(fun, static_argnums=tuple(self._static_nums),
+                                static_argnames=tuple(self._static_names),
+                                keep_unused=True)
+        self._dispatch = {}
+        self.lowerings = 0
+
+    def _signature(self, args, kwargs):
+        static = []
+        dynamic = []
+        for i, arg in enumerate(args):
+            if i in self._static_nums:
+                static.append((i, arg))
+            else:
+                dynamic.append(arg)
+        dynamic_kwargs = {}
+        for name, value in kwargs.items():
+            if name in self._static_names:
+                static.append((name, value))
+            else:
+                dynamic_kwargs[name] = value
+        leaves, tree = jax.tree_util.tree_flatten(
+            (tuple(dynamic), dynamic_kwargs))
+        key = (tree, tuple(_leaf_signature(leaf) for leaf in leaves),
+               tuple(static), jax.config.jax_enable_x64)
+        return key, leaves
+
+    def __call__(self, *args, **kwargs):
+        key, leaves = self._signature(args, kwargs)
+        try:
+            entry = self._dispatch.get(key)
+        except TypeError as e:
+            raise TypeError(
+                f"{self._name}: static arguments must be hashable, as with "
+                f"jax.jit ({e})") from None
+        if entry is None:
+            entry = self._compile(key, args, kwargs, len(leaves))
+        arrays = [_program.as_argument(leaf, dtype)
+                  for leaf, dtype in zip(leaves, entry.in_dtypes)]
+        results = _program.run_program(entry.program, arrays,
+                                       entry.out_dtypes)
+        return jax.tree_util.tree_unflatten(entry.out_tree, results)
+
+    def _lower_with_jax(self, args, kwargs):
+        # Shape errors, wrong argument counts and unhashable statics are
+        # JAX's to report: its messages name the function and argument.
+        lowered = self._jax_fun.lower(*args, **kwargs)
+        self.lowerings += 1
+        proto = lowered.compiler_ir("hlo").as_serialized_hlo_module_proto()
+        return proto, lowered.out_tree
+
+    def _compile(self, key, args, kwargs, num_leaves):
+        proto, out_tree = self._lower_with_jax(args, kwargs)
+        program = _program.get_program(proto, self._name, self._platform,
+                                       self._verify_each)
+        if len(program.parameter_types) != num_leaves:
+            raise _hloc.HlocError(
+                f"{self._name}: JAX lowered {num_leaves} array arguments to "
+                f"{len(program.parameter_types)} parameters")
+        if len(program.result_types) != out_tree.num_leaves:
+            raise _hloc.HlocError(
+                f"{self._name}: the module has {len(program.result_types)} "
+                f"results, the function returns {out_tree.num_leaves} arrays")
+        entry = _Entry(program, out_tree)
+        self._dispatch[key] = entry
+        return entry
+
+    def lower(self, *args, **kwargs):
+        """Lowers through JAX and runs hloc's pipeline: a Lowered."""
+        proto, out_tree = self._lower_with_jax(args, kwargs)
+        optimized = _program.optimize(_program.parse(proto, self._name),
+                                      self._platform, self._verify_each)
+        return Lowered(optimized, proto, out_tree, self._name,
+                       self._platform, self._verify_each)
+
+    def clear_cache(self):
+        """Forgets this function's signatures (programs stay cached)."""
+        self._dispatch.clear()
+
+
+def jit(fun=None, *, platform="cpu", static_argnums=(), static_argnames=(),
+        verify_each=False):
+    """Compiles `fun` with hloc: hloc.jit(f, platform="cpu"), or as a
+    decorator, @hloc.jit or @hloc.jit(platform="interpreter").
+
+    platform: "cpu" (LLVM, host JIT), "interpreter" (the reference
+    evaluator), "cuda" (raises HlocError until the cuda compiler exists).
+    static_argnums / static_argnames: as jax.jit (hashable values; each new
+    value compiles anew). verify_each: run the verifier after every pass.
+    """
+    if fun is None:
+        return functools.partial(jit, platform=platform,
+                                 static_argnums=static_argnums,
+                                 static_argnames=static_argnames,
+                                 verify_each=verify_each)
+    return Jitted(fun, platform=platform, static_argnums=static_argnums,
+                  static_argnames=static_argnames, verify_each=verify_each)

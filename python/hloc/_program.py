@@ -1,0 +1,241 @@
+"""Compiled programs: the compilation cache and the array conversions.
+
+hloc.compile() and hloc.jit both end here. A module is compiled once per
+(fingerprint of its bytes, platform, options): later requests get the same
+program from memory, or, with a cache directory, from a saved executable on
+disk (cpu programs; nothing is compiled when one loads), the way JAX's
+persistent compilation cache works.
+"""
+
+import hashlib
+import os
+import tempfile
+import threading
+
+import ml_dtypes
+import numpy as np
+
+from hloc import _hloc
+
+# HLO element types and the NumPy dtypes that hold them.
+_NUMPY_TYPES = {
+    "pred": np.dtype(np.bool_),
+    "s8": np.dtype(np.int8),
+    "s16": np.dtype(np.int16),
+    "s32": np.dtype(np.int32),
+    "s64": np.dtype(np.int64),
+    "u8": np.dtype(np.uint8),
+    "u16": np.dtype(np.uint16),
+    "u32": np.dtype(np.uint32),
+    "u64": np.dtype(np.uint64),
+    "f16": np.dtype(np.float16),
+    "bf16": np.dtype(ml_dtypes.bfloat16),
+    "f32": np.dtype(np.float32),
+    "f64": np.dtype(np.float64),
+    "c64": np.dtype(np.complex64),
+    "c128": np.dtype(np.complex128),
+}
+_BF16 = _NUMPY_TYPES["bf16"]
+_UINT16 = np.dtype(np.uint16)
+
+_lock = threading.Lock()
+_programs = {}
+_stats = {"compilations": 0, "memory_hits": 0, "disk_hits": 0,
+          "disk_writes": 0}
+_cache_dir = os.environ.get("HLOC_CACHE_DIR") or None
+
+
+def platforms():
+    """The platforms hloc knows: interpreter, cpu, cuda."""
+    return list(_hloc.platforms())
+
+
+def stages(platform="cpu"):
+    """The stages Lowered.stage() prints for `platform`, in compilation
+    order: "hlo", then the platform backend's."""
+    return list(_hloc.stages(platform))
+
+
+def set_cache_dir(path):
+    """Saves compiled cpu programs under `path` and loads them from there
+    (None turns the disk cache off). $HLOC_CACHE_DIR sets it at import."""
+    global _cache_dir
+    if path is not None:
+        os.makedirs(path, exist_ok=True)
+    _cache_dir = path
+
+
+def cache_stats():
+    """Counters since the start (or clear_cache()): compilations (modules
+    compiled), memory_hits, disk_hits (loaded, not compiled), disk_writes."""
+    with _lock:
+        return dict(_stats)
+
+
+def clear_cache():
+    """Forgets every compiled program held in memory and zeroes the
+    counters (the disk cache stays)."""
+    with _lock:
+        _programs.clear()
+        for key in _stats:
+            _stats[key] = 0
+
+
+def _count(counter):
+    with _lock:
+        _stats[counter] += 1
+
+
+def _options_key(platform, verify_each):
+    return (platform, ("verify_each", bool(verify_each)))
+
+
+def parse(contents, name):
+    """Parses and verifies HLO text (str) or HloModuleProto bytes."""
+    fmt = "pb" if isinstance(contents, (bytes, bytearray)) else "hlo"
+    return _hloc.parse(contents, fmt, name)
+
+
+def optimize(module, platform, verify_each=False):
+    """Runs the platform's pipeline on a parsed module: an
+    _hloc.OptimizedModule (its text, fusion report and stages)."""
+    return _hloc.optimize(module, platform, verify_each=verify_each,
+                          saveable=_cache_dir is not None)
+
+
+def get_program(contents, name, platform, verify_each=False):
+    """The compiled program of a module, from the cache when it has one.
+
+    The fingerprint is of the module's text without metadata, so the same
+    computation lowered from another call site (JAX puts the Python stack
+    in the metadata) is the same entry."""
+    module = parse(contents, name)
+    options = _options_key(platform, verify_each)
+    key = (hashlib.sha256(module.canonical_text()).hexdigest(), options)
+    with _lock:
+        program = _programs.get(key)
+    if program is not None:
+        _count("memory_hits")
+        return program
+    cache_dir = _cache_dir
+    path = None
+    if cache_dir is not None and platform == "cpu":
+        digest = hashlib.sha256(repr(key).encode()).hexdigest()
+        path = os.path.join(cache_dir, digest + ".hloexe")
+        if os.path.exists(path):
+            try:
+                program = _hloc.load(path)
+                _count("disk_hits")
+            except _hloc.HlocError:
+                # Written by another hloc or for another CPU: compile anew
+                # and overwrite it.
+                program = None
+    if program is None:
+        program = optimize(module, platform, verify_each).compile()
+        _count("compilations")
+        if path is not None:
+            _save(program, path)
+    with _lock:
+        _programs[key] = program
+    return program
+
+
+def _save(program, path):
+    # Written under another name and renamed: a reader never sees half a
+    # file, and two processes writing the same entry both succeed.
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+    os.close(fd)
+    try:
+        program.save(tmp)
+        os.replace(tmp, path)
+        _count("disk_writes")
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def as_argument(value, dtype):
+    """`value` as the C-contiguous NumPy array of `dtype` the extension
+    takes in place: no copy when it already is one (JAX CPU arrays too)."""
+    array = np.asarray(value, dtype=dtype)
+    if not array.flags.c_contiguous:
+        array = np.ascontiguousarray(array)
+    # NumPy's bf16 has no buffer-protocol code: it crosses as its bits.
+    return array.view(_UINT16) if dtype == _BF16 else array
+
+
+def result_dtypes(program):
+    """Per result leaf, the dtype to view it as (None: as it comes)."""
+    return [(_BF16 if t == "bf16" else None) for t in program.result_types]
+
+
+def run_program(program, arrays, out_dtypes):
+    """Runs on converted arguments; a list of NumPy arrays, one per result
+    leaf, owning the memory the program wrote."""
+    results = program.run(arrays)
+    for i, dtype in enumerate(out_dtypes):
+        if dtype is not None:
+            results[i] = results[i].view(dtype)
+    return results
+
+
+class Executable:
+    """A compiled HLO module: run(*arrays) returns its result as NumPy
+    arrays (a tuple for a tuple result)."""
+
+    def __init__(self, program, name):
+        self._program = program
+        self._name = name
+        self._dtypes = [_NUMPY_TYPES.get(t) for t in program.parameter_types]
+        self._shapes = list(program.parameter_shapes)
+        self._dims = [tuple(d) for d in program.parameter_dims]
+        self._out_dtypes = result_dtypes(program)
+        self._tuple = program.result_is_tuple
+
+    @property
+    def platform(self):
+        return self._program.platform
+
+    @property
+    def fallback_runs(self):
+        """How many steps ran in the reference evaluator so far (cpu)."""
+        return self._program.fallback_runs
+
+    def run(self, *arrays):
+        """Checks the arguments against the parameters (count, dtype, shape:
+        TypeError or ValueError naming the argument), then runs."""
+        if len(arrays) != len(self._dtypes):
+            raise TypeError(f"{self._name} takes {len(self._dtypes)} "
+                            f"arguments, given {len(arrays)}")
+        converted = []
+        for i, (value, dtype, shape, dims) in enumerate(
+                zip(arrays, self._dtypes, self._shapes, self._dims)):
+            array = np.asarray(value)
+            if dtype is None or array.dtype != dtype:
+                raise TypeError(
+                    f"argument {i} of {self._name}: the parameter is "
+                    f"{shape}, given an array of {array.dtype}")
+            if array.shape != dims:
+                raise ValueError(
+                    f"argument {i} of {self._name}: the parameter is "
+                    f"{shape}, given shape {array.shape}")
+            converted.append(as_argument(array, dtype))
+        results = run_program(self._program, converted, self._out_dtypes)
+        return tuple(results) if self._tuple else results[0]
+
+    def save(self, path):
+        """Writes the executable (cpu programs compiled with a cache
+        directory set, or loaded from one)."""
+        self._program.save(path)
+
+
+def compile(module, platform="cpu", *, name=None, verify_each=False):
+    """Compiles an HLO module given as HLO text (str) or a serialized
+    HloModuleProto (bytes), e.g. jax.jit(f).lower(x).compiler_ir("hlo")
+    .as_serialized_hlo_module_proto(). Cached like hloc.jit's programs."""
+    if not isinstance(module, (str, bytes, bytearray)):
+        raise TypeError("hloc.compile takes HLO text (str) or a serialized "
+                        f"HloModuleProto (bytes), not {type(module).__name__}")
+    name = name or "<module>"
+    program = get_program(module, name, platform, verify_each)
+    return Executable(program, name)

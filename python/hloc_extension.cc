@@ -1,0 +1,344 @@
+// hloc._hloc: the Python extension behind the hloc package (hloc/*.py).
+// Thin: parsing, the pipelines, compilation and runs are python/program.h's;
+// this converts arrays and statuses.
+//
+// Arrays cross without a copy where the layout allows: an argument is a
+// C-contiguous host array, viewed in place as a Literal (Literal::CreateView)
+// for the run, with the GIL released. Only an argument whose data is not
+// aligned to its element size is copied first (kernels load whole
+// elements). Results are the run's own Literals, handed to NumPy with a
+// capsule that frees them: the CPU executor writes result leaves in place,
+// so a result is written once and never copied afterwards.
+//
+// bf16 crosses as its uint16 bits: NumPy's bf16 (ml_dtypes) has no DLPack
+// or buffer-protocol code, so the Python side views it as uint16 both ways.
+// Errors are hloc.HlocError (a RuntimeError) with the compiler's message.
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "hlo/literal.h"
+#include "hlo/primitive_type.h"
+#include "hlo/shape.h"
+#include "hlo/text/printer.h"
+#include "nanobind/nanobind.h"
+#include "nanobind/ndarray.h"
+#include "nanobind/stl/string.h"
+#include "nanobind/stl/unique_ptr.h"
+#include "nanobind/stl/vector.h"
+#include "python/program.h"
+#include "tools/compile_stages.h"
+#include "tools/hlo_run_core.h"
+#include "tools/module_loader.h"
+
+namespace nb = nanobind;
+
+namespace hloc {
+namespace {
+
+// Carries an absl::Status to Python as hloc.HlocError.
+class StatusError : public std::runtime_error {
+ public:
+  explicit StatusError(const absl::Status& status)
+      : std::runtime_error(std::string(status.message())) {}
+};
+
+void ThrowIfError(const absl::Status& status) {
+  if (!status.ok()) throw StatusError(status);
+}
+
+template <typename T>
+T ValueOrThrow(absl::StatusOr<T> value) {
+  ThrowIfError(value.status());
+  return *std::move(value);
+}
+
+using HostArray = nb::ndarray<nb::ro, nb::device::cpu>;
+
+// The DLPack type of an element type as it crosses (bf16 as uint16).
+nb::dlpack::dtype CrossingType(PrimitiveType type) {
+  const int bits = BitWidth(type);
+  switch (type) {
+    case PRED:
+      return nb::dtype<bool>();
+    case F16:
+    case F32:
+    case F64:
+      return {static_cast<uint8_t>(nb::dlpack::dtype_code::Float),
+              static_cast<uint8_t>(bits), 1};
+    case C64:
+    case C128:
+      return {static_cast<uint8_t>(nb::dlpack::dtype_code::Complex),
+              static_cast<uint8_t>(bits), 1};
+    case S8:
+    case S16:
+    case S32:
+    case S64:
+      return {static_cast<uint8_t>(nb::dlpack::dtype_code::Int),
+              static_cast<uint8_t>(bits), 1};
+    default:  // unsigned integers and BF16
+      return {static_cast<uint8_t>(nb::dlpack::dtype_code::UInt),
+              static_cast<uint8_t>(bits), 1};
+  }
+}
+
+// A Literal over `array`'s memory (a copy only if it is misaligned), after
+// checking it against the parameter's shape.
+Literal ArgumentLiteral(const HostArray& array, const Shape& parameter,
+                        size_t index) {
+  if (!parameter.IsArray()) {
+    throw StatusError(absl::InvalidArgumentError(
+        absl::StrCat("parameter ", index, " is a ", parameter.ToString(),
+                     ", not an array: only array parameters are supported")));
+  }
+  std::vector<int64_t> dims(array.ndim());
+  for (size_t d = 0; d < array.ndim(); ++d) dims[d] = array.shape(d);
+  const PrimitiveType type = parameter.element_type();
+  const Shape shape = Shape::Array(type, dims);
+  const nb::dlpack::dtype want = CrossingType(type);
+  if (array.dtype() != want || !shape.Compatible(parameter)) {
+    throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+        "argument ", index, " does not match parameter ", index, " (",
+        parameter.ToString(), "): given ", array.ndim(), "-d array of ",
+        static_cast<int>(array.dtype().bits), "-bit elements")));
+  }
+  for (size_t d = array.ndim(), stride = 1; d-- > 0;) {
+    if (array.shape(d) > 1 && array.stride(d) != static_cast<int64_t>(stride)) {
+      throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+          "argument ", index,
+          " is not C-contiguous (hloc passes arrays in "
+          "place; numpy.ascontiguousarray makes a contiguous copy)")));
+    }
+    stride *= array.shape(d);
+  }
+  const auto address = reinterpret_cast<uintptr_t>(array.data());
+  if (address % ByteWidth(type) == 0) {
+    return Literal::CreateView(shape, array.data());
+  }
+  Literal copy = Literal::CreateUninitialized(shape);
+  std::memcpy(copy.untyped_data(), array.data(), copy.size_bytes());
+  return copy;
+}
+
+// Hands a result leaf to NumPy: the array points into the Literal, which
+// the capsule frees when the array dies.
+nb::object ResultArray(Literal leaf) {
+  const Shape& shape = leaf.shape();
+  std::vector<size_t> dims(shape.dimensions().begin(),
+                           shape.dimensions().end());
+  auto* owner = new Literal(std::move(leaf));
+  nb::capsule free_literal(
+      owner, [](void* p) noexcept { delete static_cast<Literal*>(p); });
+  nb::ndarray<nb::numpy> array(owner->untyped_data(), dims.size(), dims.data(),
+                               free_literal, /*strides=*/nullptr,
+                               CrossingType(shape.element_type()));
+  return array.cast();
+}
+
+// The element type names a Python caller sees for a program's signature.
+std::vector<std::string> LeafTypeNames(const Shape& shape) {
+  std::vector<std::string> names;
+  if (shape.IsTuple()) {
+    for (const Shape& element : shape.tuple_shapes()) {
+      for (std::string& name : LeafTypeNames(element)) {
+        names.push_back(std::move(name));
+      }
+    }
+  } else {
+    names.emplace_back(PrimitiveTypeName(shape.element_type()));
+  }
+  return names;
+}
+
+nb::list RunProgram(const Program& program,
+                    const std::vector<HostArray>& arrays) {
+  const std::vector<Shape>& parameters = program.parameter_shapes();
+  if (arrays.size() != parameters.size()) {
+    throw StatusError(absl::InvalidArgumentError(
+        absl::StrCat("the program takes ", parameters.size(),
+                     " arguments, given ", arrays.size())));
+  }
+  std::vector<Literal> arguments;
+  arguments.reserve(arrays.size());
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    arguments.push_back(ArgumentLiteral(arrays[i], parameters[i], i));
+  }
+  absl::StatusOr<Literal> result;
+  {
+    nb::gil_scoped_release release;
+    result = program.Run(arguments);
+  }
+  std::vector<Literal> leaves = FlattenResult(ValueOrThrow(std::move(result)));
+  nb::list out;
+  for (Literal& leaf : leaves) out.append(ResultArray(std::move(leaf)));
+  return out;
+}
+
+std::string BytesOrStr(const nb::handle& contents) {
+  if (nb::isinstance<nb::bytes>(contents)) {
+    nb::bytes bytes = nb::borrow<nb::bytes>(contents);
+    return std::string(bytes.c_str(), bytes.size());
+  }
+  return nb::cast<std::string>(contents);
+}
+
+}  // namespace
+}  // namespace hloc
+
+NB_MODULE(_hloc, m) {
+  using namespace hloc;
+  m.doc() = "hloc's compiler and runtime (use the hloc package, not this)";
+  nb::exception<StatusError>(m, "HlocError", PyExc_RuntimeError);
+
+  m.def("platforms", &ProgramPlatforms);
+
+  nb::class_<HloModule>(m, "Module")
+      .def_prop_ro("name",
+                   [](const HloModule& module) { return module.name(); })
+      .def("num_parameters",
+           [](const HloModule& module) {
+             return module.entry_computation()->num_parameters();
+           })
+      .def(
+          "canonical_text",
+          [](const HloModule& module) {
+            // Without metadata: JAX records the Python call stack of the
+            // lowering there, which must not make the same computation a
+            // different cache entry.
+            PrintOptions options;
+            options.print_metadata = false;
+            const std::string text = PrintModule(module, options);
+            return nb::bytes(text.data(), text.size());
+          },
+          "The module as HLO text without metadata: what the compilation "
+          "cache fingerprints.");
+
+  m.def(
+      "parse",
+      [](nb::handle contents, const std::string& format,
+         const std::string& name) {
+        const std::string bytes = BytesOrStr(contents);
+        std::unique_ptr<HloModule> module;
+        {
+          nb::gil_scoped_release release;
+          module = ValueOrThrow(ParseModule(bytes, format, name));
+        }
+        return module;
+      },
+      nb::arg("contents"), nb::arg("format"), nb::arg("name"),
+      "Parses and verifies HLO text ('hlo') or an HloModuleProto ('pb').");
+
+  nb::class_<OptimizedModule>(m, "OptimizedModule")
+      .def_prop_ro("platform",
+                   [](const OptimizedModule& o) { return o.options.platform; })
+      .def("as_text",
+           [](const OptimizedModule& o) {
+             return ValueOrThrow(ModuleStage(o, "hlo"));
+           })
+      .def("fusion_report",
+           [](const OptimizedModule& o) {
+             return FormatFusionReport(o.fusion_report);
+           })
+      .def(
+          "stage",
+          [](const OptimizedModule& o, const std::string& stage) {
+            std::string text;
+            {
+              nb::gil_scoped_release release;
+              text = ValueOrThrow(ModuleStage(o, stage));
+            }
+            // Object code is binary; every other stage is text.
+            if (stage == "object")
+              return nb::object(nb::bytes(text.data(), text.size()));
+            return nb::object(nb::str(text.data(), text.size()));
+          },
+          nb::arg("stage"))
+      .def("compile", [](const OptimizedModule& o) {
+        nb::gil_scoped_release release;
+        return *ValueOrThrow(Program::Compile(o));
+      });
+
+  m.def(
+      "optimize",
+      [](const HloModule& module, const std::string& platform, bool verify_each,
+         bool saveable) {
+        ProgramOptions options;
+        options.platform = platform;
+        options.verify_each = verify_each;
+        options.saveable = saveable;
+        nb::gil_scoped_release release;
+        return ValueOrThrow(OptimizeModule(module, options));
+      },
+      nb::arg("module"), nb::arg("platform"), nb::arg("verify_each") = false,
+      nb::arg("saveable") = false,
+      "Runs the platform's pipeline on a copy of the module.");
+
+  m.def(
+      "stages",
+      [](const std::string& platform) {
+        std::vector<std::string> names;
+        for (const auto& entry : CommonStages()) names.push_back(entry.first);
+        for (const auto& entry : BackendStages(platform)) {
+          names.push_back(entry.first);
+        }
+        return names;
+      },
+      nb::arg("platform") = "cpu",
+      "The stages OptimizedModule.stage accepts for a platform, in "
+      "compilation order.");
+
+  nb::class_<Program>(m, "Program")
+      .def_prop_ro("platform", &Program::platform)
+      .def_prop_ro(
+          "parameter_types",
+          [](const Program& p) {
+            std::vector<std::string> names;
+            for (const Shape& s : p.parameter_shapes()) {
+              names.push_back(
+                  s.IsArray() ? std::string(PrimitiveTypeName(s.element_type()))
+                              : s.ToString());
+            }
+            return names;
+          })
+      .def_prop_ro("parameter_shapes",
+                   [](const Program& p) {
+                     std::vector<std::string> shapes;
+                     for (const Shape& s : p.parameter_shapes()) {
+                       shapes.push_back(s.ToString());
+                     }
+                     return shapes;
+                   })
+      .def_prop_ro("parameter_dims",
+                   [](const Program& p) {
+                     std::vector<std::vector<int64_t>> dims;
+                     for (const Shape& s : p.parameter_shapes()) {
+                       dims.push_back(s.dimensions());
+                     }
+                     return dims;
+                   })
+      .def_prop_ro("result_is_tuple",
+                   [](const Program& p) { return p.result_shape().IsTuple(); })
+      .def_prop_ro(
+          "result_types",
+          [](const Program& p) { return LeafTypeNames(p.result_shape()); })
+      .def_prop_ro("fallback_runs", &Program::fallback_runs)
+      .def("run", &RunProgram, nb::arg("arrays"))
+      .def("save", [](const Program& p, const std::string& path) {
+        ThrowIfError(p.Save(path));
+      });
+
+  m.def(
+      "load",
+      [](const std::string& path) {
+        nb::gil_scoped_release release;
+        return *ValueOrThrow(Program::Load(path));
+      },
+      nb::arg("path"), "Loads a saved cpu executable (nothing compiled).");
+}

@@ -1,0 +1,363 @@
+#!/usr/bin/env python3
+"""Tests of the hloc package against JAX's own XLA:CPU, in one process.
+
+The JAX live test's functions (tests/jax/jax_live_test.py, CASES) run
+through hloc.jit and jax.jit on the same inputs; then pytrees, static
+arguments, dtypes, a training step iterated with its parameters fed back,
+the compilation cache (memory and disk), and bad input, which must raise
+Python exceptions with clear messages.
+
+usage: hloc_test.py SITE/hloc/__init__.py LIVE_TEST.py [unittest args]
+"""
+
+import importlib.util
+import os
+import sys
+import tempfile
+import unittest
+
+# The package as Bazel built it (python:site), not whatever is installed.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
+    sys.argv.pop(1)))))
+_LIVE_TEST = sys.argv.pop(1)
+
+import hloc  # noqa: E402
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import ml_dtypes  # noqa: E402
+import numpy as np  # noqa: E402
+
+# Importing the live test also turns on x64 (its cases use f64 and s64).
+_spec = importlib.util.spec_from_file_location("jax_live_test", _LIVE_TEST)
+live = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(live)
+
+# rtol, atol per float type: hlo-run's accumulating column (README), since
+# these functions reduce, dot and convolve.
+_TOLERANCES = {
+    np.dtype(np.float64): (1e-6, 1e-8),
+    np.dtype(np.float32): (1e-4, 1e-5),
+    np.dtype(np.float16): (2e-2, 1e-2),
+    np.dtype(ml_dtypes.bfloat16): (5e-2, 5e-2),
+    np.dtype(np.complex64): (1e-4, 1e-5),
+}
+
+
+def assert_matches(test, actual, expected, what):
+    """hloc's result against XLA's: same tree, dtypes and shapes; floats
+    within tolerance (NaN matches NaN), everything else exactly."""
+    actual_leaves, actual_tree = jax.tree_util.tree_flatten(actual)
+    expected_leaves, expected_tree = jax.tree_util.tree_flatten(expected)
+    test.assertEqual(actual_tree, expected_tree, what)
+    for i, (a, e) in enumerate(zip(actual_leaves, expected_leaves)):
+        e = np.asarray(e)
+        test.assertIsInstance(a, np.ndarray, f"{what} leaf {i}")
+        test.assertEqual(a.dtype, e.dtype, f"{what} leaf {i}")
+        test.assertEqual(a.shape, e.shape, f"{what} leaf {i}")
+        if e.dtype in _TOLERANCES:
+            rtol, atol = _TOLERANCES[e.dtype]
+            np.testing.assert_allclose(
+                a.astype(np.float64) if e.dtype.kind == "f" else a,
+                e.astype(np.float64) if e.dtype.kind == "f" else e,
+                rtol=rtol, atol=atol, equal_nan=True,
+                err_msg=f"{what} leaf {i}")
+        else:
+            np.testing.assert_array_equal(a, e, err_msg=f"{what} leaf {i}")
+
+
+class LiveCasesTest(unittest.TestCase):
+    """Every case of the JAX live test, hloc.jit against jax.jit."""
+
+    def check_platform(self, platform, names):
+        for name in names:
+            fn, make_args = live.CASES[name]
+            rng = np.random.default_rng([7, sum(map(ord, name))])
+            inputs = make_args(rng)
+            with self.subTest(case=name, platform=platform):
+                actual = hloc.jit(fn, platform=platform)(*inputs)
+                assert_matches(self, actual, jax.jit(fn)(*inputs),
+                               f"{name} on {platform}")
+
+    def test_cpu(self):
+        self.check_platform("cpu", live.CASES)
+
+    def test_interpreter(self):
+        self.check_platform("interpreter", ["chain5", "softmax", "f16_bf16",
+                                            "while_cond_switch", "mlp"])
+
+
+class PytreeAndStaticTest(unittest.TestCase):
+
+    def test_pytrees_both_ways(self):
+        def f(params, batch, *, scale):
+            h = jnp.tanh(batch["x"] @ params["w"] + params["b"]) * scale
+            return {"h": h, "stats": (params["b"] * 2,
+                                      [batch["x"].sum(axis=0)])}
+
+        params, batch = self.tree_inputs()
+        for platform in ("cpu", "interpreter"):
+            assert_matches(
+                self, hloc.jit(f, platform=platform)(params, batch, scale=0.5),
+                jax.jit(f)(params, batch, scale=0.5), f"pytree on {platform}")
+
+    @staticmethod
+    def tree_inputs():
+        rng = np.random.default_rng(1)
+        params = {"w": rng.standard_normal((5, 3), np.float32),
+                  "b": rng.standard_normal((3,), np.float32)}
+        batch = {"x": rng.standard_normal((4, 5), np.float32)}
+        return params, batch
+
+    # Known compiler bug, not the package's: multi-output fusion around
+    # reductions of a value that is also returned (here h.mean/max/min with
+    # h) leaves a fused computation with an operand after its user
+    # (hlo-opt --platform=cpu on this module fails the verifier too). Remove the decorator once it
+    # is fixed; the interpreter, which runs no pipeline, is right.
+    @unittest.expectedFailure
+    def test_sibling_reductions_of_a_returned_value(self):
+        def f(params, batch):
+            h = jnp.tanh(batch["x"] @ params["w"] + params["b"]) * 0.5
+            return {"h": h, "stats": (h.mean(), [h.max(), h.min()])}
+
+        params, batch = self.tree_inputs()
+        assert_matches(self, hloc.jit(f, platform="interpreter")(
+            params, batch), jax.jit(f)(params, batch), "interpreter")
+        assert_matches(self, hloc.jit(f)(params, batch),
+                       jax.jit(f)(params, batch), "cpu")
+
+    def test_static_argnums_and_argnames(self):
+        def f(x, n, *, mode):
+            for _ in range(n):
+                x = jnp.sin(x) if mode == "sin" else jnp.cos(x)
+            return x
+
+        x = np.linspace(-1, 1, 7, dtype=np.float32)
+        for jitted in (hloc.jit(f, static_argnums=1, static_argnames="mode"),
+                       hloc.jit(f, static_argnames=("n", "mode"))):
+            before = hloc.cache_stats()["compilations"]
+            for n, mode in ((2, "sin"), (3, "sin"), (2, "cos"), (2, "sin")):
+                assert_matches(
+                    self, jitted(x, n, mode=mode),
+                    jax.jit(f, static_argnums=1, static_argnames="mode")(
+                        x, n, mode=mode), f"n={n} mode={mode}")
+            # Three distinct static values, three lowerings; the repeat
+            # is served from the function's dispatch table.
+            self.assertEqual(jitted.lowerings, 3)
+            self.assertLessEqual(hloc.cache_stats()["compilations"] - before,
+                                 3)
+
+    def test_unhashable_static_argument(self):
+        f = hloc.jit(lambda x, n: x * len(n), static_argnums=1)
+        with self.assertRaisesRegex(TypeError, "hashable"):
+            f(np.ones(3, np.float32), [1, 2])
+
+    def test_dtypes(self):
+        def f(a, b):
+            return a * b + a, jnp.maximum(a, b), (a > b)
+
+        rng = np.random.default_rng(2)
+        for dtype in (np.float32, np.float64, ml_dtypes.bfloat16, np.int32):
+            with self.subTest(dtype=np.dtype(dtype).name):
+                a = rng.uniform(-4, 4, (3, 9)).astype(dtype)
+                b = rng.uniform(-4, 4, (3, 9)).astype(dtype)
+                assert_matches(self, hloc.jit(f)(a, b), jax.jit(f)(a, b),
+                               np.dtype(dtype).name)
+        p = rng.integers(0, 2, (17,)).astype(bool)
+        q = rng.integers(0, 2, (17,)).astype(bool)
+        g = lambda p, q: (p & ~q, jnp.logical_xor(p, q).sum())  # noqa: E731
+        assert_matches(self, hloc.jit(g)(p, q), jax.jit(g)(p, q), "bool")
+
+    def test_jax_arrays_and_python_scalars(self):
+        f = lambda x, s: x * s + 1  # noqa: E731
+        x = jnp.arange(6, dtype=jnp.float32).reshape(2, 3)
+        assert_matches(self, hloc.jit(f)(x, 2.5), jax.jit(f)(x, 2.5),
+                       "jax array and a Python float")
+
+    def test_training_step(self):
+        """value_and_grad of an MLP's loss, five SGD steps with the
+        parameters fed back, against the same steps under jax.jit."""
+        def loss(params, x, y):
+            h = jax.nn.relu(x @ params["w1"] + params["b1"])
+            out = h @ params["w2"] + params["b2"]
+            return jnp.mean((out - y) ** 2)
+
+        def step(params, x, y):
+            value, grads = jax.value_and_grad(loss)(params, x, y)
+            new = jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params,
+                                         grads)
+            return new, value
+
+        rng = np.random.default_rng(3)
+        params = {
+            "w1": rng.standard_normal((8, 16), np.float32) * 0.3,
+            "b1": np.zeros(16, np.float32),
+            "w2": rng.standard_normal((16, 2), np.float32) * 0.3,
+            "b2": np.zeros(2, np.float32),
+        }
+        x = rng.standard_normal((32, 8), np.float32)
+        y = rng.standard_normal((32, 2), np.float32)
+        ours, theirs = params, params
+        hloc_step, jax_step = hloc.jit(step), jax.jit(step)
+        losses = []
+        for i in range(5):
+            ours, our_loss = hloc_step(ours, x, y)
+            theirs, their_loss = jax_step(theirs, x, y)
+            assert_matches(self, (ours, our_loss), (theirs, their_loss),
+                           f"step {i}")
+            losses.append(float(our_loss))
+        self.assertLess(losses[-1], losses[0])
+        self.assertEqual(hloc_step.lowerings, 1)
+
+
+class CacheTest(unittest.TestCase):
+
+    def test_same_shapes_do_not_compile_again(self):
+        def f(x):
+            return jnp.exp(x) * 3 - x
+        jitted = hloc.jit(f)
+        before = hloc.cache_stats()["compilations"]
+        jitted(np.ones(5, np.float32))
+        self.assertEqual(hloc.cache_stats()["compilations"], before + 1)
+        jitted(np.zeros(5, np.float32))
+        jitted(jnp.ones(5, jnp.float32))
+        self.assertEqual(hloc.cache_stats()["compilations"], before + 1)
+        self.assertEqual(jitted.lowerings, 1)
+        jitted(np.ones(6, np.float32))  # a new shape
+        self.assertEqual(hloc.cache_stats()["compilations"], before + 2)
+        jitted(np.ones(6, np.float64))  # a new dtype
+        self.assertEqual(hloc.cache_stats()["compilations"], before + 3)
+        # Another wrapper of the same function lowers to the same module:
+        # the program comes from the compilation cache.
+        hits = hloc.cache_stats()["memory_hits"]
+        hloc.jit(f)(np.ones(5, np.float32))
+        self.assertEqual(hloc.cache_stats()["compilations"], before + 3)
+        self.assertEqual(hloc.cache_stats()["memory_hits"], hits + 1)
+
+    def test_disk_cache(self):
+        f = lambda x, y: jnp.tanh(x) @ y  # noqa: E731
+        x = np.ones((4, 3), np.float32)
+        y = np.full((3, 2), 0.5, np.float32)
+        with tempfile.TemporaryDirectory() as cache_dir:
+            hloc.set_cache_dir(cache_dir)
+            try:
+                hloc.clear_cache()
+                first = hloc.jit(f)(x, y)
+                self.assertEqual(hloc.cache_stats()["compilations"], 1)
+                self.assertEqual(hloc.cache_stats()["disk_writes"], 1)
+                hloc.clear_cache()  # as a new process would start
+                second = hloc.jit(f)(x, y)
+                stats = hloc.cache_stats()
+                self.assertEqual(stats["compilations"], 0)
+                self.assertEqual(stats["disk_hits"], 1)
+                np.testing.assert_array_equal(first, second)
+            finally:
+                hloc.set_cache_dir(None)
+
+
+class CompileAndLowerTest(unittest.TestCase):
+
+    def test_compile_text_and_proto(self):
+        text = """
+HloModule axpy
+ENTRY e {
+  a = f32[] parameter(0)
+  x = f32[3] parameter(1)
+  y = f32[3] parameter(2)
+  b = f32[3] broadcast(a), dimensions={}
+  ax = f32[3] multiply(b, x)
+  s = f32[3] add(ax, y)
+  ROOT r = (f32[3], f32[3]) tuple(s, x)
+}"""
+        exe = hloc.compile(text)
+        x = np.array([1, 2, 3], np.float32)
+        s, same = exe.run(np.float32(2), x, np.ones(3, np.float32))
+        np.testing.assert_array_equal(s, [3, 5, 7])
+        np.testing.assert_array_equal(same, x)
+        proto = jax.jit(jnp.sin).lower(x).compiler_ir(
+            "hlo").as_serialized_hlo_module_proto()
+        for platform in ("cpu", "interpreter"):
+            np.testing.assert_allclose(
+                hloc.compile(proto, platform=platform).run(x), np.sin(x),
+                rtol=1e-6)
+
+    def test_results_own_their_memory(self):
+        out = hloc.jit(lambda x: x + 1)(np.zeros((64, 64), np.float32))
+        self.assertTrue(out.flags.writeable)
+        self.assertTrue(out.flags.c_contiguous)
+        out += 1  # the caller's to change
+        self.assertEqual(out[5, 5], 2)
+        self.assertNotIsInstance(out.base, np.ndarray)
+
+    def test_lower_shows_the_stages(self):
+        def f(x, w):
+            return jnp.tanh(x @ w) * 2 + 1
+        x = np.ones((4, 8), np.float32)
+        w = np.ones((8, 3), np.float32)
+        lowered = hloc.jit(f).lower(x, w)
+        text = lowered.as_text()
+        self.assertIn("ENTRY", text)
+        self.assertIn("fusion", text)
+        self.assertIn("FUSED", lowered.fusion_report())
+        self.assertIn("define", lowered.stage("llvm"))
+        self.assertIn("ret", lowered.stage("asm"))
+        self.assertIsInstance(lowered.stage("object"), bytes)
+        self.assertEqual(hloc.stages()[0], "hlo")
+        assert_matches(self, lowered.compile().run(x, w), jax.jit(f)(x, w),
+                       "Lowered.compile")
+        cuda = hloc.jit(f, platform="cuda").lower(x, w)
+        self.assertIn("ENTRY", cuda.as_text())  # the cuda pipeline runs
+        with self.assertRaisesRegex(hloc.HlocError, "cpu backend"):
+            cuda.stage("llvm")
+
+
+class BadInputTest(unittest.TestCase):
+
+    def test_unsupported_op_names_the_instruction(self):
+        text = """
+HloModule m
+ENTRY e {
+  x = f32[4] parameter(0)
+  ROOT y = f32[4] custom-call(x), custom_call_target="my_kernel"
+}"""
+        # Code generation leaves it to the evaluator, which has no such
+        # kernel either: the run raises, naming the instruction.
+        with self.assertRaisesRegex(hloc.HlocError,
+                                    r"not supported .*custom-call \(y\)"):
+            hloc.compile(text).run(np.ones(4, np.float32))
+
+    def test_parse_error_has_line_and_column(self):
+        with self.assertRaisesRegex(hloc.HlocError, r"<module>:\d+:\d+"):
+            hloc.compile("HloModule m\nENTRY e {\n  ROOT x = f32[ parameter(0)\n}")
+
+    def test_wrong_arguments_to_an_executable(self):
+        exe = hloc.compile(jax.jit(lambda a, b: a + b).lower(
+            np.ones(3, np.float32), np.ones(3, np.float32)).compiler_ir(
+                "hlo").as_serialized_hlo_module_proto(), name="add")
+        with self.assertRaisesRegex(TypeError, "add takes 2 arguments, "
+                                    "given 1"):
+            exe.run(np.ones(3, np.float32))
+        with self.assertRaisesRegex(ValueError, r"argument 1 of add: the "
+                                    r"parameter is f32\[3\].*\(4,\)"):
+            exe.run(np.ones(3, np.float32), np.ones(4, np.float32))
+        with self.assertRaisesRegex(TypeError, r"argument 0 of add.*int32"):
+            exe.run(np.ones(3, np.int32), np.ones(3, np.float32))
+
+    def test_wrong_arguments_to_a_jitted_function(self):
+        f = hloc.jit(lambda x, y: x @ y)
+        with self.assertRaises(TypeError):
+            f(np.ones((2, 3), np.float32))
+        with self.assertRaisesRegex(TypeError, "dot_general"):
+            f(np.ones((2, 3), np.float32), np.ones((4, 2), np.float32))
+
+    def test_cuda_is_not_available(self):
+        with self.assertRaisesRegex(hloc.HlocError,
+                                    "the cuda platform is not available: "):
+            hloc.jit(jnp.sin, platform="cuda")(np.ones(3, np.float32))
+
+    def test_unknown_platform(self):
+        with self.assertRaisesRegex(ValueError, "unknown platform 'tpu'"):
+            hloc.jit(jnp.sin, platform="tpu")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

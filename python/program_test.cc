@@ -1,0 +1,123 @@
+#include "python/program.h"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "hlo/literal.h"
+#include "hlo/text/parser.h"
+
+namespace hloc {
+namespace {
+
+constexpr char kAddMul[] = R"(
+HloModule add_mul
+ENTRY e {
+  x = f32[4] parameter(0)
+  y = f32[4] parameter(1)
+  a = f32[4] add(x, y)
+  ROOT m = f32[4] multiply(a, y)
+})";
+
+std::unique_ptr<HloModule> Parse(const char* text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  return *std::move(module);
+}
+
+std::unique_ptr<Program> CompileFor(const HloModule& module,
+                                    const std::string& platform,
+                                    bool saveable = false) {
+  ProgramOptions options;
+  options.platform = platform;
+  options.saveable = saveable;
+  absl::StatusOr<OptimizedModule> optimized = OptimizeModule(module, options);
+  EXPECT_TRUE(optimized.ok()) << optimized.status();
+  absl::StatusOr<std::unique_ptr<Program>> program =
+      Program::Compile(*optimized);
+  EXPECT_TRUE(program.ok()) << program.status();
+  return *std::move(program);
+}
+
+TEST(ProgramTest, RunsOnViewsOfTheCallersMemory) {
+  std::unique_ptr<HloModule> module = Parse(kAddMul);
+  const float x[4] = {1, 2, 3, 4};
+  const float y[4] = {2, 2, 2, 2};
+  const Shape shape = Shape::Array(F32, {4});
+  std::vector<Literal> args;
+  args.push_back(Literal::CreateView(shape, x));
+  args.push_back(Literal::CreateView(shape, y));
+  for (const char* platform : {"interpreter", "cpu"}) {
+    std::unique_ptr<Program> program = CompileFor(*module, platform);
+    absl::StatusOr<Literal> result = program->Run(args);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->data<float>()[3], 12.0f) << platform;
+  }
+  // The views borrowed the caller's arrays: nothing freed them.
+  EXPECT_EQ(x[3], 4.0f);
+}
+
+TEST(ProgramTest, WrongShapeNamesTheArgument) {
+  std::unique_ptr<Program> program = CompileFor(*Parse(kAddMul), "cpu");
+  std::vector<Literal> args;
+  args.emplace_back(Shape::Array(F32, {4}));
+  args.emplace_back(Shape::Array(F32, {5}));
+  absl::StatusOr<Literal> result = program->Run(args);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(std::string(result.status().message()),
+            "argument 1 has shape f32[5]{0}, the parameter takes f32[4]{0}");
+}
+
+TEST(ProgramTest, SavedProgramLoadsAndRuns) {
+  std::unique_ptr<Program> program =
+      CompileFor(*Parse(kAddMul), "cpu", /*saveable=*/true);
+  const std::string path =
+      std::string(getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp") +
+      "/add_mul.hloexe";
+  ASSERT_TRUE(program->Save(path).ok());
+  absl::StatusOr<std::unique_ptr<Program>> loaded = Program::Load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  std::vector<Literal> args;
+  args.push_back(Literal::CreateR1<float>(F32, {1, 1, 1, 1}));
+  args.push_back(Literal::CreateR1<float>(F32, {3, 3, 3, 3}));
+  absl::StatusOr<Literal> result = (*loaded)->Run(args);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->data<float>()[0], 12.0f);
+  std::remove(path.c_str());
+}
+
+TEST(ProgramTest, CudaSaysWhyItIsNotAvailable) {
+  ProgramOptions options;
+  options.platform = "cuda";
+  absl::StatusOr<OptimizedModule> optimized =
+      OptimizeModule(*Parse(kAddMul), options);
+  ASSERT_TRUE(optimized.ok()) << optimized.status();
+  absl::StatusOr<std::unique_ptr<Program>> program =
+      Program::Compile(*optimized);
+  ASSERT_FALSE(program.ok());
+  EXPECT_EQ(std::string(program.status().message())
+                .rfind("the cuda platform is not available: ", 0),
+            0u)
+      << program.status();
+}
+
+TEST(ProgramTest, UnknownPlatformAndStage) {
+  ProgramOptions options;
+  options.platform = "tpu";
+  EXPECT_FALSE(OptimizeModule(*Parse(kAddMul), options).ok());
+  options.platform = "cpu";
+  absl::StatusOr<OptimizedModule> optimized =
+      OptimizeModule(*Parse(kAddMul), options);
+  ASSERT_TRUE(optimized.ok());
+  absl::StatusOr<std::string> stage = ModuleStage(*optimized, "ptx");
+  ASSERT_FALSE(stage.ok());
+  EXPECT_NE(std::string(stage.status().message()).find("unknown stage 'ptx'"),
+            std::string::npos);
+  absl::StatusOr<std::string> llvm = ModuleStage(*optimized, "llvm");
+  ASSERT_TRUE(llvm.ok()) << llvm.status();
+  EXPECT_NE(llvm->find("define"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hloc
