@@ -4,7 +4,8 @@
 # case JAX lowered for the GPU (tests/jax/gpu_cases) for cuda, with their
 # inputs and XLA's outputs, into the bundle (scripts/gpu_bundle.sh); also
 # the hand-written odd-size cases of tests/gpu (expected outputs from the
-# evaluator).
+# evaluator) and the kernels' odd-size cases of tests/gpu_kernels (made by
+# JAX, where it is installed).
 #
 #   scripts/gpu_check.sh [--tests] [--gpu-arch=sm_90]   # here -> gpu-bundle/
 #   gpu-bundle/run.sh                                   # on the GPU machine
@@ -85,6 +86,17 @@ for case in tests/gpu/*/; do
   compile "gpu.$(basename "$case")" "$case/module.hlo" "$case"
   count=$((count + 1))
 done
+# The kernels' odd-size cases (tests/gpu_kernels/make_cases.py), made here
+# with JAX on the CPU (XLA:CPU's outputs are the expected ones).
+if python3 -c "import jax, ml_dtypes" 2> /dev/null; then
+  python3 tests/gpu_kernels/make_cases.py "$stage/kernel_cases" >&2
+  for case in "$stage"/kernel_cases/*/; do
+    compile "kernel.$(basename "$case")" "$case/module.pb" "$case"
+    count=$((count + 1))
+  done
+else
+  echo "gpu_check: no JAX here; skipping tests/gpu_kernels" >&2
+fi
 failed=$(wc -l < "$stage/compile.txt")
 echo "gpu_check: $((count - failed)) of $count modules compiled for $arch" >&2
 [[ $failed == 0 ]] || cat "$stage/compile.txt" >&2

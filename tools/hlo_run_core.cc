@@ -53,6 +53,9 @@ const std::vector<FlagSpec>& Specs() {
       {"format", true,
        "hlo|pb|hloexe: module or saved executable (default: by extension)"},
       {"profile", false, "print per-kernel device times to stderr (cuda)"},
+      {"iterations", true,
+       "N: after the run, run N more times and print the median device "
+       "time of a run (its kernels, CUDA events) to stderr (cuda)"},
       {"help", false, "print this help"},
   };
   return *specs;
@@ -291,6 +294,13 @@ absl::StatusOr<HloRunOptions> ParseHloRunOptions(
   options.output_dir = flags.Get("output");
   options.format = flags.Get("format");
   options.profile = flags.Has("profile");
+  if (flags.Has("iterations") &&
+      (!absl::SimpleAtoi(flags.Get("iterations"), &options.iterations) ||
+       options.iterations < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("flag --iterations: '", flags.Get("iterations"),
+                     "' is not a positive integer"));
+  }
   if (flags.Has("random-inputs")) {
     uint64_t seed;
     if (!absl::SimpleAtoi(flags.Get("random-inputs"), &seed)) {

@@ -89,6 +89,9 @@ struct HloRunOptions {
   std::string output_dir;
   // Per-kernel device times on stderr (platforms that can time steps).
   bool profile = false;
+  // Timed repetitions after the run (platforms that can time steps); 0:
+  // none.
+  int64_t iterations = 0;
   bool help = false;
 };
 

@@ -59,6 +59,10 @@ llvm::Value* ElementalEmitter::Narrow(llvm::Value* x, PrimitiveType to) {
     if (x->getType()->isDoubleTy()) x = b_->CreateFPTrunc(x, b_->getFloatTy());
     return b_->CreateFPTrunc(x, b_->getHalfTy());
   }
+  if (to == BF16 && math_ != nullptr && math_->HasBf16Truncation()) {
+    if (x->getType()->isDoubleTy()) x = b_->CreateFPTrunc(x, b_->getFloatTy());
+    return b_->CreateFPTrunc(x, b_->getBFloatTy());
+  }
   if (to == BF16) {
     // Round to nearest even on the bits; NaN stays a quiet NaN. (An fptrunc
     // to bfloat would become a runtime library call on most CPUs.)

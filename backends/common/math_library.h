@@ -62,6 +62,11 @@ class MathLibrary {
   // The external function computing `fn` on `type` ("expf", "exp").
   virtual std::string FunctionName(MathFunction fn, llvm::Type* type) const;
 
+  // True if the target rounds f32 to bf16 in one instruction (an fptrunc
+  // to bfloat lowers to it), so the elemental emitter need not round on
+  // the bits, which costs about ten integer instructions per conversion.
+  virtual bool HasBf16Truncation() const { return false; }
+
  protected:
   // Declares FunctionName(fn, type) as a pure function and calls it.
   llvm::Value* EmitCall(MathFunction fn, absl::Span<llvm::Value* const> args,

@@ -9,6 +9,7 @@
 #include "backends/common/elemental_emitter.h"
 #include "backends/common/ir_array.h"
 #include "backends/common/loop_emitter.h"
+#include "backends/common/row_fusion.h"
 #include "backends/cpu/ir_emitter.h"
 #include "backends/cpu/streaming_store.h"
 #include "hlo/computation.h"
@@ -31,83 +32,6 @@ constexpr int64_t kStageElements = 512;
 // How many rows ahead the inputs are prefetched (EmitPrefetchAhead).
 constexpr int64_t kPrefetchRows = 2;
 
-// Indices into a row-major array of num_rows * row_length elements (a full
-// value) for logical position r * row_length + c: the dimensions split into
-// a leading group (the row, split once per row) and a trailing group (the
-// position in the row), so the inner loop over c does no division when
-// the row is one dimension.
-class RowIndexer {
- public:
-  RowIndexer(const Shape& shape, int64_t row_length, llvm::Value* row,
-             llvm::IRBuilderBase* b)
-      : shape_(shape), row_length_(row_length), row_(row) {
-    const int64_t rank = shape.rank();
-    // The shortest trailing group holding row_length elements.
-    int64_t product = 1;
-    split_ = rank;
-    while (split_ > 0 && product < row_length) {
-      product *= shape.dimensions(--split_);
-    }
-    leading_ = SplitRowMajor(row, 0, split_, b);
-  }
-
-  IrIndex At(llvm::Value* c, llvm::IRBuilderBase* b) const {
-    std::vector<llvm::Value*> multidim = leading_;
-    std::vector<llvm::Value*> trailing =
-        SplitRowMajor(c, split_, shape_.rank(), b);
-    multidim.insert(multidim.end(), trailing.begin(), trailing.end());
-    llvm::Value* linear = b->CreateAdd(
-        b->CreateMul(row_, b->getInt64(row_length_), "", true, true), c, "",
-        true, true);
-    return IrIndex(std::move(multidim), linear, shape_, b->getInt64Ty());
-  }
-
-  // Position in the row of an index into this shape.
-  llvm::Value* PositionInRow(const IrIndex& index,
-                             llvm::IRBuilderBase* b) const {
-    llvm::Value* position = b->getInt64(0);
-    int64_t stride = 1;
-    for (int64_t d = shape_.rank() - 1; d >= split_; --d) {
-      if (shape_.dimensions(d) != 1) {
-        position = b->CreateAdd(
-            position,
-            b->CreateMul(index[d], b->getInt64(stride), "", true, true), "",
-            true, true);
-      }
-      stride *= shape_.dimensions(d);
-    }
-    return position;
-  }
-
- private:
-  // Row-major split of x over dimensions [from, to) of the shape.
-  std::vector<llvm::Value*> SplitRowMajor(llvm::Value* x, int64_t from,
-                                          int64_t to,
-                                          llvm::IRBuilderBase* b) const {
-    std::vector<llvm::Value*> out(to - from, b->getInt64(0));
-    std::vector<int64_t> live;
-    for (int64_t d = from; d < to; ++d) {
-      if (shape_.dimensions(d) != 1) live.push_back(d);
-    }
-    int64_t stride = 1;
-    for (size_t i = live.size(); i-- > 0;) {
-      const int64_t d = live[i];
-      llvm::Value* v = x;
-      if (stride != 1) v = b->CreateUDiv(v, b->getInt64(stride));
-      if (i > 0) v = b->CreateURem(v, b->getInt64(shape_.dimensions(d)));
-      out[d - from] = v;
-      stride *= shape_.dimensions(d);
-    }
-    return out;
-  }
-
-  Shape shape_;
-  int64_t row_length_;
-  llvm::Value* row_;
-  int64_t split_ = 0;
-  std::vector<llvm::Value*> leading_;
-};
-
 struct RowOutput {
   const HloInstruction* root;
   IrArray array;
@@ -115,34 +39,6 @@ struct RowOutput {
   // A full output written with streaming stores: its row is staged here.
   llvm::Value* stage = nullptr;
 };
-
-// Users of `hlo` inside the fusion other than `except`.
-bool HasOtherUsers(const HloInstruction* hlo, const HloInstruction* except) {
-  for (const HloInstruction* user : hlo->users()) {
-    if (user != except) return true;
-  }
-  return false;
-}
-
-// The fused instructions that depend on a reduction: the "full" and
-// "per-row" values of fusion_kinds.h, which are only ever read at their
-// own row. (An invariant value may be read at any row -- through a
-// reverse, say -- so it must not come from a one-row cache.)
-absl::flat_hash_set<const HloInstruction*> DependentsOfReductions(
-    const HloComputation& fused,
-    const std::vector<const HloInstruction*>& reductions) {
-  absl::flat_hash_set<const HloInstruction*> dependents(reductions.begin(),
-                                                         reductions.end());
-  for (const HloInstruction* instr : fused.MakeInstructionPostOrder()) {
-    for (const HloInstruction* operand : instr->operands()) {
-      if (dependents.contains(operand)) {
-        dependents.insert(instr);
-        break;
-      }
-    }
-  }
-  return dependents;
-}
 
 class RowFusionEmitter {
  public:
@@ -223,7 +119,8 @@ absl::Status RowFusionEmitter::EmitReductionPass(const HloInstruction* reduce,
                                : llvm::cast<llvm::AllocaInst>(cache)
                                      ->getAllocatedType()
                                      ->getArrayElementType();
-  RowIndexer indexer(input->shape(), info_.rows.row_length, row, b);
+  RowIndexer indexer(input->shape(), info_.rows.row_length, row,
+                     b->getInt64Ty(), b);
   HLOC_RETURN_IF_ERROR(EmitForLoop(
       "reduce", b->getInt64(0), b->getInt64(info_.rows.row_length),
       b->getInt64(1),
@@ -254,8 +151,9 @@ absl::Status RowFusionEmitter::EmitReductionPass(const HloInstruction* reduce,
         [cache, cache_type, indexer,
          b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
           return b->CreateLoad(
-              cache_type, b->CreateInBoundsGEP(cache_type, cache,
-                                               indexer.PositionInRow(index, b)));
+              cache_type,
+              b->CreateInBoundsGEP(cache_type, cache,
+                                   indexer.PositionInRow(index, b)));
         });
   }
   return absl::OkStatus();
@@ -268,9 +166,9 @@ absl::Status RowFusionEmitter::EmitOutputPass(llvm::Value* row) {
   for (const RowOutput& o : outputs_) {
     HLOC_ASSIGN_OR_RETURN(ElementGenerator g, fused_->GetGenerator(o.root));
     if (o.full) {
-      full.emplace_back(
-          std::move(g),
-          RowIndexer(o.array.shape(), info_.rows.row_length, row, b));
+      full.emplace_back(std::move(g),
+                        RowIndexer(o.array.shape(), info_.rows.row_length, row,
+                                   b->getInt64Ty(), b));
       full_outputs.push_back(&o);
       continue;
     }
@@ -338,8 +236,8 @@ void RowFusionEmitter::EmitPrefetchAhead(llvm::Value* row) {
       b->CreateICmpULT(next, b->getInt64(info_.rows.num_rows)),
       [&]() -> absl::Status {
         for (const IrArray* input : inputs) {
-          const int64_t row_bytes = info_.rows.row_length *
-                                    ByteWidth(input->shape().element_type());
+          const int64_t row_bytes =
+              info_.rows.row_length * ByteWidth(input->shape().element_type());
           llvm::Value* start = b->CreateGEP(
               b->getInt8Ty(), input->base(),
               b->CreateMul(next, b->getInt64(row_bytes), "", true, true));
@@ -409,10 +307,9 @@ absl::Status RowFusionEmitter::Emit(const std::string& symbol) {
   for (int64_t i = 0; i < num_inputs; ++i) {
     IrArray array(range->getArg(i), fusion_.operand(i)->shape());
     inputs_.push_back(array);
-    fused_emitter.BindParameter(
-        i, [array, &builder](const IrIndex& index) {
-          return array.EmitRead(index, &builder);
-        });
+    fused_emitter.BindParameter(i, [array, &builder](const IrIndex& index) {
+      return array.EmitRead(index, &builder);
+    });
   }
   const int64_t full_elements = info_.rows.num_rows * info_.rows.row_length;
   for (size_t o = 0; o < roots.size(); ++o) {

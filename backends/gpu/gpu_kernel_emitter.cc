@@ -124,11 +124,31 @@ absl::StatusOr<std::vector<GpuKernel>> GpuModuleEmitter::EmitKernels(
     }
     return kernels;
   }
+  if (IsRowFusion(hlo)) {
+    request.symbol = state_->UniqueSymbol(name);
+    absl::Status s = emit([&]() { return EmitRowFusionKernel(request); });
+    if (!s.ok()) return cleanup(s);
+    return kernels;
+  }
   if (std::optional<ReductionInfo> r = AnalyzeReduction(info);
       r && IsContiguousRowReduction(*r)) {
     request.symbol = state_->UniqueSymbol(name);
     absl::Status s =
         emit([&]() { return EmitRowReductionKernel(request, *r); });
+    if (!s.ok()) return cleanup(s);
+    return kernels;
+  }
+  if (std::optional<ReductionInfo> r = AnalyzeReduction(info);
+      r && IsColumnReduction(*r)) {
+    request.symbol = state_->UniqueSymbol(name);
+    absl::Status s =
+        emit([&]() { return EmitColumnReductionKernel(request, *r); });
+    if (!s.ok()) return cleanup(s);
+    return kernels;
+  }
+  if (const HloInstruction* hero = FindTransposeHero(info)) {
+    request.symbol = state_->UniqueSymbol(name);
+    absl::Status s = emit([&]() { return EmitTransposeKernel(request, hero); });
     if (!s.ok()) return cleanup(s);
     return kernels;
   }

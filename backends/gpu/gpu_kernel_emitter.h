@@ -7,8 +7,16 @@
 //   - in-place dynamic-update-slice (unfused, or a fusion rooted at one):
 //     only the update's elements are visited, when the compiler says the
 //     output is the operand's buffer;
-//   - reductions and row-reduction fusions: per output element for now
-//     (the elemental emitter's reduce loop), see reduction_emitter.cc.
+//   - row-reduction fusions (softmax, layer norm, log-softmax) and
+//     reduction fusions over rows that fit a block: one kernel, a thread
+//     group per row, the row kept in registers (row_fusion_emitter.cc);
+//   - other row reductions: a warp or block per row, 16-byte runs
+//     (reduction_emitter.cc);
+//   - column reductions: lanes along the kept minor dimension, warps over
+//     rows, one deterministic pass (reduction_emitter.cc);
+//   - transposes that move the minor dimension, alone or in a loop fusion
+//     (x.T + y): 32x33 shared-memory tiles (transpose_emitter.cc).
+// Every tuning decision is in launch_dims.cc.
 // Anything else is Unimplemented, naming the instruction and why.
 #ifndef BACKENDS_GPU_GPU_KERNEL_EMITTER_H_
 #define BACKENDS_GPU_GPU_KERNEL_EMITTER_H_

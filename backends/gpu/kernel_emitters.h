@@ -75,6 +75,35 @@ absl::StatusOr<LaunchDims> EmitSelectAndScatterKernel(
 absl::StatusOr<LaunchDims> EmitScanKernel(const KernelRequest& request,
                                           const HloInstruction* scan);
 
+// Whether `r` keeps the physically minor dimension and its reduced
+// dimensions are contiguous in physical order (input seen as [outer,
+// reduced, columns]): EmitColumnReductionKernel's case.
+bool IsColumnReduction(const ReductionInfo& r);
+
+// A reduction kernel over columns: lanes along the kept minor columns
+// (coalesced, vector loads), warps over rows, one deterministic pass.
+absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
+    const KernelRequest& request, const ReductionInfo& r);
+
+// The transpose that moves the minor dimension (alone, or in a loop fusion
+// whose single output it reaches through elementwise ops only) for
+// EmitTransposeKernel, or nullptr.
+const HloInstruction* FindTransposeHero(const KernelInfo& info);
+
+// A transpose (kernel) through shared-memory tiles, coalesced on both
+// sides.
+absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
+                                               const HloInstruction* hero);
+
+// True for a row-reduction fusion (fusion_kinds.h, kRowReduction), and for
+// a reduction fusion whose reduces are row reductions that fit a block.
+bool IsRowFusion(const HloInstruction& hlo);
+
+// A row-reduction fusion (softmax, layer norm, log-softmax) as one kernel:
+// a group of threads per row, the row's inputs read once into registers,
+// every reduction and the epilogue in the same kernel.
+absl::StatusOr<LaunchDims> EmitRowFusionKernel(const KernelRequest& request);
+
 }  // namespace hloc
 
 #endif  // BACKENDS_GPU_KERNEL_EMITTERS_H_

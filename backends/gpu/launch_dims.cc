@@ -26,14 +26,43 @@ constexpr int64_t kMaxUnroll = 8;
 // short rows does the same).
 constexpr int64_t kWarpRowMaxLength = 512;
 // Block-per-row reductions: 256 threads; a long row is strided over them.
+// With fewer rows than two per SM (64 rows of 2^20 elements), a block per
+// row leaves SMs idle and each busy SM must pull more than its share of
+// the bandwidth: 1024 threads then, for more loads in flight. (Several
+// blocks per row would need a second pass over partial results, and the
+// executable has no scratch buffers for them yet.)
 constexpr int64_t kRowBlockThreads = 256;
+constexpr int64_t kFewRowsBlockThreads = 1024;
 // Warp-per-row: 8 warps (rows) per block.
 constexpr int64_t kRowsPerWarpBlock = 8;
 
-// Column reductions: 32 columns per block (a warp reads 32 consecutive
-// elements: one 128-byte line of f32) and 8 row groups.
-constexpr int64_t kColumnTileWidth = 32;
-constexpr int64_t kColumnRowGroups = 8;
+// Row-reduction fusions: a thread owns up to 32 elements of its row in
+// 16-byte runs (8 runs of f32, 4 of bf16) kept in registers: several
+// independent 16-byte loads in flight per thread cover the memory latency.
+// More elements per thread cost occupancy: with 64 bf16 elements softmax
+// took 172 registers (one block per SM) and ran at 27% of copy on the
+// H100. Rows with more runs than that get more threads, up to a block of
+// 1024 (a 16384-element f32 row, the row fusions' limit, is then 4 runs).
+constexpr int64_t kRowFusionElementsPerThread = 32;
+constexpr int64_t kRowFusionMaxThreadsPerRow = 1024;
+// But at least a warp's worth of threads per row where the row has that
+// many runs, so that a warp's loads are one contiguous span: with 2
+// threads per 64-element row (8 runs each), each load of a warp touched
+// 16 rows, and row sums over 262144 x 64 reached 33% of copy.
+// Short rows share a block: 256 threads, as for loop kernels.
+constexpr int64_t kRowFusionThreadsPerBlock = 256;
+
+// Column reductions: up to 32 warps per block (each a group of rows);
+// fewer when there are fewer rows.
+constexpr int64_t kColumnMaxRowGroups = 32;
+// A thread keeps 32 bytes of loads in flight per step (8 f32 rows of one
+// column, or 2 rows of a 16-byte run): with 2048 threads per SM that is
+// 64 KiB in flight per SM, over the ~20 KiB that a 3 TB/s memory with
+// ~1 us latency needs per SM of 132.
+constexpr int64_t kColumnBytesInFlight = 32;
+constexpr int64_t kColumnMaxUnroll = 8;
+// The warps' partial results must fit the static shared-memory limit.
+constexpr int64_t kColumnSharedBytes = 48 * 1024;
 
 }  // namespace
 
@@ -69,30 +98,92 @@ bool Use32BitIndexing(int64_t max_elements, int64_t launched_elements) {
 }
 
 RowReductionLaunch ComputeRowReductionLaunch(int64_t rows, int64_t row_length,
+                                             int64_t element_bytes,
                                              const GpuDeviceInfo& device) {
   RowReductionLaunch launch;
+  launch.vector = std::clamp<int64_t>(
+      kVectorBytes / std::max<int64_t>(1, element_bytes), 1, kMaxUnroll);
+  while (launch.vector > 1 && row_length % launch.vector != 0) {
+    launch.vector /= 2;
+  }
   if (row_length <= kWarpRowMaxLength) {
     launch.warp_per_row = true;
     launch.rows_per_block = std::min<int64_t>(kRowsPerWarpBlock, rows);
     launch.threads_per_block = launch.rows_per_block * device.warp_size;
   } else {
-    launch.threads_per_block = kRowBlockThreads;
+    launch.threads_per_block =
+        rows < 2 * device.core_count ? kFewRowsBlockThreads : kRowBlockThreads;
   }
   launch.dims.block[0] = launch.threads_per_block;
   launch.dims.grid[0] = CeilDiv(rows, launch.rows_per_block);
   return launch;
 }
 
+RowFusionLaunch ComputeRowFusionLaunch(int64_t rows, int64_t row_length,
+                                       int64_t widest_element_bytes,
+                                       const GpuDeviceInfo& device) {
+  RowFusionLaunch launch;
+  int64_t vector = std::clamp<int64_t>(
+      kVectorBytes / std::max<int64_t>(1, widest_element_bytes), 1, kMaxUnroll);
+  // A run must not straddle two rows, or its accesses would not be one
+  // aligned vector.
+  while (vector > 1 && row_length % vector != 0) vector /= 2;
+  const int64_t runs = CeilDiv(row_length, vector);
+  const int64_t runs_per_thread =
+      std::max<int64_t>(1, kRowFusionElementsPerThread / vector);
+  int64_t group = 1;
+  while (group < kRowFusionMaxThreadsPerRow &&
+         ((group < device.warp_size && group < runs) ||
+          group * runs_per_thread < runs)) {
+    group *= 2;
+  }
+  // Not more rows per block than there are rows, but at least a whole
+  // warp: the group reductions shuffle over all its lanes.
+  int64_t per_block = std::max<int64_t>(1, kRowFusionThreadsPerBlock / group);
+  int64_t rows_pow2 = 1;
+  while (rows_pow2 < rows) rows_pow2 *= 2;
+  per_block = std::min(per_block, rows_pow2);
+  per_block = std::max(per_block, CeilDiv(device.warp_size, group));
+  launch.vector = vector;
+  launch.threads_per_row = group;
+  launch.rows_per_block = per_block;
+  launch.vectors_per_thread = CeilDiv(runs, group);
+  launch.threads_per_block = group * per_block;
+  launch.dims.block[0] = launch.threads_per_block;
+  launch.dims.grid[0] = rows <= 0 ? 0 : CeilDiv(rows, per_block);
+  return launch;
+}
+
 ColumnReductionLaunch ComputeColumnReductionLaunch(
-    int64_t outer, int64_t reduced, int64_t columns,
-    const GpuDeviceInfo& device) {
+    int64_t outer, int64_t reduced, int64_t columns, int64_t element_bytes,
+    int64_t accumulator_bytes, const GpuDeviceInfo& device) {
   ColumnReductionLaunch launch;
-  launch.columns_per_block = kColumnTileWidth;
-  launch.row_groups = kColumnRowGroups;
-  launch.threads_per_block = kColumnTileWidth * kColumnRowGroups;
-  launch.dims.block[0] = kColumnTileWidth;
-  launch.dims.block[1] = kColumnRowGroups;
-  launch.dims.grid[0] = CeilDiv(columns, kColumnTileWidth) * outer;
+  const int64_t warp = device.warp_size;
+  // Wide runs (16-byte loads) only while there is still a block for every
+  // SM: with few columns, parallelism matters more than load width (a
+  // block cannot share its columns' rows with another block without a
+  // second pass).
+  int64_t vector = std::clamp<int64_t>(
+      kVectorBytes / std::max<int64_t>(1, element_bytes), 1, kMaxUnroll);
+  while (vector > 1 &&
+         (columns % vector != 0 ||
+          outer * CeilDiv(columns, warp * vector) < device.core_count)) {
+    vector /= 2;
+  }
+  int64_t groups = 1;
+  while (groups < kColumnMaxRowGroups && groups < reduced &&
+         2 * groups * warp * vector * accumulator_bytes <= kColumnSharedBytes) {
+    groups *= 2;
+  }
+  launch.vector = vector;
+  launch.row_groups = groups;
+  launch.row_unroll = std::clamp<int64_t>(
+      kColumnBytesInFlight / (vector * std::max<int64_t>(1, element_bytes)), 1,
+      kColumnMaxUnroll);
+  launch.column_tiles = CeilDiv(columns, warp * vector);
+  launch.threads_per_block = warp * groups;
+  launch.dims.block[0] = launch.threads_per_block;
+  launch.dims.grid[0] = outer * launch.column_tiles;
   return launch;
 }
 

@@ -43,24 +43,57 @@ struct RowReductionLaunch {
   // Rows one block reduces (warp-per-row: warps per block; else 1).
   int64_t rows_per_block = 1;
   bool warp_per_row = false;
+  // A thread reads runs of `vector` consecutive elements (divides the row
+  // length): 16-byte loads.
+  int64_t vector = 1;
 };
 RowReductionLaunch ComputeRowReductionLaunch(int64_t rows, int64_t row_length,
+                                             int64_t element_bytes,
                                              const GpuDeviceInfo& device);
 
-// Column reductions (the minor dimension kept): a block covers
-// kColumnTile consecutive output columns of one "kept-major" group and a
-// slice of the reduced rows; threads of a warp read consecutive columns
-// (coalesced), partial results meet in shared memory.
+// Row-reduction fusions (softmax, layer norm, log-softmax; rows of at most
+// kMaxRowElements): a group of `threads_per_row` threads (a power of two)
+// owns a row, several rows per block when rows are short. Thread g of a
+// group owns the `vector`-element runs starting at (j * threads_per_row +
+// g) * vector for j < vectors_per_thread: 16-byte loads and stores,
+// coalesced across the group, and the row's inputs stay in the threads'
+// registers between the row's passes.
+struct RowFusionLaunch {
+  LaunchDims dims;
+  int64_t threads_per_block = 0;
+  int64_t threads_per_row = 1;
+  int64_t rows_per_block = 1;
+  int64_t vector = 1;  // elements per run (divides the row length)
+  int64_t vectors_per_thread = 0;
+};
+// `widest_element_bytes`: the widest element of the row-shaped inputs and
+// outputs (a run is 16 bytes of it).
+RowFusionLaunch ComputeRowFusionLaunch(int64_t rows, int64_t row_length,
+                                       int64_t widest_element_bytes,
+                                       const GpuDeviceInfo& device);
+
+// Column reductions (the minor dimension kept; the input seen as [outer,
+// reduced, columns] in physical order): a block owns `vector` x 32
+// consecutive columns of one outer index and every reduced row; its 32
+// lanes read consecutive runs of `vector` columns of a row (coalesced,
+// vector loads), its `row_groups` warps take every row_groups-th row,
+// `row_unroll` rows at a time (independent loads in flight), and the warps'
+// partial results meet in shared memory. One pass, no atomics: each output
+// element is combined in a fixed order, so results are deterministic.
 struct ColumnReductionLaunch {
   LaunchDims dims;
   int64_t threads_per_block = 0;
-  int64_t columns_per_block = 0;  // threads in x
-  int64_t row_groups = 0;         // threads in y, each a strided subset of rows
+  int64_t vector = 1;      // columns per thread (divides `columns`)
+  int64_t row_groups = 1;  // warps per block
+  int64_t row_unroll = 1;
+  int64_t column_tiles = 0;  // blocks per outer index
 };
-ColumnReductionLaunch ComputeColumnReductionLaunch(int64_t outer,
-                                                   int64_t reduced,
-                                                   int64_t columns,
-                                                   const GpuDeviceInfo& device);
+// `element_bytes`: the widest reduce input element; `accumulator_bytes`:
+// the bytes of one column's accumulators (all reduces of the kernel), which
+// bound the shared memory the warps' partial results take.
+ColumnReductionLaunch ComputeColumnReductionLaunch(
+    int64_t outer, int64_t reduced, int64_t columns, int64_t element_bytes,
+    int64_t accumulator_bytes, const GpuDeviceInfo& device);
 
 // Transposes that move the minor dimension: square tiles of kTransposeTile
 // elements through shared memory, kTransposeTile x kTransposeRows threads.

@@ -56,14 +56,57 @@ TEST(LaunchDimsTest, IndexWidth) {
 }
 
 TEST(LaunchDimsTest, RowReductionsWarpPerShortRowBlockPerLongRow) {
-  RowReductionLaunch short_rows = ComputeRowReductionLaunch(262144, 64, H100());
+  RowReductionLaunch short_rows =
+      ComputeRowReductionLaunch(262144, 64, 4, H100());
   EXPECT_TRUE(short_rows.warp_per_row);
   EXPECT_EQ(short_rows.rows_per_block, 8);
   EXPECT_EQ(short_rows.dims.grid[0], 262144 / 8);
-  RowReductionLaunch long_rows = ComputeRowReductionLaunch(64, 1 << 20, H100());
+  EXPECT_EQ(short_rows.vector, 4);
+  RowReductionLaunch long_rows =
+      ComputeRowReductionLaunch(64, 1 << 20, 4, H100());
   EXPECT_FALSE(long_rows.warp_per_row);
   EXPECT_EQ(long_rows.dims.grid[0], 64);
   EXPECT_EQ(long_rows.rows_per_block, 1);
+  // Fewer rows than SMs: the biggest blocks.
+  EXPECT_EQ(long_rows.threads_per_block, 1024);
+  // An odd row length gets no vector runs.
+  EXPECT_EQ(ComputeRowReductionLaunch(3, 100003, 4, H100()).vector, 1);
+}
+
+TEST(LaunchDimsTest, RowFusionGroupsByRowLength) {
+  // softmax over 8192 f32: 256 threads per row, 8 runs of 4 each.
+  RowFusionLaunch wide = ComputeRowFusionLaunch(8192, 8192, 4, H100());
+  EXPECT_EQ(wide.threads_per_row, 256);
+  EXPECT_EQ(wide.vector, 4);
+  EXPECT_EQ(wide.vectors_per_thread, 8);
+  EXPECT_EQ(wide.dims.grid[0], 8192);
+  // Rows of 64 f32: 16 threads per row, one run each, so a warp reads two
+  // whole rows; 16 rows per block.
+  RowFusionLaunch narrow = ComputeRowFusionLaunch(262144, 64, 4, H100());
+  EXPECT_EQ(narrow.threads_per_row, 16);
+  EXPECT_EQ(narrow.vectors_per_thread, 1);
+  EXPECT_EQ(narrow.rows_per_block, 16);
+  // bf16 rows of 8192: 32 elements (4 runs of 8) per thread.
+  RowFusionLaunch bf16 = ComputeRowFusionLaunch(8192, 8192, 2, H100());
+  EXPECT_EQ(bf16.threads_per_row, 256);
+  EXPECT_EQ(bf16.vectors_per_thread, 4);
+  // One row of one element still gets a whole warp.
+  RowFusionLaunch one = ComputeRowFusionLaunch(1, 1, 4, H100());
+  EXPECT_EQ(one.vector, 1);
+  EXPECT_EQ(one.threads_per_block, 32);
+  EXPECT_EQ(ComputeRowFusionLaunch(0, 16, 4, H100()).dims.grid[0], 0);
+}
+
+TEST(LaunchDimsTest, ColumnReductionsKeepEverySmBusy) {
+  // 8192 columns of f32: 16-byte runs would leave 64 blocks for 132 SMs.
+  ColumnReductionLaunch col =
+      ComputeColumnReductionLaunch(1, 8192, 8192, 4, 4, H100());
+  EXPECT_EQ(col.vector, 1);
+  EXPECT_EQ(col.dims.grid[0], 256);
+  EXPECT_EQ(col.row_groups, 32);
+  EXPECT_EQ(col.row_unroll, 8);
+  // Few rows: as many row groups as rows (rounded up to a power of 2).
+  EXPECT_EQ(ComputeColumnReductionLaunch(1, 3, 64, 4, 4, H100()).row_groups, 4);
 }
 
 }  // namespace

@@ -9,12 +9,14 @@
 // Extra outputs of the reduce input's shape (multi-output kInput fusions)
 // are stored during the same pass.
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "backends/common/loop_emitter.h"
 #include "backends/gpu/kernel_builder.h"
 #include "backends/gpu/kernel_emitters.h"
 #include "backends/gpu/launch_dims.h"
+#include "backends/gpu/reduction_util.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
 #include "llvm/IR/Module.h"
@@ -84,35 +86,6 @@ absl::Status Combine(KernelBuilder& kernel, ReduceState& s,
   return absl::OkStatus();
 }
 
-// The value of `value` in lane (lane ^ mask), any register type: split
-// into 32-bit pieces, each shuffled.
-llvm::Value* ShuffleXor(KernelBuilder& kernel, llvm::Value* value, int mask) {
-  llvm::IRBuilderBase* b = kernel.b();
-  llvm::Type* type = value->getType();
-  const llvm::DataLayout& dl = kernel.function()->getParent()->getDataLayout();
-  unsigned bits = type->isIntegerTy(1)
-                      ? 1
-                      : static_cast<unsigned>(dl.getTypeSizeInBits(type));
-  unsigned words = (bits + 31) / 32;
-  llvm::Type* int_type = b->getIntNTy(bits);
-  llvm::Type* wide_type = b->getIntNTy(words * 32);
-  llvm::Value* x =
-      type->isIntegerTy() ? value : b->CreateBitCast(value, int_type);
-  x = b->CreateZExt(x, wide_type);
-  llvm::Value* result = llvm::ConstantInt::get(wide_type, 0);
-  for (unsigned w = 0; w < words; ++w) {
-    llvm::Value* piece = b->CreateTrunc(
-        b->CreateLShr(x, llvm::ConstantInt::get(wide_type, 32 * w)),
-        b->getInt32Ty());
-    llvm::Value* shuffled = kernel.target().EmitShuffleXorI32(piece, mask, b);
-    result = b->CreateOr(
-        result, b->CreateShl(b->CreateZExt(shuffled, wide_type),
-                             llvm::ConstantInt::get(wide_type, 32 * w)));
-  }
-  result = b->CreateTrunc(result, int_type);
-  return type->isIntegerTy() ? result : b->CreateBitCast(result, type);
-}
-
 // Combines the accumulators of the 32 lanes of each warp; every lane ends
 // with the warp's result.
 absl::Status WarpReduce(KernelBuilder& kernel, std::vector<ReduceState>& states,
@@ -161,12 +134,19 @@ absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
   // does no iterations).
   int64_t num_outputs_rows = 1;
   for (int64_t d : r.kept_dims) num_outputs_rows *= in.dimensions(d);
-  RowReductionLaunch launch =
-      ComputeRowReductionLaunch(num_outputs_rows, row_length, device);
+  int64_t element_bytes = 1;
+  for (const HloInstruction* reduce : r.reduces) {
+    for (int64_t k = 0; k < reduce->operand_count() / 2; ++k) {
+      element_bytes = std::max<int64_t>(
+          element_bytes, ByteWidth(reduce->operand(k)->shape().element_type()));
+    }
+  }
+  RowReductionLaunch launch = ComputeRowReductionLaunch(
+      num_outputs_rows, row_length, element_bytes, device);
   if (num_outputs_rows == 0) launch.dims.grid[0] = 0;
-  bool index64 =
-      !Use32BitIndexing(MaxElementsTouched(info),
-                        launch.dims.NumBlocks() * launch.threads_per_block * 2);
+  bool index64 = !Use32BitIndexing(
+      MaxElementsTouched(info),
+      launch.dims.NumBlocks() * launch.threads_per_block * launch.vector * 2);
   KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
                        request.symbol, launch.threads_per_block, index64);
   absl::Status status = [&]() -> absl::Status {
@@ -227,32 +207,44 @@ absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
       }
       llvm::Value* row_base =
           b->CreateMul(row, kernel.Index(row_length), "", true, true);
+      auto element = [&](llvm::Value* c) -> absl::Status {
+        IrIndex col_index = IrIndex::FromLinear(c, reduced_shape, b);
+        for (size_t j = 0; j < reduced_physical.size(); ++j) {
+          in_index[reduced_physical[j]] = col_index[j];
+        }
+        IrIndex index(in_index, b->CreateAdd(row_base, c, "", true, true), in,
+                      kernel.index_type());
+        for (ReduceState& s : states) {
+          std::vector<llvm::Value*> values;
+          for (size_t k = 0; k < s.n; ++k) {
+            HLOC_ASSIGN_OR_RETURN(llvm::Value * v, s.inputs[k](index));
+            values.push_back(v);
+          }
+          HLOC_RETURN_IF_ERROR(Combine(kernel, s, values));
+        }
+        for (size_t o = 0; o < info.outputs.size(); ++o) {
+          if (info.outputs[o].root->opcode() == HloOpcode::kReduce) {
+            continue;
+          }
+          HLOC_ASSIGN_OR_RETURN(ElementGenerator g,
+                                kernel.generators().ForOutput(info.outputs[o]));
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, g(index));
+          HLOC_RETURN_IF_ERROR(kernel.output(o).EmitWrite(index, v, b));
+        }
+        return absl::OkStatus();
+      };
+      // Runs of `vector` consecutive elements, strided over the threads:
+      // one vector load per operand and run.
+      const int64_t vector = launch.vector;
       HLOC_RETURN_IF_ERROR(EmitForLoop(
-          "col", first, kernel.Index(row_length), kernel.Index(stride),
-          [&](llvm::Value* c) -> absl::Status {
-            IrIndex col_index = IrIndex::FromLinear(c, reduced_shape, b);
-            for (size_t j = 0; j < reduced_physical.size(); ++j) {
-              in_index[reduced_physical[j]] = col_index[j];
-            }
-            IrIndex index(in_index, b->CreateAdd(row_base, c, "", true, true),
-                          in, kernel.index_type());
-            for (ReduceState& s : states) {
-              std::vector<llvm::Value*> values;
-              for (size_t k = 0; k < s.n; ++k) {
-                HLOC_ASSIGN_OR_RETURN(llvm::Value * v, s.inputs[k](index));
-                values.push_back(v);
-              }
-              HLOC_RETURN_IF_ERROR(Combine(kernel, s, values));
-            }
-            for (size_t o = 0; o < info.outputs.size(); ++o) {
-              if (info.outputs[o].root->opcode() == HloOpcode::kReduce) {
-                continue;
-              }
-              HLOC_ASSIGN_OR_RETURN(
-                  ElementGenerator g,
-                  kernel.generators().ForOutput(info.outputs[o]));
-              HLOC_ASSIGN_OR_RETURN(llvm::Value * v, g(index));
-              HLOC_RETURN_IF_ERROR(kernel.output(o).EmitWrite(index, v, b));
+          "run", first, kernel.Index(row_length / vector), kernel.Index(stride),
+          [&](llvm::Value* run) -> absl::Status {
+            llvm::Value* c0 =
+                b->CreateMul(run, kernel.Index(vector), "", true, true);
+            for (int64_t i = 0; i < vector; ++i) {
+              HLOC_RETURN_IF_ERROR(element(
+                  i == 0 ? c0
+                         : b->CreateAdd(c0, kernel.Index(i), "", true, true)));
             }
             return absl::OkStatus();
           },
@@ -261,22 +253,15 @@ absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
       if (!launch.warp_per_row) {
         // Lane 0 of each warp -> shared memory; warp 0 combines them.
         const int64_t warps = launch.threads_per_block / warp;
-        llvm::Module* module = kernel.function()->getParent();
         std::vector<std::vector<llvm::GlobalVariable*>> shared(states.size());
         for (size_t i = 0; i < states.size(); ++i) {
           for (size_t k = 0; k < states[i].n; ++k) {
-            llvm::Type* array = llvm::ArrayType::get(states[i].types[k], warps);
-            shared[i].push_back(new llvm::GlobalVariable(
-                *module, array, false, llvm::GlobalValue::InternalLinkage,
-                llvm::UndefValue::get(array),
-                absl::StrCat(kernel.function()->getName().str(), ".partial"),
-                nullptr, llvm::GlobalValue::NotThreadLocal,
-                kernel.target().shared_address_space()));
+            shared[i].push_back(
+                SharedArray(kernel, states[i].types[k], warps, "partial"));
           }
         }
         auto slot = [&](size_t i, size_t k, llvm::Value* w) {
-          return b->CreateInBoundsGEP(shared[i][k]->getValueType(),
-                                      shared[i][k], {kernel.Index(0), w});
+          return SharedElement(kernel, shared[i][k], w);
         };
         HLOC_RETURN_IF_ERROR(EmitIfThenElse(
             b->CreateICmpEQ(lane, kernel.Index(0)),
@@ -338,6 +323,302 @@ absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
           b);
     }
     return body();
+  }();
+  HLOC_RETURN_IF_ERROR(kernel.Finish(status));
+  return launch.dims;
+}
+
+}  // namespace hloc
+
+namespace hloc {
+namespace {
+
+// A column reduction's input dimensions in physical order (major to minor)
+// as three groups: kept dimensions before the reduced ones (outer), the
+// reduced ones, and kept dimensions after them (columns). Dimensions of
+// size 1 belong to none (their index is 0).
+struct ColumnGroups {
+  std::vector<int64_t> outer, reduced, columns;
+};
+
+std::optional<ColumnGroups> GroupColumnReduction(const ReductionInfo& r) {
+  if (r.row) return std::nullopt;
+  const Shape& in = r.input_shape;
+  std::vector<int64_t> m2m = in.MinorToMajor();
+  ColumnGroups g;
+  int phase = 0;  // 0: outer, 1: reduced, 2: columns
+  for (auto it = m2m.rbegin(); it != m2m.rend(); ++it) {
+    const int64_t d = *it;
+    if (in.dimensions(d) == 1) continue;
+    const bool reduced = std::find(r.reduced_dims.begin(), r.reduced_dims.end(),
+                                   d) != r.reduced_dims.end();
+    if (reduced) {
+      if (phase == 2) return std::nullopt;
+      phase = 1;
+      g.reduced.push_back(d);
+    } else if (phase == 0) {
+      g.outer.push_back(d);
+    } else {
+      phase = 2;
+      g.columns.push_back(d);
+    }
+  }
+  if (g.reduced.empty() || g.columns.empty()) return std::nullopt;
+  return g;
+}
+
+int64_t Product(const Shape& shape, const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= shape.dimensions(d);
+  return n;
+}
+
+// The values of `dims` (row-major, major first) for linear position x.
+void SplitInto(llvm::Value* x, const Shape& shape,
+               const std::vector<int64_t>& dims,
+               std::vector<llvm::Value*>& index, llvm::IRBuilderBase* b) {
+  if (dims.empty()) return;
+  std::vector<int64_t> sizes;
+  for (int64_t d : dims) sizes.push_back(shape.dimensions(d));
+  IrIndex split =
+      IrIndex::FromLinear(x, Shape::Array(shape.element_type(), sizes), b);
+  for (size_t j = 0; j < dims.size(); ++j) index[dims[j]] = split[j];
+}
+
+}  // namespace
+
+bool IsColumnReduction(const ReductionInfo& r) {
+  return GroupColumnReduction(r).has_value();
+}
+
+absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
+    const KernelRequest& request, const ReductionInfo& r) {
+  const KernelInfo& info = *request.info;
+  const Shape& in = r.input_shape;
+  const GpuDeviceInfo& device = request.target->device();
+  const ColumnGroups groups = *GroupColumnReduction(r);
+  const int64_t outer = Product(in, groups.outer);
+  const int64_t reduced = Product(in, groups.reduced);
+  const int64_t columns = Product(in, groups.columns);
+  int64_t element_bytes = 1;
+  int64_t accumulator_bytes = 0;
+  for (const HloInstruction* reduce : r.reduces) {
+    for (int64_t k = 0; k < reduce->operand_count() / 2; ++k) {
+      const int64_t bytes =
+          ByteWidth(reduce->operand(k)->shape().element_type());
+      element_bytes = std::max(element_bytes, bytes);
+      // Accumulators are held in f32 at least (bf16 and f16 are widened).
+      accumulator_bytes += std::max<int64_t>(bytes, 4);
+    }
+  }
+  ColumnReductionLaunch launch = ComputeColumnReductionLaunch(
+      outer, reduced, columns, element_bytes, accumulator_bytes, device);
+  const int64_t warp = device.warp_size;
+  const int64_t vector = launch.vector;
+  const int64_t row_groups = launch.row_groups;
+  const int64_t unroll = launch.row_unroll;
+  bool index64 = !Use32BitIndexing(
+      MaxElementsTouched(info),
+      launch.dims.NumBlocks() * launch.threads_per_block * vector);
+  KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
+                       request.symbol, launch.threads_per_block, index64);
+  absl::Status status = [&]() -> absl::Status {
+    if (launch.dims.NumBlocks() == 0) return absl::OkStatus();
+    llvm::IRBuilderBase* b = kernel.b();
+    llvm::Value* tid = kernel.ThreadId(0);
+    llvm::Value* lane = b->CreateURem(tid, kernel.Index(warp), "lane");
+    llvm::Value* group = b->CreateUDiv(tid, kernel.Index(warp), "group");
+    llvm::Value* block = kernel.BlockId(0);
+    llvm::Value* tile = b->CreateURem(block, kernel.Index(launch.column_tiles));
+    llvm::Value* o = b->CreateUDiv(block, kernel.Index(launch.column_tiles));
+    llvm::Value* c0 = b->CreateMul(
+        b->CreateAdd(b->CreateMul(tile, kernel.Index(warp), "", true, true),
+                     lane, "", true, true),
+        kernel.Index(vector), "c0", true, true);
+    // One set of accumulators per column of the thread's run.
+    std::vector<std::vector<ReduceState>> states(vector);
+    for (int64_t v = 0; v < vector; ++v) {
+      HLOC_ASSIGN_OR_RETURN(states[v], MakeReduceStates(info, r, kernel));
+      for (ReduceState& s : states[v]) {
+        for (size_t k = 0; k < s.n; ++k) {
+          HLOC_ASSIGN_OR_RETURN(
+              llvm::Value * init,
+              s.inits[k](IrIndex::Scalar(kernel.index_type())));
+          s.slots.push_back(EmitAllocaAtEntry(s.types[k], "acc", b));
+          b->CreateStore(init, s.slots[k]);
+        }
+      }
+    }
+    // Every dimension's index for (outer o, row, column c).
+    std::vector<llvm::Value*> base_index(in.rank(), kernel.Index(0));
+    SplitInto(o, in, groups.outer, base_index, b);
+    auto element_index = [&](llvm::Value* row, int64_t v) {
+      std::vector<llvm::Value*> index = base_index;
+      SplitInto(row, in, groups.reduced, index, b);
+      llvm::Value* c =
+          v == 0 ? c0 : b->CreateAdd(c0, kernel.Index(v), "", true, true);
+      SplitInto(c, in, groups.columns, index, b);
+      llvm::Value* linear = b->CreateAdd(
+          b->CreateMul(b->CreateAdd(b->CreateMul(o, kernel.Index(reduced), "",
+                                                 true, true),
+                                    row, "", true, true),
+                       kernel.Index(columns), "", true, true),
+          c, "", true, true);
+      return IrIndex(index, linear, in, kernel.index_type());
+    };
+    // Reads `rows` (all of them first, so the loads are in flight
+    // together), then combines them in order and writes the extra outputs.
+    auto accumulate =
+        [&](const std::vector<llvm::Value*>& rows) -> absl::Status {
+      std::vector<std::vector<IrIndex>> indices(rows.size());
+      // values[u][v][state][k]
+      std::vector<std::vector<std::vector<std::vector<llvm::Value*>>>> values(
+          rows.size());
+      for (size_t u = 0; u < rows.size(); ++u) {
+        values[u].resize(vector);
+        for (int64_t v = 0; v < vector; ++v) {
+          indices[u].push_back(element_index(rows[u], v));
+          for (ReduceState& s : states[v]) {
+            std::vector<llvm::Value*> vs;
+            for (size_t k = 0; k < s.n; ++k) {
+              HLOC_ASSIGN_OR_RETURN(llvm::Value * x,
+                                    s.inputs[k](indices[u][v]));
+              vs.push_back(x);
+            }
+            values[u][v].push_back(std::move(vs));
+          }
+        }
+      }
+      for (size_t u = 0; u < rows.size(); ++u) {
+        for (int64_t v = 0; v < vector; ++v) {
+          for (size_t i = 0; i < states[v].size(); ++i) {
+            HLOC_RETURN_IF_ERROR(
+                Combine(kernel, states[v][i], values[u][v][i]));
+          }
+          for (size_t out = 0; out < info.outputs.size(); ++out) {
+            if (info.outputs[out].root->opcode() == HloOpcode::kReduce) {
+              continue;
+            }
+            HLOC_ASSIGN_OR_RETURN(
+                ElementGenerator g,
+                kernel.generators().ForOutput(info.outputs[out]));
+            HLOC_ASSIGN_OR_RETURN(llvm::Value * x, g(indices[u][v]));
+            HLOC_RETURN_IF_ERROR(
+                kernel.output(out).EmitWrite(indices[u][v], x, b));
+          }
+        }
+      }
+      return absl::OkStatus();
+    };
+    auto rows_loop = [&]() -> absl::Status {
+      // Rows group, group + G, ...: `unroll` of them per step while a whole
+      // step fits, then one at a time.
+      const int64_t step = row_groups * unroll;
+      const int64_t main_rows = reduced / step * step;
+      if (main_rows > 0) {
+        HLOC_RETURN_IF_ERROR(EmitForLoop(
+            "rows", kernel.Index(0), kernel.Index(main_rows),
+            kernel.Index(step),
+            [&](llvm::Value* base) -> absl::Status {
+              llvm::Value* first = b->CreateAdd(base, group, "", true, true);
+              std::vector<llvm::Value*> rows;
+              for (int64_t u = 0; u < unroll; ++u) {
+                rows.push_back(
+                    u == 0 ? first
+                           : b->CreateAdd(first, kernel.Index(u * row_groups),
+                                          "", true, true));
+              }
+              return accumulate(rows);
+            },
+            b));
+      }
+      if (main_rows == reduced) return absl::OkStatus();
+      return EmitForLoop(
+          "rest", b->CreateAdd(kernel.Index(main_rows), group, "", true, true),
+          kernel.Index(reduced), kernel.Index(row_groups),
+          [&](llvm::Value* row) { return accumulate({row}); }, b);
+    };
+    // Threads past the last column read nothing but still meet the
+    // barrier below.
+    llvm::Value* column_valid = nullptr;
+    if (columns % (warp * vector) != 0) {
+      column_valid = b->CreateICmpULT(c0, kernel.Index(columns));
+      HLOC_RETURN_IF_ERROR(EmitIfThenElse(column_valid, rows_loop, nullptr, b));
+    } else {
+      HLOC_RETURN_IF_ERROR(rows_loop());
+    }
+    // The groups' partial results meet in shared memory; group 0 combines
+    // them in group order and writes the outputs.
+    auto write_outputs = [&]() -> absl::Status {
+      for (int64_t v = 0; v < vector; ++v) {
+        std::vector<llvm::Value*> index = base_index;
+        llvm::Value* c =
+            v == 0 ? c0 : b->CreateAdd(c0, kernel.Index(v), "", true, true);
+        SplitInto(c, in, groups.columns, index, b);
+        std::vector<llvm::Value*> out_multi;
+        for (int64_t d : r.kept_dims) out_multi.push_back(index[d]);
+        IrIndex out_index(out_multi, kernel.index_type());
+        for (ReduceState& s : states[v]) {
+          for (size_t k = 0; k < s.n; ++k) {
+            if (s.output_of[k] < 0) continue;
+            HLOC_RETURN_IF_ERROR(
+                kernel.output(s.output_of[k])
+                    .EmitWrite(out_index, b->CreateLoad(s.types[k], s.slots[k]),
+                               b));
+          }
+        }
+      }
+      return absl::OkStatus();
+    };
+    if (row_groups > 1) {
+      const int64_t width = warp * vector;
+      std::vector<std::vector<std::vector<llvm::GlobalVariable*>>> shared(
+          vector);
+      llvm::Value* mine =
+          b->CreateAdd(b->CreateMul(group, kernel.Index(width), "", true, true),
+                       b->CreateMul(lane, kernel.Index(vector), "", true, true),
+                       "", true, true);
+      for (int64_t v = 0; v < vector; ++v) {
+        for (ReduceState& s : states[v]) {
+          std::vector<llvm::GlobalVariable*> arrays;
+          for (size_t k = 0; k < s.n; ++k) {
+            arrays.push_back(
+                SharedArray(kernel, s.types[k], row_groups * width, "partial"));
+            b->CreateStore(b->CreateLoad(s.types[k], s.slots[k]),
+                           SharedElement(kernel, arrays.back(),
+                                         b->CreateAdd(mine, kernel.Index(v))));
+          }
+          shared[v].push_back(std::move(arrays));
+        }
+      }
+      kernel.target().EmitBarrier(b);
+      llvm::Value* writer = b->CreateICmpEQ(group, kernel.Index(0));
+      if (column_valid != nullptr) writer = b->CreateAnd(writer, column_valid);
+      return EmitIfThenElse(
+          writer,
+          [&]() -> absl::Status {
+            for (int64_t g = 1; g < row_groups; ++g) {
+              for (int64_t v = 0; v < vector; ++v) {
+                llvm::Value* at = b->CreateAdd(
+                    mine, kernel.Index(g * width + v), "", true, true);
+                for (size_t i = 0; i < states[v].size(); ++i) {
+                  ReduceState& s = states[v][i];
+                  std::vector<llvm::Value*> others;
+                  for (size_t k = 0; k < s.n; ++k) {
+                    others.push_back(b->CreateLoad(
+                        s.types[k],
+                        SharedElement(kernel, shared[v][i][k], at)));
+                  }
+                  HLOC_RETURN_IF_ERROR(Combine(kernel, s, others));
+                }
+              }
+            }
+            return write_outputs();
+          },
+          nullptr, b);
+    }
+    if (column_valid == nullptr) return write_outputs();
+    return EmitIfThenElse(column_valid, write_outputs, nullptr, b);
   }();
   HLOC_RETURN_IF_ERROR(kernel.Finish(status));
   return launch.dims;

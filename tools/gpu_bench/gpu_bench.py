@@ -10,6 +10,13 @@
       on the GPU machine: the device-to-device copy bandwidth of 1 GiB, and
       for every case XLA:GPU (jax.jit) and torch.compile, timed on the same
       inputs; prints one JSON object per line and a table.
+  gpu_bench.py table BUNDLE [--only SUBSTR] [--markdown OUT] [--json OUT]
+      on the GPU machine, in one process: the peers as above and hloc's
+      executables from BUNDLE/bench/NAME/m.hloexe (scripts/gpu_bench.sh),
+      each run by BUNDLE/hlo-run-gpu with random inputs made once and
+      --iterations (the median device time of one run, CUDA events around
+      each kernel, inputs already on the device); prints the table of all
+      three (time, GB/s, % of the copy) and writes it as markdown.
 
 Timing (both peers alike): inputs live on the device; after warm-up, calls
 are issued back to back, the way a training loop calls a step, and the
@@ -65,8 +72,118 @@ def time_calls(call, sync, rounds=15, calls=20, warmup=5):
 
 
 def peers(args):
+    copy_gbs, _, results = measure_peers(args.only)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(dict(copy_gbs=copy_gbs, cases=results), f, indent=1)
+    print(f"\ncopy {copy_gbs:.0f} GB/s (read+write)")
+    print(f"{'case':18} {'XLA:GPU us':>11} {'% copy':>7} {'torch us':>9} "
+          f"{'% copy':>7}")
+    for r in results:
+        def cell(key):
+            s = r.get(key)
+            if s is None or "bytes" not in r:
+                return f"{'n/a':>11} {'':>7}"
+            return f"{s * 1e6:11.1f} {100 * r['bytes'] / s / 1e9 / copy_gbs:6.0f}%"
+        print(f"{r['name']:18} {cell('xla_s')} {cell('torch_s')}")
+
+
+# hlo-run-gpu runs per case: enough for a stable median of kernels that
+# take 0.1-1 ms, each run also copying the inputs in and the outputs out.
+HLOC_ITERATIONS = 30
+
+
+def time_hloc(bundle, name):
+    """hloc's median device seconds per run of case `name`, or an error."""
+    import re
+    import subprocess
+    exe = os.path.join(bundle, "bench", name, "m.hloexe")
+    if not os.path.exists(exe):
+        return None, "not compiled (scripts/gpu_bench.sh said why)"
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = bundle + (
+        ":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    run = subprocess.run(
+        [os.path.join(bundle, "hlo-run-gpu"), exe, "--platform=cuda",
+         "--random-inputs=1", f"--iterations={HLOC_ITERATIONS}"],
+        env=env, capture_output=True, text=True)
+    m = re.search(r"median device time ([0-9.]+) ms", run.stderr)
+    if run.returncode != 0 or not m:
+        return None, (run.stderr.strip().splitlines() or ["no output"])[-1]
+    return float(m.group(1)) / 1e3, None
+
+
+def bytes_from_shapes(name):
+    """bytes_moved without running the case: its outputs' shapes from
+    jax.eval_shape."""
+    import jax
+    case = cases.CASES[name]
+    dtype = cases.numpy_dtype(case["dtype"])
+    specs = [jax.ShapeDtypeStruct(s, dtype) for s in case["shapes"]]
+    out = jax.eval_shape(case["jax"], *specs)
+    outs = out if isinstance(out, (tuple, list)) else [out]
+    return cases.bytes_moved(name, [np.empty(o.shape, o.dtype) for o in outs])
+
+
+def table(args):
+    import datetime
+    # hloc first, before JAX and PyTorch hold device memory.
+    hloc = {}
+    for name in selected(args.only):
+        hloc[name] = time_hloc(args.bundle, name)
+        print(json.dumps(dict(kind="hloc", name=name, seconds=hloc[name][0],
+                              error=hloc[name][1])), flush=True)
+    copy_gbs, device, results = measure_peers(args.only, args.peer_seconds)
+    for r in results:
+        r["hloc_s"], error = hloc[r["name"]]
+        if error:
+            r["hloc_error"] = error
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(dict(copy_gbs=copy_gbs, device=device, cases=results),
+                      f, indent=1)
+
+    for r in results:
+        if "bytes" not in r:  # The peers did not run: count it here.
+            r["bytes"] = bytes_from_shapes(r["name"])
+
+    def cell(r, key):
+        s = r.get(key)
+        if s is None:
+            return "n/a", "n/a", "n/a"
+        gbs = r["bytes"] / s / 1e9
+        return f"{s * 1e6:.1f}", f"{gbs:.0f}", f"{100 * gbs / copy_gbs:.0f}%"
+    lines = [
+        f"{device}, {datetime.date.today().isoformat()}; copy (1 GiB, "
+        f"device to device, read+write) {copy_gbs:.0f} GB/s",
+        "",
+        "| case | hloc us | hloc GB/s | hloc % copy | XLA:GPU us | "
+        "XLA % copy | torch.compile us | torch % copy |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        h, x, t = cell(r, "hloc_s"), cell(r, "xla_s"), cell(r, "torch_s")
+        lines.append(f"| {r['name']} | {h[0]} | {h[1]} | {h[2]} | {x[0]} | "
+                     f"{x[2]} | {t[0]} | {t[2]} |")
+    errors = [f"- {r['name']}: {k}: {r[k]}" for r in results
+              for k in ("hloc_error", "xla_error", "torch_error") if k in r]
+    if errors:
+        lines += ["", "Errors:"] + errors
+    text = "\n".join(lines) + "\n"
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text)
+    print()
+    print(text)
+
+
+def measure_peers(only, budget_s=None):
+    """The copy and the peers per case; cases not started within budget_s
+    seconds (torch.compile's first compile of a case can take a minute)
+    are reported as not measured."""
     import jax
     import torch
+    start = time.perf_counter()
     results = []
     n = (1 << 30) // 4
     src = torch.rand(n, device="cuda")
@@ -77,9 +194,13 @@ def peers(args):
     torch.cuda.empty_cache()
     print(json.dumps(dict(kind="copy", gbs=copy_gbs,
                           device=torch.cuda.get_device_name())), flush=True)
-    for name in selected(args.only):
+    for name in selected(only):
         case = cases.CASES[name]
         row = dict(kind="case", name=name)
+        if budget_s is not None and time.perf_counter() - start > budget_s:
+            row["xla_error"] = row["torch_error"] = "not measured: time budget"
+            results.append(row)
+            continue
         host = cases.make_inputs(name)
         try:
             xs = [jax.device_put(x) for x in host]
@@ -106,19 +227,7 @@ def peers(args):
             row["torch_error"] = f"{type(e).__name__}: {e}"
         results.append(row)
         print(json.dumps(row), flush=True)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(dict(copy_gbs=copy_gbs, cases=results), f, indent=1)
-    print(f"\ncopy {copy_gbs:.0f} GB/s (read+write)")
-    print(f"{'case':18} {'XLA:GPU us':>11} {'% copy':>7} {'torch us':>9} "
-          f"{'% copy':>7}")
-    for r in results:
-        def cell(key):
-            s = r.get(key)
-            if s is None or "bytes" not in r:
-                return f"{'n/a':>11} {'':>7}"
-            return f"{s * 1e6:11.1f} {100 * r['bytes'] / s / 1e9 / copy_gbs:6.0f}%"
-        print(f"{r['name']:18} {cell('xla_s')} {cell('torch_s')}")
+    return copy_gbs, torch.cuda.get_device_name(), results
 
 
 def main(argv):
@@ -130,11 +239,15 @@ def main(argv):
     pe = sub.add_parser("peers")
     pe.add_argument("--only", default="")
     pe.add_argument("--json", default="")
+    ta = sub.add_parser("table")
+    ta.add_argument("bundle")
+    ta.add_argument("--only", default="")
+    ta.add_argument("--markdown", default="")
+    ta.add_argument("--json", default="")
+    ta.add_argument("--peer-seconds", type=float, default=None,
+                    help="start no peer case after this many seconds")
     args = p.parse_args(argv[1:])
-    if args.command == "lower":
-        lower(args)
-    else:
-        peers(args)
+    {"lower": lower, "peers": peers, "table": table}[args.command](args)
     return 0
 
 

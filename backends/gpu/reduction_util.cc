@@ -1,0 +1,53 @@
+#include "backends/gpu/reduction_util.h"
+
+#include "absl/strings/str_cat.h"
+#include "llvm/IR/Module.h"
+
+namespace hloc {
+
+llvm::Value* ShuffleXor(KernelBuilder& kernel, llvm::Value* value, int mask) {
+  llvm::IRBuilderBase* b = kernel.b();
+  llvm::Type* type = value->getType();
+  const llvm::DataLayout& dl = kernel.function()->getParent()->getDataLayout();
+  unsigned bits = type->isIntegerTy(1)
+                      ? 1
+                      : static_cast<unsigned>(dl.getTypeSizeInBits(type));
+  unsigned words = (bits + 31) / 32;
+  llvm::Type* int_type = b->getIntNTy(bits);
+  llvm::Type* wide_type = b->getIntNTy(words * 32);
+  llvm::Value* x =
+      type->isIntegerTy() ? value : b->CreateBitCast(value, int_type);
+  x = b->CreateZExt(x, wide_type);
+  llvm::Value* result = llvm::ConstantInt::get(wide_type, 0);
+  for (unsigned w = 0; w < words; ++w) {
+    llvm::Value* piece = b->CreateTrunc(
+        b->CreateLShr(x, llvm::ConstantInt::get(wide_type, 32 * w)),
+        b->getInt32Ty());
+    llvm::Value* shuffled = kernel.target().EmitShuffleXorI32(piece, mask, b);
+    result = b->CreateOr(
+        result, b->CreateShl(b->CreateZExt(shuffled, wide_type),
+                             llvm::ConstantInt::get(wide_type, 32 * w)));
+  }
+  result = b->CreateTrunc(result, int_type);
+  return type->isIntegerTy() ? result : b->CreateBitCast(result, type);
+}
+
+llvm::GlobalVariable* SharedArray(KernelBuilder& kernel, llvm::Type* type,
+                                  int64_t count, const std::string& what) {
+  llvm::Module* module = kernel.function()->getParent();
+  llvm::Type* array = llvm::ArrayType::get(type, count);
+  return new llvm::GlobalVariable(
+      *module, array, false, llvm::GlobalValue::InternalLinkage,
+      llvm::UndefValue::get(array),
+      absl::StrCat(kernel.function()->getName().str(), ".", what), nullptr,
+      llvm::GlobalValue::NotThreadLocal,
+      kernel.target().shared_address_space());
+}
+
+llvm::Value* SharedElement(KernelBuilder& kernel, llvm::GlobalVariable* array,
+                           llvm::Value* i) {
+  return kernel.b()->CreateInBoundsGEP(array->getValueType(), array,
+                                       {kernel.Index(0), i});
+}
+
+}  // namespace hloc

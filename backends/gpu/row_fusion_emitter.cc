@@ -1,0 +1,363 @@
+// Row-reduction fusions (fusion_kinds.h, kRowReduction: softmax, layer
+// norm, log-softmax) on the GPU as one kernel.
+//
+// A group of threads owns a row (launch_dims.h, ComputeRowFusionLaunch:
+// a few threads for short rows, several rows per block; up to a block of
+// 1024 for long ones). Thread g of the group owns the runs of `vector`
+// consecutive elements at (j * group + g) * vector, its "slots": the
+// group's accesses to a run are coalesced and each run is one 16-byte
+// load or store.
+//
+// First every row-shaped input that is only read at its own position
+// (IsReadAtOwnPositionOnly) is loaded, all slots at once so the loads are
+// in flight together, into registers; from then on that input's generator
+// returns the register of the slot being computed. So the row is read from
+// memory once however many passes use it. Then, in pass order, each
+// reduction accumulates its input (computed from the registers through the
+// fused producers) over the thread's slots, combines the group's partial
+// results with butterfly shuffles (and, for groups larger than a warp,
+// through shared memory, every thread combining the warps' results in the
+// same order, so every thread holds the same value), and binds the result
+// as the reduction's value for everything after it, as the CPU's row
+// fusion emitter does. A last pass writes the full outputs slot by slot
+// (16-byte stores) and the group's first thread the per-row outputs.
+//
+// Threads past the last row compute the last row again and store nothing:
+// the shuffles and the barrier need every thread of the block.
+#include <algorithm>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "backends/common/loop_emitter.h"
+#include "backends/common/row_fusion.h"
+#include "backends/gpu/kernel_builder.h"
+#include "backends/gpu/kernel_emitters.h"
+#include "backends/gpu/launch_dims.h"
+#include "backends/gpu/reduction_util.h"
+#include "hlo/computation.h"
+#include "hlo/status_macros.h"
+#include "llvm/IR/Module.h"
+#include "passes/fusion/fusion_kinds.h"
+
+namespace hloc {
+namespace {
+
+// Registers a thread may spend on kept inputs (32-bit words); inputs beyond
+// are read again from memory (L1/L2) in each pass. 64 leaves room for the
+// computation at 2048 resident threads per SM (65536 registers).
+constexpr int64_t kMaxKeptWords = 64;
+
+class RowFusionKernel {
+ public:
+  RowFusionKernel(const KernelRequest& request, const RowReductionInfo& rows,
+                  const RowFusionLaunch& launch, KernelBuilder& kernel)
+      : request_(request), rows_(rows), launch_(launch), kernel_(kernel) {}
+
+  absl::Status Emit();
+
+ private:
+  // Loads the kept inputs into registers and binds their generators.
+  absl::Status KeepInputs();
+  absl::Status EmitReduction(const HloInstruction* reduce);
+  // acc = combine(acc, group's other threads' accs), for every thread.
+  absl::Status GroupReduce(const HloInstruction* reduce, llvm::Type* type,
+                           llvm::Value* acc);
+  absl::Status EmitOutputs();
+  // Runs `body(slot)` for every slot of this thread, each inside a bounds
+  // check where the row does not fill every slot.
+  absl::Status ForEachSlot(const std::function<absl::Status(int64_t)>& body);
+
+  const KernelRequest& request_;
+  const RowReductionInfo& rows_;
+  const RowFusionLaunch& launch_;
+  KernelBuilder& kernel_;
+  llvm::Value* tid_ = nullptr;
+  llvm::Value* in_group_ = nullptr;  // thread's index in its group
+  llvm::Value* row_in_block_ = nullptr;
+  llvm::Value* row_ = nullptr;           // clamped to the last row
+  llvm::Value* row_valid_ = nullptr;     // nullptr: always
+  std::vector<llvm::Value*> positions_;  // per slot, in the row
+  // The slot being computed, for the kept inputs' generators (-1: none).
+  std::shared_ptr<int64_t> current_slot_ = std::make_shared<int64_t>(-1);
+};
+
+absl::Status RowFusionKernel::ForEachSlot(
+    const std::function<absl::Status(int64_t)>& body) {
+  llvm::IRBuilderBase* b = kernel_.b();
+  const int64_t length = rows_.rows.row_length;
+  const bool full = length % (launch_.vector * launch_.threads_per_row) == 0;
+  for (int64_t s = 0; s < static_cast<int64_t>(positions_.size()); ++s) {
+    *current_slot_ = s;
+    auto visit = [&]() { return body(s); };
+    absl::Status status =
+        full ? visit()
+             : EmitIfThenElse(
+                   b->CreateICmpULT(positions_[s], kernel_.Index(length)),
+                   visit, nullptr, b);
+    *current_slot_ = -1;
+    HLOC_RETURN_IF_ERROR(status);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RowFusionKernel::KeepInputs() {
+  llvm::IRBuilderBase* b = kernel_.b();
+  const HloComputation* fused = request_.info->hlo->fused_computation();
+  const int64_t full = rows_.rows.num_rows * rows_.rows.row_length;
+  int64_t words = 0;
+  for (const HloInstruction* p : fused->parameter_instructions()) {
+    if (!IsReadAtOwnPositionOnly(p, full)) continue;
+    const int64_t bytes = ByteWidth(p->shape().element_type());
+    const int64_t cost = static_cast<int64_t>(positions_.size()) *
+                         std::max<int64_t>(1, bytes / 4);
+    if (words + cost > kMaxKeptWords) continue;
+    words += cost;
+    const IrArray& array = kernel_.generators().inputs()[p->parameter_number()];
+    RowIndexer indexer(p->shape(), rows_.rows.row_length, row_,
+                       kernel_.index_type(), b);
+    auto slots =
+        std::make_shared<std::vector<llvm::Value*>>(positions_.size(), nullptr);
+    llvm::Type* type = nullptr;
+    HLOC_RETURN_IF_ERROR(ForEachSlot([&](int64_t s) -> absl::Status {
+      HLOC_ASSIGN_OR_RETURN(llvm::Value * v,
+                            array.EmitRead(indexer.At(positions_[s], b), b));
+      type = v->getType();
+      (*slots)[s] = EmitAllocaAtEntry(type, absl::StrCat(p->name(), ".reg"), b);
+      b->CreateStore(v, (*slots)[s]);
+      return absl::OkStatus();
+    }));
+    if (type == nullptr) continue;  // No slots: an empty row.
+    std::shared_ptr<int64_t> current = current_slot_;
+    const HloInstruction* parameter = p;
+    kernel_.generators().Bind(
+        p,
+        [slots, current, type, parameter,
+         b](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+          if (*current < 0) {
+            return absl::InternalError(absl::StrCat(
+                "codegen: ", parameter->name(),
+                " is kept per slot but was read outside the row's slots"));
+          }
+          return b->CreateLoad(type, (*slots)[*current]);
+        });
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RowFusionKernel::GroupReduce(const HloInstruction* reduce,
+                                          llvm::Type* type, llvm::Value* acc) {
+  llvm::IRBuilderBase* b = kernel_.b();
+  auto combine = [&](llvm::Value* other) -> absl::Status {
+    HLOC_ASSIGN_OR_RETURN(
+        llvm::Value * next,
+        kernel_.elemental()->EmitScalarComputation(
+            reduce->to_apply(), {b->CreateLoad(type, acc), other}));
+    b->CreateStore(next, acc);
+    return absl::OkStatus();
+  };
+  const int64_t warp = request_.target->device().warp_size;
+  const int64_t group = launch_.threads_per_row;
+  for (int64_t mask = std::min(group, warp) / 2; mask > 0; mask /= 2) {
+    HLOC_RETURN_IF_ERROR(combine(
+        ShuffleXor(kernel_, b->CreateLoad(type, acc), static_cast<int>(mask))));
+  }
+  if (group <= warp) return absl::OkStatus();
+  // Each warp's result to shared memory; every thread of the row then
+  // combines the row's warps in the same order.
+  const int64_t warps = group / warp;
+  llvm::GlobalVariable* partial =
+      SharedArray(kernel_, type, launch_.rows_per_block * warps,
+                  absl::StrCat(reduce->name(), ".partial"));
+  llvm::Value* first = b->CreateMul(row_in_block_, kernel_.Index(warps));
+  HLOC_RETURN_IF_ERROR(EmitIfThenElse(
+      b->CreateICmpEQ(b->CreateURem(tid_, kernel_.Index(warp)),
+                      kernel_.Index(0)),
+      [&]() -> absl::Status {
+        b->CreateStore(
+            b->CreateLoad(type, acc),
+            SharedElement(
+                kernel_, partial,
+                b->CreateAdd(first,
+                             b->CreateUDiv(in_group_, kernel_.Index(warp)))));
+        return absl::OkStatus();
+      },
+      nullptr, b));
+  kernel_.target().EmitBarrier(b);
+  b->CreateStore(b->CreateLoad(type, SharedElement(kernel_, partial, first)),
+                 acc);
+  for (int64_t w = 1; w < warps; ++w) {
+    HLOC_RETURN_IF_ERROR(combine(b->CreateLoad(
+        type, SharedElement(kernel_, partial,
+                            b->CreateAdd(first, kernel_.Index(w))))));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RowFusionKernel::EmitReduction(const HloInstruction* reduce) {
+  llvm::IRBuilderBase* b = kernel_.b();
+  const HloInstruction* input = reduce->operand(0);
+  HLOC_ASSIGN_OR_RETURN(ElementGenerator input_gen,
+                        kernel_.generators().Get(input));
+  HLOC_ASSIGN_OR_RETURN(ElementGenerator init_gen,
+                        kernel_.generators().Get(reduce->operand(1)));
+  HLOC_ASSIGN_OR_RETURN(
+      llvm::Type * type,
+      RegisterType(reduce->shape().element_type(), b->getContext()));
+  HLOC_ASSIGN_OR_RETURN(llvm::Value * init,
+                        init_gen(IrIndex::Scalar(kernel_.index_type())));
+  llvm::Value* acc = EmitAllocaAtEntry(type, "acc", b);
+  b->CreateStore(init, acc);
+  RowIndexer indexer(input->shape(), rows_.rows.row_length, row_,
+                     kernel_.index_type(), b);
+  HLOC_RETURN_IF_ERROR(ForEachSlot([&](int64_t s) -> absl::Status {
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * x,
+                          input_gen(indexer.At(positions_[s], b)));
+    HLOC_ASSIGN_OR_RETURN(
+        llvm::Value * next,
+        kernel_.elemental()->EmitScalarComputation(
+            reduce->to_apply(), {b->CreateLoad(type, acc), x}));
+    b->CreateStore(next, acc);
+    return absl::OkStatus();
+  }));
+  HLOC_RETURN_IF_ERROR(GroupReduce(reduce, type, acc));
+  llvm::Value* value = b->CreateLoad(type, acc, reduce->name());
+  kernel_.generators().Bind(
+      reduce, [value](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+        return value;
+      });
+  return absl::OkStatus();
+}
+
+absl::Status RowFusionKernel::EmitOutputs() {
+  llvm::IRBuilderBase* b = kernel_.b();
+  const KernelInfo& info = *request_.info;
+  const int64_t length = rows_.rows.row_length;
+  const int64_t full = rows_.rows.num_rows * length;
+  std::vector<std::pair<size_t, ElementGenerator>> full_outputs;
+  std::vector<RowIndexer> indexers;
+  std::vector<std::pair<size_t, ElementGenerator>> row_outputs;
+  for (size_t o = 0; o < info.outputs.size(); ++o) {
+    HLOC_ASSIGN_OR_RETURN(ElementGenerator g,
+                          kernel_.generators().ForOutput(info.outputs[o]));
+    const Shape& shape = info.output_shapes[o];
+    if (shape.ElementCount() == full) {
+      indexers.emplace_back(shape, length, row_, kernel_.index_type(), b);
+      full_outputs.emplace_back(o, std::move(g));
+    } else {
+      row_outputs.emplace_back(o, std::move(g));
+    }
+  }
+  HLOC_RETURN_IF_ERROR(ForEachSlot([&](int64_t s) -> absl::Status {
+    for (size_t i = 0; i < full_outputs.size(); ++i) {
+      IrIndex index = indexers[i].At(positions_[s], b);
+      HLOC_ASSIGN_OR_RETURN(llvm::Value * v, full_outputs[i].second(index));
+      HLOC_RETURN_IF_ERROR(
+          kernel_.output(full_outputs[i].first).EmitWrite(index, v, b));
+    }
+    return absl::OkStatus();
+  }));
+  if (row_outputs.empty()) return absl::OkStatus();
+  return EmitIfThenElse(
+      b->CreateICmpEQ(in_group_, kernel_.Index(0)),
+      [&]() -> absl::Status {
+        for (auto& [o, g] : row_outputs) {
+          IrIndex index = IrIndex::FromLinear(row_, info.output_shapes[o], b);
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, g(index));
+          HLOC_RETURN_IF_ERROR(kernel_.output(o).EmitWrite(index, v, b));
+        }
+        return absl::OkStatus();
+      },
+      nullptr, b);
+}
+
+absl::Status RowFusionKernel::Emit() {
+  llvm::IRBuilderBase* b = kernel_.b();
+  const int64_t group = launch_.threads_per_row;
+  const int64_t num_rows = rows_.rows.num_rows;
+  tid_ = kernel_.ThreadId(0);
+  in_group_ = b->CreateURem(tid_, kernel_.Index(group), "in_group");
+  row_in_block_ = b->CreateUDiv(tid_, kernel_.Index(group), "row_in_block");
+  llvm::Value* row = b->CreateAdd(
+      b->CreateMul(kernel_.BlockId(0), kernel_.Index(launch_.rows_per_block),
+                   "", true, true),
+      row_in_block_, "", true, true);
+  if (num_rows % launch_.rows_per_block != 0) {
+    row_valid_ = b->CreateICmpULT(row, kernel_.Index(num_rows));
+    row = b->CreateSelect(row_valid_, row, kernel_.Index(num_rows - 1));
+  }
+  row_ = row;
+  for (int64_t j = 0; j < launch_.vectors_per_thread; ++j) {
+    llvm::Value* run = b->CreateMul(
+        b->CreateAdd(kernel_.Index(j * group), in_group_, "", true, true),
+        kernel_.Index(launch_.vector), "", true, true);
+    for (int64_t i = 0; i < launch_.vector; ++i) {
+      positions_.push_back(
+          i == 0 ? run : b->CreateAdd(run, kernel_.Index(i), "", true, true));
+    }
+  }
+  HLOC_RETURN_IF_ERROR(KeepInputs());
+  for (const HloInstruction* reduce : rows_.reductions) {
+    HLOC_RETURN_IF_ERROR(EmitReduction(reduce));
+  }
+  if (row_valid_ == nullptr) return EmitOutputs();
+  return EmitIfThenElse(
+      row_valid_, [&]() { return EmitOutputs(); }, nullptr, b);
+}
+
+}  // namespace
+
+bool IsRowFusion(const HloInstruction& hlo) {
+  if (hlo.opcode() != HloOpcode::kFusion) return false;
+  const FusionShape shape = GetFusionShape(hlo);
+  if (shape == FusionShape::kRowReduction) return true;
+  if (shape != FusionShape::kReduction) return false;
+  // A reduction fusion over rows that fit a block is the simplest row
+  // fusion (one reduction, no epilogue): this kernel's 16-byte loads, all
+  // in flight at once, and several rows per warp for short rows beat the
+  // general reduction kernel's one element per thread and step.
+  absl::StatusOr<RowReductionInfo> rows =
+      AnalyzeRowReduction(*hlo.fused_computation());
+  if (!rows.ok()) return false;
+  for (const HloInstruction* reduce : rows->reductions) {
+    if (!RowFitsInBlock(rows->rows,
+                        reduce->operand(0)->shape().element_type())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+absl::StatusOr<LaunchDims> EmitRowFusionKernel(const KernelRequest& request) {
+  const KernelInfo& info = *request.info;
+  absl::StatusOr<RowReductionInfo> rows =
+      AnalyzeRowReduction(*info.hlo->fused_computation());
+  if (!rows.ok())
+    return CodegenUnimplemented(*info.hlo, rows.status().message());
+  const int64_t full = rows->rows.num_rows * rows->rows.row_length;
+  int64_t widest = 1;
+  for (const std::vector<Shape>* shapes :
+       {&info.input_shapes, &info.output_shapes}) {
+    for (const Shape& s : *shapes) {
+      if (s.ElementCount() == full) {
+        widest = std::max<int64_t>(widest, ByteWidth(s.element_type()));
+      }
+    }
+  }
+  RowFusionLaunch launch =
+      ComputeRowFusionLaunch(rows->rows.num_rows, rows->rows.row_length, widest,
+                             request.target->device());
+  bool index64 =
+      !Use32BitIndexing(MaxElementsTouched(info),
+                        launch.dims.NumBlocks() * launch.threads_per_block *
+                            launch.vectors_per_thread * launch.vector);
+  KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
+                       request.symbol, launch.threads_per_block, index64);
+  absl::Status status =
+      launch.dims.NumBlocks() == 0
+          ? absl::OkStatus()
+          : RowFusionKernel(request, *rows, launch, kernel).Emit();
+  HLOC_RETURN_IF_ERROR(kernel.Finish(status));
+  return launch.dims;
+}
+
+}  // namespace hloc

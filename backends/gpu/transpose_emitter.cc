@@ -1,0 +1,262 @@
+// Transposes that move the minor dimension, alone or inside a loop fusion
+// (x.T + y): through shared-memory tiles.
+//
+// The "hero" is a transpose whose operand's physically minor dimension is
+// not the output's, or a fusion parameter whose layout puts another
+// dimension minor than the output's (after layout assignment, x.T + y is
+// a bitcast of x plus y read in the other order). Read element by element,
+// either its reads or the kernel's writes would stride through memory. Instead
+// a block owns a kTransposeTile x kTransposeTile tile of the output over the
+// two dimensions concerned (k: the one that is minor in the operand, j: the one
+// minor in the output) at one position of the other dimensions. First its lanes
+// walk k, reading the hero's operand (computed through the fused producers)
+// along the operand's minor dimension, into a shared tile; after a barrier they
+// walk j, computing the output along its minor dimension, the hero's value now
+// read from the tile's other axis. A padding column (tile rows of
+// kTransposeTile + 1) puts the 32 reads of a warp in 32 different banks.
+//
+// Only where every use of the hero reaches the single output through
+// elementwise ops of the output's dimensions, so it is only read at the
+// output's own position.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "backends/common/loop_emitter.h"
+#include "backends/gpu/kernel_builder.h"
+#include "backends/gpu/kernel_emitters.h"
+#include "backends/gpu/launch_dims.h"
+#include "backends/gpu/reduction_util.h"
+#include "hlo/computation.h"
+#include "hlo/status_macros.h"
+#include "llvm/IR/Module.h"
+#include "passes/fusion/fusion_kinds.h"
+
+namespace hloc {
+namespace {
+
+// The output dimensions the tile spans: k (minor in the hero's operand)
+// and j (minor in the output).
+struct TilePlane {
+  int64_t k = -1;
+  int64_t j = -1;
+};
+
+// The tile plane of `hero`: a transpose (its operand is the source) or a
+// fusion parameter of the output's dimensions whose layout differs from
+// the output's (it is the source, read in another physical order).
+std::optional<TilePlane> PlaneOf(const HloInstruction* hero,
+                                 const Shape& output) {
+  const bool transpose = hero->opcode() == HloOpcode::kTranspose;
+  if (!transpose && hero->opcode() != HloOpcode::kParameter) {
+    return std::nullopt;
+  }
+  const Shape& source = transpose ? hero->operand(0)->shape() : hero->shape();
+  if (!source.IsArray() || source.rank() < 2 ||
+      !hero->shape().SameDimensions(output)) {
+    return std::nullopt;
+  }
+  // The physically most minor dimensions of size > 1.
+  auto minor = [](const Shape& s) -> int64_t {
+    for (int64_t d : s.MinorToMajor()) {
+      if (s.dimensions(d) != 1) return d;
+    }
+    return -1;
+  };
+  const int64_t a = minor(source);
+  const int64_t j = minor(output);
+  if (a < 0 || j < 0) return std::nullopt;
+  TilePlane plane;
+  plane.j = j;
+  for (int64_t i = 0; i < output.rank(); ++i) {
+    if ((transpose ? hero->dimensions(i) : i) == a) plane.k = i;
+  }
+  if (plane.k < 0 || plane.k == plane.j) return std::nullopt;
+  return plane;
+}
+
+// True if every use of `hero` reaches `root` through elementwise ops of
+// `dims`' dimensions only.
+bool ReadAtOutputPositionOnly(const HloInstruction* hero,
+                              const HloInstruction* root) {
+  std::vector<const HloInstruction*> work = {hero};
+  while (!work.empty()) {
+    const HloInstruction* value = work.back();
+    work.pop_back();
+    if (value == root) continue;
+    if (value->users().empty()) return false;
+    for (const HloInstruction* user : value->users()) {
+      if (!user->IsElementwise() || !user->shape().IsArray() ||
+          !user->shape().SameDimensions(root->shape())) {
+        return false;
+      }
+      work.push_back(user);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+const HloInstruction* FindTransposeHero(const KernelInfo& info) {
+  if (info.outputs.size() != 1 || info.outputs[0].element >= 0) {
+    return nullptr;
+  }
+  const HloInstruction* root = info.outputs[0].root;
+  const Shape& output = info.output_shapes[0];
+  if (!root->shape().IsArray() || !root->shape().SameDimensions(output) ||
+      output.ElementCount() == 0) {
+    return nullptr;
+  }
+  std::vector<const HloInstruction*> candidates;
+  if (!info.fused) {
+    candidates.push_back(info.hlo);
+  } else if (GetFusionShape(*info.hlo) == FusionShape::kLoop) {
+    for (const HloInstruction* instr :
+         info.hlo->fused_computation()->instructions()) {
+      candidates.push_back(instr);
+    }
+  }
+  for (const HloInstruction* c : candidates) {
+    if (!PlaneOf(c, output) || !ReadAtOutputPositionOnly(c, root)) {
+      continue;
+    }
+    return c;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
+                                               const HloInstruction* hero) {
+  const KernelInfo& info = *request.info;
+  const Shape& output = info.output_shapes[0];
+  const TilePlane plane = *PlaneOf(hero, output);
+  const int64_t tile = kTransposeTile;
+  const int64_t rows = kTransposeRows;
+  const int64_t dk = output.dimensions(plane.k);
+  const int64_t dj = output.dimensions(plane.j);
+  const int64_t tiles_k = (dk + tile - 1) / tile;
+  const int64_t tiles_j = (dj + tile - 1) / tile;
+  // The other dimensions, one block row per position.
+  std::vector<int64_t> others;
+  std::vector<int64_t> other_sizes;
+  for (int64_t d = 0; d < output.rank(); ++d) {
+    if (d == plane.k || d == plane.j) continue;
+    others.push_back(d);
+    other_sizes.push_back(output.dimensions(d));
+  }
+  const int64_t other_count = output.ElementCount() / (dk * dj);
+  LaunchDims dims;
+  dims.block[0] = tile * rows;
+  dims.grid[0] = tiles_k * tiles_j * other_count;
+  bool index64 = !Use32BitIndexing(MaxElementsTouched(info),
+                                   dims.NumBlocks() * tile * tile);
+  KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
+                       request.symbol, tile * rows, index64);
+  absl::Status status = [&]() -> absl::Status {
+    llvm::IRBuilderBase* b = kernel.b();
+    HLOC_ASSIGN_OR_RETURN(
+        llvm::Type * type,
+        RegisterType(hero->shape().element_type(), b->getContext()));
+    llvm::GlobalVariable* shared =
+        SharedArray(kernel, type, tile * (tile + 1), "tile");
+    llvm::Value* tid = kernel.ThreadId(0);
+    llvm::Value* tx = b->CreateURem(tid, kernel.Index(tile), "tx");
+    llvm::Value* ty = b->CreateUDiv(tid, kernel.Index(tile), "ty");
+    llvm::Value* block = kernel.BlockId(0);
+    llvm::Value* tj = b->CreateURem(block, kernel.Index(tiles_j));
+    llvm::Value* rest = b->CreateUDiv(block, kernel.Index(tiles_j));
+    llvm::Value* tk = b->CreateURem(rest, kernel.Index(tiles_k));
+    llvm::Value* other = b->CreateUDiv(rest, kernel.Index(tiles_k));
+    llvm::Value* k0 = b->CreateMul(tk, kernel.Index(tile), "k0", true, true);
+    llvm::Value* j0 = b->CreateMul(tj, kernel.Index(tile), "j0", true, true);
+    std::vector<llvm::Value*> base(output.rank(), kernel.Index(0));
+    if (!others.empty()) {
+      IrIndex split = IrIndex::FromLinear(
+          other, Shape::Array(output.element_type(), other_sizes), b);
+      for (size_t i = 0; i < others.size(); ++i) base[others[i]] = split[i];
+    }
+    auto at = [&](llvm::Value* k, llvm::Value* j) {
+      std::vector<llvm::Value*> index = base;
+      index[plane.k] = k;
+      index[plane.j] = j;
+      return IrIndex(index, kernel.index_type());
+    };
+    auto slot = [&](llvm::Value* row, llvm::Value* column) {
+      return SharedElement(
+          kernel, shared,
+          b->CreateAdd(
+              b->CreateMul(row, kernel.Index(tile + 1), "", true, true), column,
+              "", true, true));
+    };
+    // Runs body(k, j) for the thread's elements of the tile: the lane
+    // walks `lane_dim` (k or j), the thread's rows the other, bounds
+    // checked only on edge tiles.
+    auto for_tile =
+        [&](bool lanes_along_k,
+            const std::function<absl::Status(llvm::Value*, llvm::Value*,
+                                             llvm::Value*, llvm::Value*)>& body)
+        -> absl::Status {
+      for (int64_t r = 0; r < tile; r += rows) {
+        llvm::Value* across =
+            b->CreateAdd(ty, kernel.Index(r), "", true, true);  // tile row
+        llvm::Value* tk_off = lanes_along_k ? tx : across;
+        llvm::Value* tj_off = lanes_along_k ? across : tx;
+        llvm::Value* k = b->CreateAdd(k0, tk_off, "", true, true);
+        llvm::Value* j = b->CreateAdd(j0, tj_off, "", true, true);
+        auto visit = [&]() { return body(k, j, tk_off, tj_off); };
+        if (dk % tile == 0 && dj % tile == 0) {
+          HLOC_RETURN_IF_ERROR(visit());
+        } else {
+          HLOC_RETURN_IF_ERROR(EmitIfThenElse(
+              b->CreateAnd(b->CreateICmpULT(k, kernel.Index(dk)),
+                           b->CreateICmpULT(j, kernel.Index(dj))),
+              visit, nullptr, b));
+        }
+      }
+      return absl::OkStatus();
+    };
+    HLOC_ASSIGN_OR_RETURN(ElementGenerator hero_gen,
+                          kernel.generators().Get(hero));
+    // Phase 1: lanes along k (the operand's minor dimension).
+    HLOC_RETURN_IF_ERROR(for_tile(
+        /*lanes_along_k=*/true,
+        [&](llvm::Value* k, llvm::Value* j, llvm::Value* tk_off,
+            llvm::Value* tj_off) -> absl::Status {
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, hero_gen(at(k, j)));
+          b->CreateStore(v, slot(tj_off, tk_off));
+          return absl::OkStatus();
+        }));
+    kernel.target().EmitBarrier(b);
+    // Phase 2: lanes along j (the output's minor dimension); the hero's
+    // value comes from the tile.
+    auto current = std::make_shared<std::pair<llvm::Value*, llvm::Value*>>();
+    if (info.fused) {
+      kernel.generators().Bind(
+          hero,
+          [current, type, &slot,
+           b](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+            return b->CreateLoad(type, slot(current->second, current->first));
+          });
+    }
+    HLOC_ASSIGN_OR_RETURN(ElementGenerator out_gen,
+                          kernel.generators().ForOutput(info.outputs[0]));
+    return for_tile(
+        /*lanes_along_k=*/false,
+        [&](llvm::Value* k, llvm::Value* j, llvm::Value* tk_off,
+            llvm::Value* tj_off) -> absl::Status {
+          *current = {tk_off, tj_off};
+          IrIndex index = at(k, j);
+          llvm::Value* v;
+          if (info.fused) {
+            HLOC_ASSIGN_OR_RETURN(v, out_gen(index));
+          } else {
+            v = b->CreateLoad(type, slot(tj_off, tk_off));
+          }
+          return kernel.output(0).EmitWrite(index, v, b);
+        });
+  }();
+  HLOC_RETURN_IF_ERROR(kernel.Finish(status));
+  return dims;
+}
+
+}  // namespace hloc

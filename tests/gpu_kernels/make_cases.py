@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Odd-size cases for the GPU's reduction, row-fusion and transpose kernels.
+
+  python3 tests/gpu_kernels/make_cases.py DIR
+
+writes DIR/NAME/{module.pb, in<i>.npy, out<i>.npy}: each function lowered
+by JAX (an HloModuleProto, as JAX hands it to XLA), random inputs (NaN and
+infinities where the name says so) and JAX's outputs on this machine's CPU
+(XLA:CPU; NumPy's where XLA:CPU departs from the HLO semantics) as the
+expected values. scripts/gpu_check.sh compiles them for
+cuda with the corpus and runs them on the GPU machine. The shapes straddle
+every threshold the kernels have: rows of 1, 31, 33, 1023, 1025 elements,
+row counts that leave a block partly empty, size-0 dimensions.
+"""
+
+import os
+import sys
+
+import jax
+import jax.numpy as jnp
+import ml_dtypes
+import numpy as np
+
+
+def softmax(x):
+    return jax.nn.softmax(x, axis=-1)
+
+
+def log_softmax(x):
+    return jax.nn.log_softmax(x, axis=-1)
+
+
+def layernorm(x, g, b):
+    xf = x.astype(jnp.float32)
+    m = xf.mean(-1, keepdims=True)
+    v = ((xf - m) ** 2).mean(-1, keepdims=True)
+    return ((xf - m) / jnp.sqrt(v + 1e-5) * g + b).astype(x.dtype)
+
+
+def row_sum(x):
+    return x.sum(axis=-1)
+
+
+def row_max(x):
+    return x.max(axis=-1)
+
+
+def col_sum(x):
+    return x.sum(axis=0)
+
+
+def col_max(x):
+    return x.max(axis=0)
+
+
+def mid_sum(x):
+    return x.sum(axis=1)
+
+
+def transpose_add(x, y):
+    return x.T + y
+
+
+def transpose3(x):
+    return jnp.transpose(x, (2, 1, 0)) * 2
+
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+# name -> (function, [shapes], dtype, special values)
+CASES = {}
+for r, c in [(1, 1), (3, 31), (5, 33), (7, 1023), (3, 1025), (2, 8192),
+             (300, 64), (0, 16), (4, 0), (2, 16384)]:
+    CASES[f"softmax_{r}x{c}"] = (softmax, [(r, c)], np.float32, False)
+for r, c in [(9, 64), (5, 4095)]:
+    CASES[f"log_softmax_{r}x{c}"] = (log_softmax, [(r, c)], np.float32, False)
+for r, c in [(6, 33), (3, 1025), (130, 96)]:
+    CASES[f"layernorm_{r}x{c}"] = (layernorm, [(r, c), (c,), (c,)],
+                                   np.float32, False)
+CASES["softmax_nan_4x33"] = (softmax, [(4, 33)], np.float32, True)
+CASES["softmax_bf16_5x1025"] = (softmax, [(5, 1025)], BF16, False)
+CASES["layernorm_bf16_3x40"] = (layernorm, [(3, 40), (40,), (40,)], BF16,
+                                False)
+for r, c in [(1, 1), (3, 31), (33, 33), (5, 1023), (2, 1025), (1000, 64),
+             (3, 100003), (2, 262147), (0, 5), (5, 0)]:
+    CASES[f"row_sum_{r}x{c}"] = (row_sum, [(r, c)], np.float32, False)
+CASES["row_max_nan_7x1025"] = (row_max, [(7, 1025)], np.float32, True)
+# XLA:CPU's max reductions drop NaN (its fast min/max); XLA:GPU and the HLO
+# semantics propagate it, as NumPy does: NumPy gives these cases' outputs.
+NUMPY_REFERENCE = {
+    "row_max_nan_7x1025": lambda x: x.max(axis=-1),
+    "col_max_nan_33x65": lambda x: x.max(axis=0),
+}
+for r, c in [(1, 1), (31, 33), (1025, 31), (33, 1023), (4097, 3), (0, 7),
+             (7, 0), (70000, 5)]:
+    CASES[f"col_sum_{r}x{c}"] = (col_sum, [(r, c)], np.float32, False)
+CASES["col_max_nan_33x65"] = (col_max, [(33, 65)], np.float32, True)
+CASES["col_sum_bf16_1025x33"] = (col_sum, [(1025, 33)], BF16, False)
+CASES["mid_sum_5x33x7"] = (mid_sum, [(5, 33, 7)], np.float32, False)
+for r, c in [(1, 1), (31, 33), (33, 1025), (64, 64), (1, 100), (0, 3)]:
+    CASES[f"transpose_add_{r}x{c}"] = (transpose_add, [(c, r), (r, c)],
+                                       np.float32, False)
+CASES["transpose_add_bf16_33x65"] = (transpose_add, [(65, 33), (33, 65)],
+                                     BF16, False)
+CASES["transpose3_5x33x7"] = (transpose3, [(5, 33, 7)], np.float32, False)
+
+
+def make_input(rng, shape, dtype, special):
+    x = rng.standard_normal(shape).astype(np.float32)
+    if special and x.size:
+        flat = x.reshape(-1)
+        picks = rng.choice(flat.size, size=max(1, flat.size // 10),
+                           replace=False)
+        for k, i in enumerate(picks):
+            flat[i] = [np.nan, np.inf, -np.inf, -0.0][k % 4]
+    return x.astype(dtype)
+
+
+def main(out):
+    rng = np.random.default_rng(20261125)
+    cpu = jax.devices("cpu")[0]
+    for name, (fn, shapes, dtype, special) in CASES.items():
+        inputs = [make_input(rng, s, dtype, special) for s in shapes]
+        specs = [jax.ShapeDtypeStruct(s, dtype) for s in shapes]
+        lowered = jax.jit(fn).lower(*specs)
+        proto = lowered.compiler_ir("hlo").as_serialized_hlo_module_proto()
+        if name in NUMPY_REFERENCE:
+            result = NUMPY_REFERENCE[name](*inputs)
+        else:
+            with jax.default_device(cpu):
+                result = np.asarray(jax.jit(fn)(*inputs))
+        d = os.path.join(out, name)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "module.pb"), "wb") as f:
+            f.write(proto)
+        for i, x in enumerate(inputs):
+            np.save(os.path.join(d, f"in{i}.npy"), x)
+        np.save(os.path.join(d, "out0.npy"), result)
+    print(f"{len(CASES)} cases in {out}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
