@@ -1,5 +1,6 @@
 #include "backends/common/kernel_generators.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "hlo/status_macros.h"
@@ -62,6 +63,37 @@ absl::StatusOr<ElementGenerator> KernelGenerators::ForOutput(
 void KernelGenerators::Bind(const HloInstruction* hlo,
                             ElementGenerator generator) {
   fused_.BindInstruction(hlo, std::move(generator));
+}
+
+absl::StatusOr<std::vector<ReduceState>> MakeReduceStates(
+    const KernelInfo& info, const ReductionInfo& r,
+    const std::function<
+        absl::StatusOr<ElementGenerator>(const HloInstruction*)>& generator,
+    llvm::LLVMContext& context) {
+  std::vector<ReduceState> states;
+  for (const HloInstruction* reduce : r.reduces) {
+    ReduceState s;
+    s.reduce = reduce;
+    s.n = reduce->operand_count() / 2;
+    for (size_t k = 0; k < s.n; ++k) {
+      HLOC_ASSIGN_OR_RETURN(ElementGenerator in, generator(reduce->operand(k)));
+      HLOC_ASSIGN_OR_RETURN(ElementGenerator init,
+                            generator(reduce->operand(s.n + k)));
+      s.inputs.push_back(std::move(in));
+      s.inits.push_back(std::move(init));
+      HLOC_ASSIGN_OR_RETURN(
+          llvm::Type * t,
+          RegisterType(reduce->operand(k)->shape().element_type(), context));
+      s.types.push_back(t);
+      s.output_of.push_back(-1);
+    }
+    for (size_t o = 0; o < info.outputs.size(); ++o) {
+      if (info.outputs[o].root != reduce) continue;
+      s.output_of[std::max<int64_t>(info.outputs[o].element, 0)] = o;
+    }
+    states.push_back(std::move(s));
+  }
+  return states;
 }
 
 }  // namespace hloc

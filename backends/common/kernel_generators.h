@@ -6,6 +6,7 @@
 #ifndef BACKENDS_COMMON_KERNEL_GENERATORS_H_
 #define BACKENDS_COMMON_KERNEL_GENERATORS_H_
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -43,6 +44,29 @@ class KernelGenerators {
   FusedIrEmitter fused_;
   std::optional<ElementGenerator> unfused_;
 };
+
+// One reduce of a reduction kernel (r.reduces): its input and init
+// generators, register types, and which kernel output holds each of its
+// results. The CPU and GPU reduction emitters walk the reduced elements
+// differently but set up their reduces with this one helper.
+struct ReduceState {
+  const HloInstruction* reduce;
+  // Results (the reduce's operand count / 2).
+  size_t n;
+  std::vector<ElementGenerator> inputs;
+  std::vector<ElementGenerator> inits;
+  std::vector<llvm::Type*> types;
+  // Result k -> kernel output index (-1: none).
+  std::vector<int64_t> output_of;
+  // Accumulators, where the emitter keeps them in allocas (it fills these).
+  std::vector<llvm::Value*> slots;
+};
+
+absl::StatusOr<std::vector<ReduceState>> MakeReduceStates(
+    const KernelInfo& info, const ReductionInfo& r,
+    const std::function<
+        absl::StatusOr<ElementGenerator>(const HloInstruction*)>& generator,
+    llvm::LLVMContext& context);
 
 }  // namespace hloc
 

@@ -11,9 +11,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/common/elemental_emitter.h"
+#include "backends/common/ir_array.h"
 #include "backends/common/kernel_analysis.h"
 #include "backends/common/kernel_generators.h"
-#include "backends/common/ir_array.h"
 #include "backends/common/loop_emitter.h"
 #include "backends/common/math_library.h"
 #include "backends/cpu/op_emitters.h"
@@ -181,47 +181,6 @@ absl::Status EmitNestedLoops(const std::vector<int64_t>& dims,
       b);
 }
 
-// Per reduce: its operands' generators, inits, accumulator types, and the
-// kernel outputs holding each of its results.
-struct ReduceState {
-  const HloInstruction* reduce;
-  size_t n;
-  std::vector<ElementGenerator> inputs;
-  std::vector<ElementGenerator> inits;
-  std::vector<llvm::Type*> types;
-  std::vector<int64_t> output_of;  // result k -> kernel output index (-1: none)
-};
-
-absl::StatusOr<std::vector<ReduceState>> MakeReduceStates(
-    const KernelInfo& info, const ReductionInfo& r, RangeContext& ctx) {
-  std::vector<ReduceState> states;
-  for (const HloInstruction* reduce : r.reduces) {
-    ReduceState s;
-    s.reduce = reduce;
-    s.n = reduce->operand_count() / 2;
-    for (size_t k = 0; k < s.n; ++k) {
-      HLOC_ASSIGN_OR_RETURN(ElementGenerator in,
-                            ctx.generator(reduce->operand(k)));
-      HLOC_ASSIGN_OR_RETURN(ElementGenerator init,
-                            ctx.generator(reduce->operand(s.n + k)));
-      s.inputs.push_back(std::move(in));
-      s.inits.push_back(std::move(init));
-      HLOC_ASSIGN_OR_RETURN(
-          llvm::Type * t,
-          RegisterType(reduce->operand(k)->shape().element_type(),
-                       ctx.b->getContext()));
-      s.types.push_back(t);
-      s.output_of.push_back(-1);
-    }
-    for (size_t o = 0; o < info.outputs.size(); ++o) {
-      if (info.outputs[o].root != reduce) continue;
-      s.output_of[std::max<int64_t>(info.outputs[o].element, 0)] = o;
-    }
-    states.push_back(std::move(s));
-  }
-  return states;
-}
-
 // Stores the non-reduce outputs (of the reduce input's shape) at `in_index`.
 absl::Status EmitExtraOutputs(const KernelInfo& info, RangeContext& ctx,
                               const IrIndex& in_index) {
@@ -278,8 +237,9 @@ LoopSpec RowReductionLoop(const KernelInfo& info, const ReductionInfo& r) {
   spec.elements = r.input_shape.ElementCount();
   spec.emit = [info, r, iteration](RangeContext& ctx) -> absl::Status {
     llvm::IRBuilderBase* b = ctx.b;
-    HLOC_ASSIGN_OR_RETURN(std::vector<ReduceState> states,
-                          MakeReduceStates(info, r, ctx));
+    HLOC_ASSIGN_OR_RETURN(
+        std::vector<ReduceState> states,
+        MakeReduceStates(info, r, ctx.generator, ctx.b->getContext()));
     std::vector<int64_t> loop_order = ReducedLoopOrder(r);
     return EmitForLoop(
         "out", ctx.lo, ctx.hi, b->getInt64(1),
@@ -366,8 +326,9 @@ LoopSpec ColumnReductionLoop(const KernelInfo& info, const ReductionInfo& r,
                other_kept](RangeContext& ctx) -> absl::Status {
     llvm::IRBuilderBase* b = ctx.b;
     const Shape& in = r.input_shape;
-    HLOC_ASSIGN_OR_RETURN(std::vector<ReduceState> states,
-                          MakeReduceStates(info, r, ctx));
+    HLOC_ASSIGN_OR_RETURN(
+        std::vector<ReduceState> states,
+        MakeReduceStates(info, r, ctx.generator, ctx.b->getContext()));
     std::vector<int64_t> loop_order = ReducedLoopOrder(r);
     return EmitForLoop(
         "item", ctx.lo, ctx.hi, b->getInt64(1),
@@ -467,8 +428,7 @@ std::vector<size_t> StreamedOutputs(const KernelInfo& info,
   std::vector<size_t> streamed;
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Shape& shape = info.output_shapes[outputs[i]];
-    if (UseStreamingStores(options, shape) &&
-        shape.SameDimensions(iteration) &&
+    if (UseStreamingStores(options, shape) && shape.SameDimensions(iteration) &&
         shape.MinorToMajor() == iteration.MinorToMajor()) {
       streamed.push_back(i);
     }
@@ -513,9 +473,9 @@ LoopSpec ElementwiseLoop(const KernelInfo& info, std::vector<size_t> outputs,
           [&](llvm::Value* start, llvm::Value*) {
             for (size_t k = 0; k < streamed.size(); ++k) {
               emitter.set_output_array(
-                  streamed[k], IrArray::Window(staging[k],
-                                               arrays[streamed[k]].shape(),
-                                               start));
+                  streamed[k],
+                  IrArray::Window(staging[k], arrays[streamed[k]].shape(),
+                                  start));
             }
           },
           [&](llvm::Value* start, llvm::Value* length) {
@@ -658,7 +618,8 @@ absl::StatusOr<std::string> CpuModuleEmitter::State::EmitKernel(
                            : ColumnReductionLoop(info, *r, options));
   } else {
     // One elementwise loop per distinct output dimensions.
-    for (auto& g : GroupOutputsByDimensions(info)) loops.push_back(ElementwiseLoop(info, g, options));
+    for (auto& g : GroupOutputsByDimensions(info))
+      loops.push_back(ElementwiseLoop(info, g, options));
   }
 
   std::string symbol = Sanitize(name);

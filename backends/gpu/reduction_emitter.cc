@@ -24,46 +24,12 @@
 namespace hloc {
 namespace {
 
-// One reduce of the kernel: its input and init generators, accumulator
-// types, and which kernel output holds each of its results.
-struct ReduceState {
-  const HloInstruction* reduce;
-  size_t n;
-  std::vector<ElementGenerator> inputs;
-  std::vector<ElementGenerator> inits;
-  std::vector<llvm::Type*> types;
-  std::vector<int64_t> output_of;   // result k -> kernel output (-1: none)
-  std::vector<llvm::Value*> slots;  // accumulators (allocas)
-};
-
-absl::StatusOr<std::vector<ReduceState>> MakeReduceStates(
-    const KernelInfo& info, const ReductionInfo& r, KernelBuilder& kernel) {
-  std::vector<ReduceState> states;
-  for (const HloInstruction* reduce : r.reduces) {
-    ReduceState s;
-    s.reduce = reduce;
-    s.n = reduce->operand_count() / 2;
-    for (size_t k = 0; k < s.n; ++k) {
-      HLOC_ASSIGN_OR_RETURN(ElementGenerator in,
-                            kernel.generators().Get(reduce->operand(k)));
-      HLOC_ASSIGN_OR_RETURN(ElementGenerator init,
-                            kernel.generators().Get(reduce->operand(s.n + k)));
-      s.inputs.push_back(std::move(in));
-      s.inits.push_back(std::move(init));
-      HLOC_ASSIGN_OR_RETURN(
-          llvm::Type * t,
-          RegisterType(reduce->operand(k)->shape().element_type(),
-                       kernel.b()->getContext()));
-      s.types.push_back(t);
-      s.output_of.push_back(-1);
-    }
-    for (size_t o = 0; o < info.outputs.size(); ++o) {
-      if (info.outputs[o].root != reduce) continue;
-      s.output_of[std::max<int64_t>(info.outputs[o].element, 0)] = o;
-    }
-    states.push_back(std::move(s));
-  }
-  return states;
+// The generators MakeReduceStates asks for, from the kernel's.
+std::function<absl::StatusOr<ElementGenerator>(const HloInstruction*)>
+ReduceGenerators(KernelBuilder& kernel) {
+  return [&kernel](const HloInstruction* hlo) {
+    return kernel.generators().Get(hlo);
+  };
 }
 
 // accumulators = combiner(accumulators, values).
@@ -152,7 +118,8 @@ absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
   absl::Status status = [&]() -> absl::Status {
     llvm::IRBuilderBase* b = kernel.b();
     HLOC_ASSIGN_OR_RETURN(std::vector<ReduceState> states,
-                          MakeReduceStates(info, r, kernel));
+                          MakeReduceStates(info, r, ReduceGenerators(kernel),
+                                           kernel.b()->getContext()));
     const int64_t warp = device.warp_size;
     llvm::Value* tid = kernel.ThreadId(0);
     llvm::Value* lane = b->CreateURem(tid, kernel.Index(warp), "lane");
@@ -438,7 +405,9 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
     // One set of accumulators per column of the thread's run.
     std::vector<std::vector<ReduceState>> states(vector);
     for (int64_t v = 0; v < vector; ++v) {
-      HLOC_ASSIGN_OR_RETURN(states[v], MakeReduceStates(info, r, kernel));
+      HLOC_ASSIGN_OR_RETURN(states[v],
+                            MakeReduceStates(info, r, ReduceGenerators(kernel),
+                                             kernel.b()->getContext()));
       for (ReduceState& s : states[v]) {
         for (size_t k = 0; k < s.n; ++k) {
           HLOC_ASSIGN_OR_RETURN(
