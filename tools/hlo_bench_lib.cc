@@ -39,6 +39,7 @@
 #include "tests/corpus.h"
 #include "tools/flags.h"
 #include "tools/hlo_bench_xla_client.h"
+#include "tools/hlo_run_core.h"
 #include "tools/hlo_run_lib.h"
 #include "tools/module_loader.h"
 
@@ -129,9 +130,9 @@ TimedFn Timed(std::function<absl::Status()> fn) {
 // busy machine falls on all of them alike: one warm-up call each, then up
 // to `reps` rounds. Before each timed call the bench sleeps kSettle, so the
 // previous contender's idle threads (libgomp's spin for a while before they
-// sleep) do not compete with it. A contender whose warm-up says its reps would take more
-// than its share of `budget_s` sits out the later rounds (it runs at least
-// one). A contender given as an error, or failing, reports that error.
+// sleep) do not compete with it. A contender whose warm-up says its reps would
+// take more than its share of `budget_s` sits out the later rounds (it runs at
+// least one). A contender given as an error, or failing, reports that error.
 constexpr std::chrono::milliseconds kSettle(5);
 
 std::vector<absl::StatusOr<Stats>> MeasureInterleaved(
@@ -426,24 +427,6 @@ const std::vector<std::string>& MemoryBoundCases() {
 
 // ---------------------------------------------------------------------------
 // Reporting.
-
-void PrintTable(const Table& rows, std::ostream& out) {
-  std::vector<size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()), 0);
-    for (size_t c = 0; c < row.size(); ++c) {
-      widths[c] = std::max(widths[c], row[c].size());
-    }
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      absl::StrAppend(&line, row[c]);
-      if (c + 1 < row.size()) line.append(widths[c] + 2 - row[c].size(), ' ');
-    }
-    out << line << "\n";
-  }
-}
 
 std::string Ms(double seconds) {
   const double ms = seconds * 1e3;

@@ -152,26 +152,6 @@ void FlattenInto(Literal literal, std::vector<Literal>* leaves) {
   }
 }
 
-// Prints rows of cells as left-aligned columns two spaces apart.
-void PrintTable(const std::vector<std::vector<std::string>>& rows,
-                std::ostream& out) {
-  std::vector<size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()), 0);
-    for (size_t c = 0; c < row.size(); ++c) {
-      widths[c] = std::max(widths[c], row[c].size());
-    }
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      absl::StrAppend(&line, row[c]);
-      if (c + 1 < row.size()) line.append(widths[c] + 2 - row[c].size(), ' ');
-    }
-    out << line << "\n";
-  }
-}
-
 std::string ErrorText(double error) { return absl::StrFormat("%.3g", error); }
 
 // Compares `outputs` with DIR/out<i>.npy and prints the table; returns the
@@ -254,6 +234,25 @@ std::string PlatformList(const HloRunPlatforms& platforms) {
 }
 
 }  // namespace
+
+void PrintTable(const std::vector<std::vector<std::string>>& rows,
+                std::ostream& out) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()), 0);
+    for (size_t c = 0; c < row.size(); ++c) {
+      widths[c] = std::max(widths[c], row[c].size());
+    }
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      absl::StrAppend(&line, row[c]);
+      if (c + 1 < row.size()) line.append(widths[c] + 2 - row[c].size(), ' ');
+    }
+    out << line << "\n";
+  }
+}
 
 std::string HloRunUsage(const HloRunPlatforms& platforms) {
   return absl::StrCat(

@@ -127,6 +127,11 @@ HloRunPlatform InterpreterPlatform();
 
 std::string HloRunUsage(const HloRunPlatforms& platforms);
 
+// Prints rows of cells as left-aligned columns two spaces apart (hlo-run's
+// comparison table, hlo-bench's tables).
+void PrintTable(const std::vector<std::vector<std::string>>& rows,
+                std::ostream& out);
+
 // Reads DIR/in<i>.npy for every entry parameter, checking the count, element
 // types and shapes; errors name the parameter.
 absl::StatusOr<std::vector<Literal>> ReadInputs(const HloModule& module,
