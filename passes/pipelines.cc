@@ -6,9 +6,11 @@
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
+#include "passes/float_normalization.h"
 #include "passes/schedule_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplify_fp_conversions.h"
+#include "passes/tree_reduction.h"
 
 namespace hloc {
 
@@ -38,7 +40,13 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   pipeline.AddPass<ScheduleRemover>();
   pipeline.AddPass(MakeSimplificationPipeline());
   if (options.allow_excess_precision) {
+    pipeline.AddPass<FloatNormalization>();
     pipeline.AddPass<SimplifyFpConversions>();
+  }
+  // GPU reduction kernels need a block per SM and more; the CPU splits a
+  // reduction over its rows in its own way.
+  if (platform == "cuda" || platform == "rocm") {
+    pipeline.AddPass<TreeReduction>();
   }
   if (fusion->row_reduction_fusion) {
     pipeline.AddPass<RowReductionFusion>(*fusion, report);

@@ -16,7 +16,9 @@
 #include "passes/sharding_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplifier/algebraic_simplifier.h"
+#include "passes/float_normalization.h"
 #include "passes/simplify_fp_conversions.h"
+#include "passes/tree_reduction.h"
 #include "passes/tuple_simplifier.h"
 
 namespace hloc {
@@ -57,6 +59,11 @@ const PassEntry kPasses[] = {
      Make<CommonSubexpressionElimination>},
     {"dce", "remove unused instructions and computations",
      Make<DeadCodeElimination>},
+    {"float-normalization",
+     "excess precision: bf16 elementwise arithmetic computed in f32 and "
+     "rounded after each op (simplify-fp-conversions then drops the "
+     "roundings between ops)",
+     Make<FloatNormalization>},
     {"instruction-fusion",
      "producer-consumer fusion into kLoop and kInput (reduction) fusions",
      Make<InstructionFusion>},
@@ -79,6 +86,10 @@ const PassEntry kPasses[] = {
      "excess precision: widened bf16/f16 dots computed in f32, float convert "
      "chains collapsed (XLA's xla_allow_excess_precision)",
      Make<SimplifyFpConversions>},
+    {"tree-reduction",
+     "long reductions into few outputs split in two reduces, so that a GPU "
+     "kernel has blocks for every SM (XLA's TreeReductionRewriter)",
+     Make<TreeReduction>},
     {"tuple-simplifier", "gte(tuple) and tuple(gte...) round trips",
      Make<TupleSimplifier>},
 };

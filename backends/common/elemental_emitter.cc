@@ -88,6 +88,37 @@ llvm::Value* ElementalEmitter::Narrow(llvm::Value* x, PrimitiveType to) {
   return x;
 }
 
+// max, min, abs, negate, sign, clamp and the roundings to integers return
+// one of their bf16 operands (or a value with no more significant bits),
+// so the f32 result's low 16 bits are zero and truncating them is exact.
+// NaNs stay NaNs: a quiet NaN's quiet bit is among the high 16. Rounding
+// to nearest even would give the same bits in five more instructions (a
+// conversion-unit instruction on the GPU), once per step of a bf16 max
+// reduction.
+llvm::Value* ElementalEmitter::NarrowResult(HloOpcode op, llvm::Value* x,
+                                            PrimitiveType to) {
+  if (to != BF16 || !x->getType()->isFloatTy()) return Narrow(x, to);
+  switch (op) {
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+    case HloOpcode::kAbs:
+    case HloOpcode::kNegate:
+    case HloOpcode::kSign:
+    case HloOpcode::kClamp:
+    case HloOpcode::kFloor:
+    case HloOpcode::kCeil:
+    case HloOpcode::kRoundNearestAfz:
+    case HloOpcode::kRoundNearestEven: {
+      llvm::Value* bits = b_->CreateBitCast(x, b_->getInt32Ty());
+      llvm::Value* high =
+          b_->CreateTrunc(b_->CreateLShr(bits, 16), b_->getInt16Ty());
+      return b_->CreateBitCast(high, b_->getBFloatTy());
+    }
+    default:
+      return Narrow(x, to);
+  }
+}
+
 absl::StatusOr<llvm::Value*> ElementalEmitter::EmitConvert(llvm::Value* x,
                                                            PrimitiveType from,
                                                            PrimitiveType to) {
@@ -149,7 +180,7 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitElementwise(
                                       Widen(operands[0]));
         x = b_->CreateBinaryIntrinsic(llvm::Intrinsic::minimum, x,
                                       Widen(operands[2]));
-        return Narrow(x, t);
+        return NarrowResult(HloOpcode::kClamp, x, t);
       }
       bool is_signed = IsSignedIntegralType(t);
       llvm::Value* x = b_->CreateBinaryIntrinsic(
@@ -200,7 +231,7 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitUnary(
   if (IsFloatingPointType(from)) {
     HLOC_ASSIGN_OR_RETURN(llvm::Value * v,
                           EmitFloatUnary(hlo->opcode(), Widen(x)));
-    return Narrow(v, to);
+    return NarrowResult(hlo->opcode(), v, to);
   }
   if (IsIntegralType(from) || from == PRED) {
     return EmitIntegerUnary(hlo->opcode(), from, x);
@@ -334,7 +365,7 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitBinary(
     HLOC_ASSIGN_OR_RETURN(
         llvm::Value * v,
         EmitFloatBinary(hlo->opcode(), Widen(lhs), Widen(rhs)));
-    return Narrow(v, hlo->shape().element_type());
+    return NarrowResult(hlo->opcode(), v, hlo->shape().element_type());
   }
   if (IsIntegralType(type) || type == PRED) {
     return EmitIntegerBinary(hlo->opcode(), type, lhs, rhs);

@@ -99,6 +99,9 @@ class ElementalEmitter {
   // f16/bf16 <-> f32 for arithmetic.
   llvm::Value* Widen(llvm::Value* x);
   llvm::Value* Narrow(llvm::Value* x, PrimitiveType to);
+  // Narrow for the result of `op` on widened operands: where that result
+  // is already exactly representable in `to` (see the .cc), no rounding.
+  llvm::Value* NarrowResult(HloOpcode op, llvm::Value* x, PrimitiveType to);
 
   absl::StatusOr<ElementGenerator> MakeConstantGenerator(
       const HloInstruction* hlo);

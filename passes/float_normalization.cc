@@ -1,0 +1,201 @@
+#include "passes/float_normalization.h"
+
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "hlo/computation.h"
+
+namespace hloc {
+namespace {
+
+// bf16 only: XLA computes f16 arithmetic in f16 on both targets (natively
+// on the GPU; on the CPU LLVM rounds after each op), and results that are
+// f16-rounded per op are what users of XLA see. bf16 XLA:CPU normalizes to
+// f32 as this pass does.
+bool IsLowPrecisionFloat(PrimitiveType type) { return type == BF16; }
+
+// Float arithmetic whose f32 result, rounded to the narrow type, is what
+// the narrow operation computes (or more precise): the ops that round.
+// select only moves values, so it is widened only when that lets a
+// rounding go (see WidensSelect).
+bool IsArithmetic(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kAbs:
+    case HloOpcode::kAcos:
+    case HloOpcode::kAcosh:
+    case HloOpcode::kAdd:
+    case HloOpcode::kAsin:
+    case HloOpcode::kAsinh:
+    case HloOpcode::kAtan:
+    case HloOpcode::kAtan2:
+    case HloOpcode::kAtanh:
+    case HloOpcode::kCbrt:
+    case HloOpcode::kCeil:
+    case HloOpcode::kClamp:
+    case HloOpcode::kCompare:
+    case HloOpcode::kCos:
+    case HloOpcode::kCosh:
+    case HloOpcode::kDivide:
+    case HloOpcode::kErf:
+    case HloOpcode::kExp:
+    case HloOpcode::kExpm1:
+    case HloOpcode::kFloor:
+    case HloOpcode::kLog:
+    case HloOpcode::kLog1p:
+    case HloOpcode::kLogistic:
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+    case HloOpcode::kMultiply:
+    case HloOpcode::kNegate:
+    case HloOpcode::kPower:
+    case HloOpcode::kRemainder:
+    case HloOpcode::kRoundNearestAfz:
+    case HloOpcode::kRoundNearestEven:
+    case HloOpcode::kRsqrt:
+    case HloOpcode::kSign:
+    case HloOpcode::kSin:
+    case HloOpcode::kSinh:
+    case HloOpcode::kSqrt:
+    case HloOpcode::kSubtract:
+    case HloOpcode::kTan:
+    case HloOpcode::kTanh:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The narrow float type `instr` computes in, or PRIMITIVE_TYPE_INVALID when
+// it is not an operation this pass widens. Every float operand must have
+// that type (select's predicate is the one non-float operand allowed).
+PrimitiveType NarrowType(const HloInstruction* instr) {
+  const bool is_select = instr->opcode() == HloOpcode::kSelect;
+  if (!IsArithmetic(instr->opcode()) && !is_select) {
+    return PRIMITIVE_TYPE_INVALID;
+  }
+  if (instr->shape().IsTuple() || instr->operand_count() == 0) {
+    return PRIMITIVE_TYPE_INVALID;
+  }
+  const int first_value = is_select ? 1 : 0;
+  const PrimitiveType type =
+      instr->operand(first_value)->shape().element_type();
+  if (!IsLowPrecisionFloat(type)) return PRIMITIVE_TYPE_INVALID;
+  for (int i = first_value; i < instr->operand_count(); ++i) {
+    if (instr->operand(i)->shape().element_type() != type) {
+      return PRIMITIVE_TYPE_INVALID;
+    }
+  }
+  // compare's result is a predicate; every other op returns its operands'
+  // type.
+  if (instr->opcode() != HloOpcode::kCompare &&
+      instr->shape().element_type() != type) {
+    return PRIMITIVE_TYPE_INVALID;
+  }
+  return type;
+}
+
+// A narrowing convert from f32: the value a rewritten operation produced.
+bool IsNarrowedF32(const HloInstruction* instr) {
+  return instr->opcode() == HloOpcode::kConvert &&
+         instr->operand(0)->shape().element_type() == F32;
+}
+
+// select is exact in either precision; widening it pays only when one of
+// its values comes from a rewritten operation, whose rounding then goes.
+bool WidensSelect(const HloInstruction* select) {
+  return IsNarrowedF32(select->operand(1)) ||
+         IsNarrowedF32(select->operand(2));
+}
+
+Shape WithElementType(Shape shape, PrimitiveType type) {
+  shape.set_element_type(type);
+  return shape;
+}
+
+absl::Status Widen(HloComputation* computation, HloInstruction* instr,
+                   PrimitiveType narrow) {
+  std::vector<HloInstruction*> operands;
+  for (int i = 0; i < instr->operand_count(); ++i) {
+    HloInstruction* operand = instr->operand(i);
+    if (operand->shape().element_type() == narrow) {
+      // add(x, x) widens x once.
+      HloInstruction* widened = nullptr;
+      for (int j = 0; j < i; ++j) {
+        if (instr->operand(j) == operand) widened = operands[j];
+      }
+      operand = widened != nullptr
+                    ? widened
+                    : computation->AddInstruction(HloInstruction::CreateUnary(
+                          WithElementType(operand->shape(), F32),
+                          HloOpcode::kConvert, operand));
+    }
+    operands.push_back(operand);
+  }
+  if (instr->opcode() == HloOpcode::kCompare) {
+    // The predicate needs no rounding.
+    HloInstruction* wide = computation->AddInstruction(
+        instr->CloneWithNewOperands(instr->shape(), operands));
+    return computation->ReplaceInstruction(instr, wide);
+  }
+  HloInstruction* wide = computation->AddInstruction(instr->CloneWithNewOperands(
+      WithElementType(instr->shape(), F32), operands));
+  HloInstruction* rounded =
+      computation->AddInstruction(HloInstruction::CreateUnary(
+          instr->shape(), HloOpcode::kConvert, wide));
+  return computation->ReplaceInstruction(instr, rounded);
+}
+
+// Computations applied per element or per pair by another instruction
+// (reducers, comparators, scatter combiners, maps): left as they are.
+absl::flat_hash_set<const HloComputation*> AppliedComputations(
+    const HloModule& module) {
+  absl::flat_hash_set<const HloComputation*> applied;
+  for (const HloComputation* computation : module.computations()) {
+    for (const HloInstruction* instr : computation->instructions()) {
+      switch (instr->opcode()) {
+        case HloOpcode::kWhile:
+        case HloOpcode::kConditional:
+        case HloOpcode::kCall:
+        case HloOpcode::kFusion:
+          continue;  // Whole-program control flow: normalized like entry.
+        default:
+          for (const HloComputation* called : instr->called_computations()) {
+            applied.insert(called);
+          }
+      }
+    }
+  }
+  return applied;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> FloatNormalization::Run(HloModule* module) {
+  const absl::flat_hash_set<const HloComputation*> applied =
+      AppliedComputations(*module);
+  bool changed = false;
+  for (HloComputation* computation : module->computations()) {
+    if (applied.contains(computation)) continue;
+    bool computation_changed = false;
+    for (HloInstruction* instr : computation->MakeInstructionPostOrder()) {
+      const PrimitiveType narrow = NarrowType(instr);
+      if (narrow == PRIMITIVE_TYPE_INVALID) continue;
+      if (instr->opcode() == HloOpcode::kSelect && !WidensSelect(instr)) {
+        continue;
+      }
+      if (absl::Status s = Widen(computation, instr, narrow); !s.ok()) {
+        return s;
+      }
+      Count("ops-widened");
+      computation_changed = true;
+    }
+    if (computation_changed) {
+      // New instructions were appended after their users.
+      computation->SortInstructionsInPostOrder();
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace hloc

@@ -1,0 +1,148 @@
+#include "passes/tree_reduction.h"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "hlo/computation.h"
+
+namespace hloc {
+namespace {
+
+// Blocks a reduction should launch to keep a large GPU busy: 4 per SM of
+// a 132-SM H100 (a 108-SM A100 gets 5). Below this the pass splits.
+constexpr int64_t kTargetBlocks = 512;
+// Elements each partial result must still reduce: a block streams at
+// least this many per output (for a column tile of 128 columns, 256 rows
+// = 128 KiB of f32), so the first kernel keeps long runs of loads and the
+// second pass stays small (its input is 1/256 of the first's or less).
+constexpr int64_t kMinPartialExtent = 256;
+// Column tiles: the column reduction kernel's block covers 32 lanes of 4
+// columns (16-byte loads of f32).
+constexpr int64_t kColumnsPerBlock = 128;
+// Rows are split only from this length on: shorter rows (a softmax's or
+// layernorm's, up to 16384 elements) are what the row-fusion kernels read
+// once, whole, in one block; splitting their reductions would cut such a
+// fusion into several kernels. A block streams a row of 64 Ki f32 (256
+// KiB) at full speed once enough blocks run.
+constexpr int64_t kMinSplitRowLength = 65536;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end; ++i) p *= dims[i];
+  return p;
+}
+
+bool AccumulatesInWideType(PrimitiveType type) {
+  return type != BF16 && type != F16 && type != PRED &&
+         (IsFloatingPointType(type) || IsIntegralType(type));
+}
+
+// The reduced dimensions as [first, last), or nullopt when they are not
+// one contiguous run of the operand's dimensions.
+std::optional<std::pair<int64_t, int64_t>> ReducedRun(
+    const HloInstruction* reduce) {
+  std::vector<int64_t> dims = reduce->dimensions();
+  std::sort(dims.begin(), dims.end());
+  for (size_t i = 1; i < dims.size(); ++i) {
+    if (dims[i] != dims[i - 1] + 1) return std::nullopt;
+  }
+  if (dims.empty()) return std::nullopt;
+  return std::make_pair(dims.front(), dims.back() + 1);
+}
+
+absl::StatusOr<bool> SplitReduce(HloComputation* computation,
+                                 HloInstruction* reduce) {
+  if (reduce->operand_count() != 2 || !reduce->shape().IsArray()) {
+    return false;
+  }
+  HloInstruction* input = reduce->operand(0);
+  HloInstruction* init = reduce->operand(1);
+  const Shape& in = input->shape();
+  const PrimitiveType type = reduce->shape().element_type();
+  if (!in.IsArray() || !in.HasDescendingLayout() ||
+      !reduce->shape().HasDescendingLayout() || !AccumulatesInWideType(type)) {
+    return false;
+  }
+  const std::optional<std::pair<int64_t, int64_t>> run = ReducedRun(reduce);
+  if (!run) return false;
+  const std::vector<int64_t>& dims = in.dimensions();
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  const bool column = run->first == 0 && run->second < rank;
+  const bool row = run->second == rank;
+  if (!column && !row) return false;
+  const int64_t reduced = Product(dims, run->first, run->second);
+  if (row && reduced < kMinSplitRowLength) return false;
+  const int64_t kept_before = Product(dims, 0, run->first);
+  const int64_t kept_after = Product(dims, run->second, rank);
+  // Blocks the unsplit kernel launches: one per column tile, or one per
+  // row (short rows share blocks, but short rows are not split anyway).
+  const int64_t blocks =
+      column ? CeilDiv(kept_after, kColumnsPerBlock) : kept_before;
+  const int64_t g = TreeReductionSplit(blocks, reduced);
+  if (g <= 1) return false;
+
+  // x'[kept_before..., g, reduced/g, kept_after...]
+  std::vector<int64_t> split_dims(dims.begin(), dims.begin() + run->first);
+  const int64_t g_dim = static_cast<int64_t>(split_dims.size());
+  split_dims.push_back(g);
+  split_dims.push_back(reduced / g);
+  split_dims.insert(split_dims.end(), dims.begin() + run->second, dims.end());
+  HloInstruction* reshaped = computation->AddInstruction(
+      HloInstruction::CreateReshape(Shape::Array(in.element_type(), split_dims),
+                                    input));
+  std::vector<int64_t> partial_dims = split_dims;
+  partial_dims.erase(partial_dims.begin() + g_dim + 1);
+  HloInstruction* partial =
+      computation->AddInstruction(HloInstruction::CreateReduce(
+          Shape::Array(type, partial_dims), {reshaped, init}, {g_dim + 1},
+          reduce->to_apply()));
+  HloInstruction* combined =
+      computation->AddInstruction(HloInstruction::CreateReduce(
+          reduce->shape(), {partial, init}, {g_dim}, reduce->to_apply()));
+  if (absl::Status s = computation->ReplaceInstruction(reduce, combined);
+      !s.ok()) {
+    return s;
+  }
+  return true;
+}
+
+}  // namespace
+
+int64_t TreeReductionSplit(int64_t blocks, int64_t reduced) {
+  if (blocks <= 0 || blocks >= kTargetBlocks) return 1;
+  int64_t g = 1;
+  // Powers of two that divide the extent (the reshape must be exact), while
+  // the blocks stay under the target and each partial keeps its share.
+  while (blocks * g * 2 <= kTargetBlocks && reduced % (g * 2) == 0 &&
+         reduced / (g * 2) >= kMinPartialExtent) {
+    g *= 2;
+  }
+  return g;
+}
+
+absl::StatusOr<bool> TreeReduction::Run(HloModule* module) {
+  bool changed = false;
+  for (HloComputation* computation : module->computations()) {
+    if (computation->IsFusionComputation()) continue;
+    bool computation_changed = false;
+    for (HloInstruction* instr : computation->MakeInstructionPostOrder()) {
+      if (instr->opcode() != HloOpcode::kReduce) continue;
+      absl::StatusOr<bool> split = SplitReduce(computation, instr);
+      if (!split.ok()) return split.status();
+      if (*split) {
+        Count("reductions-split");
+        computation_changed = true;
+      }
+    }
+    if (computation_changed) {
+      computation->SortInstructionsInPostOrder();
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace hloc
