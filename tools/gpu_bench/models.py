@@ -35,31 +35,19 @@ def make_inputs(name, seed=0):
     return MODELS[name]["inputs"](np.random.default_rng(seed))
 
 
-def input_specs(name, seed=0):
-    """The inputs' shapes and dtypes (what lowering needs) without the
-    values: the maker runs on zero-size stand-ins would not keep shapes, so
-    this makes the inputs once; cheap next to compiling."""
-    import jax
-    return [jax.ShapeDtypeStruct(x.shape, x.dtype)
-            for x in make_inputs(name, seed)]
-
-
 # A GPT-style pre-norm block: batch 8 x 1024 tokens, model width 1024,
 # 16 heads of 64, MLP 4096 (GPT-2 medium's layer), causal attention.
 BATCH, SEQ, WIDTH, HEADS, MLP = 8, 1024, 1024, 16, 4096
 
 
 def _layer_norm(x, g, b, eps=1e-5):
+    """In f32 whatever x's type, as mixed-precision models compute it."""
+    import jax
     import jax.numpy as jnp
     xf = x.astype(jnp.float32)
     m = xf.mean(-1, keepdims=True)
     v = ((xf - m) ** 2).mean(-1, keepdims=True)
-    return ((xf - m) * jax_rsqrt(v + eps) * g + b).astype(x.dtype)
-
-
-def jax_rsqrt(x):
-    import jax
-    return jax.lax.rsqrt(x)
+    return ((xf - m) * jax.lax.rsqrt(v + eps) * g + b).astype(x.dtype)
 
 
 def _transformer_block(dtype_name):
@@ -162,12 +150,13 @@ def _():
         "RMSNorm over width 4096 then rotary embedding of 32 heads of 128 "
         "(a Llama attention input), 4x2048 tokens, bf16")
 def _():
+    import jax
     import jax.numpy as jnp
 
     def f(x, weight):
         b, s, d = x.shape
         xf = x.astype(jnp.float32)
-        xf = xf * jax_rsqrt((xf * xf).mean(-1, keepdims=True) + 1e-6) * weight
+        xf = xf * jax.lax.rsqrt((xf * xf).mean(-1, keepdims=True) + 1e-6) * weight
         heads = xf.reshape(b, s, 32, d // 32)
         half = d // 64
         freq = 10000.0 ** (-jnp.arange(half, dtype=jnp.float32) / half)

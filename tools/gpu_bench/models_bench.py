@@ -120,8 +120,9 @@ def measure_xla(row, fn, inputs, data_dir):
 def measure_torch(row, name, inputs):
     import torch
     from gpu_bench import time_calls
-    # torch.matmul in f32 uses TF32 only when allowed: XLA's default.
-    torch.backends.cuda.matmul.allow_tf32 = True
+    # torch.matmul computes f32 in TF32 only at "high" precision: XLA's
+    # default.
+    torch.set_float32_matmul_precision("high")
     try:
         ts = [torch.from_numpy(np.asarray(x, np.float32)).cuda().to(
             torch.bfloat16 if dots.DOTS[name]["dtype"] == "bf16"
@@ -177,6 +178,8 @@ def run(args):
     rows = []
     for name, kind, fn in cases(args.only):
         row = dict(name=name, kind=kind)
+        if kind == "model":
+            row["about"] = models.MODELS[name]["about"]
         rows.append(row)
         left = args.budget_seconds - (time.perf_counter() - start)
         if left < 10:
