@@ -50,6 +50,10 @@ struct CudaRunOptions {
   // Time every kernel, copy and library call with CUDA events (graphs are
   // not used then, so each step is bracketed on its own).
   bool time_steps = false;
+  // Time the run as a whole: one pair of events around all its steps
+  // (graphs as usual), so launch gaps count and the argument and result
+  // copies do not; what a training loop waits for per call.
+  bool time_run = false;
 };
 
 // One step's device time over a run (a step inside a loop adds up).
@@ -68,6 +72,9 @@ struct CudaRunStats {
   int64_t kernel_launches = 0;
   int64_t graph_launches = 0;
   int64_t evaluator_steps = 0;
+  // With CudaRunOptions::time_run: the device time from the first step's
+  // start to the last step's end.
+  double run_milliseconds = 0;
 };
 
 // A table of step times, slowest first, with each one's share.
@@ -109,6 +116,8 @@ class CudaExecutor {
   // evaluator modules parsed); `prefix` names nested steps in errors.
   absl::Status Prepare(const std::vector<ExecutableStep>& steps,
                        const std::string& prefix, ThunkList* list);
+  // Records run_events_[i] (created on first use) on the stream.
+  absl::Status RecordRunEvent(int i);
   absl::StatusOr<cuda::CUfunction> Kernel(const ExecutableStep& step,
                                           const std::string& what);
 
@@ -138,6 +147,8 @@ class CudaExecutor {
   std::vector<cuda::CUgraphExec> graphs_;
   // Events for timed runs, reused.
   std::vector<cuda::CUevent> events_;
+  // The start and end of a run timed as a whole, reused.
+  cuda::CUevent run_events_[2] = {nullptr, nullptr};
   std::mutex run_mutex_;
   std::atomic<int64_t> fallback_runs_{0};
 };

@@ -150,6 +150,23 @@ TEST(CudaExecutorTest, WithoutGraphsAndTimed) {
   std::printf("%s", FormatStepTimes(stats.step_times).c_str());
 }
 
+TEST(CudaExecutorTest, RunTimedAsAWholeKeepsGraphs) {
+  CREATE_OR_SKIP(executor, WhileConditionalExecutable());
+  const Literal x = Vector(-1.5f);
+  std::vector<Literal> args;
+  args.push_back(x);
+  args.push_back(Literal::CreateR0<bool>(PRED, true));
+  CudaRunOptions run_options;
+  run_options.time_run = true;
+  CudaRunStats stats;
+  auto result = (*executor)->Run(args, run_options, &stats);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(*result == WhileConditionalExpected(x, true));
+  EXPECT_EQ(stats.graph_launches, testing::kLoopTrips);
+  EXPECT_TRUE(stats.step_times.empty());
+  EXPECT_GT(stats.run_milliseconds, 0);
+}
+
 TEST(CudaExecutorTest, IndexedConditionalSharedMemoryAndEvaluator) {
   CREATE_OR_SKIP(executor, IndexedConditionalExecutable());
   const Literal x = Vector(0.5f), y = Vector(-0.125f);

@@ -43,5 +43,7 @@ for dir in "$stage"/*/; do
     rm -rf "${out:?}/bench/$name"
   fi
 done
-cp tools/gpu_bench/gpu_bench.py tools/gpu_bench/cases.py "$out/gpu_bench/"
+# Every module of the Python half: models_bench.py (scripts/gpu_models.sh)
+# shares this folder.
+cp tools/gpu_bench/*.py "$out/gpu_bench/"
 du -sh "$out" >&2

@@ -56,6 +56,10 @@ const std::vector<FlagSpec>& Specs() {
       {"iterations", true,
        "N: after the run, run N more times and print the median device "
        "time of a run (its kernels, CUDA events) to stderr (cuda)"},
+      {"time-run", false,
+       "with --iterations: time each run as a whole instead (one pair of "
+       "CUDA events around all its steps, graphs as usual, launch gaps "
+       "included) (cuda)"},
       {"help", false, "print this help"},
   };
   return *specs;
@@ -293,6 +297,7 @@ absl::StatusOr<HloRunOptions> ParseHloRunOptions(
   options.output_dir = flags.Get("output");
   options.format = flags.Get("format");
   options.profile = flags.Has("profile");
+  options.time_run = flags.Has("time-run");
   if (flags.Has("iterations") &&
       (!absl::SimpleAtoi(flags.Get("iterations"), &options.iterations) ||
        options.iterations < 1)) {

@@ -92,6 +92,8 @@ struct HloRunOptions {
   // Timed repetitions after the run (platforms that can time steps); 0:
   // none.
   int64_t iterations = 0;
+  // Time those repetitions as whole runs, not as sums of per-step times.
+  bool time_run = false;
   bool help = false;
 };
 

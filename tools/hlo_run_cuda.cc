@@ -22,23 +22,30 @@ double MillisecondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 // The median over `iterations` runs (after warm-up) of the device time of
-// one run: the sum of its steps' CUDA-event times, so the copies of the
-// arguments to the device and the results back are not counted.
+// one run, the argument copies to the device and the results back not
+// counted. By default a run's time is the sum of its steps' CUDA-event
+// times (graphs off, so kernels are bracketed one by one); with `time_run`
+// it is one pair of events around all the steps, graphs as usual, so what
+// a caller waits for per call, launch gaps included. `last` receives the
+// last timed run's statistics (its per-step times when not `time_run`).
 absl::StatusOr<double> MedianDeviceMilliseconds(
     CudaExecutor& executor, absl::Span<const Literal> arguments,
-    int64_t iterations) {
+    int64_t iterations, bool time_run, CudaRunStats* last) {
   // Module load, first-touch page faults and clock ramp-up stay out of the
   // samples.
   constexpr int kWarmupRuns = 3;
   CudaRunOptions timed;
-  timed.time_steps = true;
+  timed.time_steps = !time_run;
+  timed.time_run = time_run;
   std::vector<double> samples;
   for (int64_t i = 0; i < kWarmupRuns + iterations; ++i) {
-    CudaRunStats stats;
-    absl::StatusOr<Literal> result = executor.Run(arguments, timed, &stats);
+    absl::StatusOr<Literal> result = executor.Run(arguments, timed, last);
     if (!result.ok()) return result.status();
-    double total = 0;
-    for (const CudaStepTime& t : stats.step_times) total += t.milliseconds;
+    double total = last->run_milliseconds;
+    if (!time_run) {
+      total = 0;
+      for (const CudaStepTime& t : last->step_times) total += t.milliseconds;
+    }
     if (i >= kWarmupRuns) samples.push_back(total);
   }
   std::sort(samples.begin(), samples.end());
@@ -75,12 +82,27 @@ absl::StatusOr<Literal> RunOnGpu(const Executable& executable,
   }
   if (options.profile) std::cerr << FormatStepTimes(stats.step_times);
   if (options.iterations > 0) {
-    absl::StatusOr<double> median =
-        MedianDeviceMilliseconds(**executor, arguments, options.iterations);
+    CudaRunStats last;
+    absl::StatusOr<double> median = MedianDeviceMilliseconds(
+        **executor, arguments, options.iterations, options.time_run, &last);
     if (!median.ok()) return median.status();
-    std::cerr << absl::StrFormat(
-        "cuda: median device time %.4f ms over %d runs\n", *median,
-        options.iterations);
+    if (options.time_run) {
+      std::cerr << absl::StrFormat(
+          "cuda: median run time %.4f ms over %d runs (whole runs, %d "
+          "kernel and %d graph launches each)\n",
+          *median, options.iterations, last.kernel_launches,
+          last.graph_launches);
+    } else {
+      std::cerr << absl::StrFormat(
+          "cuda: median device time %.4f ms over %d runs\n", *median,
+          options.iterations);
+      // The first run's table above includes cold-start costs; this one is
+      // warm.
+      if (options.profile) {
+        std::cerr << "cuda: steps of the last timed run\n"
+                  << FormatStepTimes(last.step_times);
+      }
+    }
   }
   return result;
 }

@@ -79,6 +79,24 @@ TEST(HloRunCudaTest, SavedExecutableMatchesTheInterpreter) {
   std::printf("%s%s", run.out.c_str(), run.err.c_str());
 }
 
+TEST(HloRunCudaTest, IterationsTimeStepsOrWholeRuns) {
+  const std::string exe =
+      SavedExecutableFile("timed", testing::WhileConditionalExecutable());
+  RunResult steps = HloRunGpu({exe, "--platform=cuda", "--random-inputs=3",
+                               "--iterations=2", "--profile"});
+  if (NoGpu(steps)) {
+    std::printf("no CUDA device, skipping: %s", steps.err.c_str());
+    GTEST_SKIP();
+  }
+  EXPECT_EQ(steps.code, kHloRunMatch) << steps.err;
+  EXPECT_NE(steps.err.find("median device time"), std::string::npos);
+  EXPECT_NE(steps.err.find("steps of the last timed run"), std::string::npos);
+  RunResult whole = HloRunGpu({exe, "--platform=cuda", "--random-inputs=3",
+                               "--iterations=2", "--time-run"});
+  EXPECT_EQ(whole.code, kHloRunMatch) << whole.err;
+  EXPECT_NE(whole.err.find("median run time"), std::string::npos) << whole.err;
+}
+
 TEST(HloRunCudaTest, BadInputGetsAClearError) {
   const std::string dir = TempDir("bad");
   const std::string corrupt = dir + "/corrupt.hloexe";
