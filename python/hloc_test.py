@@ -326,10 +326,12 @@ ENTRY e {
   x = f32[4] parameter(0)
   ROOT y = f32[4] custom-call(x), custom_call_target="my_kernel"
 }"""
-        # Code generation leaves it to the evaluator, which has no such
-        # kernel either: the run raises, naming the instruction.
-        with self.assertRaisesRegex(hloc.HlocError,
-                                    r"not supported .*custom-call \(y\)"):
+        # Neither a kernel nor the evaluator runs an unknown custom call:
+        # the compilation raises, naming the instruction and its target.
+        with self.assertRaisesRegex(
+                hloc.HlocError,
+                r'y \(custom-call\): custom_call_target="my_kernel" has no '
+                r"cpu implementation"):
             hloc.compile(text).run(np.ones(4, np.float32))
 
     def test_parse_error_has_line_and_column(self):
