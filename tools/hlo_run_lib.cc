@@ -51,8 +51,11 @@ absl::StatusOr<Literal> RunOnCpuPlatform(const HloModule& module,
   absl::StatusOr<std::unique_ptr<HloModule>> optimized =
       Optimize("cpu", module, options);
   if (!optimized.ok()) return optimized.status();
+  CpuCompileOptions compile_options;
+  compile_options.allow_fallback =
+      options.allow_fallback.value_or(compile_options.allow_fallback);
   absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
-      CompileForCpu(**optimized);
+      CompileForCpu(**optimized, compile_options);
   if (!executable.ok()) return executable.status();
   const double compile_ms = MillisecondsSince(start);
   const auto run_start = std::chrono::steady_clock::now();
@@ -72,7 +75,11 @@ absl::StatusOr<Literal> RunOnAarch64Platform(
   absl::StatusOr<std::unique_ptr<HloModule>> optimized =
       Optimize("cpu", module, options);
   if (!optimized.ok()) return optimized.status();
-  absl::StatusOr<Aarch64AotModule> compiled = CompileForAarch64(**optimized);
+  Aarch64AotOptions compile_options;
+  compile_options.allow_fallback =
+      options.allow_fallback.value_or(compile_options.allow_fallback);
+  absl::StatusOr<Aarch64AotModule> compiled =
+      CompileForAarch64(**optimized, compile_options);
   if (!compiled.ok()) return compiled.status();
   const double compile_ms = MillisecondsSince(start);
   Aarch64RunStats stats;
