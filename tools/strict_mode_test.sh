@@ -69,6 +69,11 @@ expect_stderr 'hloc cpu: i (partition-id) runs in the evaluator: elemental emitt
 [[ -s "$TMP/f.hloexe" ]] || fail "no executable written with fallback allowed"
 expect_status 0 "$HLO_RUN" "$DATA/fallback.hlo" --platform=cpu --random-inputs=1 --fallback
 expect_lines 2 '^hloc cpu: '
+# A saved executable is compiled already: strict refuses its evaluator steps.
+expect_status 0 "$HLO_RUN" "$TMP/f.hloexe" --platform=cpu --random-inputs=1
+expect_status 3 "$HLO_RUN" "$TMP/f.hloexe" --platform=cpu --random-inputs=1 --no-fallback
+expect_stderr 'strict mode (--no-fallback): the saved executable runs 2 instructions in the reference evaluator:'
+expect_stderr '  r: elemental emitter: no elemental code generation for this op'
 
 # --- Strict: exit 3, every instruction and its reason, nothing written. ---
 expect_status 3 "$HLO_OPT" "$DATA/fallback.hlo" --platform=cpu \
