@@ -118,8 +118,12 @@ absl::StatusOr<std::string> ModuleStage(const OptimizedModule& optimized,
         absl::StrCat("unknown stage '", stage, "' for platform '", platform,
                      "' (stages: ", absl::StrJoin(names, ", "), ")"));
   }
+  // A stage compiles as Program::Compile would, strict or not.
+  StageOptions options;
+  options.cpu.allow_fallback =
+      optimized.options.allow_fallback.value_or(options.cpu.allow_fallback);
   return BackendStageOutput(*optimized.module, platform, stage,
-                            /*summary=*/true);
+                            /*summary=*/true, options);
 }
 
 absl::StatusOr<std::unique_ptr<Program>> Program::Compile(

@@ -129,6 +129,12 @@ ENTRY e {
             std::string::npos)
       << program.status();
 
+  // Its stages compile the same way.
+  absl::StatusOr<std::string> executable =
+      ModuleStage(*optimized, "executable");
+  EXPECT_TRUE(absl::IsUnimplemented(executable.status()))
+      << executable.status();
+
   std::unique_ptr<Program> allowed = CompileFor(*module, "cpu");
   ASSERT_NE(allowed, nullptr);
   const uint32_t p[4] = {1, 2, 3, 4};
