@@ -1,33 +1,67 @@
 #include "passes/sharding_remover.h"
 
+#include <memory>
+#include <vector>
+
 #include "hlo/computation.h"
 
 namespace hloc {
+namespace {
+
+// What `call` is the identity of on one device: its operand, a new tuple
+// of its operands (`*made_tuple` set), or null where the shapes say it
+// partitions.
+HloInstruction* OneDeviceValue(HloComputation* computation,
+                               HloInstruction* call, bool* made_tuple) {
+  const std::vector<HloInstruction*>& operands = call->operands();
+  if (operands.size() == 1 && operands[0]->shape() == call->shape()) {
+    return operands[0];
+  }
+  const Shape& shape = call->shape();
+  if (operands.empty() || !shape.IsTuple() ||
+      shape.tuple_shapes().size() != operands.size()) {
+    return nullptr;
+  }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (operands[i]->shape() != shape.tuple_shapes()[i]) return nullptr;
+  }
+  *made_tuple = true;
+  return computation->AddInstruction(HloInstruction::CreateTuple(operands));
+}
+
+}  // namespace
 
 bool IsShardingCustomCallTarget(absl::string_view target) {
   return target == "Sharding" || target == "SPMDFullToShardShape" ||
-         target == "SPMDShardToFullShape";
+         target == "SPMDShardToFullShape" || target == "ShardBarrierFrom" ||
+         target == "ShardBarrierTo" || target == "xla.sdy.FuncResultSharding" ||
+         target == "xla.sdy.GlobalToLocalShape" ||
+         target == "xla.sdy.LocalToGlobalShape";
 }
 
 absl::StatusOr<bool> ShardingRemover::Run(HloModule* module) {
   bool changed = false;
   for (HloComputation* computation : module->MakeComputationPostOrder()) {
+    bool made_tuple = false;
     for (HloInstruction* instruction :
          computation->MakeInstructionPostOrder()) {
       if (instruction->opcode() != HloOpcode::kCustomCall ||
           !IsShardingCustomCallTarget(
-              instruction->attrs().custom_call_target) ||
-          instruction->operand_count() != 1 ||
-          instruction->operand(0)->shape() != instruction->shape()) {
+              instruction->attrs().custom_call_target)) {
         continue;
       }
-      HloInstruction* operand = instruction->operand(0);
-      absl::Status status = instruction->ReplaceAllUsesWith(operand);
+      HloInstruction* value =
+          OneDeviceValue(computation, instruction, &made_tuple);
+      if (value == nullptr) continue;
+      absl::Status status = instruction->ReplaceAllUsesWith(value);
       if (!status.ok()) return status;
       status = computation->RemoveInstruction(instruction);
       if (!status.ok()) return status;
       changed = true;
     }
+    // A new tuple is stored last; the module's order must stay
+    // def-before-use.
+    if (made_tuple) computation->SortInstructionsInPostOrder();
   }
   return changed;
 }

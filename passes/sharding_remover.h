@@ -3,10 +3,17 @@
 // JAX marks values with custom calls that only mean something when a
 // module is partitioned over several devices: `Sharding` (from
 // jax.lax.with_sharding_constraint and jit's in/out shardings),
-// `SPMDFullToShardShape` and `SPMDShardToFullShape` (shard_map's borders).
-// On one device each is the identity of its operand, and XLA's own
-// ShardingRemover drops them the same way before compiling for one device.
-// A call whose shape differs from its operand's (a real partitioning) is
+// `SPMDFullToShardShape` and `SPMDShardToFullShape` (shard_map's borders),
+// their Shardy forms `xla.sdy.FuncResultSharding` (a result's sharding),
+// `xla.sdy.GlobalToLocalShape` and `xla.sdy.LocalToGlobalShape`
+// (shard_map's borders, one operand per value crossing it), and XLA's own
+// propagation barriers `ShardBarrierFrom` / `ShardBarrierTo`. On one device
+// each is the identity of its operands, and XLA's ShardingRemover (and its
+// partitioner, for the rest) drops them the same way before compiling for
+// one device: a one-operand call becomes its operand, a call of several
+// operands a tuple of them.
+//
+// A call whose shape differs from its operands' (a real partitioning) is
 // left alone, so a backend rejects it by name instead of computing the
 // wrong thing.
 #ifndef PASSES_SHARDING_REMOVER_H_

@@ -30,6 +30,7 @@
 #include "hlo/text/printer.h"
 #include "nanobind/nanobind.h"
 #include "nanobind/ndarray.h"
+#include "nanobind/stl/optional.h"
 #include "nanobind/stl/string.h"
 #include "nanobind/stl/unique_ptr.h"
 #include "nanobind/stl/vector.h"
@@ -268,17 +269,20 @@ NB_MODULE(_hloc, m) {
   m.def(
       "optimize",
       [](const HloModule& module, const std::string& platform, bool verify_each,
-         bool saveable) {
+         bool saveable, std::optional<bool> allow_fallback) {
         ProgramOptions options;
         options.platform = platform;
         options.verify_each = verify_each;
         options.saveable = saveable;
+        options.allow_fallback = allow_fallback;
         nb::gil_scoped_release release;
         return ValueOrThrow(OptimizeModule(module, options));
       },
       nb::arg("module"), nb::arg("platform"), nb::arg("verify_each") = false,
-      nb::arg("saveable") = false,
-      "Runs the platform's pipeline on a copy of the module.");
+      nb::arg("saveable") = false, nb::arg("allow_fallback") = nb::none(),
+      "Runs the platform's pipeline on a copy of the module. allow_fallback: "
+      "None (the platform's default), True (cpu: run what code generation "
+      "declines in the evaluator) or False (strict: fail listing it).");
 
   m.def(
       "stages",

@@ -326,11 +326,41 @@ ENTRY e {
   x = f32[4] parameter(0)
   ROOT y = f32[4] custom-call(x), custom_call_target="my_kernel"
 }"""
-        # Code generation leaves it to the evaluator, which has no such
-        # kernel either: the run raises, naming the instruction.
-        with self.assertRaisesRegex(hloc.HlocError,
-                                    r"not supported .*custom-call \(y\)"):
+        # Neither a kernel nor the evaluator runs an unknown custom call:
+        # the compilation raises, naming the instruction and its target.
+        with self.assertRaisesRegex(
+                hloc.HlocError,
+                r'y \(custom-call\): custom_call_target="my_kernel" has no '
+                r"cpu implementation"):
             hloc.compile(text).run(np.ones(4, np.float32))
+
+    def test_fallback_choice(self):
+        text = """
+HloModule replica
+ENTRY e {
+  p = u32[4] parameter(0)
+  r = u32[] replica-id()
+  b = u32[4] broadcast(r), dimensions={}
+  ROOT a = u32[4] add(p, b)
+}"""
+        # replica-id has no generated code: by default the evaluator runs
+        # it on cpu; strict compilation raises, naming it and why.
+        p = np.arange(4, dtype=np.uint32)
+        np.testing.assert_array_equal(hloc.compile(text).run(p), p)
+        with self.assertRaisesRegex(
+                hloc.HlocError,
+                r"cpu strict mode \(--no-fallback\): 1 instruction would "
+                r"need the reference evaluator:\n  r \(replica-id\): "):
+            hloc.compile(text, fallback=False)
+        # An ordinary JAX function has code for everything: strict is fine.
+        f = hloc.jit(lambda x: jnp.tanh(x) * 2, fallback=False)
+        x = np.linspace(-1, 1, 5, dtype=np.float32)
+        np.testing.assert_allclose(f(x), np.tanh(x) * 2, rtol=1e-6)
+        np.testing.assert_allclose(f.lower(x).compile().run(x),
+                                   np.tanh(x) * 2, rtol=1e-6)
+        with self.assertRaisesRegex(hloc.HlocError,
+                                    "the cuda backend has no evaluator"):
+            hloc.compile(text, platform="cuda", fallback=True)
 
     def test_parse_error_has_line_and_column(self):
         with self.assertRaisesRegex(hloc.HlocError, r"<module>:\d+:\d+"):

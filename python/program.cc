@@ -38,6 +38,22 @@ absl::Status CheckPlatform(const std::string& platform) {
       "' (available: ", absl::StrJoin(ProgramPlatforms(), ", "), ")"));
 }
 
+// The fallback choice means something only where a backend compiles with
+// an evaluator beside it (hlo-run's --fallback / --no-fallback rules).
+absl::Status CheckFallbackChoice(const ProgramOptions& options) {
+  if (!options.allow_fallback.has_value()) return absl::OkStatus();
+  if (options.platform == "interpreter") {
+    return absl::InvalidArgumentError(
+        "fallback: the interpreter platform compiles nothing");
+  }
+  if (options.platform == "cuda" && *options.allow_fallback) {
+    return absl::InvalidArgumentError(
+        "fallback: the cuda backend has no evaluator fallback (it is always "
+        "strict)");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CudaNotAvailable(absl::string_view why) {
   return absl::FailedPreconditionError(
       absl::StrCat("the cuda platform is not available: ", why));
@@ -71,6 +87,8 @@ absl::StatusOr<OptimizedModule> OptimizeModule(const HloModule& module,
                                                const ProgramOptions& options) {
   absl::Status known = CheckPlatform(options.platform);
   if (!known.ok()) return known;
+  absl::Status fallback = CheckFallbackChoice(options);
+  if (!fallback.ok()) return fallback;
   OptimizedModule optimized;
   optimized.module = module.Clone();
   optimized.options = options;
@@ -100,8 +118,12 @@ absl::StatusOr<std::string> ModuleStage(const OptimizedModule& optimized,
         absl::StrCat("unknown stage '", stage, "' for platform '", platform,
                      "' (stages: ", absl::StrJoin(names, ", "), ")"));
   }
+  // A stage compiles as Program::Compile would, strict or not.
+  StageOptions options;
+  options.cpu.allow_fallback =
+      optimized.options.allow_fallback.value_or(options.cpu.allow_fallback);
   return BackendStageOutput(*optimized.module, platform, stage,
-                            /*summary=*/true);
+                            /*summary=*/true, options);
 }
 
 absl::StatusOr<std::unique_ptr<Program>> Program::Compile(
@@ -124,6 +146,8 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Compile(
   } else if (platform == "cpu") {
     CpuCompileOptions options;
     options.keep_executable = optimized.options.saveable;
+    options.allow_fallback =
+        optimized.options.allow_fallback.value_or(options.allow_fallback);
     absl::StatusOr<std::unique_ptr<CpuExecutable>> compiled =
         CompileForCpu(*optimized.module, options);
     if (!compiled.ok()) return compiled.status();

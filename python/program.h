@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ struct ProgramOptions {
   // Keep what Program::Save needs (the kernels' object code): costs an
   // object file per compilation, so only when the disk cache is on.
   bool saveable = false;
+  // Whether "cpu" may run what code generation declines in the reference
+  // evaluator (one warning line each) or fails the compilation listing it
+  // (CpuCompileOptions::allow_fallback); unset: the platform's default
+  // (allowed on cpu; cuda has no fallback, so true there is an error).
+  std::optional<bool> allow_fallback;
 };
 
 // "interpreter", "cpu", "cuda".

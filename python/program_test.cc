@@ -102,6 +102,59 @@ TEST(ProgramTest, CudaSaysWhyItIsNotAvailable) {
       << program.status();
 }
 
+// replica-id has no generated code: the cpu default runs it in the
+// evaluator, strict compilation names it, and the choice is refused where
+// it means nothing.
+TEST(ProgramTest, FallbackChoice) {
+  std::unique_ptr<HloModule> module = Parse(R"(
+HloModule replica
+ENTRY e {
+  p = u32[4] parameter(0)
+  r = u32[] replica-id()
+  b = u32[4] broadcast(r), dimensions={}
+  ROOT a = u32[4] add(p, b)
+})");
+  ProgramOptions options;
+  options.platform = "cpu";
+  options.allow_fallback = false;
+  absl::StatusOr<OptimizedModule> optimized = OptimizeModule(*module, options);
+  ASSERT_TRUE(optimized.ok()) << optimized.status();
+  absl::StatusOr<std::unique_ptr<Program>> program =
+      Program::Compile(*optimized);
+  ASSERT_FALSE(program.ok());
+  EXPECT_TRUE(absl::IsUnimplemented(program.status())) << program.status();
+  EXPECT_NE(std::string(program.status().message())
+                .find("cpu strict mode (--no-fallback): 1 instruction would "
+                      "need the reference evaluator:\n  r (replica-id): "),
+            std::string::npos)
+      << program.status();
+
+  // Its stages compile the same way.
+  absl::StatusOr<std::string> executable =
+      ModuleStage(*optimized, "executable");
+  EXPECT_TRUE(absl::IsUnimplemented(executable.status()))
+      << executable.status();
+
+  std::unique_ptr<Program> allowed = CompileFor(*module, "cpu");
+  ASSERT_NE(allowed, nullptr);
+  const uint32_t p[4] = {1, 2, 3, 4};
+  std::vector<Literal> args;
+  args.push_back(Literal::CreateView(Shape::Array(U32, {4}), p));
+  absl::StatusOr<Literal> result = allowed->Run(args);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->data<uint32_t>()[3], 4u);
+
+  options.platform = "cuda";
+  options.allow_fallback = true;
+  EXPECT_EQ(OptimizeModule(*module, options).status().message(),
+            "fallback: the cuda backend has no evaluator fallback (it is "
+            "always strict)");
+  options.platform = "interpreter";
+  options.allow_fallback = false;
+  EXPECT_EQ(OptimizeModule(*module, options).status().message(),
+            "fallback: the interpreter platform compiles nothing");
+}
+
 TEST(ProgramTest, UnknownPlatformAndStage) {
   ProgramOptions options;
   options.platform = "tpu";

@@ -73,6 +73,13 @@ bool HasStage(const StageList& stages, const std::string& stage) {
   return false;
 }
 
+bool StageCompilesEveryInstruction(const std::string& platform,
+                                   const std::string& stage) {
+  if (platform == "cuda") return HasStage(GpuStages(), stage);
+  return platform == "cpu" && HasStage(CpuStages(), stage) &&
+         stage != "buffer-assignment" && stage != "llvm";
+}
+
 absl::StatusOr<std::string> BackendStageOutput(const HloModule& module,
                                                const std::string& platform,
                                                const std::string& stage,

@@ -27,6 +27,14 @@ const StageList& CommonStages();
 const StageList& BackendStages(const std::string& platform);
 bool HasStage(const StageList& stages, const std::string& stage);
 
+// Whether `stage` of `platform` compiles every instruction, so that the
+// evaluator-fallback choice (CpuCompileOptions::allow_fallback; the cuda
+// backend is always strict) applies: cpu's llvm-opt, asm, object and
+// executable, every cuda stage. (cpu's llvm stage shows the kernels that
+// were emitted, whatever declined.)
+bool StageCompilesEveryInstruction(const std::string& platform,
+                                   const std::string& stage);
+
 // How the backends compile for a stage.
 struct StageOptions {
   CpuCompileOptions cpu;

@@ -65,4 +65,16 @@ std::string FlagHelp(const std::string& usage,
   return out;
 }
 
+absl::StatusOr<std::optional<bool>> SwitchPair(const ParsedFlags& flags,
+                                               const std::string& yes,
+                                               const std::string& no) {
+  if (flags.Has(yes) && flags.Has(no)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("give --", yes, " or --", no, ", not both"));
+  }
+  if (flags.Has(yes)) return true;
+  if (flags.Has(no)) return false;
+  return std::nullopt;
+}
+
 }  // namespace hloc

@@ -6,6 +6,7 @@
 #define TOOLS_FLAGS_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,13 @@ struct ParsedFlags {
 // accepted as a synonym for "--o" only when an "o" flag is declared.
 absl::StatusOr<ParsedFlags> ParseFlags(int argc, char** argv,
                                        const std::vector<FlagSpec>& specs);
+
+// A yes/no choice spelt as two switches (--fallback / --no-fallback):
+// nullopt when neither is given (the caller's default), true for `yes`,
+// false for `no`, and an error naming both when both are given.
+absl::StatusOr<std::optional<bool>> SwitchPair(const ParsedFlags& flags,
+                                               const std::string& yes,
+                                               const std::string& no);
 
 // "usage: <usage>\n  --name=VALUE  help\n..." for --help.
 std::string FlagHelp(const std::string& usage,

@@ -15,6 +15,8 @@ using ::testing::HasSubstr;
 const std::vector<FlagSpec> kSpecs = {
     {"dir", true, "a directory"},
     {"verbose", false, "talk more"},
+    {"color", false, "color the output"},
+    {"no-color", false, "do not color the output"},
 };
 
 absl::StatusOr<ParsedFlags> Parse(std::vector<std::string> args) {
@@ -44,6 +46,19 @@ TEST(FlagsTest, Errors) {
               HasSubstr("flag --dir needs a value"));
   EXPECT_THAT(Parse({"--verbose=maybe"}).status().message(),
               HasSubstr("is a switch"));
+}
+
+TEST(FlagsTest, SwitchPair) {
+  auto choice = [](std::vector<std::string> args) {
+    absl::StatusOr<ParsedFlags> p = Parse(std::move(args));
+    EXPECT_TRUE(p.ok()) << p.status();
+    return SwitchPair(*p, "color", "no-color");
+  };
+  EXPECT_EQ(*choice({}), std::nullopt);
+  EXPECT_EQ(*choice({"--color"}), std::optional<bool>(true));
+  EXPECT_EQ(*choice({"--no-color"}), std::optional<bool>(false));
+  EXPECT_EQ(choice({"--color", "--no-color"}).status().message(),
+            "give --color or --no-color, not both");
 }
 
 TEST(FlagsTest, Help) {

@@ -6,7 +6,8 @@
 // Exit codes: 0 success, 1 a pass or the verifier failed on a valid input,
 // 2 bad input (unreadable file, parse error, unknown flag or pass), 3 the
 // target's backend cannot compile an instruction of the module (the
-// message names each and why).
+// message names each and why: a custom call it does not implement, or, in
+// strict mode, any instruction that would run in the reference evaluator).
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -65,6 +66,14 @@ const std::vector<FlagSpec>& Specs() {
       {"stats", false, "print pass statistics to stderr"},
       {"no-verify-each", false, "skip the verifier between passes"},
       {"print-metadata", true, "print metadata={...} (true/false)"},
+      {"no-fallback", false,
+       "strict: fail (exit 3) if any instruction would run in the reference "
+       "evaluator, listing each and why (default for --target=aarch64 and "
+       "--platform=cuda)"},
+      {"fallback", false,
+       "let --platform=cpu run what code generation declines in the "
+       "evaluator, one warning line each (default for the host; with "
+       "--target=aarch64 the object then has no entry)"},
       {"allow-excess-precision", true,
        "true|false: --platform's pipeline may keep values more precise than "
        "their bf16/f16 types, as XLA does (default true)"},
@@ -79,18 +88,16 @@ bool IsAarch64Stage(const std::string& stage) {
   return stage == "llvm-opt" || stage == "asm" || stage == "object";
 }
 
-absl::StatusOr<std::string> Aarch64StageOutput(const HloModule& module,
-                                               const std::string& stage) {
+absl::StatusOr<std::string> Aarch64StageOutput(
+    const HloModule& module, const std::string& stage,
+    std::optional<bool> allow_fallback) {
   Aarch64AotOptions options;
   options.keep_ir = stage == "llvm-opt";
   options.keep_asm = stage == "asm";
+  options.allow_fallback = allow_fallback.value_or(options.allow_fallback);
   absl::StatusOr<Aarch64AotModule> compiled =
       CompileForAarch64(module, options);
   if (!compiled.ok()) return compiled.status();
-  for (const std::string& missing : compiled->missing) {
-    std::cerr << "hlo-opt: aarch64: " << missing
-              << " has no generated code, so the object has no entry\n";
-  }
   if (stage == "llvm-opt") return compiled->optimized_ir;
   if (stage == "asm") return compiled->assembly;
   return compiled->executable.object_code;
@@ -106,7 +113,7 @@ int Main(int argc, char** argv) {
       "hlo-opt FILE|- [--format=hlo|pb] [--emit=hlo|pb] [-o OUT] "
       "[--platform=cpu|cuda|rocm] [--target=host|aarch64] [--stage=S] "
       "[--gpu-arch=sm_80|sm_90] [--cuda-path=DIR] [--cpu=NAME] "
-      "[--features=+F,-G] "
+      "[--features=+F,-G] [--fallback|--no-fallback] "
       "[--passes=a,b,c] [--fusion-report] [--dump-dir=D]";
   absl::StatusOr<ParsedFlags> parsed = ParseFlags(argc, argv, Specs());
   if (!parsed.ok()) return Fail(2, parsed.status().message());
@@ -192,8 +199,32 @@ int Main(int argc, char** argv) {
   if (stage == "object" && !flags.Has("o")) {
     return Fail(2, "--stage=object writes a binary file: give -o FILE");
   }
+  // Whether instructions code generation declines may run in the
+  // evaluator; unset: the target's default (CpuCompileOptions,
+  // Aarch64AotOptions; the cuda backend has no fallback).
+  absl::StatusOr<std::optional<bool>> allow_fallback =
+      SwitchPair(flags, "fallback", "no-fallback");
+  if (!allow_fallback.ok()) return Fail(2, allow_fallback.status().message());
+  if (allow_fallback->has_value()) {
+    const bool compiles = target == "aarch64"
+                              ? platform == "cpu" && IsAarch64Stage(stage)
+                              : StageCompilesEveryInstruction(platform, stage);
+    if (!compiles) {
+      return Fail(2,
+                  "--fallback and --no-fallback choose how a backend stage "
+                  "compiles: --platform=cpu with --stage=llvm-opt, asm, "
+                  "object or executable, or any --platform=cuda stage");
+    }
+    if (platform == "cuda" && **allow_fallback) {
+      return Fail(2,
+                  "--fallback: the cuda backend has no evaluator fallback "
+                  "(it is always strict)");
+    }
+  }
   // The CPU the host stages compile for, checked before any work.
   CpuCompileOptions cpu_options;
+  cpu_options.allow_fallback =
+      allow_fallback->value_or(cpu_options.allow_fallback);
   if (flags.Has("cpu") || flags.Has("features")) {
     if (!HasStage(BackendStages("cpu"), stage)) {
       return Fail(2,
@@ -242,8 +273,12 @@ int Main(int argc, char** argv) {
 
   std::string output;
   if (target == "aarch64" && IsAarch64Stage(stage)) {
-    absl::StatusOr<std::string> text = Aarch64StageOutput(**module, stage);
-    if (!text.ok()) return Fail(1, text.status().message());
+    absl::StatusOr<std::string> text =
+        Aarch64StageOutput(**module, stage, *allow_fallback);
+    if (!text.ok()) {
+      return Fail(absl::IsUnimplemented(text.status()) ? 3 : 1,
+                  text.status().message());
+    }
     output = std::move(*text);
   } else if (!HasStage(CommonStages(), stage)) {
     StageOptions stage_options;

@@ -49,6 +49,13 @@ const std::vector<FlagSpec>& Specs() {
       {"denormals", true,
        "flush|keep: flush f32/f64 denormals to zero as XLA's runtimes do "
        "(default), or keep them (IEEE)"},
+      {"no-fallback", false,
+       "compiling platforms: fail (exit 3) if any instruction would run in "
+       "the reference evaluator, listing each and why (default for "
+       "--target=aarch64 and cuda)"},
+      {"fallback", false,
+       "--platform=cpu: run what code generation declines in the evaluator, "
+       "one warning line each (default for the host)"},
       {"output", true, "DIR: write output i to DIR/out<i>.npy"},
       {"format", true,
        "hlo|pb|hloexe: module or saved executable (default: by extension)"},
@@ -292,6 +299,21 @@ absl::StatusOr<HloRunOptions> ParseHloRunOptions(
   if (options.target != "host" && options.platform != "cpu") {
     return absl::InvalidArgumentError(
         "flag --target: only --platform=cpu has targets");
+  }
+  absl::StatusOr<std::optional<bool>> allow_fallback =
+      SwitchPair(flags, "fallback", "no-fallback");
+  if (!allow_fallback.ok()) return allow_fallback.status();
+  options.allow_fallback = *allow_fallback;
+  if (options.allow_fallback && options.platform != "cpu" &&
+      options.platform != "cuda") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "flag --", *options.allow_fallback ? "fallback" : "no-fallback",
+        ": --platform=", options.platform, " compiles nothing"));
+  }
+  if (options.allow_fallback.value_or(false) && options.platform == "cuda") {
+    return absl::InvalidArgumentError(
+        "flag --fallback: the cuda backend has no evaluator fallback (it is "
+        "always strict)");
   }
   options.expect_dir = flags.Get("expect");
   options.output_dir = flags.Get("output");

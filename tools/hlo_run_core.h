@@ -83,6 +83,10 @@ struct HloRunOptions {
   std::optional<double> atol;
   // The expected outputs came from a GPU that used TF32 (see above).
   bool expect_tf32 = false;
+  // --fallback / --no-fallback: whether --platform=cpu may run what code
+  // generation declines in the reference evaluator; unset: the target's
+  // default (the host allows it, aarch64 does not; cuda never does).
+  std::optional<bool> allow_fallback;
   // PipelineOptions::allow_excess_precision for the compiling platforms.
   bool allow_excess_precision = true;
   DenormalMode denormals = DenormalMode::kFlush;

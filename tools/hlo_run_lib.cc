@@ -3,7 +3,9 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -13,6 +15,7 @@
 #include "backends/gpu/gpu_compiler.h"
 #include "hlo/text/parser.h"
 #include "passes/pipelines.h"
+#include "runtime/executable.h"
 #include "runtime/object_loader.h"
 #include "tools/hlo_run_cuda.h"
 
@@ -51,8 +54,11 @@ absl::StatusOr<Literal> RunOnCpuPlatform(const HloModule& module,
   absl::StatusOr<std::unique_ptr<HloModule>> optimized =
       Optimize("cpu", module, options);
   if (!optimized.ok()) return optimized.status();
+  CpuCompileOptions compile_options;
+  compile_options.allow_fallback =
+      options.allow_fallback.value_or(compile_options.allow_fallback);
   absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
-      CompileForCpu(**optimized);
+      CompileForCpu(**optimized, compile_options);
   if (!executable.ok()) return executable.status();
   const double compile_ms = MillisecondsSince(start);
   const auto run_start = std::chrono::steady_clock::now();
@@ -72,7 +78,11 @@ absl::StatusOr<Literal> RunOnAarch64Platform(
   absl::StatusOr<std::unique_ptr<HloModule>> optimized =
       Optimize("cpu", module, options);
   if (!optimized.ok()) return optimized.status();
-  absl::StatusOr<Aarch64AotModule> compiled = CompileForAarch64(**optimized);
+  Aarch64AotOptions compile_options;
+  compile_options.allow_fallback =
+      options.allow_fallback.value_or(compile_options.allow_fallback);
+  absl::StatusOr<Aarch64AotModule> compiled =
+      CompileForAarch64(**optimized, compile_options);
   if (!compiled.ok()) return compiled.status();
   const double compile_ms = MillisecondsSince(start);
   Aarch64RunStats stats;
@@ -87,6 +97,21 @@ absl::StatusOr<Literal> RunOnAarch64Platform(
         compile_ms, stats.link_ms, stats.qemu_ms, stats.entry_ms);
   }
   return result;
+}
+
+// --no-fallback with a saved executable: it is compiled already, so strict
+// means refusing to run one that has evaluator steps, naming each.
+absl::Status CheckNoEvaluatorSteps(const Executable& executable) {
+  std::vector<std::string> steps;
+  for (const ExecutableStep& step : executable.steps) {
+    if (step.kind != ExecutableStep::Kind::kEvaluator) continue;
+    steps.push_back(absl::StrCat(step.instruction, ": ", step.fallback_reason));
+  }
+  if (steps.empty()) return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrCat(
+      "strict mode (--no-fallback): the saved executable runs ", steps.size(),
+      steps.size() == 1 ? " instruction" : " instructions",
+      " in the reference evaluator:\n  ", absl::StrJoin(steps, "\n  ")));
 }
 
 // A saved cpu executable: its object code linked in, nothing compiled.
@@ -114,8 +139,14 @@ absl::StatusOr<SavedExecutable> LoadCpuExecutable(
   SavedExecutable saved;
   saved.module = *std::move(module);
   std::shared_ptr<LoadedCpuExecutable> loaded = *std::move(executable);
-  saved.run = [loaded, denormals = options.denormals](
-                  absl::Span<const Literal> arguments) {
+  const bool strict = !options.allow_fallback.value_or(true);
+  saved.run = [loaded, strict, denormals = options.denormals](
+                  absl::Span<const Literal> arguments)
+      -> absl::StatusOr<Literal> {
+    if (strict) {
+      absl::Status status = CheckNoEvaluatorSteps(loaded->executable());
+      if (!status.ok()) return status;
+    }
     const auto run_start = std::chrono::steady_clock::now();
     absl::StatusOr<Literal> result = loaded->Run(arguments, denormals);
     std::cerr << absl::StrFormat("cpu: ran in %.3f ms\n",

@@ -22,9 +22,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "backends/common/custom_call_support.h"
+#include "backends/common/evaluator_fallback.h"
+#include "backends/common/step_plan.h"
+#include "backends/cpu/custom_call_targets.h"
 #include "backends/cpu/jit.h"
 #include "backends/cpu/object_emitter.h"
-#include "backends/common/step_plan.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
 #include "hlo/text/printer.h"
@@ -220,6 +223,8 @@ absl::StatusOr<Aarch64AotModule> CompileForAarch64(
     return absl::InvalidArgumentError("module has no entry computation");
   }
   std::vector<HloInstruction*> order = computation->MakeInstructionPostOrder();
+  HLOC_RETURN_IF_ERROR(
+      CheckCustomCallTargets(*hlo, CpuSupportsCustomCall, "aarch64 AOT"));
   HLOC_RETURN_IF_ERROR(CheckCodegenShapes(order, "aarch64 AOT"));
   HLOC_ASSIGN_OR_RETURN(BufferAssignment assignment,
                         AssignBuffers(*computation, order));
@@ -242,6 +247,9 @@ absl::StatusOr<Aarch64AotModule> CompileForAarch64(
   CpuCodegenOptions codegen = options.codegen;
   codegen.target_triple = kAarch64Triple;
   CpuModuleEmitter emitter(hlo->name(), codegen);
+  FallbackReport fallbacks(
+      "aarch64 AOT", "has no generated code, so the object has no entry",
+      FallbackPolicy{options.allow_fallback, options.log_fallbacks});
   for (PlannedStep& planned : PlanSteps(order, assignment)) {
     const HloInstruction* instr = planned.instruction;
     const HloOpcode opcode = instr->opcode();
@@ -256,6 +264,7 @@ absl::StatusOr<Aarch64AotModule> CompileForAarch64(
     } else if (absl::IsUnimplemented(symbol.status())) {
       step.kind = ExecutableStep::Kind::kEvaluator;
       step.fallback_reason = std::string(symbol.status().message());
+      fallbacks.Add(*instr, step.fallback_reason);
       result.missing.push_back(
           absl::StrCat(instr->name(), " (", HloOpcodeString(opcode), ")"));
     } else {
@@ -263,6 +272,7 @@ absl::StatusOr<Aarch64AotModule> CompileForAarch64(
     }
     e.steps.push_back(std::move(step));
   }
+  HLOC_RETURN_IF_ERROR(fallbacks.Check());
 
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;

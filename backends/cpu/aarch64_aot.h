@@ -22,10 +22,15 @@
 // host) and run by `qemu-aarch64 -L SYSROOT`; inputs and outputs travel as
 // raw buffer files in a temporary directory.
 //
-// No evaluator on the target: a module with an instruction that code
-// generation declines still compiles (its kernels' assembly can be read),
-// but gets no entry, and running it fails with "aarch64 AOT cannot run
-// NAME (OPCODE): no generated code yet".
+// No evaluator on the target, so compilation is strict by default: an
+// instruction that code generation declines fails it, listing each such
+// instruction and why (backends/common/evaluator_fallback.h). With
+// Aarch64AotOptions::allow_fallback (hlo-opt --fallback) such a module
+// still compiles, a one-line warning per instruction, so the kernels'
+// assembly can be read, but gets no entry, and running it fails with
+// "aarch64 AOT cannot run NAME (OPCODE): no generated code yet". Custom
+// calls the CPU backend does not implement (custom_call_targets.h) are
+// refused by name either way.
 #ifndef BACKENDS_CPU_AARCH64_AOT_H_
 #define BACKENDS_CPU_AARCH64_AOT_H_
 
@@ -49,6 +54,11 @@ inline constexpr char kAarch64Features[] = "+neon";
 
 struct Aarch64AotOptions {
   CpuCodegenOptions codegen;
+  // Compile even when an instruction has no generated code (the object
+  // then has no entry); false: such instructions fail the compilation.
+  bool allow_fallback = false;
+  // With allow_fallback: print one line to stderr per such instruction.
+  bool log_fallbacks = true;
   // Keep the optimized LLVM IR / the AArch64 assembly text.
   bool keep_ir = false;
   bool keep_asm = false;

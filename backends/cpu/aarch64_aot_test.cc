@@ -96,7 +96,12 @@ TEST_P(Aarch64CorpusTest, MatchesXla) {
   auto changed = pipeline->Run(module->get());
   ASSERT_TRUE(changed.ok()) << changed.status();
 
-  absl::StatusOr<Aarch64AotModule> compiled = CompileForAarch64(**module);
+  // Compiled even where code is missing, to check the run's error.
+  Aarch64AotOptions compile_options;
+  compile_options.allow_fallback = true;
+  compile_options.log_fallbacks = false;
+  absl::StatusOr<Aarch64AotModule> compiled =
+      CompileForAarch64(**module, compile_options);
   ASSERT_TRUE(compiled.ok()) << compiled.status();
   std::vector<Literal> args;
   for (int64_t i = 0; i < (*module)->entry_computation()->num_parameters();
@@ -199,34 +204,77 @@ ENTRY main {
   }
 }
 
-// No evaluator on the target: never a silent wrong answer.
-TEST(Aarch64AotTest, InstructionWithoutCodeIsAClearError) {
-  auto module = ParseHloModule(R"(
+// No evaluator on the target: never a silent wrong answer. replica-id has
+// no generated code (the host would run it in the evaluator).
+constexpr char kNeedsEvaluator[] = R"(
 HloModule needs_evaluator
 
 ENTRY main {
-  x = f32[4] parameter(0)
-  e = f32[4] exponential(x)
-  ROOT c = f32[4] custom-call(e), custom_call_target="foo"
+  x = u32[4] parameter(0)
+  e = u32[4] multiply(x, x)
+  r = u32[] replica-id()
+  b = u32[4] broadcast(r), dimensions={}
+  ROOT c = u32[4] add(e, b)
 }
-)",
-                               "needs_evaluator");
+)";
+
+// Strict by default: the compilation fails, naming the instruction and why.
+TEST(Aarch64AotTest, InstructionWithoutCodeFailsStrictCompilation) {
+  auto module = ParseHloModule(kNeedsEvaluator, "needs_evaluator");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<Aarch64AotModule> compiled = CompileForAarch64(**module);
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_TRUE(absl::IsUnimplemented(compiled.status())) << compiled.status();
+  EXPECT_EQ(compiled.status().message(),
+            "aarch64 AOT strict mode (--no-fallback): 1 instruction would "
+            "need the reference evaluator:\n  r (replica-id): elemental "
+            "emitter: no elemental code generation for this op (%r = u32[] "
+            "replica-id())");
+}
+
+// allow_fallback: the kernels that exist still compile (for reading),
+// without an entry, and running says why.
+TEST(Aarch64AotTest, AllowedFallbackCompilesWithoutEntry) {
+  auto module = ParseHloModule(kNeedsEvaluator, "needs_evaluator");
   ASSERT_TRUE(module.ok()) << module.status();
   Aarch64AotOptions options;
   options.keep_asm = true;
+  options.allow_fallback = true;
+  options.log_fallbacks = false;
   absl::StatusOr<Aarch64AotModule> compiled =
       CompileForAarch64(**module, options);
   ASSERT_TRUE(compiled.ok()) << compiled.status();
   ASSERT_EQ(compiled->missing.size(), 1u);
-  // The kernels that exist still compile (for reading), without an entry.
   EXPECT_NE(compiled->assembly.find("hloc.e:"), std::string::npos);
   EXPECT_EQ(compiled->assembly.find("hloc_aot_entry"), std::string::npos);
   std::vector<Literal> args;
-  args.push_back(Literal(Shape::Array(F32, {4})));
+  args.push_back(Literal(Shape::Array(U32, {4})));
   absl::StatusOr<Literal> result = RunAarch64UnderQemu(*compiled, args);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().message(),
-            "aarch64 AOT cannot run c (custom-call): no generated code yet");
+            "aarch64 AOT cannot run r (replica-id): no generated code yet");
+}
+
+// A custom call the CPU backend does not implement is refused by target,
+// whatever the fallback choice.
+TEST(Aarch64AotTest, UnsupportedCustomCallIsRefused) {
+  auto module = ParseHloModule(R"(
+HloModule custom
+ENTRY main {
+  x = f32[4] parameter(0)
+  ROOT c = f32[4] custom-call(x), custom_call_target="foo"
+}
+)",
+                               "custom");
+  ASSERT_TRUE(module.ok()) << module.status();
+  Aarch64AotOptions options;
+  options.allow_fallback = true;
+  absl::StatusOr<Aarch64AotModule> compiled =
+      CompileForAarch64(**module, options);
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_EQ(compiled.status().message(),
+            "the aarch64 AOT backend cannot compile:\n  c (custom-call): "
+            "custom_call_target=\"foo\" has no aarch64 AOT implementation");
 }
 
 TEST(Aarch64AotTest, ObjectIsAarch64Elf) {

@@ -1,10 +1,12 @@
 #include "backends/cpu/cpu_compiler.h"
 
-#include <cstdio>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "backends/common/custom_call_support.h"
+#include "backends/common/evaluator_fallback.h"
 #include "backends/common/step_plan.h"
+#include "backends/cpu/custom_call_targets.h"
 #include "backends/cpu/target_cpu.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
@@ -17,6 +19,8 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
     const HloModule& original, const CpuCompileOptions& options) {
   // Code generation trusts shapes and attributes: check them first.
   HLOC_RETURN_IF_ERROR(VerifyModule(original));
+  HLOC_RETURN_IF_ERROR(
+      CheckCustomCallTargets(original, CpuSupportsCustomCall, "cpu"));
   std::unique_ptr<HloModule> module = original.Clone();
   HloComputation* entry = module->entry_computation();
   if (entry == nullptr) {
@@ -47,6 +51,9 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
   jit_options.keep_object |= options.keep_executable;
 
   CpuModuleEmitter emitter(module->name(), codegen);
+  FallbackReport fallbacks(
+      "cpu", "runs in the evaluator",
+      FallbackPolicy{options.allow_fallback, options.log_fallbacks});
   std::vector<CpuStep> steps;
   for (PlannedStep& planned : PlanSteps(order, assignment)) {
     const HloInstruction* instr = planned.instruction;
@@ -67,12 +74,9 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
     } else if (absl::IsUnimplemented(status)) {
       step.kind = CpuStep::Kind::kEvaluator;
       step.fallback_reason = std::string(status.message());
-      if (options.log_fallbacks) {
-        std::fprintf(stderr, "hloc cpu: %s (%s) runs in the evaluator: %s\n",
-                     instr->name().c_str(),
-                     std::string(HloOpcodeString(instr->opcode())).c_str(),
-                     step.fallback_reason.c_str());
-      }
+      fallbacks.Add(*instr, step.fallback_reason);
+      // Strict: the list of every such instruction is all that is left.
+      if (!options.allow_fallback) continue;
       HLOC_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> fallback,
                             MakeFallbackModule(*instr));
       PrintOptions print_options;
@@ -86,6 +90,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
     steps.push_back(std::move(step));
     executable.steps.push_back(std::move(runtime_step));
   }
+  HLOC_RETURN_IF_ERROR(fallbacks.Check());
   HLOC_ASSIGN_OR_RETURN(std::unique_ptr<JitModule> jit,
                         emitter.Finish(jit_options));
   for (CpuStep& step : steps) {

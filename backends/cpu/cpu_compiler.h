@@ -6,7 +6,10 @@
 // (fusion included), but any valid module compiles: every entry
 // instruction that is not a fusion becomes a kernel of its own, or an
 // evaluator fallback where code generation declines (see
-// cpu_executable.h). Layouts must be plain (minor_to_major only) and shapes
+// cpu_executable.h; CpuCompileOptions::allow_fallback). A custom call whose
+// target the backend does not implement (custom_call_targets.h) is an
+// Unimplemented error naming it: neither a kernel nor the evaluator can
+// run it. Layouts must be plain (minor_to_major only) and shapes
 // static.
 #ifndef BACKENDS_CPU_CPU_COMPILER_H_
 #define BACKENDS_CPU_CPU_COMPILER_H_
@@ -27,7 +30,13 @@ namespace hloc {
 struct CpuCompileOptions {
   CpuCodegenOptions codegen;
   JitOptions jit;
-  // Print a line to stderr for each instruction left to the evaluator.
+  // Whether an instruction code generation declines may run in the
+  // evaluator (backends/common/evaluator_fallback.h). False (strict, as
+  // hlo-opt/hlo-run --no-fallback): compilation fails listing each such
+  // instruction and why. The host's default allows it; the AArch64 target,
+  // which has no evaluator, and the GPU are strict.
+  bool allow_fallback = true;
+  // With allow_fallback: print one line to stderr per such instruction.
   bool log_fallbacks = true;
   // Make CpuExecutable::executable() complete enough to save: the kernels
   // as object code (implies jit.keep_object) and the module's text.

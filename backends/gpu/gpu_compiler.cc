@@ -5,8 +5,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "backends/common/custom_call_support.h"
 #include "backends/common/step_plan.h"
 #include "backends/gpu/control_flow.h"
+#include "backends/gpu/custom_call_targets.h"
 #include "backends/gpu/dot_fusion_split.h"
 #include "backends/gpu/gemm_lowering.h"
 #include "backends/gpu/gpu_kernel_emitter.h"
@@ -203,6 +205,9 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
   if (entry == nullptr) {
     return absl::InvalidArgumentError("module has no entry computation");
   }
+  // What no kernel can run is named before anything is compiled.
+  HLOC_RETURN_IF_ERROR(
+      CheckCustomCallTargets(*module, GpuSupportsCustomCall, "cuda"));
   HLOC_ASSIGN_OR_RETURN(std::unique_ptr<GpuTarget> target, MakeTarget(options));
   HLOC_RETURN_IF_ERROR(SplitDotFusions(module.get()));
   std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();

@@ -7,7 +7,9 @@
 // instruction that is not a buffer alias becomes one or more kernel steps
 // (kernel: gpu_kernel_emitter.h). An instruction the backend cannot compile
 // is an Unimplemented error naming it and why (all such instructions, one
-// per line); there is no evaluator fallback on the GPU.
+// per line); there is no evaluator fallback on the GPU: it is always what
+// the CPU backend calls strict (hlo-opt --no-fallback). Custom calls are
+// refused by target name unless custom_call_targets.h lists the target.
 //
 // Output is deterministic: the same module and options give the same bytes.
 // No LLVM headers here.

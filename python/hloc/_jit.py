@@ -22,13 +22,14 @@ class Lowered:
     platform, like hlo-opt --platform=P prints it."""
 
     def __init__(self, optimized, proto, out_tree, name, platform,
-                 verify_each):
+                 verify_each, fallback):
         self._optimized = optimized
         self._proto = proto
         self._out_tree = out_tree
         self._name = name
         self._platform = platform
         self._verify_each = verify_each
+        self._fallback = fallback
 
     @property
     def platform(self):
@@ -60,7 +61,8 @@ class Lowered:
         """The compiled module (hloc.Executable), through the cache."""
         return _program.Executable(
             _program.get_program(self._proto, self._name, self._platform,
-                                 self._verify_each), self._name)
+                                 self._verify_each, self._fallback),
+            self._name)
 
 
 class _Entry:
@@ -110,7 +112,7 @@ class Jitted:
     the function. lower(*args) shows what hloc makes of it."""
 
     def __init__(self, fun, platform="cpu", static_argnums=(),
-                 static_argnames=(), verify_each=False):
+                 static_argnames=(), verify_each=False, fallback=None):
         if platform not in _program.platforms():
             raise ValueError(f"unknown platform {platform!r} (available: "
                              f"{', '.join(_program.platforms())})")
@@ -123,6 +125,7 @@ class Jitted:
         self._name = getattr(fun, "__name__", "function")
         self._platform = platform
         self._verify_each = verify_each
+        self._fallback = fallback
         self._static_nums, self._static_names = _check_static(
             fun, static_argnums, static_argnames)
         # keep_unused: one module parameter per array leaf, so leaves map
@@ -180,7 +183,7 @@ class Jitted:
     def _compile(self, key, args, kwargs, num_leaves):
         proto, out_tree = self._lower_with_jax(args, kwargs)
         program = _program.get_program(proto, self._name, self._platform,
-                                       self._verify_each)
+                                       self._verify_each, self._fallback)
         if len(program.parameter_types) != num_leaves:
             raise _hloc.HlocError(
                 f"{self._name}: JAX lowered {num_leaves} array arguments to "
@@ -197,9 +200,10 @@ class Jitted:
         """Lowers through JAX and runs hloc's pipeline: a Lowered."""
         proto, out_tree = self._lower_with_jax(args, kwargs)
         optimized = _program.optimize(_program.parse(proto, self._name),
-                                      self._platform, self._verify_each)
+                                      self._platform, self._verify_each,
+                                      self._fallback)
         return Lowered(optimized, proto, out_tree, self._name,
-                       self._platform, self._verify_each)
+                       self._platform, self._verify_each, self._fallback)
 
     def clear_cache(self):
         """Forgets this function's signatures (programs stay cached)."""
@@ -207,7 +211,7 @@ class Jitted:
 
 
 def jit(fun=None, *, platform="cpu", static_argnums=(), static_argnames=(),
-        verify_each=False):
+        verify_each=False, fallback=None):
     """Compiles `fun` with hloc: hloc.jit(f, platform="cpu"), or as a
     decorator, @hloc.jit or @hloc.jit(platform="interpreter").
 
@@ -215,11 +219,14 @@ def jit(fun=None, *, platform="cpu", static_argnums=(), static_argnames=(),
     evaluator), "cuda" (raises HlocError until the cuda compiler exists).
     static_argnums / static_argnames: as jax.jit (hashable values; each new
     value compiles anew). verify_each: run the verifier after every pass.
+    fallback: None (the platform's default), True or False (strict), as
+    hloc.compile's.
     """
     if fun is None:
         return functools.partial(jit, platform=platform,
                                  static_argnums=static_argnums,
                                  static_argnames=static_argnames,
-                                 verify_each=verify_each)
+                                 verify_each=verify_each, fallback=fallback)
     return Jitted(fun, platform=platform, static_argnums=static_argnums,
-                  static_argnames=static_argnames, verify_each=verify_each)
+                  static_argnames=static_argnames, verify_each=verify_each,
+                  fallback=fallback)

@@ -86,8 +86,9 @@ def _count(counter):
         _stats[counter] += 1
 
 
-def _options_key(platform, verify_each):
-    return (platform, ("verify_each", bool(verify_each)))
+def _options_key(platform, verify_each, fallback):
+    return (platform, ("verify_each", bool(verify_each)),
+            ("fallback", fallback))
 
 
 def parse(contents, name):
@@ -96,21 +97,22 @@ def parse(contents, name):
     return _hloc.parse(contents, fmt, name)
 
 
-def optimize(module, platform, verify_each=False):
+def optimize(module, platform, verify_each=False, fallback=None):
     """Runs the platform's pipeline on a parsed module: an
     _hloc.OptimizedModule (its text, fusion report and stages)."""
     return _hloc.optimize(module, platform, verify_each=verify_each,
-                          saveable=_cache_dir is not None)
+                          saveable=_cache_dir is not None,
+                          allow_fallback=fallback)
 
 
-def get_program(contents, name, platform, verify_each=False):
+def get_program(contents, name, platform, verify_each=False, fallback=None):
     """The compiled program of a module, from the cache when it has one.
 
     The fingerprint is of the module's text without metadata, so the same
     computation lowered from another call site (JAX puts the Python stack
     in the metadata) is the same entry."""
     module = parse(contents, name)
-    options = _options_key(platform, verify_each)
+    options = _options_key(platform, verify_each, fallback)
     key = (hashlib.sha256(module.canonical_text()).hexdigest(), options)
     with _lock:
         program = _programs.get(key)
@@ -131,7 +133,7 @@ def get_program(contents, name, platform, verify_each=False):
                 # and overwrite it.
                 program = None
     if program is None:
-        program = optimize(module, platform, verify_each).compile()
+        program = optimize(module, platform, verify_each, fallback).compile()
         _count("compilations")
         if path is not None:
             _save(program, path)
@@ -229,13 +231,19 @@ class Executable:
         self._program.save(path)
 
 
-def compile(module, platform="cpu", *, name=None, verify_each=False):
+def compile(module, platform="cpu", *, name=None, verify_each=False,
+            fallback=None):
     """Compiles an HLO module given as HLO text (str) or a serialized
     HloModuleProto (bytes), e.g. jax.jit(f).lower(x).compiler_ir("hlo")
-    .as_serialized_hlo_module_proto(). Cached like hloc.jit's programs."""
+    .as_serialized_hlo_module_proto(). Cached like hloc.jit's programs.
+
+    fallback: None (the platform's default), True (cpu: what code
+    generation declines runs in the evaluator, one warning line each on
+    stderr) or False (strict: compiling raises HlocError listing every such
+    instruction and why), as hlo-opt's --fallback / --no-fallback."""
     if not isinstance(module, (str, bytes, bytearray)):
         raise TypeError("hloc.compile takes HLO text (str) or a serialized "
                         f"HloModuleProto (bytes), not {type(module).__name__}")
     name = name or "<module>"
-    program = get_program(module, name, platform, verify_each)
+    program = get_program(module, name, platform, verify_each, fallback)
     return Executable(program, name)
