@@ -6,6 +6,7 @@
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
+#include "passes/dot_operand_order.h"
 #include "passes/float_normalization.h"
 #include "passes/schedule_remover.h"
 #include "passes/simplification.h"
@@ -43,10 +44,12 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
     pipeline.AddPass<FloatNormalization>();
     pipeline.AddPass<SimplifyFpConversions>();
   }
-  // GPU reduction kernels need a block per SM and more; the CPU splits a
-  // reduction over its rows in its own way.
+  // GPU reduction kernels need a block per SM and more, and GPU dots are
+  // library gemms; the CPU splits a reduction over its rows in its own
+  // way, and its dot emitter reads any dimension order.
   if (platform == "cuda" || platform == "rocm") {
     pipeline.AddPass<TreeReduction>();
+    pipeline.AddPass<DotOperandOrder>();
   }
   if (fusion->row_reduction_fusion) {
     pipeline.AddPass<RowReductionFusion>(*fusion, report);

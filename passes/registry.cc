@@ -16,6 +16,7 @@
 #include "passes/sharding_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplifier/algebraic_simplifier.h"
+#include "passes/dot_operand_order.h"
 #include "passes/float_normalization.h"
 #include "passes/simplify_fp_conversions.h"
 #include "passes/tree_reduction.h"
@@ -59,6 +60,10 @@ const PassEntry kPasses[] = {
      Make<CommonSubexpressionElimination>},
     {"dce", "remove unused instructions and computations",
      Make<DeadCodeElimination>},
+    {"dot-operand-order",
+     "dot operands transposed to [batch, free, contracting] where they are "
+     "no strided batch of matrices, so the dot can be a gemm call (GPU)",
+     Make<DotOperandOrder>},
     {"float-normalization",
      "excess precision: bf16 elementwise arithmetic computed in f32 and "
      "rounded after each op (simplify-fp-conversions then drops the "

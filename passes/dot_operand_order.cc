@@ -1,0 +1,155 @@
+#include "passes/dot_operand_order.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "hlo/computation.h"
+
+namespace hloc {
+namespace {
+
+bool Contains(const std::vector<int64_t>& v, int64_t x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// The dimensions of a rank-`rank` operand that are neither batch nor
+// contracting, ascending (the order the dot's output lists them in).
+std::vector<int64_t> FreeDims(int64_t rank, const std::vector<int64_t>& batch,
+                              const std::vector<int64_t>& contracting) {
+  std::vector<int64_t> free;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!Contains(batch, d) && !Contains(contracting, d)) free.push_back(d);
+  }
+  return free;
+}
+
+std::vector<int64_t> Concat(std::vector<int64_t> a,
+                            const std::vector<int64_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+bool IsIdentity(const std::vector<int64_t>& order) {
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
+// True when the operand's dimensions, in order, are the batch run then the
+// free and contracting runs (either first), each run in the order the dot
+// pairs them: a strided batch of matrices.
+bool IsGemmOrder(int64_t rank, const std::vector<int64_t>& batch,
+                 const std::vector<int64_t>& contracting) {
+  const std::vector<int64_t> free = FreeDims(rank, batch, contracting);
+  return IsIdentity(Concat(Concat(batch, free), contracting)) ||
+         IsIdentity(Concat(Concat(batch, contracting), free));
+}
+
+// `operand` transposed so that dimension i of the result is `order[i]`.
+HloInstruction* Transposed(HloComputation* computation,
+                           HloInstruction* operand,
+                           const std::vector<int64_t>& order) {
+  std::vector<int64_t> dims;
+  for (int64_t d : order) dims.push_back(operand->shape().dimensions(d));
+  return computation->AddInstruction(HloInstruction::CreateTranspose(
+      Shape::Array(operand->shape().element_type(), dims), operand, order));
+}
+
+// The order to transpose an operand into: [batch..., free...,
+// contracting...] or [batch..., contracting..., free...], whichever keeps
+// the operand's minor dimension minor (the transpose then moves whole
+// rows, reading and writing them contiguously); else the one
+// `contracting_last` names (the usual lhs and rhs forms).
+std::vector<int64_t> GemmOrder(int64_t rank, const std::vector<int64_t>& batch,
+                               const std::vector<int64_t>& contracting,
+                               bool contracting_last) {
+  const std::vector<int64_t> free = FreeDims(rank, batch, contracting);
+  if (Contains(contracting, rank - 1)) contracting_last = true;
+  if (Contains(free, rank - 1)) contracting_last = false;
+  return contracting_last ? Concat(Concat(batch, free), contracting)
+                          : Concat(Concat(batch, contracting), free);
+}
+
+// The dot's dimension numbers for an operand transposed by `order`:
+// dimension d is now at the position where `order` holds it.
+void Renumber(const std::vector<int64_t>& order, std::vector<int64_t>* batch,
+              std::vector<int64_t>* contracting) {
+  for (std::vector<int64_t>* dims : {batch, contracting}) {
+    for (int64_t& d : *dims) {
+      d = std::find(order.begin(), order.end(), d) - order.begin();
+    }
+  }
+}
+
+absl::StatusOr<bool> Reorder(HloComputation* computation, HloInstruction* dot) {
+  if (!dot->attrs().dot_dimension_numbers || dot->operand_count() != 2 ||
+      !dot->shape().IsArray() || !dot->shape().HasDescendingLayout()) {
+    return false;
+  }
+  HloInstruction* lhs = dot->operand(0);
+  HloInstruction* rhs = dot->operand(1);
+  if (!lhs->shape().IsArray() || !rhs->shape().IsArray() ||
+      !lhs->shape().HasDescendingLayout() ||
+      !rhs->shape().HasDescendingLayout()) {
+    return false;
+  }
+  DotDimensionNumbers dnums = *dot->attrs().dot_dimension_numbers;
+  const int64_t lhs_rank = lhs->shape().rank();
+  const int64_t rhs_rank = rhs->shape().rank();
+  const bool lhs_ok = IsGemmOrder(lhs_rank, dnums.lhs_batch_dimensions,
+                                  dnums.lhs_contracting_dimensions);
+  const bool rhs_ok = IsGemmOrder(rhs_rank, dnums.rhs_batch_dimensions,
+                                  dnums.rhs_contracting_dimensions);
+  if (lhs_ok && rhs_ok) return false;
+  if (!lhs_ok) {
+    const std::vector<int64_t> order =
+        GemmOrder(lhs_rank, dnums.lhs_batch_dimensions,
+                  dnums.lhs_contracting_dimensions, /*contracting_last=*/true);
+    lhs = Transposed(computation, lhs, order);
+    Renumber(order, &dnums.lhs_batch_dimensions,
+             &dnums.lhs_contracting_dimensions);
+  }
+  if (!rhs_ok) {
+    const std::vector<int64_t> order =
+        GemmOrder(rhs_rank, dnums.rhs_batch_dimensions,
+                  dnums.rhs_contracting_dimensions, /*contracting_last=*/false);
+    rhs = Transposed(computation, rhs, order);
+    Renumber(order, &dnums.rhs_batch_dimensions,
+             &dnums.rhs_contracting_dimensions);
+  }
+  HloInstruction* reordered = computation->AddInstruction(
+      dot->CloneWithNewOperands(dot->shape(), {lhs, rhs}));
+  reordered->mutable_attrs().dot_dimension_numbers = dnums;
+  if (absl::Status s = computation->ReplaceInstruction(dot, reordered);
+      !s.ok()) {
+    return s;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> DotOperandOrder::Run(HloModule* module) {
+  bool changed = false;
+  for (HloComputation* computation : module->computations()) {
+    if (computation->IsFusionComputation()) continue;
+    bool computation_changed = false;
+    for (HloInstruction* instr : computation->MakeInstructionPostOrder()) {
+      if (instr->opcode() != HloOpcode::kDot) continue;
+      absl::StatusOr<bool> reordered = Reorder(computation, instr);
+      if (!reordered.ok()) return reordered.status();
+      if (*reordered) {
+        Count("dots-reordered");
+        computation_changed = true;
+      }
+    }
+    if (computation_changed) {
+      computation->SortInstructionsInPostOrder();
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace hloc
