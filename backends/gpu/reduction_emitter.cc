@@ -547,12 +547,18 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
           b->CreateAdd(b->CreateMul(group, kernel.Index(width), "", true, true),
                        b->CreateMul(lane, kernel.Index(vector), "", true, true),
                        "", true, true);
+      // One array per accumulator, shared by the run's columns: column v
+      // of a thread's run is at mine + v, so one group's row of the array
+      // holds all `width` columns of the tile.
       for (int64_t v = 0; v < vector; ++v) {
-        for (ReduceState& s : states[v]) {
+        for (size_t i = 0; i < states[v].size(); ++i) {
+          ReduceState& s = states[v][i];
           std::vector<llvm::GlobalVariable*> arrays;
           for (size_t k = 0; k < s.n; ++k) {
-            arrays.push_back(
-                SharedArray(kernel, s.types[k], row_groups * width, "partial"));
+            arrays.push_back(v == 0 ? SharedArray(kernel, s.types[k],
+                                                  row_groups * width,
+                                                  "partial")
+                                    : shared[0][i][k]);
             b->CreateStore(b->CreateLoad(s.types[k], s.slots[k]),
                            SharedElement(kernel, arrays.back(),
                                          b->CreateAdd(mine, kernel.Index(v))));
