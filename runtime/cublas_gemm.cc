@@ -64,6 +64,13 @@ constexpr uint32_t CUBLASLT_EPILOGUE_GELU = 32;
 
 // cuBLASLt's recommended workspace on Hopper.
 constexpr size_t kWorkspaceBytes = size_t{32} << 20;
+// Autotuning, as XLA does for its gemms: cuBLASLt's heuristic ranks
+// algorithms from the shapes alone, and its first choice ran at 66-84% of
+// the FLOP/s torch's cuBLAS reached on f32 transformer shapes on the H100
+// (tools/gpu_bench/MODELS.md). The best of its top 8, timed on the
+// device over 3 runs after a warm-up, is what every later call uses.
+constexpr int kAutotuneCandidates = 8;
+constexpr int kAutotuneRuns = 3;
 
 struct Epilogue {
   const char* name;
@@ -253,6 +260,10 @@ struct GemmPlan {
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
   cublasLtMatmulAlgo_t algo = {};
   size_t workspace_bytes = 0;
+  // The heuristic's best few algorithms, tried on the device by Autotune
+  // (the first is `algo` until then).
+  std::vector<std::pair<cublasLtMatmulAlgo_t, size_t>> candidates;
+  bool tuned = false;
   bool has_bias = false;
   bool empty = false;  // m or n is 0: nothing to compute.
   // alpha and beta in the scale type (f64 for f64 gemms, else f32).
@@ -420,25 +431,81 @@ absl::StatusOr<GemmPlanPtr> CublasGemm::Plan(const Executable& executable,
   status = HLOC_CUBLASLT_CALL(
       l, what, cublasLtMatmulPreferenceSetAttribute, preference,
       CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof(workspace));
-  cublasLtMatmulHeuristicResult_t result = {};
+  cublasLtMatmulHeuristicResult_t results[kAutotuneCandidates] = {};
   int found = 0;
   if (status.ok()) {
     status = HLOC_CUBLASLT_CALL(l, what, cublasLtMatmulAlgoGetHeuristic,
                                 handle_, plan->desc, plan->a, plan->b, plan->c,
-                                plan->c, preference, 1, &result, &found);
+                                plan->c, preference, kAutotuneCandidates,
+                                results, &found);
   }
   l.cublasLtMatmulPreferenceDestroy(preference);
   if (!status.ok()) return status;
-  if (found < 1 || result.state != CUBLAS_STATUS_SUCCESS) {
+  for (int i = 0; i < found; ++i) {
+    if (results[i].state != CUBLAS_STATUS_SUCCESS) continue;
+    plan->candidates.emplace_back(results[i].algo, results[i].workspaceSize);
+  }
+  if (plan->candidates.empty()) {
     return absl::UnimplementedError(absl::StrCat(
         what, ": cuBLASLt has no algorithm for this gemm (",
         PrimitiveTypeName(g.lhs_type), " -> ", PrimitiveTypeName(g.out_type),
         ", epilogue '", g.epilogue, "', m=", g.m, " n=", g.n, " k=", g.k,
         " batch=", g.batch, ")"));
   }
-  plan->algo = result.algo;
-  plan->workspace_bytes = result.workspaceSize;
+  plan->algo = plan->candidates[0].first;
+  plan->workspace_bytes = plan->candidates[0].second;
+  plan->tuned = plan->candidates.size() == 1;
   return plan;
+}
+
+bool CublasGemm::NeedsTuning(const GemmPlan& plan) { return !plan.tuned; }
+
+absl::Status CublasGemm::Autotune(GemmPlan* plan, CUdeviceptr lhs,
+                                  CUdeviceptr rhs, CUdeviceptr bias,
+                                  CUdeviceptr out, CUstream stream) const {
+  if (plan->tuned || plan->empty) return absl::OkStatus();
+  plan->tuned = true;
+  CudaDriver* d = driver_;
+  CUevent start = nullptr, stop = nullptr;
+  absl::Status status = HLOC_CUDA_CALL(d, plan->what, cuEventCreate, &start, 0);
+  if (status.ok()) {
+    status = HLOC_CUDA_CALL(d, plan->what, cuEventCreate, &stop, 0);
+  }
+  float best = -1;
+  std::pair<cublasLtMatmulAlgo_t, size_t> chosen = plan->candidates[0];
+  for (const auto& candidate : plan->candidates) {
+    if (!status.ok()) break;
+    plan->algo = candidate.first;
+    plan->workspace_bytes = candidate.second;
+    // An algorithm that fails to launch is skipped, not an error: the
+    // heuristic's first choice is kept unless another one runs faster.
+    if (!Run(*plan, lhs, rhs, bias, out, stream).ok()) continue;
+    status = HLOC_CUDA_CALL(d, plan->what, cuEventRecord, start, stream);
+    bool ran = status.ok();
+    for (int i = 0; ran && i < kAutotuneRuns; ++i) {
+      ran = Run(*plan, lhs, rhs, bias, out, stream).ok();
+    }
+    if (status.ok()) {
+      status = HLOC_CUDA_CALL(d, plan->what, cuEventRecord, stop, stream);
+    }
+    if (status.ok()) {
+      status = HLOC_CUDA_CALL(d, plan->what, cuEventSynchronize, stop);
+    }
+    float ms = 0;
+    if (status.ok()) {
+      status =
+          HLOC_CUDA_CALL(d, plan->what, cuEventElapsedTime, &ms, start, stop);
+    }
+    if (status.ok() && ran && (best < 0 || ms < best)) {
+      best = ms;
+      chosen = candidate;
+    }
+  }
+  if (start != nullptr) d->cuEventDestroy(start);
+  if (stop != nullptr) d->cuEventDestroy(stop);
+  plan->algo = chosen.first;
+  plan->workspace_bytes = chosen.second;
+  return status;
 }
 
 absl::Status CublasGemm::Run(const GemmPlan& plan, CUdeviceptr lhs,

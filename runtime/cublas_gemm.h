@@ -50,10 +50,20 @@ class CublasGemm {
   CublasGemm& operator=(const CublasGemm&) = delete;
 
   // Describes the step's gemm (CheckGemmStep first) and asks cuBLASLt's
-  // heuristic for an algorithm that fits the workspace.
+  // heuristic for the algorithms that fit the workspace.
   absl::StatusOr<GemmPlanPtr> Plan(const Executable& executable,
                                    const ExecutableStep& step,
                                    const std::string& what);
+
+  // Whether Autotune has yet to choose among the plan's algorithms.
+  static bool NeedsTuning(const GemmPlan& plan);
+  // Times the heuristic's candidate algorithms on these buffers (the output
+  // is overwritten; inputs are only read) and keeps the fastest for every
+  // later Run. Synchronous; call outside stream capture, before the first
+  // Run. Idempotent.
+  absl::Status Autotune(GemmPlan* plan, CUdeviceptr lhs, CUdeviceptr rhs,
+                        CUdeviceptr bias, CUdeviceptr out,
+                        CUstream stream) const;
 
   // Runs a plan on `stream`; `bias` is 0 without a bias epilogue.
   absl::Status Run(const GemmPlan& plan, CUdeviceptr lhs, CUdeviceptr rhs,

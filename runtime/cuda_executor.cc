@@ -413,6 +413,11 @@ class CudaExecutor::Runner {
         absl::StrCat("the graph of ", list->thunks[segment->begin].what, " to ",
                      list->thunks[segment->end - 1].what);
     if (segment->executable == nullptr) {
+      // Gemms choose their algorithm by running, which capture forbids.
+      for (size_t i = segment->begin; i < segment->end; ++i) {
+        absl::Status tuned = TuneGemm(list->thunks[i]);
+        if (!tuned.ok()) return tuned;
+      }
       absl::Status status =
           HLOC_CUDA_CALL(d, what, cuStreamBeginCapture, e_.stream_,
                          cuda::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
@@ -437,6 +442,20 @@ class CudaExecutor::Runner {
     if (stats_ != nullptr) ++stats_->graph_launches;
     return HLOC_CUDA_CALL(d, what, cuGraphLaunch, segment->executable,
                           e_.stream_);
+  }
+
+  // A gemm's first call times its candidate algorithms on its own buffers
+  // (cuBLASLt autotuning); a no-op for other thunks and tuned gemms.
+  absl::Status TuneGemm(const Thunk& thunk) {
+    if (thunk.step->kind != ExecutableStep::Kind::kLibraryCall ||
+        thunk.gemm == nullptr || !cuda::CublasGemm::NeedsTuning(*thunk.gemm)) {
+      return absl::OkStatus();
+    }
+    const std::vector<int64_t>& b = thunk.step->buffers;
+    const auto& address = e_.slot_address_;
+    return e_.gemm_->Autotune(thunk.gemm.get(), address[b[0]], address[b[1]],
+                              b.size() == 4 ? address[b[2]] : 0,
+                              address[b.back()], e_.stream_);
   }
 
   // Enqueues a kernel, a copy or a library call.
@@ -472,6 +491,9 @@ class CudaExecutor::Runner {
       case ExecutableStep::Kind::kLibraryCall: {
         const std::vector<int64_t>& b = step.buffers;
         const auto& address = e_.slot_address_;
+        // Inside a graph capture the gemm was tuned before it began.
+        absl::Status tuned = TuneGemm(thunk);
+        if (!tuned.ok()) return tuned;
         return e_.gemm_->Run(*thunk.gemm, address[b[0]], address[b[1]],
                              b.size() == 4 ? address[b[2]] : 0,
                              address[b.back()], e_.stream_);

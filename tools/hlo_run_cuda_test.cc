@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,12 +30,17 @@ struct RunResult {
   std::string err;
 };
 
+// The cuda platform prints its timings and step tables to std::cerr (the
+// run hook has no stream), so the run's stderr is that and `err` together.
 RunResult HloRunGpu(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
+  std::ostringstream out, err, cerr;
   const HloRunPlatforms platforms = {InterpreterPlatform(),
                                      CudaHloRunPlatform(nullptr)};
+  std::streambuf* saved = std::cerr.rdbuf(cerr.rdbuf());
   const int code = HloRunMain(args, platforms, out, err);
-  return {code, out.str(), err.str()};
+  std::cerr.rdbuf(saved);
+  std::cerr << cerr.str();
+  return {code, out.str(), err.str() + cerr.str()};
 }
 
 std::string TempDir(const std::string& name) {
