@@ -1,9 +1,11 @@
 #include "backends/cpu/cpu_compiler.h"
 
 #include <cstdio>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "backends/common/compile_phase_times.h"
 #include "backends/common/step_plan.h"
 #include "backends/cpu/target_cpu.h"
 #include "hlo/computation.h"
@@ -46,6 +48,9 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
   jit_options.cpu_features = cpu.features;
   jit_options.keep_object |= options.keep_executable;
 
+  std::optional<ScopedPhaseTimer> emit_timer;
+  emit_timer.emplace(
+      PhaseField(options.jit.phase_times, &CompilePhaseTimes::emit_s));
   CpuModuleEmitter emitter(module->name(), codegen);
   std::vector<CpuStep> steps;
   for (PlannedStep& planned : PlanSteps(order, assignment)) {
@@ -86,6 +91,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
     steps.push_back(std::move(step));
     executable.steps.push_back(std::move(runtime_step));
   }
+  emit_timer.reset();
   HLOC_ASSIGN_OR_RETURN(std::unique_ptr<JitModule> jit,
                         emitter.Finish(jit_options));
   for (CpuStep& step : steps) {

@@ -2,11 +2,13 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/common/compile_phase_times.h"
 #include "backends/common/math_library.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -127,7 +129,10 @@ class NvptxTarget : public GpuTarget {
   const MathLibrary& math() const override { return math_; }
 
   absl::StatusOr<std::string> CompileModule(
-      llvm::Module* module) const override {
+      llvm::Module* module, CompilePhaseTimes* times) const override {
+    std::optional<ScopedPhaseTimer> optimize_timer;
+    optimize_timer.emplace(
+        PhaseField(times, &CompilePhaseTimes::optimize_s));
     module->setTargetTriple(kTriple);
     module->setDataLayout(tm_->createDataLayout());
     if (absl::Status s = LinkLibdevice(module); !s.ok()) return s;
@@ -138,8 +143,11 @@ class NvptxTarget : public GpuTarget {
           absl::StrCat("GPU codegen produced invalid LLVM IR: ", errors));
     }
     Optimize(module);
+    optimize_timer.reset();
     llvm::SmallString<0> ptx;
     {
+      ScopedPhaseTimer codegen_timer(
+          PhaseField(times, &CompilePhaseTimes::codegen_s));
       llvm::raw_svector_ostream os(ptx);
       llvm::legacy::PassManager pm;
       if (tm_->addPassesToEmitFile(pm, os, nullptr,
