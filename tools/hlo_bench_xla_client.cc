@@ -10,22 +10,19 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
-#include <system_error>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "tools/checkout_files.h"
 
 extern char** environ;
 
 namespace hloc {
 namespace {
-
-namespace fs = std::filesystem;
 
 void AppendUtf8(uint32_t code, std::string* out) {
   if (code < 0x80) {
@@ -297,31 +294,7 @@ absl::StatusOr<double> SecondsFromAnswer(const JsonObject& answer) {
 }
 
 std::string FindXlaBenchHelper() {
-  constexpr char kScript[] = "tools/hlo_bench_xla.py";
-  std::vector<fs::path> candidates;
-  std::error_code ec;
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  if (srcdir != nullptr && workspace != nullptr) {
-    candidates.push_back(fs::path(srcdir) / workspace / kScript);
-  }
-  if (const char* runfiles = std::getenv("RUNFILES_DIR")) {
-    candidates.push_back(fs::path(runfiles) / "hloc" / kScript);
-  }
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    candidates.push_back(fs::path(exe.string() + ".runfiles") / "hloc" /
-                         kScript);
-  }
-  for (fs::path dir = fs::current_path(ec); !dir.empty();
-       dir = dir.parent_path()) {
-    candidates.push_back(dir / kScript);
-    if (dir == dir.root_path()) break;
-  }
-  for (const fs::path& candidate : candidates) {
-    if (fs::is_regular_file(candidate, ec)) return candidate.string();
-  }
-  return "";
+  return FindCheckoutPath("tools/hlo_bench_xla.py");
 }
 
 }  // namespace hloc

@@ -1492,8 +1492,15 @@ absl::StatusOr<ElementGenerator> FusedIrEmitter::GetGenerator(
   }
   llvm::IRBuilderBase* b = elemental_->builder();
   auto cache = cache_;
+  // Shared, not copied: a generator's closure holds its operands'
+  // generators by value, so copying one copies the whole expression below
+  // it, and a fused DAG whose values are used more than once (JAX's lgamma
+  // and erfinv are hundreds of instructions that reuse x) unfolds into a
+  // tree exponential in its depth. Behind a shared_ptr each instruction's
+  // closure exists once and a copy costs a reference count.
+  auto shared = std::make_shared<const ElementGenerator>(std::move(generator));
   ElementGenerator cached =
-      [cache, hlo, generator,
+      [cache, hlo, shared,
        b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
     std::vector<CacheEntry>& entries = (*cache)[hlo];
     for (const CacheEntry& e : entries) {
@@ -1501,7 +1508,7 @@ absl::StatusOr<ElementGenerator> FusedIrEmitter::GetGenerator(
         return e.value;
       }
     }
-    HLOC_ASSIGN_OR_RETURN(llvm::Value * value, generator(index));
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * value, (*shared)(index));
     (*cache)[hlo].push_back({index.multidim(), b->GetInsertBlock(), value});
     return value;
   };

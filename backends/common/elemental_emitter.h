@@ -26,6 +26,7 @@
 #define BACKENDS_COMMON_ELEMENTAL_EMITTER_H_
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"

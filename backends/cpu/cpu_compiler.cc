@@ -1,8 +1,11 @@
 #include "backends/cpu/cpu_compiler.h"
 
+#include <cstdio>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "backends/common/compile_phase_times.h"
 #include "backends/common/custom_call_support.h"
 #include "backends/common/evaluator_fallback.h"
 #include "backends/common/step_plan.h"
@@ -50,6 +53,9 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
   jit_options.cpu_features = cpu.features;
   jit_options.keep_object |= options.keep_executable;
 
+  std::optional<ScopedPhaseTimer> emit_timer;
+  emit_timer.emplace(
+      PhaseField(options.jit.phase_times, &CompilePhaseTimes::emit_s));
   CpuModuleEmitter emitter(module->name(), codegen);
   FallbackReport fallbacks(
       "cpu", "runs in the evaluator",
@@ -91,6 +97,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
     executable.steps.push_back(std::move(runtime_step));
   }
   HLOC_RETURN_IF_ERROR(fallbacks.Check());
+  emit_timer.reset();
   HLOC_ASSIGN_OR_RETURN(std::unique_ptr<JitModule> jit,
                         emitter.Finish(jit_options));
   for (CpuStep& step : steps) {

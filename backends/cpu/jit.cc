@@ -106,7 +106,11 @@ absl::StatusOr<std::unique_ptr<JitModule>> JitModule::Create(
           absl::StrCat("generated LLVM IR is invalid: ", os.str()));
     }
   }
-  OptimizeModule(*module, tm->get());
+  {
+    ScopedPhaseTimer timer(
+        PhaseField(options.phase_times, &CompilePhaseTimes::optimize_s));
+    OptimizeModule(*module, tm->get());
+  }
   if (options.keep_ir) {
     llvm::raw_string_ostream os(result->optimized_ir_);
     module->print(os, nullptr);
@@ -132,7 +136,11 @@ absl::StatusOr<std::unique_ptr<JitModule>> JitModule::Create(
   absl::Status status = DefineKernelRuntimeSymbols(**jit);
   if (!status.ok()) return status;
   if (options.keep_object) {
-    absl::StatusOr<std::string> object = EmitObjectCode(*module, **tm);
+    absl::StatusOr<std::string> object = [&] {
+      ScopedPhaseTimer timer(
+          PhaseField(options.phase_times, &CompilePhaseTimes::codegen_s));
+      return EmitObjectCode(*module, **tm);
+    }();
     if (!object.ok()) return object.status();
     result->object_code_ = *std::move(object);
     // The module must go before its context (the caller would destroy the

@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "backends/common/compile_phase_times.h"
 
 namespace llvm {
 class LLVMContext;
@@ -40,6 +41,9 @@ struct JitOptions {
   // host lacks can be kept (keep_ir, keep_asm, keep_object) but not run.
   std::string cpu;
   std::string cpu_features;
+  // Adds the time of LLVM's pipeline and of the object code (keep_object;
+  // otherwise code generation happens at the first Lookup) here.
+  CompilePhaseTimes* phase_times = nullptr;
 };
 
 // The O3 pipeline (loop and SLP vectorization, interleaving, unrolling)

@@ -1,6 +1,7 @@
 #include "backends/gpu/gpu_compiler.h"
 
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -199,6 +200,9 @@ class StepEmitter {
 absl::StatusOr<CompiledModule> Compile(const HloModule& original,
                                        const GpuCompileOptions& options,
                                        bool stop_at_llvm) {
+  std::optional<ScopedPhaseTimer> emit_timer;
+  emit_timer.emplace(
+      PhaseField(options.phase_times, &CompilePhaseTimes::emit_s));
   HLOC_RETURN_IF_ERROR(VerifyModule(original));
   std::unique_ptr<HloModule> module = original.Clone();
   HloComputation* entry = module->entry_computation();
@@ -240,7 +244,8 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
     compiled.llvm_ir = emitter.ModuleText();
     return compiled;
   }
-  HLOC_ASSIGN_OR_RETURN(std::string ptx, emitter.Finish());
+  emit_timer.reset();
+  HLOC_ASSIGN_OR_RETURN(std::string ptx, emitter.Finish(options.phase_times));
   executable.device_code.push_back({target->code_format(), options.arch, ptx});
   if (options.emit_cubin) {
     std::string ptxas = FindPtxas(FindCudaPath(options.cuda_path));

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "backends/common/compile_phase_times.h"
 #include "hlo/module.h"
 #include "runtime/executable.h"
 
@@ -33,6 +34,9 @@ struct GpuCompileOptions {
   std::string cuda_path;
   // Also assemble a cubin with ptxas when it is there.
   bool emit_cubin = true;
+  // Adds the time of each phase after the HLO pipeline here (the kernel
+  // emitters, LLVM's pipeline, PTX); null: not measured.
+  CompilePhaseTimes* phase_times = nullptr;
 };
 
 absl::StatusOr<Executable> CompileForGpu(const HloModule& module,

@@ -167,12 +167,13 @@ std::string GpuModuleEmitter::ModuleText() const {
   return text;
 }
 
-absl::StatusOr<std::string> GpuModuleEmitter::Finish() {
+absl::StatusOr<std::string> GpuModuleEmitter::Finish(
+    CompilePhaseTimes* times) {
   if (state_->module == nullptr) {
     return absl::FailedPreconditionError("GpuModuleEmitter already finished");
   }
   absl::StatusOr<std::string> code =
-      state_->target->CompileModule(state_->module.get());
+      state_->target->CompileModule(state_->module.get(), times);
   state_->module.reset();
   return code;
 }

@@ -63,7 +63,8 @@ class GpuModuleEmitter {
   std::string ModuleText() const;
 
   // Optimizes the module and returns its device code; the emitter is spent.
-  absl::StatusOr<std::string> Finish();
+  // `times` (optional) gets the time of each phase (GpuTarget).
+  absl::StatusOr<std::string> Finish(CompilePhaseTimes* times = nullptr);
 
  private:
   struct State;

@@ -28,6 +28,7 @@ class Value;
 namespace hloc {
 
 class MathLibrary;
+struct CompilePhaseTimes;
 
 class GpuTarget {
  public:
@@ -64,9 +65,10 @@ class GpuTarget {
 
   // Links the device libraries the module calls into (only what it needs),
   // optimizes it and returns its device code in code_format(). The module
-  // is consumed (left empty or undefined).
+  // is consumed (left empty or undefined). Adds the time of the
+  // optimisation and of the code generation to `times` when not null.
   virtual absl::StatusOr<std::string> CompileModule(
-      llvm::Module* module) const = 0;
+      llvm::Module* module, CompilePhaseTimes* times) const = 0;
 
  protected:
   explicit GpuTarget(GpuDeviceInfo device) : device_(std::move(device)) {}
