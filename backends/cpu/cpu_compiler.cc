@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/common/step_plan.h"
+#include "backends/cpu/library_calls.h"
 #include "backends/cpu/target_cpu.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
@@ -56,6 +57,16 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
     ExecutableStep runtime_step;
     runtime_step.instruction = instr->name();
     runtime_step.buffers = step.buffers;
+    HLOC_ASSIGN_OR_RETURN(bool library_call,
+                          MakeCpuLibraryCall(*instr, executable,
+                                             &runtime_step));
+    if (library_call) {
+      step.kind = CpuStep::Kind::kLibraryCall;
+      step.library = runtime_step.library;
+      steps.push_back(std::move(step));
+      executable.steps.push_back(std::move(runtime_step));
+      continue;
+    }
     absl::StatusOr<std::string> symbol =
         emitter.EmitKernel(*instr, absl::StrCat("hloc.", instr->name()));
     absl::Status status = symbol.status();
