@@ -588,8 +588,10 @@ absl::Status ValidateExecutable(const Executable& e) {
         return fail(what, " is a ", KindName(step.kind),
                     " step but holds nested steps");
       }
+      // CPU executables run host library calls (FFTW, LAPACK) but drive
+      // no control flow or copies from the host.
       if (step.kind != Kind::kKernel && step.kind != Kind::kEvaluator &&
-          !e.IsGpu()) {
+          step.kind != Kind::kLibraryCall && !e.IsGpu()) {
         return fail(what, " is a ", KindName(step.kind),
                     " step, which only GPU executables have");
       }
