@@ -439,12 +439,13 @@ absl::Status CheckLapack(LapackRoutine routine, const CpuLibraryConfig& config,
                                ", expected ", expected[i].ToString(false)));
     }
   }
-  const char* chars = "LUNTCV";
-  for (char c : {config.uplo, config.side, config.trans, config.diag,
-                 config.mode}) {
-    if (c == 0 || std::string(chars).find(c) == std::string::npos) {
-      return fail(absl::StrCat("bad LAPACK character code ",
-                               static_cast<int>(c)));
+  const std::pair<char, absl::string_view> characters[] = {
+      {config.uplo, "LU"}, {config.side, "LR"}, {config.trans, "NTC"},
+      {config.diag, "UN"}, {config.mode, "VN"}};
+  for (const auto& [c, allowed] : characters) {
+    if (c == 0 || allowed.find(c) == absl::string_view::npos) {
+      return fail(absl::StrCat("LAPACK character code ", static_cast<int>(c),
+                               " is not one of '", allowed, "'"));
     }
   }
   if (a.ElementCount() > std::numeric_limits<int>::max() ||
