@@ -61,10 +61,10 @@ absl::Status Expect(const HloInstruction& instruction, const Shape& shape,
                     absl::string_view what) {
   if (!shape.IsArray() || shape.element_type() != type ||
       shape.dimensions() != dims) {
-    return CallError(instruction,
-                     absl::StrCat(what, " is ", shape.ToString(false),
-                                  ", expected ",
-                                  Shape::Array(type, dims).ToString(false)));
+    return CallError(
+        instruction,
+        absl::StrCat(what, " is ", shape.ToString(false), ", expected ",
+                     Shape::Array(type, dims).ToString(false)));
   }
   return absl::OkStatus();
 }
@@ -114,9 +114,9 @@ absl::Status CheckShapes(const HloInstruction& instruction,
           ? 2
           : 1;
   if (instruction.operand_count() != expected_operands) {
-    return CallError(instruction,
-                     absl::StrCat("takes ", expected_operands,
-                                  " operands, has ", instruction.operand_count()));
+    return CallError(instruction, absl::StrCat("takes ", expected_operands,
+                                               " operands, has ",
+                                               instruction.operand_count()));
   }
   const Shape& a = instruction.operand(0)->shape();
   if (!a.IsArray() || a.rank() < 2 || a.element_type() != call.type) {
@@ -147,10 +147,11 @@ absl::Status CheckShapes(const HloInstruction& instruction,
       if (!b.IsArray() || b.rank() != a.rank() ||
           b.element_type() != call.type ||
           !std::equal(batch.begin(), batch.end(), b.dimensions().begin())) {
-        return CallError(instruction,
-                         absl::StrCat("operand 1 is ", b.ToString(false),
-                                      ", expected ", PrimitiveTypeName(call.type),
-                                      " with operand 0's batch dimensions"));
+        return CallError(
+            instruction,
+            absl::StrCat("operand 1 is ", b.ToString(false), ", expected ",
+                         PrimitiveTypeName(call.type),
+                         " with operand 0's batch dimensions"));
       }
       const int64_t shared =
           b.dimensions(b.rank() - (call.side == 'L' ? 2 : 1));
@@ -160,8 +161,8 @@ absl::Status CheckShapes(const HloInstruction& instruction,
                                       a.ToString(false), " does not fit ",
                                       b.ToString(false)));
       }
-      return Expect(instruction, instruction.shape(), call.type,
-                    b.dimensions(), "the result");
+      return Expect(instruction, instruction.shape(), call.type, b.dimensions(),
+                    "the result");
     }
     case LapackRoutine::kGetrf:
       return ExpectTuple(instruction, {call.type, S32, S32},
@@ -175,13 +176,14 @@ absl::Status CheckShapes(const HloInstruction& instruction,
           tau.rank() != a.rank() - 1 ||
           !std::equal(batch.begin(), batch.end(), tau.dimensions().begin()) ||
           tau.dimensions().back() > n || n > m) {
-        return CallError(instruction,
-                         absl::StrCat("operands ", a.ToString(false), " and ",
-                                      tau.ToString(false),
-                                      " do not fit (tau[batch, k], k <= n <= m)"));
+        return CallError(
+            instruction,
+            absl::StrCat("operands ", a.ToString(false), " and ",
+                         tau.ToString(false),
+                         " do not fit (tau[batch, k], k <= n <= m)"));
       }
-      return Expect(instruction, instruction.shape(), call.type,
-                    a.dimensions(), "the result");
+      return Expect(instruction, instruction.shape(), call.type, a.dimensions(),
+                    "the result");
     }
     case LapackRoutine::kSyevd:
       return ExpectTuple(instruction,
@@ -207,9 +209,8 @@ std::vector<std::string> SupportedLapackTargets() {
   std::vector<std::string> targets;
   for (const RoutineName& r : kRoutines) {
     for (const TypePrefix& t : kTypes) {
-      targets.push_back(absl::StrCat("lapack_", LapackRoutineName(r.routine,
-                                                                  t.type),
-                                     "_ffi"));
+      targets.push_back(absl::StrCat(
+          "lapack_", LapackRoutineName(r.routine, t.type), "_ffi"));
     }
   }
   return targets;
@@ -225,7 +226,8 @@ ParseFfiIntegerAttributes(absl::string_view dictionary) {
         absl::StrCat("backend_config '", dictionary,
                      "' is not an attribute dictionary {name = value : type}"));
   }
-  for (absl::string_view entry : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+  for (absl::string_view entry :
+       absl::StrSplit(text, ',', absl::SkipWhitespace())) {
     std::vector<absl::string_view> name_value = absl::StrSplit(entry, '=');
     if (name_value.size() != 2) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -260,8 +262,7 @@ absl::StatusOr<std::optional<LapackCall>> ParseLapackCall(
   if (call.type == PRIMITIVE_TYPE_INVALID) return std::nullopt;
   bool found = false;
   for (const RoutineName& r : kRoutines) {
-    if (target.substr(1) ==
-        (IsComplexType(call.type) ? r.complex : r.real)) {
+    if (target.substr(1) == (IsComplexType(call.type) ? r.complex : r.real)) {
       call.routine = r.routine;
       found = true;
     }
@@ -272,16 +273,16 @@ absl::StatusOr<std::optional<LapackCall>> ParseLapackCall(
   if (!attributes.ok()) {
     return CallError(instruction, attributes.status().message());
   }
-  HLOC_ASSIGN_OR_RETURN(call.uplo, CharAttribute(instruction, *attributes,
-                                                 "uplo", "LU", 'L'));
-  HLOC_ASSIGN_OR_RETURN(call.side, CharAttribute(instruction, *attributes,
-                                                 "side", "LR", 'L'));
+  HLOC_ASSIGN_OR_RETURN(
+      call.uplo, CharAttribute(instruction, *attributes, "uplo", "LU", 'L'));
+  HLOC_ASSIGN_OR_RETURN(
+      call.side, CharAttribute(instruction, *attributes, "side", "LR", 'L'));
   HLOC_ASSIGN_OR_RETURN(call.trans, CharAttribute(instruction, *attributes,
                                                   "trans_x", "NTC", 'N'));
-  HLOC_ASSIGN_OR_RETURN(call.diag, CharAttribute(instruction, *attributes,
-                                                 "diag", "UN", 'N'));
-  HLOC_ASSIGN_OR_RETURN(call.mode, CharAttribute(instruction, *attributes,
-                                                 "mode", "VN", 'V'));
+  HLOC_ASSIGN_OR_RETURN(
+      call.diag, CharAttribute(instruction, *attributes, "diag", "UN", 'N'));
+  HLOC_ASSIGN_OR_RETURN(
+      call.mode, CharAttribute(instruction, *attributes, "mode", "VN", 'V'));
   HLOC_RETURN_IF_ERROR(CheckShapes(instruction, call));
   return call;
 }

@@ -44,9 +44,8 @@ absl::StatusOr<std::unique_ptr<CpuLibraryCall>> CpuLibraryCall::Create(
       LapackRoutineFromLibrary(step.library);
   if (!routine.ok()) return fail(routine.status());
   const size_t num_operands =
-      *routine == LapackRoutine::kTrsm || *routine == LapackRoutine::kOrgqr
-          ? 2
-          : 1;
+      *routine == LapackRoutine::kTrsm || *routine == LapackRoutine::kOrgqr ? 2
+                                                                            : 1;
   if (shapes.size() < num_operands) {
     return fail(absl::InvalidArgumentError("too few slots"));
   }
@@ -80,9 +79,9 @@ absl::Status CpuLibraryCall::Run(const Executable& executable,
   } else {
     absl::StatusOr<LapackRoutine> routine =
         LapackRoutineFromLibrary(step.library);
-    status = routine.ok() ? RunLapack(*routine, step.cpu_library, &operands,
-                                      &results)
-                          : routine.status();
+    status = routine.ok()
+                 ? RunLapack(*routine, step.cpu_library, &operands, &results)
+                 : routine.status();
   }
   if (!status.ok()) {
     return absl::Status(status.code(),

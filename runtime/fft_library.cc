@@ -28,40 +28,36 @@ fftwf_plan PlanC2c(int rank, const int* n, int howmany, std::complex<float>* in,
                              idist, reinterpret_cast<fftwf_complex*>(out),
                              nullptr, 1, odist, sign, FFTW_ESTIMATE);
 }
-fftw_plan PlanC2c(int rank, const int* n, int howmany,
-                  std::complex<double>* in, int idist,
-                  std::complex<double>* out, int odist, int sign) {
+fftw_plan PlanC2c(int rank, const int* n, int howmany, std::complex<double>* in,
+                  int idist, std::complex<double>* out, int odist, int sign) {
   return fftw_plan_many_dft(rank, n, howmany,
                             reinterpret_cast<fftw_complex*>(in), nullptr, 1,
                             idist, reinterpret_cast<fftw_complex*>(out),
                             nullptr, 1, odist, sign, FFTW_ESTIMATE);
 }
-fftwf_plan PlanR2c(int rank, const int* n, int howmany, float* in,
-                   int idist, std::complex<float>* out, int odist) {
+fftwf_plan PlanR2c(int rank, const int* n, int howmany, float* in, int idist,
+                   std::complex<float>* out, int odist) {
   return fftwf_plan_many_dft_r2c(rank, n, howmany, in, nullptr, 1, idist,
-                                 reinterpret_cast<fftwf_complex*>(out),
-                                 nullptr, 1, odist, FFTW_ESTIMATE);
+                                 reinterpret_cast<fftwf_complex*>(out), nullptr,
+                                 1, odist, FFTW_ESTIMATE);
 }
-fftw_plan PlanR2c(int rank, const int* n, int howmany, double* in,
-                  int idist, std::complex<double>* out, int odist) {
+fftw_plan PlanR2c(int rank, const int* n, int howmany, double* in, int idist,
+                  std::complex<double>* out, int odist) {
   return fftw_plan_many_dft_r2c(rank, n, howmany, in, nullptr, 1, idist,
                                 reinterpret_cast<fftw_complex*>(out), nullptr,
                                 1, odist, FFTW_ESTIMATE);
 }
-fftwf_plan PlanC2r(int rank, const int* n, int howmany,
-                   std::complex<float>* in, int idist, float* out, int odist) {
-  return fftwf_plan_many_dft_c2r(rank, n, howmany,
-                                 reinterpret_cast<fftwf_complex*>(in), nullptr,
-                                 1, idist, out, nullptr, 1, odist,
-                                 FFTW_ESTIMATE);
+fftwf_plan PlanC2r(int rank, const int* n, int howmany, std::complex<float>* in,
+                   int idist, float* out, int odist) {
+  return fftwf_plan_many_dft_c2r(
+      rank, n, howmany, reinterpret_cast<fftwf_complex*>(in), nullptr, 1, idist,
+      out, nullptr, 1, odist, FFTW_ESTIMATE);
 }
-fftw_plan PlanC2r(int rank, const int* n, int howmany,
-                  std::complex<double>* in, int idist, double* out,
-                  int odist) {
+fftw_plan PlanC2r(int rank, const int* n, int howmany, std::complex<double>* in,
+                  int idist, double* out, int odist) {
   return fftw_plan_many_dft_c2r(rank, n, howmany,
-                                reinterpret_cast<fftw_complex*>(in), nullptr,
-                                1, idist, out, nullptr, 1, odist,
-                                FFTW_ESTIMATE);
+                                reinterpret_cast<fftw_complex*>(in), nullptr, 1,
+                                idist, out, nullptr, 1, odist, FFTW_ESTIMATE);
 }
 void Execute(fftwf_plan plan) { fftwf_execute(plan); }
 void Execute(fftw_plan plan) { fftw_execute(plan); }
@@ -104,9 +100,9 @@ absl::Status Transform(FftType type, const std::vector<int>& n, int howmany,
     }
   }
   if (plan == nullptr) {
-    return absl::InternalError(absl::StrCat(
-        "FFTW could not plan a ", FftTypeString(type), " of sizes ",
-        absl::StrJoin(n, "x"), " x ", howmany));
+    return absl::InternalError(
+        absl::StrCat("FFTW could not plan a ", FftTypeString(type),
+                     " of sizes ", absl::StrJoin(n, "x"), " x ", howmany));
   }
   Execute(plan);
   {

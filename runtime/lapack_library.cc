@@ -19,7 +19,7 @@ void spotrf_(const char*, const int*, float*, const int*, int*, size_t);
 void dpotrf_(const char*, const int*, double*, const int*, int*, size_t);
 void cpotrf_(const char*, const int*, lapack_c*, const int*, int*, size_t);
 void zpotrf_(const char*, const int*, lapack_z*, const int*, int*, size_t);
-#define HLOC_TRSM(name, T)                                                   \
+#define HLOC_TRSM(name, T)                                                  \
   void name(const char*, const char*, const char*, const char*, const int*, \
             const int*, const T*, const T*, const int*, T*, const int*,     \
             size_t, size_t, size_t, size_t);
@@ -32,17 +32,16 @@ void sgetrf_(const int*, const int*, float*, const int*, int*, int*);
 void dgetrf_(const int*, const int*, double*, const int*, int*, int*);
 void cgetrf_(const int*, const int*, lapack_c*, const int*, int*, int*);
 void zgetrf_(const int*, const int*, lapack_z*, const int*, int*, int*);
-#define HLOC_GEQRF(name, T)                                                \
-  void name(const int*, const int*, T*, const int*, T*, T*, const int*, \
-            int*);
+#define HLOC_GEQRF(name, T) \
+  void name(const int*, const int*, T*, const int*, T*, T*, const int*, int*);
 HLOC_GEQRF(sgeqrf_, float)
 HLOC_GEQRF(dgeqrf_, double)
 HLOC_GEQRF(cgeqrf_, lapack_c)
 HLOC_GEQRF(zgeqrf_, lapack_z)
 #undef HLOC_GEQRF
-#define HLOC_ORGQR(name, T)                                                 \
-  void name(const int*, const int*, const int*, T*, const int*, const T*, \
-            T*, const int*, int*);
+#define HLOC_ORGQR(name, T)                                                   \
+  void name(const int*, const int*, const int*, T*, const int*, const T*, T*, \
+            const int*, int*);
 HLOC_ORGQR(sorgqr_, float)
 HLOC_ORGQR(dorgqr_, double)
 HLOC_ORGQR(cungqr_, lapack_c)
@@ -50,9 +49,8 @@ HLOC_ORGQR(zungqr_, lapack_z)
 #undef HLOC_ORGQR
 void ssyevd_(const char*, const char*, const int*, float*, const int*, float*,
              float*, const int*, int*, const int*, int*, size_t, size_t);
-void dsyevd_(const char*, const char*, const int*, double*, const int*,
-             double*, double*, const int*, int*, const int*, int*, size_t,
-             size_t);
+void dsyevd_(const char*, const char*, const int*, double*, const int*, double*,
+             double*, const int*, int*, const int*, int*, size_t, size_t);
 void cheevd_(const char*, const char*, const int*, lapack_c*, const int*,
              float*, lapack_c*, const int*, float*, const int*, int*,
              const int*, int*, size_t, size_t);
@@ -66,17 +64,24 @@ namespace {
 
 // One overload per type of each routine, so the batch loops below are
 // written once.
-void Potrf(char uplo, int n, float* a, int* info) { spotrf_(&uplo, &n, a, &n, info, 1); }
-void Potrf(char uplo, int n, double* a, int* info) { dpotrf_(&uplo, &n, a, &n, info, 1); }
-void Potrf(char uplo, int n, lapack_c* a, int* info) { cpotrf_(&uplo, &n, a, &n, info, 1); }
-void Potrf(char uplo, int n, lapack_z* a, int* info) { zpotrf_(&uplo, &n, a, &n, info, 1); }
+void Potrf(char uplo, int n, float* a, int* info) {
+  spotrf_(&uplo, &n, a, &n, info, 1);
+}
+void Potrf(char uplo, int n, double* a, int* info) {
+  dpotrf_(&uplo, &n, a, &n, info, 1);
+}
+void Potrf(char uplo, int n, lapack_c* a, int* info) {
+  cpotrf_(&uplo, &n, a, &n, info, 1);
+}
+void Potrf(char uplo, int n, lapack_z* a, int* info) {
+  zpotrf_(&uplo, &n, a, &n, info, 1);
+}
 
-#define HLOC_TRSM_CALL(T, fn)                                                \
-  void Trsm(char side, char uplo, char trans, char diag, int m, int n,       \
-            const T* a, int lda, T* b) {                                     \
-    const T one = 1;                                                         \
-    fn(&side, &uplo, &trans, &diag, &m, &n, &one, a, &lda, b, &m, 1, 1, 1, \
-       1);                                                                   \
+#define HLOC_TRSM_CALL(T, fn)                                                  \
+  void Trsm(char side, char uplo, char trans, char diag, int m, int n,         \
+            const T* a, int lda, T* b) {                                       \
+    const T one = 1;                                                           \
+    fn(&side, &uplo, &trans, &diag, &m, &n, &one, a, &lda, b, &m, 1, 1, 1, 1); \
   }
 HLOC_TRSM_CALL(float, strsm_)
 HLOC_TRSM_CALL(double, dtrsm_)
@@ -84,33 +89,73 @@ HLOC_TRSM_CALL(lapack_c, ctrsm_)
 HLOC_TRSM_CALL(lapack_z, ztrsm_)
 #undef HLOC_TRSM_CALL
 
-void Getrf(int m, int n, float* a, int* ipiv, int* info) { sgetrf_(&m, &n, a, &m, ipiv, info); }
-void Getrf(int m, int n, double* a, int* ipiv, int* info) { dgetrf_(&m, &n, a, &m, ipiv, info); }
-void Getrf(int m, int n, lapack_c* a, int* ipiv, int* info) { cgetrf_(&m, &n, a, &m, ipiv, info); }
-void Getrf(int m, int n, lapack_z* a, int* ipiv, int* info) { zgetrf_(&m, &n, a, &m, ipiv, info); }
+void Getrf(int m, int n, float* a, int* ipiv, int* info) {
+  sgetrf_(&m, &n, a, &m, ipiv, info);
+}
+void Getrf(int m, int n, double* a, int* ipiv, int* info) {
+  dgetrf_(&m, &n, a, &m, ipiv, info);
+}
+void Getrf(int m, int n, lapack_c* a, int* ipiv, int* info) {
+  cgetrf_(&m, &n, a, &m, ipiv, info);
+}
+void Getrf(int m, int n, lapack_z* a, int* ipiv, int* info) {
+  zgetrf_(&m, &n, a, &m, ipiv, info);
+}
 
-void Geqrf(int m, int n, float* a, float* tau, float* work, int lwork, int* info) { sgeqrf_(&m, &n, a, &m, tau, work, &lwork, info); }
-void Geqrf(int m, int n, double* a, double* tau, double* work, int lwork, int* info) { dgeqrf_(&m, &n, a, &m, tau, work, &lwork, info); }
-void Geqrf(int m, int n, lapack_c* a, lapack_c* tau, lapack_c* work, int lwork, int* info) { cgeqrf_(&m, &n, a, &m, tau, work, &lwork, info); }
-void Geqrf(int m, int n, lapack_z* a, lapack_z* tau, lapack_z* work, int lwork, int* info) { zgeqrf_(&m, &n, a, &m, tau, work, &lwork, info); }
+void Geqrf(int m, int n, float* a, float* tau, float* work, int lwork,
+           int* info) {
+  sgeqrf_(&m, &n, a, &m, tau, work, &lwork, info);
+}
+void Geqrf(int m, int n, double* a, double* tau, double* work, int lwork,
+           int* info) {
+  dgeqrf_(&m, &n, a, &m, tau, work, &lwork, info);
+}
+void Geqrf(int m, int n, lapack_c* a, lapack_c* tau, lapack_c* work, int lwork,
+           int* info) {
+  cgeqrf_(&m, &n, a, &m, tau, work, &lwork, info);
+}
+void Geqrf(int m, int n, lapack_z* a, lapack_z* tau, lapack_z* work, int lwork,
+           int* info) {
+  zgeqrf_(&m, &n, a, &m, tau, work, &lwork, info);
+}
 
-void Orgqr(int m, int n, int k, float* a, const float* tau, float* work, int lwork, int* info) { sorgqr_(&m, &n, &k, a, &m, tau, work, &lwork, info); }
-void Orgqr(int m, int n, int k, double* a, const double* tau, double* work, int lwork, int* info) { dorgqr_(&m, &n, &k, a, &m, tau, work, &lwork, info); }
-void Orgqr(int m, int n, int k, lapack_c* a, const lapack_c* tau, lapack_c* work, int lwork, int* info) { cungqr_(&m, &n, &k, a, &m, tau, work, &lwork, info); }
-void Orgqr(int m, int n, int k, lapack_z* a, const lapack_z* tau, lapack_z* work, int lwork, int* info) { zungqr_(&m, &n, &k, a, &m, tau, work, &lwork, info); }
+void Orgqr(int m, int n, int k, float* a, const float* tau, float* work,
+           int lwork, int* info) {
+  sorgqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);
+}
+void Orgqr(int m, int n, int k, double* a, const double* tau, double* work,
+           int lwork, int* info) {
+  dorgqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);
+}
+void Orgqr(int m, int n, int k, lapack_c* a, const lapack_c* tau,
+           lapack_c* work, int lwork, int* info) {
+  cungqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);
+}
+void Orgqr(int m, int n, int k, lapack_z* a, const lapack_z* tau,
+           lapack_z* work, int lwork, int* info) {
+  zungqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);
+}
 
 // rwork is only the complex routines'.
-void Syevd(char jobz, char uplo, int n, float* a, float* w, float* work, int lwork, float*, int, int* iwork, int liwork, int* info) {
+void Syevd(char jobz, char uplo, int n, float* a, float* w, float* work,
+           int lwork, float*, int, int* iwork, int liwork, int* info) {
   ssyevd_(&jobz, &uplo, &n, a, &n, w, work, &lwork, iwork, &liwork, info, 1, 1);
 }
-void Syevd(char jobz, char uplo, int n, double* a, double* w, double* work, int lwork, double*, int, int* iwork, int liwork, int* info) {
+void Syevd(char jobz, char uplo, int n, double* a, double* w, double* work,
+           int lwork, double*, int, int* iwork, int liwork, int* info) {
   dsyevd_(&jobz, &uplo, &n, a, &n, w, work, &lwork, iwork, &liwork, info, 1, 1);
 }
-void Syevd(char jobz, char uplo, int n, lapack_c* a, float* w, lapack_c* work, int lwork, float* rwork, int lrwork, int* iwork, int liwork, int* info) {
-  cheevd_(&jobz, &uplo, &n, a, &n, w, work, &lwork, rwork, &lrwork, iwork, &liwork, info, 1, 1);
+void Syevd(char jobz, char uplo, int n, lapack_c* a, float* w, lapack_c* work,
+           int lwork, float* rwork, int lrwork, int* iwork, int liwork,
+           int* info) {
+  cheevd_(&jobz, &uplo, &n, a, &n, w, work, &lwork, rwork, &lrwork, iwork,
+          &liwork, info, 1, 1);
 }
-void Syevd(char jobz, char uplo, int n, lapack_z* a, double* w, lapack_z* work, int lwork, double* rwork, int lrwork, int* iwork, int liwork, int* info) {
-  zheevd_(&jobz, &uplo, &n, a, &n, w, work, &lwork, rwork, &lrwork, iwork, &liwork, info, 1, 1);
+void Syevd(char jobz, char uplo, int n, lapack_z* a, double* w, lapack_z* work,
+           int lwork, double* rwork, int lrwork, int* iwork, int liwork,
+           int* info) {
+  zheevd_(&jobz, &uplo, &n, a, &n, w, work, &lwork, rwork, &lrwork, iwork,
+          &liwork, info, 1, 1);
 }
 
 template <typename T>
@@ -216,7 +261,8 @@ void TrsmBatch(const CpuLibraryConfig& config, std::vector<Literal>* operands,
     if (bb.rows == 0 || bb.cols == 0) break;
     Trsm(config.side, config.uplo, config.trans, config.diag,
          static_cast<int>(bb.rows), static_cast<int>(bb.cols),
-         a.data() + m * ab.rows * ab.cols, static_cast<int>(std::max<int64_t>(ab.rows, 1)),
+         a.data() + m * ab.rows * ab.cols,
+         static_cast<int>(std::max<int64_t>(ab.rows, 1)),
          x.data() + m * bb.rows * bb.cols);
   }
   FromColumnMajor(x, &(*results)[0]);
@@ -291,8 +337,8 @@ void SyevdBatch(const CpuLibraryConfig& config, std::vector<Literal>* operands,
     Real rwork_query = 0;
     int iwork_query = 0, info = 0;
     Syevd(config.mode, config.uplo, n, a.data(),
-          (*results)[1].data<Real>().data(), &work_query, -1, &rwork_query,
-          -1, &iwork_query, -1, &info);
+          (*results)[1].data<Real>().data(), &work_query, -1, &rwork_query, -1,
+          &iwork_query, -1, &info);
     std::vector<T> work(WorkSize(work_query));
     std::vector<Real> rwork(std::max(1, static_cast<int>(rwork_query)));
     std::vector<int> iwork(std::max(1, iwork_query));
@@ -430,8 +476,8 @@ absl::Status CheckLapack(LapackRoutine routine, const CpuLibraryConfig& config,
       break;
   }
   if (results.size() != expected.size()) {
-    return fail(absl::StrCat(results.size(), " results, expected ",
-                             expected.size()));
+    return fail(
+        absl::StrCat(results.size(), " results, expected ", expected.size()));
   }
   for (size_t i = 0; i < results.size(); ++i) {
     if (!results[i].Compatible(expected[i])) {
@@ -440,8 +486,11 @@ absl::Status CheckLapack(LapackRoutine routine, const CpuLibraryConfig& config,
     }
   }
   const std::pair<char, absl::string_view> characters[] = {
-      {config.uplo, "LU"}, {config.side, "LR"}, {config.trans, "NTC"},
-      {config.diag, "UN"}, {config.mode, "VN"}};
+      {config.uplo, "LU"},
+      {config.side, "LR"},
+      {config.trans, "NTC"},
+      {config.diag, "UN"},
+      {config.mode, "VN"}};
   for (const auto& [c, allowed] : characters) {
     if (c == 0 || allowed.find(c) == absl::string_view::npos) {
       return fail(absl::StrCat("LAPACK character code ", static_cast<int>(c),
@@ -449,8 +498,8 @@ absl::Status CheckLapack(LapackRoutine routine, const CpuLibraryConfig& config,
     }
   }
   if (a.ElementCount() > std::numeric_limits<int>::max() ||
-      (two_operands && operands[1].ElementCount() >
-                           std::numeric_limits<int>::max())) {
+      (two_operands &&
+       operands[1].ElementCount() > std::numeric_limits<int>::max())) {
     return fail("more elements than LAPACK indexes");
   }
   return absl::OkStatus();

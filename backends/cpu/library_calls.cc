@@ -67,10 +67,10 @@ absl::StatusOr<bool> MakeCpuLibraryCall(const HloInstruction& instruction,
   absl::StatusOr<bool> configured = Configure(instruction, step);
   if (!configured.ok() || !*configured) return configured;
   step->kind = ExecutableStep::Kind::kLibraryCall;
-  absl::StatusOr<std::unique_ptr<CpuLibraryCall>> call = CpuLibraryCall::Create(
-      executable, *step,
-      absl::StrCat(HloOpcodeString(instruction.opcode()), " ",
-                   instruction.name()));
+  absl::StatusOr<std::unique_ptr<CpuLibraryCall>> call =
+      CpuLibraryCall::Create(executable, *step,
+                             absl::StrCat(HloOpcodeString(instruction.opcode()),
+                                          " ", instruction.name()));
   if (!call.ok()) return call.status();
   return true;
 }

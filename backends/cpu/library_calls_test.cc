@@ -2,6 +2,8 @@
 // backend as host library calls (FFTW, LAPACK), against the evaluator's
 // own implementations; the calls survive saving and loading; malformed
 // ones are refused when compiling or loading.
+#include "backends/cpu/library_calls.h"
+
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -9,7 +11,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "backends/cpu/library_calls.h"
 #include "backends/cpu/op_test_util.h"
 #include "gtest/gtest.h"
 #include "runtime/cpu_executor.h"
@@ -40,7 +41,8 @@ Literal PositiveDefinite(PrimitiveType type, std::vector<int64_t> dims,
     for (int64_t i = 0; i < n; ++i) {
       for (int64_t j = 0; j < n; ++j) {
         complex128 s = i == j ? complex128(n, 0) : 0.0;
-        for (int64_t k = 0; k < n; ++k) s += x[i * n + k] * std::conj(x[j * n + k]);
+        for (int64_t k = 0; k < n; ++k)
+          s += x[i * n + k] * std::conj(x[j * n + k]);
         a[i * n + j] = s;
       }
     }
@@ -84,13 +86,17 @@ ENTRY e {
   f = c64[3,20] fft(x), fft_type=FFT, fft_length={20}
   i = c64[3,20] fft(x), fft_type=IFFT, fft_length={20}
   ROOT t = (c64[3,20], c64[3,20]) tuple(f, i)
-})", {ComplexInput(C64, {3, 20}, 1)}).empty());
+})",
+                                    {ComplexInput(C64, {3, 20}, 1)})
+                  .empty());
   EXPECT_TRUE(CheckAgainstEvaluator(R"(
 HloModule fft3
 ENTRY e {
   x = c128[2,3,4,5]{0,1,2,3} parameter(0)
   ROOT f = c128[2,3,4,5]{3,1,2,0} fft(x), fft_type=IFFT, fft_length={3,4,5}
-})", {ComplexInput(C128, {2, 3, 4, 5}, 2)}).empty());
+})",
+                                    {ComplexInput(C128, {2, 3, 4, 5}, 2)})
+                  .empty());
   EXPECT_TRUE(CheckAgainstEvaluator(R"(
 HloModule rfft
 ENTRY e {
@@ -98,7 +104,8 @@ ENTRY e {
   r = c64[2,6,5] fft(x), fft_type=RFFT, fft_length={6,9}
   i = f32[2,6,9] fft(r), fft_type=IRFFT, fft_length={6,9}
   ROOT t = (c64[2,6,5], f32[2,6,9]) tuple(r, i)
-})").empty());
+})")
+                  .empty());
   // A random (not Hermitian) IRFFT input: the imaginary parts at
   // frequency 0 and n/2 are not read.
   EXPECT_TRUE(CheckAgainstEvaluator(R"(
@@ -106,19 +113,24 @@ HloModule irfft
 ENTRY e {
   x = c128[4,6] parameter(0)
   ROOT i = f64[4,10] fft(x), fft_type=IRFFT, fft_length={10}
-})", {ComplexInput(C128, {4, 6}, 3)}).empty());
+})",
+                                    {ComplexInput(C128, {4, 6}, 3)})
+                  .empty());
 }
 
 TEST(CpuLibraryCallTest, CholeskyAndTriangularSolveOps) {
   for (bool indefinite : {false, true}) {
-    EXPECT_TRUE(CheckAgainstEvaluator(R"(
+    EXPECT_TRUE(
+        CheckAgainstEvaluator(R"(
 HloModule cholesky
 ENTRY e {
   a = f64[2,7,7] parameter(0)
   l = f64[2,7,7] cholesky(a), lower=true
   u = f64[2,7,7] cholesky(a), lower=false
   ROOT t = (f64[2,7,7], f64[2,7,7]) tuple(l, u)
-})", {PositiveDefinite(F64, {2, 7, 7}, indefinite)}).empty())
+})",
+                              {PositiveDefinite(F64, {2, 7, 7}, indefinite)})
+            .empty())
         << "indefinite " << indefinite;
   }
   for (const char* options :
@@ -129,20 +141,23 @@ ENTRY e {
         "left_side=true, lower=false, unit_diagonal=false, "
         "transpose_a=ADJOINT"}) {
     const bool left = absl::StrContains(options, "left_side=true");
-    EXPECT_TRUE(CheckAgainstEvaluator(
-                    absl::StrCat(R"(
+    EXPECT_TRUE(
+        CheckAgainstEvaluator(
+            absl::StrCat(R"(
 HloModule solve
 ENTRY e {
   a = f32[2,5,5] parameter(0)
-  b = f32[2,)", left ? "5,3" : "3,5", R"(] parameter(1)
-  ROOT x = f32[2,)", left ? "5,3" : "3,5",
-                                 R"(] triangular-solve(a, b), )", options,
-                                 "\n}"),
-                    {PositiveDefinite(F32, {2, 5, 5}),
-                     MakeOpInput(Shape::Array(F32, left ? std::vector<int64_t>{2, 5, 3}
-                                                        : std::vector<int64_t>{2, 3, 5}),
-                                 5)})
-                    .empty())
+  b = f32[2,)",
+                         left ? "5,3" : "3,5", R"(] parameter(1)
+  ROOT x = f32[2,)",
+                         left ? "5,3" : "3,5", R"(] triangular-solve(a, b), )",
+                         options, "\n}"),
+            {PositiveDefinite(F32, {2, 5, 5}),
+             MakeOpInput(
+                 Shape::Array(F32, left ? std::vector<int64_t>{2, 5, 3}
+                                        : std::vector<int64_t>{2, 3, 5}),
+                 5)})
+            .empty())
         << options;
   }
 }
@@ -154,7 +169,9 @@ HloModule potrf
 ENTRY e {
   a = c64[2,6,6]{1,2,0} parameter(0)
   ROOT c = (c64[2,6,6]{1,2,0}, s32[2]) custom-call(a), custom_call_target="lapack_cpotrf_ffi", operand_layout_constraints={c64[2,6,6]{1,2,0}}, api_version=API_VERSION_TYPED_FFI, backend_config={uplo = 85 : ui8}
-})", {PositiveDefinite(C64, {2, 6, 6})}).empty());
+})",
+                                    {PositiveDefinite(C64, {2, 6, 6})})
+                  .empty());
   EXPECT_TRUE(CheckAgainstEvaluator(R"(
 HloModule getrf_trsm
 ENTRY e {
@@ -164,7 +181,8 @@ ENTRY e {
   f = f64[7,7]{0,1} get-tuple-element(lu), index=0
   x = f64[7,2]{0,1} custom-call(f, b), custom_call_target="lapack_dtrsm_ffi", operand_layout_constraints={f64[7,7]{0,1}, f64[7,2]{0,1}}, api_version=API_VERSION_TYPED_FFI, backend_config={diag = 85 : ui8, side = 76 : ui8, trans_x = 78 : ui8, uplo = 76 : ui8}
   ROOT t = ((f64[7,7]{0,1}, s32[7], s32[]), f64[7,2]{0,1}) tuple(lu, x)
-})").empty());
+})")
+                  .empty());
   EXPECT_TRUE(CheckAgainstEvaluator(R"(
 HloModule qr
 ENTRY e {
@@ -174,7 +192,8 @@ ENTRY e {
   tau = f32[3,5] get-tuple-element(qr), index=1
   q = f32[3,8,5]{1,2,0} custom-call(r, tau), custom_call_target="lapack_sorgqr_ffi", operand_layout_constraints={f32[3,8,5]{1,2,0}, f32[3,5]}, api_version=API_VERSION_TYPED_FFI, backend_config={}
   ROOT t = (f32[3,8,5]{1,2,0}, f32[3,5], f32[3,8,5]{1,2,0}) tuple(r, tau, q)
-})").empty());
+})")
+                  .empty());
 }
 
 // syevd has no evaluator counterpart (eigenvectors are defined up to
@@ -185,7 +204,8 @@ HloModule eigh
 ENTRY e {
   a = f64[6,6]{0,1} parameter(0)
   ROOT c = (f64[6,6]{0,1}, f64[6], s32[]) custom-call(a), custom_call_target="lapack_dsyevd_ffi", operand_layout_constraints={f64[6,6]{0,1}}, api_version=API_VERSION_TYPED_FFI, backend_config={mode = 86 : ui8, uplo = 76 : ui8}
-})", "eigh");
+})",
+                               "eigh");
   ASSERT_TRUE(module.ok()) << module.status();
   auto executable = CompileForCpu(**module);
   ASSERT_TRUE(executable.ok()) << executable.status();
@@ -208,7 +228,8 @@ ENTRY e {
       EXPECT_NEAR(av, w.GetAsDouble(k) * v.GetAsDouble(i * 6 + k), 1e-10);
     }
     double norm = 0;
-    for (int64_t i = 0; i < 6; ++i) norm += std::pow(v.GetAsDouble(i * 6 + k), 2);
+    for (int64_t i = 0; i < 6; ++i)
+      norm += std::pow(v.GetAsDouble(i * 6 + k), 2);
     EXPECT_NEAR(norm, 1, 1e-12);
   }
 }
@@ -222,7 +243,8 @@ ENTRY e {
   f = c64[4,8] fft(x), fft_type=FFT, fft_length={4,8}
   c = (f32[5,5]{0,1}, s32[]) custom-call(a), custom_call_target="lapack_spotrf_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={uplo = 76 : ui8}
   ROOT t = (c64[4,8], (f32[5,5]{0,1}, s32[])) tuple(f, c)
-})", "saved");
+})",
+                               "saved");
   ASSERT_TRUE(module.ok()) << module.status();
   CpuCompileOptions options;
   options.keep_executable = true;
@@ -253,7 +275,8 @@ ENTRY e {
   // Library calls need no kernels: the loaded executable runs without any
   // object code resolved.
   absl::StatusOr<std::unique_ptr<CpuExecutor>> executor = CpuExecutor::Create(
-      *std::move(loaded), [](const std::string& symbol) -> absl::StatusOr<void*> {
+      *std::move(loaded),
+      [](const std::string& symbol) -> absl::StatusOr<void*> {
         return absl::NotFoundError(symbol);
       });
   ASSERT_TRUE(executor.ok()) << executor.status();
@@ -268,7 +291,8 @@ HloModule bad
 ENTRY e {
   a = f32[3,3] parameter(0)
   ROOT c = (f32[3,3], s32[]) custom-call(a), custom_call_target="lapack_spotrf_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={uplo = 90 : ui8}
-})", "bad");
+})",
+                               "bad");
   ASSERT_TRUE(module.ok()) << module.status();
   auto executable = CompileForCpu(**module);
   ASSERT_FALSE(executable.ok());
@@ -282,7 +306,8 @@ HloModule fft
 ENTRY e {
   x = c64[8] parameter(0)
   ROOT f = c64[8] fft(x), fft_type=FFT, fft_length={8}
-})", "fft");
+})",
+                          "fft");
   ASSERT_TRUE(module.ok()) << module.status();
   CpuCompileOptions options;
   options.keep_executable = true;
@@ -295,8 +320,8 @@ ENTRY e {
         return absl::NotFoundError(symbol);
       });
   ASSERT_FALSE(executor.ok());
-  EXPECT_TRUE(absl::StrContains(executor.status().message(),
-                                "library step 0 (fft f)"))
+  EXPECT_TRUE(
+      absl::StrContains(executor.status().message(), "library step 0 (fft f)"))
       << executor.status();
   broken.steps[0].library = "lapack.gesvd";
   executor = CpuExecutor::Create(

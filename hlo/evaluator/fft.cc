@@ -19,8 +19,8 @@ namespace {
 
 // Transforms every line of `values` (dimensions `dims`, row-major) along
 // `axis`: forward (exp(-2 pi i jk/n)) or inverse (exp(+...) / n).
-void DftAlongAxis(const std::vector<int64_t>& dims, int64_t axis,
-                  bool inverse, std::vector<complex128>* values) {
+void DftAlongAxis(const std::vector<int64_t>& dims, int64_t axis, bool inverse,
+                  std::vector<complex128>* values) {
   const int64_t n = dims[axis];
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= dims[d];
@@ -117,9 +117,9 @@ absl::StatusOr<Literal> EvaluateFft(const HloInstruction& instr,
       break;
   }
   if (static_cast<int64_t>(values.size()) != result.element_count()) {
-    return InstructionError(instr, absl::StrCat("the result ",
-                                                instr.shape().ToString(false),
-                                                " does not fit fft_length"));
+    return InstructionError(
+        instr, absl::StrCat("the result ", instr.shape().ToString(false),
+                            " does not fit fft_length"));
   }
   StoreComplexValues(values, &result);
   return result;

@@ -27,32 +27,42 @@ HloModule m
 ENTRY e {
   x = c64[4] parameter(0)
   ROOT f = c64[4] fft(x), fft_type=FFT, fft_length={4}
-})", {x}), {10, C(-2, 2), -2, C(-2, -2)});
+})",
+                        {x}),
+                {10, C(-2, 2), -2, C(-2, -2)});
   ExpectComplex(MustRun(R"(
 HloModule m
 ENTRY e {
   x = c64[4] parameter(0)
   ROOT f = c64[4] fft(x), fft_type=IFFT, fft_length={4}
-})", {Vec<C>(C64, {10, C(-2, 2), -2, C(-2, -2)})}), {1, 2, 3, 4});
+})",
+                        {Vec<C>(C64, {10, C(-2, 2), -2, C(-2, -2)})}),
+                {1, 2, 3, 4});
   ExpectComplex(MustRun(R"(
 HloModule m
 ENTRY e {
   x = f32[4] parameter(0)
   ROOT f = c64[3] fft(x), fft_type=RFFT, fft_length={4}
-})", {Vec<float>(F32, {1, 2, 3, 4})}), {10, C(-2, 2), -2});
+})",
+                        {Vec<float>(F32, {1, 2, 3, 4})}),
+                {10, C(-2, 2), -2});
   // The imaginary parts at frequencies 0 and n/2 are not read.
   ExpectNear(MustRun(R"(
 HloModule m
 ENTRY e {
   x = c64[3] parameter(0)
   ROOT f = f32[4] fft(x), fft_type=IRFFT, fft_length={4}
-})", {Vec<C>(C64, {C(10, 7), C(-2, 2), C(-2, 5)})}), {1, 2, 3, 4}, 1e-6);
+})",
+                     {Vec<C>(C64, {C(10, 7), C(-2, 2), C(-2, 5)})}),
+             {1, 2, 3, 4}, 1e-6);
   ExpectComplex(MustRun(R"(
 HloModule m
 ENTRY e {
   x = c64[2,2] parameter(0)
   ROOT f = c64[2,2] fft(x), fft_type=FFT, fft_length={2,2}
-})", {Make<C>(C64, {2, 2}, {1, 2, 3, 4})}), {10, -2, -4, 0});
+})",
+                        {Make<C>(C64, {2, 2}, {1, 2, 3, 4})}),
+                {10, -2, -4, 0});
 }
 
 TEST(FftTest, BatchedTwoDimensionalRealRoundTrip) {
@@ -76,13 +86,17 @@ HloModule m
 ENTRY e {
   a = f32[2,2] parameter(0)
   ROOT c = f32[2,2] cholesky(a), lower=true
-})", {a}), {2, 0, 1, 2});
+})",
+                       {a}),
+               {2, 0, 1, 2});
   ExpectFloats(MustRun(R"(
 HloModule m
 ENTRY e {
   a = f32[2,2] parameter(0)
   ROOT c = f32[2,2] cholesky(a), lower=false
-})", {a}), {2, 1, 0, 2});
+})",
+                       {a}),
+               {2, 1, 0, 2});
 }
 
 TEST(LinalgTest, TriangularSolveSidesAndTranspose) {
@@ -94,14 +108,18 @@ ENTRY e {
   a = f32[2,2] parameter(0)
   b = f32[2,1] parameter(1)
   ROOT x = f32[2,1] triangular-solve(a, b), left_side=true, lower=true, unit_diagonal=false, transpose_a=NO_TRANSPOSE
-})", {a, b}), {1, 2});
+})",
+                       {a, b}),
+               {1, 2});
   ExpectFloats(MustRun(R"(
 HloModule m
 ENTRY e {
   a = f32[2,2] parameter(0)
   b = f32[2,1] parameter(1)
   ROOT x = f32[2,1] triangular-solve(a, b), left_side=true, lower=true, unit_diagonal=false, transpose_a=TRANSPOSE
-})", {a, b}), {-0.5, 3});
+})",
+                       {a, b}),
+               {-0.5, 3});
   // x a = b with a's unit upper triangle [[1, 99], [0, 1]].
   ExpectFloats(MustRun(R"(
 HloModule m
@@ -109,7 +127,9 @@ ENTRY e {
   a = f32[2,2] parameter(0)
   b = f32[1,2] parameter(1)
   ROOT x = f32[1,2] triangular-solve(a, b), left_side=false, lower=false, unit_diagonal=true, transpose_a=NO_TRANSPOSE
-})", {a, Make<float>(F32, {1, 2}, {1, 100})}), {1, 1});
+})",
+                       {a, Make<float>(F32, {1, 2}, {1, 100})}),
+               {1, 1});
 }
 
 TEST(LinalgTest, LapackPotrfKeepsTheOtherTriangleAndReportsFailure) {
@@ -119,12 +139,12 @@ ENTRY e {
   a = f32[2,2,2]{1,2,0} parameter(0)
   ROOT c = (f32[2,2,2]{1,2,0}, s32[2]) custom-call(a), custom_call_target="lapack_spotrf_ffi", operand_layout_constraints={f32[2,2,2]{1,2,0}}, api_version=API_VERSION_TYPED_FFI, backend_config={uplo = 76 : ui8}
 })";
-  Literal r = MustRun(kPotrf, {Make<float>(F32, {2, 2, 2},
-                                           {4, 7, 2, 5, 1, 2, 2, 1})});
+  Literal r =
+      MustRun(kPotrf, {Make<float>(F32, {2, 2, 2}, {4, 7, 2, 5, 1, 2, 2, 1})});
   ASSERT_TRUE(r.shape().IsTuple());
-  ExpectFloats(r.tuple_elements()[0],
-               {2, 7, 1, 2, 1, 2, 2, -3});
-  EXPECT_EQ(Values<int32_t>(r.tuple_elements()[1]), (std::vector<int32_t>{0, 2}));
+  ExpectFloats(r.tuple_elements()[0], {2, 7, 1, 2, 1, 2, 2, -3});
+  EXPECT_EQ(Values<int32_t>(r.tuple_elements()[1]),
+            (std::vector<int32_t>{0, 2}));
 }
 
 TEST(LinalgTest, LapackTrsmGetrfGeqrfOrgqr) {
@@ -134,7 +154,9 @@ ENTRY e {
   a = f64[2,2]{0,1} parameter(0)
   b = f64[2,1]{0,1} parameter(1)
   ROOT x = f64[2,1]{0,1} custom-call(a, b), custom_call_target="lapack_dtrsm_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={diag = 78 : ui8, side = 76 : ui8, trans_x = 84 : ui8, uplo = 76 : ui8}
-})", {Make<double>(F64, {2, 2}, {2, 99, 1, 1}), Make<double>(F64, {2, 1}, {2, 3})});
+})",
+                      {Make<double>(F64, {2, 2}, {2, 99, 1, 1}),
+                       Make<double>(F64, {2, 1}, {2, 3})});
   ExpectFloats(x, {-0.5, 3});
 
   Literal lu = MustRun(R"(
@@ -142,9 +164,9 @@ HloModule m
 ENTRY e {
   a = f64[2,2]{0,1} parameter(0)
   ROOT lu = (f64[2,2]{0,1}, s32[2], s32[]) custom-call(a), custom_call_target="lapack_dgetrf_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={}
-})", {Make<double>(F64, {2, 2}, {1, 2, 3, 4})});
-  ExpectNear(lu.tuple_elements()[0], {3, 4, 1.0 / 3, 2 - 4.0 / 3},
-             1e-15);
+})",
+                       {Make<double>(F64, {2, 2}, {1, 2, 3, 4})});
+  ExpectNear(lu.tuple_elements()[0], {3, 4, 1.0 / 3, 2 - 4.0 / 3}, 1e-15);
   EXPECT_EQ(Values<int32_t>(lu.tuple_elements()[1]),
             (std::vector<int32_t>{2, 2}));
   EXPECT_EQ(Values<int32_t>(lu.tuple_elements()[2]), (std::vector<int32_t>{0}));
@@ -158,19 +180,22 @@ ENTRY e {
   tau = f32[1] get-tuple-element(qr), index=1
   q = f32[2,1]{0,1} custom-call(r, tau), custom_call_target="lapack_sorgqr_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={}
   ROOT t = (f32[2,1]{0,1}, f32[1], f32[2,1]{0,1}) tuple(r, tau, q)
-})", {Make<float>(F32, {2, 1}, {3, 4})});
+})",
+                      {Make<float>(F32, {2, 1}, {3, 4})});
   ExpectNear(q.tuple_elements()[0], {-5, 0.5}, 1e-6);
   ExpectNear(q.tuple_elements()[1], {1.6}, 1e-6);
   ExpectNear(q.tuple_elements()[2], {-0.6, -0.8}, 1e-6);
 }
 
 TEST(LinalgTest, MalformedLapackCallsAreErrorsNamingTheCall) {
-  absl::StatusOr<Literal> r = RunHlo(R"(
+  absl::StatusOr<Literal> r =
+      RunHlo(R"(
 HloModule m
 ENTRY e {
   a = f32[2,3] parameter(0)
   ROOT c = (f32[2,3], s32[]) custom-call(a), custom_call_target="lapack_spotrf_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={uplo = 76 : ui8}
-})", {Make<float>(F32, {2, 3}, {1, 2, 3, 4, 5, 6})});
+})",
+             {Make<float>(F32, {2, 3}, {1, 2, 3, 4, 5, 6})});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("custom-call c (lapack_spotrf_ffi)"),
             absl::string_view::npos)
@@ -181,7 +206,8 @@ HloModule m
 ENTRY e {
   a = f32[2,2] parameter(0)
   ROOT c = (f32[2,2], s32[]) custom-call(a), custom_call_target="lapack_spotrf_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={uplo = 81 : ui8}
-})", {Make<float>(F32, {2, 2}, {1, 0, 0, 1})});
+})",
+             {Make<float>(F32, {2, 2}, {1, 0, 0, 1})});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("attribute uplo = 81"),
             absl::string_view::npos)

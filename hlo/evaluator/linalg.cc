@@ -62,9 +62,8 @@ absl::StatusOr<Literal> Getrf(const HloInstruction& instr,
   std::vector<complex128> a = ToComplexValues(operands.Get(0));
   std::vector<int32_t> ipiv(m.batch * k), info(m.batch);
   for (int64_t b = 0; b < m.batch; ++b) {
-    info[b] = static_cast<int32_t>(LuInPlace(a.data() + b * m.rows * m.cols,
-                                             m.rows, m.cols,
-                                             ipiv.data() + b * k));
+    info[b] = static_cast<int32_t>(LuInPlace(
+        a.data() + b * m.rows * m.cols, m.rows, m.cols, ipiv.data() + b * k));
   }
   std::vector<Literal> results;
   results.push_back(WithValues(instr.shape().tuple_shapes(0), a));
@@ -125,7 +124,8 @@ absl::StatusOr<Literal> EvaluateCholesky(const HloInstruction& instr,
                                          OperandValues& operands) {
   const Shape& shape = instr.operand(0)->shape();
   if (!shape.IsArray() || shape.rank() < 2 ||
-      shape.dimensions(shape.rank() - 1) != shape.dimensions(shape.rank() - 2)) {
+      shape.dimensions(shape.rank() - 1) !=
+          shape.dimensions(shape.rank() - 2)) {
     return InstructionError(instr, "cholesky needs square matrices");
   }
   const MatrixBatch m = BatchOf(shape);
@@ -165,8 +165,8 @@ absl::StatusOr<Literal> EvaluateCustomCall(const HloInstruction& instr,
   if (!call.ok()) return call.status();
   if (!call->has_value()) {
     return absl::UnimplementedError(absl::StrCat(
-        "not supported by the evaluator: custom-call (", instr.name(),
-        ") to '", instr.attrs().custom_call_target, "'"));
+        "not supported by the evaluator: custom-call (", instr.name(), ") to '",
+        instr.attrs().custom_call_target, "'"));
   }
   const LapackCall& c = **call;
   switch (c.routine) {

@@ -55,7 +55,9 @@ void TriangularSolveInPlace(const complex128* a, complex128* b, int64_t m,
   for (int64_t i = 0; i < k; ++i) {
     for (int64_t j = 0; j < k; ++j) {
       const bool inside = lower ? i >= j : i <= j;
-      complex128 v = !inside ? 0.0 : (i == j && unit_diagonal) ? 1.0 : a[i * k + j];
+      complex128 v = !inside                     ? 0.0
+                     : (i == j && unit_diagonal) ? 1.0
+                                                 : a[i * k + j];
       if (trans == 'N') {
         t[i * k + j] = v;
       } else {
@@ -123,14 +125,16 @@ namespace {
 
 // Applies H = I - tau v v^H from the left to columns [c0, n) of rows
 // [r0, m) of `a`, where v = (1, a[r0+1.., vc]) is stored in column vc.
-void ApplyReflector(complex128* a, int64_t m, int64_t n, int64_t r0,
-                    int64_t vc, int64_t c0, complex128 tau) {
+void ApplyReflector(complex128* a, int64_t m, int64_t n, int64_t r0, int64_t vc,
+                    int64_t c0, complex128 tau) {
   if (tau == 0.0) return;
   for (int64_t c = c0; c < n; ++c) {
     complex128 w = a[r0 * n + c];
-    for (int64_t i = r0 + 1; i < m; ++i) w += std::conj(a[i * n + vc]) * a[i * n + c];
+    for (int64_t i = r0 + 1; i < m; ++i)
+      w += std::conj(a[i * n + vc]) * a[i * n + c];
     a[r0 * n + c] -= tau * w;
-    for (int64_t i = r0 + 1; i < m; ++i) a[i * n + c] -= tau * a[i * n + vc] * w;
+    for (int64_t i = r0 + 1; i < m; ++i)
+      a[i * n + c] -= tau * a[i * n + vc] * w;
   }
 }
 
@@ -198,7 +202,8 @@ void StoreComplexValues(const std::vector<complex128>& values,
       }
       break;
     case C128:
-      for (int64_t i = 0; i < count; ++i) literal->data<complex128>()[i] = values[i];
+      for (int64_t i = 0; i < count; ++i)
+        literal->data<complex128>()[i] = values[i];
       break;
     default:
       for (int64_t i = 0; i < count; ++i) {
