@@ -24,6 +24,8 @@ bool IsAccumulating(HloOpcode opcode) {
     case HloOpcode::kBatchNormTraining:
     case HloOpcode::kCholesky:
     case HloOpcode::kConvolution:
+    // Library calls (LAPACK's factorisations and solves) accumulate.
+    case HloOpcode::kCustomCall:
     case HloOpcode::kDot:
     case HloOpcode::kFft:
     case HloOpcode::kRaggedDot:

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "hlo/computation.h"
 #include "hlo/large_block_allocator.h"
+#include "runtime/cpu_library_call.h"
 #include "runtime/dense_buffer.h"
 #include "runtime/evaluator_step.h"
 
@@ -65,6 +66,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutor>> CpuExecutor::Create(
     const ExecutableStep& step = executable.steps[s];
     executor->kernels_.push_back(nullptr);
     executor->evaluators_.push_back(nullptr);
+    executor->library_calls_.push_back(nullptr);
     if (step.kind == ExecutableStep::Kind::kKernel) {
       absl::StatusOr<void*> address = resolve(step.kernel_name);
       if (!address.ok()) {
@@ -79,6 +81,21 @@ absl::StatusOr<std::unique_ptr<CpuExecutor>> CpuExecutor::Create(
       }
       executor->kernels_.back() = reinterpret_cast<Kernel>(*address);
       continue;
+    }
+    if (step.kind == ExecutableStep::Kind::kLibraryCall) {
+      absl::StatusOr<std::unique_ptr<CpuLibraryCall>> call =
+          CpuLibraryCall::Create(
+              executable, step,
+              absl::StrCat("library step ", s, " (", step.library, " ",
+                           step.instruction, ")"));
+      if (!call.ok()) return call.status();
+      executor->library_calls_.back() = *std::move(call);
+      continue;
+    }
+    if (step.kind != ExecutableStep::Kind::kEvaluator) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("step ", s, " (", step.instruction,
+                       ") is of a kind the CPU executor does not run"));
     }
     absl::StatusOr<std::unique_ptr<EvaluatorStep>> evaluator =
         EvaluatorStep::Create(
@@ -220,6 +237,11 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments,
       pointers.clear();
       for (int64_t slot : e.steps[s].buffers) pointers.push_back(address[slot]);
       kernels_[s](pointers.data());
+      continue;
+    }
+    if (library_calls_[s] != nullptr) {
+      absl::Status status = library_calls_[s]->Run(e, e.steps[s], address);
+      if (!status.ok()) return status;
       continue;
     }
     fallback_runs_.fetch_add(1);

@@ -19,8 +19,9 @@
 // aligned; the previous run's when no other run holds it). Parameter
 // leaves are bound to the caller's data (copied only where their layout is
 // not row-major), constants are read where the executable holds them, then
-// the steps run: a kernel call with the step's slot addresses, or the
-// reference evaluator on the step's one-instruction module.
+// the steps run: a kernel call with the step's slot addresses, a host
+// library call (FFTW, LAPACK; cpu_library_call.h), or the reference
+// evaluator on the step's one-instruction module.
 #ifndef RUNTIME_CPU_EXECUTOR_H_
 #define RUNTIME_CPU_EXECUTOR_H_
 
@@ -37,6 +38,7 @@
 #include "hlo/large_block_allocator.h"
 #include "hlo/literal.h"
 #include "hlo/module.h"
+#include "runtime/cpu_library_call.h"
 #include "runtime/evaluator_step.h"
 #include "runtime/denormals.h"
 #include "runtime/executable.h"
@@ -89,6 +91,7 @@ class CpuExecutor {
   Executable executable_;
   std::vector<Kernel> kernels_;  // per step (kernel steps)
   std::vector<std::unique_ptr<EvaluatorStep>> evaluators_;  // per step
+  std::vector<std::unique_ptr<CpuLibraryCall>> library_calls_;  // per step
   // Plans where results are written; lays out the run's block.
   void PlanMemory();
 

@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hlo/computation.h"
@@ -167,6 +168,16 @@ void StepToProto(const ExecutableStep& step, runtime::StepProto* p) {
     q->set_beta(g.beta);
     q->set_allow_tf32(g.allow_tf32);
     q->set_epilogue(g.epilogue);
+    const CpuLibraryConfig& c = step.cpu_library;
+    runtime::CpuLibraryConfigProto* cp = p->mutable_cpu_library();
+    cp->set_fft_type(static_cast<int32_t>(c.fft_type));
+    for (int64_t n : c.fft_length) cp->add_fft_length(n);
+    cp->set_uplo(c.uplo);
+    cp->set_side(c.side);
+    cp->set_trans(c.trans);
+    cp->set_diag(c.diag);
+    cp->set_mode(c.mode);
+    cp->set_hlo_cholesky(c.hlo_cholesky);
   }
 }
 
@@ -261,6 +272,29 @@ absl::StatusOr<ExecutableStep> StepFromProto(const runtime::StepProto& p,
   g.beta = q.beta();
   g.allow_tf32 = q.allow_tf32();
   g.epilogue = q.epilogue();
+  // Checked where the call is set up (runtime/cpu_library_call.h); here
+  // only kept in range of the types.
+  const runtime::CpuLibraryConfigProto& cp = p.cpu_library();
+  CpuLibraryConfig& c = step.cpu_library;
+  if (cp.fft_type() < 0 || cp.fft_type() > 3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": fft_type ", cp.fft_type(), " out of range"));
+  }
+  c.fft_type = static_cast<FftType>(cp.fft_type());
+  c.fft_length.assign(cp.fft_length().begin(), cp.fft_length().end());
+  for (int32_t code : {cp.uplo(), cp.side(), cp.trans(), cp.diag(),
+                       cp.mode()}) {
+    if (code < 0 || code > 127) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": a LAPACK character code ", code, " out of range"));
+    }
+  }
+  c.uplo = static_cast<char>(cp.uplo());
+  c.side = static_cast<char>(cp.side());
+  c.trans = static_cast<char>(cp.trans());
+  c.diag = static_cast<char>(cp.diag());
+  c.mode = static_cast<char>(cp.mode());
+  c.hlo_cholesky = cp.hlo_cholesky();
   return step;
 }
 
@@ -554,8 +588,10 @@ absl::Status ValidateExecutable(const Executable& e) {
         return fail(what, " is a ", KindName(step.kind),
                     " step but holds nested steps");
       }
+      // CPU executables run host library calls (FFTW, LAPACK) but drive
+      // no control flow or copies from the host.
       if (step.kind != Kind::kKernel && step.kind != Kind::kEvaluator &&
-          !e.IsGpu()) {
+          step.kind != Kind::kLibraryCall && !e.IsGpu()) {
         return fail(what, " is a ", KindName(step.kind),
                     " step, which only GPU executables have");
       }
@@ -859,6 +895,21 @@ void DescribeSteps(const std::vector<ExecutableStep>& steps,
           g.stride_rhs, ",", g.stride_out, " ", PrimitiveTypeName(g.lhs_type),
           "->", PrimitiveTypeName(g.out_type), g.allow_tf32 ? " tf32" : "");
       if (!g.epilogue.empty()) absl::StrAppend(out, " epilogue=", g.epilogue);
+    }
+    if (step.kind == ExecutableStep::Kind::kLibraryCall &&
+        step.library == "fft") {
+      absl::StrAppend(out, " ", FftTypeString(step.cpu_library.fft_type),
+                      " fft_length={",
+                      absl::StrJoin(step.cpu_library.fft_length, ","), "}");
+    }
+    if (step.kind == ExecutableStep::Kind::kLibraryCall &&
+        absl::StartsWith(step.library, "lapack.")) {
+      const CpuLibraryConfig& c = step.cpu_library;
+      absl::StrAppend(out, " uplo=", std::string(1, c.uplo), " side=",
+                      std::string(1, c.side), " trans=",
+                      std::string(1, c.trans), " diag=",
+                      std::string(1, c.diag),
+                      c.hlo_cholesky ? " (cholesky)" : "");
     }
     if (step.predicate_buffer >= 0) {
       absl::StrAppend(out, " predicate $", step.predicate_buffer);

@@ -83,6 +83,15 @@ struct GemmConfig {
   std::string epilogue;
 };
 
+// A host library call on the CPU; see CpuLibraryConfigProto in
+// executable.proto.
+struct CpuLibraryConfig {
+  FftType fft_type = FftType::kFft;
+  std::vector<int64_t> fft_length;
+  char uplo = 'L', side = 'L', trans = 'N', diag = 'N', mode = 'V';
+  bool hlo_cholesky = false;
+};
+
 struct ExecutableStep {
   enum class Kind {
     kKernel,
@@ -117,9 +126,11 @@ struct ExecutableStep {
   // branch 0, false branch 1; s32: out of range is the last branch).
   std::vector<std::vector<ExecutableStep>> branches;
   int64_t predicate_buffer = -1;
-  // kLibraryCall: "cublas.gemm" (buffers: lhs, rhs, [bias,] out).
+  // kLibraryCall: "cublas.gemm" (buffers: lhs, rhs, [bias,] out); on the
+  // CPU "fft" and "lapack.<routine>" (runtime/cpu_library_call.h).
   std::string library;
   GemmConfig gemm;
+  CpuLibraryConfig cpu_library;
 };
 
 // Device code for a GPU platform, in one form.

@@ -15,6 +15,9 @@ APT_PACKAGES=(
   # hlo-bench's dot column compares with OpenBLAS (dlopen of
   # libopenblas.so.0, the threaded build).
   libopenblas0-pthread
+  # The CPU backend's fft steps (FFTW) and LAPACK steps (jnp.linalg's
+  # custom calls, cholesky, triangular-solve); linked, so required to build.
+  libfftw3-dev liblapack-dev
 )
 
 # --- Python packages (pinned; for the Python that is first on PATH) ------------

@@ -1,8 +1,10 @@
 #include "backends/cpu/cpu_compiler.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "backends/common/compile_phase_times.h"
@@ -10,6 +12,7 @@
 #include "backends/common/evaluator_fallback.h"
 #include "backends/common/step_plan.h"
 #include "backends/cpu/custom_call_targets.h"
+#include "backends/cpu/library_calls.h"
 #include "backends/cpu/target_cpu.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
@@ -17,13 +20,27 @@
 #include "hlo/verifier.h"
 
 namespace hloc {
+namespace {
+
+// The host runs the custom calls both CPU targets implement and, through
+// its library calls (FFTW, LAPACK), the LAPACK targets JAX emits, which
+// AArch64 ahead of time does not have yet.
+bool HostSupportsCustomCall(absl::string_view target) {
+  if (CpuSupportsCustomCall(target)) return true;
+  static const std::vector<std::string>* library =
+      new std::vector<std::string>(CpuLibraryCustomCallTargets());
+  return std::find(library->begin(), library->end(), target) !=
+         library->end();
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
     const HloModule& original, const CpuCompileOptions& options) {
   // Code generation trusts shapes and attributes: check them first.
   HLOC_RETURN_IF_ERROR(VerifyModule(original));
   HLOC_RETURN_IF_ERROR(
-      CheckCustomCallTargets(original, CpuSupportsCustomCall, "cpu"));
+      CheckCustomCallTargets(original, HostSupportsCustomCall, "cpu"));
   std::unique_ptr<HloModule> module = original.Clone();
   HloComputation* entry = module->entry_computation();
   if (entry == nullptr) {
@@ -69,6 +86,16 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
     ExecutableStep runtime_step;
     runtime_step.instruction = instr->name();
     runtime_step.buffers = step.buffers;
+    HLOC_ASSIGN_OR_RETURN(bool library_call,
+                          MakeCpuLibraryCall(*instr, executable,
+                                             &runtime_step));
+    if (library_call) {
+      step.kind = CpuStep::Kind::kLibraryCall;
+      step.library = runtime_step.library;
+      steps.push_back(std::move(step));
+      executable.steps.push_back(std::move(runtime_step));
+      continue;
+    }
     absl::StatusOr<std::string> symbol =
         emitter.EmitKernel(*instr, absl::StrCat("hloc.", instr->name()));
     absl::Status status = symbol.status();

@@ -12,9 +12,13 @@
 // saved and reloaded executable. Kernels address buffers only through the
 // `void** buffers` array a step hands them.
 //
-// Fallback: an instruction code generation does not support (custom-call,
-// rng, fft, cholesky, triangular-solve, complex dots and convolutions,
-// ...) runs in the reference evaluator on its operands. It is
+// Library calls: fft (FFTW), cholesky and triangular-solve (LAPACK) and
+// JAX's LAPACK custom calls run as host library calls
+// (backends/cpu/library_calls.h).
+//
+// Fallback: an instruction code generation does not support (other
+// custom-calls, rng, complex dots and convolutions, ...) runs in the
+// reference evaluator on its operands. It is
 // never silent: the compiler logs each one to stderr once, the executable
 // lists them (fallback_instructions) and counts every fallback run.
 #ifndef BACKENDS_CPU_CPU_EXECUTABLE_H_
@@ -39,7 +43,7 @@
 namespace hloc {
 
 struct CpuStep {
-  enum class Kind { kKernel, kEvaluator };
+  enum class Kind { kKernel, kEvaluator, kLibraryCall };
   Kind kind;
   const HloInstruction* instruction;
   // kKernel: the kernel.
@@ -50,6 +54,8 @@ struct CpuStep {
   std::vector<int64_t> buffers;
   // kEvaluator: why code generation declined.
   std::string fallback_reason;
+  // kLibraryCall: the host library call (backends/cpu/library_calls.h).
+  std::string library;
 };
 
 class CpuExecutable {

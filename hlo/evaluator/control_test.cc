@@ -196,7 +196,7 @@ ENTRY e {
   absl::StatusOr<Literal> r = RunHlo(kCustom, {Vec<float>(F32, {1, 2})});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(),
-            "not supported by the evaluator: custom-call (c)");
+            "not supported by the evaluator: custom-call (c) to 'foo'");
   const char* kRng = R"(
 HloModule m
 ENTRY e {

@@ -600,6 +600,14 @@ absl::StatusOr<Literal> Evaluator::EvaluateInstruction(
       return EvaluateDot(instr, operands);
     case HloOpcode::kConvolution:
       return EvaluateConvolution(instr, operands);
+    case HloOpcode::kFft:
+      return EvaluateFft(instr, operands);
+    case HloOpcode::kCholesky:
+      return EvaluateCholesky(instr, operands);
+    case HloOpcode::kTriangularSolve:
+      return EvaluateTriangularSolve(instr, operands);
+    case HloOpcode::kCustomCall:
+      return EvaluateCustomCall(instr, operands);
     default:
       return Unsupported(instr);
   }

@@ -26,8 +26,13 @@
 //     ties by index.
 //   - replica-id and partition-id are 0; after-all and add-dependency pass
 //     tokens/values through.
-// custom-call, collectives, infeed/outfeed, send/recv, rng and the other
-// device operations give "not supported by the evaluator: <opcode> (<name>)".
+//   - fft is computed from the definition (O(n^2) per line, complex128);
+//     cholesky, triangular-solve and the LAPACK custom calls of JAX's CPU
+//     lowering (hlo/lapack_custom_call.h; not syevd) by LAPACK's unblocked
+//     algorithms in complex128 (linalg_kernels.h).
+// Other custom-calls, collectives, infeed/outfeed, send/recv, rng and the
+// other device operations give "not supported by the evaluator: <opcode>
+// (<name>)" (a custom-call's target named too).
 #ifndef HLO_EVALUATOR_EVALUATOR_H_
 #define HLO_EVALUATOR_EVALUATOR_H_
 

@@ -163,6 +163,20 @@ absl::StatusOr<Literal> EvaluateDot(const HloInstruction& instr,
 absl::StatusOr<Literal> EvaluateConvolution(const HloInstruction& instr,
                                             OperandValues& operands);
 
+// Fourier transforms (fft.cc).
+absl::StatusOr<Literal> EvaluateFft(const HloInstruction& instr,
+                                    OperandValues& operands);
+
+// Linear algebra (linalg.cc): cholesky, triangular-solve, and the LAPACK
+// custom calls of hlo/lapack_custom_call.h (other custom-calls are
+// unsupported, the error naming the target).
+absl::StatusOr<Literal> EvaluateCholesky(const HloInstruction& instr,
+                                         OperandValues& operands);
+absl::StatusOr<Literal> EvaluateTriangularSolve(const HloInstruction& instr,
+                                                OperandValues& operands);
+absl::StatusOr<Literal> EvaluateCustomCall(const HloInstruction& instr,
+                                           OperandValues& operands);
+
 }  // namespace eval
 }  // namespace hloc
 

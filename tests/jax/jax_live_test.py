@@ -26,6 +26,11 @@ import ml_dtypes
 import numpy as np
 from jax import lax
 
+# The cases kept beside this file (also when python/hloc_test.py loads it
+# by path).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fft_linalg_cases  # noqa: E402
+
 jax.config.update("jax_platforms", "cpu")
 # 64-bit types on, so s64/u64/f64 paths are exercised like the 32-bit ones.
 jax.config.update("jax_enable_x64", True)
@@ -229,6 +234,11 @@ CASES = {
             np.array([-1e-40, 1e-39, 1e-45, -0.0, 1e-30], np.float32),
             np.abs(floats(r, (3,)))])]),
 }
+
+
+# fft and linear algebra (jnp.fft, jnp.linalg's LAPACK custom calls), kept
+# in their own file.
+CASES.update(fft_linalg_cases.CASES)
 
 
 def save(path, array):

@@ -1,0 +1,219 @@
+// fft, cholesky, triangular-solve and the LAPACK custom calls in the
+// evaluator, on values worked out by hand.
+#include <complex>
+
+#include "gtest/gtest.h"
+#include "hlo/evaluator/test_util.h"
+
+namespace hloc {
+namespace eval_test {
+namespace {
+
+using C = complex64;
+
+void ExpectComplex(const Literal& literal, const std::vector<C>& expected) {
+  std::vector<C> got = Values<C>(literal);
+  ASSERT_EQ(got.size(), expected.size()) << literal.ToString();
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_NEAR(got[i].real(), expected[i].real(), 1e-5) << "element " << i;
+    EXPECT_NEAR(got[i].imag(), expected[i].imag(), 1e-5) << "element " << i;
+  }
+}
+
+TEST(FftTest, ForwardInverseRealAndTwoDimensional) {
+  const Literal x = Vec<C>(C64, {1, 2, 3, 4});
+  ExpectComplex(MustRun(R"(
+HloModule m
+ENTRY e {
+  x = c64[4] parameter(0)
+  ROOT f = c64[4] fft(x), fft_type=FFT, fft_length={4}
+})",
+                        {x}),
+                {10, C(-2, 2), -2, C(-2, -2)});
+  ExpectComplex(MustRun(R"(
+HloModule m
+ENTRY e {
+  x = c64[4] parameter(0)
+  ROOT f = c64[4] fft(x), fft_type=IFFT, fft_length={4}
+})",
+                        {Vec<C>(C64, {10, C(-2, 2), -2, C(-2, -2)})}),
+                {1, 2, 3, 4});
+  ExpectComplex(MustRun(R"(
+HloModule m
+ENTRY e {
+  x = f32[4] parameter(0)
+  ROOT f = c64[3] fft(x), fft_type=RFFT, fft_length={4}
+})",
+                        {Vec<float>(F32, {1, 2, 3, 4})}),
+                {10, C(-2, 2), -2});
+  // The imaginary parts at frequencies 0 and n/2 are not read.
+  ExpectNear(MustRun(R"(
+HloModule m
+ENTRY e {
+  x = c64[3] parameter(0)
+  ROOT f = f32[4] fft(x), fft_type=IRFFT, fft_length={4}
+})",
+                     {Vec<C>(C64, {C(10, 7), C(-2, 2), C(-2, 5)})}),
+             {1, 2, 3, 4}, 1e-6);
+  ExpectComplex(MustRun(R"(
+HloModule m
+ENTRY e {
+  x = c64[2,2] parameter(0)
+  ROOT f = c64[2,2] fft(x), fft_type=FFT, fft_length={2,2}
+})",
+                        {Make<C>(C64, {2, 2}, {1, 2, 3, 4})}),
+                {10, -2, -4, 0});
+}
+
+TEST(FftTest, BatchedTwoDimensionalRealRoundTrip) {
+  const char* kRoundTrip = R"(
+HloModule m
+ENTRY e {
+  x = f64[2,3,6] parameter(0)
+  r = c128[2,3,4] fft(x), fft_type=RFFT, fft_length={3,6}
+  ROOT i = f64[2,3,6] fft(r), fft_type=IRFFT, fft_length={3,6}
+})";
+  std::vector<double> values;
+  for (int i = 0; i < 36; ++i) values.push_back(0.25 * i - 3 + (i % 5));
+  ExpectNear(MustRun(kRoundTrip, {Make<double>(F64, {2, 3, 6}, values)}),
+             values, 1e-12);
+}
+
+TEST(LinalgTest, CholeskyLowerAndUpperZeroTheOtherTriangle) {
+  const Literal a = Make<float>(F32, {2, 2}, {4, 2, 2, 5});
+  ExpectFloats(MustRun(R"(
+HloModule m
+ENTRY e {
+  a = f32[2,2] parameter(0)
+  ROOT c = f32[2,2] cholesky(a), lower=true
+})",
+                       {a}),
+               {2, 0, 1, 2});
+  ExpectFloats(MustRun(R"(
+HloModule m
+ENTRY e {
+  a = f32[2,2] parameter(0)
+  ROOT c = f32[2,2] cholesky(a), lower=false
+})",
+                       {a}),
+               {2, 1, 0, 2});
+}
+
+TEST(LinalgTest, TriangularSolveSidesAndTranspose) {
+  const Literal a = Make<float>(F32, {2, 2}, {2, 99, 1, 1});
+  const Literal b = Make<float>(F32, {2, 1}, {2, 3});
+  ExpectFloats(MustRun(R"(
+HloModule m
+ENTRY e {
+  a = f32[2,2] parameter(0)
+  b = f32[2,1] parameter(1)
+  ROOT x = f32[2,1] triangular-solve(a, b), left_side=true, lower=true, unit_diagonal=false, transpose_a=NO_TRANSPOSE
+})",
+                       {a, b}),
+               {1, 2});
+  ExpectFloats(MustRun(R"(
+HloModule m
+ENTRY e {
+  a = f32[2,2] parameter(0)
+  b = f32[2,1] parameter(1)
+  ROOT x = f32[2,1] triangular-solve(a, b), left_side=true, lower=true, unit_diagonal=false, transpose_a=TRANSPOSE
+})",
+                       {a, b}),
+               {-0.5, 3});
+  // x a = b with a's unit upper triangle [[1, 99], [0, 1]].
+  ExpectFloats(MustRun(R"(
+HloModule m
+ENTRY e {
+  a = f32[2,2] parameter(0)
+  b = f32[1,2] parameter(1)
+  ROOT x = f32[1,2] triangular-solve(a, b), left_side=false, lower=false, unit_diagonal=true, transpose_a=NO_TRANSPOSE
+})",
+                       {a, Make<float>(F32, {1, 2}, {1, 100})}),
+               {1, 1});
+}
+
+TEST(LinalgTest, LapackPotrfKeepsTheOtherTriangleAndReportsFailure) {
+  const char* kPotrf = R"(
+HloModule m
+ENTRY e {
+  a = f32[2,2,2]{1,2,0} parameter(0)
+  ROOT c = (f32[2,2,2]{1,2,0}, s32[2]) custom-call(a), custom_call_target="lapack_spotrf_ffi", operand_layout_constraints={f32[2,2,2]{1,2,0}}, api_version=API_VERSION_TYPED_FFI, backend_config={uplo = 76 : ui8}
+})";
+  Literal r =
+      MustRun(kPotrf, {Make<float>(F32, {2, 2, 2}, {4, 7, 2, 5, 1, 2, 2, 1})});
+  ASSERT_TRUE(r.shape().IsTuple());
+  ExpectFloats(r.tuple_elements()[0], {2, 7, 1, 2, 1, 2, 2, -3});
+  EXPECT_EQ(Values<int32_t>(r.tuple_elements()[1]),
+            (std::vector<int32_t>{0, 2}));
+}
+
+TEST(LinalgTest, LapackTrsmGetrfGeqrfOrgqr) {
+  Literal x = MustRun(R"(
+HloModule m
+ENTRY e {
+  a = f64[2,2]{0,1} parameter(0)
+  b = f64[2,1]{0,1} parameter(1)
+  ROOT x = f64[2,1]{0,1} custom-call(a, b), custom_call_target="lapack_dtrsm_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={diag = 78 : ui8, side = 76 : ui8, trans_x = 84 : ui8, uplo = 76 : ui8}
+})",
+                      {Make<double>(F64, {2, 2}, {2, 99, 1, 1}),
+                       Make<double>(F64, {2, 1}, {2, 3})});
+  ExpectFloats(x, {-0.5, 3});
+
+  Literal lu = MustRun(R"(
+HloModule m
+ENTRY e {
+  a = f64[2,2]{0,1} parameter(0)
+  ROOT lu = (f64[2,2]{0,1}, s32[2], s32[]) custom-call(a), custom_call_target="lapack_dgetrf_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={}
+})",
+                       {Make<double>(F64, {2, 2}, {1, 2, 3, 4})});
+  ExpectNear(lu.tuple_elements()[0], {3, 4, 1.0 / 3, 2 - 4.0 / 3}, 1e-15);
+  EXPECT_EQ(Values<int32_t>(lu.tuple_elements()[1]),
+            (std::vector<int32_t>{2, 2}));
+  EXPECT_EQ(Values<int32_t>(lu.tuple_elements()[2]), (std::vector<int32_t>{0}));
+
+  Literal q = MustRun(R"(
+HloModule m
+ENTRY e {
+  a = f32[2,1]{0,1} parameter(0)
+  qr = (f32[2,1]{0,1}, f32[1]) custom-call(a), custom_call_target="lapack_sgeqrf_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={}
+  r = f32[2,1]{0,1} get-tuple-element(qr), index=0
+  tau = f32[1] get-tuple-element(qr), index=1
+  q = f32[2,1]{0,1} custom-call(r, tau), custom_call_target="lapack_sorgqr_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={}
+  ROOT t = (f32[2,1]{0,1}, f32[1], f32[2,1]{0,1}) tuple(r, tau, q)
+})",
+                      {Make<float>(F32, {2, 1}, {3, 4})});
+  ExpectNear(q.tuple_elements()[0], {-5, 0.5}, 1e-6);
+  ExpectNear(q.tuple_elements()[1], {1.6}, 1e-6);
+  ExpectNear(q.tuple_elements()[2], {-0.6, -0.8}, 1e-6);
+}
+
+TEST(LinalgTest, MalformedLapackCallsAreErrorsNamingTheCall) {
+  absl::StatusOr<Literal> r =
+      RunHlo(R"(
+HloModule m
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  ROOT c = (f32[2,3], s32[]) custom-call(a), custom_call_target="lapack_spotrf_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={uplo = 76 : ui8}
+})",
+             {Make<float>(F32, {2, 3}, {1, 2, 3, 4, 5, 6})});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("custom-call c (lapack_spotrf_ffi)"),
+            absl::string_view::npos)
+      << r.status();
+  EXPECT_NE(r.status().message().find("not square"), absl::string_view::npos);
+  r = RunHlo(R"(
+HloModule m
+ENTRY e {
+  a = f32[2,2] parameter(0)
+  ROOT c = (f32[2,2], s32[]) custom-call(a), custom_call_target="lapack_spotrf_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={uplo = 81 : ui8}
+})",
+             {Make<float>(F32, {2, 2}, {1, 0, 0, 1})});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("attribute uplo = 81"),
+            absl::string_view::npos)
+      << r.status();
+}
+
+}  // namespace
+}  // namespace eval_test
+}  // namespace hloc

@@ -1,0 +1,195 @@
+// cholesky, triangular-solve and the LAPACK custom calls of JAX's CPU
+// lowering (hlo/lapack_custom_call.h), one matrix of the batch at a time
+// through linalg_kernels.h.
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "hlo/evaluator/evaluator_internal.h"
+#include "hlo/evaluator/linalg_kernels.h"
+#include "hlo/lapack_custom_call.h"
+
+namespace hloc {
+namespace eval {
+namespace {
+
+// Rows and columns of the matrices of an array of rank >= 2, and how many
+// there are (the product of the leading dimensions).
+struct MatrixBatch {
+  int64_t batch, rows, cols;
+};
+MatrixBatch BatchOf(const Shape& shape) {
+  const int64_t rows = shape.dimensions(shape.rank() - 2);
+  const int64_t cols = shape.dimensions(shape.rank() - 1);
+  const int64_t size = rows * cols;
+  return {size == 0 ? 0 : shape.ElementCount() / size, rows, cols};
+}
+
+Literal WithValues(const Shape& shape, const std::vector<complex128>& values) {
+  Literal literal(shape);
+  StoreComplexValues(values, &literal);
+  return literal;
+}
+
+Literal S32Values(const Shape& shape, const std::vector<int32_t>& values) {
+  Literal literal(shape);
+  std::copy(values.begin(), values.end(), literal.data<int32_t>().begin());
+  return literal;
+}
+
+absl::StatusOr<Literal> Potrf(const LapackCall& call,
+                              const HloInstruction& instr,
+                              OperandValues& operands) {
+  const Shape& shape = instr.operand(0)->shape();
+  const MatrixBatch m = BatchOf(shape);
+  std::vector<complex128> a = ToComplexValues(operands.Get(0));
+  std::vector<int32_t> info(m.batch);
+  for (int64_t b = 0; b < m.batch; ++b) {
+    info[b] = static_cast<int32_t>(CholeskyInPlace(
+        a.data() + b * m.rows * m.rows, m.rows, call.uplo == 'L', false));
+  }
+  std::vector<Literal> results;
+  results.push_back(WithValues(instr.shape().tuple_shapes(0), a));
+  results.push_back(S32Values(instr.shape().tuple_shapes(1), info));
+  return Literal::MakeTuple(std::move(results));
+}
+
+absl::StatusOr<Literal> Getrf(const HloInstruction& instr,
+                              OperandValues& operands) {
+  const MatrixBatch m = BatchOf(instr.operand(0)->shape());
+  const int64_t k = std::min(m.rows, m.cols);
+  std::vector<complex128> a = ToComplexValues(operands.Get(0));
+  std::vector<int32_t> ipiv(m.batch * k), info(m.batch);
+  for (int64_t b = 0; b < m.batch; ++b) {
+    info[b] = static_cast<int32_t>(LuInPlace(
+        a.data() + b * m.rows * m.cols, m.rows, m.cols, ipiv.data() + b * k));
+  }
+  std::vector<Literal> results;
+  results.push_back(WithValues(instr.shape().tuple_shapes(0), a));
+  results.push_back(S32Values(instr.shape().tuple_shapes(1), ipiv));
+  results.push_back(S32Values(instr.shape().tuple_shapes(2), info));
+  return Literal::MakeTuple(std::move(results));
+}
+
+absl::StatusOr<Literal> Geqrf(const HloInstruction& instr,
+                              OperandValues& operands) {
+  const MatrixBatch m = BatchOf(instr.operand(0)->shape());
+  const int64_t k = std::min(m.rows, m.cols);
+  std::vector<complex128> a = ToComplexValues(operands.Get(0));
+  std::vector<complex128> tau(m.batch * k);
+  for (int64_t b = 0; b < m.batch; ++b) {
+    QrInPlace(a.data() + b * m.rows * m.cols, m.rows, m.cols,
+              tau.data() + b * k);
+  }
+  std::vector<Literal> results;
+  results.push_back(WithValues(instr.shape().tuple_shapes(0), a));
+  results.push_back(WithValues(instr.shape().tuple_shapes(1), tau));
+  return Literal::MakeTuple(std::move(results));
+}
+
+absl::StatusOr<Literal> Orgqr(const HloInstruction& instr,
+                              OperandValues& operands) {
+  const MatrixBatch m = BatchOf(instr.operand(0)->shape());
+  const int64_t k = instr.operand(1)->shape().dimensions().back();
+  std::vector<complex128> a = ToComplexValues(operands.Get(0));
+  const std::vector<complex128> tau = ToComplexValues(operands.Get(1));
+  for (int64_t b = 0; b < m.batch; ++b) {
+    HouseholderProductInPlace(a.data() + b * m.rows * m.cols, m.rows, m.cols,
+                              tau.data() + b * k, k);
+  }
+  return WithValues(instr.shape(), a);
+}
+
+// Solves every matrix of operand 1 against the matching one of operand 0.
+Literal SolveBatch(const HloInstruction& instr, OperandValues& operands,
+                   bool left, bool lower, char trans, bool unit_diagonal) {
+  const MatrixBatch a_batch = BatchOf(instr.operand(0)->shape());
+  const MatrixBatch b_batch = BatchOf(instr.operand(1)->shape());
+  const std::vector<complex128> a = ToComplexValues(operands.Get(0));
+  std::vector<complex128> b = ToComplexValues(operands.Get(1));
+  const int64_t a_size = a_batch.rows * a_batch.cols;
+  const int64_t b_size = b_batch.rows * b_batch.cols;
+  for (int64_t i = 0; i < b_batch.batch; ++i) {
+    TriangularSolveInPlace(a.data() + i * a_size, b.data() + i * b_size,
+                           b_batch.rows, b_batch.cols, left, lower, trans,
+                           unit_diagonal);
+  }
+  return WithValues(instr.shape(), b);
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> EvaluateCholesky(const HloInstruction& instr,
+                                         OperandValues& operands) {
+  const Shape& shape = instr.operand(0)->shape();
+  if (!shape.IsArray() || shape.rank() < 2 ||
+      shape.dimensions(shape.rank() - 1) !=
+          shape.dimensions(shape.rank() - 2)) {
+    return InstructionError(instr, "cholesky needs square matrices");
+  }
+  const MatrixBatch m = BatchOf(shape);
+  const bool lower = instr.attrs().cholesky_lower;
+  std::vector<complex128> a = ToComplexValues(operands.Get(0));
+  for (int64_t b = 0; b < m.batch; ++b) {
+    complex128* matrix = a.data() + b * m.rows * m.rows;
+    // As XLA's expansion: NaN where the matrix is not positive definite,
+    // zeros in the other triangle.
+    CholeskyInPlace(matrix, m.rows, lower, /*continue_on_failure=*/true);
+    for (int64_t i = 0; i < m.rows; ++i) {
+      for (int64_t j = 0; j < m.rows; ++j) {
+        if (lower ? j > i : j < i) matrix[i * m.rows + j] = 0.0;
+      }
+    }
+  }
+  return WithValues(instr.shape(), a);
+}
+
+absl::StatusOr<Literal> EvaluateTriangularSolve(const HloInstruction& instr,
+                                                OperandValues& operands) {
+  const std::optional<TriangularSolveOptions>& options =
+      instr.attrs().triangular_solve_options;
+  if (!options.has_value()) {
+    return InstructionError(instr, "triangular-solve without its options");
+  }
+  const char trans = options->transpose_a == 2   ? 'T'
+                     : options->transpose_a == 3 ? 'C'
+                                                 : 'N';
+  return SolveBatch(instr, operands, options->left_side, options->lower, trans,
+                    options->unit_diagonal);
+}
+
+absl::StatusOr<Literal> EvaluateCustomCall(const HloInstruction& instr,
+                                           OperandValues& operands) {
+  absl::StatusOr<std::optional<LapackCall>> call = ParseLapackCall(instr);
+  if (!call.ok()) return call.status();
+  if (!call->has_value()) {
+    return absl::UnimplementedError(absl::StrCat(
+        "not supported by the evaluator: custom-call (", instr.name(), ") to '",
+        instr.attrs().custom_call_target, "'"));
+  }
+  const LapackCall& c = **call;
+  switch (c.routine) {
+    case LapackRoutine::kPotrf:
+      return Potrf(c, instr, operands);
+    case LapackRoutine::kTrsm:
+      return SolveBatch(instr, operands, c.side == 'L', c.uplo == 'L', c.trans,
+                        c.diag == 'U');
+    case LapackRoutine::kGetrf:
+      return Getrf(instr, operands);
+    case LapackRoutine::kGeqrf:
+      return Geqrf(instr, operands);
+    case LapackRoutine::kOrgqr:
+      return Orgqr(instr, operands);
+    case LapackRoutine::kSyevd:
+      break;
+  }
+  // Eigenvectors are defined up to a sign (a phase): a second
+  // implementation could not be compared with LAPACK's element by element.
+  return absl::UnimplementedError(absl::StrCat(
+      "not supported by the evaluator: custom-call (", instr.name(), ") to '",
+      instr.attrs().custom_call_target, "' (eigenvectors)"));
+}
+
+}  // namespace eval
+}  // namespace hloc

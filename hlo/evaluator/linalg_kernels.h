@@ -1,0 +1,61 @@
+// Dense linear algebra for the reference evaluator: the unblocked
+// algorithms of LAPACK's reference implementation (potf2, trsm, getf2,
+// geqr2 with larfg, org2r), written plainly on one row-major matrix of
+// complex128. Every real and complex type is computed this way (a real
+// matrix is one with zero imaginary parts, and each operation below keeps
+// them zero), so one implementation serves f32, f64, c64 and c128. Pivot
+// and reflector choices follow LAPACK's (the first largest |re|+|im|,
+// beta = -sign(re alpha) * norm), so that results match LAPACK's and not
+// merely solve the same problem.
+#ifndef HLO_EVALUATOR_LINALG_KERNELS_H_
+#define HLO_EVALUATOR_LINALG_KERNELS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "hlo/literal.h"
+
+namespace hloc {
+namespace eval {
+
+// Factors the Hermitian positive definite n x n matrix `a` read from its
+// `lower` (else upper) triangle: a = L L^H (a = U^H U), written over that
+// triangle; the other triangle is untouched. Returns 0, or as LAPACK's info
+// the 1-based column whose pivot was not positive (the factorisation stops
+// there) unless `continue_on_failure`, which goes on with NaN pivots.
+int64_t CholeskyInPlace(complex128* a, int64_t n, bool lower,
+                        bool continue_on_failure);
+
+// Solves op(A) X = B (left) or X op(A) = B (right) in place of B (m x n).
+// A is k x k (k = m on the left, n on the right), only its `lower` (else
+// upper) triangle read, its diagonal taken as ones if `unit_diagonal`;
+// op is 'N' (none), 'T' (transpose) or 'C' (conjugate transpose).
+void TriangularSolveInPlace(const complex128* a, complex128* b, int64_t m,
+                            int64_t n, bool left, bool lower, char trans,
+                            bool unit_diagonal);
+
+// LU with partial pivoting of the m x n matrix `a` in place (L unit lower
+// below the diagonal, U on and above it); ipiv gets min(m, n) 1-based pivot
+// rows. Returns 0, or the 1-based index of the first zero pivot.
+int64_t LuInPlace(complex128* a, int64_t m, int64_t n, int32_t* ipiv);
+
+// QR of the m x n matrix `a` in place: R on and above the diagonal, the
+// Householder vectors below it, their scalars in tau (min(m, n)).
+void QrInPlace(complex128* a, int64_t m, int64_t n, complex128* tau);
+
+// The first n columns of Q = H(0) ... H(k-1) from the k reflectors stored
+// in the columns of the m x n matrix `a` (QrInPlace's form), in place.
+void HouseholderProductInPlace(complex128* a, int64_t m, int64_t n,
+                               const complex128* tau, int64_t k);
+
+// An array literal's values as complex128 (real types with zero imaginary
+// parts), in row-major order; and back, rounded to the literal's type (the
+// imaginary parts dropped for real types).
+std::vector<complex128> ToComplexValues(const Literal& literal);
+void StoreComplexValues(const std::vector<complex128>& values,
+                        Literal* literal);
+
+}  // namespace eval
+}  // namespace hloc
+
+#endif  // HLO_EVALUATOR_LINALG_KERNELS_H_

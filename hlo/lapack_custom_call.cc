@@ -1,0 +1,290 @@
+#include "hlo/lapack_custom_call.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "hlo/status_macros.h"
+
+namespace hloc {
+namespace {
+
+struct TypePrefix {
+  char prefix;
+  PrimitiveType type;
+};
+constexpr TypePrefix kTypes[] = {
+    {'s', F32}, {'d', F64}, {'c', C64}, {'z', C128}};
+
+struct RoutineName {
+  LapackRoutine routine;
+  // LAPACK's names for real and for complex types.
+  const char* real;
+  const char* complex;
+};
+constexpr RoutineName kRoutines[] = {
+    {LapackRoutine::kPotrf, "potrf", "potrf"},
+    {LapackRoutine::kTrsm, "trsm", "trsm"},
+    {LapackRoutine::kGetrf, "getrf", "getrf"},
+    {LapackRoutine::kGeqrf, "geqrf", "geqrf"},
+    {LapackRoutine::kOrgqr, "orgqr", "ungqr"},
+    {LapackRoutine::kSyevd, "syevd", "heevd"},
+};
+
+char Prefix(PrimitiveType type) {
+  for (const TypePrefix& t : kTypes) {
+    if (t.type == type) return t.prefix;
+  }
+  return '?';
+}
+
+absl::Status CallError(const HloInstruction& instruction,
+                       absl::string_view message) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("custom-call ", instruction.name(), " (",
+                   instruction.attrs().custom_call_target, "): ", message));
+}
+
+std::vector<int64_t> Concat(std::vector<int64_t> a,
+                            std::initializer_list<int64_t> b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Checks that `shape` is an array of `type` with dimensions `dims`.
+absl::Status Expect(const HloInstruction& instruction, const Shape& shape,
+                    PrimitiveType type, const std::vector<int64_t>& dims,
+                    absl::string_view what) {
+  if (!shape.IsArray() || shape.element_type() != type ||
+      shape.dimensions() != dims) {
+    return CallError(
+        instruction,
+        absl::StrCat(what, " is ", shape.ToString(false), ", expected ",
+                     Shape::Array(type, dims).ToString(false)));
+  }
+  return absl::OkStatus();
+}
+
+// Checks the result is a tuple of arrays `dims` of `types`.
+absl::Status ExpectTuple(const HloInstruction& instruction,
+                         const std::vector<PrimitiveType>& types,
+                         const std::vector<std::vector<int64_t>>& dims) {
+  const Shape& shape = instruction.shape();
+  if (!shape.IsTuple() ||
+      shape.tuple_shapes_size() != static_cast<int64_t>(types.size())) {
+    return CallError(instruction,
+                     absl::StrCat("the result is ", shape.ToString(false),
+                                  ", expected a tuple of ", types.size()));
+  }
+  for (size_t i = 0; i < types.size(); ++i) {
+    HLOC_RETURN_IF_ERROR(Expect(instruction, shape.tuple_shapes(i), types[i],
+                                dims[i], absl::StrCat("result ", i)));
+  }
+  return absl::OkStatus();
+}
+
+// The value of attribute `name` as one of `allowed` characters; `fallback`
+// when absent.
+absl::StatusOr<char> CharAttribute(
+    const HloInstruction& instruction,
+    const std::vector<std::pair<std::string, int64_t>>& attributes,
+    absl::string_view name, absl::string_view allowed, char fallback) {
+  for (const auto& [key, value] : attributes) {
+    if (key != name) continue;
+    if (value < 0 || value > 127 ||
+        allowed.find(static_cast<char>(value)) == absl::string_view::npos) {
+      return CallError(instruction,
+                       absl::StrCat("attribute ", name, " = ", value,
+                                    " is not one of '", allowed, "'"));
+    }
+    return static_cast<char>(value);
+  }
+  return fallback;
+}
+
+absl::Status CheckShapes(const HloInstruction& instruction,
+                         const LapackCall& call) {
+  const int64_t expected_operands =
+      call.routine == LapackRoutine::kTrsm ||
+              call.routine == LapackRoutine::kOrgqr
+          ? 2
+          : 1;
+  if (instruction.operand_count() != expected_operands) {
+    return CallError(instruction, absl::StrCat("takes ", expected_operands,
+                                               " operands, has ",
+                                               instruction.operand_count()));
+  }
+  const Shape& a = instruction.operand(0)->shape();
+  if (!a.IsArray() || a.rank() < 2 || a.element_type() != call.type) {
+    return CallError(
+        instruction,
+        absl::StrCat("operand 0 is ", a.ToString(false), ", expected a ",
+                     PrimitiveTypeName(call.type),
+                     " array of rank >= 2 (batch dimensions, then a matrix)"));
+  }
+  const std::vector<int64_t> batch(a.dimensions().begin(),
+                                   a.dimensions().end() - 2);
+  const int64_t m = a.dimensions(a.rank() - 2);
+  const int64_t n = a.dimensions(a.rank() - 1);
+  const int64_t k = std::min(m, n);
+  const bool square = call.routine == LapackRoutine::kPotrf ||
+                      call.routine == LapackRoutine::kTrsm ||
+                      call.routine == LapackRoutine::kSyevd;
+  if (square && m != n) {
+    return CallError(instruction, absl::StrCat("operand 0 ", a.ToString(false),
+                                               " is not square"));
+  }
+  switch (call.routine) {
+    case LapackRoutine::kPotrf:
+      return ExpectTuple(instruction, {call.type, S32},
+                         {a.dimensions(), batch});
+    case LapackRoutine::kTrsm: {
+      const Shape& b = instruction.operand(1)->shape();
+      if (!b.IsArray() || b.rank() != a.rank() ||
+          b.element_type() != call.type ||
+          !std::equal(batch.begin(), batch.end(), b.dimensions().begin())) {
+        return CallError(
+            instruction,
+            absl::StrCat("operand 1 is ", b.ToString(false), ", expected ",
+                         PrimitiveTypeName(call.type),
+                         " with operand 0's batch dimensions"));
+      }
+      const int64_t shared =
+          b.dimensions(b.rank() - (call.side == 'L' ? 2 : 1));
+      if (shared != m) {
+        return CallError(instruction,
+                         absl::StrCat("side ", std::string(1, call.side), ": ",
+                                      a.ToString(false), " does not fit ",
+                                      b.ToString(false)));
+      }
+      return Expect(instruction, instruction.shape(), call.type, b.dimensions(),
+                    "the result");
+    }
+    case LapackRoutine::kGetrf:
+      return ExpectTuple(instruction, {call.type, S32, S32},
+                         {a.dimensions(), Concat(batch, {k}), batch});
+    case LapackRoutine::kGeqrf:
+      return ExpectTuple(instruction, {call.type, call.type},
+                         {a.dimensions(), Concat(batch, {k})});
+    case LapackRoutine::kOrgqr: {
+      const Shape& tau = instruction.operand(1)->shape();
+      if (!tau.IsArray() || tau.element_type() != call.type ||
+          tau.rank() != a.rank() - 1 ||
+          !std::equal(batch.begin(), batch.end(), tau.dimensions().begin()) ||
+          tau.dimensions().back() > n || n > m) {
+        return CallError(
+            instruction,
+            absl::StrCat("operands ", a.ToString(false), " and ",
+                         tau.ToString(false),
+                         " do not fit (tau[batch, k], k <= n <= m)"));
+      }
+      return Expect(instruction, instruction.shape(), call.type, a.dimensions(),
+                    "the result");
+    }
+    case LapackRoutine::kSyevd:
+      return ExpectTuple(instruction,
+                         {call.type, ComplexComponentType(call.type), S32},
+                         {a.dimensions(), Concat(batch, {n}), batch});
+  }
+  return CallError(instruction, "unknown routine");
+}
+
+}  // namespace
+
+std::string LapackRoutineName(LapackRoutine routine, PrimitiveType type) {
+  for (const RoutineName& r : kRoutines) {
+    if (r.routine == routine) {
+      return absl::StrCat(std::string(1, Prefix(type)),
+                          IsComplexType(type) ? r.complex : r.real);
+    }
+  }
+  return "?";
+}
+
+std::vector<std::string> SupportedLapackTargets() {
+  std::vector<std::string> targets;
+  for (const RoutineName& r : kRoutines) {
+    for (const TypePrefix& t : kTypes) {
+      targets.push_back(absl::StrCat(
+          "lapack_", LapackRoutineName(r.routine, t.type), "_ffi"));
+    }
+  }
+  return targets;
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, int64_t>>>
+ParseFfiIntegerAttributes(absl::string_view dictionary) {
+  absl::string_view text = absl::StripAsciiWhitespace(dictionary);
+  std::vector<std::pair<std::string, int64_t>> attributes;
+  if (text.empty()) return attributes;
+  if (!absl::ConsumePrefix(&text, "{") || !absl::ConsumeSuffix(&text, "}")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("backend_config '", dictionary,
+                     "' is not an attribute dictionary {name = value : type}"));
+  }
+  for (absl::string_view entry :
+       absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    std::vector<absl::string_view> name_value = absl::StrSplit(entry, '=');
+    if (name_value.size() != 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "backend_config entry '", entry, "' is not name = value : type"));
+    }
+    absl::string_view value = name_value[1];
+    const size_t colon = value.find(':');
+    if (colon != absl::string_view::npos) value = value.substr(0, colon);
+    int64_t number = 0;
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(value), &number)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "backend_config entry '", entry, "' has no integer value"));
+    }
+    attributes.emplace_back(
+        std::string(absl::StripAsciiWhitespace(name_value[0])), number);
+  }
+  return attributes;
+}
+
+absl::StatusOr<std::optional<LapackCall>> ParseLapackCall(
+    const HloInstruction& instruction) {
+  if (instruction.opcode() != HloOpcode::kCustomCall) return std::nullopt;
+  absl::string_view target = instruction.attrs().custom_call_target;
+  if (!absl::ConsumePrefix(&target, "lapack_") ||
+      !absl::ConsumeSuffix(&target, "_ffi") || target.size() < 2) {
+    return std::nullopt;
+  }
+  LapackCall call;
+  for (const TypePrefix& t : kTypes) {
+    if (target[0] == t.prefix) call.type = t.type;
+  }
+  if (call.type == PRIMITIVE_TYPE_INVALID) return std::nullopt;
+  bool found = false;
+  for (const RoutineName& r : kRoutines) {
+    if (target.substr(1) == (IsComplexType(call.type) ? r.complex : r.real)) {
+      call.routine = r.routine;
+      found = true;
+    }
+  }
+  if (!found) return std::nullopt;
+  absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> attributes =
+      ParseFfiIntegerAttributes(instruction.backend_config());
+  if (!attributes.ok()) {
+    return CallError(instruction, attributes.status().message());
+  }
+  HLOC_ASSIGN_OR_RETURN(
+      call.uplo, CharAttribute(instruction, *attributes, "uplo", "LU", 'L'));
+  HLOC_ASSIGN_OR_RETURN(
+      call.side, CharAttribute(instruction, *attributes, "side", "LR", 'L'));
+  HLOC_ASSIGN_OR_RETURN(call.trans, CharAttribute(instruction, *attributes,
+                                                  "trans_x", "NTC", 'N'));
+  HLOC_ASSIGN_OR_RETURN(
+      call.diag, CharAttribute(instruction, *attributes, "diag", "UN", 'N'));
+  HLOC_ASSIGN_OR_RETURN(
+      call.mode, CharAttribute(instruction, *attributes, "mode", "VN", 'V'));
+  HLOC_RETURN_IF_ERROR(CheckShapes(instruction, call));
+  return call;
+}
+
+}  // namespace hloc

@@ -1,0 +1,68 @@
+// The LAPACK custom calls JAX's CPU lowering emits (jaxlib's typed-FFI
+// kernels, `lapack_<t><routine>_ffi` with t = s, d, c, z for f32, f64, c64,
+// c128), read from an HLO custom-call once so that the evaluator and the CPU
+// backend agree on what each one means and refuse the same malformed ones.
+//
+// XLA's calling convention for them (jaxlib/cpu/lapack_kernels.cc): every
+// leading dimension of a matrix operand is a batch dimension, the last two
+// are the matrix (JAX asks for a column-major layout through
+// operand_layout_constraints; the values are the same whatever the layout),
+// and the attributes are the backend_config's MLIR dictionary of ui8
+// characters, e.g. `{uplo = 76 : ui8}` for 'L'.
+//   potrf(a)    -> (a', info s32[batch])        uplo; a' keeps a's other
+//                                                triangle
+//   trsm(a, b)  -> x                             side, uplo, trans_x, diag
+//   getrf(a)    -> (lu, ipiv s32[batch, min(m,n)] 1-based, info s32[batch])
+//   geqrf(a)    -> (a', tau[batch, min(m,n)])
+//   orgqr/ungqr(a, tau) -> q                     (householder product)
+//   syevd/heevd(a) -> (v, w real[batch, n], info s32[batch])  mode, uplo
+#ifndef HLO_LAPACK_CUSTOM_CALL_H_
+#define HLO_LAPACK_CUSTOM_CALL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "hlo/instruction.h"
+
+namespace hloc {
+
+enum class LapackRoutine { kPotrf, kTrsm, kGetrf, kGeqrf, kOrgqr, kSyevd };
+
+struct LapackCall {
+  LapackRoutine routine = LapackRoutine::kPotrf;
+  // The matrix element type: F32, F64, C64 or C128.
+  PrimitiveType type = PRIMITIVE_TYPE_INVALID;
+  // The FFI attributes as LAPACK's characters ('L', 'U', 'N', 'T', 'C',
+  // 'V'), defaulted where a routine takes none.
+  char uplo = 'L';
+  char side = 'L';
+  char trans = 'N';
+  char diag = 'N';
+  char mode = 'V';
+};
+
+// The routine's name as LAPACK spells it for `type` ("spotrf", "zungqr").
+std::string LapackRoutineName(LapackRoutine routine, PrimitiveType type);
+
+// Every custom_call_target ParseLapackCall accepts.
+std::vector<std::string> SupportedLapackTargets();
+
+// nullopt when `instruction` is not a custom-call to one of
+// SupportedLapackTargets(); an error naming the instruction when it is one
+// but its operands, result or attributes do not fit the convention above.
+absl::StatusOr<std::optional<LapackCall>> ParseLapackCall(
+    const HloInstruction& instruction);
+
+// The `name = value : type` entries of an MLIR attribute dictionary as
+// jaxlib's FFI calls carry it in backend_config ("{uplo = 76 : ui8}"); only
+// integer values.
+absl::StatusOr<std::vector<std::pair<std::string, int64_t>>>
+ParseFfiIntegerAttributes(absl::string_view dictionary);
+
+}  // namespace hloc
+
+#endif  // HLO_LAPACK_CUSTOM_CALL_H_

@@ -1,0 +1,45 @@
+// A host library call step of a CPU executable (ExecutableStep::Kind::
+// kLibraryCall): "fft" (FFTW, fft_library.h) or "lapack.<routine>"
+// (lapack_library.h), configured by the step's CpuLibraryConfig. Its slots
+// are the operands' leaves then the results'; each slot is read into a
+// row-major array, whatever its layout (JAX's LAPACK calls ask for
+// column-major ones), the library runs on those, and the results are
+// written back in their slots' layouts.
+#ifndef RUNTIME_CPU_LIBRARY_CALL_H_
+#define RUNTIME_CPU_LIBRARY_CALL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "runtime/executable.h"
+
+namespace hloc {
+
+class CpuLibraryCall {
+ public:
+  // Checks the library name, the config and the step's slots (how many,
+  // their shapes). `what` names the step in errors.
+  static absl::StatusOr<std::unique_ptr<CpuLibraryCall>> Create(
+      const Executable& executable, const ExecutableStep& step,
+      const std::string& what);
+
+  // Runs the call; `address[slot]` is where each of the step's slots lives.
+  absl::Status Run(const Executable& executable, const ExecutableStep& step,
+                   const std::vector<uint8_t*>& address) const;
+
+  // Whether `library` is one this file runs ("fft", "lapack.potrf", ...).
+  static bool Handles(const std::string& library);
+
+ private:
+  CpuLibraryCall() = default;
+  size_t num_operands_ = 0;
+  std::string what_;
+};
+
+}  // namespace hloc
+
+#endif  // RUNTIME_CPU_LIBRARY_CALL_H_
