@@ -26,6 +26,10 @@ constexpr int64_t kColumnsPerBlock = 128;
 // fusion into several kernels. A block streams a row of 64 Ki f32 (256
 // KiB) at full speed once enough blocks run.
 constexpr int64_t kMinSplitRowLength = 65536;
+// Inputs under 4 Mi elements (16 MiB of f32, about 6 us of an H100's
+// bandwidth) are not split: the second kernel's launch and the partials'
+// round trip would cost what the idle SMs do.
+constexpr int64_t kMinSplitElements = int64_t{4} << 20;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -75,6 +79,7 @@ absl::StatusOr<bool> SplitReduce(HloComputation* computation,
   if (!column && !row) return false;
   const int64_t reduced = Product(dims, run->first, run->second);
   if (row && reduced < kMinSplitRowLength) return false;
+  if (in.ElementCount() < kMinSplitElements) return false;
   const int64_t kept_before = Product(dims, 0, run->first);
   const int64_t kept_after = Product(dims, run->second, rank);
   // Blocks the unsplit kernel launches: one per column tile, or one per
