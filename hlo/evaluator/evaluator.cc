@@ -600,6 +600,8 @@ absl::StatusOr<Literal> Evaluator::EvaluateInstruction(
       return EvaluateDot(instr, operands);
     case HloOpcode::kConvolution:
       return EvaluateConvolution(instr, operands);
+    case HloOpcode::kRngBitGenerator:
+      return EvaluateRngBitGenerator(instr, operands);
     default:
       return Unsupported(instr);
   }

@@ -163,6 +163,10 @@ absl::StatusOr<Literal> EvaluateDot(const HloInstruction& instr,
 absl::StatusOr<Literal> EvaluateConvolution(const HloInstruction& instr,
                                             OperandValues& operands);
 
+// rng_bit_generator.cc
+absl::StatusOr<Literal> EvaluateRngBitGenerator(const HloInstruction& instr,
+                                                OperandValues& operands);
+
 }  // namespace eval
 }  // namespace hloc
 
