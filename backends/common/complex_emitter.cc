@@ -175,59 +175,41 @@ ComplexEmitter::AbsParts ComplexEmitter::Hypot(llvm::Value* a,
   return p;
 }
 
-// The formula is NaN for (0, 0), (inf, inf) and NaN parts. As IEEE hypot:
-// an infinite part gives inf even beside a NaN; otherwise min (0 for (0, 0),
-// NaN for a NaN).
+// The formula is NaN for (0, 0), (inf, inf) and NaN parts; there the result
+// is min: 0, inf, or NaN. Unlike IEEE hypot, a NaN part gives NaN even
+// beside an infinity (XLA:CPU's abs(inf + NaN i) is NaN).
 llvm::Value* ComplexEmitter::Abs(llvm::Value* z) {
-  llvm::Value* a = Real(z);
-  llvm::Value* b = Imag(z);
-  AbsParts p = Hypot(a, b);
+  AbsParts p = Hypot(Real(z), Imag(z));
   llvm::Value* result = b_->CreateFMul(
       p.max, b_->CreateUnaryIntrinsic(llvm::Intrinsic::sqrt,
                                       p.one_plus_ratio_sq));
-  llvm::Value* any_inf = b_->CreateOr(IsInf(a), IsInf(b));
-  llvm::Value* fallback = b_->CreateSelect(
-      any_inf, llvm::ConstantFP::getInfinity(a->getType()), p.min);
-  return b_->CreateSelect(IsNaN(result), fallback, result);
+  return b_->CreateSelect(IsNaN(result), p.min, result);
 }
 
 // sqrt|z| = sqrt(max) * (1 + (min/max)^2)^(1/4): the product max * sqrt(..)
 // could overflow where its root does not. The fourth root as two square
 // roots (XLA calls pow(x, 0.25); the difference is within an ulp).
 llvm::Value* ComplexEmitter::SqrtOfAbs(llvm::Value* z) {
-  llvm::Value* a = Real(z);
-  llvm::Value* b = Imag(z);
-  AbsParts p = Hypot(a, b);
+  AbsParts p = Hypot(Real(z), Imag(z));
   auto sqrt = [&](llvm::Value* x) {
     return b_->CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
   };
-  llvm::Value* sqrt_max = sqrt(p.max);
   llvm::Value* result =
-      b_->CreateFMul(sqrt_max, sqrt(sqrt(p.one_plus_ratio_sq)));
-  llvm::Value* any_inf = b_->CreateOr(IsInf(a), IsInf(b));
-  llvm::Value* fallback = b_->CreateSelect(
-      any_inf, llvm::ConstantFP::getInfinity(a->getType()), p.min);
-  return b_->CreateSelect(IsNaN(result), fallback, result);
+      b_->CreateFMul(sqrt(p.max), sqrt(sqrt(p.one_plus_ratio_sq)));
+  return b_->CreateSelect(IsNaN(result), p.min, result);
 }
 
 llvm::Value* ComplexEmitter::RsqrtOfAbs(llvm::Value* z) {
-  llvm::Value* a = Real(z);
-  llvm::Value* b = Imag(z);
-  llvm::Type* t = a->getType();
-  AbsParts p = Hypot(a, b);
+  llvm::Type* t = Real(z)->getType();
+  AbsParts p = Hypot(Real(z), Imag(z));
   auto rsqrt = [&](llvm::Value* x) {
     return b_->CreateFDiv(Const(t, 1.0),
                           b_->CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
   };
-  llvm::Value* rsqrt_max = rsqrt(p.max);
   llvm::Value* result = b_->CreateFMul(
-      rsqrt_max,
-      rsqrt(b_->CreateUnaryIntrinsic(llvm::Intrinsic::sqrt,
-                                     p.one_plus_ratio_sq)));
-  llvm::Value* any_inf = b_->CreateOr(IsInf(a), IsInf(b));
-  llvm::Value* fallback =
-      b_->CreateSelect(any_inf, Const(t, 0.0), rsqrt(p.min));
-  return b_->CreateSelect(IsNaN(result), fallback, result);
+      rsqrt(p.max), rsqrt(b_->CreateUnaryIntrinsic(llvm::Intrinsic::sqrt,
+                                                   p.one_plus_ratio_sq)));
+  return b_->CreateSelect(IsNaN(result), rsqrt(p.min), result);
 }
 
 // sqrt(z) = sqrt|z| (cos(t/2) + i sin(t/2)), t = atan2(b, a), with csqrt's

@@ -13,7 +13,8 @@
 //   numerator over a finite denominator infinities, a finite numerator over
 //   an infinite denominator zeros;
 // - abs is hypot without overflow: max * sqrt(1 + (min/max)^2), and where
-//   that is NaN, inf if max is inf, else min ((0, 0) -> 0, NaN -> NaN);
+//   that is NaN, min ((0, 0) -> 0, (inf, inf) -> inf; a NaN part -> NaN,
+//   even beside an infinity, as XLA:CPU gives);
 // - log is log|z| + i atan2(b, a); exp is e^a (cos b + i sin b) with
 //   imag = 0 when b = 0 and e^(a/2) applied twice where e^a overflows;
 // - sqrt and rsqrt are |z|^(+-1/2) (cos(+-t/2) + i sin(+-t/2)), t = arg z,
