@@ -15,11 +15,11 @@
 // requires of every reduce), so float results may differ in the last bits.
 //
 // Only reduces of one array of 4 Mi elements or more, in the default
-// layout, whose reduced
-// dimensions are all major (a column reduction) or all minor (a row
-// reduction of rows of 64 Ki elements or more: shorter rows are left to
-// the row fusions, which read them once in one kernel), accumulating in 32 bits or wider (a bf16 accumulator would
-// round once more). The GPU pipelines run it before fusion; the CPU, which
+// layout, whose reduced dimensions are all major (a column reduction) or
+// all minor (a row reduction of rows of 64 Ki elements or more: shorter
+// rows are left to the row fusions, which read them once in one kernel),
+// accumulating in 32 bits or wider (a bf16 accumulator would round once
+// more). The GPU pipelines run it before fusion; the CPU, which
 // parallelises a reduction over its output rows differently, does not.
 #ifndef PASSES_TREE_REDUCTION_H_
 #define PASSES_TREE_REDUCTION_H_

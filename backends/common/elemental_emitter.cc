@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "backends/common/complex_emitter.h"
 #include "backends/common/loop_emitter.h"
 #include "backends/common/math_library.h"
 #include "hlo/status_macros.h"
@@ -123,6 +124,9 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitConvert(llvm::Value* x,
                                                            PrimitiveType from,
                                                            PrimitiveType to) {
   if (from == to) return x;
+  if (IsComplexType(from) || IsComplexType(to)) {
+    return EmitComplexConvert(x, from, to);
+  }
   HLOC_ASSIGN_OR_RETURN(llvm::Type * to_type,
                         RegisterType(to, b_->getContext()));
   if (to == PRED) {
@@ -162,6 +166,31 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitConvert(llvm::Value* x,
   return absl::UnimplementedError(absl::StrCat(
       "elemental emitter: convert from ", std::string(PrimitiveTypeName(from)),
       " to ", std::string(PrimitiveTypeName(to))));
+}
+
+// As XLA: a real value becomes the real part (converted to the component
+// type) with a zero imaginary part; c64 <-> c128 converts both parts;
+// complex -> real is not an HLO conversion (real() is).
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitComplexConvert(
+    llvm::Value* x, PrimitiveType from, PrimitiveType to) {
+  ComplexEmitter complex(module_, b_, math_);
+  if (!IsComplexType(to)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "elemental emitter: convert from ", std::string(PrimitiveTypeName(from)),
+        " to ", std::string(PrimitiveTypeName(to)),
+        " (complex to real is real(), not convert)"));
+  }
+  PrimitiveType component = ComplexComponentType(to);
+  if (IsComplexType(from)) {
+    PrimitiveType from_component = ComplexComponentType(from);
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * re,
+                          EmitConvert(complex.Real(x), from_component, component));
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * im,
+                          EmitConvert(complex.Imag(x), from_component, component));
+    return complex.Compose(re, im);
+  }
+  HLOC_ASSIGN_OR_RETURN(llvm::Value * re, EmitConvert(x, from, component));
+  return complex.Compose(re, llvm::ConstantFP::get(re->getType(), 0.0));
 }
 
 // --- Elementwise ops ---------------------------------------------------------
@@ -206,9 +235,23 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitUnary(
     const HloInstruction* hlo, llvm::Value* x) {
   PrimitiveType from = hlo->operand(0)->shape().element_type();
   PrimitiveType to = hlo->shape().element_type();
+  if (IsComplexType(from) && hlo->opcode() != HloOpcode::kConvert) {
+    if (hlo->opcode() == HloOpcode::kBitcastConvert) {
+      return Unimplemented(hlo, "bitcast-convert of a complex value");
+    }
+    absl::StatusOr<llvm::Value*> v =
+        ComplexEmitter(module_, b_, math_).EmitUnary(hlo->opcode(), x);
+    if (!v.ok()) return Unimplemented(hlo, v.status().message());
+    return v;
+  }
   switch (hlo->opcode()) {
     case HloOpcode::kConvert:
       return EmitConvert(x, from, to);
+    // real() and imag() of a real value: the value and zero.
+    case HloOpcode::kReal:
+      return x;
+    case HloOpcode::kImag:
+      return llvm::Constant::getNullValue(x->getType());
     case HloOpcode::kBitcastConvert: {
       HLOC_ASSIGN_OR_RETURN(llvm::Type * to_type,
                             RegisterType(to, b_->getContext()));
@@ -361,6 +404,15 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitIntegerUnary(
 absl::StatusOr<llvm::Value*> ElementalEmitter::EmitBinary(
     const HloInstruction* hlo, llvm::Value* lhs, llvm::Value* rhs) {
   PrimitiveType type = hlo->operand(0)->shape().element_type();
+  if (hlo->opcode() == HloOpcode::kComplex) {
+    return ComplexEmitter(module_, b_, math_).Compose(lhs, rhs);
+  }
+  if (IsComplexType(type)) {
+    absl::StatusOr<llvm::Value*> v =
+        ComplexEmitter(module_, b_, math_).EmitBinary(hlo->opcode(), lhs, rhs);
+    if (!v.ok()) return Unimplemented(hlo, v.status().message());
+    return v;
+  }
   if (IsFloatingPointType(type)) {
     HLOC_ASSIGN_OR_RETURN(
         llvm::Value * v,
@@ -546,6 +598,12 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitCompare(
   ComparisonDirection dir = attrs.comparison_direction;
   bool total_order = attrs.comparison_type == ComparisonType::kTotalOrder ||
                      attrs.comparison_order == ComparisonOrder::kTotal;
+  if (IsComplexType(type)) {
+    absl::StatusOr<llvm::Value*> v =
+        ComplexEmitter(module_, b_, math_).EmitCompare(dir, lhs, rhs);
+    if (!v.ok()) return Unimplemented(hlo, v.status().message());
+    return v;
+  }
   if (IsFloatingPointType(type) && !total_order) {
     lhs = Widen(lhs);
     rhs = Widen(rhs);
@@ -851,6 +909,24 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeConstantGenerator(
         c = llvm::ConstantFP::get(storage, d);
         break;
       }
+      case C64:
+      case C128: {
+        llvm::Type* part = storage->getStructElementType(0);
+        double re, im;
+        if (shape.element_type() == C64) {
+          float f[2];
+          std::memcpy(f, data, sizeof(f));
+          re = f[0];
+          im = f[1];
+        } else {
+          std::memcpy(&re, data, 8);
+          std::memcpy(&im, data + 8, 8);
+        }
+        c = llvm::ConstantStruct::get(
+            llvm::cast<llvm::StructType>(storage),
+            {llvm::ConstantFP::get(part, re), llvm::ConstantFP::get(part, im)});
+        break;
+      }
       default: {
         uint64_t bits = 0;
         std::memcpy(&bits, data, ByteWidth(shape.element_type()));
@@ -864,10 +940,14 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeConstantGenerator(
   std::string name = "constant." + hlo->name();
   llvm::GlobalVariable* global = module_->getNamedGlobal(name);
   if (global == nullptr) {
+    // A complex array is stored as its interleaved parts: a data array
+    // holds only scalars, and the bytes are the same.
+    const bool complex = IsComplexType(shape.element_type());
     llvm::Constant* init = llvm::ConstantDataArray::getRaw(
         llvm::StringRef(reinterpret_cast<const char*>(literal.untyped_data()),
                         literal.size_bytes()),
-        shape.ElementCount(), storage);
+        shape.ElementCount() * (complex ? 2 : 1),
+        complex ? storage->getStructElementType(0) : storage);
     global = new llvm::GlobalVariable(
         *module_, init->getType(),
         /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage, init, name);
@@ -876,6 +956,59 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeConstantGenerator(
   }
   IrArray array(global, Shape::Array(shape.element_type(), shape.dimensions()));
   return [array, b](const IrIndex& index) { return array.EmitRead(index, b); };
+}
+
+// XLA's bitcast-convert between widths: the wider side's element is the
+// narrower side's elements along an extra minor dimension, lowest bits
+// first (JAX turns its u32[4] rbg keys into u64[2] states this way).
+absl::StatusOr<ElementGenerator>
+ElementalEmitter::MakeResizingBitcastConvertGenerator(PrimitiveType from,
+                                                     PrimitiveType to,
+                                                     ElementGenerator operand) {
+  llvm::IRBuilderBase* b = b_;
+  const int from_bits = BitWidth(from);
+  const int to_bits = BitWidth(to);
+  if (from == PRED || to == PRED || IsComplexType(from) ||
+      IsComplexType(to) || from_bits % 8 != 0 || to_bits % 8 != 0) {
+    return absl::UnimplementedError(absl::StrCat(
+        "elemental emitter: bitcast-convert from ",
+        std::string(PrimitiveTypeName(from)), " to ",
+        std::string(PrimitiveTypeName(to))));
+  }
+  HLOC_ASSIGN_OR_RETURN(llvm::Type * to_type,
+                        RegisterType(to, b->getContext()));
+  llvm::Type* from_int = b->getIntNTy(from_bits);
+  llvm::Type* to_int = b->getIntNTy(to_bits);
+  if (from_bits > to_bits) {
+    // Output element [..., j] is piece j of input element [...].
+    return [operand, from_int, to_int, to_type, to_bits,
+            b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+      std::vector<llvm::Value*> in_index(index.multidim().begin(),
+                                         index.multidim().end() - 1);
+      HLOC_ASSIGN_OR_RETURN(llvm::Value * v,
+                            operand(IrIndex(in_index, index.index_type())));
+      llvm::Value* bits = b->CreateBitCast(v, from_int);
+      llvm::Value* shift = b->CreateMul(
+          b->CreateZExtOrTrunc(index.multidim().back(), from_int),
+          llvm::ConstantInt::get(from_int, to_bits));
+      return b->CreateBitCast(b->CreateTrunc(b->CreateLShr(bits, shift), to_int),
+                              to_type);
+    };
+  }
+  const int pieces = to_bits / from_bits;
+  return [operand, from_int, to_int, to_type, from_bits, pieces,
+          b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+    llvm::Value* result = llvm::ConstantInt::get(to_int, 0);
+    for (int j = 0; j < pieces; ++j) {
+      std::vector<llvm::Value*> in_index = index.multidim();
+      in_index.push_back(IndexConstant(index, j));
+      HLOC_ASSIGN_OR_RETURN(llvm::Value * v,
+                            operand(IrIndex(in_index, index.index_type())));
+      llvm::Value* piece = b->CreateZExt(b->CreateBitCast(v, from_int), to_int);
+      result = b->CreateOr(result, b->CreateShl(piece, j * from_bits));
+    }
+    return b->CreateBitCast(result, to_type);
+  };
 }
 
 absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
@@ -945,6 +1078,11 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
           in.ElementCount() != out.ElementCount()) {
         return Unimplemented(hlo, "bitcast changing the byte size");
       }
+      if (in.element_type() != out.element_type() &&
+          (IsComplexType(in.element_type()) ||
+           IsComplexType(out.element_type()))) {
+        return Unimplemented(hlo, "bitcast between complex and another type");
+      }
       llvm::Type* out_type = *RegisterType(out.element_type(), b->getContext());
       bool retype = in.element_type() != out.element_type();
       return [operands, in, out, out_type, retype,
@@ -979,6 +1117,12 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
     }
     case HloOpcode::kCopy:
       return operands[0];
+    case HloOpcode::kBitcastConvert: {
+      PrimitiveType from = hlo->operand(0)->shape().element_type();
+      PrimitiveType to = shape.element_type();
+      if (BitWidth(from) == BitWidth(to)) break;  // One to one, below.
+      return MakeResizingBitcastConvertGenerator(from, to, operands[0]);
+    }
     case HloOpcode::kSlice: {
       std::vector<int64_t> starts = attrs.slice_starts;
       std::vector<int64_t> strides = attrs.slice_strides;
@@ -1178,9 +1322,6 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
     return Unimplemented(hlo, "no elemental code generation for this op");
   }
   switch (hlo->opcode()) {
-    case HloOpcode::kComplex:
-    case HloOpcode::kReal:
-    case HloOpcode::kImag:
     case HloOpcode::kStochasticConvert:
       return Unimplemented(hlo, "op not supported by code generation");
     default:

@@ -17,8 +17,9 @@
 // - maximum/minimum propagate NaN (llvm.maximum/minimum).
 // - compare: NE on floats is unordered (NaN != x); type TOTALORDER or
 //   order=TOTAL orders -NaN < -inf < ... < -0 < +0 < ... < inf < NaN.
-// Element types: pred, s8..s64, u8..u64, f16, bf16, f32, f64. Complex and
-// the sub-byte and f8 types are Unimplemented (the caller falls back).
+// Element types: pred, s8..s64, u8..u64, f16, bf16, f32, f64, and c64 and
+// c128 as {T, T} structs (complex_emitter.h has their ops' formulas). The
+// sub-byte and f8 types are Unimplemented (the caller falls back).
 //
 // Tuple-shaped results (variadic reduce) are LLVM struct values; a
 // get-tuple-element of them is an extractvalue.
@@ -71,6 +72,9 @@ class ElementalEmitter {
   absl::StatusOr<llvm::Value*> EmitConvert(llvm::Value* value,
                                            PrimitiveType from,
                                            PrimitiveType to);
+  absl::StatusOr<llvm::Value*> EmitComplexConvert(llvm::Value* value,
+                                                  PrimitiveType from,
+                                                  PrimitiveType to);
 
   // Emits a scalar computation's body inline (reduce and map combiners,
   // comparators): `args` are its parameters' values, the result its root's
@@ -106,6 +110,8 @@ class ElementalEmitter {
 
   absl::StatusOr<ElementGenerator> MakeConstantGenerator(
       const HloInstruction* hlo);
+  absl::StatusOr<ElementGenerator> MakeResizingBitcastConvertGenerator(
+      PrimitiveType from, PrimitiveType to, ElementGenerator operand);
   absl::StatusOr<ElementGenerator> MakeReduceGenerator(
       const HloInstruction* hlo, std::vector<ElementGenerator> operands);
   absl::StatusOr<ElementGenerator> MakeReduceWindowGenerator(

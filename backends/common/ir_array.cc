@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "backends/common/complex_emitter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Type.h"
@@ -33,6 +34,10 @@ absl::StatusOr<llvm::Type*> StorageType(PrimitiveType type,
       return llvm::Type::getFloatTy(context);
     case F64:
       return llvm::Type::getDoubleTy(context);
+    case C64:
+      return ComplexStructType(llvm::Type::getFloatTy(context));
+    case C128:
+      return ComplexStructType(llvm::Type::getDoubleTy(context));
     default:
       return absl::UnimplementedError(
           absl::StrCat("code generation does not support element type ",

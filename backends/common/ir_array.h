@@ -9,8 +9,10 @@
 //
 // Types: in memory PRED is i8 (as the host literal's bool), in registers it
 // is i1; f16 is `half`, bf16 is `bfloat` (arithmetic on both goes through
-// f32, see elemental_emitter.h). Only the element types IsSupportedElementType
-// accepts, minus complex, have LLVM types here; the others are an error.
+// f32, see elemental_emitter.h); c64 and c128 are {float, float} and
+// {double, double} structs, real part first (complex_emitter.h). Only the
+// element types IsSupportedElementType accepts have LLVM types here; the
+// others are an error.
 #ifndef BACKENDS_COMMON_IR_ARRAY_H_
 #define BACKENDS_COMMON_IR_ARRAY_H_
 

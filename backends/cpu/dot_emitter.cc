@@ -57,10 +57,30 @@ struct MatrixView {
 
 }  // namespace
 
+// The tiled GEMM's micro-kernel multiplies real vectors; a complex dot
+// (anywhere in the kernel) is left to the loop kernels instead, which sum
+// complex products per output element through the elemental emitter.
+bool HasComplexDot(const HloInstruction& hlo) {
+  auto complex_dot = [](const HloInstruction& i) {
+    if (i.opcode() != HloOpcode::kDot) return false;
+    if (IsComplexType(i.shape().element_type())) return true;
+    for (const HloInstruction* operand : i.operands()) {
+      if (IsComplexType(operand->shape().element_type())) return true;
+    }
+    return false;
+  };
+  if (hlo.opcode() != HloOpcode::kFusion) return complex_dot(hlo);
+  for (const HloInstruction* i : hlo.fused_computation()->instructions()) {
+    if (complex_dot(*i)) return true;
+  }
+  return false;
+}
+
 bool IsDotKernel(const HloInstruction& hlo) {
-  return hlo.opcode() == HloOpcode::kDot ||
-         (hlo.opcode() == HloOpcode::kFusion &&
-          hlo.fusion_kind() == FusionKind::kOutput);
+  return (hlo.opcode() == HloOpcode::kDot ||
+          (hlo.opcode() == HloOpcode::kFusion &&
+           hlo.fusion_kind() == FusionKind::kOutput)) &&
+         !HasComplexDot(hlo);
 }
 
 absl::Status EmitDotKernel(const HloInstruction& hlo, const std::string& symbol,

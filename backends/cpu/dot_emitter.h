@@ -29,7 +29,8 @@
 
 namespace hloc {
 
-// A dot, or a fusion of kind kOutput (a dot with an elementwise epilogue).
+// A dot, or a fusion of kind kOutput (a dot with an elementwise epilogue),
+// on real or integer types (complex dots run as loop kernels).
 bool IsDotKernel(const HloInstruction& hlo);
 
 absl::Status EmitDotKernel(const HloInstruction& hlo, const std::string& symbol,

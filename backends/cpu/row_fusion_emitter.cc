@@ -87,8 +87,7 @@ absl::StatusOr<llvm::Value*> RowFusionEmitter::RowCacheFor(
       llvm::Type * type,
       RegisterType(hlo->shape().element_type(), b_->getContext()));
   const int64_t bytes =
-      info_.rows.row_length *
-      std::max<int64_t>(1, type->getPrimitiveSizeInBits() / 8);
+      info_.rows.row_length * ByteWidth(hlo->shape().element_type());
   if (cache_bytes_ + bytes > kMaxRowCacheBytes) return nullptr;
   cache_bytes_ += bytes;
   llvm::Type* array = llvm::ArrayType::get(type, info_.rows.row_length);

@@ -608,6 +608,8 @@ absl::StatusOr<Literal> Evaluator::EvaluateInstruction(
       return EvaluateTriangularSolve(instr, operands);
     case HloOpcode::kCustomCall:
       return EvaluateCustomCall(instr, operands);
+    case HloOpcode::kRngBitGenerator:
+      return EvaluateRngBitGenerator(instr, operands);
     default:
       return Unsupported(instr);
   }

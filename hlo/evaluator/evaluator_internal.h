@@ -177,6 +177,10 @@ absl::StatusOr<Literal> EvaluateTriangularSolve(const HloInstruction& instr,
 absl::StatusOr<Literal> EvaluateCustomCall(const HloInstruction& instr,
                                            OperandValues& operands);
 
+// rng_bit_generator.cc
+absl::StatusOr<Literal> EvaluateRngBitGenerator(const HloInstruction& instr,
+                                                OperandValues& operands);
+
 }  // namespace eval
 }  // namespace hloc
 

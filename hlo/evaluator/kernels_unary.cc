@@ -1,6 +1,7 @@
 // Unary elementwise kernels: one typed loop per (opcode, element type).
 #include <cmath>
 #include <complex>
+#include <limits>
 
 #include "hlo/evaluator/kernel_util.h"
 
@@ -113,6 +114,11 @@ struct AbsOp {
   template <typename T>
   static Out<T> Apply(T v, const KernelAttrs&) {
     if constexpr (kIsComplex<T>) {
+      // XLA's abs is NaN for a NaN part even beside an infinity (IEEE
+      // hypot, and so std::abs, would give inf).
+      if (std::isnan(v.real()) || std::isnan(v.imag())) {
+        return std::numeric_limits<Out<T>>::quiet_NaN();
+      }
       return std::abs(v);
     } else if constexpr (kIsFloat<T>) {
       return Store<T>(std::fabs(Load(v)));
