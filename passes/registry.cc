@@ -12,6 +12,7 @@
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
+#include "passes/reduce_window_to_scan.h"
 #include "passes/schedule_remover.h"
 #include "passes/sharding_remover.h"
 #include "passes/simplification.h"
@@ -77,6 +78,10 @@ const PassEntry kPasses[] = {
     {"row-reduction-fusion",
      "row reductions with their prologue and epilogue as one kernel (GPU)",
      Make<RowReductionFusion>},
+    {"reduce-window-to-scan",
+     "prefix reduce-windows (cumsum, cumprod, cummax, ...) as associative "
+     "scans (GPU)",
+     Make<ReduceWindowToScan>},
     {"schedule-remover",
      "drop the module's schedule (the platform pipelines start with it)",
      Make<ScheduleRemover>},
