@@ -8,10 +8,10 @@
 #include "passes/fusion/row_reduction_fusion.h"
 #include "passes/dot_operand_order.h"
 #include "passes/float_normalization.h"
+#include "passes/reduce_window_to_scan.h"
 #include "passes/schedule_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplify_fp_conversions.h"
-#include "passes/reduce_window_to_scan.h"
 #include "passes/tree_reduction.h"
 
 namespace hloc {

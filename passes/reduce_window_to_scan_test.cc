@@ -4,6 +4,8 @@
 // other than the identity). Inputs are small integers and powers of two,
 // so even the reassociated float sums and products of the reverse scans
 // are exact and the comparison is exact.
+#include "passes/reduce_window_to_scan.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,7 +13,6 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hlo/evaluator/evaluator.h"
-#include "passes/reduce_window_to_scan.h"
 #include "passes/test_util.h"
 
 namespace hloc {
@@ -22,7 +23,7 @@ struct Case {
   std::string type;  // "f32" or "s32"
   std::string dims;  // "3,5"
   std::string window;
-  std::string op;    // add, multiply, maximum, minimum, and, or
+  std::string op;  // add, multiply, maximum, minimum, and, or
   std::string init;
 };
 
@@ -30,10 +31,10 @@ std::string ModuleFor(const Case& c) {
   return absl::StrCat("HloModule ", c.name, "\n\nreducer {\n  a = ", c.type,
                       "[] parameter(0)\n  b = ", c.type,
                       "[] parameter(1)\n  ROOT r = ", c.type, "[] ", c.op,
-                      "(a, b)\n}\n\nENTRY main {\n  x = ", c.type, "[",
-                      c.dims, "] parameter(0)\n  init = ", c.type,
-                      "[] constant(", c.init, ")\n  ROOT rw = ", c.type, "[",
-                      c.dims, "] reduce-window(x, init), window={", c.window,
+                      "(a, b)\n}\n\nENTRY main {\n  x = ", c.type, "[", c.dims,
+                      "] parameter(0)\n  init = ", c.type, "[] constant(",
+                      c.init, ")\n  ROOT rw = ", c.type, "[", c.dims,
+                      "] reduce-window(x, init), window={", c.window,
                       "}, to_apply=reducer\n}\n");
 }
 
@@ -83,16 +84,14 @@ INSTANTIATE_TEST_SUITE_P(
     Cumulative, ReduceWindowToScanTest,
     testing::Values(
         Case{"cumsum_rows", "f32", "3,5", "size=1x5 pad=0_0x4_0", "add", "0"},
-        Case{"cumsum_init", "f32", "3,5", "size=1x5 pad=0_0x4_0", "add",
-             "1.5"},
+        Case{"cumsum_init", "f32", "3,5", "size=1x5 pad=0_0x4_0", "add", "1.5"},
         Case{"cumsum_axis0", "f32", "6,2", "size=6x1 pad=5_0x0_0", "add", "0"},
         Case{"reverse_cumsum", "f32", "3,5", "size=1x5 pad=0_0x0_4", "add",
              "0"},
         Case{"cumprod", "f32", "2,9", "size=1x9 pad=0_0x8_0", "multiply", "1"},
         Case{"reverse_cumprod_axis0", "f32", "9,2", "size=9x1 pad=0_8x0_0",
              "multiply", "2"},
-        Case{"cummax", "f32", "4,7", "size=1x7 pad=0_0x6_0", "maximum",
-             "-inf"},
+        Case{"cummax", "f32", "4,7", "size=1x7 pad=0_0x6_0", "maximum", "-inf"},
         Case{"cummin_init", "s32", "4,7", "size=1x7 pad=0_0x6_0", "minimum",
              "3"},
         Case{"cumand", "s32", "2,6", "size=1x6 pad=0_0x5_0", "and", "-1"},

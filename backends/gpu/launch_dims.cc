@@ -96,8 +96,7 @@ RowScanLaunch ComputeRowScanLaunch(int64_t rows, int64_t row_length,
   // Short rows: no more chunks in flight than the row has.
   launch.chunks_in_flight =
       std::clamp<int64_t>(CeilDiv(row_length, chunk), 1, kScanChunksInFlight);
-  launch.rows_per_block =
-      std::clamp<int64_t>(rows, 1, kScanRowsPerBlock);
+  launch.rows_per_block = std::clamp<int64_t>(rows, 1, kScanRowsPerBlock);
   launch.threads_per_block = launch.rows_per_block * device.warp_size;
   launch.dims.block[0] = launch.threads_per_block;
   launch.dims.grid[0] = CeilDiv(rows, launch.rows_per_block);

@@ -106,9 +106,9 @@ class NvptxTarget : public GpuTarget {
                                 llvm::IRBuilderBase* b) const override {
     // c = 0: no clamp above, the whole warp one segment (shfl.up compares
     // the source lane against the segment's start).
-    return b->CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_up_i32, {},
-                              {b->getInt32(0xffffffffu), value,
-                               b->getInt32(delta), b->getInt32(0)});
+    return b->CreateIntrinsic(
+        llvm::Intrinsic::nvvm_shfl_sync_up_i32, {},
+        {b->getInt32(0xffffffffu), value, b->getInt32(delta), b->getInt32(0)});
   }
   llvm::Value* EmitShuffleIndexI32(llvm::Value* value, int source_lane,
                                    llvm::IRBuilderBase* b) const override {

@@ -32,6 +32,8 @@
 // A reverse scan walks the row from its last column: the same kernel with
 // positions mirrored, its lanes' runs descending, so its accesses are
 // scalar (still one contiguous span per warp).
+#include "backends/gpu/row_scan_emitter.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -40,7 +42,6 @@
 #include "backends/gpu/kernel_emitters.h"
 #include "backends/gpu/launch_dims.h"
 #include "backends/gpu/reduction_util.h"
-#include "backends/gpu/row_scan_emitter.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
 
@@ -94,8 +95,8 @@ std::vector<int64_t> RowDimsPhysical(const Shape& shape, int64_t dim) {
 }  // namespace
 
 bool IsRowScan(const HloInstruction& scan, const KernelInfo& info) {
-  if (!scan.attrs().is_associative || scan.operand_count() != 2 || scan.dimensions().size() != 1 ||
-      info.output_shapes.size() != 2 ||
+  if (!scan.attrs().is_associative || scan.operand_count() != 2 ||
+      scan.dimensions().size() != 1 || info.output_shapes.size() != 2 ||
       !IsSingleAssociativeOpBody(scan.to_apply())) {
     return false;
   }
@@ -123,15 +124,15 @@ absl::StatusOr<LaunchDims> EmitRowScanKernel(const KernelRequest& request,
   const int64_t dim = scan->dimensions(0);
   const int64_t length = in.dimensions(dim);
   const int64_t rows = in.ElementCount() / length;
-  RowScanLaunch launch = ComputeRowScanLaunch(
-      rows, length, ByteWidth(in.element_type()), device);
+  RowScanLaunch launch =
+      ComputeRowScanLaunch(rows, length, ByteWidth(in.element_type()), device);
   const int64_t warp = device.warp_size;
   const int64_t run = launch.elements_per_lane;
   const int64_t chunk = warp * run;
   const int64_t group = chunk * launch.chunks_in_flight;
-  bool index64 = !Use32BitIndexing(
-      MaxElementsTouched(info),
-      (rows + launch.rows_per_block) * length + group);
+  bool index64 =
+      !Use32BitIndexing(MaxElementsTouched(info),
+                        (rows + launch.rows_per_block) * length + group);
   KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
                        request.symbol, launch.threads_per_block, index64);
   absl::Status status = [&]() -> absl::Status {
@@ -155,8 +156,8 @@ absl::StatusOr<LaunchDims> EmitRowScanKernel(const KernelRequest& request,
     llvm::Value* tid = kernel.ThreadId(0);
     llvm::Value* lane = b->CreateURem(tid, kernel.Index(warp), "lane");
     llvm::Value* row = b->CreateAdd(
-        b->CreateMul(kernel.BlockId(0), kernel.Index(launch.rows_per_block),
-                     "", true, true),
+        b->CreateMul(kernel.BlockId(0), kernel.Index(launch.rows_per_block), "",
+                     true, true),
         b->CreateUDiv(tid, kernel.Index(warp)), "row", true, true);
     // The whole warp leaves together (shuffles need every lane).
     return EmitIfThenElse(
@@ -186,11 +187,10 @@ absl::StatusOr<LaunchDims> EmitRowScanKernel(const KernelRequest& request,
           // The index of the element at scan position `pos` of the row
           // (a reverse scan starts at the last column).
           auto at = [&](llvm::Value* pos) {
-            llvm::Value* col =
-                scan->attrs().is_reverse
-                    ? b->CreateSub(kernel.Index(length - 1), pos, "", true,
-                                   true)
-                    : pos;
+            llvm::Value* col = scan->attrs().is_reverse
+                                   ? b->CreateSub(kernel.Index(length - 1), pos,
+                                                  "", true, true)
+                                   : pos;
             std::vector<llvm::Value*> full = multidim;
             full[dim] = col;
             return IrIndex(full, b->CreateAdd(row_base, col, "", true, true),
@@ -199,9 +199,9 @@ absl::StatusOr<LaunchDims> EmitRowScanKernel(const KernelRequest& request,
           // One group of `valid.size()` chunks from scan position
           // `start`; valid[k] is the number of valid positions of chunk k
           // (== chunk: no bounds checks).
-          auto emit_group = [&](llvm::Value* start,
-                                const std::vector<int64_t>& valid)
-              -> absl::Status {
+          auto emit_group =
+              [&](llvm::Value* start,
+                  const std::vector<int64_t>& valid) -> absl::Status {
             const size_t chunks = valid.size();
             std::vector<std::vector<llvm::Value*>> cols(chunks);
             std::vector<std::vector<llvm::Value*>> vals(chunks);
@@ -211,9 +211,9 @@ absl::StatusOr<LaunchDims> EmitRowScanKernel(const KernelRequest& request,
                   b->CreateAdd(start, kernel.Index(k * chunk), "", true, true),
                   lane_offset, "", true, true);
               for (int64_t j = 0; j < run; ++j) {
-                llvm::Value* col =
-                    j == 0 ? base
-                           : b->CreateAdd(base, kernel.Index(j), "", true, true);
+                llvm::Value* col = j == 0 ? base
+                                          : b->CreateAdd(base, kernel.Index(j),
+                                                         "", true, true);
                 cols[k].push_back(col);
                 if (valid[k] == chunk) {
                   HLOC_ASSIGN_OR_RETURN(llvm::Value * v, input(at(col)));
@@ -244,8 +244,8 @@ absl::StatusOr<LaunchDims> EmitRowScanKernel(const KernelRequest& request,
               for (int64_t d = 1; d < warp; d *= 2) {
                 llvm::Value* lower = ShuffleUp(kernel, total, d);
                 HLOC_ASSIGN_OR_RETURN(llvm::Value * sum, combine(lower, total));
-                total = b->CreateSelect(
-                    b->CreateICmpUGE(lane, kernel.Index(d)), sum, total);
+                total = b->CreateSelect(b->CreateICmpUGE(lane, kernel.Index(d)),
+                                        sum, total);
               }
               llvm::Value* exclusive = ShuffleUp(kernel, total, 1);
               llvm::Value* carried = b->CreateLoad(type, carry);
