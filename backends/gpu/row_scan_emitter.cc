@@ -30,10 +30,8 @@
 // the op.
 //
 // A reverse scan walks the row from its last column: the same kernel with
-// positions mirrored, its lanes' runs descending, so its accesses are
-// scalar (still one contiguous span per warp).
-#include "backends/gpu/row_scan_emitter.h"
-
+// positions mirrored, each lane's run descending in memory (LLVM's
+// load-store vectorizer still makes 16-byte accesses of the runs).
 #include <algorithm>
 #include <vector>
 
