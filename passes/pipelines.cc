@@ -8,6 +8,7 @@
 #include "passes/fusion/row_reduction_fusion.h"
 #include "passes/dot_operand_order.h"
 #include "passes/float_normalization.h"
+#include "passes/reduce_window_to_scan.h"
 #include "passes/schedule_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplify_fp_conversions.h"
@@ -46,8 +47,12 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   }
   // GPU reduction kernels need a block per SM and more, and GPU dots are
   // library gemms; the CPU splits a reduction over its rows in its own
-  // way, and its dot emitter reads any dimension order.
+  // way, and its dot emitter reads any dimension order. Cumulative ops
+  // (prefix reduce-windows, O(n^2) as windows) become scans, which the GPU
+  // backend runs as parallel prefix scans; the CPU has no scan kernel yet
+  // (a scan would run in its evaluator).
   if (platform == "cuda" || platform == "rocm") {
+    pipeline.AddPass<ReduceWindowToScan>();
     pipeline.AddPass<TreeReduction>();
     pipeline.AddPass<DotOperandOrder>();
   }

@@ -12,6 +12,7 @@
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
+#include "passes/reduce_window_to_scan.h"
 #include "passes/schedule_remover.h"
 #include "passes/sharding_remover.h"
 #include "passes/simplification.h"
@@ -74,6 +75,10 @@ const PassEntry kPasses[] = {
      Make<InstructionFusion>},
     {"multi-output-fusion", "sibling and producer-consumer multi-output fusion",
      Make<MultiOutputFusion>},
+    {"reduce-window-to-scan",
+     "prefix reduce-windows (cumsum, cumprod, cummax, ...) as associative "
+     "scans (GPU)",
+     Make<ReduceWindowToScan>},
     {"row-reduction-fusion",
      "row reductions with their prologue and epilogue as one kernel (GPU)",
      Make<RowReductionFusion>},

@@ -53,6 +53,15 @@ class GpuTarget {
   // the warp taking part (a butterfly step of a warp reduction).
   virtual llvm::Value* EmitShuffleXorI32(llvm::Value* value, int lane_mask,
                                          llvm::IRBuilderBase* b) const = 0;
+  // The i32 `value` of lane (own lane id - delta), all lanes taking part;
+  // lanes below `delta` get their own value back (a step of a warp prefix
+  // scan).
+  virtual llvm::Value* EmitShuffleUpI32(llvm::Value* value, int delta,
+                                        llvm::IRBuilderBase* b) const = 0;
+  // The i32 `value` of lane `source_lane`, all lanes taking part (a
+  // broadcast within the warp).
+  virtual llvm::Value* EmitShuffleIndexI32(llvm::Value* value, int source_lane,
+                                           llvm::IRBuilderBase* b) const = 0;
   virtual unsigned shared_address_space() const = 0;
   virtual unsigned global_address_space() const = 0;
 

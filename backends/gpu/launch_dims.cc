@@ -64,7 +64,44 @@ constexpr int64_t kColumnMaxUnroll = 8;
 // The warps' partial results must fit the static shared-memory limit.
 constexpr int64_t kColumnSharedBytes = 48 * 1024;
 
+// Row scans: 4 elements per lane, one 16-byte access of f32 (two of f64,
+// half of one of bf16; the lane-local part of the scan stays short, so a
+// chunk's latency is dominated by its log2(warp) shuffle steps, the same
+// whatever the type).
+constexpr int64_t kScanElementsPerLane = 4;
+// 4 warps (rows) per block: a 4096-row cumsum is 1024 blocks, about 8 per
+// SM of 132, so the last wave is nearly full; blocks are small enough that
+// few rows still spread over the SMs.
+constexpr int64_t kScanRowsPerBlock = 4;
+// A warp issues the loads of 4 chunks (4 x 16 bytes per lane) before
+// scanning them: the scan of a chunk is a serial chain of shuffles, so
+// without this a warp would wait on memory once per chunk. With the ~31
+// warps per SM of a 4096x4096 cumsum that is ~62 KiB in flight per SM,
+// over the ~20 KiB that 3 TB/s at ~1 us latency needs per SM.
+constexpr int64_t kScanChunksInFlight = 4;
+// A row is always one warp's: a block per row would add a shared-memory
+// pass over its warps' totals per chunk, and needs few very long rows
+// (fewer than ~4 warps per SM) to pay off; such scans run at one warp
+// per row's bandwidth for now.
+
 }  // namespace
+
+RowScanLaunch ComputeRowScanLaunch(int64_t rows, int64_t row_length,
+                                   int64_t element_bytes,
+                                   const GpuDeviceInfo& device) {
+  (void)element_bytes;
+  RowScanLaunch launch;
+  launch.elements_per_lane = kScanElementsPerLane;
+  const int64_t chunk = device.warp_size * launch.elements_per_lane;
+  // Short rows: no more chunks in flight than the row has.
+  launch.chunks_in_flight =
+      std::clamp<int64_t>(CeilDiv(row_length, chunk), 1, kScanChunksInFlight);
+  launch.rows_per_block = std::clamp<int64_t>(rows, 1, kScanRowsPerBlock);
+  launch.threads_per_block = launch.rows_per_block * device.warp_size;
+  launch.dims.block[0] = launch.threads_per_block;
+  launch.dims.grid[0] = CeilDiv(rows, launch.rows_per_block);
+  return launch;
+}
 
 LoopLaunch ComputeLoopLaunch(int64_t elements, int64_t widest_element_bytes,
                              const GpuDeviceInfo& device) {

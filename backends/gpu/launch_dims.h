@@ -95,6 +95,23 @@ ColumnReductionLaunch ComputeColumnReductionLaunch(
     int64_t outer, int64_t reduced, int64_t columns, int64_t element_bytes,
     int64_t accumulator_bytes, const GpuDeviceInfo& device);
 
+// Scans along the physically minor dimension with an associative one-op
+// body (row_scan_emitter.cc): a warp per row, `rows_per_block` warps per
+// block. Lane l owns elements [l * elements_per_lane, (l + 1) *
+// elements_per_lane) of each chunk of warp_size * elements_per_lane
+// consecutive elements; a warp loads `chunks_in_flight` chunks before it
+// scans them.
+struct RowScanLaunch {
+  LaunchDims dims;
+  int64_t threads_per_block = 0;
+  int64_t rows_per_block = 1;
+  int64_t elements_per_lane = 4;
+  int64_t chunks_in_flight = 1;
+};
+RowScanLaunch ComputeRowScanLaunch(int64_t rows, int64_t row_length,
+                                   int64_t element_bytes,
+                                   const GpuDeviceInfo& device);
+
 // Transposes that move the minor dimension: square tiles of kTransposeTile
 // elements through shared memory, kTransposeTile x kTransposeRows threads.
 inline constexpr int64_t kTransposeTile = 32;

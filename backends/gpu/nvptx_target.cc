@@ -131,6 +131,20 @@ class NvptxTarget : public GpuTarget {
                               {b->getInt32(0xffffffffu), value,
                                b->getInt32(lane_mask), b->getInt32(0x1f)});
   }
+  llvm::Value* EmitShuffleUpI32(llvm::Value* value, int delta,
+                                llvm::IRBuilderBase* b) const override {
+    // c = 0: no clamp above, the whole warp one segment (shfl.up compares
+    // the source lane against the segment's start).
+    return b->CreateIntrinsic(
+        llvm::Intrinsic::nvvm_shfl_sync_up_i32, {},
+        {b->getInt32(0xffffffffu), value, b->getInt32(delta), b->getInt32(0)});
+  }
+  llvm::Value* EmitShuffleIndexI32(llvm::Value* value, int source_lane,
+                                   llvm::IRBuilderBase* b) const override {
+    return b->CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_idx_i32, {},
+                              {b->getInt32(0xffffffffu), value,
+                               b->getInt32(source_lane), b->getInt32(0x1f)});
+  }
   unsigned shared_address_space() const override { return kSharedAddressSpace; }
   unsigned global_address_space() const override { return kGlobalAddressSpace; }
 

@@ -1,11 +1,19 @@
 #include "backends/gpu/reduction_util.h"
 
+#include <functional>
+
 #include "absl/strings/str_cat.h"
 #include "llvm/IR/Module.h"
 
 namespace hloc {
 
-llvm::Value* ShuffleXor(KernelBuilder& kernel, llvm::Value* value, int mask) {
+namespace {
+
+// `value` (any register type) moved between lanes by `shuffle`, which
+// moves one i32: split into 32-bit pieces, each shuffled.
+llvm::Value* ShuffleWords(
+    KernelBuilder& kernel, llvm::Value* value,
+    const std::function<llvm::Value*(llvm::Value*)>& shuffle) {
   llvm::IRBuilderBase* b = kernel.b();
   llvm::Type* type = value->getType();
   const llvm::DataLayout& dl = kernel.function()->getParent()->getDataLayout();
@@ -23,13 +31,34 @@ llvm::Value* ShuffleXor(KernelBuilder& kernel, llvm::Value* value, int mask) {
     llvm::Value* piece = b->CreateTrunc(
         b->CreateLShr(x, llvm::ConstantInt::get(wide_type, 32 * w)),
         b->getInt32Ty());
-    llvm::Value* shuffled = kernel.target().EmitShuffleXorI32(piece, mask, b);
+    llvm::Value* shuffled = shuffle(piece);
     result = b->CreateOr(
         result, b->CreateShl(b->CreateZExt(shuffled, wide_type),
                              llvm::ConstantInt::get(wide_type, 32 * w)));
   }
   result = b->CreateTrunc(result, int_type);
   return type->isIntegerTy() ? result : b->CreateBitCast(result, type);
+}
+
+}  // namespace
+
+llvm::Value* ShuffleXor(KernelBuilder& kernel, llvm::Value* value, int mask) {
+  return ShuffleWords(kernel, value, [&](llvm::Value* piece) {
+    return kernel.target().EmitShuffleXorI32(piece, mask, kernel.b());
+  });
+}
+
+llvm::Value* ShuffleUp(KernelBuilder& kernel, llvm::Value* value, int delta) {
+  return ShuffleWords(kernel, value, [&](llvm::Value* piece) {
+    return kernel.target().EmitShuffleUpI32(piece, delta, kernel.b());
+  });
+}
+
+llvm::Value* ShuffleIndex(KernelBuilder& kernel, llvm::Value* value,
+                          int source_lane) {
+  return ShuffleWords(kernel, value, [&](llvm::Value* piece) {
+    return kernel.target().EmitShuffleIndexI32(piece, source_lane, kernel.b());
+  });
 }
 
 llvm::GlobalVariable* SharedArray(KernelBuilder& kernel, llvm::Type* type,

@@ -1,7 +1,7 @@
 // Pieces every GPU reduction kernel uses (row and column reductions, row-
-// reduction fusions, transposes' tiles): a warp shuffle of any register
-// type and a block's shared-memory array. Included only by emitters' .cc
-// files (it pulls in LLVM's IR headers through kernel_builder.h).
+// reduction fusions, transposes' tiles, row scans): warp shuffles of any
+// register type and a block's shared-memory array. Included only by emitters'
+// .cc files (it pulls in LLVM's IR headers through kernel_builder.h).
 #ifndef BACKENDS_GPU_REDUCTION_UTIL_H_
 #define BACKENDS_GPU_REDUCTION_UTIL_H_
 
@@ -15,6 +15,15 @@ namespace hloc {
 // The value of `value` in lane (lane ^ mask), any register type: split
 // into 32-bit pieces, each shuffled. Every lane of the warp must execute it.
 llvm::Value* ShuffleXor(KernelBuilder& kernel, llvm::Value* value, int mask);
+
+// The value of `value` in lane (lane - delta); lanes below `delta` get
+// their own. Any register type; every lane of the warp must execute it.
+llvm::Value* ShuffleUp(KernelBuilder& kernel, llvm::Value* value, int delta);
+
+// The value of `value` in lane `source_lane`, in every lane. Any register
+// type; every lane of the warp must execute it.
+llvm::Value* ShuffleIndex(KernelBuilder& kernel, llvm::Value* value,
+                          int source_lane);
 
 // A block-shared array of `count` elements of `type`, named after the
 // kernel and `what`.

@@ -1,10 +1,13 @@
-// Scan (what JAX emits for cumsum/cumprod/cummax): a thread per element of
-// the slice (every dimension but the scan dimension) walks the scan
-// dimension in order (backwards for is_reverse), carrying its carries in
-// registers; the body is inlined per element, so it must be elementwise
-// (its ops apply lane by lane to the slice). Sequential along the scan
-// dimension: exactly the evaluator's order, with no reassociation even when
-// is_associative allows it.
+// Scan (what JAX emits for cumsum/cumprod/cummax, directly or through
+// reduce-window-to-scan). Along the physically minor dimension with an
+// associative single-op body: a warp per row (row_scan_emitter.cc).
+// Otherwise a thread per element of the slice (every dimension but the
+// scan dimension) walks the scan dimension in order (backwards for
+// is_reverse), carrying its carries in registers: along a major dimension
+// adjacent threads read adjacent columns, so this is coalesced. The body is
+// inlined per element, so it must be elementwise (its ops apply lane by
+// lane to the slice). Sequential along the scan dimension: exactly the
+// evaluator's order, with no reassociation.
 #include <algorithm>
 
 #include "backends/common/loop_emitter.h"
@@ -12,6 +15,7 @@
 #include "backends/gpu/kernel_emitters.h"
 #include "backends/gpu/launch_dims.h"
 #include "backends/gpu/loop_mapping.h"
+#include "backends/gpu/row_scan_emitter.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
 
@@ -68,6 +72,7 @@ absl::StatusOr<LaunchDims> EmitScanKernel(const KernelRequest& request,
       !scan->shape().IsTuple()) {
     return CodegenUnimplemented(*scan, "malformed scan");
   }
+  if (IsRowScan(*scan, info)) return EmitRowScanKernel(request, scan);
   if (!IsElementwiseBody(body)) {
     return CodegenUnimplemented(*scan, "scan body is not elementwise");
   }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Odd-size cases for the GPU's reduction, row-fusion and transpose kernels.
+"""Odd-size cases for the GPU's reduction, row-fusion, transpose and scan
+kernels.
 
   python3 tests/gpu_kernels/make_cases.py DIR
 
@@ -65,6 +66,36 @@ def transpose3(x):
     return jnp.transpose(x, (2, 1, 0)) * 2
 
 
+def cumsum_last(x):
+    return jnp.cumsum(x, axis=-1)
+
+
+def cumsum_first(x):
+    return jnp.cumsum(x, axis=0)
+
+
+def cumsum_reverse(x):
+    return jax.lax.cumsum(x, axis=1, reverse=True)
+
+
+# Factors near 1, so that products of thousands of them neither overflow
+# nor underflow.
+def cumprod_last(x):
+    return jnp.cumprod(1 + x / 64, axis=-1)
+
+
+def cumprod_first(x):
+    return jnp.cumprod(1 + x / 64, axis=0)
+
+
+def cummax_last(x):
+    return jax.lax.cummax(x, axis=1)
+
+
+def cummax_first(x):
+    return jax.lax.cummax(x, axis=0)
+
+
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
 # name -> (function, [shapes], dtype, special values)
@@ -103,6 +134,28 @@ for r, c in [(1, 1), (31, 33), (33, 1025), (64, 64), (1, 100), (0, 3)]:
 CASES["transpose_add_bf16_33x65"] = (transpose_add, [(65, 33), (33, 65)],
                                      BF16, False)
 CASES["transpose3_5x33x7"] = (transpose3, [(5, 33, 7)], np.float32, False)
+
+# Cumulative ops (prefix reduce-windows, scans on the GPU): rows of 1, 31,
+# 33, 1023, 4097 elements (a warp per row: partial chunks, rows not a
+# multiple of 4, several chunk groups and a ragged tail), row counts that
+# leave a block's warps idle, and the scans along axis 0.
+for r, c in [(3, 1), (5, 31), (7, 33), (6, 1023), (3, 4097), (301, 64)]:
+    CASES[f"cumsum_last_{r}x{c}"] = (cumsum_last, [(r, c)], np.float32, False)
+for r, c in [(33, 65), (1023, 5), (4097, 3)]:
+    CASES[f"cumsum_first_{r}x{c}"] = (cumsum_first, [(r, c)], np.float32,
+                                      False)
+for r, c in [(7, 33), (3, 4097)]:
+    CASES[f"cumsum_reverse_{r}x{c}"] = (cumsum_reverse, [(r, c)], np.float32,
+                                        False)
+    CASES[f"cumprod_last_{r}x{c}"] = (cumprod_last, [(r, c)], np.float32,
+                                      False)
+    CASES[f"cummax_last_{r}x{c}"] = (cummax_last, [(r, c)], np.float32, False)
+for r, c in [(5, 31), (6, 1023)]:
+    CASES[f"cumprod_last_{r}x{c}"] = (cumprod_last, [(r, c)], np.float32,
+                                      False)
+    CASES[f"cummax_last_{r}x{c}"] = (cummax_last, [(r, c)], np.float32, False)
+CASES["cumprod_first_33x65"] = (cumprod_first, [(33, 65)], np.float32, False)
+CASES["cummax_first_1023x5"] = (cummax_first, [(1023, 5)], np.float32, False)
 
 
 def make_input(rng, shape, dtype, special):

@@ -1,0 +1,317 @@
+// Scans along the operand's physically minor dimension whose body is one
+// associative binary op (what reduce-window-to-scan makes of jnp.cumsum,
+// cumprod, cummax along the last axis): a warp per row. A row is walked in
+// chunks of warp_size x 4 elements; lane l owns the 4 contiguous elements
+// [4l, 4l + 4) of a chunk, so its loads and stores are one 16-byte vector
+// each where the row length keeps them aligned (f32, rows a multiple of 4)
+// and the warp's are one contiguous span. Per chunk:
+//   1. each lane scans its 4 elements (inclusive, in registers);
+//   2. the warp scans the lanes' totals with shuffles up by 1, 2, 4, ...
+//      (Hillis-Steele: log2(warp) steps), then shifts them by one lane to
+//      get each lane's exclusive prefix;
+//   3. every element is combined with the running carry (the init, then
+//      the previous chunk's last result) and that prefix, and stored;
+//   4. the chunk's last result, shuffled from the lane that holds it,
+//      becomes the carry of the next chunk.
+// Several chunks' loads are issued before any of them is scanned, so each
+// warp keeps that many 16-byte loads per lane in flight
+// (launch_dims.h: RowScanLaunch).
+//
+// This reassociates the body's op: e.g. a float sum is computed as a tree
+// of partial sums, not left to right. The scan's is_associative attribute
+// allows exactly that, and the result differs from the sequential order in
+// the last bits only (as XLA:GPU's parallel scans do).
+//
+// Lanes past the row's end (the last chunk of a row whose length is not a
+// multiple of the chunk) load nothing and store nothing; their values
+// only flow to higher lanes (shuffles move values up), which are also past
+// the end, and the carry is taken from the lane of the row's last element,
+// so they never reach a valid result. That needs no identity element for
+// the op.
+//
+// A reverse scan walks the row from its last column: the same kernel with
+// positions mirrored, each lane's run descending in memory (LLVM's
+// load-store vectorizer still makes 16-byte accesses of the runs).
+#include <algorithm>
+#include <vector>
+
+#include "backends/common/loop_emitter.h"
+#include "backends/gpu/kernel_builder.h"
+#include "backends/gpu/kernel_emitters.h"
+#include "backends/gpu/launch_dims.h"
+#include "backends/gpu/reduction_util.h"
+#include "hlo/computation.h"
+#include "hlo/status_macros.h"
+
+namespace hloc {
+namespace {
+
+bool IsAssociativeBinaryOpcode(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kMultiply:
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+    case HloOpcode::kAnd:
+    case HloOpcode::kOr:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Whether `body` is { x, c -> s = op(x, c) or op(c, x); (s, s) } for an op
+// that commutes and associates: the output and the new carry are the same
+// inclusive prefix, and the prefixes may be combined in any grouping.
+bool IsSingleAssociativeOpBody(const HloComputation* body) {
+  if (body == nullptr || body->num_parameters() != 2) return false;
+  const HloInstruction* root = body->root_instruction();
+  if (root->opcode() != HloOpcode::kTuple || root->operand_count() != 2 ||
+      root->operand(0) != root->operand(1)) {
+    return false;
+  }
+  const HloInstruction* s = root->operand(0);
+  if (!IsAssociativeBinaryOpcode(s->opcode()) || s->operand_count() != 2) {
+    return false;
+  }
+  const HloInstruction* x = body->parameter_instruction(0);
+  const HloInstruction* c = body->parameter_instruction(1);
+  return (s->operand(0) == x && s->operand(1) == c) ||
+         (s->operand(0) == c && s->operand(1) == x);
+}
+
+// The dimensions of `shape` other than `dim`, major to minor physically.
+std::vector<int64_t> RowDimsPhysical(const Shape& shape, int64_t dim) {
+  std::vector<int64_t> m2m = shape.MinorToMajor();
+  std::vector<int64_t> dims;
+  for (auto it = m2m.rbegin(); it != m2m.rend(); ++it) {
+    if (*it != dim) dims.push_back(*it);
+  }
+  return dims;
+}
+
+}  // namespace
+
+bool IsRowScan(const HloInstruction& scan, const KernelInfo& info) {
+  if (!scan.attrs().is_associative || scan.operand_count() != 2 ||
+      scan.dimensions().size() != 1 || info.output_shapes.size() != 2 ||
+      !IsSingleAssociativeOpBody(scan.to_apply())) {
+    return false;
+  }
+  const Shape& in = scan.operand(0)->shape();
+  const int64_t dim = scan.dimensions(0);
+  if (!in.IsArray() || dim < 0 || dim >= in.rank() ||
+      in.MinorToMajor()[0] != dim || in.dimensions(dim) < 1) {
+    return false;
+  }
+  const Shape& out = info.output_shapes[0];
+  const Shape& carry = scan.operand(1)->shape();
+  return out.IsArray() && out.dimensions() == in.dimensions() &&
+         out.MinorToMajor() == in.MinorToMajor() &&
+         out.element_type() == in.element_type() && carry.IsArray() &&
+         carry.element_type() == in.element_type() &&
+         carry.rank() == in.rank() - 1;
+}
+
+absl::StatusOr<LaunchDims> EmitRowScanKernel(const KernelRequest& request,
+                                             const HloInstruction* scan) {
+  const KernelInfo& info = *request.info;
+  const GpuDeviceInfo& device = request.target->device();
+  const HloComputation* body = scan->to_apply();
+  const Shape& in = scan->operand(0)->shape();
+  const int64_t dim = scan->dimensions(0);
+  const int64_t length = in.dimensions(dim);
+  const int64_t rows = in.ElementCount() / length;
+  RowScanLaunch launch =
+      ComputeRowScanLaunch(rows, length, ByteWidth(in.element_type()), device);
+  const int64_t warp = device.warp_size;
+  const int64_t run = launch.elements_per_lane;
+  const int64_t chunk = warp * run;
+  const int64_t group = chunk * launch.chunks_in_flight;
+  bool index64 =
+      !Use32BitIndexing(MaxElementsTouched(info),
+                        (rows + launch.rows_per_block) * length + group);
+  KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
+                       request.symbol, launch.threads_per_block, index64);
+  absl::Status status = [&]() -> absl::Status {
+    llvm::IRBuilderBase* b = kernel.b();
+    HLOC_ASSIGN_OR_RETURN(ElementGenerator input,
+                          kernel.generators().Get(scan->operand(0)));
+    HLOC_ASSIGN_OR_RETURN(ElementGenerator init,
+                          kernel.generators().Get(scan->operand(1)));
+    HLOC_ASSIGN_OR_RETURN(llvm::Type * type,
+                          RegisterType(in.element_type(), b->getContext()));
+    // combine(earlier, later): the body with the carry as the earlier
+    // prefix and x as the later one.
+    auto combine = [&](llvm::Value* earlier,
+                       llvm::Value* later) -> absl::StatusOr<llvm::Value*> {
+      HLOC_ASSIGN_OR_RETURN(
+          llvm::Value * r,
+          kernel.elemental()->EmitScalarComputation(body, {later, earlier}));
+      return b->CreateExtractValue(r, {0});
+    };
+
+    llvm::Value* tid = kernel.ThreadId(0);
+    llvm::Value* lane = b->CreateURem(tid, kernel.Index(warp), "lane");
+    llvm::Value* row = b->CreateAdd(
+        b->CreateMul(kernel.BlockId(0), kernel.Index(launch.rows_per_block), "",
+                     true, true),
+        b->CreateUDiv(tid, kernel.Index(warp)), "row", true, true);
+    // The whole warp leaves together (shuffles need every lane).
+    return EmitIfThenElse(
+        b->CreateICmpULT(row, kernel.Index(rows)),
+        [&]() -> absl::Status {
+          const std::vector<int64_t> row_dims = RowDimsPhysical(in, dim);
+          std::vector<int64_t> row_sizes;
+          for (int64_t d : row_dims) row_sizes.push_back(in.dimensions(d));
+          const IrIndex row_index = IrIndex::FromLinear(
+              row, Shape::Array(in.element_type(), row_sizes), b);
+          std::vector<llvm::Value*> multidim(in.rank());
+          for (size_t j = 0; j < row_dims.size(); ++j) {
+            multidim[row_dims[j]] = row_index[j];
+          }
+          // The carry's index: the input's without the scan dimension.
+          std::vector<llvm::Value*> carry_multidim = multidim;
+          carry_multidim.erase(carry_multidim.begin() + dim);
+          const IrIndex carry_index(carry_multidim, kernel.index_type());
+          llvm::Value* carry = EmitAllocaAtEntry(type, "carry", b);
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * first, init(carry_index));
+          b->CreateStore(first, carry);
+          llvm::Value* row_base =
+              b->CreateMul(row, kernel.Index(length), "row_base", true, true);
+          llvm::Value* lane_offset =
+              b->CreateMul(lane, kernel.Index(run), "lane_offset", true, true);
+
+          // The index of the element at scan position `pos` of the row
+          // (a reverse scan starts at the last column).
+          auto at = [&](llvm::Value* pos) {
+            llvm::Value* col = scan->attrs().is_reverse
+                                   ? b->CreateSub(kernel.Index(length - 1), pos,
+                                                  "", true, true)
+                                   : pos;
+            std::vector<llvm::Value*> full = multidim;
+            full[dim] = col;
+            return IrIndex(full, b->CreateAdd(row_base, col, "", true, true),
+                           in, kernel.index_type());
+          };
+          // One group of `valid.size()` chunks from scan position
+          // `start`; valid[k] is the number of valid positions of chunk k
+          // (== chunk: no bounds checks).
+          auto emit_group =
+              [&](llvm::Value* start,
+                  const std::vector<int64_t>& valid) -> absl::Status {
+            const size_t chunks = valid.size();
+            std::vector<std::vector<llvm::Value*>> cols(chunks);
+            std::vector<std::vector<llvm::Value*>> vals(chunks);
+            // Every load of the group first: they are independent.
+            for (size_t k = 0; k < chunks; ++k) {
+              llvm::Value* base = b->CreateAdd(
+                  b->CreateAdd(start, kernel.Index(k * chunk), "", true, true),
+                  lane_offset, "", true, true);
+              for (int64_t j = 0; j < run; ++j) {
+                llvm::Value* col = j == 0 ? base
+                                          : b->CreateAdd(base, kernel.Index(j),
+                                                         "", true, true);
+                cols[k].push_back(col);
+                if (valid[k] == chunk) {
+                  HLOC_ASSIGN_OR_RETURN(llvm::Value * v, input(at(col)));
+                  vals[k].push_back(v);
+                  continue;
+                }
+                llvm::Value* slot = EmitAllocaAtEntry(type, "tail", b);
+                b->CreateStore(llvm::Constant::getNullValue(type), slot);
+                HLOC_RETURN_IF_ERROR(EmitIfThenElse(
+                    b->CreateICmpULT(col, kernel.Index(length)),
+                    [&]() -> absl::Status {
+                      HLOC_ASSIGN_OR_RETURN(llvm::Value * v, input(at(col)));
+                      b->CreateStore(v, slot);
+                      return absl::OkStatus();
+                    },
+                    nullptr, b));
+                vals[k].push_back(b->CreateLoad(type, slot));
+              }
+            }
+            for (size_t k = 0; k < chunks; ++k) {
+              std::vector<llvm::Value*> local = {vals[k][0]};
+              for (int64_t j = 1; j < run; ++j) {
+                HLOC_ASSIGN_OR_RETURN(llvm::Value * v,
+                                      combine(local.back(), vals[k][j]));
+                local.push_back(v);
+              }
+              llvm::Value* total = local.back();
+              for (int64_t d = 1; d < warp; d *= 2) {
+                llvm::Value* lower = ShuffleUp(kernel, total, d);
+                HLOC_ASSIGN_OR_RETURN(llvm::Value * sum, combine(lower, total));
+                total = b->CreateSelect(b->CreateICmpUGE(lane, kernel.Index(d)),
+                                        sum, total);
+              }
+              llvm::Value* exclusive = ShuffleUp(kernel, total, 1);
+              llvm::Value* carried = b->CreateLoad(type, carry);
+              HLOC_ASSIGN_OR_RETURN(llvm::Value * with_lanes,
+                                    combine(carried, exclusive));
+              llvm::Value* prefix = b->CreateSelect(
+                  b->CreateICmpEQ(lane, kernel.Index(0)), carried, with_lanes);
+              std::vector<llvm::Value*> out;
+              for (int64_t j = 0; j < run; ++j) {
+                HLOC_ASSIGN_OR_RETURN(llvm::Value * v,
+                                      combine(prefix, local[j]));
+                out.push_back(v);
+                if (valid[k] == chunk) {
+                  HLOC_RETURN_IF_ERROR(
+                      kernel.output(0).EmitWrite(at(cols[k][j]), v, b));
+                  continue;
+                }
+                HLOC_RETURN_IF_ERROR(EmitIfThenElse(
+                    b->CreateICmpULT(cols[k][j], kernel.Index(length)),
+                    [&]() {
+                      return kernel.output(0).EmitWrite(at(cols[k][j]), v, b);
+                    },
+                    nullptr, b));
+              }
+              // The chunk's last valid position, and the lane holding it.
+              const int64_t last = valid[k] - 1;
+              b->CreateStore(ShuffleIndex(kernel, out[last % run],
+                                          static_cast<int>(last / run)),
+                             carry);
+            }
+            return absl::OkStatus();
+          };
+
+          const int64_t full_groups = length / group;
+          if (full_groups > 0) {
+            HLOC_RETURN_IF_ERROR(EmitForLoop(
+                "scan_group", kernel.Index(0), kernel.Index(full_groups),
+                kernel.Index(1),
+                [&](llvm::Value* g) {
+                  return emit_group(
+                      b->CreateMul(g, kernel.Index(group), "", true, true),
+                      std::vector<int64_t>(launch.chunks_in_flight, chunk));
+                },
+                b));
+          }
+          // The rest of the row: its chunks' valid lengths are known here.
+          std::vector<int64_t> tail;
+          for (int64_t start = full_groups * group; start < length;
+               start += chunk) {
+            tail.push_back(std::min(chunk, length - start));
+          }
+          if (!tail.empty()) {
+            HLOC_RETURN_IF_ERROR(
+                emit_group(kernel.Index(full_groups * group), tail));
+          }
+          // Every lane holds the row's last result; lane 0 stores it.
+          return EmitIfThenElse(
+              b->CreateICmpEQ(lane, kernel.Index(0)),
+              [&]() {
+                return kernel.output(1).EmitWrite(
+                    carry_index, b->CreateLoad(type, carry), b);
+              },
+              nullptr, b);
+        },
+        nullptr, b);
+  }();
+  HLOC_RETURN_IF_ERROR(kernel.Finish(status));
+  return launch.dims;
+}
+
+}  // namespace hloc

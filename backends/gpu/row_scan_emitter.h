@@ -1,0 +1,24 @@
+// The warp-per-row parallel scan (row_scan_emitter.cc): scans along the
+// physically minor dimension with an associative single-op body. Included
+// only by scan_emitter.cc.
+#ifndef BACKENDS_GPU_ROW_SCAN_EMITTER_H_
+#define BACKENDS_GPU_ROW_SCAN_EMITTER_H_
+
+#include "absl/status/statusor.h"
+#include "backends/gpu/kernel_emitters.h"
+
+namespace hloc {
+
+// Whether `scan` (one input, one carry, one output) scans its operand's
+// physically minor dimension with an associative body that is one binary
+// op among add, multiply, maximum, minimum, and, or, its output in the
+// operand's layout.
+bool IsRowScan(const HloInstruction& scan, const KernelInfo& info);
+
+// The kernel of a scan IsRowScan accepts.
+absl::StatusOr<LaunchDims> EmitRowScanKernel(const KernelRequest& request,
+                                             const HloInstruction* scan);
+
+}  // namespace hloc
+
+#endif  // BACKENDS_GPU_ROW_SCAN_EMITTER_H_

@@ -1,0 +1,43 @@
+// Prefix reduce-windows become scans ("reduce-window-to-scan").
+//
+// JAX lowers jnp.cumsum / cumprod / cummax / cummin (and the logical
+// cumulative ops) along an axis of extent n to a reduce-window whose
+// window covers the whole axis, padded so that window i ends at element i:
+//     reduce-window(x, init), window={size=1xn pad=0_0x(n-1)_0}, to_apply=op
+// i.e. out[i] = init op x[0] op ... op x[i]. Computed as written that is
+// O(n^2) work (each output re-reduces its whole prefix). The same result is
+// a scan along that axis with the init as its carry:
+//     scan(x, broadcast(init)), dimensions={d}, num_carries=1,
+//          is_associative=true, to_apply={ s = op(c, x); ROOT (s, s) }
+// whose first output replaces the reduce-window. A window padded the other
+// way (low 0, high n-1: out[i] = init op x[i] op ... op x[n-1], a reverse
+// cumsum) becomes a scan with is_reverse=true.
+//
+// Only exact prefix windows are rewritten: one window dimension of size n
+// with that padding, stride 1 and no dilation or reversal; every other
+// window dimension of size 1 with no padding; a constant scalar init; a
+// reducer that is one binary op of its two parameters among add, multiply,
+// maximum, minimum, and, or (all associative, so the scan is marked
+// associative and a backend may reassociate; float sums may then differ
+// in the last bits, as any parallel prefix sum does). The reverse scan
+// folds from the end, so even a sequential float sum associates
+// differently from the reduce-window's left-to-right order.
+//
+// The GPU pipelines run it before fusion (backends/gpu has a parallel scan
+// kernel); the CPU has no scan kernel yet, so its pipeline does not.
+#ifndef PASSES_REDUCE_WINDOW_TO_SCAN_H_
+#define PASSES_REDUCE_WINDOW_TO_SCAN_H_
+
+#include "passes/pass.h"
+
+namespace hloc {
+
+class ReduceWindowToScan : public HloPass {
+ public:
+  absl::string_view name() const override { return "reduce-window-to-scan"; }
+  absl::StatusOr<bool> Run(HloModule* module) override;
+};
+
+}  // namespace hloc
+
+#endif  // PASSES_REDUCE_WINDOW_TO_SCAN_H_
