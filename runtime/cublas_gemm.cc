@@ -65,10 +65,12 @@ constexpr uint32_t CUBLASLT_EPILOGUE_GELU = 32;
 // cuBLASLt's recommended workspace on Hopper.
 constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 // Autotuning, as XLA does for its gemms: cuBLASLt's heuristic ranks
-// algorithms from the shapes alone, and its first choice ran at 66-84% of
-// the FLOP/s torch's cuBLAS reached on f32 transformer shapes on the H100
-// (tools/gpu_bench/MODELS.md). The best of its top 8, timed on the
+// algorithms from the shapes alone; the best of its top 8, timed on the
 // device over 3 runs after a warm-up, is what every later call uses.
+// Measured on the H100 (tools/gpu_bench/MODELS.md) it did not close the
+// gap to torch's cuBLAS on the f32/bf16 transformer shapes (66-84% of its
+// FLOP/s before, 63-80% after, within the spread between machines): that
+// gap has another cause, still to be found.
 constexpr int kAutotuneCandidates = 8;
 constexpr int kAutotuneRuns = 3;
 
