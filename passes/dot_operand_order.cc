@@ -131,25 +131,10 @@ absl::StatusOr<bool> Reorder(HloComputation* computation, HloInstruction* dot) {
 }  // namespace
 
 absl::StatusOr<bool> DotOperandOrder::Run(HloModule* module) {
-  bool changed = false;
-  for (HloComputation* computation : module->computations()) {
-    if (computation->IsFusionComputation()) continue;
-    bool computation_changed = false;
-    for (HloInstruction* instr : computation->MakeInstructionPostOrder()) {
-      if (instr->opcode() != HloOpcode::kDot) continue;
-      absl::StatusOr<bool> reordered = Reorder(computation, instr);
-      if (!reordered.ok()) return reordered.status();
-      if (*reordered) {
-        Count("dots-reordered");
-        computation_changed = true;
-      }
-    }
-    if (computation_changed) {
-      computation->SortInstructionsInPostOrder();
-      changed = true;
-    }
-  }
-  return changed;
+  return RewriteEach(module, HloOpcode::kDot, "dots-reordered",
+                     [&](HloComputation* computation, HloInstruction* instr) {
+                       return Reorder(computation, instr);
+                     });
 }
 
 }  // namespace hloc

@@ -5,6 +5,7 @@
 #define PASSES_PASS_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "hlo/module.h"
+#include "hlo/opcode.h"
 
 namespace hloc {
 
@@ -29,6 +31,17 @@ class HloPass {
 
  protected:
   void Count(const std::string& counter, int64_t n = 1) { stats_[counter] += n; }
+
+  // The loop of a pass that rewrites single instructions: calls `rewrite`
+  // on every `opcode` instruction of the module's computations (fusion
+  // bodies excepted), in post order, counts each rewrite under `counter`,
+  // and re-sorts a computation that changed (a rewrite appends its new
+  // instructions after their users). Returns whether anything changed.
+  using InstructionRewrite =
+      std::function<absl::StatusOr<bool>(HloComputation*, HloInstruction*)>;
+  absl::StatusOr<bool> RewriteEach(HloModule* module, HloOpcode opcode,
+                                   const std::string& counter,
+                                   const InstructionRewrite& rewrite);
 
  private:
   std::map<std::string, int64_t> stats_;

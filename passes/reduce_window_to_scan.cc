@@ -145,26 +145,11 @@ absl::StatusOr<bool> RewriteReduceWindow(HloModule* module,
 }  // namespace
 
 absl::StatusOr<bool> ReduceWindowToScan::Run(HloModule* module) {
-  bool changed = false;
-  for (HloComputation* computation : module->computations()) {
-    if (computation->IsFusionComputation()) continue;
-    bool computation_changed = false;
-    for (HloInstruction* instr : computation->MakeInstructionPostOrder()) {
-      if (instr->opcode() != HloOpcode::kReduceWindow) continue;
-      absl::StatusOr<bool> rewritten =
-          RewriteReduceWindow(module, computation, instr);
-      if (!rewritten.ok()) return rewritten.status();
-      if (*rewritten) {
-        Count("prefix-reduce-windows-rewritten");
-        computation_changed = true;
-      }
-    }
-    if (computation_changed) {
-      computation->SortInstructionsInPostOrder();
-      changed = true;
-    }
-  }
-  return changed;
+  return RewriteEach(module, HloOpcode::kReduceWindow,
+                     "prefix-reduce-windows-rewritten",
+                     [&](HloComputation* computation, HloInstruction* instr) {
+                       return RewriteReduceWindow(module, computation, instr);
+                     });
 }
 
 }  // namespace hloc

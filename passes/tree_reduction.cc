@@ -129,25 +129,10 @@ int64_t TreeReductionSplit(int64_t blocks, int64_t reduced) {
 }
 
 absl::StatusOr<bool> TreeReduction::Run(HloModule* module) {
-  bool changed = false;
-  for (HloComputation* computation : module->computations()) {
-    if (computation->IsFusionComputation()) continue;
-    bool computation_changed = false;
-    for (HloInstruction* instr : computation->MakeInstructionPostOrder()) {
-      if (instr->opcode() != HloOpcode::kReduce) continue;
-      absl::StatusOr<bool> split = SplitReduce(computation, instr);
-      if (!split.ok()) return split.status();
-      if (*split) {
-        Count("reductions-split");
-        computation_changed = true;
-      }
-    }
-    if (computation_changed) {
-      computation->SortInstructionsInPostOrder();
-      changed = true;
-    }
-  }
-  return changed;
+  return RewriteEach(module, HloOpcode::kReduce, "reductions-split",
+                     [&](HloComputation* computation, HloInstruction* instr) {
+                       return SplitReduce(computation, instr);
+                     });
 }
 
 }  // namespace hloc
