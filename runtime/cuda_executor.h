@@ -54,6 +54,13 @@ struct CudaRunOptions {
   // (graphs as usual), so launch gaps count and the argument and result
   // copies do not; what a training loop waits for per call.
   bool time_run = false;
+  // The steps run this many times back to back between the argument
+  // copies in and the result copies out: a benchmark's loop with its inputs
+  // resident on the device, as a framework's timing loop calls a jitted
+  // function. Entry parameters are never written by the steps, so every
+  // repeat computes the same results. With time_run, run_milliseconds is
+  // the time of all repeats over their number; launch counts are per run.
+  int64_t repeat = 1;
 };
 
 // One step's device time over a run (a step inside a loop adds up).
@@ -73,7 +80,7 @@ struct CudaRunStats {
   int64_t graph_launches = 0;
   int64_t evaluator_steps = 0;
   // With CudaRunOptions::time_run: the device time from the first step's
-  // start to the last step's end.
+  // start to the last step's end (of one run: over repeats, their mean).
   double run_milliseconds = 0;
 };
 

@@ -8,9 +8,10 @@
 #   python3 DIR/gpu_bench/gpu_bench.py table DIR [--markdown F]   # there
 #
 # There, the table runs hloc's executables (hlo-run-gpu --random-inputs
-# --iterations: random inputs made once, median device time of a run from
-# CUDA events), XLA:GPU and torch.compile on the same functions, and a
-# 1 GiB device-to-device copy, all in the same process run.
+# --iterations --time-run: random inputs made once, the median time per run
+# of 20 runs back to back from CUDA events), XLA:GPU and torch.compile on
+# the same functions, timed alike, and a 1 GiB device-to-device copy, all
+# in the same process run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

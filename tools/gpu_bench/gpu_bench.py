@@ -14,13 +14,17 @@
       on the GPU machine, in one process: the peers as above and hloc's
       executables from BUNDLE/bench/NAME/m.hloexe (scripts/gpu_bench.sh),
       each run by BUNDLE/hlo-run-gpu with random inputs made once and
-      --iterations (the median device time of one run, CUDA events around
-      each kernel, inputs already on the device); prints the table of all
-      three (time, GB/s, % of the copy) and writes it as markdown.
+      --iterations --time-run (the median over samples of 20 runs back to
+      back, inputs resident on the device, CUDA events around each
+      sample); prints the table of all three (time, GB/s, % of the copy)
+      and writes it as markdown.
 
-Timing (both peers alike): inputs live on the device; after warm-up, calls
+Timing (all three alike): inputs live on the device; after warm-up, calls
 are issued back to back, the way a training loop calls a step, and the
-median over rounds of (round time / calls per round) is reported. The copy
+median over rounds of (round time / calls per round) is reported. (Until
+session 5 hloc's column was one run's kernel time right after the
+arguments were copied in, up to 10% slower than the same kernels back to
+back: see hlo_run_cuda.cc.) The copy
 is timed the same way with torch's copy_ on one 1 GiB buffer (bytes read +
 bytes written).
 """
@@ -88,9 +92,9 @@ def peers(args):
         print(f"{r['name']:18} {cell('xla_s')} {cell('torch_s')}")
 
 
-# hlo-run-gpu runs per case: enough for a stable median of kernels that
-# take 0.1-1 ms, each run also copying the inputs in and the outputs out.
-HLOC_ITERATIONS = 30
+# hlo-run-gpu samples per case (each 20 runs back to back), as many as the
+# peers' rounds.
+HLOC_ITERATIONS = 15
 
 
 def time_hloc(bundle, name):
@@ -105,9 +109,10 @@ def time_hloc(bundle, name):
         ":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
     run = subprocess.run(
         [os.path.join(bundle, "hlo-run-gpu"), exe, "--platform=cuda",
-         "--random-inputs=1", f"--iterations={HLOC_ITERATIONS}"],
+         "--random-inputs=1", f"--iterations={HLOC_ITERATIONS}",
+         "--time-run"],
         env=env, capture_output=True, text=True)
-    m = re.search(r"median device time ([0-9.]+) ms", run.stderr)
+    m = re.search(r"median run time ([0-9.]+) ms", run.stderr)
     if run.returncode != 0 or not m:
         return None, (run.stderr.strip().splitlines() or ["no output"])[-1]
     return float(m.group(1)) / 1e3, None

@@ -10,8 +10,8 @@
       on the GPU machine, in one process: per case, inputs from a seed;
       XLA:GPU (jax.jit, back-to-back calls) and, for dots, torch.matmul;
       then hloc's BUNDLE/models/NAME/m.hloexe through BUNDLE/hlo-run-gpu
-      (--iterations --time-run: the median whole-run time, graphs as
-      usual) on the same inputs, checked against XLA's outputs with
+      (--iterations --time-run: the median whole-run time over samples
+      of 20 runs back to back, graphs as usual) on the same inputs, checked against XLA's outputs with
       gpu_check.sh's tolerances (--expect-tf32); where hloc is slower, one
       more run with --profile names its slowest kernels. Writes
       OUT/models.md and OUT/models.json and prints the tables. A case that
@@ -210,7 +210,8 @@ def run(args):
     device = jax.devices()[0].device_kind
     header = (f"{device}, {datetime.date.today().isoformat()}, jax "
               f"{jax.__version__}; hloc: median whole-run time over "
-              f"{args.iterations} runs (hlo-run-gpu --time-run); XLA:GPU and "
+              f"{args.iterations} samples of 20 runs back to back (hlo-run-gpu "
+              "--time-run); XLA:GPU and "
               "torch: back-to-back calls\n")
     text = (header + "\n## Whole programs\n\n"
             + models_table.models_table([r for r in rows
@@ -237,7 +238,7 @@ def main(argv):
     ru.add_argument("--out", required=True)
     ru.add_argument("--only", default="")
     ru.add_argument("--seed", type=int, default=0)
-    ru.add_argument("--iterations", type=int, default=20)
+    ru.add_argument("--iterations", type=int, default=10)
     # The device call's limit is a few minutes: the whole run fits 200 s.
     ru.add_argument("--budget-seconds", type=float, default=200)
     ru.add_argument("--case-seconds", type=float, default=60,

@@ -32,8 +32,8 @@ cuda: steps of the last timed run
     0.0500      1    2.0%  step 0 (copy.1): copy
     2.5000                 total device time
 """
-RUN_TIME = ("cuda: median run time 1.2345 ms over 20 runs (whole runs, 0 "
-            "kernel and 1 graph launches each)\n")
+RUN_TIME = ("cuda: median run time 1.2345 ms over 10 samples of 20 runs "
+            "back to back (whole runs, 0 kernel and 1 graph launches each)\n")
 
 
 class ParseTest(unittest.TestCase):
