@@ -166,4 +166,47 @@ absl::Status IrArray::EmitWrite(const IrIndex& index, llvm::Value* value,
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<llvm::Value*>> IrArray::EmitReadRun(
+    const IrIndex& first, int64_t count, uint64_t alignment,
+    llvm::IRBuilderBase* b) const {
+  auto element = StorageType(shape_.element_type(), b->getContext());
+  if (!element.ok()) return element.status();
+  auto* vector_type = llvm::FixedVectorType::get(*element, count);
+  llvm::LoadInst* load =
+      b->CreateLoad(vector_type, EmitElementPointer(first, b));
+  load->setAlignment(llvm::Align(alignment));
+  std::vector<llvm::Value*> values;
+  for (int64_t i = 0; i < count; ++i) {
+    llvm::Value* value = b->CreateExtractElement(load, b->getInt32(i));
+    if (shape_.element_type() == PRED) {
+      value = b->CreateICmpNE(value, llvm::ConstantInt::get(*element, 0));
+    }
+    values.push_back(value);
+  }
+  return values;
+}
+
+absl::Status IrArray::EmitWriteRun(const IrIndex& first,
+                                   absl::Span<llvm::Value* const> values,
+                                   uint64_t alignment,
+                                   llvm::IRBuilderBase* b) const {
+  auto element = StorageType(shape_.element_type(), b->getContext());
+  if (!element.ok()) return element.status();
+  llvm::Value* vector = llvm::PoisonValue::get(
+      llvm::FixedVectorType::get(*element, values.size()));
+  for (size_t i = 0; i < values.size(); ++i) {
+    llvm::Value* value = values[i];
+    if (shape_.element_type() == PRED) value = b->CreateZExt(value, *element);
+    if (value->getType() != *element) {
+      return absl::InternalError(
+          "IrArray::EmitWriteRun: value of the wrong type");
+    }
+    vector = b->CreateInsertElement(vector, value, b->getInt32(i));
+  }
+  llvm::StoreInst* store =
+      b->CreateStore(vector, EmitElementPointer(first, b));
+  store->setAlignment(llvm::Align(alignment));
+  return absl::OkStatus();
+}
+
 }  // namespace hloc

@@ -66,6 +66,12 @@ class RowFusionKernel {
   // Runs `body(slot)` for every slot of this thread, each inside a bounds
   // check where the row does not fill every slot.
   absl::Status ForEachSlot(const std::function<absl::Status(int64_t)>& body);
+  // The byte alignment of every run of an array of `shape`, or 0 where its
+  // runs are not accessed as one vector: a row-major array's runs are
+  // contiguous and start at multiples of `vector` elements (the row length
+  // is one), in buffers aligned to 16 bytes, so each is one 16-byte access
+  // (IrArray::EmitReadRun / EmitWriteRun).
+  uint64_t RunAlignment(const Shape& shape) const;
 
   const KernelRequest& request_;
   const RowReductionInfo& rows_;
@@ -100,6 +106,12 @@ absl::Status RowFusionKernel::ForEachSlot(
   return absl::OkStatus();
 }
 
+uint64_t RowFusionKernel::RunAlignment(const Shape& shape) const {
+  if (launch_.vector == 1 || !shape.HasDescendingLayout()) return 0;
+  return static_cast<uint64_t>(launch_.vector *
+                               ByteWidth(shape.element_type()));
+}
+
 absl::Status RowFusionKernel::KeepInputs() {
   llvm::IRBuilderBase* b = kernel_.b();
   const HloComputation* fused = request_.info->hlo->fused_computation();
@@ -118,12 +130,25 @@ absl::Status RowFusionKernel::KeepInputs() {
     auto slots =
         std::make_shared<std::vector<llvm::Value*>>(positions_.size(), nullptr);
     llvm::Type* type = nullptr;
+    const uint64_t alignment = RunAlignment(p->shape());
     HLOC_RETURN_IF_ERROR(ForEachSlot([&](int64_t s) -> absl::Status {
-      HLOC_ASSIGN_OR_RETURN(llvm::Value * v,
-                            array.EmitRead(indexer.At(positions_[s], b), b));
-      type = v->getType();
-      (*slots)[s] = EmitAllocaAtEntry(type, absl::StrCat(p->name(), ".reg"), b);
-      b->CreateStore(v, (*slots)[s]);
+      // A run is read whole at its first slot.
+      if (alignment != 0 && s % launch_.vector != 0) return absl::OkStatus();
+      std::vector<llvm::Value*> values;
+      const IrIndex index = indexer.At(positions_[s], b);
+      if (alignment != 0) {
+        HLOC_ASSIGN_OR_RETURN(values, array.EmitReadRun(index, launch_.vector,
+                                                        alignment, b));
+      } else {
+        HLOC_ASSIGN_OR_RETURN(llvm::Value * v, array.EmitRead(index, b));
+        values.push_back(v);
+      }
+      for (size_t k = 0; k < values.size(); ++k) {
+        type = values[k]->getType();
+        (*slots)[s + k] =
+            EmitAllocaAtEntry(type, absl::StrCat(p->name(), ".reg"), b);
+        b->CreateStore(values[k], (*slots)[s + k]);
+      }
       return absl::OkStatus();
     }));
     if (type == nullptr) continue;  // No slots: an empty row.
@@ -249,10 +274,29 @@ absl::Status RowFusionKernel::EmitOutputs() {
   }
   HLOC_RETURN_IF_ERROR(ForEachSlot([&](int64_t s) -> absl::Status {
     for (size_t i = 0; i < full_outputs.size(); ++i) {
-      IrIndex index = indexers[i].At(positions_[s], b);
-      HLOC_ASSIGN_OR_RETURN(llvm::Value * v, full_outputs[i].second(index));
-      HLOC_RETURN_IF_ERROR(
-          kernel_.output(full_outputs[i].first).EmitWrite(index, v, b));
+      const IrArray& output = kernel_.output(full_outputs[i].first);
+      const uint64_t alignment = RunAlignment(output.shape());
+      if (alignment == 0) {
+        IrIndex index = indexers[i].At(positions_[s], b);
+        HLOC_ASSIGN_OR_RETURN(llvm::Value * v, full_outputs[i].second(index));
+        HLOC_RETURN_IF_ERROR(output.EmitWrite(index, v, b));
+        continue;
+      }
+      // A run is computed and written whole at its first slot (its bounds
+      // check covers the run); the kept inputs' generators follow the slot
+      // being computed.
+      if (s % launch_.vector != 0) continue;
+      std::vector<llvm::Value*> values;
+      for (int64_t k = 0; k < launch_.vector; ++k) {
+        *current_slot_ = s + k;
+        absl::StatusOr<llvm::Value*> v =
+            full_outputs[i].second(indexers[i].At(positions_[s + k], b));
+        *current_slot_ = s;
+        if (!v.ok()) return v.status();
+        values.push_back(*v);
+      }
+      HLOC_RETURN_IF_ERROR(output.EmitWriteRun(
+          indexers[i].At(positions_[s], b), values, alignment, b));
     }
     return absl::OkStatus();
   }));
