@@ -1,0 +1,166 @@
+#include "tools/graph/html_writer.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+
+namespace hloc {
+namespace {
+
+constexpr char kStyle[] = R"(
+body { font: 13px Helvetica, Arial, sans-serif; margin: 0; }
+header { padding: 8px 12px; border-bottom: 1px solid #ccc; }
+header h1 { font-size: 16px; margin: 0 0 4px 0; }
+#info { position: sticky; top: 0; background: #fffde7; padding: 6px 12px;
+  border-bottom: 1px solid #e0e0e0; white-space: pre-wrap; min-height: 1.2em;
+  font-family: monospace; z-index: 1; }
+.panels { display: flex; gap: 8px; padding: 8px; align-items: flex-start; }
+.panel { flex: 1 1 0; min-width: 0; border: 1px solid #ddd; }
+.panel h2 { font-size: 14px; margin: 0; padding: 6px 8px; background: #f5f5f5; }
+.graph { overflow: auto; cursor: zoom-in; }
+.graph.fit svg { max-width: 100%; height: auto; }
+.graph:not(.fit) { cursor: zoom-out; }
+.kernels { margin: 0; padding: 6px 8px 8px 24px; font-family: monospace; }
+g.edge.hl path { stroke: #1565c0; stroke-width: 3px; }
+g.node:hover polygon, g.node:hover ellipse, g.node:hover path { stroke-width: 2px; }
+)";
+
+// Plain ES5, no libraries: hover text and highlighting, the zoom toggle,
+// and the attributes tests read.
+constexpr char kScript[] = R"(
+(function () {
+  var body = document.body, errors = 0;
+  window.addEventListener('error', function () {
+    errors += 1;
+    body.setAttribute('data-script-errors', String(errors));
+  });
+  var XLINK = 'http://www.w3.org/1999/xlink';
+  var info = document.getElementById('info');
+  var data = JSON.parse(document.getElementById('graph-data').textContent);
+  var touching = {};
+  data.edges.forEach(function (e) {
+    (touching[e[1]] = touching[e[1]] || []).push(e[0]);
+    (touching[e[2]] = touching[e[2]] || []).push(e[0]);
+  });
+  function hoverText(g) {
+    var a = g.querySelector('a');
+    var t = a && (a.getAttributeNS(XLINK, 'title') || a.getAttribute('title'));
+    if (!t) { var title = g.querySelector('title'); t = title ? title.textContent : ''; }
+    return t;
+  }
+  function mark(g, on) {
+    (touching[g.id] || []).forEach(function (id) {
+      var e = document.getElementById(id);
+      if (e) { e.classList.toggle('hl', on); }
+    });
+  }
+  var items = document.querySelectorAll('svg g.node, svg g.edge, svg g.cluster');
+  Array.prototype.forEach.call(items, function (g) {
+    g.addEventListener('mouseenter', function () {
+      info.textContent = hoverText(g);
+      mark(g, true);
+    });
+    g.addEventListener('mouseleave', function () { mark(g, false); });
+  });
+  Array.prototype.forEach.call(document.querySelectorAll('.graph'), function (d) {
+    d.addEventListener('click', function () { d.classList.toggle('fit'); });
+  });
+  body.setAttribute('data-clusters',
+      String(document.querySelectorAll('svg g.cluster').length));
+  body.setAttribute('data-rendered', 'yes');
+})();
+)";
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '<': out += "\\u003c"; break;  // No "</script>" inside the data.
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += ' ';
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// The kernels in launch order, fusions with their cluster label.
+std::vector<std::pair<int64_t, std::string>> Kernels(const FusionGraph& g) {
+  std::vector<std::pair<int64_t, std::string>> kernels;
+  for (const GraphCluster& c : g.clusters) {
+    if (c.kernel > 0) kernels.emplace_back(c.kernel, c.label);
+  }
+  for (const GraphNode& n : g.nodes) {
+    if (n.kernel > 0) {
+      kernels.emplace_back(n.kernel, absl::StrReplaceAll(n.label, {{"\n", " "}}));
+    }
+  }
+  std::sort(kernels.begin(), kernels.end());
+  return kernels;
+}
+
+}  // namespace
+
+std::string HtmlEscape(const std::string& text) {
+  return absl::StrReplaceAll(
+      text, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}});
+}
+
+std::string WriteHtml(const std::vector<HtmlPanel>& panels,
+                      const HtmlOptions& options) {
+  size_t clusters = 0;
+  std::string edges;
+  for (const HtmlPanel& p : panels) {
+    clusters += p.graph->clusters.size();
+    for (const GraphEdge& e : p.graph->edges) {
+      absl::StrAppend(&edges, edges.empty() ? "" : ",\n", "[",
+                      JsonString(p.id_prefix + e.id), ",",
+                      JsonString(p.id_prefix + e.from), ",",
+                      JsonString(p.id_prefix + e.to), "]");
+    }
+  }
+  std::string out = absl::StrCat(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<title>",
+      HtmlEscape(options.title), "</title>\n<style>", kStyle,
+      "</style>\n</head>\n<body data-expected-clusters=\"", clusters,
+      "\">\n<header><h1>", HtmlEscape(options.title), "</h1>\n<div>",
+      HtmlEscape(options.layout_note),
+      ". Kernels are numbered #1.. in launch order; fusions are orange "
+      "boxes; green/red edges carry the fusion report's rule (fused / not "
+      "fused). Hover for details; click a graph to zoom.</div></header>\n"
+      "<div id=\"info\">hover a node, edge or cluster</div>\n"
+      "<div class=\"panels\">\n");
+  for (const HtmlPanel& p : panels) {
+    absl::StrAppend(&out, "<section class=\"panel\"><h2>",
+                    HtmlEscape(p.heading), " &mdash; ", p.graph->kernels,
+                    " kernels, ", p.graph->clusters.size(), " clusters",
+                    p.graph->folded > 0
+                        ? absl::StrCat(", ", p.graph->folded,
+                                       " computations folded")
+                        : "",
+                    "</h2>\n<div class=\"graph fit\">\n", p.svg,
+                    "\n</div>\n<ul class=\"kernels\">\n");
+    for (const auto& [number, label] : Kernels(*p.graph)) {
+      absl::StrAppend(&out, "<li>", HtmlEscape(label),
+                      "</li>\n");
+    }
+    absl::StrAppend(&out, "</ul></section>\n");
+  }
+  absl::StrAppend(&out,
+                  "</div>\n<script type=\"application/json\" "
+                  "id=\"graph-data\">{\"edges\":[\n",
+                  edges, "]}</script>\n<script>", kScript,
+                  "</script>\n</body>\n</html>\n");
+  return out;
+}
+
+}  // namespace hloc
