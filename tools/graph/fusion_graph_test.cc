@@ -1,0 +1,185 @@
+// The graph builder on testdata/loop_softmax.hlo as read and after the cuda
+// pipeline: clusters, launch numbering (the same as CountKernels), rules on
+// edges, reducers left out, folding, and the dot text's clusters and quoting.
+#include "tools/graph/fusion_graph.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "passes/fusion/kernel_count.h"
+#include "passes/pipelines.h"
+#include "passes/test_util.h"
+#include "tools/graph/dot_writer.h"
+
+namespace hloc {
+namespace {
+
+std::unique_ptr<HloModule> LoadTestModule() {
+  std::ifstream in("tools/graph/testdata/loop_softmax.hlo");
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseAndVerify(text.str());
+  EXPECT_TRUE(module.ok()) << module.status();
+  return module.ok() ? std::move(*module) : nullptr;
+}
+
+void RunCudaPipeline(HloModule* module, FusionReport* report) {
+  PipelineOptions options;
+  options.verify = true;
+  absl::StatusOr<HloPassPipeline> pipeline =
+      MakePipeline("cuda", options, report);
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  absl::StatusOr<bool> changed = pipeline->Run(module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+}
+
+int CountClusters(const FusionGraph& g, GraphClusterKind kind) {
+  int n = 0;
+  for (const GraphCluster& c : g.clusters) n += c.kind == kind ? 1 : 0;
+  return n;
+}
+
+const GraphNode* NodeNamed(const FusionGraph& g, const std::string& name) {
+  for (const GraphNode& n : g.nodes) {
+    if (n.name == name) return &n;
+  }
+  return nullptr;
+}
+
+TEST(FusionGraphTest, UnfusedModuleHasBodiesAndNoFusions) {
+  std::unique_ptr<HloModule> module = LoadTestModule();
+  ASSERT_NE(module, nullptr);
+  FusionGraph g = BuildFusionGraph(*module, nullptr, {/*max_nodes=*/0});
+  EXPECT_EQ(CountClusters(g, GraphClusterKind::kFusion), 0);
+  EXPECT_EQ(CountClusters(g, GraphClusterKind::kBody), 2);  // cond, body
+  EXPECT_EQ(g.kernels, CountKernels(*module).total());
+  // Reducers are named on their user, not drawn.
+  EXPECT_EQ(NodeNamed(g, "s"), nullptr);
+  EXPECT_EQ(NodeNamed(g, "m"), nullptr);
+  const GraphNode* row_max = NodeNamed(g, "row_max");
+  ASSERT_NE(row_max, nullptr);
+  EXPECT_NE(row_max->label.find("max_f32"), std::string::npos);
+  // Every instruction of entry, cond and body is a node.
+  EXPECT_EQ(g.nodes.size(), 14u + 4u + 11u);
+}
+
+TEST(FusionGraphTest, FusionsAreClustersNumberedInLaunchOrder) {
+  std::unique_ptr<HloModule> module = LoadTestModule();
+  ASSERT_NE(module, nullptr);
+  FusionReport report;
+  RunCudaPipeline(module.get(), &report);
+  FusionGraph g = BuildFusionGraph(*module, &report, {0});
+  EXPECT_EQ(CountClusters(g, GraphClusterKind::kFusion), 4);
+  EXPECT_EQ(CountClusters(g, GraphClusterKind::kBody), 2);
+  // Launch numbers 1..n follow CountKernels' order, one per kernel.
+  KernelCount count = CountKernels(*module);
+  ASSERT_EQ(g.kernels, count.total());
+  std::vector<std::string> numbered(count.kernels.size());
+  for (const GraphCluster& c : g.clusters) {
+    if (c.kernel == 0) continue;
+    ASSERT_LE(c.kernel, static_cast<int64_t>(numbered.size()));
+    EXPECT_TRUE(numbered[c.kernel - 1].empty());
+    numbered[c.kernel - 1] = c.label;
+  }
+  for (const GraphNode& n : g.nodes) {
+    if (n.kernel == 0) continue;
+    EXPECT_TRUE(numbered[n.kernel - 1].empty());
+    numbered[n.kernel - 1] = n.label;
+  }
+  for (size_t i = 0; i < numbered.size(); ++i) {
+    const std::string name = count.kernels[i].substr(0, count.kernels[i].find(' '));
+    EXPECT_EQ(numbered[i].rfind(absl::StrCat("#", i + 1, " ", name), 0), 0u)
+        << numbered[i] << " should be kernel #" << i + 1 << " " << name;
+  }
+  // The row-reduction fusion's body is drawn inside its cluster.
+  const GraphNode* row_max = nullptr;
+  for (const GraphNode& n : g.nodes) {
+    if (n.name.rfind("row_max.", 0) == 0) row_max = &n;
+  }
+  ASSERT_NE(row_max, nullptr);
+  EXPECT_EQ(row_max->kind, GraphNodeKind::kFused);
+}
+
+TEST(FusionGraphTest, ReportRulesLabelTheirEdges) {
+  std::unique_ptr<HloModule> module = LoadTestModule();
+  ASSERT_NE(module, nullptr);
+  FusionReport report;
+  RunCudaPipeline(module.get(), &report);
+  ASSERT_GT(report.records().size(), 0u);
+  FusionGraph g = BuildFusionGraph(*module, &report, {0});
+  EXPECT_EQ(g.rules_on_edges + g.rules_on_nodes,
+            static_cast<int64_t>(report.records().size()));
+  // row_max -> max_b fused by the row-reduction rule, on the fused copies.
+  bool found = false;
+  for (const GraphEdge& e : g.edges) {
+    if (e.rule.find("row_max (reduce) -> max_b (broadcast)") ==
+        std::string::npos) {
+      continue;
+    }
+    found = true;
+    EXPECT_TRUE(e.fused);
+    EXPECT_NE(e.rule.find("row-wise consumer"), std::string::npos) << e.rule;
+    EXPECT_EQ(e.label, "f32[64] 256 B");
+  }
+  EXPECT_TRUE(found);
+  // The same rules land on the module as it was read (the names match
+  // exactly there).
+  std::unique_ptr<HloModule> before = LoadTestModule();
+  FusionGraph b = BuildFusionGraph(*before, &report, {0});
+  EXPECT_GT(b.rules_on_edges, 0);
+}
+
+TEST(FusionGraphTest, FoldsBodiesThenFusionsAboveTheLimit) {
+  std::unique_ptr<HloModule> module = LoadTestModule();
+  ASSERT_NE(module, nullptr);
+  RunCudaPipeline(module.get(), nullptr);
+  FusionGraph all = BuildFusionGraph(*module, nullptr, {0});
+  EXPECT_EQ(all.folded, 0);
+  EXPECT_EQ(all.unfolded_node_count, static_cast<int64_t>(all.nodes.size()));
+
+  // Folding the largest body (the loop body, 11 nodes) is enough for 20.
+  FusionGraph some = BuildFusionGraph(*module, nullptr, {20});
+  EXPECT_EQ(some.folded, 1);
+  EXPECT_LE(some.nodes.size(), 20u);
+  EXPECT_EQ(CountClusters(some, GraphClusterKind::kBody), 1);  // cond
+  EXPECT_EQ(CountClusters(some, GraphClusterKind::kFusion), 2);
+  const GraphNode* body = NodeNamed(some, "body");
+  ASSERT_NE(body, nullptr);
+  EXPECT_EQ(body->kind, GraphNodeKind::kFolded);
+
+  // 10 nodes folds cond too, then the entry's fusion; it keeps its launch number.
+  FusionGraph few = BuildFusionGraph(*module, nullptr, {10});
+  EXPECT_EQ(few.folded, 3);
+  EXPECT_LE(few.nodes.size(), 10u);
+  EXPECT_TRUE(few.clusters.empty());
+  const GraphNode* fusion = NodeNamed(few, "row_reduction_fusion");
+  ASSERT_NE(fusion, nullptr);
+  EXPECT_EQ(fusion->kind, GraphNodeKind::kFolded);
+  EXPECT_EQ(fusion->kernel, 4);
+  EXPECT_EQ(few.kernels, all.kernels);
+}
+
+TEST(DotWriterTest, ClustersNestAndTextIsQuoted) {
+  std::unique_ptr<HloModule> module = LoadTestModule();
+  ASSERT_NE(module, nullptr);
+  RunCudaPipeline(module.get(), nullptr);
+  FusionGraph g = BuildFusionGraph(*module, nullptr, {0});
+  const std::string dot = WriteDot(g, {"p1_", "title"});
+  size_t clusters = 0;
+  for (size_t at = dot.find("subgraph \"cluster_p1_"); at != std::string::npos;
+       at = dot.find("subgraph \"cluster_p1_", at + 1)) {
+    ++clusters;
+  }
+  EXPECT_EQ(clusters, g.clusters.size());
+  EXPECT_NE(dot.find("\"p1_n0\""), std::string::npos);
+  EXPECT_EQ(DotQuote("a \"b\"\nc\\"), "\"a \\\"b\\\"\\nc\\\\\"");
+  EXPECT_EQ(FormatBytes(100), "100 B");
+  EXPECT_EQ(FormatBytes(32768), "32.0 KiB");
+  EXPECT_EQ(FormatBytes(3 << 20), "3.0 MiB");
+}
+
+}  // namespace
+}  // namespace hloc
