@@ -12,6 +12,7 @@
 #include "passes/pipelines.h"
 #include "passes/test_util.h"
 #include "tools/graph/dot_writer.h"
+#include "tools/graph/layered_layout.h"
 
 namespace hloc {
 namespace {
@@ -179,6 +180,35 @@ TEST(DotWriterTest, ClustersNestAndTextIsQuoted) {
   EXPECT_EQ(FormatBytes(100), "100 B");
   EXPECT_EQ(FormatBytes(32768), "32.0 KiB");
   EXPECT_EQ(FormatBytes(3 << 20), "3.0 MiB");
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+// Without Graphviz: every cluster, node and edge between boxes is drawn,
+// with the ids the page's script looks up.
+TEST(LayeredLayoutTest, DrawsEveryClusterAndNode) {
+  std::unique_ptr<HloModule> module = LoadTestModule();
+  ASSERT_NE(module, nullptr);
+  FusionReport report;
+  RunCudaPipeline(module.get(), &report);
+  FusionGraph g = BuildFusionGraph(*module, &report, {0});
+  const std::string svg = LayeredLayoutSvg(g, "p1_", "a <title>");
+  EXPECT_EQ(svg.rfind("<svg xmlns=", 0), 0u);
+  EXPECT_EQ(Count(svg, "class=\"cluster\""), g.clusters.size());
+  EXPECT_EQ(Count(svg, "class=\"node\""), g.nodes.size());
+  for (const GraphCluster& c : g.clusters) {
+    EXPECT_NE(svg.find("id=\"p1_" + c.id + "\""), std::string::npos) << c.id;
+  }
+  EXPECT_GT(Count(svg, "class=\"edge\""), 0u);
+  EXPECT_LT(Count(svg, "class=\"edge\""), g.edges.size());  // Not inside.
+  EXPECT_NE(svg.find("a &lt;title&gt;"), std::string::npos);
 }
 
 }  // namespace

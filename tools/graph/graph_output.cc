@@ -6,6 +6,7 @@
 #include "tools/graph/dot_writer.h"
 #include "tools/graph/graphviz.h"
 #include "tools/graph/html_writer.h"
+#include "tools/graph/layered_layout.h"
 
 namespace hloc {
 
@@ -27,21 +28,33 @@ absl::StatusOr<std::string> WriteModuleGraph(const GraphRequest& request) {
     graphs.emplace_back(&before, request.before_heading);
   }
   graphs.emplace_back(&after, request.heading);
+  // Graphviz lays the graph out as XLA users know it; without it the page
+  // still works, with hloc's coarser layered layout.
+  const bool graphviz = !FindGraphvizDot().empty();
   std::vector<HtmlPanel> panels;
   for (size_t i = 0; i < graphs.size(); ++i) {
     HtmlPanel panel;
     panel.graph = graphs[i].first;
     panel.heading = graphs[i].second;
     panel.id_prefix = absl::StrCat("p", i, "_");
-    absl::StatusOr<std::string> svg = RenderDotToSvg(
-        WriteDot(*panel.graph, {panel.id_prefix, panel.heading}));
-    if (!svg.ok()) return svg.status();
-    panel.svg = std::move(*svg);
+    if (graphviz) {
+      absl::StatusOr<std::string> svg = RenderDotToSvg(
+          WriteDot(*panel.graph, {panel.id_prefix, panel.heading}));
+      if (!svg.ok()) return svg.status();
+      panel.svg = std::move(*svg);
+    } else {
+      panel.svg =
+          LayeredLayoutSvg(*panel.graph, panel.id_prefix, panel.heading);
+    }
     panels.push_back(std::move(panel));
   }
   HtmlOptions options;
   options.title = absl::StrCat("hloc: ", request.module->name());
-  options.layout_note = "Laid out by Graphviz dot when the page was written";
+  options.layout_note =
+      graphviz ? "Laid out by Graphviz dot when the page was written"
+               : "Graphviz's dot was not found, so laid out by hloc's "
+                 "simple layered layout (each fusion a box listing its "
+                 "instructions; install graphviz for the full drawing)";
   return WriteHtml(panels, options);
 }
 

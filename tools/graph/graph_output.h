@@ -1,6 +1,7 @@
 // What `hlo-opt --emit=dot|html` prints: the module's FusionGraph as dot
-// text, or as an HTML page laid out by Graphviz, optionally beside the module
-// as it was before the pipeline (--graph-compare).
+// text, or as an HTML page laid out by Graphviz (layered_layout.h where dot
+// is missing), optionally beside the module as it was before the pipeline
+// (--graph-compare).
 #ifndef TOOLS_GRAPH_GRAPH_OUTPUT_H_
 #define TOOLS_GRAPH_GRAPH_OUTPUT_H_
 
@@ -26,7 +27,6 @@ struct GraphRequest {
   FusionGraphOptions graph;
 };
 
-// Unavailable when html is asked for and Graphviz's dot is missing.
 absl::StatusOr<std::string> WriteModuleGraph(const GraphRequest& request);
 
 }  // namespace hloc

@@ -10,6 +10,8 @@ usage: graph_render_test.py HLO_OPT MODULE
 The tools come from Debian (graphviz, chromium-headless-shell or chromium;
 scripts/setup.sh installs them). A tool that is not installed is reported
 as SKIPPED on stdout and that part is not run; nothing else is skipped.
+Without Graphviz, --emit=html lays the page out itself; that page is opened
+too (HLOC_DOT naming no file stands for such a machine).
 """
 
 import os
@@ -96,51 +98,72 @@ def find_browser():
     return None
 
 
-def test_html(hlo_opt, module, tmp):
-    page = os.path.join(tmp, "graph.html")
-    r = run([hlo_opt, module, "--platform=cuda", "--emit=html",
-             "--graph-compare", "-o", page])
-    if r.returncode == 2 and "dot" in r.stderr and shutil.which("dot") is None:
-        print("SKIPPED: --emit=html needs Graphviz's dot, not installed")
-        return
-    check(r.returncode == 0, f"hlo-opt --emit=html --graph-compare: exit 0 "
-          f"({r.stderr.strip()})")
-    if r.returncode != 0:
-        return
-    text = open(page, encoding="utf-8").read()
-    check(not re.search(r'(src|href)="(https?:)?//', text),
-          "the page loads nothing from the network")
-    browser = find_browser()
-    if browser is None:
-        print("SKIPPED: no headless Chromium installed (apt-get install "
-              "chromium-headless-shell); the page was not opened")
-        return
+def open_in_browser(browser, page, tmp, what):
+    """Opens `page` headless; checks the script ran with no errors and
+    returns <body>'s attributes and the DOM."""
     profile = os.path.join(tmp, "profile")
     r = run([browser, "--headless", "--no-sandbox", "--disable-gpu",
              "--disable-dev-shm-usage", "--no-first-run",
              f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
              "--virtual-time-budget=2000", "--dump-dom",
              "file://" + os.path.abspath(page)])
-    check(r.returncode == 0, f"{os.path.basename(browser)} exit 0")
+    check(r.returncode == 0, f"{what}: {os.path.basename(browser)} exit 0")
     body = re.search(r"<body([^>]*)>", r.stdout)
-    check(body is not None, "the browser dumped the page's DOM")
+    check(body is not None, f"{what}: the browser dumped the page's DOM")
     if body is None:
         print(r.stderr[-3000:])
-        return
+        return {}, ""
     attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', body.group(1)))
     console_errors = [l for l in r.stderr.splitlines()
                       if "CONSOLE" in l and ("Uncaught" in l or "Error" in l)]
-    check(not console_errors, f"no script errors in the console: "
+    check(not console_errors, f"{what}: no script errors in the console: "
           f"{console_errors}")
     check("data-script-errors" not in attrs,
-          f"no uncaught errors: {attrs.get('data-script-errors')}")
-    check(attrs.get("data-rendered") == "yes", "the page's script ran")
-    # Before: the loop's condition and body; after: also 4 fusions.
-    check(attrs.get("data-expected-clusters") == "8",
-          f"the writer drew 2 + 6 clusters: {attrs}")
-    check(attrs.get("data-clusters") == "8",
-          f"the browser shows 8 clusters: {attrs}")
-    check(r.stdout.count('class="panel"') == 2, "two panels side by side")
+          f"{what}: no uncaught errors: {attrs.get('data-script-errors')}")
+    check(attrs.get("data-rendered") == "yes", f"{what}: the script ran")
+    return attrs, r.stdout
+
+
+def test_html(hlo_opt, module, tmp):
+    browser = find_browser()
+    if browser is None:
+        print("SKIPPED: no headless Chromium installed (apt-get install "
+              "chromium-headless-shell); the pages were not opened")
+    # With Graphviz (if installed), then with hloc's own layout (HLOC_DOT
+    # naming no file stands for a machine without Graphviz).
+    layouts = [("graphviz", None), ("layered fallback", "/nonexistent/dot")]
+    if shutil.which("dot") is None:
+        print("SKIPPED: Graphviz's dot is not installed; only the fallback "
+              "layout's page is checked")
+        layouts = layouts[1:]
+    for what, dot in layouts:
+        page = os.path.join(tmp, "graph.html")
+        env = dict(os.environ)
+        if dot is not None:
+            env["HLOC_DOT"] = dot
+        r = run([hlo_opt, module, "--platform=cuda", "--emit=html",
+                 "--graph-compare", "-o", page], env=env)
+        check(r.returncode == 0, f"{what}: hlo-opt --emit=html "
+              f"--graph-compare: exit 0 ({r.stderr.strip()})")
+        if r.returncode != 0:
+            continue
+        text = open(page, encoding="utf-8").read()
+        check(not re.search(r'(src|href)="(https?:)?//', text),
+              f"{what}: the page loads nothing from the network")
+        check(("Graphviz's dot was not found" in text) == (dot is not None),
+              f"{what}: the page says how it was laid out")
+        if browser is None:
+            continue
+        attrs, dom = open_in_browser(browser, page, tmp, what)
+        # Before: the loop's condition and body; after: also 4 fusions.
+        check(attrs.get("data-expected-clusters") == "8",
+              f"{what}: the writer drew 2 + 6 clusters: {attrs}")
+        check(attrs.get("data-clusters") == "8",
+              f"{what}: the browser shows 8 clusters: {attrs}")
+        check(dom.count('class="panel"') == 2,
+              f"{what}: two panels side by side")
+        check(">#4 row_reduction_fusion (kCustom)<" in dom,
+              f"{what}: the last kernel's cluster is labelled #4")
 
 
 def test_bad_flags(hlo_opt, module):
