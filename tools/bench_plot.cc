@@ -10,8 +10,8 @@
 namespace hloc {
 namespace {
 
-constexpr int kWidth = 900, kLabelW = 230, kBarW = 520, kBarH = 14,
-              kBarGap = 3, kGroupGap = 14;
+constexpr int kWidth = 900, kLabelW = 230, kBarW = 520, kBarH = 14, kBarGap = 3,
+              kGroupGap = 14;
 
 std::string Escape(const std::string& s) {
   return absl::StrReplaceAll(
@@ -21,11 +21,10 @@ std::string Escape(const std::string& s) {
 // The same contender has the same color in every chart (bar_svg.py's).
 std::string SeriesColor(const std::string& name, size_t index) {
   static const std::pair<const char*, const char*> kKnown[] = {
-      {"hloc Run", "#64b5f6"}, {"hloc", "#1565c0"},   {"copy", "#9e9e9e"},
-      {"XLA", "#ef6c00"},      {"torch", "#2e7d32"},  {"cuBLAS", "#6a1b9a"},
+      {"hloc Run", "#64b5f6"}, {"hloc", "#1565c0"},  {"copy", "#9e9e9e"},
+      {"XLA", "#ef6c00"},      {"torch", "#2e7d32"}, {"cuBLAS", "#6a1b9a"},
       {"OpenBLAS", "#6a1b9a"}};
-  static const char* kPalette[] = {"#c62828", "#00838f", "#795548",
-                                   "#ad1457"};
+  static const char* kPalette[] = {"#c62828", "#00838f", "#795548", "#ad1457"};
   for (const auto& [prefix, color] : kKnown) {
     if (absl::StartsWith(name, prefix)) return color;
   }
@@ -69,9 +68,8 @@ std::string WriteBarChartSvg(const BarChart& chart) {
         if (bar.second) scale = std::max(scale, *bar.second);
       }
     }
-    absl::StrAppend(&body, "<text class=\"group\" x=\"10\" y=\"",
-                    y + kBarH - 3, "\" font-weight=\"bold\">", Escape(g.name),
-                    "</text>\n");
+    absl::StrAppend(&body, "<text class=\"group\" x=\"10\" y=\"", y + kBarH - 3,
+                    "\" font-weight=\"bold\">", Escape(g.name), "</text>\n");
     for (const auto& [s, v] : g.bars) {
       const size_t index =
           std::find(series.begin(), series.end(), s) - series.begin();
@@ -80,7 +78,8 @@ std::string WriteBarChartSvg(const BarChart& chart) {
                       Escape(s), "</text>\n");
       if (!v || *v <= 0 || scale <= 0) {
         absl::StrAppend(&body, "<text class=\"na\" x=\"", kLabelW + 4,
-                        "\" y=\"", y + kBarH - 3, "\" fill=\"#999\">n/a</text>\n");
+                        "\" y=\"", y + kBarH - 3,
+                        "\" fill=\"#999\">n/a</text>\n");
       } else {
         const double w = std::max(1.0, kBarW * *v / scale);
         const std::string text = absl::StrCat(Format(*v), " ", g.unit);
@@ -91,8 +90,8 @@ std::string WriteBarChartSvg(const BarChart& chart) {
             "\" width=\"", absl::StrFormat("%.1f", w), "\" height=\"", kBarH,
             "\" fill=\"", SeriesColor(s, index), "\"><title>", Escape(g.name),
             ", ", Escape(s), ": ", Escape(text), "</title></rect>\n",
-            "<text x=\"", absl::StrFormat("%.1f", kLabelW + w + 4),
-            "\" y=\"", y + kBarH - 3, "\">", Escape(text), "</text>\n");
+            "<text x=\"", absl::StrFormat("%.1f", kLabelW + w + 4), "\" y=\"",
+            y + kBarH - 3, "\">", Escape(text), "</text>\n");
       }
       y += kBarH + kBarGap;
     }

@@ -35,7 +35,8 @@ BarChart TwoCases() {
   chart.title = "t";
   chart.subtitle = "2026-11-25, a <CPU>";
   chart.groups = {
-      {"chain5 & co", "GB/s",
+      {"chain5 & co",
+       "GB/s",
        {{"copy bound", 80.0}, {"hloc kernels", 40.0}, {"XLA:CPU", {}}}},
       {"dot", "GFLOP/s", {{"hloc kernels", 20.0}, {"OpenBLAS sgemm", 10.0}}}};
   return chart;

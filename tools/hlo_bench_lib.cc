@@ -1052,8 +1052,9 @@ void Bench::WritePlot() {
   char date[16];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof(date), "%Y-%m-%d", std::gmtime(&now));
-  chart_.title = "hlo-bench (CPU): memory-bound modules in GB/s, the dot in "
-                 "GFLOP/s (longer is faster)";
+  chart_.title =
+      "hlo-bench (CPU): memory-bound modules in GB/s, the dot in "
+      "GFLOP/s (longer is faster)";
   chart_.subtitle = absl::StrCat(date, ", ", CpuModel(), ", ", threads_,
                                  " threads; best of the reps");
   chart_.note =

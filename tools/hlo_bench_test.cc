@@ -120,7 +120,8 @@ TEST(HloBenchTest, MissingPythonIsNotAvailable) {
     EXPECT_TRUE(absl::StrContains(
         svg.str(), absl::StrCat("data-group=\"chain5 32x32\" data-series=\"",
                                 series, "\"")))
-        << series << "\n" << svg.str();
+        << series << "\n"
+        << svg.str();
   }
   EXPECT_FALSE(absl::StrContains(svg.str(), "data-series=\"XLA:CPU\""));
   EXPECT_TRUE(absl::StrContains(svg.str(), ">n/a</text>"));

@@ -166,21 +166,27 @@ int Main(int argc, char** argv) {
       (!absl::SimpleAtoi(flags.Get("graph-max-nodes"),
                          &graph_options.max_nodes) ||
        graph_options.max_nodes < 0)) {
-    return Fail(2, "--graph-max-nodes must be a number >= 0 (0: no limit), "
-                   "not '" + flags.Get("graph-max-nodes") + "'");
+    return Fail(2,
+                "--graph-max-nodes must be a number >= 0 (0: no limit), "
+                "not '" +
+                    flags.Get("graph-max-nodes") + "'");
   }
   if ((flags.Has("graph-max-nodes") || flags.Has("graph-compare")) && !graph) {
-    return Fail(2, "--graph-max-nodes and --graph-compare go with "
-                   "--emit=dot or --emit=html");
+    return Fail(2,
+                "--graph-max-nodes and --graph-compare go with "
+                "--emit=dot or --emit=html");
   }
   if (graph && !HasStage(CommonStages(), stage)) {
-    return Fail(2, "--emit=" + emit + " draws the HLO module: use it with "
-                   "--stage=hlo (the default), not --stage=" + stage);
+    return Fail(2, "--emit=" + emit +
+                       " draws the HLO module: use it with "
+                       "--stage=hlo (the default), not --stage=" +
+                       stage);
   }
   if (flags.Has("graph-compare") &&
       (emit != "html" || !(flags.Has("passes") || flags.Has("platform")))) {
-    return Fail(2, "--graph-compare needs --emit=html and --passes or "
-                   "--platform (it draws the module before and after them)");
+    return Fail(2,
+                "--graph-compare needs --emit=html and --passes or "
+                "--platform (it draws the module before and after them)");
   }
   const std::string platform = flags.Get("platform");
   bool known_stage = HasStage(CommonStages(), stage);

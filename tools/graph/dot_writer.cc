@@ -40,11 +40,12 @@ class DotWriter {
   std::string Write() {
     absl::StrAppend(&out_, "digraph ", DotQuote(title_), " {\n");
     std::string heading =
-        absl::StrCat(title_, "\n", graph_.kernels, " kernels, numbered #1.. in "
-                     "launch order");
+        absl::StrCat(title_, "\n", graph_.kernels,
+                     graph_.kernels == 1 ? " kernel" : " kernels",
+                     ", numbered #1.. in launch order");
     if (graph_.folded > 0) {
-      absl::StrAppend(&heading, "\n", graph_.folded,
-                      " computations folded (", graph_.unfolded_node_count,
+      absl::StrAppend(&heading, "\n", graph_.folded, " computations folded (",
+                      graph_.unfolded_node_count,
                       " nodes unfolded; --graph-max-nodes=0 draws all)");
     }
     absl::StrAppend(&out_, "  graph [id=", DotQuote(prefix_ + "graph"),
@@ -68,9 +69,9 @@ class DotWriter {
       const bool fusion = c.kind == GraphClusterKind::kFusion;
       absl::StrAppend(
           &out_, indent, "subgraph ", DotQuote(ClusterName(c.id, prefix_)),
-          " {\n", indent, "  id=", DotQuote(prefix_ + c.id), "; label=",
-          DotQuote(c.label), "; tooltip=",
-          DotQuote(c.tooltip.empty() ? c.label : c.tooltip),
+          " {\n", indent, "  id=", DotQuote(prefix_ + c.id),
+          "; label=", DotQuote(c.label),
+          "; tooltip=", DotQuote(c.tooltip.empty() ? c.label : c.tooltip),
           "; fontsize=11; style=\"rounded,filled", fusion ? "" : ",dashed",
           "\"; fillcolor=", fusion ? "\"#ffe0b2\"" : "\"#f5f5f5\"",
           "; color=", fusion ? "\"#ef6c00\"" : "\"#9e9e9e\"", ";\n");
@@ -79,12 +80,11 @@ class DotWriter {
     }
     for (const GraphNode& n : graph_.nodes) {
       if (n.cluster != parent) continue;
-      absl::StrAppend(&out_, indent, DotQuote(prefix_ + n.id),
-                      " [id=", DotQuote(prefix_ + n.id),
-                      ", label=", DotQuote(n.label),
-                      ", tooltip=", DotQuote(n.tooltip.empty() ? n.name
-                                                               : n.tooltip),
-                      ", ", NodeStyle(n.kind, n.kernel > 0), "];\n");
+      absl::StrAppend(
+          &out_, indent, DotQuote(prefix_ + n.id),
+          " [id=", DotQuote(prefix_ + n.id), ", label=", DotQuote(n.label),
+          ", tooltip=", DotQuote(n.tooltip.empty() ? n.name : n.tooltip), ", ",
+          NodeStyle(n.kind, n.kernel > 0), "];\n");
     }
   }
 
@@ -98,10 +98,9 @@ class DotWriter {
     }
     const std::string& tip = e.rule.empty() ? e.label : e.rule;
     absl::StrAppend(&out_, "  ", DotQuote(prefix_ + e.from), " -> ",
-                    DotQuote(prefix_ + e.to), " [id=",
-                    DotQuote(prefix_ + e.id), ", label=", DotQuote(e.label),
-                    ", tooltip=", DotQuote(tip), ", labeltooltip=",
-                    DotQuote(tip), style, "];\n");
+                    DotQuote(prefix_ + e.to), " [id=", DotQuote(prefix_ + e.id),
+                    ", label=", DotQuote(e.label), ", tooltip=", DotQuote(tip),
+                    ", labeltooltip=", DotQuote(tip), style, "];\n");
   }
 
   const FusionGraph& graph_;

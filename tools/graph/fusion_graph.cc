@@ -198,8 +198,8 @@ class Builder {
     for (const HloInstruction* op : instr.operands()) {
       operands.push_back(op->name());
     }
-    return absl::StrCat(instr.name(), " = ", instr.shape().ToString(false),
-                        " ", HloOpcodeString(instr.opcode()), "(",
+    return absl::StrCat(instr.name(), " = ", instr.shape().ToString(false), " ",
+                        HloOpcodeString(instr.opcode()), "(",
                         absl::StrJoin(operands, ", "), ")");
   }
 
@@ -210,10 +210,11 @@ class Builder {
         DrawFusion(*instr, cluster);
         continue;
       }
-      const GraphNodeKind kind =
-          instr->opcode() == HloOpcode::kParameter  ? GraphNodeKind::kParameter
-          : instr->opcode() == HloOpcode::kConstant ? GraphNodeKind::kConstant
-                                                    : GraphNodeKind::kInstruction;
+      const GraphNodeKind kind = instr->opcode() == HloOpcode::kParameter
+                                     ? GraphNodeKind::kParameter
+                                 : instr->opcode() == HloOpcode::kConstant
+                                     ? GraphNodeKind::kConstant
+                                     : GraphNodeKind::kInstruction;
       GraphNode& node = AddNode(kind, instr->name(), Label(*instr), cluster);
       node.kernel = KernelOf(*instr);
       node.tooltip = Tooltip(*instr);
@@ -231,21 +232,20 @@ class Builder {
     const auto& called = instr.called_computations();
     for (size_t i = 0; i < called.size(); ++i) {
       const HloComputation* body = called[i];
-      std::string role =
-          instr.opcode() == HloOpcode::kWhile
-              ? (i == 0 ? "condition" : "body")
-              : instr.opcode() == HloOpcode::kConditional
-                    ? absl::StrCat("branch ", i)
-                    : "body";
+      std::string role = instr.opcode() == HloOpcode::kWhile
+                             ? (i == 0 ? "condition" : "body")
+                         : instr.opcode() == HloOpcode::kConditional
+                             ? absl::StrCat("branch ", i)
+                             : "body";
       if (!drawn_.contains(body)) {
         if (folded_.contains(body)) {
           drawn_.insert(body);
           absl::flat_hash_set<const HloComputation*> seen = {body};
-          GraphNode& summary = AddNode(
-              GraphNodeKind::kFolded, body->name(),
-              absl::StrCat(body->name(), "\n", CountNodes(*body, &seen),
-                           " nodes folded"),
-              cluster);
+          GraphNode& summary =
+              AddNode(GraphNodeKind::kFolded, body->name(),
+                      absl::StrCat(body->name(), "\n", CountNodes(*body, &seen),
+                                   " nodes folded"),
+                      cluster);
           summary.tooltip =
               "folded to keep the graph readable; --graph-max-nodes=0 draws "
               "every node";
@@ -357,9 +357,8 @@ class Builder {
       node_index.emplace(graph_.nodes[i].id, i);
     }
     for (const FusionDecisionRecord& r : report_->records()) {
-      const std::string rule =
-          absl::StrCat(r.pass, ": ", r.producer, " -> ", r.consumer, ": ",
-                       r.rule);
+      const std::string rule = absl::StrCat(r.pass, ": ", r.producer, " -> ",
+                                            r.consumer, ": ", r.rule);
       std::string result_cluster;
       auto rc = cluster_by_name_.find(r.result);
       if (rc != cluster_by_name_.end()) {

@@ -67,12 +67,12 @@ struct GraphCluster {
 };
 
 struct GraphEdge {
-  std::string id;  // "e7"
+  std::string id;        // "e7"
   std::string from, to;  // Node ids.
   std::string label;     // "f32[4,8] 128 B"
   // The fusion report's rule for this producer/consumer pair ("" if none).
   std::string rule;
-  bool fused = false;  // What the rule decided.
+  bool fused = false;    // What the rule decided.
   bool control = false;  // Loop state into a body, not a data value.
 };
 

@@ -91,7 +91,8 @@ TEST(FusionGraphTest, FusionsAreClustersNumberedInLaunchOrder) {
     numbered[n.kernel - 1] = n.label;
   }
   for (size_t i = 0; i < numbered.size(); ++i) {
-    const std::string name = count.kernels[i].substr(0, count.kernels[i].find(' '));
+    const std::string name =
+        count.kernels[i].substr(0, count.kernels[i].find(' '));
     EXPECT_EQ(numbered[i].rfind(absl::StrCat("#", i + 1, " ", name), 0), 0u)
         << numbered[i] << " should be kernel #" << i + 1 << " " << name;
   }
@@ -151,7 +152,8 @@ TEST(FusionGraphTest, FoldsBodiesThenFusionsAboveTheLimit) {
   ASSERT_NE(body, nullptr);
   EXPECT_EQ(body->kind, GraphNodeKind::kFolded);
 
-  // 10 nodes folds cond too, then the entry's fusion; it keeps its launch number.
+  // 10 nodes folds cond too, then the entry's fusion; it keeps its launch
+  // number.
   FusionGraph few = BuildFusionGraph(*module, nullptr, {10});
   EXPECT_EQ(few.folded, 3);
   EXPECT_LE(few.nodes.size(), 10u);

@@ -77,10 +77,18 @@ std::string JsonString(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '<': out += "\\u003c"; break;  // No "</script>" inside the data.
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '<':
+        out += "\\u003c";
+        break;  // No "</script>" inside the data.
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           out += ' ';
@@ -100,7 +108,8 @@ std::vector<std::pair<int64_t, std::string>> Kernels(const FusionGraph& g) {
   }
   for (const GraphNode& n : g.nodes) {
     if (n.kernel > 0) {
-      kernels.emplace_back(n.kernel, absl::StrReplaceAll(n.label, {{"\n", " "}}));
+      kernels.emplace_back(n.kernel,
+                           absl::StrReplaceAll(n.label, {{"\n", " "}}));
     }
   }
   std::sort(kernels.begin(), kernels.end());
@@ -143,15 +152,13 @@ std::string WriteHtml(const std::vector<HtmlPanel>& panels,
     absl::StrAppend(&out, "<section class=\"panel\"><h2>",
                     HtmlEscape(p.heading), " &mdash; ", p.graph->kernels,
                     " kernels, ", p.graph->clusters.size(), " clusters",
-                    p.graph->folded > 0
-                        ? absl::StrCat(", ", p.graph->folded,
-                                       " computations folded")
-                        : "",
+                    p.graph->folded > 0 ? absl::StrCat(", ", p.graph->folded,
+                                                       " computations folded")
+                                        : "",
                     "</h2>\n<div class=\"graph fit\">\n", p.svg,
                     "\n</div>\n<ul class=\"kernels\">\n");
     for (const auto& [number, label] : Kernels(*p.graph)) {
-      absl::StrAppend(&out, "<li>", HtmlEscape(label),
-                      "</li>\n");
+      absl::StrAppend(&out, "<li>", HtmlEscape(label), "</li>\n");
     }
     absl::StrAppend(&out, "</ul></section>\n");
   }

@@ -50,9 +50,8 @@ class LayeredLayout {
       }
       if (!changed) break;
     }
-    const int layers = items_.empty()
-                           ? 0
-                           : *std::max_element(layer.begin(), layer.end()) + 1;
+    const int layers =
+        items_.empty() ? 0 : *std::max_element(layer.begin(), layer.end()) + 1;
     std::vector<std::vector<int>> by_layer(layers);
     for (size_t i = 0; i < items_.size(); ++i) by_layer[layer[i]].push_back(i);
     int y = kMargin + 30, width = 0;
@@ -145,8 +144,8 @@ class LayeredLayout {
     absl::StrAppend(out, "<g id=\"", prefix_, n.id, "\" class=\"node\"><title>",
                     HtmlEscape(n.tooltip.empty() ? n.name : n.tooltip),
                     "</title><rect x=\"", x, "\" y=\"", y, "\" width=\"",
-                    kNodeW, "\" height=\"", kNodeH,
-                    "\" rx=\"6\" fill=\"", fill, "\" stroke=\"#333\"/>");
+                    kNodeW, "\" height=\"", kNodeH, "\" rx=\"6\" fill=\"", fill,
+                    "\" stroke=\"#333\"/>");
     for (size_t i = 0; i < lines.size() && i < 2; ++i) {
       absl::StrAppend(out, "<text x=\"", x + kNodeW / 2, "\" y=\"",
                       y + 14 + 12 * i, "\" text-anchor=\"middle\">",
@@ -160,24 +159,25 @@ class LayeredLayout {
                    std::string* out) {
     const bool fusion = c.kind == GraphClusterKind::kFusion;
     const int h = ClusterLines(c.id) * kLineH + 10;
-    absl::StrAppend(
-        out, "<g id=\"", prefix_, c.id, "\" class=\"cluster\"><title>",
-        HtmlEscape(c.tooltip.empty() ? c.label : c.tooltip),
-        "</title><rect x=\"", x, "\" y=\"", *y, "\" width=\"", w,
-        "\" height=\"", h, "\" rx=\"6\" fill=\"",
-        fusion ? "#ffe0b2" : "#f5f5f5", "\" stroke=\"",
-        fusion ? "#ef6c00" : "#9e9e9e", "\"", fusion ? "" : " stroke-dasharray=\"4 3\"",
-        "/><text x=\"", x + 6, "\" y=\"", *y + 13, "\" font-weight=\"bold\">",
-        HtmlEscape(c.label), "</text>\n");
+    absl::StrAppend(out, "<g id=\"", prefix_, c.id,
+                    "\" class=\"cluster\"><title>",
+                    HtmlEscape(c.tooltip.empty() ? c.label : c.tooltip),
+                    "</title><rect x=\"", x, "\" y=\"", *y, "\" width=\"", w,
+                    "\" height=\"", h, "\" rx=\"6\" fill=\"",
+                    fusion ? "#ffe0b2" : "#f5f5f5", "\" stroke=\"",
+                    fusion ? "#ef6c00" : "#9e9e9e", "\"",
+                    fusion ? "" : " stroke-dasharray=\"4 3\"", "/><text x=\"",
+                    x + 6, "\" y=\"", *y + 13, "\" font-weight=\"bold\">",
+                    HtmlEscape(c.label), "</text>\n");
     *y += kLineH + 4;
     for (const GraphNode& n : g_.nodes) {
       if (n.cluster != c.id) continue;
-      absl::StrAppend(out, "<g id=\"", prefix_, n.id,
-                      "\" class=\"node\"><title>",
-                      HtmlEscape(n.tooltip.empty() ? n.name : n.tooltip),
-                      "</title><text x=\"", x + kIndent, "\" y=\"", *y + 10,
-                      "\">", HtmlEscape(absl::StrReplaceAll(n.label, {{"\n", ": "}})),
-                      "</text></g>\n");
+      absl::StrAppend(
+          out, "<g id=\"", prefix_, n.id, "\" class=\"node\"><title>",
+          HtmlEscape(n.tooltip.empty() ? n.name : n.tooltip),
+          "</title><text x=\"", x + kIndent, "\" y=\"", *y + 10, "\">",
+          HtmlEscape(absl::StrReplaceAll(n.label, {{"\n", ": "}})),
+          "</text></g>\n");
       *y += kLineH;
     }
     for (const GraphCluster& inner : g_.clusters) {
@@ -199,15 +199,15 @@ class LayeredLayout {
                         : e.rule.empty() ? "#607d8b"
                         : e.fused        ? "#2e7d32"
                                          : "#c62828";
-    absl::StrAppend(
-        out, "<g id=\"", prefix_, e.id, "\" class=\"edge\"><title>",
-        HtmlEscape(e.rule.empty() ? e.label : e.rule), "</title><path d=\"M",
-        x1, " ", y1, " C", x1, " ", y1 + 30, " ", x2, " ", y2 - 30, " ", x2,
-        " ", y2, "\" fill=\"none\" stroke=\"", color, "\"",
-        e.control ? " stroke-dasharray=\"2 3\"" : "",
-        "/><text x=\"", (x1 + x2) / 2 + 4, "\" y=\"", (y1 + y2) / 2,
-        "\" font-size=\"8\" fill=\"#455a64\">", HtmlEscape(e.label),
-        "</text></g>\n");
+    absl::StrAppend(out, "<g id=\"", prefix_, e.id, "\" class=\"edge\"><title>",
+                    HtmlEscape(e.rule.empty() ? e.label : e.rule),
+                    "</title><path d=\"M", x1, " ", y1, " C", x1, " ", y1 + 30,
+                    " ", x2, " ", y2 - 30, " ", x2, " ", y2,
+                    "\" fill=\"none\" stroke=\"", color, "\"",
+                    e.control ? " stroke-dasharray=\"2 3\"" : "",
+                    "/><text x=\"", (x1 + x2) / 2 + 4, "\" y=\"", (y1 + y2) / 2,
+                    "\" font-size=\"8\" fill=\"#455a64\">", HtmlEscape(e.label),
+                    "</text></g>\n");
   }
 
   const FusionGraph& g_;
