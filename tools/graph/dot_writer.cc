@@ -44,7 +44,8 @@ class DotWriter {
                      graph_.kernels == 1 ? " kernel" : " kernels",
                      ", numbered #1.. in launch order");
     if (graph_.folded > 0) {
-      absl::StrAppend(&heading, "\n", graph_.folded, " computations folded (",
+      absl::StrAppend(&heading, "\n", graph_.folded,
+                      " summary nodes stand for folded parts (",
                       graph_.unfolded_node_count,
                       " nodes unfolded; --graph-max-nodes=0 draws all)");
     }

@@ -59,6 +59,7 @@ class Builder {
     }
     ChooseFolds(*entry);
     Draw(*entry, "");
+    if (tail_ >= 0) LabelTail(*entry);
     if (report_ != nullptr) PlaceRules();
     return std::move(graph_);
   }
@@ -91,11 +92,37 @@ class Builder {
     return CountNodes(entry, &seen);
   }
 
-  // Folds bodies, then fusions, largest first, until under the limit.
+  // Nodes `instr` adds when drawn now (its fusion or unseen bodies too).
+  int64_t Cost(const HloInstruction& instr) const {
+    if (instr.opcode() == HloOpcode::kFusion) {
+      const HloComputation* fused = instr.fused_computation();
+      return folded_.contains(fused)
+                 ? 1
+                 : fused->instruction_count() - fused->num_parameters();
+    }
+    int64_t n = 1;
+    if (!IsControlFlow(instr.opcode())) return n;
+    absl::flat_hash_set<const HloComputation*> seen(drawn_.begin(),
+                                                    drawn_.end());
+    for (const HloComputation* body : instr.called_computations()) {
+      if (!seen.insert(body).second) continue;
+      n += folded_.contains(body) ? 1 : CountNodes(*body, &seen);
+    }
+    return n;
+  }
+
+  // Folds bodies, then fusions, largest first, until under the limit; if
+  // the entry alone is still too large, its instructions past the limit
+  // (in launch order) become one summary node while drawing.
   void ChooseFolds(const HloComputation& entry) {
     int64_t total = TotalNodes(entry);
     graph_.unfolded_node_count = total;
     if (options_.max_nodes <= 0 || total <= options_.max_nodes) return;
+    FoldComputations(entry, total);
+    fold_entry_tail_ = TotalNodes(entry) > options_.max_nodes;
+  }
+
+  void FoldComputations(const HloComputation& entry, int64_t total) {
     std::vector<std::pair<int64_t, const HloComputation*>> bodies, fusions;
     for (const HloComputation* comp : module_.computations()) {
       if (comp == &entry) continue;
@@ -205,7 +232,16 @@ class Builder {
 
   void Draw(const HloComputation& comp, const std::string& cluster) {
     drawn_.insert(&comp);
+    const bool entry = &comp == module_.entry_computation();
     for (const HloInstruction* instr : comp.MakeInstructionPostOrder()) {
+      // One node stays for the summary itself.
+      if (entry && fold_entry_tail_ &&
+          (tail_ >= 0 ||
+           static_cast<int64_t>(graph_.nodes.size()) + Cost(*instr) >
+               options_.max_nodes - 1)) {
+        FoldIntoTail(*instr);
+        continue;
+      }
       if (instr->opcode() == HloOpcode::kFusion) {
         DrawFusion(*instr, cluster);
         continue;
@@ -225,6 +261,41 @@ class Builder {
       }
       if (IsControlFlow(instr->opcode())) DrawBodies(*instr, id, cluster);
     }
+  }
+
+  void FoldIntoTail(const HloInstruction& instr) {
+    if (tail_ < 0) {
+      tail_ = graph_.nodes.size();
+      AddNode(GraphNodeKind::kFolded,
+              module_.entry_computation()->name() + " (rest)", "", "");
+      ++graph_.folded;
+    }
+    const std::string id = graph_.nodes[tail_].id;
+    ++tail_count_;
+    if (const int64_t k = KernelOf(instr); k > 0) {
+      tail_first_kernel_ = tail_first_kernel_ == 0 ? k : tail_first_kernel_;
+      tail_last_kernel_ = k;
+    }
+    source_of_[&instr] = id;
+    for (const HloInstruction* op : instr.operands()) {
+      const std::string& from = source_of_.at(op);
+      if (from != id && tail_sources_.insert(from).second) {
+        AddEdge(from, id, EdgeLabel(op->shape()));
+      }
+    }
+  }
+
+  void LabelTail(const HloComputation& entry) {
+    GraphNode& tail = graph_.nodes[tail_];
+    tail.label = absl::StrCat(entry.name(), ": ", tail_count_,
+                              " more instructions folded");
+    if (tail_first_kernel_ > 0) {
+      absl::StrAppend(&tail.label, "\nkernels #", tail_first_kernel_, "..#",
+                      tail_last_kernel_);
+    }
+    tail.tooltip =
+        "the rest of the entry computation in launch order, folded to keep "
+        "the graph readable; --graph-max-nodes=0 draws every node";
   }
 
   void DrawBodies(const HloInstruction& instr, const std::string& node_id,
@@ -411,6 +482,13 @@ class Builder {
   // A drawn body's first node (its parameter), where its loop edge points.
   absl::flat_hash_map<const HloComputation*, std::string> entry_node_of_;
   absl::flat_hash_map<std::string, size_t> node_by_name_;
+  // The entry's folded tail: its node (index), what it stands for, and the
+  // nodes that already have an edge into it.
+  bool fold_entry_tail_ = false;
+  int64_t tail_ = -1;
+  int64_t tail_count_ = 0;
+  int64_t tail_first_kernel_ = 0, tail_last_kernel_ = 0;
+  absl::flat_hash_set<std::string> tail_sources_;
   absl::flat_hash_map<std::string, size_t> cluster_by_name_;
 };
 

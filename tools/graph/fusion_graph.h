@@ -23,7 +23,9 @@
 //
 // Large modules: above `max_nodes` nodes, computations are folded into one
 // summary node each, control-flow bodies first, then fusions, largest first,
-// until the graph fits (or only the entry is left unfolded).
+// until the graph fits; if the entry computation alone is still too large,
+// its instructions past the limit (in launch order) are folded into one
+// summary node too, naming the kernels it holds.
 #ifndef TOOLS_GRAPH_FUSION_GRAPH_H_
 #define TOOLS_GRAPH_FUSION_GRAPH_H_
 
@@ -82,7 +84,8 @@ struct FusionGraph {
   std::vector<GraphNode> nodes;
   std::vector<GraphEdge> edges;
   int64_t kernels = 0;
-  // Computations folded to keep under the limit, and nodes before folding.
+  // Summary nodes made to keep under the limit (computations, and the
+  // entry's tail), and the nodes there would be without folding.
   int64_t folded = 0;
   int64_t unfolded_node_count = 0;
   // Report records attached to an edge, and those kept on a node instead.

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "passes/fusion/kernel_count.h"
@@ -163,6 +164,32 @@ TEST(FusionGraphTest, FoldsBodiesThenFusionsAboveTheLimit) {
   EXPECT_EQ(fusion->kind, GraphNodeKind::kFolded);
   EXPECT_EQ(fusion->kernel, 4);
   EXPECT_EQ(few.kernels, all.kernels);
+}
+
+// The module as read has no fusions: with both bodies folded the entry is
+// still over 10 nodes, so its tail in launch order becomes one node.
+TEST(FusionGraphTest, FoldsTheEntrysTailLast) {
+  std::unique_ptr<HloModule> module = LoadTestModule();
+  ASSERT_NE(module, nullptr);
+  FusionGraph g = BuildFusionGraph(*module, nullptr, {10});
+  EXPECT_LE(g.nodes.size(), 10u);
+  EXPECT_EQ(g.folded, 3);  // cond, body, the entry's tail
+  const GraphNode* tail = NodeNamed(g, "main (rest)");
+  ASSERT_NE(tail, nullptr);
+  EXPECT_EQ(tail->kind, GraphNodeKind::kFolded);
+  EXPECT_NE(tail->label.find("more instructions folded\nkernels #"),
+            std::string::npos)
+      << tail->label;
+  // The root is a kernel, so the last one is in the tail.
+  EXPECT_NE(tail->label.find(absl::StrCat("..#", g.kernels)), std::string::npos)
+      << tail->label;
+  // One edge into the tail per producer outside it, none out of it.
+  absl::flat_hash_set<std::string> sources;
+  for (const GraphEdge& e : g.edges) {
+    EXPECT_NE(e.from, tail->id);
+    if (e.to == tail->id) EXPECT_TRUE(sources.insert(e.from).second);
+  }
+  EXPECT_FALSE(sources.empty());
 }
 
 TEST(DotWriterTest, ClustersNestAndTextIsQuoted) {

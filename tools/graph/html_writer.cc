@@ -152,9 +152,10 @@ std::string WriteHtml(const std::vector<HtmlPanel>& panels,
     absl::StrAppend(&out, "<section class=\"panel\"><h2>",
                     HtmlEscape(p.heading), " &mdash; ", p.graph->kernels,
                     " kernels, ", p.graph->clusters.size(), " clusters",
-                    p.graph->folded > 0 ? absl::StrCat(", ", p.graph->folded,
-                                                       " computations folded")
-                                        : "",
+                    p.graph->folded > 0
+                        ? absl::StrCat(", ", p.graph->folded,
+                                       " summary nodes of folded parts")
+                        : "",
                     "</h2>\n<div class=\"graph fit\">\n", p.svg,
                     "\n</div>\n<ul class=\"kernels\">\n");
     for (const auto& [number, label] : Kernels(*p.graph)) {
