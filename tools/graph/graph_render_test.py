@@ -106,7 +106,8 @@ def open_in_browser(browser, page, tmp, what):
              "--disable-dev-shm-usage", "--no-first-run",
              f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
              "--virtual-time-budget=2000", "--dump-dom",
-             "file://" + os.path.abspath(page)])
+             "file://" + os.path.abspath(page.split("#")[0]) +
+             ("#" + page.split("#")[1] if "#" in page else "")])
     check(r.returncode == 0, f"{what}: {os.path.basename(browser)} exit 0")
     body = re.search(r"<body([^>]*)>", r.stdout)
     check(body is not None, f"{what}: the browser dumped the page's DOM")
@@ -164,6 +165,24 @@ def test_html(hlo_opt, module, tmp):
               f"{what}: two panels side by side")
         check(">#4 row_reduction_fusion (kCustom)<" in dom,
               f"{what}: the last kernel's cluster is labelled #4")
+
+        # Folded to 10 nodes, the page carries the unfolded drawing behind
+        # its expand buttons; #expand opens them all.
+        r = run([hlo_opt, module, "--platform=cuda", "--emit=html",
+                 "--graph-compare", "--graph-max-nodes=10", "-o", page],
+                env=env)
+        check(r.returncode == 0, f"{what}: folded page: exit 0")
+        attrs, dom = open_in_browser(browser, page, tmp, f"{what}, folded")
+        check(attrs.get("data-clusters") == "0" and
+              attrs.get("data-expected-clusters") == "0",
+              f"{what}, folded: no clusters shown: {attrs}")
+        check(dom.count('<button class="expand"') == 2,
+              f"{what}, folded: an expand button per panel")
+        attrs, dom = open_in_browser(browser, page + "#expand", tmp,
+                                     f"{what}, expanded")
+        check(attrs.get("data-expected-clusters-expanded") == "8" and
+              attrs.get("data-clusters") == "8",
+              f"{what}, expanded: all 8 clusters shown: {attrs}")
 
 
 def test_bad_flags(hlo_opt, module):

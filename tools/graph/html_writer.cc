@@ -22,6 +22,8 @@ header h1 { font-size: 16px; margin: 0 0 4px 0; }
 .graph { overflow: auto; cursor: zoom-in; }
 .graph.fit svg { max-width: 100%; height: auto; }
 .graph:not(.fit) { cursor: zoom-out; }
+.hidden { display: none; }
+button.expand { margin: 6px 8px 0 8px; }
 .kernels { margin: 0; padding: 6px 8px 8px 24px; font-family: monospace; }
 g.edge.hl path { stroke: #1565c0; stroke-width: 3px; }
 g.node:hover polygon, g.node:hover ellipse, g.node:hover path { stroke-width: 2px; }
@@ -67,8 +69,28 @@ constexpr char kScript[] = R"(
   Array.prototype.forEach.call(document.querySelectorAll('.graph'), function (d) {
     d.addEventListener('click', function () { d.classList.toggle('fit'); });
   });
-  body.setAttribute('data-clusters',
-      String(document.querySelectorAll('svg g.cluster').length));
+  function countShown() {
+    body.setAttribute('data-clusters', String(document.querySelectorAll(
+        'div.graph:not(.hidden) svg g.cluster').length));
+  }
+  function expand(button, on) {
+    var section = button.parentNode;
+    Array.prototype.forEach.call(section.querySelectorAll('.graph'), function (d) {
+      d.classList.toggle('hidden', (d.getAttribute('data-view') === 'all') !== on);
+    });
+    button.textContent = on ? button.getAttribute('data-fold')
+                            : button.getAttribute('data-expand');
+    button.setAttribute('aria-pressed', on ? 'true' : 'false');
+    countShown();
+  }
+  var all = location.hash === '#expand';
+  Array.prototype.forEach.call(document.querySelectorAll('button.expand'), function (b) {
+    b.addEventListener('click', function () {
+      expand(b, b.getAttribute('aria-pressed') !== 'true');
+    });
+    if (all) { expand(b, true); }
+  });
+  countShown();
   body.setAttribute('data-rendered', 'yes');
 })();
 )";
@@ -125,22 +147,28 @@ std::string HtmlEscape(const std::string& text) {
 
 std::string WriteHtml(const std::vector<HtmlPanel>& panels,
                       const HtmlOptions& options) {
-  size_t clusters = 0;
+  size_t clusters = 0, expanded_clusters = 0;
   std::string edges;
+  auto add_edges = [&edges](const FusionGraph& g, const std::string& prefix) {
+    for (const GraphEdge& e : g.edges) {
+      absl::StrAppend(&edges, edges.empty() ? "" : ",\n", "[",
+                      JsonString(prefix + e.id), ",",
+                      JsonString(prefix + e.from), ",",
+                      JsonString(prefix + e.to), "]");
+    }
+  };
   for (const HtmlPanel& p : panels) {
     clusters += p.graph->clusters.size();
-    for (const GraphEdge& e : p.graph->edges) {
-      absl::StrAppend(&edges, edges.empty() ? "" : ",\n", "[",
-                      JsonString(p.id_prefix + e.id), ",",
-                      JsonString(p.id_prefix + e.from), ",",
-                      JsonString(p.id_prefix + e.to), "]");
-    }
+    add_edges(*p.graph, p.id_prefix);
+    expanded_clusters += (p.expanded ? p.expanded : p.graph)->clusters.size();
+    if (p.expanded != nullptr) add_edges(*p.expanded, p.expanded_prefix);
   }
   std::string out = absl::StrCat(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<title>",
       HtmlEscape(options.title), "</title>\n<style>", kStyle,
       "</style>\n</head>\n<body data-expected-clusters=\"", clusters,
+      "\" data-expected-clusters-expanded=\"", expanded_clusters,
       "\">\n<header><h1>", HtmlEscape(options.title), "</h1>\n<div>",
       HtmlEscape(options.layout_note),
       ". Kernels are numbered #1.. in launch order; fusions are orange "
@@ -156,9 +184,27 @@ std::string WriteHtml(const std::vector<HtmlPanel>& panels,
                         ? absl::StrCat(", ", p.graph->folded,
                                        " summary nodes of folded parts")
                         : "",
-                    "</h2>\n<div class=\"graph fit\">\n", p.svg,
-                    "\n</div>\n<ul class=\"kernels\">\n");
-    for (const auto& [number, label] : Kernels(*p.graph)) {
+                    "</h2>\n");
+    if (p.expanded != nullptr) {
+      const std::string expand =
+          absl::StrCat("expand: draw all ", p.expanded->nodes.size(), " nodes");
+      absl::StrAppend(&out,
+                      "<button class=\"expand\" aria-pressed=\"false\" "
+                      "data-expand=\"",
+                      expand, "\" data-fold=\"fold again\">", expand,
+                      "</button>\n");
+    }
+    absl::StrAppend(&out, "<div class=\"graph fit\" data-view=\"folded\">\n",
+                    p.svg, "\n</div>\n");
+    if (p.expanded != nullptr) {
+      absl::StrAppend(&out,
+                      "<div class=\"graph fit hidden\" data-view=\"all\">\n",
+                      p.expanded_svg, "\n</div>\n");
+    }
+    absl::StrAppend(&out, "<ul class=\"kernels\">\n");
+    // Every kernel, also those inside folded parts.
+    for (const auto& [number, label] :
+         Kernels(p.expanded ? *p.expanded : *p.graph)) {
       absl::StrAppend(&out, "<li>", HtmlEscape(label), "</li>\n");
     }
     absl::StrAppend(&out, "</ul></section>\n");
