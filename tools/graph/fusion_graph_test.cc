@@ -166,6 +166,65 @@ TEST(FusionGraphTest, FoldsBodiesThenFusionsAboveTheLimit) {
   EXPECT_EQ(few.kernels, all.kernels);
 }
 
+// A conditional's branches and a call's body are clusters beside the
+// instruction that runs them, with a control edge to each; the reducer is
+// only named.
+TEST(FusionGraphTest, BranchesAndCallsAreClusters) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndVerify(R"(
+HloModule branches
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+yes {
+  p = f32[8] parameter(0)
+  ROOT e = f32[8] exponential(p)
+}
+
+no {
+  q = f32[8] parameter(0)
+  ROOT n = f32[8] negate(q)
+}
+
+twice {
+  r = f32[8] parameter(0)
+  ROOT d = f32[8] add(r, r)
+}
+
+ENTRY main {
+  c = pred[] parameter(0)
+  x = f32[8] parameter(1)
+  pick = f32[8] conditional(c, x, x), true_computation=yes, false_computation=no
+  y = f32[8] call(pick), to_apply=twice
+  zero = f32[] constant(0)
+  ROOT total = f32[] reduce(y, zero), dimensions={0}, to_apply=add
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  FusionGraph g = BuildFusionGraph(**module, nullptr, {0});
+  std::vector<std::string> labels;
+  for (const GraphCluster& c : g.clusters) {
+    EXPECT_EQ(c.kind, GraphClusterKind::kBody);
+    labels.push_back(c.label);
+  }
+  EXPECT_EQ(labels,
+            (std::vector<std::string>{"pick branch 0: yes", "pick branch 1: no",
+                                      "y body: twice"}));
+  int control = 0;
+  for (const GraphEdge& e : g.edges) control += e.control ? 1 : 0;
+  EXPECT_EQ(control, 3);
+  EXPECT_EQ(NodeNamed(g, "s"), nullptr);
+  const GraphNode* total = NodeNamed(g, "total");
+  ASSERT_NE(total, nullptr);
+  EXPECT_NE(total->label.find("reduce (add)"), std::string::npos);
+  // Kernels: exponential, negate, add in the bodies, then the reduce.
+  EXPECT_EQ(g.kernels, 4);
+  EXPECT_EQ(total->kernel, 4);
+}
+
 // The module as read has no fusions: with both bodies folded the entry is
 // still over 10 nodes, so its tail in launch order becomes one node.
 TEST(FusionGraphTest, FoldsTheEntrysTailLast) {
