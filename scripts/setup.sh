@@ -18,6 +18,9 @@ APT_PACKAGES=(
   # The CPU backend's fft steps (FFTW) and LAPACK steps (jnp.linalg's
   # custom calls, cholesky, triangular-solve); linked, so required to build.
   libfftw3-dev liblapack-dev
+  # hlo-opt --emit=html lays graphs out with Graphviz's dot; the graph tests
+  # render with it and open the page in headless Chromium (tools/graph).
+  graphviz chromium-headless-shell
 )
 
 # --- Python packages (pinned; for the Python that is first on PATH) ------------

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -37,6 +38,7 @@
 #include "runtime/compare.h"
 #include "runtime/npy.h"
 #include "tests/corpus.h"
+#include "tools/bench_plot.h"
 #include "tools/flags.h"
 #include "tools/hlo_bench_xla_client.h"
 #include "tools/hlo_run_core.h"
@@ -71,6 +73,8 @@ const std::vector<FlagSpec>& Specs() {
       {"python", true, "PATH: python with JAX for XLA:CPU (default python3)"},
       {"xla-helper", true,
        "PATH: tools/hlo_bench_xla.py (default: found next to the binary)"},
+      {"plot", true,
+       "FILE.svg: also draw the memory-bound and dot tables as a bar chart"},
       {"help", false, "print this help"},
   };
   return *specs;
@@ -553,6 +557,7 @@ class Bench {
   void MemoryBoundTable();
   void DotTable();
   void CompileTable();
+  void WritePlot();
 
   HloBenchOptions options_;
   std::ostream& out_;
@@ -564,6 +569,8 @@ class Bench {
   // The CPU hloc's JIT compiles for (from the first compile).
   std::string cpu_name_;
   bool failed_ = false;
+  // --plot: a group per memory-bound case and for the dot.
+  BarChart chart_;
 };
 
 absl::StatusOr<std::unique_ptr<CpuExecutable>> Bench::Compile(
@@ -772,6 +779,16 @@ void Bench::MemoryBoundTable() {
     row("hloc kernels", kernels, check);
     row("hloc Run", run, check);
     row("XLA:CPU", xla, "");
+    auto gbs = [&](const absl::StatusOr<Stats>& s) -> std::optional<double> {
+      if (!s.ok()) return std::nullopt;
+      return bytes / s->best_s / 1e9;
+    };
+    chart_.groups.push_back({label,
+                             "GB/s",
+                             {{"copy bound", gbs(copy)},
+                              {"hloc kernels", gbs(kernels)},
+                              {"hloc Run", gbs(run)},
+                              {"XLA:CPU", gbs(xla)}}});
 
     const double goal = name == "chain5" ? 0.8 : 0.6;
     std::string line = absl::StrCat(name, ": ");
@@ -911,6 +928,16 @@ void Bench::DotTable() {
   row("hloc Run", stats[1], check);
   row(absl::StrCat("OpenBLAS sgemm (", threads_, " thr)"), stats[2], "");
   row("XLA:CPU", xla, "");
+  auto gflops = [&](const absl::StatusOr<Stats>& s) -> std::optional<double> {
+    if (!s.ok()) return std::nullopt;
+    return flops / s->best_s / 1e9;
+  };
+  chart_.groups.push_back({label,
+                           "GFLOP/s",
+                           {{"hloc kernels", gflops(stats[0])},
+                            {"hloc Run", gflops(stats[1])},
+                            {"OpenBLAS sgemm", gflops(stats[2])},
+                            {"XLA:CPU", gflops(xla)}}});
   out_ << "\n== Dot (f32, GFLOP/s = 2*M*N*K / best time); hloc's dot: " << how
        << " ==\n";
   PrintTable(rows, out_);
@@ -1021,6 +1048,30 @@ void Bench::CompileTable() {
   out_ << goals << "\n";
 }
 
+void Bench::WritePlot() {
+  char date[16];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof(date), "%Y-%m-%d", std::gmtime(&now));
+  chart_.title =
+      "hlo-bench (CPU): memory-bound modules in GB/s, the dot in "
+      "GFLOP/s (longer is faster)";
+  chart_.subtitle = absl::StrCat(date, ", ", CpuModel(), ", ", threads_,
+                                 " threads; best of the reps");
+  chart_.note =
+      "Each case is scaled to its own longest bar. copy bound: an OpenMP "
+      "memcpy of the same bytes; hloc Run includes the result's allocation.";
+  chart_.shared_scale = false;
+  std::ofstream file(options_.plot, std::ios::binary);
+  file << WriteBarChartSvg(chart_);
+  file.close();
+  if (!file) {
+    Fail(absl::StrCat("cannot write --plot ", options_.plot));
+    return;
+  }
+  out_ << "chart: " << options_.plot << " (" << chart_.groups.size()
+       << " cases)\n";
+}
+
 int Bench::Run() {
   if (options_.threads > 0) omp_set_num_threads(options_.threads);
   threads_ = omp_get_max_threads();
@@ -1067,6 +1118,7 @@ int Bench::Run() {
   if (!cpu_name_.empty()) out_ << "\nhloc compiled for: " << cpu_name_;
   out_ << "\nload average at end: " << LoadAverage() << "; took "
        << absl::StrFormat("%.0f", SecondsSince(start)) << " s\n";
+  if (!options_.plot.empty()) WritePlot();
   xla_.reset();
   fs::remove_all(temp_dir_, ec);
   return failed_ ? kHloBenchFailed : kHloBenchOk;
@@ -1143,6 +1195,10 @@ absl::StatusOr<HloBenchOptions> ParseHloBenchOptions(
   options.no_xla = flags.Has("no-xla");
   options.python = flags.Get("python", options.python);
   options.xla_helper = flags.Get("xla-helper");
+  options.plot = flags.Get("plot");
+  if (flags.Has("plot") && options.plot.empty()) {
+    return absl::InvalidArgumentError("flag --plot: give a file name");
+  }
   return options;
 }
 

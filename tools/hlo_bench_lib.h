@@ -21,6 +21,9 @@
 //     pipeline, LLVM, JIT until the kernels are callable; median of a few
 //     reps, beside XLA:CPU compiling the case's module.pb.
 //
+// --plot=FILE.svg also draws tables 1 and 2 as a bar chart (bench_plot.h):
+// per case, the copy bound, hloc kernels, hloc Run, OpenBLAS and XLA:CPU.
+//
 // XLA:CPU is driven by tools/hlo_bench_xla.py (see its header), started
 // once as a co-process that answers one JSON line per request
 // (hlo_bench_xla_client.h). Without
@@ -68,6 +71,8 @@ struct HloBenchOptions {
   std::string python = "python3";
   // Path of hlo_bench_xla.py; empty: found in the runfiles or the checkout.
   std::string xla_helper;
+  // Also write the memory-bound and dot tables as an SVG bar chart here.
+  std::string plot;
   bool help = false;
 };
 

@@ -3,12 +3,15 @@
 // OpenBLAS if present, XLA:CPU through the helper if JAX is present, the
 // compile table) is built and exercised, and check its flags and the JSON
 // it reads from the helper.
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hlo/text/parser.h"
 #include "hlo/verifier.h"
@@ -64,6 +67,7 @@ TEST(HloBenchTest, BadFlagsExitTwo) {
                                              {"--budget=0"},
                                              {"--only="},
                                              {"--bogus"},
+                                             {"--plot="},
                                              {"stray"}}) {
     std::ostringstream out, err;
     EXPECT_EQ(HloBenchMain(args, out, err), kHloBenchBadFlags) << args[0];
@@ -95,15 +99,32 @@ TEST(HloBenchTest, TinyRun) {
   std::cout << text;  // For the test log.
 }
 
+// Without XLA its bars are n/a; --plot draws the others.
 TEST(HloBenchTest, MissingPythonIsNotAvailable) {
   std::ostringstream out, err;
-  const int code =
-      HloBenchMain({"--size=32", "--reps=1", "--compile-reps=1",
-                    "--only=chain5", "--python=/nonexistent/python3"},
-                   out, err);
+  const std::string plot =
+      std::string(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR")
+                                             : "/tmp") +
+      "/hlo_bench_plot.svg";
+  const int code = HloBenchMain(
+      {"--size=32", "--reps=1", "--compile-reps=1", "--only=chain5",
+       "--python=/nonexistent/python3", "--plot=" + plot},
+      out, err);
   EXPECT_EQ(code, kHloBenchOk) << out.str() << err.str();
   EXPECT_TRUE(absl::StrContains(out.str(), "XLA:CPU: n/a (cannot start"))
       << out.str();
+  std::ifstream in(plot);
+  std::stringstream svg;
+  svg << in.rdbuf();
+  for (const char* series : {"copy bound", "hloc kernels", "hloc Run"}) {
+    EXPECT_TRUE(absl::StrContains(
+        svg.str(), absl::StrCat("data-group=\"chain5 32x32\" data-series=\"",
+                                series, "\"")))
+        << series << "\n"
+        << svg.str();
+  }
+  EXPECT_FALSE(absl::StrContains(svg.str(), "data-series=\"XLA:CPU\""));
+  EXPECT_TRUE(absl::StrContains(svg.str(), ">n/a</text>"));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "backends/cpu/aarch64_aot.h"
 #include "backends/cpu/cpu_compiler.h"
@@ -30,6 +31,7 @@
 #include "runtime/executable.h"
 #include "tools/compile_stages.h"
 #include "tools/flags.h"
+#include "tools/graph/graph_output.h"
 #include "tools/module_loader.h"
 
 namespace hloc {
@@ -38,7 +40,15 @@ namespace {
 const std::vector<FlagSpec>& Specs() {
   static const auto* specs = new std::vector<FlagSpec>{
       {"format", true, "input format: hlo or pb (default: by extension)"},
-      {"emit", true, "output format: hlo (default) or pb"},
+      {"emit", true,
+       "output format: hlo (default), pb, dot (Graphviz) or html (one "
+       "self-contained page; needs Graphviz's dot to lay it out)"},
+      {"graph-max-nodes", true,
+       "N: --emit=dot|html folds computations into summary nodes above N "
+       "nodes (default 200; 0: never)"},
+      {"graph-compare", false,
+       "--emit=html: draw the module as read beside the result of --passes "
+       "or --platform (before and after fusion)"},
       {"o", true, "write the output to this file instead of stdout"},
       {"platform", true, "run this target's pipeline: cpu, cuda or rocm"},
       {"target", true,
@@ -110,11 +120,12 @@ int Fail(int code, absl::string_view message) {
 
 int Main(int argc, char** argv) {
   const std::string usage =
-      "hlo-opt FILE|- [--format=hlo|pb] [--emit=hlo|pb] [-o OUT] "
+      "hlo-opt FILE|- [--format=hlo|pb] [--emit=hlo|pb|dot|html] [-o OUT] "
       "[--platform=cpu|cuda|rocm] [--target=host|aarch64] [--stage=S] "
       "[--gpu-arch=sm_80|sm_90] [--cuda-path=DIR] [--cpu=NAME] "
       "[--features=+F,-G] [--fallback|--no-fallback] "
-      "[--passes=a,b,c] [--fusion-report] [--dump-dir=D]";
+      "[--passes=a,b,c] [--fusion-report] [--dump-dir=D] "
+      "[--graph-max-nodes=N] [--graph-compare]";
   absl::StatusOr<ParsedFlags> parsed = ParseFlags(argc, argv, Specs());
   if (!parsed.ok()) return Fail(2, parsed.status().message());
   const ParsedFlags& flags = *parsed;
@@ -145,10 +156,38 @@ int Main(int argc, char** argv) {
                        FlagHelp(usage, Specs()));
   }
   const std::string emit = flags.Get("emit", "hlo");
-  if (emit != "hlo" && emit != "pb") {
-    return Fail(2, "--emit must be hlo or pb, not '" + emit + "'");
+  if (emit != "hlo" && emit != "pb" && emit != "dot" && emit != "html") {
+    return Fail(2, "--emit must be hlo, pb, dot or html, not '" + emit + "'");
   }
   const std::string stage = flags.Get("stage", "hlo");
+  const bool graph = emit == "dot" || emit == "html";
+  FusionGraphOptions graph_options;
+  if (flags.Has("graph-max-nodes") &&
+      (!absl::SimpleAtoi(flags.Get("graph-max-nodes"),
+                         &graph_options.max_nodes) ||
+       graph_options.max_nodes < 0)) {
+    return Fail(2,
+                "--graph-max-nodes must be a number >= 0 (0: no limit), "
+                "not '" +
+                    flags.Get("graph-max-nodes") + "'");
+  }
+  if ((flags.Has("graph-max-nodes") || flags.Has("graph-compare")) && !graph) {
+    return Fail(2,
+                "--graph-max-nodes and --graph-compare go with "
+                "--emit=dot or --emit=html");
+  }
+  if (graph && !HasStage(CommonStages(), stage)) {
+    return Fail(2, "--emit=" + emit +
+                       " draws the HLO module: use it with "
+                       "--stage=hlo (the default), not --stage=" +
+                       stage);
+  }
+  if (flags.Has("graph-compare") &&
+      (emit != "html" || !(flags.Has("passes") || flags.Has("platform")))) {
+    return Fail(2,
+                "--graph-compare needs --emit=html and --passes or "
+                "--platform (it draws the module before and after them)");
+  }
   const std::string platform = flags.Get("platform");
   bool known_stage = HasStage(CommonStages(), stage);
   for (const std::string& p : ListPlatforms()) {
@@ -264,6 +303,9 @@ int Main(int argc, char** argv) {
     if (!p.ok()) return Fail(2, p.status().message());
     pipeline.emplace(std::move(*p));
   }
+  // --graph-compare's left panel: the module as read.
+  std::unique_ptr<HloModule> before;
+  if (flags.Has("graph-compare")) before = (*module)->Clone();
   if (pipeline) {
     ScopedFusionReportSink sink(&report);
     absl::StatusOr<bool> changed = pipeline->Run(module->get());
@@ -292,6 +334,22 @@ int Main(int argc, char** argv) {
       return Fail(absl::IsUnimplemented(text.status()) ? 3 : 1,
                   text.status().message());
     }
+    output = std::move(*text);
+  } else if (graph) {
+    GraphRequest request;
+    request.format = emit;
+    request.module = module->get();
+    request.heading = flags.Has("passes")
+                          ? "after --passes=" + flags.Get("passes")
+                      : flags.Has("platform")
+                          ? "after --platform=" + platform + " --stage=hlo"
+                          : "as read";
+    request.before = before.get();
+    request.before_heading = "before (as read)";
+    request.report = &report;
+    request.graph = graph_options;
+    absl::StatusOr<std::string> text = WriteModuleGraph(request);
+    if (!text.ok()) return Fail(2, text.status().message());
     output = std::move(*text);
   } else if (emit == "pb") {
     absl::StatusOr<std::string> bytes = SerializeHloModule(**module);

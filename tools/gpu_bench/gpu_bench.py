@@ -11,13 +11,18 @@
       for every case XLA:GPU (jax.jit) and torch.compile, timed on the same
       inputs; prints one JSON object per line and a table.
   gpu_bench.py table BUNDLE [--only SUBSTR] [--markdown OUT] [--json OUT]
+                     [--plot OUT.svg]
       on the GPU machine, in one process: the peers as above and hloc's
       executables from BUNDLE/bench/NAME/m.hloexe (scripts/gpu_bench.sh),
       each run by BUNDLE/hlo-run-gpu with random inputs made once and
       --iterations --time-run (the median over samples of 20 runs back to
       back, inputs resident on the device, CUDA events around each
       sample); prints the table of all three (time, GB/s, % of the copy)
-      and writes it as markdown.
+      and writes it as markdown, and as a bar chart (GB/s of hloc, the
+      copy bound, XLA:GPU, torch.compile).
+  gpu_bench.py plot RESULTS.md --out OUT.svg
+      the bar chart of the last table recorded in RESULTS.md (its caption
+      line gives the machine, date and copy bandwidth).
 
 Timing (all three alike): inputs live on the device; after warm-up, calls
 are issued back to back, the way a training loop calls a step, and the
@@ -32,12 +37,15 @@ bytes written).
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bar_svg  # noqa: E402
 import cases  # noqa: E402
+import md_tables  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -178,8 +186,71 @@ def table(args):
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(text)
+    if args.plot:
+        with open(args.plot, "w") as f:
+            f.write(memory_bound_plot(results, copy_gbs, lines[0]))
     print()
     print(text)
+
+
+def memory_bound_plot(results, copy_gbs, subtitle):
+    """The table as an SVG bar chart: GB/s per case of hloc, the copy bound
+    and the peers. results: rows with "name", "bytes" and "hloc_s",
+    "xla_s", "torch_s" (seconds, absent when not measured)."""
+    groups = []
+    for r in results:
+        def gbs(key):
+            s = r.get(key)
+            return r["bytes"] / s / 1e9 if s and r.get("bytes") else None
+        groups.append(dict(name=r["name"], unit="GB/s", bars=[
+            ("hloc", gbs("hloc_s")), ("copy bound", copy_gbs),
+            ("XLA:GPU", gbs("xla_s")), ("torch.compile", gbs("torch_s"))]))
+    return bar_svg.bar_svg(
+        "Memory-bound fusions on GPU: GB/s (longer is faster)", subtitle,
+        groups, note="GB/s counts every input read and every output written "
+        "once; the copy bound is a 1 GiB device-to-device copy.")
+
+
+def results_from_markdown(text):
+    """The last memory-bound table of RESULTS.md as (results, copy GB/s,
+    caption): times in seconds, bytes from hloc's GB/s and time (else from
+    the % of copy columns)."""
+    found = [t for t in md_tables.tables(text)
+             if t[1][:3] == ["case", "hloc us", "hloc GB/s"]]
+    if not found:
+        raise ValueError("no memory-bound table (| case | hloc us | ...)")
+    caption, header, rows = found[-1]
+    copies = re.findall(r"([0-9.]+) GB/s", caption)
+    if not copies:
+        raise ValueError(f"no copy GB/s in the caption {caption!r}")
+    copy_gbs = float(copies[-1])
+    col = {h: i for i, h in enumerate(header)}
+    results = []
+    for cells in rows:
+        def at(name):
+            return md_tables.number(cells[col[name]]) if name in col else None
+        us = {k: at(c) for k, c in (("hloc_s", "hloc us"),
+                                    ("xla_s", "XLA:GPU us"),
+                                    ("torch_s", "torch.compile us"))}
+        r = dict(name=cells[0].split(" ")[0])
+        if us["hloc_s"] and at("hloc GB/s"):
+            r["bytes"] = at("hloc GB/s") * 1e9 * us["hloc_s"] * 1e-6
+        elif us["xla_s"] and at("XLA % copy"):
+            r["bytes"] = at("XLA % copy") / 100 * copy_gbs * 1e9 * \
+                us["xla_s"] * 1e-6
+        for k, v in us.items():
+            if v:
+                r[k] = v * 1e-6
+        results.append(r)
+    return results, copy_gbs, caption
+
+
+def plot(args):
+    with open(args.results) as f:
+        results, copy_gbs, caption = results_from_markdown(f.read())
+    with open(args.out, "w") as f:
+        f.write(memory_bound_plot(results, copy_gbs, caption))
+    print(f"wrote {args.out}: {len(results)} cases ({caption})")
 
 
 def measure_peers(only, budget_s=None):
@@ -251,8 +322,13 @@ def main(argv):
     ta.add_argument("--json", default="")
     ta.add_argument("--peer-seconds", type=float, default=None,
                     help="start no peer case after this many seconds")
+    ta.add_argument("--plot", default="", help="also write an SVG chart")
+    pl = sub.add_parser("plot")
+    pl.add_argument("results")
+    pl.add_argument("--out", required=True)
     args = p.parse_args(argv[1:])
-    {"lower": lower, "peers": peers, "table": table}[args.command](args)
+    {"lower": lower, "peers": peers, "table": table,
+     "plot": plot}[args.command](args)
     return 0
 
 

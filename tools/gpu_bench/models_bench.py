@@ -16,7 +16,11 @@
       more run with --profile names its slowest kernels. Writes
       OUT/models.md and OUT/models.json and prints the tables. A case that
       fails anywhere is a row with the reason, never the end of the run;
-      cases not started within the budget are rows saying so.
+      cases not started within the budget are rows saying so. The tables
+      also become bar charts: OUT/models.svg and OUT/dots.svg.
+  models_bench.py plot MODELS.md --out DIR
+      the charts (DIR/models.svg, DIR/dots.svg) of the latest tables
+      recorded in MODELS.md.
 
 Timing: XLA:GPU as gpu_bench.py times it (inputs on the device, calls back
 to back, median of rounds); hloc from CUDA events around all the steps of
@@ -222,8 +226,31 @@ def run(args):
         f.write(text)
     with open(os.path.join(args.out, "models.json"), "w") as f:
         json.dump(dict(device=device, rows=rows), f, indent=1)
+    write_plots(args.out, header.split(";")[0],
+                [r for r in rows if r["kind"] == "model"],
+                [r for r in rows if r["kind"] == "dot"])
     print()
     print(text)
+    return 0
+
+
+def write_plots(out, subtitle, model_rows, dot_rows):
+    for name, svg in (("models.svg", models_table.models_plot(model_rows,
+                                                             subtitle)),
+                      ("dots.svg", models_table.dots_plot(dot_rows,
+                                                          subtitle))):
+        with open(os.path.join(out, name), "w") as f:
+            f.write(svg)
+
+
+def plot(args):
+    with open(args.models_md) as f:
+        caption, model_rows, dot_rows = models_table.rows_from_markdown(
+            f.read())
+    os.makedirs(args.out, exist_ok=True)
+    write_plots(args.out, caption.split(";")[0], model_rows, dot_rows)
+    print(f"wrote models.svg and dots.svg in {args.out}: {len(model_rows)} "
+          f"models, {len(dot_rows)} dots ({caption.split(';')[0]})")
     return 0
 
 
@@ -243,8 +270,11 @@ def main(argv):
     ru.add_argument("--budget-seconds", type=float, default=200)
     ru.add_argument("--case-seconds", type=float, default=60,
                     help="longest wait for one hlo-run-gpu")
+    pl = sub.add_parser("plot")
+    pl.add_argument("models_md")
+    pl.add_argument("--out", required=True)
     args = p.parse_args(argv[1:])
-    return {"lower": lower, "run": run}[args.command](args)
+    return {"lower": lower, "run": run, "plot": plot}[args.command](args)
 
 
 if __name__ == "__main__":

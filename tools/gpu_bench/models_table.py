@@ -16,7 +16,13 @@ made-up timings. A row is a dict:
 """
 
 import math
+import os
 import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bar_svg  # noqa: E402
+import md_tables  # noqa: E402
 
 _RUN_TIME = re.compile(r"median run time ([0-9.]+) ms")
 _STEP_ROW = re.compile(r"^\s*([0-9.]+)\s+(\d+)\s+([0-9.]+)%\s+(.*)$")
@@ -149,3 +155,59 @@ def dots_table(rows):
     if notes:
         lines += ["", "Failures:"] + notes
     return "\n".join(lines) + "\n"
+
+
+def models_plot(rows, subtitle):
+    """The whole programs as an SVG bar chart: ms per run of hloc and
+    XLA:GPU, each model on its own scale (times differ 100-fold)."""
+    groups = [dict(name=r["name"], unit="ms", bars=[
+        ("hloc", None if r.get("hloc_error") else r.get("hloc_ms")),
+        ("XLA:GPU", r.get("xla_ms"))]) for r in rows]
+    return bar_svg.bar_svg(
+        "Whole programs on GPU: ms per run (shorter is faster)", subtitle,
+        groups, shared_scale=False,
+        note="Each model is scaled to its own longest bar. No copy bound: "
+        "these programs are not all memory-bound.")
+
+
+def dots_plot(rows, subtitle):
+    """The dots as an SVG bar chart: TFLOP/s of hloc, cuBLAS (through
+    torch) and XLA:GPU."""
+    groups = [dict(name=r["name"], unit="TFLOP/s", bars=[
+        ("hloc", None if r.get("hloc_error") else _tflops(r, "hloc_ms")),
+        ("cuBLAS (torch)", _tflops(r, "torch_ms")),
+        ("XLA:GPU", _tflops(r, "xla_ms"))]) for r in rows]
+    return bar_svg.bar_svg(
+        "Dots on GPU: TFLOP/s (longer is faster)", subtitle, groups,
+        note="cuBLAS (torch.matmul) is the bound a dot is judged by.")
+
+
+def rows_from_markdown(text):
+    """The latest (first) whole-program and dot tables of MODELS.md back
+    as rows: (caption, model rows, dot rows)."""
+    found = md_tables.tables(text)
+    models = [t for t in found if t[1][:2] == ["model", "hloc ms"]]
+    dot_tables = [t for t in found if t[1][:2] == ["case", "m x n x k"]]
+    if not models or not dot_tables:
+        raise ValueError("no whole-program or dot table in the markdown")
+    caption, header, cells = models[0]
+    model_rows = []
+    for c in cells:
+        row = dict(name=c[0], hloc_ms=md_tables.number(c[1]),
+                   xla_ms=md_tables.number(c[2]), check=c[4])
+        if c[1] == "FAIL":
+            row["hloc_error"] = "FAIL"
+        model_rows.append(row)
+    dot_rows = []
+    for c in dot_tables[0][2]:
+        m, n, k = (int(x) for x in c[1].split("x"))
+        row = dict(name=c[0], mnk=c[1], flops=2.0 * m * n * k)
+        for key, cell in (("hloc_ms", c[2]), ("torch_ms", c[3]),
+                          ("xla_ms", c[4])):
+            tflops = md_tables.number(cell)
+            if tflops:
+                row[key] = row["flops"] / (tflops * 1e12) * 1e3
+        if c[2] == "FAIL":
+            row["hloc_error"] = "FAIL"
+        dot_rows.append(row)
+    return caption, model_rows, dot_rows
