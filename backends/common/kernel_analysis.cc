@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <functional>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/computation.h"
 #include "hlo/status_macros.h"
 
 namespace hloc {
@@ -143,6 +145,51 @@ std::vector<std::vector<size_t>> GroupOutputsByDimensions(
     if (!placed) groups.push_back({o});
   }
   return groups;
+}
+
+const HloInstruction* FindConcatenateHero(const KernelInfo& info) {
+  if (!info.fused || info.outputs.size() != 1 || info.outputs[0].element >= 0) {
+    return nullptr;
+  }
+  const HloInstruction* root = info.outputs[0].root;
+  const HloComputation* fused = info.hlo->fused_computation();
+  const HloInstruction* concat = nullptr;
+  for (const HloInstruction* instr : fused->instructions()) {
+    if (instr->opcode() != HloOpcode::kConcatenate) continue;
+    if (concat != nullptr) return nullptr;  // One hero only.
+    concat = instr;
+  }
+  if (concat == nullptr || concat->operand_count() < 2 ||
+      concat->operand_count() > kMaxConcatenateHeroOperands) {
+    return nullptr;
+  }
+  const Shape& shape = concat->shape();
+  if (!shape.IsArray() || !shape.HasDescendingLayout() ||
+      !root->shape().IsArray() || !root->shape().HasDescendingLayout() ||
+      root->shape().ElementCount() != shape.ElementCount()) {
+    return nullptr;
+  }
+  // Forward from the concatenate: every user keeps the linear position.
+  std::vector<const HloInstruction*> work = {concat};
+  absl::flat_hash_set<const HloInstruction*> seen = {concat};
+  while (!work.empty()) {
+    const HloInstruction* value = work.back();
+    work.pop_back();
+    for (const HloInstruction* user : value->users()) {
+      const Shape& s = user->shape();
+      if (!s.IsArray() || s.ElementCount() != shape.ElementCount() ||
+          !s.HasDescendingLayout()) {
+        return nullptr;
+      }
+      const bool keeps_position =
+          user->opcode() == HloOpcode::kReshape ||
+          user->opcode() == HloOpcode::kBitcast ||
+          (user->IsElementwise() && s.SameDimensions(value->shape()));
+      if (!keeps_position) return nullptr;
+      if (seen.insert(user).second) work.push_back(user);
+    }
+  }
+  return seen.contains(root) ? concat : nullptr;
 }
 
 }  // namespace hloc

@@ -55,6 +55,18 @@ struct ReductionInfo {
 
 std::optional<ReductionInfo> AnalyzeReduction(const KernelInfo& info);
 
+// The concatenate a loop fusion's single output is made of, when a kernel
+// may walk each of its operands and write every element at its offset in
+// the output instead of asking, element by element, which operand holds it
+// (a branch per element, which also keeps the accesses scalar): every path
+// from the concatenate to the root reads it only at the output's own
+// linear position (elementwise ops of its element count, reshapes between
+// row-major shapes) and the concatenate and the root are row-major. At
+// most kMaxConcatenateHeroOperands operands (each is a loop of its own in
+// the kernel). Null otherwise.
+inline constexpr int64_t kMaxConcatenateHeroOperands = 16;
+const HloInstruction* FindConcatenateHero(const KernelInfo& info);
+
 // The reduced dimensions in physical order, most major first.
 std::vector<int64_t> ReducedLoopOrder(const ReductionInfo& r);
 

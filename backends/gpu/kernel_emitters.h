@@ -28,6 +28,12 @@ struct KernelRequest {
 absl::StatusOr<LaunchDims> EmitLoopKernel(const KernelRequest& request,
                                           const std::vector<size_t>& outputs);
 
+// A loop fusion whose output is made of `concat` (kernel_analysis.h,
+// FindConcatenateHero): each operand's elements are visited in turn and
+// written at their offset.
+absl::StatusOr<LaunchDims> EmitConcatenateKernel(const KernelRequest& request,
+                                                 const HloInstruction* concat);
+
 // A dynamic-update-slice (the instruction, or a fusion's root) writing into
 // its operand's buffer: only the update's elements are visited.
 absl::StatusOr<LaunchDims> EmitInPlaceDynamicUpdateSliceKernel(

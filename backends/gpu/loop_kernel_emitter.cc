@@ -14,6 +14,11 @@ namespace hloc {
 absl::StatusOr<LaunchDims> EmitLoopKernel(const KernelRequest& request,
                                           const std::vector<size_t>& outputs) {
   const KernelInfo& info = *request.info;
+  if (outputs.size() == 1) {
+    if (const HloInstruction* concat = FindConcatenateHero(info)) {
+      return EmitConcatenateKernel(request, concat);
+    }
+  }
   const Shape& iteration = info.output_shapes[outputs[0]];
   int64_t widest = 1;
   for (size_t o : outputs) {
