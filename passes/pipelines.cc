@@ -12,6 +12,7 @@
 #include "passes/schedule_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplify_fp_conversions.h"
+#include "passes/topk_splitter.h"
 #include "passes/tree_reduction.h"
 
 namespace hloc {
@@ -50,9 +51,11 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // way, and its dot emitter reads any dimension order. Cumulative ops
   // (prefix reduce-windows, O(n^2) as windows) become scans, which the GPU
   // backend runs as parallel prefix scans; the CPU has no scan kernel yet
-  // (a scan would run in its evaluator).
+  // (a scan would run in its evaluator). The GPU topk kernel sorts rows
+  // of up to 8192 in shared memory: longer ones are split into chunks.
   if (platform == "cuda" || platform == "rocm") {
     pipeline.AddPass<ReduceWindowToScan>();
+    pipeline.AddPass<TopKSplitter>();
     pipeline.AddPass<TreeReduction>();
     pipeline.AddPass<DotOperandOrder>();
   }

@@ -20,6 +20,8 @@
 #include "passes/dot_operand_order.h"
 #include "passes/float_normalization.h"
 #include "passes/simplify_fp_conversions.h"
+#include "passes/topk_expander.h"
+#include "passes/topk_splitter.h"
 #include "passes/tree_reduction.h"
 #include "passes/tuple_simplifier.h"
 
@@ -96,6 +98,14 @@ const PassEntry kPasses[] = {
      "excess precision: widened bf16/f16 dots computed in f32, float convert "
      "chains collapsed (XLA's xla_allow_excess_precision)",
      Make<SimplifyFpConversions>},
+    {"topk-expander",
+     "topk as a stable sort of (values, iota) and a slice (CPU: sort code, "
+     "no topk kernel)",
+     Make<TopKExpander>},
+    {"topk-splitter",
+     "topk rows longer than the GPU sort kernel's 8192 as a topk per chunk "
+     "and a sort of the candidates (XLA's TopkSplitter)",
+     Make<TopKSplitter>},
     {"tree-reduction",
      "long reductions into few outputs split in two reduces, so that a GPU "
      "kernel has blocks for every SM (XLA's TreeReductionRewriter)",
