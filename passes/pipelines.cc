@@ -9,6 +9,7 @@
 #include "passes/dot_operand_order.h"
 #include "passes/float_normalization.h"
 #include "passes/reduce_window_to_scan.h"
+#include "passes/rng_bit_generator_expander.h"
 #include "passes/schedule_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplify_fp_conversions.h"
@@ -41,6 +42,9 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   HloPassPipeline pipeline(absl::StrCat(platform, "-hlo"));
   pipeline.set_options(options);
   pipeline.AddPass<ScheduleRemover>();
+  // No backend has an rng-bit-generator kernel: its HLO form is simplified
+  // and fused like any elementwise code.
+  pipeline.AddPass<RngBitGeneratorExpander>();
   pipeline.AddPass(MakeSimplificationPipeline());
   if (options.allow_excess_precision) {
     pipeline.AddPass<FloatNormalization>();

@@ -13,6 +13,7 @@
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
 #include "passes/reduce_window_to_scan.h"
+#include "passes/rng_bit_generator_expander.h"
 #include "passes/schedule_remover.h"
 #include "passes/sharding_remover.h"
 #include "passes/simplification.h"
@@ -81,6 +82,10 @@ const PassEntry kPasses[] = {
      "prefix reduce-windows (cumsum, cumprod, cummax, ...) as associative "
      "scans (GPU)",
      Make<ReduceWindowToScan>},
+    {"rng-bit-generator-expander",
+     "rng-bit-generator (threefry, philox) as iota, u32/u64 adds, xors, "
+     "shifts and multiplies, compiled like any elementwise code",
+     Make<RngBitGeneratorExpander>},
     {"row-reduction-fusion",
      "row reductions with their prologue and epilogue as one kernel (GPU)",
      Make<RowReductionFusion>},
