@@ -246,9 +246,8 @@ HloInstruction* Map(Bits& b, HloComputation* computation,
   return map;
 }
 
-// The rounds are one scalar computation mapped over the counters: as
-// elementwise HLO each round's values have two users, and fusion would copy
-// the cheap ops into every user, doubling them round after round.
+// The rounds are one scalar computation mapped over the counters (the
+// header says why).
 Generated ThreeFryBits(Bits& b, HloComputation* computation,
                        HloInstruction* state, const Shape& shape, bool wide) {
   HloInstruction* counter = b.StateWord(state, 1);
@@ -298,9 +297,9 @@ Generated ThreeFryBits(Bits& b, HloComputation* computation,
   return out;
 }
 
-// Philox's four words of a block are two u64 halves, each mapped element
-// computing the block and keeping its half (twice the rounds of one
-// four-word result, but one fused loop).
+// Philox's four words of a block are two u64 halves; a mapped element
+// computes its block and keeps one half (a map has one result: twice the
+// rounds of a four-word result, in one loop).
 Generated PhiloxBits(Bits& b, HloComputation* computation,
                      HloInstruction* state, const Shape& shape, bool wide) {
   const int64_t n = state->shape().dimensions(0);

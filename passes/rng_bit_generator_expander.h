@@ -1,8 +1,11 @@
 // rng-bit-generator as ordinary HLO ("rng-bit-generator-expander"), as
-// XLA's RngBitGeneratorExpander does: iota counters, u32/u64 adds, xors,
-// shifts and 32x32->64-bit multiplies, which the CPU and GPU backends
-// compile with their elemental emitters (one fused loop) instead of
-// handing the op to the evaluator.
+// XLA's RngBitGeneratorExpander does: iota counters, and the generator's
+// rounds (u32 adds, xors, shifts, 32x32->64-bit multiplies in u64) as a
+// scalar computation mapped over them, which the CPU and GPU backends
+// compile with their elemental emitters instead of handing the op to the
+// evaluator. (The rounds stay in one map because, as elementwise HLO, each
+// round's values have two users and fusion would copy the cheap ops into
+// both, doubling them round after round.)
 //
 // The bits are the evaluator's (hlo/evaluator/rng_bit_generator.cc says
 // how XLA defines them); in short, with state u64[n], key = state[0]:
