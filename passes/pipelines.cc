@@ -13,6 +13,7 @@
 #include "passes/schedule_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplify_fp_conversions.h"
+#include "passes/topk_expander.h"
 #include "passes/topk_splitter.h"
 #include "passes/tree_reduction.h"
 
@@ -42,8 +43,9 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   HloPassPipeline pipeline(absl::StrCat(platform, "-hlo"));
   pipeline.set_options(options);
   pipeline.AddPass<ScheduleRemover>();
-  // No backend has an rng-bit-generator kernel: its HLO form is simplified
-  // and fused like any elementwise code.
+  // No backend has an rng-bit-generator kernel: its HLO form (the
+  // generator's rounds mapped over iota counters) compiles like any
+  // elementwise code.
   pipeline.AddPass<RngBitGeneratorExpander>();
   pipeline.AddPass(MakeSimplificationPipeline());
   if (options.allow_excess_precision) {
@@ -63,6 +65,9 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
     pipeline.AddPass<TreeReduction>();
     pipeline.AddPass<DotOperandOrder>();
   }
+  // The CPU sorts with generated code but has no topk kernel: a topk is a
+  // stable sort of (values, iota) and a slice there.
+  if (platform == "cpu") pipeline.AddPass<TopKExpander>();
   if (fusion->row_reduction_fusion) {
     pipeline.AddPass<RowReductionFusion>(*fusion, report);
   }

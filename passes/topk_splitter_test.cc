@@ -10,8 +10,6 @@
 #include "passes/topk_splitter.h"
 
 #include <cstdint>
-#include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -45,52 +43,6 @@ std::string ModuleFor(const Case& c) {
                       ", largest=", c.largest ? "true" : "false", "\n}\n");
 }
 
-// f32 bit patterns: few distinct values (ties everywhere), both zeros, and
-// rarely an infinity or a NaN of either sign (two payloads), so that a top
-// 64 holds NaNs, infinities and ties of ordinary values.
-uint32_t RandomF32Bits(std::mt19937& rng) {
-  static constexpr uint32_t kSpecial[] = {0x7FC00000u, 0xFFC00000u,
-                                          0x7FC00001u, 0xFFC00001u,
-                                          0x7F800000u, 0xFF800000u};
-  static constexpr float kOrdinary[] = {-2.0f, -1.5f, -1.0f, -0.5f, 0.0f,
-                                        -0.0f, 0.5f,  1.0f,  1.5f,  2.0f};
-  if (rng() % 500 == 0) return kSpecial[rng() % 6];
-  uint32_t bits;
-  const float v = kOrdinary[rng() % 10];
-  std::memcpy(&bits, &v, 4);
-  return bits;
-}
-
-Literal MakeInput(const Shape& shape, uint32_t seed) {
-  std::mt19937 rng(seed);
-  Literal input(shape);
-  uint8_t* p = input.untyped_data();
-  const int64_t n = shape.ElementCount();
-  for (int64_t i = 0; i < n; ++i) {
-    switch (shape.element_type()) {
-      case F32: {
-        const uint32_t bits = RandomF32Bits(rng);
-        std::memcpy(p + 4 * i, &bits, 4);
-        break;
-      }
-      case BF16: {  // The high half of an f32: the same values.
-        const uint16_t bits = RandomF32Bits(rng) >> 16;
-        std::memcpy(p + 2 * i, &bits, 2);
-        break;
-      }
-      case S32: {
-        const int32_t v = static_cast<int32_t>(rng() % 9) - 4;
-        std::memcpy(p + 4 * i, &v, 4);
-        break;
-      }
-      default:  // u8 and other bytes
-        p[i] = static_cast<uint8_t>(rng() % 7);
-        break;
-    }
-  }
-  return input;
-}
-
 // The longest row any topk or sort of the entry computation sorts.
 int64_t LongestSortedRow(const HloModule& module) {
   int64_t longest = 0;
@@ -116,7 +68,7 @@ TEST_P(TopKSplitterTest, SameValuesAndIndicesAsTheTopK) {
       (*module)->entry_computation()->parameter_instruction(0)->shape();
   for (uint32_t seed : {1u, 2u}) {
     std::vector<Literal> inputs;
-    inputs.push_back(MakeInput(shape, seed));
+    inputs.push_back(MakeTiedInput(shape, seed));
     absl::StatusOr<Literal> before = EvaluateModule(**module, inputs);
     ASSERT_TRUE(before.ok()) << before.status();
 

@@ -9,11 +9,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "backends/cpu/cpu_compiler.h"
+#include "backends/cpu/op_test_util.h"
 #include "gtest/gtest.h"
-#include "hlo/evaluator/evaluator.h"
-#include "hlo/text/parser.h"
-#include "passes/pipelines.h"
 
 namespace hloc {
 namespace {
@@ -24,26 +21,14 @@ struct Algorithm {
 };
 
 void CheckBits(const std::string& text, std::vector<uint64_t> words) {
-  auto original = ParseHloModule(text, "test");
-  ASSERT_TRUE(original.ok()) << original.status();
-  auto optimized = ParseHloModule(text, "test");
-  ASSERT_TRUE(optimized.ok()) << optimized.status();
-  auto pipeline = MakePipeline("cpu", PipelineOptions{});
-  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-  auto changed = pipeline->Run(optimized->get());
-  ASSERT_TRUE(changed.ok()) << changed.status();
-
+  auto module = ParseHloModule(text, "test");
+  ASSERT_TRUE(module.ok()) << module.status();
   std::vector<Literal> args;
   args.push_back(
       Literal::CreateR1<uint64_t>(U64, absl::Span<const uint64_t>(words)));
-  absl::StatusOr<Literal> expected = EvaluateModule(**original, args);
+  absl::StatusOr<Literal> expected = EvaluateModule(**module, args);
   ASSERT_TRUE(expected.ok()) << expected.status();
-  CpuCompileOptions options;
-  options.allow_fallback = false;
-  auto executable = CompileForCpu(**optimized, options);
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  absl::StatusOr<Literal> actual =
-      (*executable)->Run(args, DenormalMode::kKeep);
+  absl::StatusOr<Literal> actual = testing_util::RunOptimizedStrict(text, args);
   ASSERT_TRUE(actual.ok()) << actual.status();
   EXPECT_TRUE(*actual == *expected);
 }
