@@ -1,6 +1,5 @@
 #include "passes/topk_splitter.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <functional>
