@@ -9,9 +9,12 @@
 #include "passes/dot_operand_order.h"
 #include "passes/float_normalization.h"
 #include "passes/reduce_window_to_scan.h"
+#include "passes/rng_bit_generator_expander.h"
 #include "passes/schedule_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplify_fp_conversions.h"
+#include "passes/topk_expander.h"
+#include "passes/topk_splitter.h"
 #include "passes/tree_reduction.h"
 
 namespace hloc {
@@ -40,6 +43,10 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   HloPassPipeline pipeline(absl::StrCat(platform, "-hlo"));
   pipeline.set_options(options);
   pipeline.AddPass<ScheduleRemover>();
+  // No backend has an rng-bit-generator kernel: its HLO form (the
+  // generator's rounds mapped over iota counters) compiles like any
+  // elementwise code.
+  pipeline.AddPass<RngBitGeneratorExpander>();
   pipeline.AddPass(MakeSimplificationPipeline());
   if (options.allow_excess_precision) {
     pipeline.AddPass<FloatNormalization>();
@@ -50,12 +57,17 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // way, and its dot emitter reads any dimension order. Cumulative ops
   // (prefix reduce-windows, O(n^2) as windows) become scans, which the GPU
   // backend runs as parallel prefix scans; the CPU has no scan kernel yet
-  // (a scan would run in its evaluator).
+  // (a scan would run in its evaluator). The GPU topk kernel sorts rows
+  // of up to 8192 in shared memory: longer ones are split into chunks.
   if (platform == "cuda" || platform == "rocm") {
     pipeline.AddPass<ReduceWindowToScan>();
+    pipeline.AddPass<TopKSplitter>();
     pipeline.AddPass<TreeReduction>();
     pipeline.AddPass<DotOperandOrder>();
   }
+  // The CPU sorts with generated code but has no topk kernel: a topk is a
+  // stable sort of (values, iota) and a slice there.
+  if (platform == "cpu") pipeline.AddPass<TopKExpander>();
   if (fusion->row_reduction_fusion) {
     pipeline.AddPass<RowReductionFusion>(*fusion, report);
   }

@@ -13,6 +13,7 @@
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
 #include "passes/reduce_window_to_scan.h"
+#include "passes/rng_bit_generator_expander.h"
 #include "passes/schedule_remover.h"
 #include "passes/sharding_remover.h"
 #include "passes/simplification.h"
@@ -20,6 +21,8 @@
 #include "passes/dot_operand_order.h"
 #include "passes/float_normalization.h"
 #include "passes/simplify_fp_conversions.h"
+#include "passes/topk_expander.h"
+#include "passes/topk_splitter.h"
 #include "passes/tree_reduction.h"
 #include "passes/tuple_simplifier.h"
 
@@ -79,6 +82,10 @@ const PassEntry kPasses[] = {
      "prefix reduce-windows (cumsum, cumprod, cummax, ...) as associative "
      "scans (GPU)",
      Make<ReduceWindowToScan>},
+    {"rng-bit-generator-expander",
+     "rng-bit-generator (threefry, philox) as iota, u32/u64 adds, xors, "
+     "shifts and multiplies, compiled like any elementwise code",
+     Make<RngBitGeneratorExpander>},
     {"row-reduction-fusion",
      "row reductions with their prologue and epilogue as one kernel (GPU)",
      Make<RowReductionFusion>},
@@ -96,6 +103,14 @@ const PassEntry kPasses[] = {
      "excess precision: widened bf16/f16 dots computed in f32, float convert "
      "chains collapsed (XLA's xla_allow_excess_precision)",
      Make<SimplifyFpConversions>},
+    {"topk-expander",
+     "topk as a stable sort of (values, iota) and a slice (CPU: sort code, "
+     "no topk kernel)",
+     Make<TopKExpander>},
+    {"topk-splitter",
+     "topk rows longer than the GPU sort kernel's 8192 as a topk per chunk "
+     "and a sort of the candidates (XLA's TopkSplitter)",
+     Make<TopKSplitter>},
     {"tree-reduction",
      "long reductions into few outputs split in two reduces, so that a GPU "
      "kernel has blocks for every SM (XLA's TreeReductionRewriter)",

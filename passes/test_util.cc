@@ -1,5 +1,8 @@
 #include "passes/test_util.h"
 
+#include <cstring>
+#include <random>
+
 #include "absl/strings/str_cat.h"
 #include "hlo/text/parser.h"
 #include "hlo/text/printer.h"
@@ -43,5 +46,55 @@ HloInstruction* FindInstruction(const HloModule& module,
 }
 
 std::string ModuleText(const HloModule& module) { return PrintModule(module); }
+
+namespace {
+
+// f32 bit patterns: few distinct values (ties everywhere), both zeros, and
+// rarely an infinity or a NaN of either sign (two payloads), so that a top
+// 64 holds NaNs, infinities and ties of ordinary values.
+uint32_t RandomF32Bits(std::mt19937& rng) {
+  static constexpr uint32_t kSpecial[] = {0x7FC00000u, 0xFFC00000u,
+                                          0x7FC00001u, 0xFFC00001u,
+                                          0x7F800000u, 0xFF800000u};
+  static constexpr float kOrdinary[] = {-2.0f, -1.5f, -1.0f, -0.5f, 0.0f,
+                                        -0.0f, 0.5f,  1.0f,  1.5f,  2.0f};
+  if (rng() % 500 == 0) return kSpecial[rng() % 6];
+  uint32_t bits;
+  const float v = kOrdinary[rng() % 10];
+  std::memcpy(&bits, &v, 4);
+  return bits;
+}
+
+}  // namespace
+
+Literal MakeTiedInput(const Shape& shape, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Literal input(shape);
+  uint8_t* p = input.untyped_data();
+  const int64_t n = shape.ElementCount();
+  for (int64_t i = 0; i < n; ++i) {
+    switch (shape.element_type()) {
+      case F32: {
+        const uint32_t bits = RandomF32Bits(rng);
+        std::memcpy(p + 4 * i, &bits, 4);
+        break;
+      }
+      case BF16: {  // The high half of an f32: the same values.
+        const uint16_t bits = RandomF32Bits(rng) >> 16;
+        std::memcpy(p + 2 * i, &bits, 2);
+        break;
+      }
+      case S32: {
+        const int32_t v = static_cast<int32_t>(rng() % 9) - 4;
+        std::memcpy(p + 4 * i, &v, 4);
+        break;
+      }
+      default:  // u8 and other bytes
+        p[i] = static_cast<uint8_t>(rng() % 7);
+        break;
+    }
+  }
+  return input;
+}
 
 }  // namespace hloc

@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "hlo/literal.h"
 #include "hlo/module.h"
 #include "passes/pass.h"
 
@@ -23,6 +24,11 @@ absl::StatusOr<bool> RunAndVerify(HloPass& pass, HloModule* module);
 // The instruction called `name` in any computation of `module`, or nullptr.
 HloInstruction* FindInstruction(const HloModule& module,
                                 absl::string_view name);
+
+// Deterministic inputs for sorting and topk: f32/bf16 from few distinct
+// values (ties everywhere), both zeros, and rarely an infinity or a NaN of
+// either sign (two payloads); s32 in -4..4; other types' bytes in 0..6.
+Literal MakeTiedInput(const Shape& shape, uint32_t seed);
 
 // The module as HLO text (for failure messages).
 std::string ModuleText(const HloModule& module);

@@ -423,6 +423,127 @@ ENTRY main {
 }
 )";
 
+// Issue 16's operations, each as JAX lowers it (or as the op itself), with
+// one array result so that the check compares it with XLA's: jnp.cumsum
+// as JAX 0.10 writes it (a reduce-window over the whole row), lax.top_k's
+// indices, jnp.argmax's variadic reduce (NaN first, ties to the lower
+// index), the real part of a c64 fft, and the lower cholesky factor of
+// x x^T + n I (the other triangle, which XLA leaves undefined, zeroed).
+constexpr char kCumsum[] = R"(HloModule bench_cumsum
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[$R,$C]{1,0} parameter(0)
+  zero = f32[] constant(0)
+  ROOT c = f32[$R,$C]{1,0} reduce-window(x, zero), window={size=1x$C pad=0_0x$P_0}, to_apply=add
+}
+)";
+
+constexpr char kTopK[] = R"(HloModule bench_topk
+
+ENTRY main {
+  x = f32[$R,$C]{1,0} parameter(0)
+  t = (f32[$R,8]{1,0}, s32[$R,8]{1,0}) topk(x), k=8, largest=true
+  ROOT i = s32[$R,8]{1,0} get-tuple-element(t), index=1
+}
+)";
+
+constexpr char kArgmax[] = R"(HloModule bench_argmax
+
+argmax {
+  a = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  b = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(a, b), direction=GT
+  nan = pred[] compare(a, a), direction=NE
+  eq = pred[] compare(a, b), direction=EQ
+  lower = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lower)
+  a_wins = pred[] or(gt, nan)
+  first = pred[] or(a_wins, tie)
+  v = f32[] select(first, a, b)
+  i = s32[] select(first, ai, bi)
+  ROOT r = (f32[], s32[]) tuple(v, i)
+}
+
+ENTRY main {
+  x = f32[$R,$C]{1,0} parameter(0)
+  iota = s32[$R,$C]{1,0} iota(), iota_dimension=1
+  ninf = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  r = (f32[$R]{0}, s32[$R]{0}) reduce(x, iota, ninf, zero), dimensions={1}, to_apply=argmax
+  ROOT i = s32[$R]{0} get-tuple-element(r), index=1
+}
+)";
+
+constexpr char kFft[] = R"(HloModule bench_fft
+
+ENTRY main {
+  x = f32[$R,$C]{1,0} parameter(0)
+  y = f32[$R,$C]{1,0} parameter(1)
+  c = c64[$R,$C]{1,0} complex(x, y)
+  f = c64[$R,$C]{1,0} fft(c), fft_type=FFT, fft_length={$C}
+  ROOT r = f32[$R,$C]{1,0} real(f)
+}
+)";
+
+constexpr char kCholesky[] = R"(HloModule bench_cholesky
+
+ENTRY main {
+  x = f32[$R,$C,$C]{2,1,0} parameter(0)
+  xxt = f32[$R,$C,$C]{2,1,0} dot(x, x), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+  row = s32[$C,$C]{1,0} iota(), iota_dimension=0
+  col = s32[$C,$C]{1,0} iota(), iota_dimension=1
+  diagonal = pred[$C,$C]{1,0} compare(row, col), direction=EQ
+  n = f32[] constant($C)
+  zero = f32[] constant(0)
+  ns = f32[$C,$C]{1,0} broadcast(n), dimensions={}
+  zeros = f32[$C,$C]{1,0} broadcast(zero), dimensions={}
+  eye = f32[$C,$C]{1,0} select(diagonal, ns, zeros)
+  shift = f32[$R,$C,$C]{2,1,0} broadcast(eye), dimensions={1,2}
+  a = f32[$R,$C,$C]{2,1,0} add(xxt, shift)
+  l = f32[$R,$C,$C]{2,1,0} cholesky(a), lower=true
+  lower = pred[$C,$C]{1,0} compare(row, col), direction=GE
+  mask = pred[$R,$C,$C]{2,1,0} broadcast(lower), dimensions={1,2}
+  all_zeros = f32[$R,$C,$C]{2,1,0} broadcast(zero), dimensions={}
+  ROOT r = f32[$R,$C,$C]{2,1,0} select(mask, l, all_zeros)
+}
+)";
+
+struct OpCase {
+  const char* name;
+  const char* text;
+  // The shape's $R and $C from --size n.
+  int64_t (*rows)(int64_t n);
+  int64_t (*cols)(int64_t n);
+};
+
+// Sizes from --size (4096 by default: cumsum 64x1024, whose windows are
+// O(C^2) unless rewritten; top-k of 32 rows of 32768; argmax 2048x2048;
+// fft of 64 rows of 1024; cholesky of 8 matrices of 128x128), so that
+// --size bounds the table as it bounds the others.
+const std::vector<OpCase>& OpCases() {
+  static const auto* cases = new std::vector<OpCase>{
+      {"cumsum", kCumsum, [](int64_t) -> int64_t { return 64; },
+       [](int64_t n) { return std::max<int64_t>(n / 4, 2); }},
+      {"topk", kTopK, [](int64_t) -> int64_t { return 32; },
+       [](int64_t n) { return 8 * n; }},
+      {"argmax", kArgmax, [](int64_t n) { return std::max<int64_t>(n / 2, 1); },
+       [](int64_t n) { return std::max<int64_t>(n / 2, 1); }},
+      {"fft", kFft, [](int64_t) -> int64_t { return 64; },
+       [](int64_t n) { return std::max<int64_t>(n / 4, 2); }},
+      {"cholesky", kCholesky, [](int64_t) -> int64_t { return 8; },
+       [](int64_t n) { return std::max<int64_t>(n / 32, 2); }},
+  };
+  return *cases;
+}
+
 const std::vector<std::string>& MemoryBoundCases() {
   static const auto* cases =
       new std::vector<std::string>{"chain5", "softmax", "layernorm"};
@@ -556,6 +677,7 @@ class Bench {
                     const std::optional<Literal>& xla);
   void MemoryBoundTable();
   void DotTable();
+  void OpsTable();
   void CompileTable();
   void WritePlot();
 
@@ -854,6 +976,73 @@ struct OpenBlas {
   }
 };
 
+void Bench::OpsTable() {
+  Table rows = {{"case", "impl", "best ms", "median ms", "reps",
+                 "speedup vs XLA", "check / note"}};
+  for (const OpCase& op : OpCases()) {
+    if (!Selected(op.name)) continue;
+    const int64_t r = op.rows(options_.size), c = op.cols(options_.size);
+    const std::string label = absl::StrCat(op.name, " ", r, "x", c);
+    absl::StatusOr<std::string> text = OpModuleText(op.name, options_.size);
+    absl::StatusOr<std::unique_ptr<HloModule>> module =
+        text.ok() ? ParseAndVerify(*text, op.name)
+                  : absl::StatusOr<std::unique_ptr<HloModule>>(text.status());
+    absl::StatusOr<std::vector<Literal>> inputs =
+        module.ok() ? RandomInputs(**module, kInputSeed)
+                    : absl::StatusOr<std::vector<Literal>>(module.status());
+    absl::StatusOr<std::unique_ptr<CpuExecutable>> compiled =
+        inputs.ok()
+            ? Compile(**module)
+            : absl::StatusOr<std::unique_ptr<CpuExecutable>>(inputs.status());
+    if (!compiled.ok()) {
+      Fail(absl::StrCat(op.name, ": ", compiled.status().message()));
+      continue;
+    }
+    const std::vector<std::string> fallbacks =
+        (*compiled)->fallback_instructions();
+    std::unique_ptr<Ours> ours = MakeOurs(**compiled, *inputs);
+    std::optional<Literal> xla_result;
+    const absl::StatusOr<TimedFn> xla_fn =
+        LoadOnXla(op.name, **module, *inputs, &xla_result);
+    if (!xla_fn.ok() && XlaAvailable()) {
+      err_ << "hlo-bench: XLA:CPU on " << op.name << ": "
+           << xla_fn.status().message() << "\n";
+    }
+    const std::vector<absl::StatusOr<Stats>> stats = MeasureInterleaved(
+        {ours->run, xla_fn}, options_.reps, options_.budget_s);
+    UnloadOnXla(op.name);
+    CheckOurs(op.name, *ours, stats[0], absl::UnknownError("not timed"));
+    std::string check = Check(**module, ours->result, xla_result);
+    if (!fallbacks.empty()) {
+      absl::StrAppend(&check, "; evaluator: ", absl::StrJoin(fallbacks, ","));
+    }
+    for (const auto& [impl, s] :
+         {std::pair<std::string, const absl::StatusOr<Stats>*>{"hloc Run",
+                                                               &stats[0]},
+          {"XLA:CPU", &stats[1]}}) {
+      if (!s->ok()) {
+        rows.push_back(
+            NotAvailable({label, impl}, s->status(), rows[0].size()));
+        continue;
+      }
+      const bool ours_row = impl == "hloc Run";
+      rows.push_back({label, impl, Ms((*s)->best_s), Ms((*s)->median_s),
+                      absl::StrCat((*s)->reps),
+                      ours_row && stats[1].ok()
+                          ? Ratio(stats[1]->best_s / (*s)->best_s)
+                          : "-",
+                      ours_row ? check : ""});
+    }
+  }
+  if (rows.size() == 1) return;
+  out_ << "\n== Operations (issue 16: as JAX lowers them; best/median of "
+          "the reps, taken in rounds) ==\n";
+  PrintTable(rows, out_);
+  out_ << "hloc Run: CpuExecutable::Run after the cpu pipeline; "
+          "\"evaluator:\" lists instructions that ran in the reference "
+          "evaluator instead of generated code.\n";
+}
+
 void Bench::DotTable() {
   if (!Selected("dot")) return;
   const int64_t n = options_.dot_size;
@@ -1114,6 +1303,8 @@ int Bench::Run() {
   out_.flush();
   DotTable();
   out_.flush();
+  OpsTable();
+  out_.flush();
   CompileTable();
   if (!cpu_name_.empty()) out_ << "\nhloc compiled for: " << cpu_name_;
   out_ << "\nload average at end: " << LoadAverage() << "; took "
@@ -1138,6 +1329,18 @@ absl::StatusOr<std::string> MemoryBoundModuleText(absl::string_view name,
   }
   return absl::StrReplaceAll(
       text, {{"$R", absl::StrCat(rows)}, {"$C", absl::StrCat(cols)}});
+}
+
+absl::StatusOr<std::string> OpModuleText(absl::string_view name, int64_t size) {
+  for (const OpCase& op : OpCases()) {
+    if (name != op.name) continue;
+    const int64_t cols = op.cols(size);
+    return absl::StrReplaceAll(op.text, {{"$R", absl::StrCat(op.rows(size))},
+                                         {"$C", absl::StrCat(cols)},
+                                         {"$P", absl::StrCat(cols - 1)}});
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown operation case '", name, "'"));
 }
 
 std::string DotModuleText(int64_t m, int64_t k, int64_t n) {

@@ -17,7 +17,9 @@
 //  2. A DOT_SIZE^3 f32 dot: GFLOP/s of hloc (labelled with whether the dot
 //     is generated code or an evaluator fallback), OpenBLAS sgemm (dlopen
 //     of libopenblas.so.0) and XLA:CPU.
-//  3. Compile time per corpus case (shared/corpus/jax): parse, verify, cpu
+//  3. Issue 16's operations (cumsum, top-k, argmax, fft, cholesky) as JAX
+//     lowers them, sized from SIZE: hloc Run against XLA:CPU, checked.
+//  4. Compile time per corpus case (shared/corpus/jax): parse, verify, cpu
 //     pipeline, LLVM, JIT until the kernels are callable; median of a few
 //     reps, beside XLA:CPU compiling the case's module.pb.
 //
@@ -86,6 +88,9 @@ std::string HloBenchUsage();
 absl::StatusOr<std::string> MemoryBoundModuleText(absl::string_view name,
                                                   int64_t rows, int64_t cols);
 std::string DotModuleText(int64_t m, int64_t k, int64_t n);
+// The HLO text of the operation case `name` ("cumsum", "topk", "argmax",
+// "fft", "cholesky") at --size `size`.
+absl::StatusOr<std::string> OpModuleText(absl::string_view name, int64_t size);
 
 int HloBenchMain(const std::vector<std::string>& args, std::ostream& out,
                  std::ostream& err);

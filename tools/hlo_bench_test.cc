@@ -57,6 +57,15 @@ TEST(HloBenchTest, ModulesParseAndVerify) {
   ASSERT_TRUE(dot.ok()) << dot.status();
   EXPECT_TRUE(VerifyModule(**dot).ok());
   EXPECT_FALSE(MemoryBoundModuleText("nope", 8, 8).ok());
+  for (const char* name : {"cumsum", "topk", "argmax", "fft", "cholesky"}) {
+    absl::StatusOr<std::string> text = OpModuleText(name, 64);
+    ASSERT_TRUE(text.ok()) << text.status();
+    absl::StatusOr<std::unique_ptr<HloModule>> module =
+        ParseHloModule(*text, name);
+    ASSERT_TRUE(module.ok()) << module.status();
+    EXPECT_TRUE(VerifyModule(**module).ok()) << name;
+  }
+  EXPECT_FALSE(OpModuleText("nope", 64).ok());
 }
 
 TEST(HloBenchTest, BadFlagsExitTwo) {
@@ -84,18 +93,35 @@ TEST(HloBenchTest, TinyRun) {
   std::ostringstream out, err;
   const int code = HloBenchMain(
       {"--size=64", "--dot-size=32", "--reps=1", "--compile-reps=1",
-       "--threads=2", "--only=chain5,softmax,layernorm,dot"},
+       "--threads=2",
+       "--only=chain5,softmax,layernorm,dot,cumsum,topk,argmax,fft,cholesky"},
       out, err);
   const std::string text = out.str();
   EXPECT_EQ(code, kHloBenchOk) << text << err.str();
-  for (const char* expected :
-       {"== Memory-bound", "chain5 64x64", "softmax 64x64", "layernorm 64x64",
-        "copy (OpenMP memcpy, 2 thr)", "hloc kernels", "hloc Run", "== Dot",
-        "dot 32x32x32", "OpenBLAS sgemm", "== Compile time", "dot_bias_relu",
-        "MEDIAN over cases", "load average at end"}) {
+  for (const char* expected : {"== Memory-bound",
+                               "chain5 64x64",
+                               "softmax 64x64",
+                               "layernorm 64x64",
+                               "copy (OpenMP memcpy, 2 thr)",
+                               "hloc kernels",
+                               "hloc Run",
+                               "== Dot",
+                               "dot 32x32x32",
+                               "OpenBLAS sgemm",
+                               "== Operations",
+                               "cumsum 64x16",
+                               "topk 32x512",
+                               "argmax 32x32",
+                               "fft 64x16",
+                               "cholesky 8x2",
+                               "== Compile time",
+                               "dot_bias_relu",
+                               "MEDIAN over cases",
+                               "load average at end"}) {
     EXPECT_TRUE(absl::StrContains(text, expected)) << expected << "\n" << text;
   }
   EXPECT_FALSE(absl::StrContains(text, "MISMATCH")) << text;
+  EXPECT_FALSE(absl::StrContains(text, "; evaluator: ")) << text;
   std::cout << text;  // For the test log.
 }
 

@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "hlo/evaluator/evaluator.h"
 #include "hlo/text/parser.h"
+#include "passes/pipelines.h"
 #include "runtime/compare.h"
 
 namespace hloc {
@@ -110,6 +111,29 @@ inline std::vector<std::string> CheckAgainstEvaluator(
   if (!actual.ok()) return {"<error>"};
   CompareLeaves(*expected, *actual, (*module)->name());
   return (*executable)->fallback_instructions();
+}
+
+// Runs `text` through the cpu pipeline, compiles it strictly (nothing may
+// run in the evaluator) and runs it on `args`; for ops the pipeline
+// rewrites into others (rng-bit-generator, topk).
+inline absl::StatusOr<Literal> RunOptimizedStrict(
+    const std::string& text, absl::Span<const Literal> args) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(text, "test");
+  if (!module.ok()) return module.status();
+  absl::StatusOr<HloPassPipeline> pipeline =
+      MakePipeline("cpu", PipelineOptions{});
+  if (!pipeline.ok()) return pipeline.status();
+  if (absl::StatusOr<bool> changed = pipeline->Run(module->get());
+      !changed.ok()) {
+    return changed.status();
+  }
+  CpuCompileOptions options;
+  options.allow_fallback = false;
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(**module, options);
+  if (!executable.ok()) return executable.status();
+  return (*executable)->Run(args, DenormalMode::kKeep);
 }
 
 }  // namespace testing_util

@@ -37,11 +37,6 @@ const std::map<std::string, std::string>& ExpectedFailures() {
       {"gpu_cases/cumsum_cumprod.0/aarch64", "cumsum.9.1.1 (scan): "},
       {"gpu_cases/cumsum_cumprod.1/x86", "cumsum.9.1.1 (scan): "},
       {"gpu_cases/cumsum_cumprod.1/aarch64", "cumsum.9.1.1 (scan): "},
-      // jax.lax.top_k: no CPU topk kernel yet (issue 16).
-      {"gpu_cases/sort_argsort_topk.0/x86", "top_k.3 (topk): "},
-      {"gpu_cases/sort_argsort_topk.0/aarch64", "top_k.3 (topk): "},
-      {"gpu_cases/sort_argsort_topk.1/x86", "top_k.3 (topk): "},
-      {"gpu_cases/sort_argsort_topk.1/aarch64", "top_k.3 (topk): "},
   };
   return *failures;
 }

@@ -96,6 +96,10 @@ def cummax_first(x):
     return jax.lax.cummax(x, axis=0)
 
 
+def top8(x):
+    return jax.lax.top_k(x, 8)
+
+
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
 # name -> (function, [shapes], dtype, special values)
@@ -156,6 +160,13 @@ for r, c in [(5, 31), (6, 1023)]:
     CASES[f"cummax_last_{r}x{c}"] = (cummax_last, [(r, c)], np.float32, False)
 CASES["cumprod_first_33x65"] = (cumprod_first, [(33, 65)], np.float32, False)
 CASES["cummax_first_1023x5"] = (cummax_first, [(1023, 5)], np.float32, False)
+# Vocabulary-long top-k rows: longer than the GPU sort kernel's 8192, so
+# topk-splitter cuts them into chunks; NaN, infinities and -0 in the "nan"
+# case (topk orders NaN first), 50257 needs padding.
+CASES["top8_4x32000"] = (top8, [(4, 32000)], np.float32, False)
+CASES["top8_2x131072"] = (top8, [(2, 131072)], np.float32, False)
+CASES["top8_nan_3x131072"] = (top8, [(3, 131072)], np.float32, True)
+CASES["top8_bf16_3x50257"] = (top8, [(3, 50257)], BF16, False)
 
 
 def make_input(rng, shape, dtype, special):
@@ -181,14 +192,17 @@ def main(out):
             result = NUMPY_REFERENCE[name](*inputs)
         else:
             with jax.default_device(cpu):
-                result = np.asarray(jax.jit(fn)(*inputs))
+                result = jax.jit(fn)(*inputs)
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "module.pb"), "wb") as f:
             f.write(proto)
         for i, x in enumerate(inputs):
             np.save(os.path.join(d, f"in{i}.npy"), x)
-        np.save(os.path.join(d, "out0.npy"), result)
+        # A tuple result (top_k's values and indices) is one file a leaf.
+        results = result if isinstance(result, (tuple, list)) else [result]
+        for i, r in enumerate(results):
+            np.save(os.path.join(d, f"out{i}.npy"), np.asarray(r))
     print(f"{len(CASES)} cases in {out}")
 
 

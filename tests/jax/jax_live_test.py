@@ -316,12 +316,14 @@ COMPLEX_RANDOM_CASES = {
         lambda r: [prng_key(r)]),
 }
 
-# Cases whose every instruction must compile on the CPU backend (hlo-run
-# --platform=cpu names any step that runs in the evaluator on stderr).
-# rng-bit-generator itself still runs in the evaluator (random_rbg,
-# rng_bit_generator_algorithms).
+# Cases whose every instruction must compile on the CPU backend: hlo-run
+# --platform=cpu runs them with --no-fallback (and names any step that runs
+# in the evaluator on stderr). rng-bit-generator compiles through
+# rng-bit-generator-expander, topk through topk-expander.
 COMPILED = {"complex64_arith", "complex128_math", "complex_special_values",
-            "complex_dot_sum", "random_threefry", "random_normal_bits"}
+            "complex_dot_sum", "random_threefry", "random_normal_bits",
+            "random_rbg", "rng_bit_generator_algorithms",
+            "sort_argsort_topk"}
 
 
 # fft and linear algebra (jnp.fft, jnp.linalg's LAPACK custom calls), kept
@@ -393,11 +395,13 @@ def main():
                 for module, platform in (
                         [("module.pb", p) for p in platforms]
                         + [("module.hlo", "interpreter")]):
+                    strict = (["--no-fallback"] if platform == "cpu"
+                              and name in COMPILED else [])
                     rc, out = run([args.hlo_run,
                                    os.path.join(case_dir, module),
                                    "--platform=" + platform,
                                    "--inputs", case_dir,
-                                   "--expect", case_dir])
+                                   "--expect", case_dir] + strict)
                     runs += 1
                     if (rc == 0 and platform == "cpu" and name in COMPILED
                             and "runs in the evaluator" in out):
