@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "passes/convolution_to_gemm.h"
 #include "passes/dce.h"
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
@@ -51,6 +52,10 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // (prefix reduce-windows, O(n^2) as windows) become scans, which the GPU
   // backend runs as parallel prefix scans; the CPU has no scan kernel yet
   // (a scan would run in its evaluator).
+  // Convolutions become im2col and a dot that cuBLAS runs (before
+  // dot-operand-order, which puts that dot in gemm form); ROCm has no BLAS
+  // call yet and the CPU's dot emitter gains nothing over its conv loops.
+  if (platform == "cuda") pipeline.AddPass<ConvolutionToGemm>();
   if (platform == "cuda" || platform == "rocm") {
     pipeline.AddPass<ReduceWindowToScan>();
     pipeline.AddPass<TreeReduction>();
