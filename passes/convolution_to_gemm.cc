@@ -45,12 +45,22 @@ HloInstruction* Transposed(HloComputation* computation,
       Shape::Array(operand->shape().element_type(), dims), operand, order));
 }
 
+// `operand` reshaped to `dims`. The gemm's operands are bitcasts: every
+// shape here has the row-major layout, so the reshape moves no data, and
+// a reshape feeding the gemm call cannot fuse into it and would cost a
+// copy kernel (the weights, or the whole input of a 1x1 conv), where a
+// bitcast aliases its operand's buffer. The gemm's result is a reshape,
+// which fuses into the conv's users; as the module's result a bitcast of
+// a gemm's buffer is refused by the executable builder ("the result leaf
+// 0 is ... but slot N holds ..."), so there the reshape costs a copy.
 HloInstruction* Reshaped(HloComputation* computation, HloInstruction* operand,
-                         std::vector<int64_t> dims) {
+                         std::vector<int64_t> dims, bool bitcast) {
   if (operand->shape().dimensions() == dims) return operand;
-  return computation->AddInstruction(HloInstruction::CreateReshape(
-      Shape::Array(operand->shape().element_type(), std::move(dims)),
-      operand));
+  const Shape shape =
+      Shape::Array(operand->shape().element_type(), std::move(dims));
+  return computation->AddInstruction(
+      bitcast ? HloInstruction::Create(HloOpcode::kBitcast, shape, {operand})
+              : HloInstruction::CreateReshape(shape, operand));
 }
 
 // The facts of a convolution the rewrite needs, in the canonical order
@@ -206,9 +216,11 @@ absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* conv,
   HloInstruction* x = Transposed(computation, conv->operand(0), x_order);
   HloInstruction* w = Transposed(computation, conv->operand(1), w_order);
   const int64_t depth = g.kernel_positions * g.in_features;
-  HloInstruction* lhs = Reshaped(
-      computation, Im2col(computation, x, window, g), {g.rows, depth});
-  HloInstruction* rhs = Reshaped(computation, w, {depth, g.out_features});
+  HloInstruction* lhs =
+      Reshaped(computation, Im2col(computation, x, window, g),
+               {g.rows, depth}, /*bitcast=*/true);
+  HloInstruction* rhs =
+      Reshaped(computation, w, {depth, g.out_features}, /*bitcast=*/true);
 
   const PrimitiveType type = conv->shape().element_type();
   auto dot = HloInstruction::Create(
@@ -232,7 +244,8 @@ absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* conv,
   for (int64_t d = 0; d < ns; ++d) y_order[dn.output_spatial_dimensions[d]] = 1 + d;
   y_order[dn.output_feature_dimension] = ns + 1;
   HloInstruction* result = Transposed(
-      computation, Reshaped(computation, product, y_dims), y_order);
+      computation, Reshaped(computation, product, y_dims, /*bitcast=*/false),
+      y_order);
   if (absl::Status s = computation->ReplaceInstruction(conv, result);
       !s.ok()) {
     return s;
