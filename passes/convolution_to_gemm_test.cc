@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <ostream>
 #include <random>
 #include <sstream>
 #include <string>
@@ -105,6 +106,9 @@ struct Case {
   std::string out;   // the conv's result type and shape, "f32[2,6,6,5]"
   std::string attrs;  // window and dim_labels
 };
+
+// gtest names a failing case by this, not by the struct's bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 // Parameters are f32 (random inputs are generated as f32) and converted
 // to the conv's operand type.
