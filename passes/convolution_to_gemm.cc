@@ -111,6 +111,8 @@ bool Applies(const HloInstruction* conv, const ConvolutionToGemmOptions& opts,
     g->rows *= g->out_spatial.back();
   }
   const int64_t depth = g->kernel_positions * g->in_features;
+  // An empty conv is no work for either form.
+  if (g->rows == 0 || depth == 0 || g->out_features == 0) return false;
   const double flops = 2.0 * static_cast<double>(g->rows) * depth *
                        static_cast<double>(g->out_features);
   const double im2col_bytes = static_cast<double>(g->rows) * depth *
@@ -166,9 +168,7 @@ HloInstruction* Im2col(HloComputation* computation, HloInstruction* x,
       starts[1 + d] = position[d] * wd.window_dilation +
                       std::max<int64_t>(0, -wd.padding_low);
       strides[1 + d] = wd.stride;
-      limits[1 + d] = g.out_spatial[d] == 0
-                          ? starts[1 + d]
-                          : starts[1 + d] + (g.out_spatial[d] - 1) * wd.stride + 1;
+      limits[1 + d] = starts[1 + d] + (g.out_spatial[d] - 1) * wd.stride + 1;
     }
     if (slice_dims == input->shape().dimensions() &&
         std::all_of(starts.begin(), starts.end(),
