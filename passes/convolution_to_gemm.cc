@@ -14,7 +14,8 @@ namespace {
 // 1.8 ms on an H100), so such a conv costs it about 4 us; the rewrite
 // adds an im2col kernel whose buffer is written and read back, a gemm
 // launch and often transposes, some microseconds each, so below this size
-// it cannot win and above it the gemm's speed (tens of TFLOP/s) pays.
+// it cannot win and above it the gemm's speed (tens of TFLOP/s) pays. An
+// estimate from that one measurement: small convs are not timed yet.
 constexpr int64_t kMinFlops = int64_t{1} << 24;
 // The im2col matrix is K times the input (9x for a 3x3 kernel). Past
 // 2 GiB its write and read back cost about 1.4 ms of an H100's 3 TB/s and
@@ -35,8 +36,7 @@ bool IsIdentity(const std::vector<int64_t>& order) {
 
 // `operand` transposed so that dimension i of the result is `order[i]`;
 // the operand itself when `order` is the identity.
-HloInstruction* Transposed(HloComputation* computation,
-                           HloInstruction* operand,
+HloInstruction* Transposed(HloComputation* computation, HloInstruction* operand,
                            const std::vector<int64_t>& order) {
   if (IsIdentity(order)) return operand;
   std::vector<int64_t> dims;
@@ -134,7 +134,8 @@ HloInstruction* Im2col(HloComputation* computation, HloInstruction* x,
   bool padded = false;
   for (int64_t d = 0; d < ns; ++d) {
     const WindowDimension& wd = window.dimensions[d];
-    padding.dimensions[1 + d].edge_padding_low = std::max<int64_t>(0, wd.padding_low);
+    padding.dimensions[1 + d].edge_padding_low =
+        std::max<int64_t>(0, wd.padding_low);
     padding.dimensions[1 + d].edge_padding_high =
         std::max<int64_t>(0, wd.padding_high);
     padded |= wd.padding_low > 0 || wd.padding_high > 0;
@@ -148,8 +149,8 @@ HloInstruction* Im2col(HloComputation* computation, HloInstruction* x,
     }
     HloInstruction* zero = computation->AddInstruction(
         HloInstruction::CreateConstant(Literal(Shape::Scalar(type))));
-    auto pad = HloInstruction::Create(HloOpcode::kPad,
-                                      Shape::Array(type, dims), {x, zero});
+    auto pad = HloInstruction::Create(HloOpcode::kPad, Shape::Array(type, dims),
+                                      {x, zero});
     pad->mutable_attrs().padding_config = padding;
     input = computation->AddInstruction(std::move(pad));
   }
@@ -216,9 +217,8 @@ absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* conv,
   HloInstruction* x = Transposed(computation, conv->operand(0), x_order);
   HloInstruction* w = Transposed(computation, conv->operand(1), w_order);
   const int64_t depth = g.kernel_positions * g.in_features;
-  HloInstruction* lhs =
-      Reshaped(computation, Im2col(computation, x, window, g),
-               {g.rows, depth}, /*bitcast=*/true);
+  HloInstruction* lhs = Reshaped(computation, Im2col(computation, x, window, g),
+                                 {g.rows, depth}, /*bitcast=*/true);
   HloInstruction* rhs =
       Reshaped(computation, w, {depth, g.out_features}, /*bitcast=*/true);
 
@@ -241,13 +241,13 @@ absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* conv,
   y_dims.push_back(g.out_features);
   std::vector<int64_t> y_order(ns + 2);
   y_order[dn.output_batch_dimension] = 0;
-  for (int64_t d = 0; d < ns; ++d) y_order[dn.output_spatial_dimensions[d]] = 1 + d;
+  for (int64_t d = 0; d < ns; ++d)
+    y_order[dn.output_spatial_dimensions[d]] = 1 + d;
   y_order[dn.output_feature_dimension] = ns + 1;
   HloInstruction* result = Transposed(
       computation, Reshaped(computation, product, y_dims, /*bitcast=*/false),
       y_order);
-  if (absl::Status s = computation->ReplaceInstruction(conv, result);
-      !s.ok()) {
+  if (absl::Status s = computation->ReplaceInstruction(conv, result); !s.ok()) {
     return s;
   }
   return true;

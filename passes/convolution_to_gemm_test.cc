@@ -87,23 +87,23 @@ void ExpectRewrittenWithSameResults(HloModule* module,
   const Shape& out = module->entry_computation()->root_instruction()->shape();
   ComparisonResult result = CompareLiterals(
       *after, *before, ConvTolerance(*before, out.element_type()));
-  EXPECT_TRUE(result.ok())
-      << result.mismatch_count << " of " << result.element_count
-      << " elements differ, max abs error " << result.max_abs_error
-      << "; first: "
-      << (result.first_mismatches.empty()
-              ? result.shape_message
-              : result.first_mismatches[0].ToString())
-      << "\n"
-      << ModuleText(*module);
+  EXPECT_TRUE(result.ok()) << result.mismatch_count << " of "
+                           << result.element_count
+                           << " elements differ, max abs error "
+                           << result.max_abs_error << "; first: "
+                           << (result.first_mismatches.empty()
+                                   ? result.shape_message
+                                   : result.first_mismatches[0].ToString())
+                           << "\n"
+                           << ModuleText(*module);
 }
 
 struct Case {
   std::string name;
-  std::string x;     // f32 input shape, "2,6,6,4"
-  std::string w;     // f32 kernel shape
-  std::string type;  // the conv's operand type: f32, bf16 or f16
-  std::string out;   // the conv's result type and shape, "f32[2,6,6,5]"
+  std::string x;      // f32 input shape, "2,6,6,4"
+  std::string w;      // f32 kernel shape
+  std::string type;   // the conv's operand type: f32, bf16 or f16
+  std::string out;    // the conv's result type and shape, "f32[2,6,6,5]"
   std::string attrs;  // window and dim_labels
 };
 
@@ -113,12 +113,12 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 // Parameters are f32 (random inputs are generated as f32) and converted
 // to the conv's operand type.
 std::string ModuleFor(const Case& c) {
-  return absl::StrCat(
-      "HloModule ", c.name, "\n\nENTRY main {\n  x = f32[", c.x,
-      "] parameter(0)\n  w = f32[", c.w, "] parameter(1)\n  xc = ", c.type,
-      "[", c.x, "] convert(x)\n  wc = ", c.type, "[", c.w,
-      "] convert(w)\n  ROOT conv = ", c.out, " convolution(xc, wc), ",
-      c.attrs, "\n}\n");
+  return absl::StrCat("HloModule ", c.name, "\n\nENTRY main {\n  x = f32[", c.x,
+                      "] parameter(0)\n  w = f32[", c.w,
+                      "] parameter(1)\n  xc = ", c.type, "[", c.x,
+                      "] convert(x)\n  wc = ", c.type, "[", c.w,
+                      "] convert(w)\n  ROOT conv = ", c.out,
+                      " convolution(xc, wc), ", c.attrs, "\n}\n");
 }
 
 class ConvolutionToGemmTest : public testing::TestWithParam<Case> {};
@@ -150,8 +150,7 @@ INSTANTIATE_TEST_SUITE_P(
              "dim_labels=b01f_01io->b01f"},
         Case{"kernel_1x1", "2,5,5,4", "1,1,4,6", "f32", "f32[2,5,5,6]",
              "window={size=1x1}, dim_labels=b01f_01io->b01f"},
-        Case{"kernel_1x1_stride_2", "2,5,5,4", "1,1,4,6", "f32",
-             "f32[2,3,3,6]",
+        Case{"kernel_1x1_stride_2", "2,5,5,4", "1,1,4,6", "f32", "f32[2,3,3,6]",
              "window={size=1x1 stride=2x2}, dim_labels=b01f_01io->b01f"},
         Case{"conv_1d", "2,10,3", "3,3,4", "f32", "f32[2,10,4]",
              "window={size=3 pad=1_1}, dim_labels=b0f_0io->b0f"},
@@ -160,8 +159,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"conv_3d", "1,5,4,6,2", "2,3,2,2,3", "f32", "f32[1,5,2,5,3]",
              "window={size=2x3x2 stride=1x2x1 pad=0_1x1_1x0_0}, "
              "dim_labels=b012f_012io->b012f"},
-        Case{"non_square_batch_1", "1,6,9,3", "1,5,3,4", "f32",
-             "f32[1,6,9,4]",
+        Case{"non_square_batch_1", "1,6,9,3", "1,5,3,4", "f32", "f32[1,6,9,4]",
              "window={size=1x5 pad=0_0x2_2}, dim_labels=b01f_01io->b01f"},
         Case{"unusual_dimension_numbers", "3,5,7,4", "3,3,3,6", "f32",
              "f32[5,3,4,6]",
@@ -202,7 +200,11 @@ ENTRY main {
 // stays a direct kernel, and so does one whose im2col matrix exceeds the
 // byte bound (here set to 1 KiB).
 TEST(ConvolutionToGemmTest, SizeThresholds) {
-  Case tiny{"tiny", "2,6,6,4", "3,3,4,5", "f32", "f32[2,6,6,5]",
+  Case tiny{"tiny",
+            "2,6,6,4",
+            "3,3,4,5",
+            "f32",
+            "f32[2,6,6,5]",
             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"};
   absl::StatusOr<std::unique_ptr<HloModule>> module =
       ParseAndVerify(ModuleFor(tiny));

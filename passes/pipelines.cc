@@ -46,16 +46,16 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
     pipeline.AddPass<FloatNormalization>();
     pipeline.AddPass<SimplifyFpConversions>();
   }
+  // On CUDA, convolutions become im2col and a dot that cuBLAS runs (ahead
+  // of dot-operand-order, which puts dots in gemm form); ROCm has no BLAS
+  // call to hand the dot to, and the CPU has its own convolution emitter.
+  if (platform == "cuda") pipeline.AddPass<ConvolutionToGemm>();
   // GPU reduction kernels need a block per SM and more, and GPU dots are
   // library gemms; the CPU splits a reduction over its rows in its own
   // way, and its dot emitter reads any dimension order. Cumulative ops
   // (prefix reduce-windows, O(n^2) as windows) become scans, which the GPU
   // backend runs as parallel prefix scans; the CPU has no scan kernel yet
   // (a scan would run in its evaluator).
-  // Convolutions become im2col and a dot that cuBLAS runs (before
-  // dot-operand-order, which puts that dot in gemm form); ROCm has no BLAS
-  // call yet and the CPU's dot emitter gains nothing over its conv loops.
-  if (platform == "cuda") pipeline.AddPass<ConvolutionToGemm>();
   if (platform == "cuda" || platform == "rocm") {
     pipeline.AddPass<ReduceWindowToScan>();
     pipeline.AddPass<TreeReduction>();
