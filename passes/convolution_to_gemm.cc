@@ -75,13 +75,18 @@ struct ConvGeometry {
   int64_t rows = 0;                  // N * product(out_spatial)
 };
 
-// Whether the rewrite applies; fills `g` when it does.
-bool Applies(const HloInstruction* conv, const ConvolutionToGemmOptions& opts,
-             ConvGeometry* g) {
+// Why a convolution stays one (the statistics counter --stats prints), or
+// nullptr when the rewrite applies; fills `g` then.
+constexpr char kUnsupported[] = "convolutions-kept-unsupported";
+constexpr char kTooSmall[] = "convolutions-kept-too-small";
+constexpr char kTooLarge[] = "convolutions-kept-im2col-too-large";
+
+const char* WhyKept(const HloInstruction* conv,
+                    const ConvolutionToGemmOptions& opts, ConvGeometry* g) {
   const HloAttributes& a = conv->attrs();
   if (conv->operand_count() != 2 || !a.convolution_dimension_numbers ||
       !a.window || a.feature_group_count != 1 || a.batch_group_count != 1) {
-    return false;
+    return kUnsupported;
   }
   const Shape& x = conv->operand(0)->shape();
   const Shape& w = conv->operand(1)->shape();
@@ -90,13 +95,13 @@ bool Applies(const HloInstruction* conv, const ConvolutionToGemmOptions& opts,
       !x.HasDescendingLayout() || !w.HasDescendingLayout() ||
       !y.HasDescendingLayout() || x.element_type() != w.element_type() ||
       !IsGemmFloat(x.element_type()) || !IsGemmFloat(y.element_type())) {
-    return false;
+    return kUnsupported;
   }
   const ConvolutionDimensionNumbers& dn = *a.convolution_dimension_numbers;
   const int64_t ns = static_cast<int64_t>(dn.input_spatial_dimensions.size());
   if (static_cast<int64_t>(a.window->dimensions.size()) != ns ||
       x.rank() != ns + 2 || w.rank() != ns + 2 || y.rank() != ns + 2) {
-    return false;
+    return kUnsupported;
   }
   g->batch = x.dimensions(dn.input_batch_dimension);
   g->in_features = x.dimensions(dn.input_feature_dimension);
@@ -104,7 +109,7 @@ bool Applies(const HloInstruction* conv, const ConvolutionToGemmOptions& opts,
   g->rows = g->batch;
   for (int64_t d = 0; d < ns; ++d) {
     const WindowDimension& wd = a.window->dimensions[d];
-    if (wd.base_dilation != 1 || wd.window_reversal) return false;
+    if (wd.base_dilation != 1 || wd.window_reversal) return kUnsupported;
     g->kernel.push_back(w.dimensions(dn.kernel_spatial_dimensions[d]));
     g->out_spatial.push_back(y.dimensions(dn.output_spatial_dimensions[d]));
     g->kernel_positions *= g->kernel.back();
@@ -112,13 +117,16 @@ bool Applies(const HloInstruction* conv, const ConvolutionToGemmOptions& opts,
   }
   const int64_t depth = g->kernel_positions * g->in_features;
   // An empty conv is no work for either form.
-  if (g->rows == 0 || depth == 0 || g->out_features == 0) return false;
+  if (g->rows == 0 || depth == 0 || g->out_features == 0) return kTooSmall;
   const double flops = 2.0 * static_cast<double>(g->rows) * depth *
                        static_cast<double>(g->out_features);
   const double im2col_bytes = static_cast<double>(g->rows) * depth *
                               static_cast<double>(ByteWidth(x.element_type()));
-  return flops >= static_cast<double>(opts.min_flops) &&
-         im2col_bytes <= static_cast<double>(opts.max_im2col_bytes);
+  if (flops < static_cast<double>(opts.min_flops)) return kTooSmall;
+  if (im2col_bytes > static_cast<double>(opts.max_im2col_bytes)) {
+    return kTooLarge;
+  }
+  return nullptr;
 }
 
 // The im2col matrix [N, out..., K * C_in] of the canonical input `x`
@@ -197,10 +205,13 @@ HloInstruction* Im2col(HloComputation* computation, HloInstruction* x,
   return computation->AddInstruction(std::move(concat));
 }
 
+// Rewrites `conv`, or sets `*kept` to why it stays.
 absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* conv,
-                             const ConvolutionToGemmOptions& opts) {
+                             const ConvolutionToGemmOptions& opts,
+                             const char** kept) {
   ConvGeometry g;
-  if (!Applies(conv, opts, &g)) return false;
+  *kept = WhyKept(conv, opts, &g);
+  if (*kept != nullptr) return false;
   const ConvolutionDimensionNumbers& dn =
       *conv->attrs().convolution_dimension_numbers;
   const Window& window = *conv->attrs().window;
@@ -261,8 +272,13 @@ ConvolutionToGemmOptions DefaultConvolutionToGemmOptions() {
 
 absl::StatusOr<bool> ConvolutionToGemm::Run(HloModule* module) {
   return RewriteEach(module, HloOpcode::kConvolution, "convolutions-rewritten",
-                     [&](HloComputation* computation, HloInstruction* instr) {
-                       return Rewrite(computation, instr, options_);
+                     [&](HloComputation* computation,
+                         HloInstruction* instr) -> absl::StatusOr<bool> {
+                       const char* kept = nullptr;
+                       absl::StatusOr<bool> rewritten =
+                           Rewrite(computation, instr, options_, &kept);
+                       if (kept != nullptr) Count(kept);
+                       return rewritten;
                      });
 }
 

@@ -21,16 +21,19 @@
 // Row k*C_in + c of the reshaped kernel is w'[q_k..., c, :], and column
 // k*C_in + c of col holds the input the window position q_k reads for
 // channel c, so the dot sums exactly the conv's products (in another
-// order: float results may differ in the last bits). A 1x1 kernel with
-// stride 1 and no padding is a reshape and a dot.
+// order: float results may differ in the last bits). The reshapes into
+// the dot are bitcasts (the shapes are row-major: no data moves). A 1x1
+// kernel with stride 1 and no padding is a bitcast and a dot.
 //
 // Only convolutions with feature_group_count == batch_group_count == 1,
 // no lhs (base) dilation, no window reversal, f32/bf16/f16 operands of
 // one type, the default layout everywhere; others stay as they are. It
 // also leaves convolutions too small to pay for the extra kernels and
 // those whose im2col buffer would be too large (see the .cc for the
-// numbers). The CUDA pipeline runs it before dot-operand-order; the CPU
-// and ROCm pipelines have no BLAS gemm to hand the dot to.
+// numbers). Its statistics (hlo-opt --stats) count the convolutions
+// rewritten and, for each reason, those kept. The CUDA pipeline runs it
+// before dot-operand-order; ROCm has no BLAS gemm to hand the dot to and
+// the CPU has its own convolution emitter.
 #ifndef PASSES_CONVOLUTION_TO_GEMM_H_
 #define PASSES_CONVOLUTION_TO_GEMM_H_
 

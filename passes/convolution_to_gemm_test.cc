@@ -194,6 +194,7 @@ ENTRY main {
   absl::StatusOr<bool> changed = RunAndVerify(pass, module->get());
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_FALSE(*changed) << ModuleText(**module);
+  EXPECT_EQ(pass.statistics().at("convolutions-kept-unsupported"), 3);
 }
 
 // With the default options a tiny conv (2 * 2*6*6 * 5 * 36 = 26 KFLOP)
@@ -213,6 +214,7 @@ TEST(ConvolutionToGemmTest, SizeThresholds) {
   absl::StatusOr<bool> changed = RunAndVerify(with_defaults, module->get());
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_FALSE(*changed);
+  EXPECT_EQ(with_defaults.statistics().at("convolutions-kept-too-small"), 1);
 
   ConvolutionToGemmOptions small_buffer = NoSizeThreshold();
   small_buffer.max_im2col_bytes = 1024;
@@ -220,6 +222,7 @@ TEST(ConvolutionToGemmTest, SizeThresholds) {
   changed = RunAndVerify(bounded, module->get());
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_FALSE(*changed);
+  EXPECT_EQ(bounded.statistics().at("convolutions-kept-im2col-too-large"), 1);
 }
 
 std::string ReadFile(const std::string& path) {
