@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "passes/convolution_to_gemm.h"
 #include "passes/dce.h"
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
@@ -52,6 +53,10 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
     pipeline.AddPass<FloatNormalization>();
     pipeline.AddPass<SimplifyFpConversions>();
   }
+  // On CUDA, convolutions become im2col and a dot that cuBLAS runs (ahead
+  // of dot-operand-order, which puts dots in gemm form); ROCm has no BLAS
+  // call to hand the dot to, and the CPU has its own convolution emitter.
+  if (platform == "cuda") pipeline.AddPass<ConvolutionToGemm>();
   // GPU reduction kernels need a block per SM and more, and GPU dots are
   // library gemms; the CPU splits a reduction over its rows in its own
   // way, and its dot emitter reads any dimension order. Cumulative ops

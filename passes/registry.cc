@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "passes/call_inliner.h"
 #include "passes/constant_folding.h"
+#include "passes/convolution_to_gemm.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/fusion/instruction_fusion.h"
@@ -60,6 +61,10 @@ const PassEntry kPasses[] = {
     {"call-inliner", "inline every call", Make<CallInliner>},
     {"constant-folding", "evaluate instructions whose operands are constants",
      Make<ConstantFolding>},
+    {"convolution-to-gemm",
+     "convolutions as im2col (pad, strided slices, concatenate) and one dot, "
+     "so that the dot is a gemm call (CUDA)",
+     Make<ConvolutionToGemm>},
     {"cse", "merge identical instructions",
      Make<CommonSubexpressionElimination>},
     {"dce", "remove unused instructions and computations",

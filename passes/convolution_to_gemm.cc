@@ -1,0 +1,285 @@
+#include "passes/convolution_to_gemm.h"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "hlo/computation.h"
+
+namespace hloc {
+namespace {
+
+// Under 2^24 flops (16.8 MFLOP) a conv stays a direct kernel. The direct
+// kernel of the issue's conv_bn_relu ran at about 4 TFLOP/s (7.4 GFLOP in
+// 1.8 ms on an H100), so such a conv costs it about 4 us; the rewrite
+// adds an im2col kernel whose buffer is written and read back, a gemm
+// launch and often transposes, some microseconds each, so below this size
+// it cannot win and above it the gemm's speed (tens of TFLOP/s) pays. An
+// estimate from that one measurement: small convs are not timed yet.
+constexpr int64_t kMinFlops = int64_t{1} << 24;
+// The im2col matrix is K times the input (9x for a 3x3 kernel). Past
+// 2 GiB its write and read back cost about 1.4 ms of an H100's 3 TB/s and
+// a fortieth of its memory; such a conv needs an implicit gemm (cuDNN's),
+// not a materialised one.
+constexpr int64_t kMaxIm2colBytes = int64_t{2} << 30;
+
+bool IsGemmFloat(PrimitiveType type) {
+  return type == F32 || type == BF16 || type == F16;
+}
+
+bool IsIdentity(const std::vector<int64_t>& order) {
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
+// `operand` transposed so that dimension i of the result is `order[i]`;
+// the operand itself when `order` is the identity.
+HloInstruction* Transposed(HloComputation* computation, HloInstruction* operand,
+                           const std::vector<int64_t>& order) {
+  if (IsIdentity(order)) return operand;
+  std::vector<int64_t> dims;
+  for (int64_t d : order) dims.push_back(operand->shape().dimensions(d));
+  return computation->AddInstruction(HloInstruction::CreateTranspose(
+      Shape::Array(operand->shape().element_type(), dims), operand, order));
+}
+
+// `operand` reshaped to `dims`. The gemm's operands are bitcasts: every
+// shape here has the row-major layout, so the reshape moves no data, and
+// a reshape feeding the gemm call cannot fuse into it and would cost a
+// copy kernel (the weights, or the whole input of a 1x1 conv), where a
+// bitcast aliases its operand's buffer. The gemm's result is a reshape,
+// which fuses into the conv's users; as the module's result a bitcast of
+// a gemm's buffer is refused by the executable builder ("the result leaf
+// 0 is ... but slot N holds ..."), so there the reshape costs a copy.
+HloInstruction* Reshaped(HloComputation* computation, HloInstruction* operand,
+                         std::vector<int64_t> dims, bool bitcast) {
+  if (operand->shape().dimensions() == dims) return operand;
+  const Shape shape =
+      Shape::Array(operand->shape().element_type(), std::move(dims));
+  return computation->AddInstruction(
+      bitcast ? HloInstruction::Create(HloOpcode::kBitcast, shape, {operand})
+              : HloInstruction::CreateReshape(shape, operand));
+}
+
+// The facts of a convolution the rewrite needs, in the canonical order
+// (lhs [N, spatial..., C_in], rhs [spatial..., C_in, C_out]).
+struct ConvGeometry {
+  int64_t batch = 0;
+  int64_t in_features = 0;
+  int64_t out_features = 0;
+  std::vector<int64_t> kernel;       // spatial sizes of the kernel
+  std::vector<int64_t> out_spatial;  // spatial sizes of the output
+  int64_t kernel_positions = 1;      // product of `kernel`
+  int64_t rows = 0;                  // N * product(out_spatial)
+};
+
+// Why a convolution stays one (the statistics counter --stats prints), or
+// nullptr when the rewrite applies; fills `g` then.
+constexpr char kUnsupported[] = "convolutions-kept-unsupported";
+constexpr char kTooSmall[] = "convolutions-kept-too-small";
+constexpr char kTooLarge[] = "convolutions-kept-im2col-too-large";
+
+const char* WhyKept(const HloInstruction* conv,
+                    const ConvolutionToGemmOptions& opts, ConvGeometry* g) {
+  const HloAttributes& a = conv->attrs();
+  if (conv->operand_count() != 2 || !a.convolution_dimension_numbers ||
+      !a.window || a.feature_group_count != 1 || a.batch_group_count != 1) {
+    return kUnsupported;
+  }
+  const Shape& x = conv->operand(0)->shape();
+  const Shape& w = conv->operand(1)->shape();
+  const Shape& y = conv->shape();
+  if (!x.IsArray() || !w.IsArray() || !y.IsArray() ||
+      !x.HasDescendingLayout() || !w.HasDescendingLayout() ||
+      !y.HasDescendingLayout() || x.element_type() != w.element_type() ||
+      !IsGemmFloat(x.element_type()) || !IsGemmFloat(y.element_type())) {
+    return kUnsupported;
+  }
+  const ConvolutionDimensionNumbers& dn = *a.convolution_dimension_numbers;
+  const int64_t ns = static_cast<int64_t>(dn.input_spatial_dimensions.size());
+  if (static_cast<int64_t>(a.window->dimensions.size()) != ns ||
+      x.rank() != ns + 2 || w.rank() != ns + 2 || y.rank() != ns + 2) {
+    return kUnsupported;
+  }
+  g->batch = x.dimensions(dn.input_batch_dimension);
+  g->in_features = x.dimensions(dn.input_feature_dimension);
+  g->out_features = w.dimensions(dn.kernel_output_feature_dimension);
+  g->rows = g->batch;
+  for (int64_t d = 0; d < ns; ++d) {
+    const WindowDimension& wd = a.window->dimensions[d];
+    if (wd.base_dilation != 1 || wd.window_reversal) return kUnsupported;
+    g->kernel.push_back(w.dimensions(dn.kernel_spatial_dimensions[d]));
+    g->out_spatial.push_back(y.dimensions(dn.output_spatial_dimensions[d]));
+    g->kernel_positions *= g->kernel.back();
+    g->rows *= g->out_spatial.back();
+  }
+  const int64_t depth = g->kernel_positions * g->in_features;
+  // An empty conv is no work for either form.
+  if (g->rows == 0 || depth == 0 || g->out_features == 0) return kTooSmall;
+  const double flops = 2.0 * static_cast<double>(g->rows) * depth *
+                       static_cast<double>(g->out_features);
+  const double im2col_bytes = static_cast<double>(g->rows) * depth *
+                              static_cast<double>(ByteWidth(x.element_type()));
+  if (flops < static_cast<double>(opts.min_flops)) return kTooSmall;
+  if (im2col_bytes > static_cast<double>(opts.max_im2col_bytes)) {
+    return kTooLarge;
+  }
+  return nullptr;
+}
+
+// The im2col matrix [N, out..., K * C_in] of the canonical input `x`
+// ([N, spatial..., C_in]).
+HloInstruction* Im2col(HloComputation* computation, HloInstruction* x,
+                       const Window& window, const ConvGeometry& g) {
+  const int64_t ns = static_cast<int64_t>(g.kernel.size());
+  const PrimitiveType type = x->shape().element_type();
+  // Positive padding is added with a pad; negative padding cuts the input,
+  // which the slices below do by starting further in.
+  PaddingConfig padding;
+  padding.dimensions.resize(ns + 2);
+  bool padded = false;
+  for (int64_t d = 0; d < ns; ++d) {
+    const WindowDimension& wd = window.dimensions[d];
+    padding.dimensions[1 + d].edge_padding_low =
+        std::max<int64_t>(0, wd.padding_low);
+    padding.dimensions[1 + d].edge_padding_high =
+        std::max<int64_t>(0, wd.padding_high);
+    padded |= wd.padding_low > 0 || wd.padding_high > 0;
+  }
+  HloInstruction* input = x;
+  if (padded) {
+    std::vector<int64_t> dims = x->shape().dimensions();
+    for (int64_t d = 0; d < ns + 2; ++d) {
+      dims[d] += padding.dimensions[d].edge_padding_low +
+                 padding.dimensions[d].edge_padding_high;
+    }
+    HloInstruction* zero = computation->AddInstruction(
+        HloInstruction::CreateConstant(Literal(Shape::Scalar(type))));
+    auto pad = HloInstruction::Create(HloOpcode::kPad, Shape::Array(type, dims),
+                                      {x, zero});
+    pad->mutable_attrs().padding_config = padding;
+    input = computation->AddInstruction(std::move(pad));
+  }
+
+  std::vector<int64_t> slice_dims = {g.batch};
+  slice_dims.insert(slice_dims.end(), g.out_spatial.begin(),
+                    g.out_spatial.end());
+  slice_dims.push_back(g.in_features);
+  std::vector<HloInstruction*> columns;
+  std::vector<int64_t> position(ns, 0);  // row-major over the kernel
+  for (int64_t k = 0; k < g.kernel_positions; ++k) {
+    std::vector<int64_t> starts(ns + 2, 0), strides(ns + 2, 1),
+        limits = slice_dims;
+    for (int64_t d = 0; d < ns; ++d) {
+      const WindowDimension& wd = window.dimensions[d];
+      starts[1 + d] = position[d] * wd.window_dilation +
+                      std::max<int64_t>(0, -wd.padding_low);
+      strides[1 + d] = wd.stride;
+      limits[1 + d] = starts[1 + d] + (g.out_spatial[d] - 1) * wd.stride + 1;
+    }
+    if (slice_dims == input->shape().dimensions() &&
+        std::all_of(starts.begin(), starts.end(),
+                    [](int64_t s) { return s == 0; })) {
+      columns.push_back(input);  // the whole input, as a 1x1 stride-1 conv
+    } else {
+      auto slice = HloInstruction::Create(
+          HloOpcode::kSlice, Shape::Array(type, slice_dims), {input});
+      slice->mutable_attrs().slice_starts = starts;
+      slice->mutable_attrs().slice_limits = limits;
+      slice->mutable_attrs().slice_strides = strides;
+      columns.push_back(computation->AddInstruction(std::move(slice)));
+    }
+    for (int64_t d = ns - 1; d >= 0; --d) {
+      if (++position[d] < g.kernel[d]) break;
+      position[d] = 0;
+    }
+  }
+  if (columns.size() == 1) return columns.front();
+  std::vector<int64_t> dims = slice_dims;
+  dims.back() = g.kernel_positions * g.in_features;
+  auto concat = HloInstruction::Create(HloOpcode::kConcatenate,
+                                       Shape::Array(type, dims), columns);
+  concat->mutable_attrs().dimensions = {ns + 1};
+  return computation->AddInstruction(std::move(concat));
+}
+
+// Rewrites `conv`, or sets `*kept` to why it stays.
+absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* conv,
+                             const ConvolutionToGemmOptions& opts,
+                             const char** kept) {
+  ConvGeometry g;
+  *kept = WhyKept(conv, opts, &g);
+  if (*kept != nullptr) return false;
+  const ConvolutionDimensionNumbers& dn =
+      *conv->attrs().convolution_dimension_numbers;
+  const Window& window = *conv->attrs().window;
+  const int64_t ns = static_cast<int64_t>(g.kernel.size());
+
+  std::vector<int64_t> x_order = {dn.input_batch_dimension};
+  x_order.insert(x_order.end(), dn.input_spatial_dimensions.begin(),
+                 dn.input_spatial_dimensions.end());
+  x_order.push_back(dn.input_feature_dimension);
+  std::vector<int64_t> w_order = dn.kernel_spatial_dimensions;
+  w_order.push_back(dn.kernel_input_feature_dimension);
+  w_order.push_back(dn.kernel_output_feature_dimension);
+
+  HloInstruction* x = Transposed(computation, conv->operand(0), x_order);
+  HloInstruction* w = Transposed(computation, conv->operand(1), w_order);
+  const int64_t depth = g.kernel_positions * g.in_features;
+  HloInstruction* lhs = Reshaped(computation, Im2col(computation, x, window, g),
+                                 {g.rows, depth}, /*bitcast=*/true);
+  HloInstruction* rhs =
+      Reshaped(computation, w, {depth, g.out_features}, /*bitcast=*/true);
+
+  const PrimitiveType type = conv->shape().element_type();
+  auto dot = HloInstruction::Create(
+      HloOpcode::kDot, Shape::Array(type, {g.rows, g.out_features}),
+      {lhs, rhs});
+  DotDimensionNumbers dot_dn;
+  dot_dn.lhs_contracting_dimensions = {1};
+  dot_dn.rhs_contracting_dimensions = {0};
+  dot->mutable_attrs().dot_dimension_numbers = dot_dn;
+  dot->mutable_attrs().precision_config = conv->attrs().precision_config;
+  *dot->mutable_metadata() = conv->metadata();
+  HloInstruction* product = computation->AddInstruction(std::move(dot));
+
+  // [N, out..., C_out], then the conv's output order: dimension j of the
+  // result is the canonical dimension that the conv's numbers put at j.
+  std::vector<int64_t> y_dims = {g.batch};
+  y_dims.insert(y_dims.end(), g.out_spatial.begin(), g.out_spatial.end());
+  y_dims.push_back(g.out_features);
+  std::vector<int64_t> y_order(ns + 2);
+  y_order[dn.output_batch_dimension] = 0;
+  for (int64_t d = 0; d < ns; ++d)
+    y_order[dn.output_spatial_dimensions[d]] = 1 + d;
+  y_order[dn.output_feature_dimension] = ns + 1;
+  HloInstruction* result = Transposed(
+      computation, Reshaped(computation, product, y_dims, /*bitcast=*/false),
+      y_order);
+  if (absl::Status s = computation->ReplaceInstruction(conv, result); !s.ok()) {
+    return s;
+  }
+  return true;
+}
+
+}  // namespace
+
+ConvolutionToGemmOptions DefaultConvolutionToGemmOptions() {
+  return {kMinFlops, kMaxIm2colBytes};
+}
+
+absl::StatusOr<bool> ConvolutionToGemm::Run(HloModule* module) {
+  return RewriteEach(module, HloOpcode::kConvolution, "convolutions-rewritten",
+                     [&](HloComputation* computation,
+                         HloInstruction* instr) -> absl::StatusOr<bool> {
+                       const char* kept = nullptr;
+                       absl::StatusOr<bool> rewritten =
+                           Rewrite(computation, instr, options_, &kept);
+                       if (kept != nullptr) Count(kept);
+                       return rewritten;
+                     });
+}
+
+}  // namespace hloc

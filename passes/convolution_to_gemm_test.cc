@@ -1,0 +1,268 @@
+// convolution-to-gemm keeps results: the reference evaluator gives the same
+// outputs (within f32 summation-order rounding) before and after the pass,
+// on random inputs for convolutions of every kind the pass rewrites and on
+// the corpus modules with a convolution (their recorded inputs). The size
+// threshold is off here (min_flops 0) so that small, fast cases exercise
+// the rewrite; the lit test checks the thresholded pass.
+#include "passes/convolution_to_gemm.h"
+
+#include <cstdint>
+#include <fstream>
+#include <ostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "hlo/computation.h"
+#include "hlo/evaluator/evaluator.h"
+#include "passes/test_util.h"
+#include "runtime/compare.h"
+#include "runtime/npy.h"
+#include "tests/corpus.h"
+
+namespace hloc {
+namespace {
+
+ConvolutionToGemmOptions NoSizeThreshold() {
+  ConvolutionToGemmOptions options = DefaultConvolutionToGemmOptions();
+  options.min_flops = 0;
+  return options;
+}
+
+int64_t CountOpcode(const HloModule& module, HloOpcode opcode) {
+  int64_t n = 0;
+  for (const HloComputation* c : module.computations()) {
+    for (const HloInstruction* instr : c->instructions()) {
+      n += instr->opcode() == opcode;
+    }
+  }
+  return n;
+}
+
+// Uniform in [-1, 1), from a fixed seed per case.
+Literal RandomInput(const Shape& shape, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(shape.ElementCount());
+  for (float& x : v) x = dist(rng);
+  return Literal::FromVector<float>(shape, v);
+}
+
+// The tolerance for a conv's output: f32 sums of up to a few hundred
+// products of numbers in [-1, 1] reordered (the gemm sums over kernel
+// positions and channels in another order than the direct loop).
+// Relative 1e-4, and absolute 1e-5 of the largest output, for outputs
+// whose terms cancel to near zero.
+Tolerance ConvTolerance(const Literal& expected, PrimitiveType type) {
+  const double largest = std::max(1.0, MaxFiniteMagnitude(expected));
+  if (type == F32) return Tolerance{1e-4, 1e-5 * largest};
+  // bf16 / f16 results round the (identical) f32 sums to 8 or 11 bits:
+  // the two orders may land one ulp apart.
+  return DefaultTolerance(type, /*accumulating=*/true);
+}
+
+// Runs the pass on `module`, expecting it to replace every convolution by
+// a dot, and compares the evaluator's outputs before and after.
+void ExpectRewrittenWithSameResults(HloModule* module,
+                                    const std::vector<Literal>& inputs) {
+  absl::StatusOr<Literal> before = EvaluateModule(*module, inputs);
+  ASSERT_TRUE(before.ok()) << before.status();
+  const int64_t convs = CountOpcode(*module, HloOpcode::kConvolution);
+  ASSERT_GT(convs, 0);
+
+  ConvolutionToGemm pass(NoSizeThreshold());
+  absl::StatusOr<bool> changed = RunAndVerify(pass, module);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  ASSERT_TRUE(*changed) << ModuleText(*module);
+  EXPECT_EQ(CountOpcode(*module, HloOpcode::kConvolution), 0)
+      << ModuleText(*module);
+  EXPECT_EQ(CountOpcode(*module, HloOpcode::kDot), convs)
+      << ModuleText(*module);
+
+  absl::StatusOr<Literal> after = EvaluateModule(*module, inputs);
+  ASSERT_TRUE(after.ok()) << after.status() << "\n" << ModuleText(*module);
+  const Shape& out = module->entry_computation()->root_instruction()->shape();
+  ComparisonResult result = CompareLiterals(
+      *after, *before, ConvTolerance(*before, out.element_type()));
+  EXPECT_TRUE(result.ok()) << result.mismatch_count << " of "
+                           << result.element_count
+                           << " elements differ, max abs error "
+                           << result.max_abs_error << "; first: "
+                           << (result.first_mismatches.empty()
+                                   ? result.shape_message
+                                   : result.first_mismatches[0].ToString())
+                           << "\n"
+                           << ModuleText(*module);
+}
+
+struct Case {
+  std::string name;
+  std::string x;      // f32 input shape, "2,6,6,4"
+  std::string w;      // f32 kernel shape
+  std::string type;   // the conv's operand type: f32, bf16 or f16
+  std::string out;    // the conv's result type and shape, "f32[2,6,6,5]"
+  std::string attrs;  // window and dim_labels
+};
+
+// gtest names a failing case by this, not by the struct's bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+// Parameters are f32 (random inputs are generated as f32) and converted
+// to the conv's operand type.
+std::string ModuleFor(const Case& c) {
+  return absl::StrCat("HloModule ", c.name, "\n\nENTRY main {\n  x = f32[", c.x,
+                      "] parameter(0)\n  w = f32[", c.w,
+                      "] parameter(1)\n  xc = ", c.type, "[", c.x,
+                      "] convert(x)\n  wc = ", c.type, "[", c.w,
+                      "] convert(w)\n  ROOT conv = ", c.out,
+                      " convolution(xc, wc), ", c.attrs, "\n}\n");
+}
+
+class ConvolutionToGemmTest : public testing::TestWithParam<Case> {};
+
+TEST_P(ConvolutionToGemmTest, SameResultsAsTheConvolution) {
+  const Case& c = GetParam();
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseAndVerify(ModuleFor(c));
+  ASSERT_TRUE(module.ok()) << module.status() << "\n" << ModuleFor(c);
+  const HloComputation* entry = (*module)->entry_computation();
+  std::vector<Literal> inputs;
+  inputs.push_back(RandomInput(entry->parameter_instruction(0)->shape(), 1));
+  inputs.push_back(RandomInput(entry->parameter_instruction(1)->shape(), 2));
+  ExpectRewrittenWithSameResults(module->get(), inputs);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Convolutions, ConvolutionToGemmTest,
+    testing::Values(
+        Case{"nhwc_3x3_same", "2,6,6,4", "3,3,4,5", "f32", "f32[2,6,6,5]",
+             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"},
+        Case{"nchw_oihw", "2,4,6,7", "5,4,3,3", "f32", "f32[2,5,6,7]",
+             "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"},
+        Case{"stride_2", "2,7,8,3", "3,3,3,4", "f32", "f32[2,4,4,4]",
+             "window={size=3x3 stride=2x2 pad=1_1x0_1}, "
+             "dim_labels=b01f_01io->b01f"},
+        Case{"rhs_dilation_2", "1,9,9,3", "3,3,3,2", "f32", "f32[1,9,9,2]",
+             "window={size=3x3 pad=2_2x2_2 rhs_dilate=2x2}, "
+             "dim_labels=b01f_01io->b01f"},
+        Case{"kernel_1x1", "2,5,5,4", "1,1,4,6", "f32", "f32[2,5,5,6]",
+             "window={size=1x1}, dim_labels=b01f_01io->b01f"},
+        Case{"kernel_1x1_stride_2", "2,5,5,4", "1,1,4,6", "f32", "f32[2,3,3,6]",
+             "window={size=1x1 stride=2x2}, dim_labels=b01f_01io->b01f"},
+        Case{"conv_1d", "2,10,3", "3,3,4", "f32", "f32[2,10,4]",
+             "window={size=3 pad=1_1}, dim_labels=b0f_0io->b0f"},
+        Case{"negative_padding", "1,8,8,2", "3,3,2,3", "f32", "f32[1,6,5,3]",
+             "window={size=3x3 pad=-1_1x1_-2}, dim_labels=b01f_01io->b01f"},
+        Case{"conv_3d", "1,5,4,6,2", "2,3,2,2,3", "f32", "f32[1,5,2,5,3]",
+             "window={size=2x3x2 stride=1x2x1 pad=0_1x1_1x0_0}, "
+             "dim_labels=b012f_012io->b012f"},
+        Case{"non_square_batch_1", "1,6,9,3", "1,5,3,4", "f32", "f32[1,6,9,4]",
+             "window={size=1x5 pad=0_0x2_2}, dim_labels=b01f_01io->b01f"},
+        Case{"unusual_dimension_numbers", "3,5,7,4", "3,3,3,6", "f32",
+             "f32[5,3,4,6]",
+             "window={size=3x3 pad=1_1x0_1 stride=1x2}, "
+             "dim_labels=f01b_i01o->01bf"},
+        Case{"bf16", "2,6,6,4", "3,3,4,5", "bf16", "bf16[2,6,6,5]",
+             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"},
+        Case{"bf16_to_f32", "2,6,6,4", "3,3,4,5", "bf16", "f32[2,6,6,5]",
+             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"},
+        Case{"f16", "1,5,5,3", "2,2,3,2", "f16", "f16[1,4,4,2]",
+             "window={size=2x2}, dim_labels=b01f_01io->b01f"}),
+    [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
+
+// What the pass must leave alone: convolutions it does not lower.
+TEST(ConvolutionToGemmTest, LeavesUnsupportedConvolutions) {
+  const char* kText = R"(
+HloModule unsupported
+
+ENTRY main {
+  x = f32[2,8,8,4] parameter(0)
+  w = f32[3,3,2,4] parameter(1)
+  w1 = f32[3,3,4,4] parameter(2)
+  grouped = f32[2,8,8,4] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=2
+  lhs_dilated = f32[2,15,15,4] convolution(x, w1), window={size=3x3 pad=1_1x1_1 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f
+  reversed = f32[2,8,8,4] convolution(x, w1), window={size=3x3 pad=1_1x1_1 rhs_reversal=1x1}, dim_labels=b01f_01io->b01f
+  ROOT t = (f32[2,8,8,4], f32[2,15,15,4], f32[2,8,8,4]) tuple(grouped, lhs_dilated, reversed)
+}
+)";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndVerify(kText);
+  ASSERT_TRUE(module.ok()) << module.status();
+  ConvolutionToGemm pass(NoSizeThreshold());
+  absl::StatusOr<bool> changed = RunAndVerify(pass, module->get());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_FALSE(*changed) << ModuleText(**module);
+  EXPECT_EQ(pass.statistics().at("convolutions-kept-unsupported"), 3);
+}
+
+// With the default options a tiny conv (2 * 2*6*6 * 5 * 36 = 26 KFLOP)
+// stays a direct kernel, and so does one whose im2col matrix exceeds the
+// byte bound (here set to 1 KiB).
+TEST(ConvolutionToGemmTest, SizeThresholds) {
+  Case tiny{"tiny",
+            "2,6,6,4",
+            "3,3,4,5",
+            "f32",
+            "f32[2,6,6,5]",
+            "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"};
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseAndVerify(ModuleFor(tiny));
+  ASSERT_TRUE(module.ok()) << module.status();
+  ConvolutionToGemm with_defaults;
+  absl::StatusOr<bool> changed = RunAndVerify(with_defaults, module->get());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_FALSE(*changed);
+  EXPECT_EQ(with_defaults.statistics().at("convolutions-kept-too-small"), 1);
+
+  ConvolutionToGemmOptions small_buffer = NoSizeThreshold();
+  small_buffer.max_im2col_bytes = 1024;
+  ConvolutionToGemm bounded(small_buffer);
+  changed = RunAndVerify(bounded, module->get());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_FALSE(*changed);
+  EXPECT_EQ(bounded.statistics().at("convolutions-kept-im2col-too-large"), 1);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+bool FileExists(const std::string& path) { return std::ifstream(path).good(); }
+
+// Every corpus module with a convolution, on its recorded inputs.
+TEST(ConvolutionToGemmCorpusTest, SameResultsOnCorpusConvolutions) {
+  if (CorpusDir().empty()) GTEST_SKIP() << "shared/corpus/jax not found";
+  int convolution_modules = 0;
+  for (const std::string& name : CorpusCases()) {
+    const std::string dir = absl::StrCat(CorpusDir(), "/", name);
+    const std::string text = ReadFile(dir + "/module.hlo");
+    if (text.find(" convolution(") == std::string::npos) continue;
+    SCOPED_TRACE(name);
+    ++convolution_modules;
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndVerify(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    std::vector<Literal> inputs;
+    for (int i = 0; FileExists(absl::StrCat(dir, "/in", i, ".npy")); ++i) {
+      NpyReadOptions options;
+      options.expected_type = (*module)
+                                  ->entry_computation()
+                                  ->parameter_instruction(i)
+                                  ->shape()
+                                  .element_type();
+      absl::StatusOr<Literal> input =
+          ReadNpy(absl::StrCat(dir, "/in", i, ".npy"), options);
+      ASSERT_TRUE(input.ok()) << input.status();
+      inputs.push_back(std::move(*input));
+    }
+    ExpectRewrittenWithSameResults(module->get(), inputs);
+  }
+  EXPECT_GT(convolution_modules, 0) << "no corpus module has a convolution";
+}
+
+}  // namespace
+}  // namespace hloc
