@@ -106,11 +106,17 @@ absl::StatusOr<HipDriver*> HipDriver::Get() {
   static std::once_flag once;
   static absl::StatusOr<HipDriver*>* driver = nullptr;
   std::call_once(once, [] {
-    std::vector<std::string> reasons;
-    for (const std::string& library : DefaultLibraries()) {
+    const std::vector<std::string> libraries = DefaultLibraries();
+    std::string first_reason;
+    for (const std::string& library : libraries) {
       absl::StatusOr<std::unique_ptr<HipDriver>> opened = Open(library);
       if (!opened.ok()) {
-        reasons.push_back(std::string(opened.status().message()));
+        // A library that is there but unusable says more than the ones
+        // that are missing.
+        if (first_reason.empty() ||
+            opened.status().message().find("lacks") != absl::string_view::npos) {
+          first_reason = std::string(opened.status().message());
+        }
         continue;
       }
       absl::Status status = (*opened)->Init();
@@ -119,8 +125,9 @@ absl::StatusOr<HipDriver*> HipDriver::Get() {
                    : new absl::StatusOr<HipDriver*>(std::move(status));
       return;
     }
-    driver = new absl::StatusOr<HipDriver*>(absl::UnavailableError(
-        absl::StrCat("no AMD GPU: ", absl::StrJoin(reasons, "; "))));
+    driver = new absl::StatusOr<HipDriver*>(absl::UnavailableError(absl::StrCat(
+        "no AMD GPU: tried ", absl::StrJoin(libraries, ", "), "; ",
+        first_reason)));
   });
   return *driver;
 }
