@@ -272,7 +272,12 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
   // What no kernel can run is named before anything is compiled.
   HLOC_RETURN_IF_ERROR(
       CheckCustomCallTargets(*module, GpuSupportsCustomCall, options.platform));
-  HLOC_ASSIGN_OR_RETURN(std::unique_ptr<GpuTarget> target, MakeTarget(options));
+  std::unique_ptr<GpuTarget> owned_target;
+  if (options.target == nullptr) {
+    HLOC_ASSIGN_OR_RETURN(owned_target, MakeTarget(options));
+  }
+  const GpuTarget* target =
+      options.target != nullptr ? options.target : owned_target.get();
   if (UsesGemmLibrary(*target)) {
     HLOC_RETURN_IF_ERROR(SplitDotFusions(module.get()));
   }
@@ -313,7 +318,8 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
     return compiled;
   }
   HLOC_ASSIGN_OR_RETURN(std::string ptx, emitter.Finish(options.phase_times));
-  executable.device_code.push_back({target->code_format(), options.arch, ptx});
+  executable.device_code.push_back(
+      {target->code_format(), target->device().arch, ptx});
   if (options.emit_cubin && target->code_format() == "ptx") {
     std::string ptxas = FindPtxas(FindCudaPath(options.cuda_path));
     if (!ptxas.empty()) {
@@ -322,7 +328,9 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
       executable.device_code.push_back({"cubin", options.arch, cubin});
     }
   }
-  HLOC_RETURN_IF_ERROR(ValidateExecutable(executable));
+  if (options.target == nullptr) {
+    HLOC_RETURN_IF_ERROR(ValidateExecutable(executable));
+  }
   return compiled;
 }
 

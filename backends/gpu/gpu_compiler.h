@@ -28,6 +28,8 @@
 
 namespace hloc {
 
+class GpuTarget;
+
 struct GpuCompileOptions {
   // "cuda" (NVPTX) or "rocm" (AMDGPU).
   std::string platform = "cuda";
@@ -41,6 +43,11 @@ struct GpuCompileOptions {
   std::string cuda_path;
   // Also assemble a cubin with ptxas when it is there.
   bool emit_cubin = true;
+  // Compiles for this target instead of platform and arch's (not owned):
+  // tests run the shared emitters on a simulated GPU this way. Its
+  // executable is not validated for a runtime (its device code is the
+  // test's own format).
+  const GpuTarget* target = nullptr;
   // Adds the time of each phase after the HLO pipeline here (the kernel
   // emitters, LLVM's pipeline, PTX); null: not measured.
   CompilePhaseTimes* phase_times = nullptr;
