@@ -93,7 +93,6 @@ absl::StatusOr<std::string> BackendStageOutput(const HloModule& module,
   }
   if (platform == "cuda" || platform == "rocm") {
     options.gpu.platform = platform;
-    if (options.gpu.arch.empty()) options.gpu.arch = DefaultGpuArch(platform);
     return GpuStageOutput(module, stage, options.gpu, summary);
   }
   return CpuStageOutput(module, stage, summary, std::move(options.cpu));

@@ -99,17 +99,22 @@ KernelBuffers AnalyzeStepBuffers(const HloInstruction& instr,
   return result;
 }
 
+std::string Arch(const GpuCompileOptions& options) {
+  return options.arch.empty() ? DefaultGpuArch(options.platform)
+                              : options.arch;
+}
+
 absl::StatusOr<std::unique_ptr<GpuTarget>> MakeTarget(
     const GpuCompileOptions& options) {
   if (options.platform == "rocm") {
-    return CreateAmdgpuTarget(options.arch,
+    return CreateAmdgpuTarget(Arch(options),
                               FindRocmDeviceLibs(options.rocm_device_libs));
   }
   if (options.platform != "cuda") {
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown GPU platform '", options.platform, "' (cuda or rocm)"));
   }
-  return CreateNvptxTarget(options.arch, FindCudaPath(options.cuda_path));
+  return CreateNvptxTarget(Arch(options), FindCudaPath(options.cuda_path));
 }
 
 // Whether dots may become library calls (cuBLASLt on cuda); on rocm there
@@ -324,8 +329,9 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
     std::string ptxas = FindPtxas(FindCudaPath(options.cuda_path));
     if (!ptxas.empty()) {
       HLOC_ASSIGN_OR_RETURN(std::string cubin,
-                            RunPtxas(ptxas, ptx, options.arch));
-      executable.device_code.push_back({"cubin", options.arch, cubin});
+                            RunPtxas(ptxas, ptx, target->device().arch));
+      executable.device_code.push_back(
+          {"cubin", target->device().arch, cubin});
     }
   }
   if (options.target == nullptr) {

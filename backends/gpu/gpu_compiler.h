@@ -34,8 +34,9 @@ struct GpuCompileOptions {
   // "cuda" (NVPTX) or "rocm" (AMDGPU).
   std::string platform = "cuda";
   // One of the platform's architectures (device_info.h): "sm_80", "sm_90";
-  // "gfx90a", "gfx942", "gfx1100".
-  std::string arch = "sm_90";
+  // "gfx90a", "gfx942", "gfx1100". "": the platform's default
+  // (DefaultGpuArch).
+  std::string arch;
   // rocm: the folder of ROCm's device-library bitcode; "" looks it up
   // (FindRocmDeviceLibs).
   std::string rocm_device_libs;
