@@ -60,9 +60,10 @@ absl::StatusOr<std::unique_ptr<HipDriver>> HipDriver::Open(
   need(&d.hipStreamSynchronize, {"hipStreamSynchronize"});
   need(&d.hipModuleLaunchKernel, {"hipModuleLaunchKernel"});
   if (!missing.empty()) {
-    return absl::UnavailableError(absl::StrCat(
-        library, " lacks ", missing, " (a ROCm 5 or newer HIP runtime is "
-        "needed)"));
+    return absl::UnavailableError(
+        absl::StrCat(library, " lacks ", missing,
+                     " (a ROCm 5 or newer HIP runtime is "
+                     "needed)"));
   }
   return driver;
 }
@@ -74,8 +75,8 @@ HipDriver::~HipDriver() {
 absl::Status HipDriver::Init() {
   const hipError_t result = hipInit(0);
   if (result == hipErrorNoDevice || result == hipErrorInvalidDevice) {
-    return absl::UnavailableError(absl::StrCat(
-        "no AMD GPU: the HIP runtime (", library_, ") sees no device"));
+    return absl::UnavailableError(absl::StrCat("no AMD GPU: the HIP runtime (",
+                                               library_, ") sees no device"));
   }
   absl::Status status = Check(result, "hipInit", "initialising HIP");
   if (!status.ok()) return status;
@@ -113,21 +114,20 @@ absl::StatusOr<HipDriver*> HipDriver::Get() {
       if (!opened.ok()) {
         // A library that is there but unusable says more than the ones
         // that are missing.
-        if (first_reason.empty() ||
-            opened.status().message().find("lacks") != absl::string_view::npos) {
+        if (first_reason.empty() || opened.status().message().find("lacks") !=
+                                        absl::string_view::npos) {
           first_reason = std::string(opened.status().message());
         }
         continue;
       }
       absl::Status status = (*opened)->Init();
-      driver = status.ok()
-                   ? new absl::StatusOr<HipDriver*>(opened->release())
-                   : new absl::StatusOr<HipDriver*>(std::move(status));
+      driver = status.ok() ? new absl::StatusOr<HipDriver*>(opened->release())
+                           : new absl::StatusOr<HipDriver*>(std::move(status));
       return;
     }
-    driver = new absl::StatusOr<HipDriver*>(absl::UnavailableError(absl::StrCat(
-        "no AMD GPU: tried ", absl::StrJoin(libraries, ", "), "; ",
-        first_reason)));
+    driver = new absl::StatusOr<HipDriver*>(absl::UnavailableError(
+        absl::StrCat("no AMD GPU: tried ", absl::StrJoin(libraries, ", "), "; ",
+                     first_reason)));
   });
   return *driver;
 }

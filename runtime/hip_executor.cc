@@ -92,11 +92,10 @@ absl::Status HipExecutor::LoadModule() {
     return absl::FailedPreconditionError(
         "the executable carries no HSA code object (hsaco)");
   }
-  return absl::FailedPreconditionError(
-      absl::StrCat("the HIP runtime loads none of the executable's code "
-                   "objects on ",
-                   device_name_, " (compile with --gpu-arch for its ISA):",
-                   refused));
+  return absl::FailedPreconditionError(absl::StrCat(
+      "the HIP runtime loads none of the executable's code "
+      "objects on ",
+      device_name_, " (compile with --gpu-arch for its ISA):", refused));
 }
 
 absl::Status HipExecutor::AllocateAndUpload() {
@@ -122,11 +121,11 @@ absl::Status HipExecutor::AllocateAndUpload() {
         allocation.constant_data.empty()) {
       continue;
     }
-    status = HLOC_HIP_CALL(
-        driver_, absl::StrCat("uploading constant allocation ", a),
-        hipMemcpyHtoDAsync, block_ + offset[a],
-        const_cast<char*>(allocation.constant_data.data()),
-        allocation.constant_data.size(), stream_);
+    status = HLOC_HIP_CALL(driver_,
+                           absl::StrCat("uploading constant allocation ", a),
+                           hipMemcpyHtoDAsync, block_ + offset[a],
+                           const_cast<char*>(allocation.constant_data.data()),
+                           allocation.constant_data.size(), stream_);
     if (!status.ok()) return status;
   }
   return HLOC_HIP_CALL(driver_, "uploading constants", hipStreamSynchronize,
@@ -155,7 +154,8 @@ absl::Status HipExecutor::ResolveKernels(
       case Kind::kCopy:
         break;
       case Kind::kWhile: {
-        absl::Status status = ResolveKernels(step.condition, what + " condition ");
+        absl::Status status =
+            ResolveKernels(step.condition, what + " condition ");
         if (status.ok()) status = ResolveKernels(step.body, what + " body ");
         if (!status.ok()) return status;
         break;
@@ -170,8 +170,9 @@ absl::Status HipExecutor::ResolveKernels(
       case Kind::kEvaluator:
       case Kind::kLibraryCall:
         return absl::UnimplementedError(absl::StrCat(
-            what, ": the rocm runtime runs kernels, copies and control flow; "
-                  "this step is an ",
+            what,
+            ": the rocm runtime runs kernels, copies and control flow; "
+            "this step is an ",
             step.kind == Kind::kEvaluator ? "evaluator" : "library call",
             " step, which the rocm compiler does not emit"));
     }
@@ -184,9 +185,9 @@ absl::StatusOr<int64_t> HipExecutor::ReadPredicate(const ExecutableStep& step,
   const Shape& shape = executable_.buffers[step.predicate_buffer].shape;
   int32_t value = 0;
   const size_t bytes = static_cast<size_t>(ByteWidth(shape.element_type()));
-  absl::Status status = HLOC_HIP_CALL(
-      driver_, what, hipMemcpyDtoHAsync, &value,
-      slot_address_[step.predicate_buffer], bytes, stream_);
+  absl::Status status =
+      HLOC_HIP_CALL(driver_, what, hipMemcpyDtoHAsync, &value,
+                    slot_address_[step.predicate_buffer], bytes, stream_);
   if (status.ok()) {
     status = HLOC_HIP_CALL(driver_, what, hipStreamSynchronize, stream_);
   }
@@ -321,11 +322,10 @@ absl::StatusOr<Literal> HipExecutor::Run(absl::Span<const Literal> arguments) {
       unstaged.emplace_back(l, HostBytes(slot.size));
       destination = unstaged.back().second.get();
     }
-    status = HLOC_HIP_CALL(driver_, absl::StrCat("copying result leaf ", l,
-                                                 " out"),
-                           hipMemcpyDtoHAsync, destination,
-                           slot_address_[slot_index],
-                           static_cast<size_t>(slot.size), stream_);
+    status = HLOC_HIP_CALL(
+        driver_, absl::StrCat("copying result leaf ", l, " out"),
+        hipMemcpyDtoHAsync, destination, slot_address_[slot_index],
+        static_cast<size_t>(slot.size), stream_);
   }
   // Always wait: a failed run must not leave copies from `staged` pending.
   const absl::Status synced = HLOC_HIP_CALL(driver_, "finishing the run",

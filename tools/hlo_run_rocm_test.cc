@@ -85,8 +85,8 @@ TEST(HipRunTest, HloRunSaysThereIsNoAmdGpu) {
     f << WarpModules()[0].second;
   }
   std::ostringstream out, err;
-  const int code = HloRunMain(
-      {path, "--platform=rocm", "--random-inputs=1"}, out, err);
+  const int code =
+      HloRunMain({path, "--platform=rocm", "--random-inputs=1"}, out, err);
   EXPECT_EQ(code, kHloRunFailed) << err.str();
   EXPECT_NE(err.str().find("rocm failed to run"), std::string::npos)
       << err.str();

@@ -245,8 +245,8 @@ class AmdgpuTarget : public GpuTarget {
     };
     // Older device libraries (Debian's 5.2) have no control file for
     // gfx942 or gfx1100; the variable it would define is defined here.
-    const std::string isa_file = absl::StrCat(
-        "oclc_isa_version_", device().arch.substr(3));
+    const std::string isa_file =
+        absl::StrCat("oclc_isa_version_", device().arch.substr(3));
     const bool has_isa_file =
         llvm::sys::fs::exists(absl::StrCat(device_libs_, "/", isa_file, ".bc"));
     if (has_isa_file) files.push_back(isa_file);
@@ -256,8 +256,7 @@ class AmdgpuTarget : public GpuTarget {
         return absl::FailedPreconditionError(
             absl::StrCat("ROCm device library ", path, " not found"));
       }
-      if (absl::Status s = LinkBitcodeOnlyNeeded(module, path, file);
-          !s.ok()) {
+      if (absl::Status s = LinkBitcodeOnlyNeeded(module, path, file); !s.ok()) {
         return s;
       }
     }
@@ -276,9 +275,9 @@ class AmdgpuTarget : public GpuTarget {
   void DefineIsaVersion(llvm::Module* module) const {
     llvm::GlobalVariable* g = module->getNamedGlobal("__oclc_ISA_version");
     if (g == nullptr || !g->isDeclaration()) return;
-    g->setInitializer(llvm::ConstantInt::get(
-        llvm::Type::getInt32Ty(module->getContext()),
-        IsaVersion(device().arch)));
+    g->setInitializer(
+        llvm::ConstantInt::get(llvm::Type::getInt32Ty(module->getContext()),
+                               IsaVersion(device().arch)));
     g->setConstant(true);
   }
 
@@ -320,9 +319,8 @@ absl::StatusOr<std::unique_ptr<GpuTarget>> CreateAmdgpuTarget(
   }
   // The wavefront size is a subtarget feature; the device facts decide it
   // (gfx1100 could run wave64 too, but its native size is 32).
-  const std::string features = device->warp_size == 64
-                                   ? "+wavefrontsize64"
-                                   : "+wavefrontsize32";
+  const std::string features =
+      device->warp_size == 64 ? "+wavefrontsize64" : "+wavefrontsize32";
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
       kTriple, arch, features, options, llvm::Reloc::PIC_, std::nullopt,

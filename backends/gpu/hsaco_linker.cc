@@ -50,8 +50,8 @@ absl::StatusOr<std::string> FindLdLld() {
   const char* variable = std::getenv("HLOC_LD_LLD");
   if (variable != nullptr && *variable != '\0') {
     if (access(variable, X_OK) == 0) return std::string(variable);
-    return absl::FailedPreconditionError(absl::StrCat(
-        "$HLOC_LD_LLD (", variable, ") is not an executable"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("$HLOC_LD_LLD (", variable, ") is not an executable"));
   }
   // The versioned name first: lld must understand the objects of the
   // LLVM the compiler is built with (19).
@@ -80,8 +80,9 @@ absl::StatusOr<std::string> LinkHsaco(const std::string& object) {
     std::ofstream f(in, std::ios::binary);
     f << object;
   }
-  std::string command = absl::StrCat(Quote(*lld), " -shared -o ", Quote(out),
-                                     " ", Quote(in), " > ", Quote(err), " 2>&1");
+  std::string command =
+      absl::StrCat(Quote(*lld), " -shared -o ", Quote(out), " ", Quote(in),
+                   " > ", Quote(err), " 2>&1");
   int rc = std::system(command.c_str());
   std::string log = ReadAll(err);
   std::string hsaco = rc == 0 ? ReadAll(out) : "";
@@ -90,8 +91,8 @@ absl::StatusOr<std::string> LinkHsaco(const std::string& object) {
   std::remove(err.c_str());
   rmdir(dir.c_str());
   if (rc != 0 || hsaco.empty()) {
-    return absl::InternalError(absl::StrCat(
-        *lld, " -shared could not link the AMDGPU object: ", log));
+    return absl::InternalError(
+        absl::StrCat(*lld, " -shared could not link the AMDGPU object: ", log));
   }
   return hsaco;
 }

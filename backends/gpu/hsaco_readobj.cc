@@ -138,9 +138,8 @@ HsacoInfo ParseReadobjOutput(const std::string& text) {
       continue;
     }
     if (where == Where::kSymbols || where == Where::kDynamicSymbols) {
-      std::vector<HsacoSymbol>& list = where == Where::kSymbols
-                                           ? info.symbols
-                                           : info.dynamic_symbols;
+      std::vector<HsacoSymbol>& list =
+          where == Where::kSymbols ? info.symbols : info.dynamic_symbols;
       if (line == "]") {
         where = Where::kNone;
         symbol = nullptr;

@@ -38,9 +38,9 @@ struct HsacoSymbol {
 };
 
 struct HsacoInfo {
-  std::string format;       // "elf64-amdgpu"
-  std::string elf_type;     // "SharedObject"
-  std::string target;       // "amdgcn-amd-amdhsa--gfx942"
+  std::string format;    // "elf64-amdgpu"
+  std::string elf_type;  // "SharedObject"
+  std::string target;    // "amdgcn-amd-amdhsa--gfx942"
   bool has_metadata_note = false;
   std::vector<HsacoKernel> kernels;
   std::vector<HsacoSymbol> symbols;          // .symtab

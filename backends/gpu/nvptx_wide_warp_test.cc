@@ -4,12 +4,13 @@
 // 64-thread barrier, and ptxas accepts the PTX. Running them needs an
 // NVIDIA GPU: tools:wide-warp-cases writes them as gpu_bundle cases.
 // Without ptxas the test says so and skips.
+#include "backends/gpu/testing/nvptx_wide_warp.h"
+
 #include <string>
 
 #include "backends/gpu/gpu_compiler.h"
 #include "backends/gpu/nvptx_target.h"
 #include "backends/gpu/ptxas.h"
-#include "backends/gpu/testing/nvptx_wide_warp.h"
 #include "backends/gpu/testing/warp_modules.h"
 #include "gtest/gtest.h"
 #include "hlo/text/parser.h"

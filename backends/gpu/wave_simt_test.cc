@@ -87,19 +87,18 @@ TEST_P(WaveSimtTest, MatchesTheEvaluator) {
     EXPECT_LE(step.launch.NumThreadsPerBlock(), device->max_threads_per_block)
         << step.kernel_name;
   }
-  absl::StatusOr<Literal> actual =
-      RunOnHostSimt(*executable, *device, *inputs);
+  absl::StatusOr<Literal> actual = RunOnHostSimt(*executable, *device, *inputs);
   ASSERT_TRUE(actual.ok()) << actual.status();
   Tolerance tolerance;
   tolerance.rtol = 1e-4;
   tolerance.atol = 1e-4;
   ComparisonResult result = CompareLiterals(*actual, *expected, tolerance);
-  EXPECT_TRUE(result.ok())
-      << result.mismatch_count << " of " << result.element_count
-      << " elements differ"
-      << (result.first_mismatches.empty()
-              ? ""
-              : ", first " + result.first_mismatches[0].ToString());
+  EXPECT_TRUE(result.ok()) << result.mismatch_count << " of "
+                           << result.element_count << " elements differ"
+                           << (result.first_mismatches.empty()
+                                   ? ""
+                                   : ", first " +
+                                         result.first_mismatches[0].ToString());
 }
 
 INSTANTIATE_TEST_SUITE_P(WarpModules, WaveSimtTest,

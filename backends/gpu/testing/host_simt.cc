@@ -72,8 +72,8 @@ class ShrinkingBarrier {
 
 // One block's threads, barriers and shuffle slots.
 struct Block {
-  Block(int64_t threads, int64_t warp) : threads(threads), warp(warp),
-        barrier(threads), exchange(threads) {
+  Block(int64_t threads, int64_t warp)
+      : threads(threads), warp(warp), barrier(threads), exchange(threads) {
     for (int64_t first = 0; first < threads; first += warp) {
       warps.push_back(
           std::make_unique<ShrinkingBarrier>(std::min(warp, threads - first)));
@@ -134,9 +134,7 @@ class HostSimtTarget : public GpuTarget {
   HostSimtTarget(GpuDeviceInfo device, std::unique_ptr<llvm::TargetMachine> tm)
       : GpuTarget(std::move(device)), tm_(std::move(tm)) {}
 
-  std::string triple() const override {
-    return tm_->getTargetTriple().str();
-  }
+  std::string triple() const override { return tm_->getTargetTriple().str(); }
   std::string data_layout() const override {
     return tm_->createDataLayout().getStringRepresentation();
   }
@@ -286,10 +284,10 @@ class Runner {
           absl::StatusOr<void*> kernel = Kernel(step.kernel_name);
           if (!kernel.ok()) return kernel.status();
           if (step.buffers.size() > kMaxKernelParameters) {
-            return absl::UnimplementedError(absl::StrCat(
-                step.kernel_name, " has ", step.buffers.size(),
-                " parameters; the simulator calls up to ",
-                kMaxKernelParameters));
+            return absl::UnimplementedError(
+                absl::StrCat(step.kernel_name, " has ", step.buffers.size(),
+                             " parameters; the simulator calls up to ",
+                             kMaxKernelParameters));
           }
           std::vector<void*> args;
           for (int64_t slot : step.buffers) args.push_back(slots_[slot]);
@@ -324,8 +322,9 @@ class Runner {
         }
         default:
           return absl::UnimplementedError(
-              absl::StrCat(step.instruction, ": the simulator runs kernels, "
-                                             "copies and control flow"));
+              absl::StrCat(step.instruction,
+                           ": the simulator runs kernels, "
+                           "copies and control flow"));
       }
     }
     return absl::OkStatus();
@@ -364,7 +363,8 @@ absl::StatusOr<std::unique_ptr<GpuTarget>> CreateHostSimtTarget(
   InitializeHostOnce();
   const std::string triple = llvm::sys::getProcessTriple();
   std::string error;
-  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target* target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (target == nullptr) {
     return absl::InternalError(absl::StrCat("no LLVM host target: ", error));
   }

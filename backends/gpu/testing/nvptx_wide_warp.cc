@@ -34,26 +34,27 @@ class NvptxWideWarpTarget : public GpuTarget {
   }
   llvm::Value* EmitShuffleXorI32(llvm::Value* value, int lane_mask,
                                  llvm::IRBuilderBase* b) const override {
-    return Exchange(value,
-                    [&](llvm::Value* lane) {
-                      return b->CreateXor(lane, b->getInt32(lane_mask));
-                    },
-                    b);
+    return Exchange(
+        value,
+        [&](llvm::Value* lane) {
+          return b->CreateXor(lane, b->getInt32(lane_mask));
+        },
+        b);
   }
   llvm::Value* EmitShuffleUpI32(llvm::Value* value, int delta,
                                 llvm::IRBuilderBase* b) const override {
-    return Exchange(value,
-                    [&](llvm::Value* lane) {
-                      return b->CreateSelect(
-                          b->CreateICmpUGE(lane, b->getInt32(delta)),
-                          b->CreateSub(lane, b->getInt32(delta)), lane);
-                    },
-                    b);
+    return Exchange(
+        value,
+        [&](llvm::Value* lane) {
+          return b->CreateSelect(b->CreateICmpUGE(lane, b->getInt32(delta)),
+                                 b->CreateSub(lane, b->getInt32(delta)), lane);
+        },
+        b);
   }
   llvm::Value* EmitShuffleIndexI32(llvm::Value* value, int source_lane,
                                    llvm::IRBuilderBase* b) const override {
-    return Exchange(value,
-                    [&](llvm::Value*) { return b->getInt32(source_lane); }, b);
+    return Exchange(
+        value, [&](llvm::Value*) { return b->getInt32(source_lane); }, b);
   }
   unsigned shared_address_space() const override {
     return nvptx_->shared_address_space();
@@ -87,9 +88,9 @@ class NvptxWideWarpTarget : public GpuTarget {
   }
 
   void SyncLogicalWarp(llvm::Value* warp, llvm::IRBuilderBase* b) const {
-    b->CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_sync_cnt, {},
-                       {b->CreateAdd(warp, b->getInt32(1)),
-                        b->getInt32(kWideWarpSize)});
+    b->CreateIntrinsic(
+        llvm::Intrinsic::nvvm_barrier_sync_cnt, {},
+        {b->CreateAdd(warp, b->getInt32(1)), b->getInt32(kWideWarpSize)});
   }
 
   template <typename Source>
