@@ -100,8 +100,7 @@ KernelBuffers AnalyzeStepBuffers(const HloInstruction& instr,
 }
 
 std::string Arch(const GpuCompileOptions& options) {
-  return options.arch.empty() ? DefaultGpuArch(options.platform)
-                              : options.arch;
+  return options.arch.empty() ? DefaultGpuArch(options.platform) : options.arch;
 }
 
 absl::StatusOr<std::unique_ptr<GpuTarget>> MakeTarget(
@@ -330,8 +329,7 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
     if (!ptxas.empty()) {
       HLOC_ASSIGN_OR_RETURN(std::string cubin,
                             RunPtxas(ptxas, ptx, target->device().arch));
-      executable.device_code.push_back(
-          {"cubin", target->device().arch, cubin});
+      executable.device_code.push_back({"cubin", target->device().arch, cubin});
     }
   }
   if (options.target == nullptr) {
@@ -384,8 +382,8 @@ absl::StatusOr<std::string> GpuStageOutput(const HloModule& module,
     known |= entry.first == stage;
   }
   if (!known) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unknown ", options.platform, " stage '", stage, "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown ", options.platform, " stage '", stage, "'"));
   }
   if (stage == "llvm") {
     HLOC_ASSIGN_OR_RETURN(CompiledModule compiled,
@@ -393,10 +391,9 @@ absl::StatusOr<std::string> GpuStageOutput(const HloModule& module,
     return compiled.llvm_ir;
   }
   if (stage == "asm") {
-    HLOC_ASSIGN_OR_RETURN(
-        CompiledModule compiled,
-        Compile(module, options, /*stop_at_llvm=*/false,
-                /*stop_at_assembly=*/true));
+    HLOC_ASSIGN_OR_RETURN(CompiledModule compiled,
+                          Compile(module, options, /*stop_at_llvm=*/false,
+                                  /*stop_at_assembly=*/true));
     return compiled.assembly;
   }
   GpuCompileOptions compile_options = options;

@@ -173,9 +173,9 @@ absl::StatusOr<std::string> GpuModuleEmitter::Finish(CompilePhaseTimes* times,
     return absl::FailedPreconditionError("GpuModuleEmitter already finished");
   }
   absl::StatusOr<std::string> code =
-      assembly ? state_->target->CompileModuleToAssembly(state_->module.get(),
-                                                         times)
-               : state_->target->CompileModule(state_->module.get(), times);
+      assembly
+          ? state_->target->CompileModuleToAssembly(state_->module.get(), times)
+          : state_->target->CompileModule(state_->module.get(), times);
   state_->module.reset();
   return code;
 }

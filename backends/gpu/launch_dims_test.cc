@@ -19,7 +19,8 @@ TEST(LaunchDimsTest, KnownArchitectures) {
 TEST(LaunchDimsTest, AmdArchitecturesArePlatformRocm) {
   EXPECT_EQ(KnownGpuArchs("rocm"),
             (std::vector<std::string>{"gfx90a", "gfx942", "gfx1100"}));
-  EXPECT_EQ(KnownGpuArchs("cuda"), (std::vector<std::string>{"sm_80", "sm_90"}));
+  EXPECT_EQ(KnownGpuArchs("cuda"),
+            (std::vector<std::string>{"sm_80", "sm_90"}));
   EXPECT_EQ(GetGpuDeviceInfo("rocm", "gfx942")->warp_size, 64);
   EXPECT_EQ(GetGpuDeviceInfo("rocm", "gfx90a")->warp_size, 64);
   EXPECT_EQ(GetGpuDeviceInfo("rocm", "gfx1100")->warp_size, 32);
