@@ -8,26 +8,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/dlopen_symbols.h"
 
 namespace hloc {
 namespace cuda {
-namespace {
-
-// Points `*function` at the first of `symbols` the library exports.
-template <typename Function>
-bool Resolve(void* handle, std::initializer_list<const char*> symbols,
-             Function* function) {
-  for (const char* symbol : symbols) {
-    if (void* address = dlsym(handle, symbol)) {
-      *function = reinterpret_cast<Function>(address);
-      return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
 std::string CudaDriver::DefaultLibrary() {
   const char* library = std::getenv("HLOC_LIBCUDA");
   return library != nullptr && *library != '\0' ? library : "libcuda.so.1";
@@ -48,7 +32,7 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Open(
   driver->handle_ = handle;
   std::string missing;
   auto need = [&](auto* function, std::initializer_list<const char*> names) {
-    if (!Resolve(handle, names, function)) {
+    if (!ResolveSymbol(handle, names, function)) {
       absl::StrAppend(&missing, missing.empty() ? "" : ", ", *names.begin());
     }
   };

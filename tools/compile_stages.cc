@@ -62,7 +62,7 @@ const StageList& CommonStages() {
 const StageList& BackendStages(const std::string& platform) {
   static const auto* none = new StageList{};
   if (platform == "cpu") return CpuStages();
-  if (platform == "cuda") return GpuStages();
+  if (platform == "cuda" || platform == "rocm") return GpuStages(platform);
   return *none;
 }
 
@@ -75,7 +75,9 @@ bool HasStage(const StageList& stages, const std::string& stage) {
 
 bool StageCompilesEveryInstruction(const std::string& platform,
                                    const std::string& stage) {
-  if (platform == "cuda") return HasStage(GpuStages(), stage);
+  if (platform == "cuda" || platform == "rocm") {
+    return HasStage(GpuStages(platform), stage);
+  }
   return platform == "cpu" && HasStage(CpuStages(), stage) &&
          stage != "buffer-assignment" && stage != "llvm";
 }
@@ -89,7 +91,8 @@ absl::StatusOr<std::string> BackendStageOutput(const HloModule& module,
     return absl::InvalidArgumentError(absl::StrCat(
         "'", stage, "' is not a stage of the ", platform, " backend"));
   }
-  if (platform == "cuda") {
+  if (platform == "cuda" || platform == "rocm") {
+    options.gpu.platform = platform;
     return GpuStageOutput(module, stage, options.gpu, summary);
   }
   return CpuStageOutput(module, stage, summary, std::move(options.cpu));

@@ -2,7 +2,7 @@
 // (--stage) and the Python package (hloc.jit(f).lower(...).stage(...)), so
 // both name and produce them the same way. Every platform has "hlo" (the
 // optimised module after its pipeline); each backend declares the stages
-// after it (the cpu backend's here, the cuda backend's in
+// after it (the cpu backend's here, the cuda and rocm backends' in
 // backends/gpu/gpu_compiler.h).
 #ifndef TOOLS_COMPILE_STAGES_H_
 #define TOOLS_COMPILE_STAGES_H_
@@ -30,7 +30,7 @@ bool HasStage(const StageList& stages, const std::string& stage);
 // Whether `stage` of `platform` compiles every instruction, so that the
 // evaluator-fallback choice (CpuCompileOptions::allow_fallback; the cuda
 // backend is always strict) applies: cpu's llvm-opt, asm, object and
-// executable, every cuda stage. (cpu's llvm stage shows the kernels that
+// executable, every cuda and rocm stage. (cpu's llvm stage shows the kernels that
 // were emitted, whatever declined.)
 bool StageCompilesEveryInstruction(const std::string& platform,
                                    const std::string& stage);

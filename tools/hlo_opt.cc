@@ -56,10 +56,15 @@ const std::vector<FlagSpec>& Specs() {
        "stages llvm-opt, asm, object)"},
       {"stage", true, "how far to compile (see --list-stages); default hlo"},
       {"gpu-arch", true,
-       "what --platform=cuda code is for: sm_80 or sm_90 (default)"},
+       "what --platform=cuda code is for: sm_80 or sm_90 (default); "
+       "--platform=rocm: gfx90a, gfx942 (default) or gfx1100"},
       {"cuda-path", true,
        "the CUDA toolkit (libdevice, ptxas) for --platform=cuda; default "
        "$CUDA_HOME, $CUDA_PATH or /usr/local/cuda"},
+      {"rocm-device-libs", true,
+       "the folder of ROCm's device-library bitcode (ocml.bc) for "
+       "--platform=rocm; default $HLOC_ROCM_DEVICE_LIBS, "
+       "$ROCM_PATH/amdgcn/bitcode or Debian's rocm-device-libs"},
       {"cpu", true,
        "with --platform=cpu (host): compile for this x86-64 CPU (LLVM's "
        "name: x86-64-v2, x86-64-v3, znver4, ...) instead of this host's, "
@@ -122,7 +127,8 @@ int Main(int argc, char** argv) {
   const std::string usage =
       "hlo-opt FILE|- [--format=hlo|pb] [--emit=hlo|pb|dot|html] [-o OUT] "
       "[--platform=cpu|cuda|rocm] [--target=host|aarch64] [--stage=S] "
-      "[--gpu-arch=sm_80|sm_90] [--cuda-path=DIR] [--cpu=NAME] "
+      "[--gpu-arch=sm_80|sm_90|gfx90a|gfx942|gfx1100] [--cuda-path=DIR] "
+      "[--rocm-device-libs=DIR] [--cpu=NAME] "
       "[--features=+F,-G] [--fallback|--no-fallback] "
       "[--passes=a,b,c] [--fusion-report] [--dump-dir=D] "
       "[--graph-max-nodes=N] [--graph-compare]";
@@ -196,13 +202,23 @@ int Main(int argc, char** argv) {
   if (!known_stage) {
     return Fail(2, "unknown stage '" + stage + "' (see --list-stages)");
   }
+  const bool gpu_platform = platform == "cuda" || platform == "rocm";
   GpuCompileOptions gpu_options;
-  gpu_options.arch = flags.Get("gpu-arch", "sm_90");
+  gpu_options.platform = gpu_platform ? platform : "cuda";
+  gpu_options.arch =
+      flags.Get("gpu-arch", DefaultGpuArch(gpu_options.platform));
   gpu_options.cuda_path = flags.Get("cuda-path");
+  gpu_options.rocm_device_libs = flags.Get("rocm-device-libs");
   if (flags.Has("gpu-arch")) {
-    if (platform != "cuda") return Fail(2, "--gpu-arch needs --platform=cuda");
-    absl::StatusOr<GpuDeviceInfo> device = GetGpuDeviceInfo(gpu_options.arch);
+    if (!gpu_platform) {
+      return Fail(2, "--gpu-arch needs --platform=cuda or --platform=rocm");
+    }
+    absl::StatusOr<GpuDeviceInfo> device =
+        GetGpuDeviceInfo(platform, gpu_options.arch);
     if (!device.ok()) return Fail(2, device.status().message());
+  }
+  if (flags.Has("rocm-device-libs") && platform != "rocm") {
+    return Fail(2, "--rocm-device-libs needs --platform=rocm");
   }
   const std::string print_metadata = flags.Get("print-metadata", "true");
   if (print_metadata != "true" && print_metadata != "false") {
@@ -235,8 +251,8 @@ int Main(int argc, char** argv) {
                          "llvm-opt, asm and object");
     }
   }
-  if (stage == "object" && !flags.Has("o")) {
-    return Fail(2, "--stage=object writes a binary file: give -o FILE");
+  if ((stage == "object" || stage == "hsaco") && !flags.Has("o")) {
+    return Fail(2, "--stage=" + stage + " writes a binary file: give -o FILE");
   }
   // Whether instructions code generation declines may run in the
   // evaluator; unset: the target's default (CpuCompileOptions,
@@ -252,12 +268,13 @@ int Main(int argc, char** argv) {
       return Fail(2,
                   "--fallback and --no-fallback choose how a backend stage "
                   "compiles: --platform=cpu with --stage=llvm-opt, asm, "
-                  "object or executable, or any --platform=cuda stage");
+                  "object or executable, or any --platform=cuda or rocm "
+                  "stage");
     }
-    if (platform == "cuda" && **allow_fallback) {
-      return Fail(2,
-                  "--fallback: the cuda backend has no evaluator fallback "
-                  "(it is always strict)");
+    if (gpu_platform && **allow_fallback) {
+      return Fail(2, "--fallback: the " + platform +
+                         " backend has no evaluator fallback (it is always "
+                         "strict)");
     }
   }
   // The CPU the host stages compile for, checked before any work.

@@ -305,15 +305,16 @@ absl::StatusOr<HloRunOptions> ParseHloRunOptions(
   if (!allow_fallback.ok()) return allow_fallback.status();
   options.allow_fallback = *allow_fallback;
   if (options.allow_fallback && options.platform != "cpu" &&
-      options.platform != "cuda") {
+      options.platform != "cuda" && options.platform != "rocm") {
     return absl::InvalidArgumentError(absl::StrCat(
         "flag --", *options.allow_fallback ? "fallback" : "no-fallback",
         ": --platform=", options.platform, " compiles nothing"));
   }
-  if (options.allow_fallback.value_or(false) && options.platform == "cuda") {
-    return absl::InvalidArgumentError(
-        "flag --fallback: the cuda backend has no evaluator fallback (it is "
-        "always strict)");
+  if (options.allow_fallback.value_or(false) &&
+      (options.platform == "cuda" || options.platform == "rocm")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "flag --fallback: the ", options.platform,
+        " backend has no evaluator fallback (it is always strict)"));
   }
   options.expect_dir = flags.Get("expect");
   options.output_dir = flags.Get("output");

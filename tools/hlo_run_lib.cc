@@ -18,6 +18,7 @@
 #include "runtime/executable.h"
 #include "runtime/object_loader.h"
 #include "tools/hlo_run_cuda.h"
+#include "tools/hlo_run_rocm.h"
 
 namespace hloc {
 namespace {
@@ -179,13 +180,26 @@ absl::StatusOr<Executable> CompileForCudaPlatform(const HloModule& module) {
   return CompileForGpu(**optimized);
 }
 
+// The rocm compiler: the rocm pipeline, then backends/gpu's AMDGPU target
+// (an HSA code object for gfx942, the default architecture).
+absl::StatusOr<Executable> CompileForRocmPlatform(const HloModule& module) {
+  absl::StatusOr<std::unique_ptr<HloModule>> optimized =
+      Optimize("rocm", module, HloRunOptions());
+  if (!optimized.ok()) return optimized.status();
+  GpuCompileOptions options;
+  options.platform = "rocm";
+  options.arch = DefaultGpuArch("rocm");
+  return CompileForGpu(**optimized, options);
+}
+
 }  // namespace
 
 CudaModuleCompiler CudaCompiler() { return CompileForCudaPlatform; }
 
 HloRunPlatforms HloRunAllPlatforms() {
   return {InterpreterPlatform(), CpuPlatform(),
-          CudaHloRunPlatform(CudaCompiler())};
+          CudaHloRunPlatform(CudaCompiler()),
+          RocmHloRunPlatform(CompileForRocmPlatform)};
 }
 
 std::vector<std::string> PlatformNames() {

@@ -1,6 +1,6 @@
 // hlo-run: runs an HLO module on .npy inputs and compares its results with
 // expected .npy outputs, on the interpreter, the cpu backend (host JIT or
-// AArch64 under qemu) or cuda. The flags, files, table and exit codes are
+// AArch64 under qemu), cuda or rocm. The flags, files, table and exit codes are
 // tools/hlo_run_core.h's; this adds the platforms that compile.
 #ifndef TOOLS_HLO_RUN_LIB_H_
 #define TOOLS_HLO_RUN_LIB_H_
@@ -25,7 +25,7 @@ namespace hloc {
 // says the platform is not available. The one place the compiler plugs in.
 CudaModuleCompiler CudaCompiler();
 
-// Every platform hlo-run has: interpreter, cpu, cuda.
+// Every platform hlo-run has: interpreter, cpu, cuda, rocm.
 HloRunPlatforms HloRunAllPlatforms();
 
 // Something that runs a module on arguments.

@@ -13,6 +13,17 @@ const std::vector<GpuDeviceInfo>& KnownDevices() {
   static const auto* devices = new std::vector<GpuDeviceInfo>{
       {"sm_80", "A100 SXM", 108, 1024, 2048, 48 * 1024, 32},
       {"sm_90", "H100 SXM", 132, 1024, 2048, 48 * 1024, 32},
+      // From AMD's CDNA2/CDNA3 ISA guides and the MI250X/MI300X data sheets
+      // (compute units of one GCD / of the whole MI300X; 64 KiB of LDS per
+      // workgroup, wave64, 32 waves per CU) and the RDNA3 ISA guide for
+      // gfx1100 (RX 7900 XTX: 96 CUs, wave32, 16 waves per SIMD, 2 SIMDs
+      // per CU).
+      {"gfx90a", "MI250X (one GCD)", 110, 1024, 2048, 64 * 1024, 64,
+       (int64_t{1} << 31) - 1, 65535, "rocm"},
+      {"gfx942", "MI300X", 304, 1024, 2048, 64 * 1024, 64,
+       (int64_t{1} << 31) - 1, 65535, "rocm"},
+      {"gfx1100", "RX 7900 XTX", 96, 1024, 1024, 64 * 1024, 32,
+       (int64_t{1} << 31) - 1, 65535, "rocm"},
   };
   return *devices;
 }
@@ -28,9 +39,23 @@ absl::StatusOr<GpuDeviceInfo> GetGpuDeviceInfo(absl::string_view arch) {
                    "' (known: ", absl::StrJoin(KnownGpuArchs(), ", "), ")"));
 }
 
-std::vector<std::string> KnownGpuArchs() {
+absl::StatusOr<GpuDeviceInfo> GetGpuDeviceInfo(absl::string_view platform,
+                                               absl::string_view arch) {
+  for (const GpuDeviceInfo& info : KnownDevices()) {
+    if (info.arch == arch && info.platform == platform) return info;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown ", platform, " GPU architecture '", arch,
+      "' (known: ", absl::StrJoin(KnownGpuArchs(platform), ", "), ")"));
+}
+
+std::vector<std::string> KnownGpuArchs(absl::string_view platform) {
   std::vector<std::string> archs;
-  for (const GpuDeviceInfo& info : KnownDevices()) archs.push_back(info.arch);
+  for (const GpuDeviceInfo& info : KnownDevices()) {
+    if (platform.empty() || info.platform == platform) {
+      archs.push_back(info.arch);
+    }
+  }
   return archs;
 }
 

@@ -14,7 +14,7 @@
 namespace hloc {
 
 struct GpuDeviceInfo {
-  // The architecture name the toolchain uses ("sm_90", later "gfx942").
+  // The architecture name the toolchain uses ("sm_90", "gfx942").
   std::string arch;
   // A representative part, for messages ("H100 SXM").
   std::string part;
@@ -22,21 +22,30 @@ struct GpuDeviceInfo {
   int64_t core_count = 0;
   int64_t max_threads_per_block = 1024;
   int64_t max_threads_per_core = 2048;
-  // Shared memory a block may use without opting in to more (static plus
-  // dynamic); the default the runtime launches with.
+  // Shared memory (AMD: LDS) a block may use without opting in to more
+  // (static plus dynamic); the default the runtime launches with.
   int64_t shared_memory_per_block = 48 * 1024;
+  // Threads that execute in lockstep and exchange values by shuffles: a
+  // warp (NVIDIA, 32) or wavefront (AMD: 64 on CDNA, 32 on RDNA).
   int64_t warp_size = 32;
   // Largest grid x dimension.
   int64_t max_grid_x = (int64_t{1} << 31) - 1;
   int64_t max_grid_y = 65535;
+  // The platform whose code runs on it: "cuda" or "rocm".
+  std::string platform = "cuda";
 };
 
 // The facts of a known architecture; InvalidArgument naming the known ones
 // otherwise.
 absl::StatusOr<GpuDeviceInfo> GetGpuDeviceInfo(absl::string_view arch);
 
-// "sm_80", "sm_90".
-std::vector<std::string> KnownGpuArchs();
+// "sm_80", "sm_90", "gfx90a", ...; with `platform`, only that platform's.
+std::vector<std::string> KnownGpuArchs(absl::string_view platform = "");
+
+// The facts of `arch` if it is one of `platform`'s architectures;
+// InvalidArgument naming that platform's architectures otherwise.
+absl::StatusOr<GpuDeviceInfo> GetGpuDeviceInfo(absl::string_view platform,
+                                               absl::string_view arch);
 
 }  // namespace hloc
 

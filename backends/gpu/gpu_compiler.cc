@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "backends/common/custom_call_support.h"
 #include "backends/common/step_plan.h"
+#include "backends/gpu/amdgpu_target.h"
 #include "backends/gpu/control_flow.h"
 #include "backends/gpu/custom_call_targets.h"
 #include "backends/gpu/dot_fusion_split.h"
@@ -98,14 +99,34 @@ KernelBuffers AnalyzeStepBuffers(const HloInstruction& instr,
   return result;
 }
 
+std::string Arch(const GpuCompileOptions& options) {
+  return options.arch.empty() ? DefaultGpuArch(options.platform) : options.arch;
+}
+
 absl::StatusOr<std::unique_ptr<GpuTarget>> MakeTarget(
     const GpuCompileOptions& options) {
-  return CreateNvptxTarget(options.arch, FindCudaPath(options.cuda_path));
+  if (options.platform == "rocm") {
+    return CreateAmdgpuTarget(Arch(options),
+                              FindRocmDeviceLibs(options.rocm_device_libs));
+  }
+  if (options.platform != "cuda") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown GPU platform '", options.platform, "' (cuda or rocm)"));
+  }
+  return CreateNvptxTarget(Arch(options), FindCudaPath(options.cuda_path));
+}
+
+// Whether dots may become library calls (cuBLASLt on cuda); on rocm there
+// is no BLAS library to call (Debian has no rocBLAS), so every dot is a
+// kernel from the shared emitters, its epilogue fused with it.
+bool UsesGemmLibrary(const GpuTarget& target) {
+  return target.platform() == "cuda";
 }
 
 struct CompiledModule {
   Executable executable;
   std::string llvm_ir;
+  std::string assembly;
 };
 
 // Emits the steps of a computation (the entry, or one that a while or a
@@ -113,8 +134,11 @@ struct CompiledModule {
 // be compiled.
 class StepEmitter {
  public:
-  StepEmitter(GpuModuleEmitter* emitter, Executable* executable)
-      : emitter_(emitter), executable_(executable) {}
+  StepEmitter(GpuModuleEmitter* emitter, Executable* executable,
+              bool gemm_library)
+      : emitter_(emitter),
+        executable_(executable),
+        gemm_library_(gemm_library) {}
 
   const std::vector<std::string>& unsupported() const { return unsupported_; }
 
@@ -197,7 +221,7 @@ class StepEmitter {
     }
     // Why no gemm fits, where a dot falls back to a kernel.
     std::string no_gemm;
-    if (HasDot(instr)) {
+    if (gemm_library_ && HasDot(instr)) {
       absl::StatusOr<std::optional<ExecutableStep>> gemm =
           MakeGemmStep(instr, slots);
       if (gemm.ok()) {
@@ -230,13 +254,16 @@ class StepEmitter {
 
   GpuModuleEmitter* emitter_;
   Executable* executable_;
+  bool gemm_library_;
   std::vector<std::string> unsupported_;
 };
 
-// Emits every step's kernels; `stop_at_llvm` skips code generation.
+// Emits every step's kernels; `stop_at_llvm` skips code generation,
+// `stop_at_assembly` stops at the target's assembly text.
 absl::StatusOr<CompiledModule> Compile(const HloModule& original,
                                        const GpuCompileOptions& options,
-                                       bool stop_at_llvm) {
+                                       bool stop_at_llvm,
+                                       bool stop_at_assembly = false) {
   std::optional<ScopedPhaseTimer> emit_timer;
   emit_timer.emplace(
       PhaseField(options.phase_times, &CompilePhaseTimes::emit_s));
@@ -248,9 +275,16 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
   }
   // What no kernel can run is named before anything is compiled.
   HLOC_RETURN_IF_ERROR(
-      CheckCustomCallTargets(*module, GpuSupportsCustomCall, "cuda"));
-  HLOC_ASSIGN_OR_RETURN(std::unique_ptr<GpuTarget> target, MakeTarget(options));
-  HLOC_RETURN_IF_ERROR(SplitDotFusions(module.get()));
+      CheckCustomCallTargets(*module, GpuSupportsCustomCall, options.platform));
+  std::unique_ptr<GpuTarget> owned_target;
+  if (options.target == nullptr) {
+    HLOC_ASSIGN_OR_RETURN(owned_target, MakeTarget(options));
+  }
+  const GpuTarget* target =
+      options.target != nullptr ? options.target : owned_target.get();
+  if (UsesGemmLibrary(*target)) {
+    HLOC_RETURN_IF_ERROR(SplitDotFusions(module.get()));
+  }
   std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
   HLOC_RETURN_IF_ERROR(CheckCodegenShapes(order, "GPU backend"));
   HLOC_ASSIGN_OR_RETURN(BufferAssignment assignment,
@@ -266,7 +300,7 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
   executable.hlo_module = PrintModule(*module, print_options);
 
   GpuModuleEmitter emitter(module->name(), *target);
-  StepEmitter steps(&emitter, &executable);
+  StepEmitter steps(&emitter, &executable, UsesGemmLibrary(*target));
   std::vector<int64_t> identity(assignment.values.size());
   for (size_t v = 0; v < identity.size(); ++v) identity[v] = v;
   HLOC_ASSIGN_OR_RETURN(executable.steps,
@@ -282,17 +316,25 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
     return compiled;
   }
   emit_timer.reset();
+  if (stop_at_assembly) {
+    HLOC_ASSIGN_OR_RETURN(compiled.assembly,
+                          emitter.Finish(options.phase_times, true));
+    return compiled;
+  }
   HLOC_ASSIGN_OR_RETURN(std::string ptx, emitter.Finish(options.phase_times));
-  executable.device_code.push_back({target->code_format(), options.arch, ptx});
-  if (options.emit_cubin) {
+  executable.device_code.push_back(
+      {target->code_format(), target->device().arch, ptx});
+  if (options.emit_cubin && target->code_format() == "ptx") {
     std::string ptxas = FindPtxas(FindCudaPath(options.cuda_path));
     if (!ptxas.empty()) {
       HLOC_ASSIGN_OR_RETURN(std::string cubin,
-                            RunPtxas(ptxas, ptx, options.arch));
-      executable.device_code.push_back({"cubin", options.arch, cubin});
+                            RunPtxas(ptxas, ptx, target->device().arch));
+      executable.device_code.push_back({"cubin", target->device().arch, cubin});
     }
   }
-  HLOC_RETURN_IF_ERROR(ValidateExecutable(executable));
+  if (options.target == nullptr) {
+    HLOC_RETURN_IF_ERROR(ValidateExecutable(executable));
+  }
   return compiled;
 }
 
@@ -305,8 +347,13 @@ absl::StatusOr<Executable> CompileForGpu(const HloModule& module,
   return std::move(compiled.executable);
 }
 
-const std::vector<std::pair<std::string, std::string>>& GpuStages() {
-  static const auto* stages =
+std::string DefaultGpuArch(const std::string& platform) {
+  return platform == "rocm" ? "gfx942" : "sm_90";
+}
+
+const std::vector<std::pair<std::string, std::string>>& GpuStages(
+    const std::string& platform) {
+  static const auto* cuda =
       new std::vector<std::pair<std::string, std::string>>{
           {"llvm", "the kernels' LLVM IR as emitted"},
           {"ptx", "the kernels' PTX (after the O3 pipeline and libdevice)"},
@@ -314,29 +361,50 @@ const std::vector<std::pair<std::string, std::string>>& GpuStages() {
            "the executable the CUDA runtime runs (-o FILE.hloexe; without -o, "
            "a summary)"},
       };
-  return *stages;
+  static const auto* rocm =
+      new std::vector<std::pair<std::string, std::string>>{
+          {"llvm", "the kernels' LLVM IR as emitted"},
+          {"asm", "the kernels' GCN assembly (after the O3 pipeline and ocml)"},
+          {"hsaco", "the HSA code object lld links (-o FILE.hsaco)"},
+          {"executable",
+           "the executable the HIP runtime runs (-o FILE.hloexe; without -o, "
+           "a summary)"},
+      };
+  return platform == "rocm" ? *rocm : *cuda;
 }
 
 absl::StatusOr<std::string> GpuStageOutput(const HloModule& module,
                                            const std::string& stage,
                                            const GpuCompileOptions& options,
                                            bool summary) {
+  bool known = false;
+  for (const auto& entry : GpuStages(options.platform)) {
+    known |= entry.first == stage;
+  }
+  if (!known) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown ", options.platform, " stage '", stage, "'"));
+  }
   if (stage == "llvm") {
     HLOC_ASSIGN_OR_RETURN(CompiledModule compiled,
                           Compile(module, options, /*stop_at_llvm=*/true));
     return compiled.llvm_ir;
   }
+  if (stage == "asm") {
+    HLOC_ASSIGN_OR_RETURN(CompiledModule compiled,
+                          Compile(module, options, /*stop_at_llvm=*/false,
+                                  /*stop_at_assembly=*/true));
+    return compiled.assembly;
+  }
   GpuCompileOptions compile_options = options;
   if (stage == "ptx") compile_options.emit_cubin = false;
   HLOC_ASSIGN_OR_RETURN(Executable executable,
                         CompileForGpu(module, compile_options));
-  if (stage == "ptx") return executable.device_code[0].code;
-  if (stage == "executable") {
-    if (summary) return DescribeExecutable(executable);
-    return SerializeExecutable(executable);
+  if (stage == "ptx" || stage == "hsaco") {
+    return executable.device_code[0].code;
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown GPU stage '", stage, "'"));
+  if (summary) return DescribeExecutable(executable);
+  return SerializeExecutable(executable);
 }
 
 }  // namespace hloc

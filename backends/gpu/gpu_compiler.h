@@ -1,8 +1,9 @@
 // The GPU backend's entry points: compile a (fused) module into a runtime
 // Executable for a GPU target (platform "cuda": PTX always, and a cubin
-// when ptxas is found at compile time), or stop at a stage (LLVM IR, PTX).
+// when ptxas is found at compile time; platform "rocm": an HSA code
+// object), or stop at a stage (LLVM IR, PTX, GCN assembly).
 //
-// The module is expected to have gone through the cuda pass pipeline
+// The module is expected to have gone through the platform's pass pipeline
 // (passes/pipelines.h), but any valid module compiles. Every entry
 // instruction that is not a buffer alias becomes one or more kernel steps
 // (kernel: gpu_kernel_emitter.h). An instruction the backend cannot compile
@@ -27,13 +28,27 @@
 
 namespace hloc {
 
+class GpuTarget;
+
 struct GpuCompileOptions {
-  // "sm_80" or "sm_90".
-  std::string arch = "sm_90";
+  // "cuda" (NVPTX) or "rocm" (AMDGPU).
+  std::string platform = "cuda";
+  // One of the platform's architectures (device_info.h): "sm_80", "sm_90";
+  // "gfx90a", "gfx942", "gfx1100". "": the platform's default
+  // (DefaultGpuArch).
+  std::string arch;
+  // rocm: the folder of ROCm's device-library bitcode; "" looks it up
+  // (FindRocmDeviceLibs).
+  std::string rocm_device_libs;
   // The CUDA toolkit (libdevice, ptxas); "" looks it up (FindCudaPath).
   std::string cuda_path;
   // Also assemble a cubin with ptxas when it is there.
   bool emit_cubin = true;
+  // Compiles for this target instead of platform and arch's (not owned):
+  // tests run the shared emitters on a simulated GPU this way. Its
+  // executable is not validated for a runtime (its device code is the
+  // test's own format).
+  const GpuTarget* target = nullptr;
   // Adds the time of each phase after the HLO pipeline here (the kernel
   // emitters, LLVM's pipeline, PTX); null: not measured.
   CompilePhaseTimes* phase_times = nullptr;
@@ -42,12 +57,17 @@ struct GpuCompileOptions {
 absl::StatusOr<Executable> CompileForGpu(const HloModule& module,
                                          const GpuCompileOptions& options = {});
 
-// The stages hlo-opt offers for --platform=cuda after "hlo": name and help.
-const std::vector<std::pair<std::string, std::string>>& GpuStages();
+// The default architecture of a GPU platform: sm_90 (cuda), gfx942 (rocm).
+std::string DefaultGpuArch(const std::string& platform);
+
+// The stages hlo-opt offers for --platform=cuda or rocm after "hlo": name
+// and help.
+const std::vector<std::pair<std::string, std::string>>& GpuStages(
+    const std::string& platform = "cuda");
 
 // The output of `stage` (llvm: the kernels' LLVM IR as emitted; ptx: the
-// PTX; executable: the serialized executable, or with `summary` its
-// description).
+// PTX; asm: GCN assembly; hsaco: the HSA code object; executable: the
+// serialized executable, or with `summary` its description).
 absl::StatusOr<std::string> GpuStageOutput(const HloModule& module,
                                            const std::string& stage,
                                            const GpuCompileOptions& options,

@@ -167,13 +167,15 @@ std::string GpuModuleEmitter::ModuleText() const {
   return text;
 }
 
-absl::StatusOr<std::string> GpuModuleEmitter::Finish(
-    CompilePhaseTimes* times) {
+absl::StatusOr<std::string> GpuModuleEmitter::Finish(CompilePhaseTimes* times,
+                                                     bool assembly) {
   if (state_->module == nullptr) {
     return absl::FailedPreconditionError("GpuModuleEmitter already finished");
   }
   absl::StatusOr<std::string> code =
-      state_->target->CompileModule(state_->module.get(), times);
+      assembly
+          ? state_->target->CompileModuleToAssembly(state_->module.get(), times)
+          : state_->target->CompileModule(state_->module.get(), times);
   state_->module.reset();
   return code;
 }

@@ -62,9 +62,11 @@ class GpuModuleEmitter {
   // The module as emitted (unoptimized).
   std::string ModuleText() const;
 
-  // Optimizes the module and returns its device code; the emitter is spent.
-  // `times` (optional) gets the time of each phase (GpuTarget).
-  absl::StatusOr<std::string> Finish(CompilePhaseTimes* times = nullptr);
+  // Optimizes the module and returns its device code (`assembly`: the
+  // target's assembly text instead); the emitter is spent. `times`
+  // (optional) gets the time of each phase (GpuTarget).
+  absl::StatusOr<std::string> Finish(CompilePhaseTimes* times = nullptr,
+                                     bool assembly = false);
 
  private:
   struct State;

@@ -2,9 +2,10 @@
 // interface: thread/block ids and dimensions, the block barrier, warp
 // shuffles, the shared-memory address space, how a function becomes a
 // kernel, the math library, the triple and data layout, and turning the
-// finished module into device code. NVIDIA (nvptx_target.h) implements it
-// now; AMD will be a second implementation, not a second backend. The
-// emitters never look at the triple.
+// finished module into device code. NVIDIA (nvptx_target.h) and AMD
+// (amdgpu_target.h) implement it: a second implementation, not a second
+// backend. The emitters never look at the triple; what differs between
+// GPU models as data (warp size, shared memory) is in device().
 //
 // Only forward declarations of LLVM types here: this header is included by
 // the compiler driver, which must not pay for LLVM's headers.
@@ -78,6 +79,13 @@ class GpuTarget {
   // optimisation and of the code generation to `times` when not null.
   virtual absl::StatusOr<std::string> CompileModule(
       llvm::Module* module, CompilePhaseTimes* times) const = 0;
+
+  // As CompileModule, but the target's assembly text (hlo-opt's asm
+  // stage). PTX is both NVPTX's assembly and its device code.
+  virtual absl::StatusOr<std::string> CompileModuleToAssembly(
+      llvm::Module* module, CompilePhaseTimes* times) const {
+    return CompileModule(module, times);
+  }
 
  protected:
   explicit GpuTarget(GpuDeviceInfo device) : device_(std::move(device)) {}

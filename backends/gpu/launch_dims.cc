@@ -61,8 +61,6 @@ constexpr int64_t kColumnMaxRowGroups = 32;
 // ~1 us latency needs per SM of 132.
 constexpr int64_t kColumnBytesInFlight = 32;
 constexpr int64_t kColumnMaxUnroll = 8;
-// The warps' partial results must fit the static shared-memory limit.
-constexpr int64_t kColumnSharedBytes = 48 * 1024;
 
 // Row scans: 4 elements per lane, one 16-byte access of f32 (two of f64,
 // half of one of bf16; the lane-local part of the scan stays short, so a
@@ -209,7 +207,11 @@ ColumnReductionLaunch ComputeColumnReductionLaunch(
   }
   int64_t groups = 1;
   while (groups < kColumnMaxRowGroups && groups < reduced &&
-         2 * groups * warp * vector * accumulator_bytes <= kColumnSharedBytes) {
+         // 32 warps of 64 lanes (AMD) would be more than a block holds.
+         2 * groups * warp <= device.max_threads_per_block &&
+         // The warps' partial results must fit the block's shared memory.
+         2 * groups * warp * vector * accumulator_bytes <=
+             device.shared_memory_per_block) {
     groups *= 2;
   }
   launch.vector = vector;

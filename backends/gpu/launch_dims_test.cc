@@ -16,6 +16,43 @@ TEST(LaunchDimsTest, KnownArchitectures) {
   EXPECT_NE(bad.status().message().find("sm_80, sm_90"), std::string::npos);
 }
 
+TEST(LaunchDimsTest, AmdArchitecturesArePlatformRocm) {
+  EXPECT_EQ(KnownGpuArchs("rocm"),
+            (std::vector<std::string>{"gfx90a", "gfx942", "gfx1100"}));
+  EXPECT_EQ(KnownGpuArchs("cuda"),
+            (std::vector<std::string>{"sm_80", "sm_90"}));
+  EXPECT_EQ(GetGpuDeviceInfo("rocm", "gfx942")->warp_size, 64);
+  EXPECT_EQ(GetGpuDeviceInfo("rocm", "gfx90a")->warp_size, 64);
+  EXPECT_EQ(GetGpuDeviceInfo("rocm", "gfx1100")->warp_size, 32);
+  EXPECT_EQ(GetGpuDeviceInfo("rocm", "gfx942")->shared_memory_per_block,
+            64 * 1024);
+  // An architecture of the other platform is unknown to this one.
+  absl::StatusOr<GpuDeviceInfo> bad = GetGpuDeviceInfo("rocm", "sm_90");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("gfx90a, gfx942, gfx1100"),
+            std::string::npos);
+  EXPECT_FALSE(GetGpuDeviceInfo("cuda", "gfx942").ok());
+}
+
+TEST(LaunchDimsTest, Wave64BlocksStayWithinTheBlockLimit) {
+  const GpuDeviceInfo mi300 = *GetGpuDeviceInfo("rocm", "gfx942");
+  // 32 row groups of 64 lanes would be 2048 threads: 16 groups instead.
+  ColumnReductionLaunch col =
+      ComputeColumnReductionLaunch(1, 8192, 8192, 4, 4, mi300);
+  EXPECT_LE(col.threads_per_block, mi300.max_threads_per_block);
+  EXPECT_EQ(col.threads_per_block % 64, 0);
+  EXPECT_EQ(col.row_groups, 16);
+  // Warp-per-row reductions: 8 wavefronts of 64.
+  RowReductionLaunch row = ComputeRowReductionLaunch(4096, 100, 4, mi300);
+  EXPECT_TRUE(row.warp_per_row);
+  EXPECT_EQ(row.threads_per_block, 8 * 64);
+  RowScanLaunch scan = ComputeRowScanLaunch(4096, 4096, 4, mi300);
+  EXPECT_EQ(scan.threads_per_block, scan.rows_per_block * 64);
+  for (int64_t n : {1, 63, 65, 1000003}) {
+    EXPECT_EQ(ComputeLoopLaunch(n, 4, mi300).threads_per_block % 64, 0) << n;
+  }
+}
+
 TEST(LaunchDimsTest, LargeLoopsUse16ByteVectorsAndCoverEveryElement) {
   LoopLaunch f32 = ComputeLoopLaunch(8192 * 8192, 4, H100());
   EXPECT_EQ(f32.unroll, 4);

@@ -1,7 +1,6 @@
 #include "backends/gpu/nvptx_target.h"
 
 #include <cstdlib>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -12,22 +11,18 @@
 #include "absl/strings/str_cat.h"
 #include "backends/common/compile_phase_times.h"
 #include "backends/common/math_library.h"
-#include "llvm/ADT/SmallString.h"
-#include "llvm/Bitcode/BitcodeReader.h"
+#include "backends/gpu/device_bitcode.h"
+#include "backends/gpu/llvm_codegen.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
-#include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -56,31 +51,6 @@ class LibdeviceMathLibrary : public MathLibrary {
   // arithmetic, not by memory (chain5 in bf16 ran at 29% of copy).
   bool HasBf16Truncation() const override { return true; }
 };
-
-// libdevice's bitcode, read from disk once per process (and path): every
-// compile of a module with maths links from it, and reading and parsing the
-// whole library (about 3000 functions) took most of such a module's
-// compile (chain5 to PTX: 190 of 210 ms). Each compile parses it lazily
-// into its own context (getLazyBitcodeModule), so the linker materializes
-// only the functions the module calls.
-absl::StatusOr<llvm::MemoryBufferRef> LibdeviceBitcode(
-    const std::string& path) {
-  static std::mutex mutex;
-  static auto* buffers =
-      new std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>>();
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = buffers->find(path);
-  if (it == buffers->end()) {
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-        llvm::MemoryBuffer::getFile(path);
-    if (!buffer) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "cannot read libdevice ", path, ": ", buffer.getError().message()));
-    }
-    it = buffers->emplace(path, std::move(*buffer)).first;
-  }
-  return it->second->getMemBufferRef();
-}
 
 void InitializeNvptxOnce() {
   static std::once_flag once;
@@ -183,21 +153,11 @@ class NvptxTarget : public GpuTarget {
       return absl::InternalError(
           absl::StrCat("GPU codegen produced invalid LLVM IR: ", errors));
     }
-    Optimize(module);
+    OptimizeModule(module, tm_.get());
     optimize_timer.reset();
-    llvm::SmallString<0> ptx;
-    {
-      ScopedPhaseTimer codegen_timer(
-          PhaseField(times, &CompilePhaseTimes::codegen_s));
-      llvm::raw_svector_ostream os(ptx);
-      llvm::legacy::PassManager pm;
-      if (tm_->addPassesToEmitFile(pm, os, nullptr,
-                                   llvm::CodeGenFileType::AssemblyFile)) {
-        return absl::InternalError("NVPTX target cannot emit PTX");
-      }
-      pm.run(*module);
-    }
-    return std::string(ptx.data(), ptx.size());
+    ScopedPhaseTimer codegen_timer(
+        PhaseField(times, &CompilePhaseTimes::codegen_s));
+    return EmitMachineCode(module, tm_.get(), /*object=*/false);
   }
 
  private:
@@ -220,50 +180,15 @@ class NvptxTarget : public GpuTarget {
           " (the module calls math functions; give the CUDA toolkit with "
           "--cuda-path, CUDA_HOME or CUDA_PATH)"));
     }
-    absl::StatusOr<llvm::MemoryBufferRef> bitcode = LibdeviceBitcode(path);
-    if (!bitcode.ok()) return bitcode.status();
-    llvm::Expected<std::unique_ptr<llvm::Module>> lazy =
-        llvm::getLazyBitcodeModule(*bitcode, module->getContext());
-    if (!lazy) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("cannot read libdevice ", path, ": ",
-                       llvm::toString(lazy.takeError())));
-    }
-    std::unique_ptr<llvm::Module> libdevice = std::move(*lazy);
-    libdevice->setTargetTriple(module->getTargetTriple());
-    libdevice->setDataLayout(module->getDataLayout());
-    std::set<std::string> own;
-    for (const llvm::Function& fn : *module) {
-      if (!fn.isDeclaration()) own.insert(fn.getName().str());
-    }
+    std::set<std::string> own = DefinedSymbols(*module);
     module->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
                           static_cast<uint32_t>(0));
-    if (llvm::Linker::linkModules(*module, std::move(libdevice),
-                                  llvm::Linker::Flags::LinkOnlyNeeded)) {
-      return absl::InternalError(absl::StrCat("cannot link libdevice ", path));
+    if (absl::Status s = LinkBitcodeOnlyNeeded(module, path, "libdevice");
+        !s.ok()) {
+      return s;
     }
-    for (llvm::Function& fn : *module) {
-      if (!fn.isDeclaration() && own.count(fn.getName().str()) == 0) {
-        fn.setLinkage(llvm::GlobalValue::InternalLinkage);
-      }
-    }
+    InternalizeAllBut(module, own);
     return absl::OkStatus();
-  }
-
-  void Optimize(llvm::Module* module) const {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(tm_.get());
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::ModulePassManager mpm =
-        pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-    mpm.run(*module, mam);
   }
 
   std::string cuda_path_;

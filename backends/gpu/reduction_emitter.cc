@@ -2,8 +2,9 @@
 // input (the reduced dimensions are the physically most minor ones). A warp
 // per row for short rows (several rows per block), a block per row for long
 // ones (launch_dims.h decides). Each thread strides over its row with a
-// private accumulator, then the warp combines its 32 partial results with
-// butterfly shuffles (shfl.sync.bfly); with a block per row, lane 0 of
+// private accumulator, then the warp (32 lanes; an AMD wavefront 64 or 32)
+// combines its partial results with butterfly shuffles (shfl.sync.bfly,
+// ds_bpermute); with a block per row, lane 0 of
 // every warp leaves its result in shared memory and the first warp combines
 // those. The sum order differs from a sequential loop (as in XLA).
 // Extra outputs of the reduce input's shape (multi-output kInput fusions)
@@ -52,8 +53,8 @@ absl::Status Combine(KernelBuilder& kernel, ReduceState& s,
   return absl::OkStatus();
 }
 
-// Combines the accumulators of the 32 lanes of each warp; every lane ends
-// with the warp's result.
+// Combines the accumulators of the `warp_size` lanes of each warp; every
+// lane ends with the warp's result.
 absl::Status WarpReduce(KernelBuilder& kernel, std::vector<ReduceState>& states,
                         int64_t warp_size) {
   llvm::IRBuilderBase* b = kernel.b();

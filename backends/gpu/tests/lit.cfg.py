@@ -1,8 +1,9 @@
 # -*- Python -*-
 # lit configuration for the GPU backend's FileCheck tests (run via
 # //third_party:lit.bzl; hlo-opt and FileCheck are put on PATH). One RUN
-# line per target with its own check prefix (CHECK-PTX), as XLA's GPU tests
-# do. Outside Bazel:
+# line per target with its own check prefix (CHECK-PTX for NVIDIA,
+# CHECK-GCN for AMD's wave64 gfx942, CHECK-GCN-W32 for wave32 gfx1100), as
+# XLA's GPU tests do. Outside Bazel:
 #   PATH=$PWD/bazel-bin/tools:$PATH \
 #     python3 /usr/lib/llvm-19/build/utils/lit/lit.py -v backends/gpu/tests
 import os
@@ -22,6 +23,7 @@ config.test_exec_root = (os.path.join(_tmp, "lit") if _tmp else
 _path = config.environment.get("PATH", os.environ.get("PATH", ""))
 config.environment["PATH"] = os.pathsep.join(
     p for p in [_path, "/usr/lib/llvm-19/bin"] if p)
-for var in ("CUDA_HOME", "CUDA_PATH"):
+for var in ("CUDA_HOME", "CUDA_PATH", "HLOC_ROCM_DEVICE_LIBS", "ROCM_PATH",
+            "HLOC_LD_LLD"):
     if var in os.environ:
         config.environment[var] = os.environ[var]

@@ -1,0 +1,430 @@
+#include "backends/gpu/testing/host_simt.h"
+
+#include <algorithm>
+#include <array>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/common/compile_phase_times.h"
+#include "backends/common/math_library.h"
+#include "backends/gpu/llvm_codegen.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "runtime/dense_buffer.h"
+#include "runtime/object_loader.h"
+
+namespace hloc {
+namespace {
+
+// A barrier for a group of threads that may shrink: a thread that leaves
+// the kernel drops out, so the others' later barriers do not wait for it
+// (as a GPU barrier counts only threads that have not exited).
+class ShrinkingBarrier {
+ public:
+  explicit ShrinkingBarrier(int64_t count) : expected_(count) {}
+
+  void Wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const int64_t generation = generation_;
+    if (++arrived_ == expected_) {
+      Release();
+      return;
+    }
+    released_.wait(lock, [&] { return generation_ != generation; });
+  }
+
+  void Drop() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --expected_;
+    if (arrived_ > 0 && arrived_ == expected_) Release();
+  }
+
+ private:
+  void Release() {
+    arrived_ = 0;
+    ++generation_;
+    released_.notify_all();
+  }
+
+  std::mutex mutex_;
+  std::condition_variable released_;
+  int64_t expected_;
+  int64_t arrived_ = 0;
+  int64_t generation_ = 0;
+};
+
+// One block's threads, barriers and shuffle slots.
+struct Block {
+  Block(int64_t threads, int64_t warp)
+      : threads(threads), warp(warp), barrier(threads), exchange(threads) {
+    for (int64_t first = 0; first < threads; first += warp) {
+      warps.push_back(
+          std::make_unique<ShrinkingBarrier>(std::min(warp, threads - first)));
+    }
+  }
+  int64_t threads;
+  int64_t warp;
+  ShrinkingBarrier barrier;
+  std::vector<std::unique_ptr<ShrinkingBarrier>> warps;
+  std::vector<int32_t> exchange;
+  int32_t block_id[3] = {0, 0, 0};
+  int32_t block_dim[3] = {1, 1, 1};
+};
+
+struct SimtThread {
+  Block* block = nullptr;
+  int32_t thread_id[3] = {0, 0, 0};
+  int64_t linear = 0;
+};
+
+thread_local SimtThread* current = nullptr;
+
+// The calls the kernels make (their addresses are constants in the IR).
+int32_t SimtThreadId(int32_t dim) { return current->thread_id[dim]; }
+int32_t SimtBlockId(int32_t dim) { return current->block->block_id[dim]; }
+int32_t SimtLane() {
+  return static_cast<int32_t>(current->linear % current->block->warp);
+}
+void SimtBarrier() { current->block->barrier.Wait(); }
+// Every lane of the warp publishes its value, waits for the others, reads
+// its source lane's and waits again (so no lane overwrites its slot before
+// every reader is done).
+int32_t SimtShuffle(int32_t value, int32_t source_lane) {
+  Block* block = current->block;
+  const int64_t w = current->linear / block->warp;
+  const int64_t first = w * block->warp;
+  block->exchange[current->linear] = value;
+  block->warps[w]->Wait();
+  const int64_t source = first + source_lane;
+  const int32_t result =
+      source >= 0 && source < block->threads && source_lane < block->warp
+          ? block->exchange[source]
+          : value;
+  block->warps[w]->Wait();
+  return result;
+}
+
+void InitializeHostOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+class HostSimtTarget : public GpuTarget {
+ public:
+  HostSimtTarget(GpuDeviceInfo device, std::unique_ptr<llvm::TargetMachine> tm)
+      : GpuTarget(std::move(device)), tm_(std::move(tm)) {}
+
+  std::string triple() const override { return tm_->getTargetTriple().str(); }
+  std::string data_layout() const override {
+    return tm_->createDataLayout().getStringRepresentation();
+  }
+  std::string platform() const override { return "host-simt"; }
+  std::string code_format() const override { return "object"; }
+
+  llvm::Value* EmitThreadId(int dim, llvm::IRBuilderBase* b) const override {
+    return Call(reinterpret_cast<void*>(&SimtThreadId), {b->getInt32(dim)}, b);
+  }
+  llvm::Value* EmitBlockId(int dim, llvm::IRBuilderBase* b) const override {
+    return Call(reinterpret_cast<void*>(&SimtBlockId), {b->getInt32(dim)}, b);
+  }
+  void EmitBarrier(llvm::IRBuilderBase* b) const override {
+    llvm::FunctionType* type =
+        llvm::FunctionType::get(b->getVoidTy(), {}, false);
+    b->CreateCall(type, Address(reinterpret_cast<void*>(&SimtBarrier), b));
+  }
+  llvm::Value* EmitShuffleXorI32(llvm::Value* value, int lane_mask,
+                                 llvm::IRBuilderBase* b) const override {
+    return Shuffle(value, b->CreateXor(Lane(b), b->getInt32(lane_mask)), b);
+  }
+  llvm::Value* EmitShuffleUpI32(llvm::Value* value, int delta,
+                                llvm::IRBuilderBase* b) const override {
+    llvm::Value* lane = Lane(b);
+    llvm::Value* source =
+        b->CreateSelect(b->CreateICmpUGE(lane, b->getInt32(delta)),
+                        b->CreateSub(lane, b->getInt32(delta)), lane);
+    return Shuffle(value, source, b);
+  }
+  llvm::Value* EmitShuffleIndexI32(llvm::Value* value, int source_lane,
+                                   llvm::IRBuilderBase* b) const override {
+    return Shuffle(value, b->getInt32(source_lane), b);
+  }
+  unsigned shared_address_space() const override { return 0; }
+  unsigned global_address_space() const override { return 0; }
+  void MarkKernel(llvm::Function*, int64_t) const override {}
+  const MathLibrary& math() const override { return math_; }
+
+  absl::StatusOr<std::string> CompileModule(
+      llvm::Module* module, CompilePhaseTimes* times) const override {
+    module->setTargetTriple(tm_->getTargetTriple().str());
+    module->setDataLayout(tm_->createDataLayout());
+    std::string errors;
+    llvm::raw_string_ostream error_stream(errors);
+    if (llvm::verifyModule(*module, &error_stream)) {
+      return absl::InternalError(
+          absl::StrCat("GPU codegen produced invalid LLVM IR: ", errors));
+    }
+    OptimizeModule(module, tm_.get());
+    return EmitMachineCode(module, tm_.get(), /*object=*/true);
+  }
+
+ private:
+  static llvm::Value* Address(void* function, llvm::IRBuilderBase* b) {
+    return llvm::ConstantExpr::getIntToPtr(
+        b->getInt64(reinterpret_cast<uint64_t>(function)), b->getPtrTy());
+  }
+  // i32 f(i32...) at `function`'s address: an opaque call, so the
+  // optimizer keeps memory accesses on their side of it.
+  static llvm::Value* Call(void* function, std::vector<llvm::Value*> args,
+                           llvm::IRBuilderBase* b) {
+    std::vector<llvm::Type*> params(args.size(), b->getInt32Ty());
+    llvm::FunctionType* type =
+        llvm::FunctionType::get(b->getInt32Ty(), params, false);
+    return b->CreateCall(type, Address(function, b), args);
+  }
+  static llvm::Value* Lane(llvm::IRBuilderBase* b) {
+    return Call(reinterpret_cast<void*>(&SimtLane), {}, b);
+  }
+  static llvm::Value* Shuffle(llvm::Value* value, llvm::Value* source,
+                              llvm::IRBuilderBase* b) {
+    return Call(reinterpret_cast<void*>(&SimtShuffle), {value, source}, b);
+  }
+
+  std::unique_ptr<llvm::TargetMachine> tm_;
+  HostMathLibrary math_;
+};
+
+// Calls `fn` with the N pointers of `args`.
+template <size_t... I>
+void CallWith(void* fn, void* const* args, std::index_sequence<I...>) {
+  using Fn = void (*)(decltype((void)I, static_cast<void*>(nullptr))...);
+  reinterpret_cast<Fn>(fn)(args[I]...);
+}
+using Caller = void (*)(void*, void* const*);
+template <size_t N>
+void CallN(void* fn, void* const* args) {
+  CallWith(fn, args, std::make_index_sequence<N>());
+}
+template <size_t... N>
+constexpr std::array<Caller, sizeof...(N)> MakeCallers(
+    std::index_sequence<N...>) {
+  return {&CallN<N>...};
+}
+constexpr size_t kMaxKernelParameters = 32;
+const auto kCallers =
+    MakeCallers(std::make_index_sequence<kMaxKernelParameters + 1>());
+
+// Runs every block of a launch, one after another; a block's threads at
+// once.
+void Launch(void* kernel, const std::vector<void*>& args,
+            const LaunchDims& dims, int64_t warp) {
+  const int64_t threads = dims.NumThreadsPerBlock();
+  for (int64_t z = 0; z < dims.grid[2]; ++z) {
+    for (int64_t y = 0; y < dims.grid[1]; ++y) {
+      for (int64_t x = 0; x < dims.grid[0]; ++x) {
+        Block block(threads, warp);
+        block.block_id[0] = static_cast<int32_t>(x);
+        block.block_id[1] = static_cast<int32_t>(y);
+        block.block_id[2] = static_cast<int32_t>(z);
+        std::vector<std::thread> workers;
+        workers.reserve(threads);
+        for (int64_t t = 0; t < threads; ++t) {
+          workers.emplace_back([&, t] {
+            SimtThread self;
+            self.block = &block;
+            self.linear = t;
+            self.thread_id[0] = static_cast<int32_t>(t % dims.block[0]);
+            self.thread_id[1] =
+                static_cast<int32_t>(t / dims.block[0] % dims.block[1]);
+            self.thread_id[2] =
+                static_cast<int32_t>(t / (dims.block[0] * dims.block[1]));
+            current = &self;
+            kCallers[args.size()](kernel, args.data());
+            block.warps[t / warp]->Drop();
+            block.barrier.Drop();
+            current = nullptr;
+          });
+        }
+        for (std::thread& w : workers) w.join();
+      }
+    }
+  }
+}
+
+class Runner {
+ public:
+  Runner(const Executable& e, LoadedObject* object, int64_t warp,
+         std::vector<uint8_t*> slots)
+      : e_(e), object_(object), warp_(warp), slots_(std::move(slots)) {}
+
+  absl::Status Run(const std::vector<ExecutableStep>& steps) {
+    using Kind = ExecutableStep::Kind;
+    for (const ExecutableStep& step : steps) {
+      switch (step.kind) {
+        case Kind::kKernel: {
+          absl::StatusOr<void*> kernel = Kernel(step.kernel_name);
+          if (!kernel.ok()) return kernel.status();
+          if (step.buffers.size() > kMaxKernelParameters) {
+            return absl::UnimplementedError(
+                absl::StrCat(step.kernel_name, " has ", step.buffers.size(),
+                             " parameters; the simulator calls up to ",
+                             kMaxKernelParameters));
+          }
+          std::vector<void*> args;
+          for (int64_t slot : step.buffers) args.push_back(slots_[slot]);
+          Launch(*kernel, args, step.launch, warp_);
+          break;
+        }
+        case Kind::kCopy:
+          std::memmove(slots_[step.buffers[1]], slots_[step.buffers[0]],
+                       e_.buffers[step.buffers[0]].size);
+          break;
+        case Kind::kWhile:
+          for (;;) {
+            absl::Status s = Run(step.condition);
+            if (!s.ok()) return s;
+            if (Predicate(step) == 0) break;
+            s = Run(step.body);
+            if (!s.ok()) return s;
+          }
+          break;
+        case Kind::kConditional: {
+          const int64_t n = static_cast<int64_t>(step.branches.size());
+          const int64_t p = Predicate(step);
+          int64_t branch = n - 1;
+          if (e_.buffers[step.predicate_buffer].shape.element_type() == PRED) {
+            branch = p != 0 ? 0 : 1;
+          } else if (p >= 0 && p < n) {
+            branch = p;
+          }
+          absl::Status s = Run(step.branches[std::min(branch, n - 1)]);
+          if (!s.ok()) return s;
+          break;
+        }
+        default:
+          return absl::UnimplementedError(
+              absl::StrCat(step.instruction,
+                           ": the simulator runs kernels, "
+                           "copies and control flow"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::StatusOr<void*> Kernel(const std::string& name) {
+    auto it = kernels_.find(name);
+    if (it != kernels_.end()) return it->second;
+    absl::StatusOr<void*> address = object_->Lookup(name);
+    if (!address.ok()) return address.status();
+    kernels_[name] = *address;
+    return *address;
+  }
+  int64_t Predicate(const ExecutableStep& step) {
+    const uint8_t* p = slots_[step.predicate_buffer];
+    if (e_.buffers[step.predicate_buffer].shape.element_type() == PRED) {
+      return *p != 0;
+    }
+    int32_t value;
+    std::memcpy(&value, p, sizeof value);
+    return value;
+  }
+
+  const Executable& e_;
+  LoadedObject* object_;
+  int64_t warp_;
+  std::vector<uint8_t*> slots_;
+  std::map<std::string, void*> kernels_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<GpuTarget>> CreateHostSimtTarget(
+    const GpuDeviceInfo& device) {
+  InitializeHostOnce();
+  const std::string triple = llvm::sys::getProcessTriple();
+  std::string error;
+  const llvm::Target* target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (target == nullptr) {
+    return absl::InternalError(absl::StrCat("no LLVM host target: ", error));
+  }
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, "x86-64", "", llvm::TargetOptions(), llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Default));
+  if (tm == nullptr) {
+    return absl::InternalError("cannot create a host target machine");
+  }
+  return std::unique_ptr<GpuTarget>(new HostSimtTarget(device, std::move(tm)));
+}
+
+absl::StatusOr<Literal> RunOnHostSimt(const Executable& e,
+                                      const GpuDeviceInfo& device,
+                                      absl::Span<const Literal> arguments) {
+  if (e.platform != "host-simt" || e.device_code.size() != 1) {
+    return absl::InvalidArgumentError(
+        "not an executable of the host-simt target");
+  }
+  absl::StatusOr<std::unique_ptr<LoadedObject>> object =
+      LoadedObject::Load(e.device_code[0].code, e.name);
+  if (!object.ok()) return object.status();
+  // The buffer plan in host memory, each allocation 64-byte aligned.
+  std::vector<std::unique_ptr<uint8_t[]>> allocations;
+  std::vector<uint8_t*> base;
+  for (const ExecutableAllocation& a : e.allocations) {
+    allocations.emplace_back(new uint8_t[a.size + 64]());
+    uint8_t* p = allocations.back().get();
+    p += (64 - reinterpret_cast<uintptr_t>(p) % 64) % 64;
+    base.push_back(p);
+    if (a.kind == BufferAllocation::Kind::kConstant) {
+      std::memcpy(p, a.constant_data.data(), a.constant_data.size());
+    }
+  }
+  std::vector<uint8_t*> slots;
+  for (const ExecutableBuffer& slot : e.buffers) {
+    slots.push_back(base[slot.allocation] + slot.offset);
+  }
+  if (arguments.size() != e.parameter_shapes.size()) {
+    return absl::InvalidArgumentError("wrong number of arguments");
+  }
+  for (size_t p = 0; p < arguments.size(); ++p) {
+    const std::vector<const Literal*> leaves = LiteralLeaves(arguments[p]);
+    for (size_t l = 0; l < leaves.size(); ++l) {
+      const int64_t s = e.parameter_buffers[p][l];
+      if (e.buffers[s].size == 0) continue;
+      CopyLiteralToBuffer(*leaves[l], e.buffers[s].shape, slots[s]);
+    }
+  }
+  Runner runner(e, object->get(), device.warp_size, slots);
+  absl::Status status = runner.Run(e.steps);
+  if (!status.ok()) return status;
+  Literal result = Literal::CreateUninitialized(e.result_shape);
+  std::vector<Literal*> leaves = MutableLiteralLeaves(&result);
+  for (size_t l = 0; l < leaves.size(); ++l) {
+    const int64_t s = e.result_buffers[l];
+    if (e.buffers[s].size == 0 || leaves[l]->size_bytes() == 0) continue;
+    CopyBufferToLiteral(slots[s], e.buffers[s].shape, leaves[l]);
+  }
+  return result;
+}
+
+}  // namespace hloc

@@ -1,0 +1,131 @@
+#include "backends/gpu/testing/warp_modules.h"
+
+namespace hloc {
+
+const std::vector<std::pair<std::string, std::string>>& WarpModules() {
+  static const auto* modules =
+      new std::vector<std::pair<std::string, std::string>>{
+          {"short_rows", R"(
+HloModule short_rows
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[37,300] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[37] reduce(x, zero), dimensions={1}, to_apply=add
+})"},
+          {"long_rows", R"(
+HloModule long_rows
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[3,5001] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[3] reduce(x, zero), dimensions={1}, to_apply=add
+})"},
+          {"long_rows_f64_max", R"(
+HloModule long_rows_f64_max
+max {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT m = f64[] maximum(a, b)
+}
+ENTRY main {
+  x = f64[2,3001] parameter(0)
+  ninf = f64[] constant(-inf)
+  ROOT r = f64[2] reduce(x, ninf), dimensions={1}, to_apply=max
+})"},
+          {"columns", R"(
+HloModule columns
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[301,133] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[133] reduce(x, zero), dimensions={0}, to_apply=add
+})"},
+          {"softmax", R"(
+HloModule softmax
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[5,4096] parameter(0)
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  m = f32[5] reduce(x, ninf), dimensions={1}, to_apply=max
+  mb = f32[5,4096] broadcast(m), dimensions={0}
+  d = f32[5,4096] subtract(x, mb)
+  e = f32[5,4096] exponential(d)
+  s = f32[5] reduce(e, zero), dimensions={1}, to_apply=add
+  sb = f32[5,4096] broadcast(s), dimensions={0}
+  ROOT r = f32[5,4096] divide(e, sb)
+})"},
+          {"argmax", R"(
+HloModule argmax
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(av, bv), direction=GT
+  eq = pred[] compare(av, bv), direction=EQ
+  lt = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lt)
+  take_a = pred[] or(gt, tie)
+  v = f32[] select(take_a, av, bv)
+  i = s32[] select(take_a, ai, bi)
+  ROOT r = (f32[], s32[]) tuple(v, i)
+}
+ENTRY main {
+  x = f32[9,777] parameter(0)
+  iota = s32[9,777] iota(), iota_dimension=1
+  ninf = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  ROOT r = (f32[9], s32[9]) reduce(x, iota, ninf, zero), dimensions={1}, to_apply=argmax
+})"},
+          {"cumsum", R"(
+HloModule cumsum
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[6,1000] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[6,1000] reduce-window(x, zero), window={size=1x1000 pad=0_0x999_0}, to_apply=add
+})"},
+          {"reverse_cumsum", R"(
+HloModule reverse_cumsum
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4,333] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[4,333] reduce-window(x, zero), window={size=1x333 pad=0_0x0_332}, to_apply=add
+})"},
+      };
+  return *modules;
+}
+
+}  // namespace hloc

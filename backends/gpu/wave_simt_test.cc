@@ -1,0 +1,111 @@
+// The shared GPU kernel emitters' warp-size-dependent algorithms with
+// AMD's wavefront sizes, run where no AMD GPU is: every module of
+// testing/warp_modules.h goes through the rocm pipeline and is compiled by
+// the same emitters with the device facts of gfx942 (wavefront 64) and
+// gfx1100 (wavefront 32) for a GPU simulated on this CPU
+// (testing/host_simt.h: a thread per GPU thread, lockstep warp shuffles),
+// and must match the reference evaluator. The NVIDIA warp size (sm_90's
+// facts) runs too, as the control.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/gpu/device_info.h"
+#include "backends/gpu/gpu_compiler.h"
+#include "backends/gpu/testing/host_simt.h"
+#include "backends/gpu/testing/warp_modules.h"
+#include "gtest/gtest.h"
+#include "hlo/evaluator/evaluator.h"
+#include "hlo/text/parser.h"
+#include "passes/pipelines.h"
+#include "runtime/compare.h"
+#include "tools/hlo_run_core.h"
+
+namespace hloc {
+namespace {
+
+struct Case {
+  std::string module;
+  std::string platform;
+  std::string arch;
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.module << "/" << c.arch;
+}
+
+std::vector<Case> Cases() {
+  std::vector<Case> cases;
+  for (const auto& [name, text] : WarpModules()) {
+    cases.push_back({name, "rocm", "gfx942"});
+    cases.push_back({name, "rocm", "gfx1100"});
+    cases.push_back({name, "cuda", "sm_90"});
+  }
+  return cases;
+}
+
+const std::string& ModuleText(const std::string& name) {
+  for (const auto& [n, text] : WarpModules()) {
+    if (n == name) return text;
+  }
+  static const std::string none;
+  return none;
+}
+
+class WaveSimtTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(WaveSimtTest, MatchesTheEvaluator) {
+  const Case& c = GetParam();
+  absl::StatusOr<GpuDeviceInfo> device = GetGpuDeviceInfo(c.platform, c.arch);
+  ASSERT_TRUE(device.ok()) << device.status();
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(ModuleText(c.module), c.module);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::vector<Literal>> inputs = RandomInputs(**module, 11);
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  absl::StatusOr<Literal> expected = EvaluateModule(**module, *inputs);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  auto pipeline = MakePipeline(c.platform, PipelineOptions{});
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  ASSERT_TRUE(pipeline->Run(module->get()).ok());
+
+  absl::StatusOr<std::unique_ptr<GpuTarget>> target =
+      CreateHostSimtTarget(*device);
+  ASSERT_TRUE(target.ok()) << target.status();
+  ASSERT_EQ((*target)->device().warp_size, device->warp_size);
+  GpuCompileOptions options;
+  options.platform = c.platform;
+  options.arch = c.arch;
+  options.target = target->get();
+  absl::StatusOr<Executable> executable = CompileForGpu(**module, options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  // Every block is whole warps of this size.
+  for (const ExecutableStep& step : executable->steps) {
+    if (step.kind != ExecutableStep::Kind::kKernel) continue;
+    EXPECT_EQ(step.launch.NumThreadsPerBlock() % device->warp_size, 0)
+        << step.kernel_name;
+    EXPECT_LE(step.launch.NumThreadsPerBlock(), device->max_threads_per_block)
+        << step.kernel_name;
+  }
+  absl::StatusOr<Literal> actual = RunOnHostSimt(*executable, *device, *inputs);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  Tolerance tolerance;
+  tolerance.rtol = 1e-4;
+  tolerance.atol = 1e-4;
+  ComparisonResult result = CompareLiterals(*actual, *expected, tolerance);
+  EXPECT_TRUE(result.ok()) << result.mismatch_count << " of "
+                           << result.element_count << " elements differ"
+                           << (result.first_mismatches.empty()
+                                   ? ""
+                                   : ", first " +
+                                         result.first_mismatches[0].ToString());
+}
+
+INSTANTIATE_TEST_SUITE_P(WarpModules, WaveSimtTest,
+                         ::testing::ValuesIn(Cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return info.param.module + "_" + info.param.arch;
+                         });
+
+}  // namespace
+}  // namespace hloc
