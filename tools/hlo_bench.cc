@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tools/hlo_bench_lib.h"
+#include "tools/out_of_memory.h"
 
 int main(int argc, char** argv) {
   // Run straight from bazel-bin, the corpus and the XLA helper are found
@@ -21,5 +22,7 @@ int main(int argc, char** argv) {
     setenv("RUNFILES_DIR", runfiles.c_str(), 0);
   }
   std::vector<std::string> args(argv + 1, argv + argc);
-  return hloc::HloBenchMain(args, std::cout, std::cerr);
+  return hloc::ExitCleanlyOnOutOfMemory("hlo-bench", [&] {
+    return hloc::HloBenchMain(args, std::cout, std::cerr);
+  });
 }

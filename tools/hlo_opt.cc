@@ -8,8 +8,10 @@
 // target's backend cannot compile an instruction of the module (the
 // message names each and why: a custom call it does not implement, or, in
 // strict mode, any instruction that would run in the reference evaluator).
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <system_error>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -31,6 +33,7 @@
 #include "runtime/executable.h"
 #include "tools/compile_stages.h"
 #include "tools/flags.h"
+#include "tools/out_of_memory.h"
 #include "tools/graph/graph_output.h"
 #include "tools/module_loader.h"
 
@@ -305,6 +308,16 @@ int Main(int argc, char** argv) {
   PipelineOptions options;
   options.verify = !flags.Has("no-verify-each");
   options.dump_dir = flags.Get("dump-dir");
+  if (!options.dump_dir.empty()) {
+    // A folder that cannot be made is a bad flag (exit 2, as every tool
+    // does for bad input), found before any pass runs.
+    std::error_code error;
+    std::filesystem::create_directories(options.dump_dir, error);
+    if (error) {
+      return Fail(2, absl::StrCat("--dump-dir: cannot create '",
+                                  options.dump_dir, "': ", error.message()));
+    }
+  }
   options.allow_excess_precision = excess == "true";
   FusionReport report;
   std::optional<HloPassPipeline> pipeline;
@@ -391,4 +404,7 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace hloc
 
-int main(int argc, char** argv) { return hloc::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return hloc::ExitCleanlyOnOutOfMemory(
+      "hlo-opt", [&] { return hloc::Main(argc, argv); });
+}

@@ -6,8 +6,11 @@
 #include <vector>
 
 #include "tools/hlo_run_lib.h"
+#include "tools/out_of_memory.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  return hloc::HloRunMain(args, std::cout, std::cerr);
+  return hloc::ExitCleanlyOnOutOfMemory("hlo-run", [&] {
+    return hloc::HloRunMain(args, std::cout, std::cerr);
+  });
 }

@@ -13,7 +13,9 @@
 #include "absl/strings/str_join.h"
 #include "hlo/computation.h"
 #include "hlo/evaluator/evaluator.h"
+#include "hlo/host_memory.h"
 #include "hlo/instruction.h"
+#include "hlo/status_macros.h"
 #include "runtime/compare.h"
 #include "runtime/npy.h"
 #include "tools/flags.h"
@@ -457,6 +459,9 @@ absl::StatusOr<std::vector<Literal>> RandomInputs(const HloModule& module,
           absl::StrCat(ParameterText(parameter, i),
                        ": cannot make random values of this shape"));
     }
+    HLOC_RETURN_IF_ERROR(CheckFitsInHostMemory(
+        parameter.shape(),
+        absl::StrCat(ParameterText(parameter, i), ": random values")));
     // Each parameter gets its own stream, so its values do not depend on
     // the other parameters' sizes.
     Random stream(seed ^
@@ -539,7 +544,10 @@ int RunHloRun(const HloRunOptions& options, const HloRunPlatforms& platforms,
   if (!result.ok()) {
     err << "hlo-run: error: " << options.platform << " failed to run "
         << options.module_path << ": " << result.status().message() << "\n";
-    return kHloRunFailed;
+    // A value too large for the host is the module's fault, as a shape
+    // mismatch is: bad input, whatever platform found it.
+    return absl::IsResourceExhausted(result.status()) ? kHloRunBadInput
+                                                      : kHloRunFailed;
   }
   const std::vector<Literal> outputs = FlattenResult(*std::move(result));
 

@@ -36,6 +36,31 @@ expect_status 2 "$CASE/module.hlo" --inputs "$TMP/wrong"
 expect_status 2 "$CASE/module.hlo"
 expect_status 0 --help
 
+# Values larger than the host's memory: a clear message naming the value,
+# exit 2, no abort (std::bad_alloc used to end hlo-run with exit 134).
+cat >"$TMP/huge_result.hlo" <<'HLO'
+HloModule huge_result
+ENTRY e {
+  p = f32[] parameter(0)
+  ROOT a = f32[100000,100000,4] broadcast(p), dimensions={}
+}
+HLO
+expect_status 2 "$TMP/huge_result.hlo" --platform=interpreter --random-inputs=1
+grep -q "the result of a: f32\[100000,100000,4\].* needs 160.0 GB, more than this host's" "$TMP/stderr" ||
+  { echo "FAIL: no clear message for a huge result"; cat "$TMP/stderr"; failures=$((failures + 1)); }
+cat >"$TMP/huge_input.hlo" <<'HLO'
+HloModule huge_input
+ENTRY e {
+  p = f32[100000,100000,4] parameter(0)
+  ROOT n = f32[100000,100000,4] negate(p)
+}
+HLO
+for platform in interpreter cpu; do
+  expect_status 2 "$TMP/huge_input.hlo" --platform=$platform --random-inputs=1
+  grep -q "parameter 0 (p: f32\[100000,100000,4\]): random values: .* needs 160.0 GB" "$TMP/stderr" ||
+    { echo "FAIL: no clear message for a huge input ($platform)"; cat "$TMP/stderr"; failures=$((failures + 1)); }
+done
+
 if ((failures)); then
   echo "$failures failure(s)"
   exit 1

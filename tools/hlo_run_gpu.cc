@@ -10,6 +10,7 @@
 #include "tools/hlo_run_core.h"
 #include "tools/hlo_run_cuda.h"
 #include "tools/hlo_run_rocm.h"
+#include "tools/out_of_memory.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -17,5 +18,7 @@ int main(int argc, char** argv) {
       hloc::InterpreterPlatform(),
       hloc::CudaHloRunPlatform(/*compiler=*/nullptr),
       hloc::RocmHloRunPlatform(/*compiler=*/nullptr)};
-  return hloc::HloRunMain(args, platforms, std::cout, std::cerr);
+  return hloc::ExitCleanlyOnOutOfMemory("hlo-run-gpu", [&] {
+    return hloc::HloRunMain(args, platforms, std::cout, std::cerr);
+  });
 }

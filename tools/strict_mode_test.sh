@@ -121,6 +121,12 @@ expect_stderr 'flag --no-fallback: --platform=interpreter compiles nothing'
 expect_status 2 "$HLO_RUN" "$DATA/fallback.hlo" --platform=cuda --random-inputs=1 --fallback
 expect_stderr 'flag --fallback: the cuda backend has no evaluator fallback'
 
+# --- A dump folder that cannot be made is bad input (2), as elsewhere. ---
+touch "$TMP/a_file"
+expect_status 2 "$HLO_OPT" "$DATA/fallback.hlo" --passes=simplify \
+  --dump-dir="$TMP/a_file/dumps"
+expect_stderr "--dump-dir: cannot create '$TMP/a_file/dumps'"
+
 if ((failures)); then
   echo "$failures failure(s)"
   exit 1

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "hlo/evaluator/evaluator_internal.h"
 #include "hlo/evaluator/strided_copy.h"
+#include "hlo/host_memory.h"
 
 namespace hloc {
 namespace eval {
@@ -481,6 +482,13 @@ absl::StatusOr<Literal> Evaluator::EvaluateScan(const HloInstruction& instr,
 absl::StatusOr<Literal> Evaluator::EvaluateInstruction(
     const HloInstruction& instr, OperandValues& operands) {
   const HloOpcode opcode = instr.opcode();
+  // Its result is allocated whole: refuse what cannot fit rather than die
+  // of std::bad_alloc.
+  if (absl::Status fits = CheckFitsInHostMemory(
+          instr.shape(), absl::StrCat("the result of ", instr.name()));
+      !fits.ok()) {
+    return fits;
+  }
   std::optional<int> arity = HloOpcodeArity(opcode);
   if (arity.has_value() && instr.operand_count() != *arity) {
     return InstructionError(instr,
