@@ -66,9 +66,13 @@ const std::vector<FlagSpec>& Specs() {
        "N: after the run, run N more times and print the median device "
        "time of a run (its kernels, CUDA events) to stderr (cuda)"},
       {"time-run", false,
-       "with --iterations: time each run as a whole instead (one pair of "
-       "CUDA events around all its steps, graphs as usual, launch gaps "
-       "included) (cuda)"},
+       "with --iterations: time whole runs instead, 20 back to back with "
+       "the inputs resident per sample (CUDA events around them, graphs as "
+       "usual, launch gaps included), as the benchmark's peers are timed "
+       "(cuda)"},
+      {"max-while-iterations", true,
+       "N: stop with an error naming the loop when a while loop runs more "
+       "than N iterations (interpreter)"},
       {"help", false, "print this help"},
   };
   return *specs;
@@ -330,6 +334,14 @@ absl::StatusOr<HloRunOptions> ParseHloRunOptions(
         absl::StrCat("flag --iterations: '", flags.Get("iterations"),
                      "' is not a positive integer"));
   }
+  if (flags.Has("max-while-iterations") &&
+      (!absl::SimpleAtoi(flags.Get("max-while-iterations"),
+                         &options.max_while_iterations) ||
+       options.max_while_iterations < 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "flag --max-while-iterations: '", flags.Get("max-while-iterations"),
+        "' is not a positive integer"));
+  }
   if (flags.Has("random-inputs")) {
     uint64_t seed;
     if (!absl::SimpleAtoi(flags.Get("random-inputs"), &seed)) {
@@ -399,13 +411,15 @@ HloRunPlatform InterpreterPlatform() {
   platform.run_module = [](const HloModule& module,
                            absl::Span<const Literal> arguments,
                            const HloRunOptions& options) {
+    EvaluateOptions evaluate;
+    evaluate.max_while_iterations = options.max_while_iterations;
     if (options.denormals == DenormalMode::kKeep) {
-      return EvaluateModule(module, arguments);
+      return EvaluateModule(module, arguments, evaluate);
     }
     std::vector<Literal> flushed(arguments.begin(), arguments.end());
     for (Literal& argument : flushed) FlushDenormals(&argument);
     const ScopedDenormalMode mode(options.denormals);
-    return EvaluateModule(module, flushed);
+    return EvaluateModule(module, flushed, evaluate);
   };
   return platform;
 }

@@ -98,6 +98,9 @@ struct HloRunOptions {
   int64_t iterations = 0;
   // Time those repetitions as whole runs, not as sums of per-step times.
   bool time_run = false;
+  // The interpreter stops a while loop after this many iterations with an
+  // error naming it (0: no limit).
+  int64_t max_while_iterations = 0;
   bool help = false;
 };
 

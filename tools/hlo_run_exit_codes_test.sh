@@ -55,6 +55,28 @@ ENTRY e {
   ROOT n = f32[100000,100000,4] negate(p)
 }
 HLO
+# A loop that never ends, stopped by the iteration limit: exit 3 (failed
+# to run), the loop named.
+cat >"$TMP/forever.hlo" <<'HLO'
+HloModule forever
+cond {
+  s = s32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  s = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT n = s32[] add(s, one)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  ROOT w = s32[] while(z), condition=cond, body=body
+}
+HLO
+expect_status 3 "$TMP/forever.hlo" --max-while-iterations=1000
+grep -q "while loop w did not finish within 1000 iterations" "$TMP/stderr" ||
+  { echo "FAIL: the endless loop was not named"; cat "$TMP/stderr"; failures=$((failures + 1)); }
+expect_status 2 "$TMP/forever.hlo" --max-while-iterations=0
 for platform in interpreter cpu; do
   expect_status 2 "$TMP/huge_input.hlo" --platform=$platform --random-inputs=1
   grep -q "parameter 0 (p: f32\[100000,100000,4\]): random values: .* needs 160.0 GB" "$TMP/stderr" ||

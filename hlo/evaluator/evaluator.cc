@@ -334,7 +334,14 @@ absl::StatusOr<Literal> Evaluator::EvaluateWhile(const HloInstruction& instr,
     return InstructionError(instr, "while needs a condition and a body");
   }
   Literal state = operands.TakeOrCopy(0);
-  while (true) {
+  for (int64_t iteration = 0;; ++iteration) {
+    if (options_.max_while_iterations > 0 &&
+        iteration >= options_.max_while_iterations) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "while loop ", instr.name(), " did not finish within ",
+          options_.max_while_iterations,
+          " iterations (the limit given; --max-while-iterations)"));
+    }
     const Literal* arg = &state;
     absl::StatusOr<Literal> cond =
         Evaluate(*instr.while_condition(), {&arg, 1});
@@ -626,21 +633,23 @@ absl::StatusOr<Literal> Evaluator::EvaluateInstruction(
 }  // namespace eval
 
 absl::StatusOr<Literal> EvaluateComputation(
-    const HloComputation& computation, absl::Span<const Literal> arguments) {
-  eval::Evaluator evaluator;
+    const HloComputation& computation, absl::Span<const Literal> arguments,
+    const EvaluateOptions& options) {
+  eval::Evaluator evaluator(options);
   std::vector<const Literal*> args;
   for (const Literal& arg : arguments) args.push_back(&arg);
   return evaluator.Evaluate(computation, args);
 }
 
 absl::StatusOr<Literal> EvaluateModule(const HloModule& module,
-                                       absl::Span<const Literal> arguments) {
+                                       absl::Span<const Literal> arguments,
+                                       const EvaluateOptions& options) {
   const HloComputation* entry = module.entry_computation();
   if (entry == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat("module ", module.name(), " has no entry computation"));
   }
-  return EvaluateComputation(*entry, arguments);
+  return EvaluateComputation(*entry, arguments, options);
 }
 
 }  // namespace hloc

@@ -44,14 +44,23 @@
 
 namespace hloc {
 
+struct EvaluateOptions {
+  // A while loop that runs more iterations than this stops the evaluation
+  // with DeadlineExceeded naming the loop (0: no limit), so a loop that
+  // never ends can be stopped.
+  int64_t max_while_iterations = 0;
+};
+
 // Evaluates the module's entry computation on `arguments` (one per entry
 // parameter, shapes compatible with the parameters' ignoring layout).
 absl::StatusOr<Literal> EvaluateModule(const HloModule& module,
-                                       absl::Span<const Literal> arguments);
+                                       absl::Span<const Literal> arguments,
+                                       const EvaluateOptions& options = {});
 
 // Evaluates `computation` on `arguments`.
 absl::StatusOr<Literal> EvaluateComputation(
-    const HloComputation& computation, absl::Span<const Literal> arguments);
+    const HloComputation& computation, absl::Span<const Literal> arguments,
+    const EvaluateOptions& options = {});
 
 }  // namespace hloc
 

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "hlo/evaluator/evaluator.h"
 #include "hlo/computation.h"
 #include "hlo/evaluator/parallel.h"
 #include "hlo/evaluator/program.h"
@@ -36,7 +37,7 @@ class OperandValues {
 
 class Evaluator {
  public:
-  Evaluator() = default;
+  explicit Evaluator(EvaluateOptions options = {}) : options_(options) {}
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
 
@@ -65,6 +66,7 @@ class Evaluator {
     int root = -1;
   };
   const Plan& PlanFor(const HloComputation& computation);
+  EvaluateOptions options_;
   absl::StatusOr<Literal> Run(const HloComputation& computation,
                               std::vector<Literal>* owned_args,
                               absl::Span<const Literal* const> borrowed_args);
