@@ -29,8 +29,7 @@ absl::Status CheckTopK(const std::vector<Shape>& shapes) {
                      shapes.size(), " slots"));
   }
   const Shape& x = shapes[0];
-  if (!x.IsArray() || x.rank() == 0 ||
-      !CpuTopKSupportsType(x.element_type())) {
+  if (!x.IsArray() || x.rank() == 0 || !CpuTopKSupportsType(x.element_type())) {
     return absl::InvalidArgumentError(
         absl::StrCat("topk of ", x.ToString(), " is not supported"));
   }
@@ -43,9 +42,9 @@ absl::Status CheckTopK(const std::vector<Shape>& shapes) {
       shapes[1].element_type() != x.element_type() ||
       shapes[1].dimensions() != dims || !shapes[2].IsArray() ||
       shapes[2].element_type() != S32 || shapes[2].dimensions() != dims) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "topk of ", x.ToString(), " cannot give (", shapes[1].ToString(),
-        ", ", shapes[2].ToString(), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("topk of ", x.ToString(), " cannot give (",
+                     shapes[1].ToString(), ", ", shapes[2].ToString(), ")"));
   }
   return absl::OkStatus();
 }
@@ -64,8 +63,8 @@ absl::Status RunTopKStep(const Executable& executable,
   const bool largest = step.library == kTopKLargest;
   if (x.HasDescendingLayout() && values.HasDescendingLayout() &&
       indices.HasDescendingLayout()) {
-    return RunTopK(x.element_type(), address[step.buffers[0]], rows, length,
-                   k, largest, address[step.buffers[1]],
+    return RunTopK(x.element_type(), address[step.buffers[0]], rows, length, k,
+                   largest, address[step.buffers[1]],
                    reinterpret_cast<int32_t*>(address[step.buffers[2]]));
   }
   Literal input = BufferToLiteral(address[step.buffers[0]], x);
@@ -73,9 +72,9 @@ absl::Status RunTopKStep(const Executable& executable,
   values_row_major.clear_layout();
   indices_row_major.clear_layout();
   Literal top_values(values_row_major), top_indices(indices_row_major);
-  absl::Status status = RunTopK(
-      x.element_type(), input.untyped_data(), rows, length, k, largest,
-      top_values.untyped_data(), top_indices.data<int32_t>().data());
+  absl::Status status =
+      RunTopK(x.element_type(), input.untyped_data(), rows, length, k, largest,
+              top_values.untyped_data(), top_indices.data<int32_t>().data());
   if (!status.ok()) return status;
   CopyLiteralToBuffer(top_values, values, address[step.buffers[1]]);
   CopyLiteralToBuffer(top_indices, indices, address[step.buffers[2]]);

@@ -54,9 +54,9 @@ std::vector<uint64_t> ValuePool(PrimitiveType type, std::mt19937_64& rng) {
     const uint64_t inf = ((uint64_t{1} << f.exponent) - 1) << f.mantissa;
     const uint64_t quiet = uint64_t{1} << (f.mantissa - 1);
     for (uint64_t s : {uint64_t{0}, sign}) {
-      pool.push_back(s);                   // +-0
-      pool.push_back(s | inf);             // +-inf
-      pool.push_back(s | inf | quiet);     // +-NaN
+      pool.push_back(s);                    // +-0
+      pool.push_back(s | inf);              // +-inf
+      pool.push_back(s | inf | quiet);      // +-NaN
       pool.push_back(s | inf | quiet | 1);  // +-NaN, another payload
     }
   } else {
@@ -72,11 +72,11 @@ std::vector<uint64_t> ValuePool(PrimitiveType type, std::mt19937_64& rng) {
 void CheckTopK(PrimitiveType type, int64_t rows, int64_t length, int64_t k,
                bool largest, uint64_t seed) {
   const std::string name(PrimitiveTypeName(type));
-  const std::string text = absl::StrCat(
-      "HloModule topk\n\nENTRY main {\n  x = ", name, "[", rows, ",", length,
-      "] parameter(0)\n  ROOT t = (", name, "[", rows, ",", k, "], s32[", rows,
-      ",", k, "]) topk(x), k=", k, ", largest=", largest ? "true" : "false",
-      "\n}\n");
+  const std::string text =
+      absl::StrCat("HloModule topk\n\nENTRY main {\n  x = ", name, "[", rows,
+                   ",", length, "] parameter(0)\n  ROOT t = (", name, "[", rows,
+                   ",", k, "], s32[", rows, ",", k, "]) topk(x), k=", k,
+                   ", largest=", largest ? "true" : "false", "\n}\n");
   SCOPED_TRACE(text);
   absl::StatusOr<std::unique_ptr<HloModule>> module =
       ParseHloModule(text, "test");
@@ -101,9 +101,8 @@ void CheckTopK(PrimitiveType type, int64_t rows, int64_t length, int64_t k,
                   .ok());
   const Literal& want_values = expected->tuple_elements()[0];
   const Literal& want_indices = expected->tuple_elements()[1];
-  EXPECT_EQ(std::memcmp(values.data(), want_values.untyped_data(),
-                        values.size()),
-            0);
+  EXPECT_EQ(
+      std::memcmp(values.data(), want_values.untyped_data(), values.size()), 0);
   EXPECT_EQ(std::memcmp(indices.data(), want_indices.untyped_data(),
                         indices.size() * sizeof(int32_t)),
             0);
@@ -111,8 +110,8 @@ void CheckTopK(PrimitiveType type, int64_t rows, int64_t length, int64_t k,
 
 TEST(CpuTopKTest, MatchesTheEvaluatorBitForBit) {
   uint64_t seed = 1;
-  for (PrimitiveType type : {PRED, S8, S16, S32, S64, U8, U16, U32, U64, F16,
-                             BF16, F32, F64}) {
+  for (PrimitiveType type :
+       {PRED, S8, S16, S32, S64, U8, U16, U32, U64, F16, BF16, F32, F64}) {
     ASSERT_TRUE(CpuTopKSupportsType(type)) << PrimitiveTypeName(type);
     for (bool largest : {true, false}) {
       for (int64_t length : {1, 7, 1000, 32768}) {

@@ -23,12 +23,12 @@ std::string TopKText(const std::string& type, std::vector<int64_t> dims,
                      int64_t k, bool largest, const std::string& layout = "") {
   std::vector<int64_t> out = dims;
   out.back() = k;
-  return absl::StrCat(
-      "HloModule topk\n\nENTRY main {\n  x = ", type, "[",
-      absl::StrJoin(dims, ","), "]", layout, " parameter(0)\n  ROOT t = (",
-      type, "[", absl::StrJoin(out, ","), "]", layout, ", s32[",
-      absl::StrJoin(out, ","), "]", layout, ") topk(x), k=", k,
-      ", largest=", largest ? "true" : "false", "\n}\n");
+  return absl::StrCat("HloModule topk\n\nENTRY main {\n  x = ", type, "[",
+                      absl::StrJoin(dims, ","), "]", layout,
+                      " parameter(0)\n  ROOT t = (", type, "[",
+                      absl::StrJoin(out, ","), "]", layout, ", s32[",
+                      absl::StrJoin(out, ","), "]", layout, ") topk(x), k=", k,
+                      ", largest=", largest ? "true" : "false", "\n}\n");
 }
 
 void CheckText(const std::string& text) {
