@@ -14,7 +14,6 @@
 #include "passes/schedule_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplify_fp_conversions.h"
-#include "passes/topk_expander.h"
 #include "passes/topk_splitter.h"
 #include "passes/tree_reduction.h"
 
@@ -70,9 +69,8 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
     pipeline.AddPass<TreeReduction>();
     pipeline.AddPass<DotOperandOrder>();
   }
-  // The CPU sorts with generated code but has no topk kernel: a topk is a
-  // stable sort of (values, iota) and a slice there.
-  if (platform == "cpu") pipeline.AddPass<TopKExpander>();
+  // The CPU runs topk as a library call (runtime/cpu_topk.h); its AArch64
+  // AOT compiler, which has none, applies topk-expander itself.
   if (fusion->row_reduction_fusion) {
     pipeline.AddPass<RowReductionFusion>(*fusion, report);
   }

@@ -1,5 +1,6 @@
 // topk as a sort and a slice ("topk-expander"), for targets with sort code
-// but no topk kernel (the CPU), as XLA's TopkDecomposer does.
+// but no topk kernel (AArch64 ahead of time: the host CPU runs topk as a
+// library call, runtime/cpu_topk.h), as XLA's TopkDecomposer does.
 //
 // topk(x), k, largest orders each row (the last dimension) by the total
 // order of its values (-NaN < -inf < ... < -0 < +0 < ... < inf < NaN),

@@ -4,14 +4,92 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/cpu_topk.h"
 #include "runtime/dense_buffer.h"
 #include "runtime/fft_library.h"
 #include "runtime/lapack_library.h"
 
 namespace hloc {
+namespace {
+
+// topk's k and order come from the step itself (the library's name, the
+// results' minor dimension), so saved executables need no new config.
+constexpr char kTopKLargest[] = "topk.largest";
+constexpr char kTopKSmallest[] = "topk.smallest";
+
+bool IsTopK(const std::string& library) {
+  return library == kTopKLargest || library == kTopKSmallest;
+}
+
+// One operand [..., n] and results [..., k] of its type and of s32.
+absl::Status CheckTopK(const std::vector<Shape>& shapes) {
+  if (shapes.size() != 3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("topk takes one operand and two results, has ",
+                     shapes.size(), " slots"));
+  }
+  const Shape& x = shapes[0];
+  if (!x.IsArray() || x.rank() == 0 || !CpuTopKSupportsType(x.element_type())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("topk of ", x.ToString(), " is not supported"));
+  }
+  const int64_t k = shapes[1].IsArray() && shapes[1].rank() == x.rank()
+                        ? shapes[1].dimensions().back()
+                        : -1;
+  std::vector<int64_t> dims = x.dimensions();
+  dims.back() = k;
+  if (k < 0 || k > x.dimensions().back() ||
+      shapes[1].element_type() != x.element_type() ||
+      shapes[1].dimensions() != dims || !shapes[2].IsArray() ||
+      shapes[2].element_type() != S32 || shapes[2].dimensions() != dims) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("topk of ", x.ToString(), " cannot give (",
+                     shapes[1].ToString(), ", ", shapes[2].ToString(), ")"));
+  }
+  return absl::OkStatus();
+}
+
+// Runs topk on the slots in place when all are row-major, else on
+// row-major copies.
+absl::Status RunTopKStep(const Executable& executable,
+                         const ExecutableStep& step,
+                         const std::vector<uint8_t*>& address) {
+  const Shape& x = executable.buffers[step.buffers[0]].shape;
+  const Shape& values = executable.buffers[step.buffers[1]].shape;
+  const Shape& indices = executable.buffers[step.buffers[2]].shape;
+  const int64_t length = x.dimensions().back();
+  const int64_t k = values.dimensions().back();
+  const int64_t rows = length == 0 ? 0 : x.ElementCount() / length;
+  const bool largest = step.library == kTopKLargest;
+  if (x.HasDescendingLayout() && values.HasDescendingLayout() &&
+      indices.HasDescendingLayout()) {
+    return RunTopK(x.element_type(), address[step.buffers[0]], rows, length, k,
+                   largest, address[step.buffers[1]],
+                   reinterpret_cast<int32_t*>(address[step.buffers[2]]));
+  }
+  Literal input = BufferToLiteral(address[step.buffers[0]], x);
+  Shape values_row_major = values, indices_row_major = indices;
+  values_row_major.clear_layout();
+  indices_row_major.clear_layout();
+  Literal top_values(values_row_major), top_indices(indices_row_major);
+  absl::Status status =
+      RunTopK(x.element_type(), input.untyped_data(), rows, length, k, largest,
+              top_values.untyped_data(), top_indices.data<int32_t>().data());
+  if (!status.ok()) return status;
+  CopyLiteralToBuffer(top_values, values, address[step.buffers[1]]);
+  CopyLiteralToBuffer(top_indices, indices, address[step.buffers[2]]);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string CpuTopKLibraryName(bool largest) {
+  return largest ? kTopKLargest : kTopKSmallest;
+}
 
 bool CpuLibraryCall::Handles(const std::string& library) {
-  return library == "fft" || LapackRoutineFromLibrary(library).ok();
+  return library == "fft" || IsTopK(library) ||
+         LapackRoutineFromLibrary(library).ok();
 }
 
 absl::StatusOr<std::unique_ptr<CpuLibraryCall>> CpuLibraryCall::Create(
@@ -40,6 +118,12 @@ absl::StatusOr<std::unique_ptr<CpuLibraryCall>> CpuLibraryCall::Create(
     call->num_operands_ = 1;
     return call;
   }
+  if (IsTopK(step.library)) {
+    absl::Status status = CheckTopK(shapes);
+    if (!status.ok()) return fail(status);
+    call->num_operands_ = 1;
+    return call;
+  }
   absl::StatusOr<LapackRoutine> routine =
       LapackRoutineFromLibrary(step.library);
   if (!routine.ok()) return fail(routine.status());
@@ -60,6 +144,14 @@ absl::StatusOr<std::unique_ptr<CpuLibraryCall>> CpuLibraryCall::Create(
 absl::Status CpuLibraryCall::Run(const Executable& executable,
                                  const ExecutableStep& step,
                                  const std::vector<uint8_t*>& address) const {
+  if (IsTopK(step.library)) {
+    absl::Status status = RunTopKStep(executable, step, address);
+    if (!status.ok()) {
+      return absl::Status(status.code(),
+                          absl::StrCat(what_, ": ", status.message()));
+    }
+    return absl::OkStatus();
+  }
   std::vector<Literal> operands, results;
   for (size_t i = 0; i < step.buffers.size(); ++i) {
     const int64_t slot = step.buffers[i];

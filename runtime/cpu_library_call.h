@@ -1,6 +1,7 @@
 // A host library call step of a CPU executable (ExecutableStep::Kind::
-// kLibraryCall): "fft" (FFTW, fft_library.h) or "lapack.<routine>"
-// (lapack_library.h), configured by the step's CpuLibraryConfig. Its slots
+// kLibraryCall): "fft" (FFTW, fft_library.h), "lapack.<routine>"
+// (lapack_library.h) or "topk.largest" / "topk.smallest" (cpu_topk.h),
+// configured by the step's CpuLibraryConfig. Its slots
 // are the operands' leaves then the results'; each slot is read into a
 // row-major array, whatever its layout (JAX's LAPACK calls ask for
 // column-major ones), the library runs on those, and the results are
@@ -18,6 +19,9 @@
 #include "runtime/executable.h"
 
 namespace hloc {
+
+// The library name of a topk step: k is its values' minor dimension.
+std::string CpuTopKLibraryName(bool largest);
 
 class CpuLibraryCall {
  public:

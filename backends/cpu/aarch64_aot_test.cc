@@ -14,8 +14,10 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
+#include "hlo/evaluator/evaluator.h"
 #include "hlo/text/parser.h"
 #include "passes/pipelines.h"
+#include "passes/test_util.h"
 #include "runtime/compare.h"
 #include "runtime/npy.h"
 #include "tests/corpus.h"
@@ -202,6 +204,36 @@ ENTRY main {
   for (int64_t i = 0; i < 4; ++i) {
     EXPECT_EQ(got[1]->data<int32_t>()[i], 7 - 3 * i) << i;
   }
+}
+
+// The cpu pipeline leaves topk to the host's library call, which AArch64
+// ahead of time does not have: it expands topk into a sort and a slice
+// itself, strictly (no evaluator), with the evaluator's values and indices.
+TEST(Aarch64AotTest, TopKCompilesAsASortAndMatchesTheEvaluator) {
+  SKIP_WITHOUT_TOOLS();
+  auto module = ParseHloModule(R"(
+HloModule topk
+
+ENTRY main {
+  x = f32[3,100] parameter(0)
+  ROOT t = (f32[3,5], s32[3,5]) topk(x), k=5, largest=false
+}
+)",
+                               "topk");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto pipeline = MakePipeline("cpu", PipelineOptions{});
+  ASSERT_TRUE(pipeline.ok());
+  ASSERT_TRUE(pipeline->Run(module->get()).ok());
+  std::vector<Literal> args;
+  args.push_back(MakeTiedInput(Shape::Array(F32, {3, 100}), 5));
+  absl::StatusOr<Literal> expected = EvaluateModule(**module, args);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  absl::StatusOr<Aarch64AotModule> compiled = CompileForAarch64(**module);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  EXPECT_TRUE(compiled->missing.empty());
+  absl::StatusOr<Literal> actual = RunAarch64UnderQemu(*compiled, args);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  EXPECT_TRUE(*actual == *expected);
 }
 
 // No evaluator on the target: never a silent wrong answer. replica-id has

@@ -851,12 +851,12 @@ ENTRY main {
 
 TEST(CpuFallbackTest, UnsupportedOpsRunInTheEvaluatorVisibly) {
   RunResult r = CheckAgainstEvaluator(R"(
-HloModule with_topk
+HloModule with_rng_bit_generator
 ENTRY main {
-  x = f32[8,16] parameter(0)
-  t = (f32[8,3], s32[8,3]) topk(x), k=3, largest=true
-  v = f32[8,3] get-tuple-element(t), index=0
-  ROOT e = f32[8,3] exponential(v)
+  s = u64[2] parameter(0)
+  r = (u64[2], u32[8,3]) rng-bit-generator(s), algorithm=rng_three_fry
+  v = u32[8,3] get-tuple-element(r), index=1
+  ROOT e = u32[8,3] add(v, v)
 }
 )",
                                       {}, {1e-5, 1e-5});

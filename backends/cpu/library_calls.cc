@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "hlo/lapack_custom_call.h"
 #include "runtime/cpu_library_call.h"
+#include "runtime/cpu_topk.h"
 #include "runtime/lapack_library.h"
 
 namespace hloc {
@@ -39,6 +40,14 @@ absl::StatusOr<bool> Configure(const HloInstruction& instruction,
                      : options->transpose_a == 3 ? 'C'
                                                  : 'N';
       config.diag = options->unit_diagonal ? 'U' : 'N';
+      return true;
+    }
+    case HloOpcode::kTopK: {
+      const Shape& x = instruction.operand(0)->shape();
+      if (!x.IsArray() || !CpuTopKSupportsType(x.element_type())) {
+        return false;
+      }
+      step->library = CpuTopKLibraryName(instruction.attrs().largest);
       return true;
     }
     case HloOpcode::kCustomCall: {

@@ -1,6 +1,7 @@
 // The instructions the CPU backend runs as host library calls instead of
-// generated code: fft (FFTW), cholesky and triangular-solve (LAPACK), and
-// the LAPACK custom calls of JAX's CPU lowering (hlo/lapack_custom_call.h).
+// generated code: fft (FFTW), cholesky and triangular-solve (LAPACK), topk
+// (runtime/cpu_topk.h) and the LAPACK custom calls of JAX's CPU lowering
+// (hlo/lapack_custom_call.h).
 // Each becomes one kLibraryCall step (runtime/cpu_library_call.h) whose
 // config carries what the call needs, so a saved executable runs them
 // without the module.

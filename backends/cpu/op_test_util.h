@@ -115,7 +115,8 @@ inline std::vector<std::string> CheckAgainstEvaluator(
 
 // Runs `text` through the cpu pipeline, compiles it strictly (nothing may
 // run in the evaluator) and runs it on `args`; for ops the pipeline
-// rewrites into others (rng-bit-generator, topk).
+// rewrites into others (rng-bit-generator) or leaves to a library call
+// (topk).
 inline absl::StatusOr<Literal> RunOptimizedStrict(
     const std::string& text, absl::Span<const Literal> args) {
   absl::StatusOr<std::unique_ptr<HloModule>> module =
