@@ -3,7 +3,8 @@
 // rounded after every step) must match exactly. Rows of 1, 7, 64, 1023 and
 // 4097 elements along the last axis and axis 0 of 2D and 3D arrays,
 // forward and reverse; sum, product, max, min in f32, f64, s32 and bf16;
-// other layouts; several inputs and carries. Everything compiles strictly
+// and, or on predicates and integers; f16 and other integer widths; other
+// layouts; several inputs and carries. Everything compiles strictly
 // (nothing may run in the evaluator), and every case runs once more with
 // the OpenMP split forced on, so the split of rows and column blocks over
 // threads is checked even on small arrays. Last, the cumulative ops as JAX
@@ -154,6 +155,30 @@ TEST(ScanTest, EveryCombinerAndType) {
     for (const char* type : {"f32", "f64", "s32", "bf16"}) {
       for (const Case& c : {Case{{4, 64}, 1}, Case{{64, 3, 5}, 0},
                             Case{{3, 33, 4}, 1}}) {
+        for (bool reverse : {false, true}) {
+          CheckBitExact(ScanModule(type, c.dims, "", c.dim, reverse, op),
+                        Describe(type, c, reverse, op));
+        }
+      }
+    }
+  }
+}
+
+// The logical cumulative ops (jnp.cumulative any/all as and/or scans) on
+// predicates and integers, and the other widths the evaluator computes:
+// f16 (rounded per step like bf16), narrow and wide integers (wrapping).
+TEST(ScanTest, LogicalCombinersAndOtherTypes) {
+  for (const char* op : {"and", "or"}) {
+    for (const char* type : {"pred", "u8", "s64"}) {
+      for (const Case& c : {Case{{5, 70}, 1}, Case{{70, 2, 9}, 0}}) {
+        CheckBitExact(ScanModule(type, c.dims, "", c.dim, false, op),
+                      Describe(type, c, false, op));
+      }
+    }
+  }
+  for (const char* op : {"add", "multiply", "maximum"}) {
+    for (const char* type : {"f16", "s8", "u32", "s64", "u64"}) {
+      for (const Case& c : {Case{{5, 300}, 1}, Case{{300, 2, 9}, 0}}) {
         for (bool reverse : {false, true}) {
           CheckBitExact(ScanModule(type, c.dims, "", c.dim, reverse, op),
                         Describe(type, c, reverse, op));
