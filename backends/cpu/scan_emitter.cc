@@ -1,6 +1,5 @@
 #include "backends/cpu/scan_emitter.h"
 
-#include <algorithm>
 #include <vector>
 
 #include "backends/common/elemental_emitter.h"
@@ -56,8 +55,7 @@ absl::Status EmitScanKernel(const HloInstruction& hlo,
                             const OpEmitterContext& ctx) {
   const HloComputation* body = hlo.to_apply();
   if (body == nullptr || hlo.dimensions().size() != 1 ||
-      !hlo.shape().IsTuple() ||
-      body->num_parameters() != hlo.operand_count()) {
+      !hlo.shape().IsTuple() || body->num_parameters() != hlo.operand_count()) {
     return OpUnimplemented(hlo, "malformed scan");
   }
   if (!IsElementwiseScanBody(body)) {
@@ -117,8 +115,8 @@ absl::Status EmitScanKernel(const HloInstruction& hlo,
   std::vector<ScanView> views;
   std::vector<PrimitiveType> types;
   for (int64_t i = 0; i < num_operands; ++i) {
-    views.push_back(MakeScanView(hlo.operand(i)->shape(), dim,
-                                 i >= num_inputs, outer, inner));
+    views.push_back(MakeScanView(hlo.operand(i)->shape(), dim, i >= num_inputs,
+                                 outer, inner));
     types.push_back(hlo.operand(i)->shape().element_type());
   }
   for (int64_t r = 0; r < num_results; ++r) {
@@ -149,9 +147,8 @@ absl::Status EmitScanKernel(const HloInstruction& hlo,
   // One step of the body at (o, k, i): reads the inputs there and the
   // carries from `carry_in`, writes the outputs there and hands the new
   // carries to `carry_out`.
-  auto step = [&](const std::vector<llvm::Value*>& outer_off,
-                  llvm::Value* pos, llvm::Value* i,
-                  const std::vector<llvm::Value*>& carries)
+  auto step = [&](const std::vector<llvm::Value*>& outer_off, llvm::Value* pos,
+                  llvm::Value* i, const std::vector<llvm::Value*>& carries)
       -> absl::StatusOr<std::vector<llvm::Value*>> {
     auto offset = [&](int64_t k) {
       llvm::Value* off = b->CreateAdd(
@@ -196,7 +193,8 @@ absl::Status EmitScanKernel(const HloInstruction& hlo,
       [&](llvm::Value* w) -> absl::Status {
         llvm::Value* o = blocks == 1 ? w : b->CreateUDiv(w, i64(blocks));
         std::vector<llvm::Value*> outer_off;
-        for (const ScanView& v : views) outer_off.push_back(v.outer.Offset(o, b));
+        for (const ScanView& v : views)
+          outer_off.push_back(v.outer.Offset(o, b));
         if (inner_size <= 1) {
           // A row: the carries live in registers (allocas mem2reg removes).
           std::vector<llvm::Type*> carry_types;
@@ -230,18 +228,18 @@ absl::Status EmitScanKernel(const HloInstruction& hlo,
               b));
           for (int64_t c = 0; c < num_carries; ++c) {
             const int64_t k = first_carry_out + c;
-            HLOC_RETURN_IF_ERROR(StoreFlat(
-                types[k], buffer(k), outer_off[k],
-                b->CreateLoad(carry_types[c], slots[c]), b));
+            HLOC_RETURN_IF_ERROR(
+                StoreFlat(types[k], buffer(k), outer_off[k],
+                          b->CreateLoad(carry_types[c], slots[c]), b));
           }
           return absl::OkStatus();
         }
         // A block of columns: each column's carry lives in the carry
         // output, which starts as the init.
-        llvm::Value* begin =
-            blocks == 1 ? i64(0)
-                        : b->CreateMul(b->CreateURem(w, i64(blocks)),
-                                       i64(kColumnBlock));
+        llvm::Value* begin = blocks == 1
+                                 ? i64(0)
+                                 : b->CreateMul(b->CreateURem(w, i64(blocks)),
+                                                i64(kColumnBlock));
         llvm::Value* end = b->CreateBinaryIntrinsic(
             llvm::Intrinsic::smin, b->CreateAdd(begin, i64(kColumnBlock)),
             i64(inner_size));

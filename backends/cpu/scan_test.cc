@@ -99,7 +99,8 @@ std::string ScanModule(const std::string& type,
       absl::StrCat(type, "[", absl::StrJoin(dims, ","), "]", layout);
   const std::string carry =
       absl::StrCat(type, "[", absl::StrJoin(slice, ","), "]");
-  return absl::StrReplaceAll(R"(
+  return absl::StrReplaceAll(
+      R"(
 HloModule scan
 body {
   x = $CARRY parameter(0)
@@ -113,11 +114,11 @@ ENTRY main {
   ROOT s = ($SHAPE, $CARRY) scan(x, init), dimensions={$DIM}, num_carries=1, $REVERSEis_associative=true, to_apply=body
 }
 )",
-                             {{"$SHAPE", shape},
-                              {"$CARRY", carry},
-                              {"$OP", op},
-                              {"$DIM", std::to_string(dim)},
-                              {"$REVERSE", reverse ? "is_reverse=true, " : ""}});
+      {{"$SHAPE", shape},
+       {"$CARRY", carry},
+       {"$OP", op},
+       {"$DIM", std::to_string(dim)},
+       {"$REVERSE", reverse ? "is_reverse=true, " : ""}});
 }
 
 struct Case {
@@ -133,8 +134,8 @@ std::vector<Case> CasesOfLength(int64_t n) {
 
 std::string Describe(const std::string& type, const Case& c, bool reverse,
                      const std::string& op) {
-  return absl::StrCat(op, " ", type, "[", absl::StrJoin(c.dims, ","),
-                      "] dim ", c.dim, reverse ? " reverse" : "");
+  return absl::StrCat(op, " ", type, "[", absl::StrJoin(c.dims, ","), "] dim ",
+                      c.dim, reverse ? " reverse" : "");
 }
 
 TEST(ScanTest, SumsAlongEveryRowLength) {
@@ -153,8 +154,8 @@ TEST(ScanTest, SumsAlongEveryRowLength) {
 TEST(ScanTest, EveryCombinerAndType) {
   for (const char* op : {"add", "multiply", "maximum", "minimum"}) {
     for (const char* type : {"f32", "f64", "s32", "bf16"}) {
-      for (const Case& c : {Case{{4, 64}, 1}, Case{{64, 3, 5}, 0},
-                            Case{{3, 33, 4}, 1}}) {
+      for (const Case& c :
+           {Case{{4, 64}, 1}, Case{{64, 3, 5}, 0}, Case{{3, 33, 4}, 1}}) {
         for (bool reverse : {false, true}) {
           CheckBitExact(ScanModule(type, c.dims, "", c.dim, reverse, op),
                         Describe(type, c, reverse, op));
@@ -194,9 +195,8 @@ TEST(ScanTest, LogicalCombinersAndOtherTypes) {
 TEST(ScanTest, OtherLayouts) {
   for (int64_t dim : {0, 1}) {
     for (bool reverse : {false, true}) {
-      CheckBitExact(
-          ScanModule("f32", {300, 40}, "{0,1}", dim, reverse, "add"),
-          absl::StrCat("f32[300,40]{0,1} dim ", dim));
+      CheckBitExact(ScanModule("f32", {300, 40}, "{0,1}", dim, reverse, "add"),
+                    absl::StrCat("f32[300,40]{0,1} dim ", dim));
       CheckBitExact(
           ScanModule("s32", {5, 600, 7}, "{1,0,2}", dim, reverse, "maximum"),
           absl::StrCat("s32[5,600,7]{1,0,2} dim ", dim));
@@ -235,12 +235,13 @@ ENTRY main {
        {std::make_tuple("6,700", "6", 1), std::make_tuple("700,6", "6", 0),
         std::make_tuple("3,900,4", "3,4", 1)}) {
     for (bool reverse : {false, true}) {
-      CheckBitExact(absl::StrReplaceAll(
-                        text, {{"$SHAPE", shape},
-                               {"$SLICE", slice},
-                               {"$DIM", std::to_string(dim)},
-                               {"$REVERSE", reverse ? "is_reverse=true, " : ""}}),
-                    absl::StrCat("variadic [", shape, "] dim ", dim));
+      CheckBitExact(
+          absl::StrReplaceAll(
+              text, {{"$SHAPE", shape},
+                     {"$SLICE", slice},
+                     {"$DIM", std::to_string(dim)},
+                     {"$REVERSE", reverse ? "is_reverse=true, " : ""}}),
+          absl::StrCat("variadic [", shape, "] dim ", dim));
     }
   }
 }
@@ -291,8 +292,7 @@ ENTRY main {
   }
   absl::StatusOr<Literal> expected = EvaluateModule(**module, args);
   ASSERT_TRUE(expected.ok()) << expected.status();
-  absl::StatusOr<Literal> actual =
-      testing_util::RunOptimizedStrict(text, args);
+  absl::StatusOr<Literal> actual = testing_util::RunOptimizedStrict(text, args);
   ASSERT_TRUE(actual.ok()) << actual.status();
   for (int k = 0; k < 3; ++k) {
     ExpectBitIdentical(expected->tuple_elements()[k],
