@@ -58,13 +58,14 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   if (platform == "cuda") pipeline.AddPass<ConvolutionToGemm>();
   // GPU reduction kernels need a block per SM and more, and GPU dots are
   // library gemms; the CPU splits a reduction over its rows in its own
-  // way, and its dot emitter reads any dimension order. Cumulative ops
-  // (prefix reduce-windows, O(n^2) as windows) become scans, which the GPU
-  // backend runs as parallel prefix scans; the CPU has no scan kernel yet
-  // (a scan would run in its evaluator). The GPU topk kernel sorts rows
-  // of up to 8192 in shared memory: longer ones are split into chunks.
+  // way, and its dot emitter reads any dimension order. The GPU topk
+  // kernel sorts rows of up to 8192 in shared memory: longer ones are split
+  // into chunks.
+  // Cumulative ops (prefix reduce-windows, O(n^2) as windows) become scans
+  // on every target: the GPU runs them as parallel prefix scans, the CPU
+  // as one sequential pass per row, rows in parallel.
+  pipeline.AddPass<ReduceWindowToScan>();
   if (platform == "cuda" || platform == "rocm") {
-    pipeline.AddPass<ReduceWindowToScan>();
     pipeline.AddPass<TopKSplitter>();
     pipeline.AddPass<TreeReduction>();
     pipeline.AddPass<DotOperandOrder>();

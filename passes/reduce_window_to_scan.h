@@ -23,8 +23,8 @@
 // folds from the end, so even a sequential float sum associates
 // differently from the reduce-window's left-to-right order.
 //
-// The GPU pipelines run it before fusion (backends/gpu has a parallel scan
-// kernel); the CPU has no scan kernel yet, so its pipeline does not.
+// Every pipeline runs it before fusion: backends/gpu has a parallel scan
+// kernel, backends/cpu a row-parallel one (scan_emitter.h).
 #ifndef PASSES_REDUCE_WINDOW_TO_SCAN_H_
 #define PASSES_REDUCE_WINDOW_TO_SCAN_H_
 

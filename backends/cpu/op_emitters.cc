@@ -7,6 +7,7 @@
 #include "backends/cpu/conv_emitter.h"
 #include "backends/cpu/dot_emitter.h"
 #include "backends/cpu/row_fusion_emitter.h"
+#include "backends/cpu/scan_emitter.h"
 #include "backends/cpu/scatter_emitter.h"
 #include "backends/cpu/select_and_scatter_emitter.h"
 #include "backends/cpu/sort_emitter.h"
@@ -27,6 +28,8 @@ absl::Status Dispatch(const HloInstruction& hlo, const std::string& symbol,
       return EmitConvolutionKernel(hlo, symbol, ctx);
     case HloOpcode::kSort:
       return EmitSortKernel(hlo, symbol, ctx);
+    case HloOpcode::kScan:
+      return EmitScanKernel(hlo, symbol, ctx);
     case HloOpcode::kScatter:
       return EmitScatterKernel(hlo, symbol, ctx);
     case HloOpcode::kSelectAndScatter:
@@ -45,6 +48,7 @@ bool HasOpEmitter(const HloInstruction& hlo) {
   switch (hlo.opcode()) {
     case HloOpcode::kConvolution:
     case HloOpcode::kSort:
+    case HloOpcode::kScan:
     case HloOpcode::kScatter:
     case HloOpcode::kSelectAndScatter:
       return true;

@@ -319,11 +319,12 @@ COMPLEX_RANDOM_CASES = {
 # Cases whose every instruction must compile on the CPU backend: hlo-run
 # --platform=cpu runs them with --no-fallback (and names any step that runs
 # in the evaluator on stderr). rng-bit-generator compiles through
-# rng-bit-generator-expander, topk as a library call (runtime/cpu_topk.h).
+# rng-bit-generator-expander, topk as a library call (runtime/cpu_topk.h),
+# the cumulative ops through reduce-window-to-scan (the CPU scan kernel).
 COMPILED = {"complex64_arith", "complex128_math", "complex_special_values",
             "complex_dot_sum", "random_threefry", "random_normal_bits",
             "random_rbg", "rng_bit_generator_algorithms",
-            "sort_argsort_topk"}
+            "sort_argsort_topk", "cumsum_cumprod", "cumsum_long_rows"}
 
 
 # fft and linear algebra (jnp.fft, jnp.linalg's LAPACK custom calls), kept
