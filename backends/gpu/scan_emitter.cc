@@ -17,53 +17,10 @@
 #include "backends/gpu/loop_mapping.h"
 #include "backends/gpu/row_scan_emitter.h"
 #include "hlo/computation.h"
+#include "backends/common/scan_analysis.h"
 #include "hlo/status_macros.h"
 
 namespace hloc {
-namespace {
-
-// Whether every instruction of `body` computes element i of its result from
-// element i of its operands (or a scalar broadcast), so it can run on one
-// element of the slice at a time.
-bool IsElementwiseBody(const HloComputation* body) {
-  for (const HloInstruction* instr : body->instructions()) {
-    switch (instr->opcode()) {
-      case HloOpcode::kParameter:
-      case HloOpcode::kTuple:
-      case HloOpcode::kGetTupleElement:
-        continue;
-      case HloOpcode::kConstant:
-        if (instr->shape().IsArray() && instr->shape().rank() == 0) continue;
-        return false;
-      case HloOpcode::kBroadcast:
-        if (instr->operand(0)->shape().rank() == 0) continue;
-        return false;
-      default:
-        if (!instr->IsElementwise()) return false;
-    }
-  }
-  return true;
-}
-
-// The carries: num_carries, or (0) the trailing operands the body takes
-// whole, as the evaluator infers them.
-int64_t NumCarries(const HloInstruction& scan) {
-  if (scan.attrs().num_carries > 0) return scan.attrs().num_carries;
-  const HloComputation* body = scan.to_apply();
-  int64_t carries = 0;
-  for (int64_t i = scan.operand_count() - 1; i >= 0; --i) {
-    if (i >= body->num_parameters() ||
-        !body->parameter_instruction(i)->shape().Compatible(
-            scan.operand(i)->shape())) {
-      break;
-    }
-    ++carries;
-  }
-  return carries;
-}
-
-}  // namespace
-
 absl::StatusOr<LaunchDims> EmitScanKernel(const KernelRequest& request,
                                           const HloInstruction* scan) {
   const KernelInfo& info = *request.info;
@@ -73,10 +30,10 @@ absl::StatusOr<LaunchDims> EmitScanKernel(const KernelRequest& request,
     return CodegenUnimplemented(*scan, "malformed scan");
   }
   if (IsRowScan(*scan, info)) return EmitRowScanKernel(request, scan);
-  if (!IsElementwiseBody(body)) {
+  if (!IsElementwiseScanBody(body)) {
     return CodegenUnimplemented(*scan, "scan body is not elementwise");
   }
-  const int64_t num_carries = NumCarries(*scan);
+  const int64_t num_carries = NumScanCarries(*scan);
   const int64_t num_inputs = scan->operand_count() - num_carries;
   const int64_t num_outputs =
       static_cast<int64_t>(info.output_shapes.size()) - num_carries;
