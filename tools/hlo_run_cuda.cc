@@ -9,17 +9,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "hlo/text/parser.h"
 #include "runtime/cuda_executor.h"
 
 namespace hloc {
 namespace {
-
-double MillisecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now() - start)
-      .count();
-}
 
 // Runs per sample of --time-run, as many as the peers' timing loop calls.
 constexpr int kRunsPerSample = 20;
@@ -117,56 +110,10 @@ absl::StatusOr<Literal> RunOnGpu(const Executable& executable,
   return result;
 }
 
-absl::StatusOr<SavedExecutable> LoadCudaExecutable(
-    const HloRunOptions& options) {
-  absl::StatusOr<Executable> executable =
-      ReadExecutableFile(options.module_path);
-  if (!executable.ok()) return executable.status();
-  if (executable->platform != "cuda") {
-    return absl::InvalidArgumentError(
-        absl::StrCat(options.module_path, ": the executable is for platform '",
-                     executable->platform, "', not cuda"));
-  }
-  if (executable->hlo_module.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        options.module_path, ": the executable carries no module text"));
-  }
-  SavedExecutable saved;
-  absl::StatusOr<std::unique_ptr<HloModule>> module =
-      ParseHloModule(executable->hlo_module,
-                     absl::StrCat(options.module_path, " (its module)"));
-  if (!module.ok()) return module.status();
-  saved.module = *std::move(module);
-  auto shared = std::make_shared<Executable>(*std::move(executable));
-  saved.run = [shared, options](absl::Span<const Literal> arguments) {
-    return RunOnGpu(*shared, arguments, options);
-  };
-  return saved;
-}
-
 }  // namespace
 
 HloRunPlatform CudaHloRunPlatform(CudaModuleCompiler compiler) {
-  HloRunPlatform platform;
-  platform.name = "cuda";
-  platform.load_executable = LoadCudaExecutable;
-  platform.run_module =
-      [compiler](const HloModule& module, absl::Span<const Literal> arguments,
-                 const HloRunOptions& options) -> absl::StatusOr<Literal> {
-    if (!compiler) {
-      return absl::UnimplementedError(
-          "the cuda compiler is not built into this binary: give a saved "
-          "executable (hlo-opt --platform=cuda --stage=executable -o "
-          "m.hloexe)");
-    }
-    const auto start = std::chrono::steady_clock::now();
-    absl::StatusOr<Executable> executable = compiler(module);
-    if (!executable.ok()) return executable.status();
-    std::cerr << absl::StrFormat("cuda: compiled in %.1f ms\n",
-                                 MillisecondsSince(start));
-    return RunOnGpu(*executable, arguments, options);
-  };
-  return platform;
+  return DeviceHloRunPlatform("cuda", std::move(compiler), RunOnGpu);
 }
 
 }  // namespace hloc

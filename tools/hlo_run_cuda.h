@@ -11,13 +11,13 @@
 #include "hlo/module.h"
 #include "runtime/executable.h"
 #include "tools/hlo_run_core.h"
+#include "tools/hlo_run_device.h"
 
 namespace hloc {
 
 // Compiles an (unoptimized) module into a cuda executable: the cuda
 // pipeline and code generation.
-using CudaModuleCompiler =
-    std::function<absl::StatusOr<Executable>(const HloModule& module)>;
+using CudaModuleCompiler = DeviceModuleCompiler;
 
 // The cuda platform; `compiler` may be empty (saved executables only).
 HloRunPlatform CudaHloRunPlatform(CudaModuleCompiler compiler);

@@ -11,12 +11,12 @@
 #include "hlo/module.h"
 #include "runtime/executable.h"
 #include "tools/hlo_run_core.h"
+#include "tools/hlo_run_device.h"
 
 namespace hloc {
 
 // Compiles an (unoptimized) module into a rocm executable.
-using RocmModuleCompiler =
-    std::function<absl::StatusOr<Executable>(const HloModule& module)>;
+using RocmModuleCompiler = DeviceModuleCompiler;
 
 // The rocm platform; `compiler` may be empty (saved executables only).
 HloRunPlatform RocmHloRunPlatform(RocmModuleCompiler compiler);
