@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "runtime/dense_buffer.h"
+#include "runtime/device_run_staging.h"
 #include "runtime/evaluator_step.h"
 
 namespace hloc {
@@ -28,18 +29,6 @@ constexpr size_t kJitLogBytes = 16 * 1024;
 
 int64_t RoundUp(int64_t x) {
   return (x + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
-}
-
-// Whether a slot of `shape` holds its bytes as a row-major literal does.
-bool RowMajor(const Shape& shape) {
-  return shape.HasDescendingLayout() || shape.rank() <= 1;
-}
-
-// Host bytes for staging (new[] gives 16-byte alignment, enough for every
-// element type).
-std::unique_ptr<uint8_t[]> HostBytes(int64_t bytes) {
-  return std::unique_ptr<uint8_t[]>(
-      new uint8_t[static_cast<size_t>(std::max<int64_t>(bytes, 1))]);
 }
 
 }  // namespace
@@ -598,7 +587,7 @@ class CudaExecutor::Runner {
     for (size_t i = 0; status.ok() && i < step.buffers.size(); ++i) {
       const int64_t slot = step.buffers[i];
       if (address[slot] != nullptr) continue;
-      host.push_back(HostBytes(slots[slot].size));
+      host.push_back(HostStagingBytes(slots[slot].size));
       address[slot] = host.back().get();
       if (i < thunk.evaluator->num_operand_slots() && slots[slot].size > 0) {
         status =
@@ -639,42 +628,20 @@ absl::StatusOr<Literal> CudaExecutor::Run(absl::Span<const Literal> arguments,
                                           const CudaRunOptions& options,
                                           CudaRunStats* stats) {
   const Executable& e = executable_;
-  if (arguments.size() != e.parameter_shapes.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the entry computation takes ", e.parameter_shapes.size(),
-                     " arguments, given ", arguments.size()));
-  }
-  for (size_t p = 0; p < arguments.size(); ++p) {
-    if (!arguments[p].shape().Compatible(e.parameter_shapes[p])) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "argument ", p, " has shape ", arguments[p].shape().ToString(),
-          ", the parameter ", e.parameter_shapes[p].ToString()));
-    }
+  if (absl::Status valid = CheckRunArguments(e, arguments); !valid.ok()) {
+    return valid;
   }
   std::lock_guard<std::mutex> lock(run_mutex_);
   absl::Status status = device_->MakeCurrent();
   if (!status.ok()) return status;
-  // Parameters in: straight from the literal where its bytes are laid out
-  // as the slot's, else staged on the host. Staged bytes live until the
-  // stream has finished with them.
-  std::vector<std::unique_ptr<uint8_t[]>> staged;
-  for (size_t p = 0; status.ok() && p < arguments.size(); ++p) {
-    const std::vector<const Literal*> leaves = LiteralLeaves(arguments[p]);
-    for (size_t l = 0; status.ok() && l < leaves.size(); ++l) {
-      const int64_t slot_index = e.parameter_buffers[p][l];
-      const ExecutableBuffer& slot = e.buffers[slot_index];
-      if (slot.size == 0) continue;
-      const void* source = leaves[l]->untyped_data();
-      if (!RowMajor(slot.shape) || leaves[l]->size_bytes() != slot.size) {
-        staged.push_back(HostBytes(slot.size));
-        CopyLiteralToBuffer(*leaves[l], slot.shape, staged.back().get());
-        source = staged.back().get();
-      }
-      status = HLOC_CUDA_CALL(
-          driver_, absl::StrCat("copying parameter ", p, " leaf ", l, " in"),
-          cuMemcpyHtoDAsync, slot_address_[slot_index], source,
-          static_cast<size_t>(slot.size), stream_);
-    }
+  // Parameters in (staged bytes live until the stream has finished with
+  // them: to the end of the run).
+  const ArgumentStaging in(e, arguments);
+  for (const HostSlotCopy& copy : in.copies()) {
+    if (!status.ok()) break;
+    status = HLOC_CUDA_CALL(driver_, copy.what, cuMemcpyHtoDAsync,
+                            slot_address_[copy.slot], copy.host, copy.bytes,
+                            stream_);
   }
   if (stats != nullptr) *stats = CudaRunStats();
   Runner runner(this, options, stats);
@@ -685,24 +652,13 @@ absl::StatusOr<Literal> CudaExecutor::Run(absl::Span<const Literal> arguments,
   }
   if (status.ok() && options.time_run) status = RecordRunEvent(1);
   // Results out, the same way round.
-  Literal result = Literal::CreateUninitialized(e.result_shape);
-  std::vector<Literal*> result_leaves = MutableLiteralLeaves(&result);
-  std::vector<std::pair<size_t, std::unique_ptr<uint8_t[]>>> unstaged;
-  for (size_t l = 0; status.ok() && l < result_leaves.size(); ++l) {
-    const int64_t slot_index = e.result_buffers[l];
-    const ExecutableBuffer& slot = e.buffers[slot_index];
-    if (slot.size == 0 || result_leaves[l]->size_bytes() == 0) continue;
-    void* destination = result_leaves[l]->untyped_data();
-    if (!RowMajor(slot.shape) || result_leaves[l]->size_bytes() != slot.size) {
-      unstaged.emplace_back(l, HostBytes(slot.size));
-      destination = unstaged.back().second.get();
-    }
-    status = HLOC_CUDA_CALL(
-        driver_, absl::StrCat("copying result leaf ", l, " out"),
-        cuMemcpyDtoHAsync, destination, slot_address_[slot_index],
-        static_cast<size_t>(slot.size), stream_);
+  ResultStaging out(e);
+  for (const HostSlotCopy& copy : out.copies()) {
+    if (!status.ok()) break;
+    status = HLOC_CUDA_CALL(driver_, copy.what, cuMemcpyDtoHAsync, copy.host,
+                            slot_address_[copy.slot], copy.bytes, stream_);
   }
-  // Always wait: a failed run must not leave copies from `staged` pending.
+  // Always wait: a failed run must not leave copies from `in` pending.
   const absl::Status synced = HLOC_CUDA_CALL(driver_, "finishing the run",
                                              cuStreamSynchronize, stream_);
   if (status.ok()) status = synced;
@@ -719,11 +675,7 @@ absl::StatusOr<Literal> CudaExecutor::Run(absl::Span<const Literal> arguments,
     stats->evaluator_steps /= repeat;
   }
   if (!status.ok()) return status;
-  for (auto& [l, bytes] : unstaged) {
-    CopyBufferToLiteral(bytes.get(), e.buffers[e.result_buffers[l]].shape,
-                        result_leaves[l]);
-  }
-  return result;
+  return std::move(out).Finish();
 }
 
 absl::Status CudaExecutor::RecordRunEvent(int i) {

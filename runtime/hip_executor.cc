@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/dense_buffer.h"
+#include "runtime/device_run_staging.h"
 
 namespace hloc {
 namespace {
@@ -15,16 +16,6 @@ constexpr int64_t kDeviceAlignment = 256;
 
 int64_t RoundUp(int64_t x) {
   return (x + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
-}
-
-// Whether a slot of `shape` holds its bytes as a row-major literal does.
-bool RowMajor(const Shape& shape) {
-  return shape.HasDescendingLayout() || shape.rank() <= 1;
-}
-
-std::unique_ptr<uint8_t[]> HostBytes(int64_t bytes) {
-  return std::unique_ptr<uint8_t[]>(
-      new uint8_t[static_cast<size_t>(std::max<int64_t>(bytes, 1))]);
 }
 
 }  // namespace
@@ -275,68 +266,32 @@ absl::Status HipExecutor::RunSteps(const std::vector<ExecutableStep>& steps,
 
 absl::StatusOr<Literal> HipExecutor::Run(absl::Span<const Literal> arguments) {
   const Executable& e = executable_;
-  if (arguments.size() != e.parameter_shapes.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the entry computation takes ", e.parameter_shapes.size(),
-                     " arguments, given ", arguments.size()));
-  }
-  for (size_t p = 0; p < arguments.size(); ++p) {
-    if (!arguments[p].shape().Compatible(e.parameter_shapes[p])) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "argument ", p, " has shape ", arguments[p].shape().ToString(),
-          ", the parameter ", e.parameter_shapes[p].ToString()));
-    }
+  if (absl::Status valid = CheckRunArguments(e, arguments); !valid.ok()) {
+    return valid;
   }
   std::lock_guard<std::mutex> lock(run_mutex_);
   absl::Status status;
   // Staged bytes live until the stream has finished with them.
-  std::vector<std::unique_ptr<uint8_t[]>> staged;
-  for (size_t p = 0; status.ok() && p < arguments.size(); ++p) {
-    const std::vector<const Literal*> leaves = LiteralLeaves(arguments[p]);
-    for (size_t l = 0; status.ok() && l < leaves.size(); ++l) {
-      const int64_t slot_index = e.parameter_buffers[p][l];
-      const ExecutableBuffer& slot = e.buffers[slot_index];
-      if (slot.size == 0) continue;
-      void* source = const_cast<uint8_t*>(leaves[l]->untyped_data());
-      if (!RowMajor(slot.shape) || leaves[l]->size_bytes() != slot.size) {
-        staged.push_back(HostBytes(slot.size));
-        CopyLiteralToBuffer(*leaves[l], slot.shape, staged.back().get());
-        source = staged.back().get();
-      }
-      status = HLOC_HIP_CALL(
-          driver_, absl::StrCat("copying parameter ", p, " leaf ", l, " in"),
-          hipMemcpyHtoDAsync, slot_address_[slot_index], source,
-          static_cast<size_t>(slot.size), stream_);
-    }
+  const ArgumentStaging in(e, arguments);
+  for (const HostSlotCopy& copy : in.copies()) {
+    if (!status.ok()) break;
+    status = HLOC_HIP_CALL(driver_, copy.what, hipMemcpyHtoDAsync,
+                           slot_address_[copy.slot], copy.host, copy.bytes,
+                           stream_);
   }
   if (status.ok()) status = RunSteps(e.steps, "");
-  Literal result = Literal::CreateUninitialized(e.result_shape);
-  std::vector<Literal*> result_leaves = MutableLiteralLeaves(&result);
-  std::vector<std::pair<size_t, std::unique_ptr<uint8_t[]>>> unstaged;
-  for (size_t l = 0; status.ok() && l < result_leaves.size(); ++l) {
-    const int64_t slot_index = e.result_buffers[l];
-    const ExecutableBuffer& slot = e.buffers[slot_index];
-    if (slot.size == 0 || result_leaves[l]->size_bytes() == 0) continue;
-    void* destination = result_leaves[l]->untyped_data();
-    if (!RowMajor(slot.shape) || result_leaves[l]->size_bytes() != slot.size) {
-      unstaged.emplace_back(l, HostBytes(slot.size));
-      destination = unstaged.back().second.get();
-    }
-    status = HLOC_HIP_CALL(
-        driver_, absl::StrCat("copying result leaf ", l, " out"),
-        hipMemcpyDtoHAsync, destination, slot_address_[slot_index],
-        static_cast<size_t>(slot.size), stream_);
+  ResultStaging out(e);
+  for (const HostSlotCopy& copy : out.copies()) {
+    if (!status.ok()) break;
+    status = HLOC_HIP_CALL(driver_, copy.what, hipMemcpyDtoHAsync, copy.host,
+                           slot_address_[copy.slot], copy.bytes, stream_);
   }
-  // Always wait: a failed run must not leave copies from `staged` pending.
+  // Always wait: a failed run must not leave copies from `in` pending.
   const absl::Status synced = HLOC_HIP_CALL(driver_, "finishing the run",
                                             hipStreamSynchronize, stream_);
   if (status.ok()) status = synced;
   if (!status.ok()) return status;
-  for (auto& [l, bytes] : unstaged) {
-    CopyBufferToLiteral(bytes.get(), e.buffers[e.result_buffers[l]].shape,
-                        result_leaves[l]);
-  }
-  return result;
+  return std::move(out).Finish();
 }
 
 }  // namespace hloc
