@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "hlo/computation.h"
+#include "passes/permutation.h"
 
 namespace hloc {
 namespace {
@@ -25,24 +26,6 @@ constexpr int64_t kMaxIm2colBytes = int64_t{2} << 30;
 
 bool IsGemmFloat(PrimitiveType type) {
   return type == F32 || type == BF16 || type == F16;
-}
-
-bool IsIdentity(const std::vector<int64_t>& order) {
-  for (size_t i = 0; i < order.size(); ++i) {
-    if (order[i] != static_cast<int64_t>(i)) return false;
-  }
-  return true;
-}
-
-// `operand` transposed so that dimension i of the result is `order[i]`;
-// the operand itself when `order` is the identity.
-HloInstruction* Transposed(HloComputation* computation, HloInstruction* operand,
-                           const std::vector<int64_t>& order) {
-  if (IsIdentity(order)) return operand;
-  std::vector<int64_t> dims;
-  for (int64_t d : order) dims.push_back(operand->shape().dimensions(d));
-  return computation->AddInstruction(HloInstruction::CreateTranspose(
-      Shape::Array(operand->shape().element_type(), dims), operand, order));
 }
 
 // `operand` reshaped to `dims`. The gemm's operands are bitcasts: every
@@ -225,8 +208,8 @@ absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* conv,
   w_order.push_back(dn.kernel_input_feature_dimension);
   w_order.push_back(dn.kernel_output_feature_dimension);
 
-  HloInstruction* x = Transposed(computation, conv->operand(0), x_order);
-  HloInstruction* w = Transposed(computation, conv->operand(1), w_order);
+  HloInstruction* x = AddTranspose(computation, conv->operand(0), x_order);
+  HloInstruction* w = AddTranspose(computation, conv->operand(1), w_order);
   const int64_t depth = g.kernel_positions * g.in_features;
   HloInstruction* lhs = Reshaped(computation, Im2col(computation, x, window, g),
                                  {g.rows, depth}, /*bitcast=*/true);
@@ -255,7 +238,7 @@ absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* conv,
   for (int64_t d = 0; d < ns; ++d)
     y_order[dn.output_spatial_dimensions[d]] = 1 + d;
   y_order[dn.output_feature_dimension] = ns + 1;
-  HloInstruction* result = Transposed(
+  HloInstruction* result = AddTranspose(
       computation, Reshaped(computation, product, y_dims, /*bitcast=*/false),
       y_order);
   if (absl::Status s = computation->ReplaceInstruction(conv, result); !s.ok()) {

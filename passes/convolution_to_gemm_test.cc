@@ -32,25 +32,6 @@ ConvolutionToGemmOptions NoSizeThreshold() {
   return options;
 }
 
-int64_t CountOpcode(const HloModule& module, HloOpcode opcode) {
-  int64_t n = 0;
-  for (const HloComputation* c : module.computations()) {
-    for (const HloInstruction* instr : c->instructions()) {
-      n += instr->opcode() == opcode;
-    }
-  }
-  return n;
-}
-
-// Uniform in [-1, 1), from a fixed seed per case.
-Literal RandomInput(const Shape& shape, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(shape.ElementCount());
-  for (float& x : v) x = dist(rng);
-  return Literal::FromVector<float>(shape, v);
-}
-
 // The tolerance for a conv's output: f32 sums of up to a few hundred
 // products of numbers in [-1, 1] reordered (the gemm sums over kernel
 // positions and channels in another order than the direct loop).
@@ -130,8 +111,8 @@ TEST_P(ConvolutionToGemmTest, SameResultsAsTheConvolution) {
   ASSERT_TRUE(module.ok()) << module.status() << "\n" << ModuleFor(c);
   const HloComputation* entry = (*module)->entry_computation();
   std::vector<Literal> inputs;
-  inputs.push_back(RandomInput(entry->parameter_instruction(0)->shape(), 1));
-  inputs.push_back(RandomInput(entry->parameter_instruction(1)->shape(), 2));
+  inputs.push_back(MakeUniformInput(entry->parameter_instruction(0)->shape(), 1));
+  inputs.push_back(MakeUniformInput(entry->parameter_instruction(1)->shape(), 2));
   ExpectRewrittenWithSameResults(module->get(), inputs);
 }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "hlo/computation.h"
+#include "passes/permutation.h"
 
 namespace hloc {
 namespace {
@@ -29,31 +30,14 @@ std::vector<int64_t> Concat(std::vector<int64_t> a,
   return a;
 }
 
-bool IsIdentity(const std::vector<int64_t>& order) {
-  for (size_t i = 0; i < order.size(); ++i) {
-    if (order[i] != static_cast<int64_t>(i)) return false;
-  }
-  return true;
-}
-
 // True when the operand's dimensions, in order, are the batch run then the
 // free and contracting runs (either first), each run in the order the dot
 // pairs them: a strided batch of matrices.
 bool IsGemmOrder(int64_t rank, const std::vector<int64_t>& batch,
                  const std::vector<int64_t>& contracting) {
   const std::vector<int64_t> free = FreeDims(rank, batch, contracting);
-  return IsIdentity(Concat(Concat(batch, free), contracting)) ||
-         IsIdentity(Concat(Concat(batch, contracting), free));
-}
-
-// `operand` transposed so that dimension i of the result is `order[i]`.
-HloInstruction* Transposed(HloComputation* computation,
-                           HloInstruction* operand,
-                           const std::vector<int64_t>& order) {
-  std::vector<int64_t> dims;
-  for (int64_t d : order) dims.push_back(operand->shape().dimensions(d));
-  return computation->AddInstruction(HloInstruction::CreateTranspose(
-      Shape::Array(operand->shape().element_type(), dims), operand, order));
+  return IsIdentityPermutation(Concat(Concat(batch, free), contracting)) ||
+         IsIdentityPermutation(Concat(Concat(batch, contracting), free));
 }
 
 // The order to transpose an operand into: [batch..., free...,
@@ -106,7 +90,7 @@ absl::StatusOr<bool> Reorder(HloComputation* computation, HloInstruction* dot) {
     const std::vector<int64_t> order =
         GemmOrder(lhs_rank, dnums.lhs_batch_dimensions,
                   dnums.lhs_contracting_dimensions, /*contracting_last=*/true);
-    lhs = Transposed(computation, lhs, order);
+    lhs = AddTranspose(computation, lhs, order);
     Renumber(order, &dnums.lhs_batch_dimensions,
              &dnums.lhs_contracting_dimensions);
   }
@@ -114,7 +98,7 @@ absl::StatusOr<bool> Reorder(HloComputation* computation, HloInstruction* dot) {
     const std::vector<int64_t> order =
         GemmOrder(rhs_rank, dnums.rhs_batch_dimensions,
                   dnums.rhs_contracting_dimensions, /*contracting_last=*/false);
-    rhs = Transposed(computation, rhs, order);
+    rhs = AddTranspose(computation, rhs, order);
     Renumber(order, &dnums.rhs_batch_dimensions,
              &dnums.rhs_contracting_dimensions);
   }

@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "passes/convolution_to_gemm.h"
+#include "passes/convolution_layout.h"
 #include "passes/dce.h"
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
@@ -52,10 +52,10 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
     pipeline.AddPass<FloatNormalization>();
     pipeline.AddPass<SimplifyFpConversions>();
   }
-  // On CUDA, convolutions become im2col and a dot that cuBLAS runs (ahead
-  // of dot-operand-order, which puts dots in gemm form); ROCm has no BLAS
-  // call to hand the dot to, and the CPU has its own convolution emitter.
-  if (platform == "cuda") pipeline.AddPass<ConvolutionToGemm>();
+  // On CUDA, convolutions are cuDNN calls, in the tensor orders cuDNN
+  // reads in place; ROCm has no convolution library here (no MIOpen in
+  // Debian) and the CPU has its own convolution emitter.
+  if (platform == "cuda") pipeline.AddPass<ConvolutionLayout>();
   // GPU reduction kernels need a block per SM and more, and GPU dots are
   // library gemms; the CPU splits a reduction over its rows in its own
   // way, and its dot emitter reads any dimension order. The GPU topk

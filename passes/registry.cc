@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "passes/call_inliner.h"
 #include "passes/constant_folding.h"
+#include "passes/convolution_layout.h"
 #include "passes/convolution_to_gemm.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
@@ -61,6 +62,10 @@ const PassEntry kPasses[] = {
     {"call-inliner", "inline every call", Make<CallInliner>},
     {"constant-folding", "evaluate instructions whose operands are constants",
      Make<ConstantFolding>},
+    {"convolution-layout",
+     "convolutions transposed and padded into the channels-last or "
+     "channels-first forms cuDNN reads in place (CUDA)",
+     Make<ConvolutionLayout>},
     {"convolution-to-gemm",
      "convolutions as im2col (pad, strided slices, concatenate) and one dot, "
      "so that the dot is a gemm call (CUDA)",

@@ -2,8 +2,10 @@
 
 #include <cstring>
 #include <random>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/computation.h"
 #include "hlo/text/parser.h"
 #include "hlo/text/printer.h"
 #include "hlo/verifier.h"
@@ -46,6 +48,24 @@ HloInstruction* FindInstruction(const HloModule& module,
 }
 
 std::string ModuleText(const HloModule& module) { return PrintModule(module); }
+
+Literal MakeUniformInput(const Shape& shape, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(shape.ElementCount());
+  for (float& x : v) x = dist(rng);
+  return Literal::FromVector<float>(shape, v);
+}
+
+int64_t CountOpcode(const HloModule& module, HloOpcode opcode) {
+  int64_t n = 0;
+  for (const HloComputation* c : module.computations()) {
+    for (const HloInstruction* instr : c->instructions()) {
+      n += instr->opcode() == opcode;
+    }
+  }
+  return n;
+}
 
 namespace {
 

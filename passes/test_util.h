@@ -30,6 +30,13 @@ HloInstruction* FindInstruction(const HloModule& module,
 // either sign (two payloads); s32 in -4..4; other types' bytes in 0..6.
 Literal MakeTiedInput(const Shape& shape, uint32_t seed);
 
+// Uniform values in [-1, 1) from `seed`, for an f32 shape (tests convert
+// them to other float types inside the module).
+Literal MakeUniformInput(const Shape& shape, uint32_t seed);
+
+// How many instructions of `opcode` the module's computations hold.
+int64_t CountOpcode(const HloModule& module, HloOpcode opcode);
+
 // The module as HLO text (for failure messages).
 std::string ModuleText(const HloModule& module);
 

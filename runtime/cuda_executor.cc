@@ -42,6 +42,7 @@ struct CudaExecutor::Thunk {
   std::vector<CUdeviceptr> arguments;
   std::unique_ptr<EvaluatorStep> evaluator;
   cuda::GemmPlanPtr gemm;
+  cuda::ConvPlanPtr conv;
   std::unique_ptr<ThunkList> condition, body;
   std::vector<std::unique_ptr<ThunkList>> branches;
   // Index into timed_steps_ (kernels, copies, library calls), else -1.
@@ -106,8 +107,9 @@ CudaExecutor::~CudaExecutor() {
   for (cuda::CUevent event : run_events_) {
     if (event != nullptr) driver_->cuEventDestroy(event);
   }
-  steps_.reset();  // Gemm plans go before their library.
+  steps_.reset();  // Gemm and conv plans go before their libraries.
   gemm_.reset();
+  cudnn_.reset();
   if (block_ != 0) driver_->cuMemFree(block_);
   if (module_ != nullptr) driver_->cuModuleUnload(module_);
   if (stream_ != nullptr) driver_->cuStreamDestroy(stream_);
@@ -265,33 +267,9 @@ absl::Status CudaExecutor::Prepare(const std::vector<ExecutableStep>& steps,
       }
       case Kind::kCopy:
         break;
-      case Kind::kLibraryCall: {
-        if (step.library != "cublas.gemm") {
-          return absl::UnimplementedError(
-              absl::StrCat(what, ": library '", step.library,
-                           "' is not supported by the cuda runtime (it "
-                           "knows cublas.gemm)"));
-        }
-        // Checked before cuBLAS is loaded, so a bad step says so even on
-        // a machine without it.
-        status = cuda::CheckGemmStep(executable_, step, what);
-        if (!status.ok()) return status;
-        if (gemm_ == nullptr) {
-          absl::StatusOr<std::unique_ptr<cuda::CublasGemm>> gemm =
-              cuda::CublasGemm::Create(driver_);
-          if (!gemm.ok()) {
-            return absl::Status(
-                gemm.status().code(),
-                absl::StrCat(what, ": ", gemm.status().message()));
-          }
-          gemm_ = *std::move(gemm);
-        }
-        absl::StatusOr<cuda::GemmPlanPtr> plan =
-            gemm_->Plan(executable_, step, what);
-        if (!plan.ok()) return plan.status();
-        thunk.gemm = *std::move(plan);
+      case Kind::kLibraryCall:
+        status = PrepareLibraryCall(step, what, &thunk);
         break;
-      }
       case Kind::kEvaluator: {
         absl::StatusOr<std::unique_ptr<EvaluatorStep>> evaluator =
             EvaluatorStep::Create(executable_, step, what);
@@ -357,6 +335,54 @@ absl::Status CudaExecutor::Prepare(const std::vector<ExecutableStep>& steps,
   return absl::OkStatus();
 }
 
+absl::Status CudaExecutor::PrepareLibraryCall(const ExecutableStep& step,
+                                              const std::string& what,
+                                              Thunk* thunk) {
+  // Each step is checked before its library is loaded, so a bad step says
+  // so even on a machine without the library.
+  if (step.library == "cublas.gemm") {
+    absl::Status status = cuda::CheckGemmStep(executable_, step, what);
+    if (!status.ok()) return status;
+    if (gemm_ == nullptr) {
+      absl::StatusOr<std::unique_ptr<cuda::CublasGemm>> gemm =
+          cuda::CublasGemm::Create(driver_);
+      if (!gemm.ok()) {
+        return absl::Status(gemm.status().code(),
+                            absl::StrCat(what, ": ", gemm.status().message()));
+      }
+      gemm_ = *std::move(gemm);
+    }
+    absl::StatusOr<cuda::GemmPlanPtr> plan =
+        gemm_->Plan(executable_, step, what);
+    if (!plan.ok()) return plan.status();
+    thunk->gemm = *std::move(plan);
+    return absl::OkStatus();
+  }
+  if (step.library == "cudnn.conv") {
+    absl::Status status = cuda::CheckConvStep(executable_, step, what);
+    if (!status.ok()) return status;
+    if (cudnn_ == nullptr) {
+      absl::StatusOr<std::unique_ptr<cuda::CudnnConv>> cudnn =
+          cuda::CudnnConv::Create(driver_);
+      if (!cudnn.ok()) {
+        return absl::Status(
+            cudnn.status().code(),
+            absl::StrCat(what, ": ", cudnn.status().message()));
+      }
+      cudnn_ = *std::move(cudnn);
+    }
+    absl::StatusOr<cuda::ConvPlanPtr> plan =
+        cudnn_->Plan(executable_, step, what);
+    if (!plan.ok()) return plan.status();
+    thunk->conv = *std::move(plan);
+    return absl::OkStatus();
+  }
+  return absl::UnimplementedError(
+      absl::StrCat(what, ": library '", step.library,
+                   "' is not supported by the cuda runtime (it knows "
+                   "cublas.gemm and cudnn.conv)"));
+}
+
 // One run: the steps on the stream, timing and counting as asked.
 class CudaExecutor::Runner {
  public:
@@ -402,9 +428,10 @@ class CudaExecutor::Runner {
         absl::StrCat("the graph of ", list->thunks[segment->begin].what, " to ",
                      list->thunks[segment->end - 1].what);
     if (segment->executable == nullptr) {
-      // Gemms choose their algorithm by running, which capture forbids.
+      // Library calls choose their algorithm by running, which capture
+      // forbids.
       for (size_t i = segment->begin; i < segment->end; ++i) {
-        absl::Status tuned = TuneGemm(list->thunks[i]);
+        absl::Status tuned = TuneLibraryCall(list->thunks[i]);
         if (!tuned.ok()) return tuned;
       }
       absl::Status status =
@@ -433,18 +460,24 @@ class CudaExecutor::Runner {
                           e_.stream_);
   }
 
-  // A gemm's first call times its candidate algorithms on its own buffers
-  // (cuBLASLt autotuning); a no-op for other thunks and tuned gemms.
-  absl::Status TuneGemm(const Thunk& thunk) {
-    if (thunk.step->kind != ExecutableStep::Kind::kLibraryCall ||
-        thunk.gemm == nullptr || !cuda::CublasGemm::NeedsTuning(*thunk.gemm)) {
+  // A gemm's or conv's first call times its candidate algorithms on its
+  // own buffers (autotuning); a no-op for other thunks and tuned calls.
+  absl::Status TuneLibraryCall(const Thunk& thunk) {
+    if (thunk.step->kind != ExecutableStep::Kind::kLibraryCall) {
       return absl::OkStatus();
     }
     const std::vector<int64_t>& b = thunk.step->buffers;
     const auto& address = e_.slot_address_;
-    return e_.gemm_->Autotune(thunk.gemm.get(), address[b[0]], address[b[1]],
-                              b.size() == 4 ? address[b[2]] : 0,
-                              address[b.back()], e_.stream_);
+    if (thunk.gemm != nullptr && cuda::CublasGemm::NeedsTuning(*thunk.gemm)) {
+      return e_.gemm_->Autotune(thunk.gemm.get(), address[b[0]], address[b[1]],
+                                b.size() == 4 ? address[b[2]] : 0,
+                                address[b.back()], e_.stream_);
+    }
+    if (thunk.conv != nullptr && cuda::CudnnConv::NeedsTuning(*thunk.conv)) {
+      return e_.cudnn_->Autotune(thunk.conv.get(), address[b[0]],
+                                 address[b[1]], address[b[2]], e_.stream_);
+    }
+    return absl::OkStatus();
   }
 
   // Enqueues a kernel, a copy or a library call.
@@ -480,9 +513,13 @@ class CudaExecutor::Runner {
       case ExecutableStep::Kind::kLibraryCall: {
         const std::vector<int64_t>& b = step.buffers;
         const auto& address = e_.slot_address_;
-        // Inside a graph capture the gemm was tuned before it began.
-        absl::Status tuned = TuneGemm(thunk);
+        // Inside a graph capture the call was tuned before it began.
+        absl::Status tuned = TuneLibraryCall(thunk);
         if (!tuned.ok()) return tuned;
+        if (thunk.conv != nullptr) {
+          return e_.cudnn_->Run(*thunk.conv, address[b[0]], address[b[1]],
+                                address[b[2]], e_.stream_);
+        }
         return e_.gemm_->Run(*thunk.gemm, address[b[0]], address[b[1]],
                              b.size() == 4 ? address[b[2]] : 0,
                              address[b.back()], e_.stream_);

@@ -35,6 +35,7 @@
 #include "absl/types/span.h"
 #include "hlo/literal.h"
 #include "runtime/cublas_gemm.h"
+#include "runtime/cudnn_conv.h"
 #include "runtime/cuda_device.h"
 #include "runtime/executable.h"
 
@@ -119,10 +120,15 @@ class CudaExecutor {
   CudaExecutor() = default;
   absl::Status LoadModule();
   absl::Status AllocateAndUpload();
-  // Builds the thunks of `steps` (kernels resolved, gemms planned,
-  // evaluator modules parsed); `prefix` names nested steps in errors.
+  // Builds the thunks of `steps` (kernels resolved, gemms and convs
+  // planned, evaluator modules parsed); `prefix` names nested steps in
+  // errors.
   absl::Status Prepare(const std::vector<ExecutableStep>& steps,
                        const std::string& prefix, ThunkList* list);
+  // A library call's plan (cuBLASLt gemm, cuDNN conv), loading the library
+  // on first use.
+  absl::Status PrepareLibraryCall(const ExecutableStep& step,
+                                  const std::string& what, Thunk* thunk);
   // Records run_events_[i] (created on first use) on the stream.
   absl::Status RecordRunEvent(int i);
   absl::StatusOr<cuda::CUfunction> Kernel(const ExecutableStep& step,
@@ -148,6 +154,7 @@ class CudaExecutor {
   std::vector<std::pair<std::string, KernelEntry>> kernels_;
   // Created when a step calls cuBLAS.
   std::unique_ptr<cuda::CublasGemm> gemm_;
+  std::unique_ptr<cuda::CudnnConv> cudnn_;
   // Per timed step (kernel, copy, library call): its name and kind.
   std::vector<CudaStepTime> timed_steps_;
   // Instantiated graphs, destroyed with the executor.

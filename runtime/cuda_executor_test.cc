@@ -15,11 +15,14 @@
 
 #include "gtest/gtest.h"
 #include "runtime/cublas_gemm.h"
+#include "runtime/cudnn_conv.h"
 #include "runtime/testing/cuda_test_executables.h"
 
 namespace hloc {
 namespace {
 
+using testing::ConvExecutable;
+using testing::ConvTestShape;
 using testing::GemmExecutable;
 using testing::IndexedConditionalExecutable;
 using testing::kVectorSize;
@@ -99,6 +102,95 @@ TEST(CudaExecutorTest, GemmStepsAreCheckedWithoutAGpu) {
   bad = e;
   bad.steps[0].gemm.lda = 2;
   expect_error(bad, "ld 2");
+}
+
+TEST(CudaExecutorTest, ConvStepsAreCheckedWithoutAGpu) {
+  const Executable e = ConvExecutable(F32, ConvTestShape{});
+  EXPECT_TRUE(cuda::CheckConvStep(e, e.steps[0], "step 0 (conv)").ok());
+  auto expect_error = [&](const Executable& bad, const std::string& text) {
+    absl::Status status = cuda::CheckConvStep(bad, bad.steps[0], "step 0");
+    ASSERT_FALSE(status.ok()) << text;
+    EXPECT_NE(status.message().find(text), absl::string_view::npos)
+        << status.message();
+  };
+  Executable bad = e;
+  bad.steps[0].conv.output_spatial[1] = 5;
+  expect_error(bad, "gives 6 outputs, not 5");
+  bad = e;
+  bad.steps[0].conv.type = S32;
+  expect_error(bad, "unsupported convolution type s32");
+  bad = e;
+  bad.steps[0].conv.padding = {1};
+  expect_error(bad, "window lists");
+  bad = e;
+  bad.steps[0].conv.feature_group_count = 3;
+  expect_error(bad, "bad convolution sizes");
+  bad = e;
+  bad.steps[0].conv.input_features = 8;
+  expect_error(bad, "the input slot");
+  bad = e;
+  bad.steps[0].buffers.pop_back();
+  expect_error(bad, "takes 3 buffers");
+}
+
+// A cuDNN convolution against a direct loop on the host.
+void CheckConv(PrimitiveType type, const ConvTestShape& t, double tolerance) {
+  SCOPED_TRACE(absl::StrCat(PrimitiveTypeName(type), " ", t.h, "x", t.w, " c=",
+                            t.c, " k=", t.k, " stride ", t.stride, " pad ",
+                            t.padding, " dilation ", t.dilation, " groups ",
+                            t.groups));
+  const Executable e = ConvExecutable(type, t);
+  CREATE_OR_SKIP(executor, e);
+  std::vector<Literal> args;
+  for (size_t p = 0; p < e.parameter_shapes.size(); ++p) {
+    args.push_back(Random(e.parameter_shapes[p], 29 + p));
+  }
+  auto result = (*executor)->Run(args);
+  ASSERT_TRUE(result.ok()) << result.status();
+  const int64_t cg = t.c / t.groups, kg = t.k / t.groups;
+  double worst = 0;
+  for (int64_t n = 0; n < t.n; ++n) {
+    for (int64_t y = 0; y < t.OutH(); ++y) {
+      for (int64_t x = 0; x < t.OutW(); ++x) {
+        for (int64_t k = 0; k < t.k; ++k) {
+          double sum = 0;
+          for (int64_t r = 0; r < t.r; ++r) {
+            for (int64_t s = 0; s < t.s; ++s) {
+              const int64_t iy = y * t.stride - t.padding + r * t.dilation;
+              const int64_t ix = x * t.stride - t.padding + s * t.dilation;
+              if (iy < 0 || iy >= t.h || ix < 0 || ix >= t.w) continue;
+              for (int64_t c = 0; c < cg; ++c) {
+                const int64_t channel = (k / kg) * cg + c;
+                sum += args[0].GetAsDouble(((n * t.h + iy) * t.w + ix) * t.c +
+                                           channel) *
+                       args[1].GetAsDouble(((k * t.r + r) * t.s + s) * cg + c);
+              }
+            }
+          }
+          const double got = result->GetAsDouble(
+              ((n * t.OutH() + y) * t.OutW() + x) * t.k + k);
+          worst = std::max(worst, std::abs(got - sum));
+        }
+      }
+    }
+  }
+  EXPECT_LE(worst, tolerance);
+}
+
+TEST(CudaExecutorTest, CudnnConvolutions) {
+  CheckConv(F32, ConvTestShape{}, 1e-5);
+  ConvTestShape strided;
+  strided.stride = 2;
+  strided.dilation = 2;
+  strided.padding = 2;
+  CheckConv(F64, strided, 1e-12);
+  ConvTestShape grouped;
+  grouped.c = 8;
+  grouped.k = 12;
+  grouped.groups = 4;
+  CheckConv(F32, grouped, 1e-5);
+  CheckConv(BF16, ConvTestShape{}, 0.05);
+  CheckConv(F16, grouped, 1e-2);
 }
 
 TEST(CudaExecutorTest, WhileLoopConditionalConstantsAndTuple) {

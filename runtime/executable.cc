@@ -168,6 +168,24 @@ void StepToProto(const ExecutableStep& step, runtime::StepProto* p) {
     q->set_beta(g.beta);
     q->set_allow_tf32(g.allow_tf32);
     q->set_epilogue(g.epilogue);
+    const ConvConfig& v = step.conv;
+    runtime::ConvConfigProto* vp = p->mutable_conv();
+    vp->set_type(v.type);
+    vp->set_channels_last(v.channels_last);
+    vp->set_batch(v.batch);
+    vp->set_input_features(v.input_features);
+    vp->set_output_features(v.output_features);
+    vp->set_feature_group_count(v.feature_group_count);
+    for (auto [from, to] :
+         {std::pair{&v.input_spatial, vp->mutable_input_spatial()},
+          std::pair{&v.kernel_spatial, vp->mutable_kernel_spatial()},
+          std::pair{&v.output_spatial, vp->mutable_output_spatial()},
+          std::pair{&v.strides, vp->mutable_strides()},
+          std::pair{&v.padding, vp->mutable_padding()},
+          std::pair{&v.dilation, vp->mutable_dilation()}}) {
+      to->Add(from->begin(), from->end());
+    }
+    vp->set_allow_tf32(v.allow_tf32);
     const CpuLibraryConfig& c = step.cpu_library;
     runtime::CpuLibraryConfigProto* cp = p->mutable_cpu_library();
     cp->set_fft_type(static_cast<int32_t>(c.fft_type));
@@ -272,6 +290,24 @@ absl::StatusOr<ExecutableStep> StepFromProto(const runtime::StepProto& p,
   g.beta = q.beta();
   g.allow_tf32 = q.allow_tf32();
   g.epilogue = q.epilogue();
+  // Checked where the call is set up (runtime/cudnn_conv.h).
+  const runtime::ConvConfigProto& vp = p.conv();
+  ConvConfig& v = step.conv;
+  v.type = static_cast<PrimitiveType>(vp.type());
+  v.channels_last = vp.channels_last();
+  v.batch = vp.batch();
+  v.input_features = vp.input_features();
+  v.output_features = vp.output_features();
+  v.feature_group_count = vp.feature_group_count();
+  v.input_spatial.assign(vp.input_spatial().begin(), vp.input_spatial().end());
+  v.kernel_spatial.assign(vp.kernel_spatial().begin(),
+                          vp.kernel_spatial().end());
+  v.output_spatial.assign(vp.output_spatial().begin(),
+                          vp.output_spatial().end());
+  v.strides.assign(vp.strides().begin(), vp.strides().end());
+  v.padding.assign(vp.padding().begin(), vp.padding().end());
+  v.dilation.assign(vp.dilation().begin(), vp.dilation().end());
+  v.allow_tf32 = vp.allow_tf32();
   // Checked where the call is set up (runtime/cpu_library_call.h); here
   // only kept in range of the types.
   const runtime::CpuLibraryConfigProto& cp = p.cpu_library();
@@ -895,6 +931,20 @@ void DescribeSteps(const std::vector<ExecutableStep>& steps,
           g.stride_rhs, ",", g.stride_out, " ", PrimitiveTypeName(g.lhs_type),
           "->", PrimitiveTypeName(g.out_type), g.allow_tf32 ? " tf32" : "");
       if (!g.epilogue.empty()) absl::StrAppend(out, " epilogue=", g.epilogue);
+    }
+    if (step.kind == ExecutableStep::Kind::kLibraryCall &&
+        step.library == "cudnn.conv") {
+      const ConvConfig& v = step.conv;
+      absl::StrAppend(
+          out, v.channels_last ? " nhwc" : " nchw", " n=", v.batch,
+          " c=", v.input_features, " k=", v.output_features, " groups=",
+          v.feature_group_count, " in=", absl::StrJoin(v.input_spatial, "x"),
+          " window=", absl::StrJoin(v.kernel_spatial, "x"),
+          " out=", absl::StrJoin(v.output_spatial, "x"),
+          " stride=", absl::StrJoin(v.strides, ","),
+          " pad=", absl::StrJoin(v.padding, ","),
+          " dilation=", absl::StrJoin(v.dilation, ","), " ",
+          PrimitiveTypeName(v.type), v.allow_tf32 ? " tf32" : "");
     }
     if (step.kind == ExecutableStep::Kind::kLibraryCall &&
         step.library == "fft") {

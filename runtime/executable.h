@@ -83,6 +83,18 @@ struct GemmConfig {
   std::string epilogue;
 };
 
+// A forward convolution done by a vendor library (cuDNN); see
+// ConvConfigProto in executable.proto for the meaning of each field.
+struct ConvConfig {
+  PrimitiveType type = PRIMITIVE_TYPE_INVALID;
+  bool channels_last = true;
+  int64_t batch = 0, input_features = 0, output_features = 0;
+  int64_t feature_group_count = 1;
+  std::vector<int64_t> input_spatial, kernel_spatial, output_spatial;
+  std::vector<int64_t> strides, padding, dilation;
+  bool allow_tf32 = false;
+};
+
 // A host library call on the CPU; see CpuLibraryConfigProto in
 // executable.proto.
 struct CpuLibraryConfig {
@@ -126,10 +138,12 @@ struct ExecutableStep {
   // branch 0, false branch 1; s32: out of range is the last branch).
   std::vector<std::vector<ExecutableStep>> branches;
   int64_t predicate_buffer = -1;
-  // kLibraryCall: "cublas.gemm" (buffers: lhs, rhs, [bias,] out); on the
-  // CPU "fft" and "lapack.<routine>" (runtime/cpu_library_call.h).
+  // kLibraryCall: "cublas.gemm" (buffers: lhs, rhs, [bias,] out),
+  // "cudnn.conv" (buffers: input, filter, out); on the CPU "fft" and
+  // "lapack.<routine>" (runtime/cpu_library_call.h).
   std::string library;
   GemmConfig gemm;
+  ConvConfig conv;
   CpuLibraryConfig cpu_library;
 };
 

@@ -87,6 +87,16 @@ absl::Status Unfit(const std::string& why) {
 
 }  // namespace
 
+bool AllowsTf32(PrimitiveType operand_type,
+                const std::optional<PrecisionConfig>& precision) {
+  if (operand_type != F32) return false;
+  if (!precision) return true;
+  for (Precision p : precision->operand_precision) {
+    if (p != Precision::kDefault) return false;
+  }
+  return precision->algorithm == 0;
+}
+
 absl::StatusOr<GemmMapping> MapDotToGemm(
     const Shape& lhs, const Shape& rhs, const Shape& out,
     const DotDimensionNumbers& dnums,
@@ -185,14 +195,7 @@ absl::StatusOr<GemmMapping> MapDotToGemm(
   c.lda = a->ld;
   c.ldb = b->ld;
   c.ldc = out_matrix->ld;
-  bool highest = false;
-  if (precision) {
-    for (Precision p : precision->operand_precision) {
-      if (p != Precision::kDefault) highest = true;
-    }
-    if (precision->algorithm != 0) highest = true;
-  }
-  c.allow_tf32 = lt == F32 && !highest;
+  c.allow_tf32 = AllowsTf32(lt, precision);
   return mapping;
 }
 

@@ -12,6 +12,7 @@
 #include "backends/gpu/control_flow.h"
 #include "backends/gpu/custom_call_targets.h"
 #include "backends/gpu/dot_fusion_split.h"
+#include "backends/gpu/convolution_lowering.h"
 #include "backends/gpu/gemm_lowering.h"
 #include "backends/gpu/gpu_kernel_emitter.h"
 #include "backends/gpu/nvptx_target.h"
@@ -116,10 +117,12 @@ absl::StatusOr<std::unique_ptr<GpuTarget>> MakeTarget(
   return CreateNvptxTarget(Arch(options), FindCudaPath(options.cuda_path));
 }
 
-// Whether dots may become library calls (cuBLASLt on cuda); on rocm there
-// is no BLAS library to call (Debian has no rocBLAS), so every dot is a
-// kernel from the shared emitters, its epilogue fused with it.
-bool UsesGemmLibrary(const GpuTarget& target) {
+// Whether dots and convolutions may become library calls (cuBLASLt and
+// cuDNN on cuda); on rocm there is no BLAS or convolution library to call
+// (Debian has neither rocBLAS nor MIOpen), so every dot is a kernel from
+// the shared emitters, its epilogue fused with it, and every convolution
+// a direct kernel.
+bool UsesVendorLibraries(const GpuTarget& target) {
   return target.platform() == "cuda";
 }
 
@@ -135,10 +138,10 @@ struct CompiledModule {
 class StepEmitter {
  public:
   StepEmitter(GpuModuleEmitter* emitter, Executable* executable,
-              bool gemm_library)
+              bool vendor_libraries)
       : emitter_(emitter),
         executable_(executable),
-        gemm_library_(gemm_library) {}
+        vendor_libraries_(vendor_libraries) {}
 
   const std::vector<std::string>& unsupported() const { return unsupported_; }
 
@@ -219,9 +222,19 @@ class StepEmitter {
       for (ExecutableStep& step : control) steps->push_back(std::move(step));
       return absl::OkStatus();
     }
-    // Why no gemm fits, where a dot falls back to a kernel.
+    // Why no library call fits, where a dot or a convolution falls back
+    // to a kernel.
     std::string no_gemm;
-    if (gemm_library_ && HasDot(instr)) {
+    if (vendor_libraries_ && instr.opcode() == HloOpcode::kConvolution) {
+      absl::StatusOr<ExecutableStep> conv = MakeConvolutionStep(instr, slots);
+      if (conv.ok()) {
+        steps->push_back(*std::move(conv));
+        return absl::OkStatus();
+      }
+      if (!absl::IsUnimplemented(conv.status())) return conv.status();
+      no_gemm = absl::StrCat(conv.status().message(), "; ");
+    }
+    if (vendor_libraries_ && HasDot(instr)) {
       absl::StatusOr<std::optional<ExecutableStep>> gemm =
           MakeGemmStep(instr, slots);
       if (gemm.ok()) {
@@ -254,7 +267,7 @@ class StepEmitter {
 
   GpuModuleEmitter* emitter_;
   Executable* executable_;
-  bool gemm_library_;
+  bool vendor_libraries_;
   std::vector<std::string> unsupported_;
 };
 
@@ -282,7 +295,7 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
   }
   const GpuTarget* target =
       options.target != nullptr ? options.target : owned_target.get();
-  if (UsesGemmLibrary(*target)) {
+  if (UsesVendorLibraries(*target)) {
     HLOC_RETURN_IF_ERROR(SplitDotFusions(module.get()));
   }
   std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
@@ -300,7 +313,7 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
   executable.hlo_module = PrintModule(*module, print_options);
 
   GpuModuleEmitter emitter(module->name(), *target);
-  StepEmitter steps(&emitter, &executable, UsesGemmLibrary(*target));
+  StepEmitter steps(&emitter, &executable, UsesVendorLibraries(*target));
   std::vector<int64_t> identity(assignment.values.size());
   for (size_t v = 0; v < identity.size(); ++v) identity[v] = v;
   HLOC_ASSIGN_OR_RETURN(executable.steps,

@@ -115,13 +115,6 @@ bool IsIntegralOrPred(PrimitiveType type) {
   return type == PRED || IsIntegralType(type);
 }
 
-bool IsIdentityPermutation(const std::vector<int64_t>& dims) {
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] != static_cast<int64_t>(i)) return false;
-  }
-  return true;
-}
-
 std::optional<std::vector<int64_t>> DegenerateDimsMapping(const Shape& from,
                                                           const Shape& to) {
   std::vector<int64_t> mapping;

@@ -18,6 +18,7 @@
 
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
+#include "passes/permutation.h"
 
 namespace hloc {
 
@@ -104,8 +105,6 @@ bool IsIntegralOrPred(PrimitiveType type);
 // -inf for maximum on floats, the lowest value for maximum on integers,
 // ...), where it has a simple one.
 std::optional<double> IdentityElement(HloOpcode opcode, PrimitiveType type);
-// dims[i] == i for all i.
-bool IsIdentityPermutation(const std::vector<int64_t>& dims);
 // If `to` is `from` with only size-1 dimensions inserted or deleted (so a
 // reshape between them moves no element), where each dimension of `from`
 // went: its position in `to`, or -1 for a deleted size-1 dimension. nullopt

@@ -407,5 +407,33 @@ Executable GemmExecutable(PrimitiveType type, int64_t batch, int64_t m,
   return b.Build({gemm}, {out}, /*tuple=*/false);
 }
 
+Executable ConvExecutable(PrimitiveType type, const ConvTestShape& t) {
+  ExecutableBuilder b("conv");
+  const int64_t input = b.Parameter(Shape::Array(type, {t.n, t.h, t.w, t.c}));
+  const int64_t filter =
+      b.Parameter(Shape::Array(type, {t.k, t.r, t.s, t.c / t.groups}));
+  const int64_t out =
+      b.Output(Shape::Array(type, {t.n, t.OutH(), t.OutW(), t.k}));
+  ExecutableStep conv;
+  conv.kind = ExecutableStep::Kind::kLibraryCall;
+  conv.instruction = "convolution";
+  conv.library = "cudnn.conv";
+  conv.buffers = {input, filter, out};
+  ConvConfig& c = conv.conv;
+  c.type = type;
+  c.channels_last = true;
+  c.batch = t.n;
+  c.input_features = t.c;
+  c.output_features = t.k;
+  c.feature_group_count = t.groups;
+  c.input_spatial = {t.h, t.w};
+  c.kernel_spatial = {t.r, t.s};
+  c.output_spatial = {t.OutH(), t.OutW()};
+  c.strides = {t.stride, t.stride};
+  c.padding = {t.padding, t.padding};
+  c.dilation = {t.dilation, t.dilation};
+  return b.Build({conv}, {out}, /*tuple=*/false);
+}
+
 }  // namespace testing
 }  // namespace hloc

@@ -77,6 +77,21 @@ Executable GemmExecutable(PrimitiveType type, int64_t batch, int64_t m,
                           int64_t n, int64_t k, const std::string& epilogue,
                           bool transposed_lhs);
 
+// One cuDNN convolution step, channels last: out[N, OH, OW, K] =
+// conv(input[N, H, W, C], filter[K, R, S, C / groups]) with the given
+// stride, padding (both sides) and dilation in both spatial dimensions.
+struct ConvTestShape {
+  int64_t n = 2, h = 7, w = 6, c = 4, k = 6, r = 3, s = 3;
+  int64_t stride = 1, padding = 1, dilation = 1, groups = 1;
+  int64_t OutH() const {
+    return (h + 2 * padding - (r - 1) * dilation - 1) / stride + 1;
+  }
+  int64_t OutW() const {
+    return (w + 2 * padding - (s - 1) * dilation - 1) / stride + 1;
+  }
+};
+Executable ConvExecutable(PrimitiveType type, const ConvTestShape& shape);
+
 }  // namespace testing
 }  // namespace hloc
 

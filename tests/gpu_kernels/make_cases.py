@@ -14,6 +14,7 @@ every threshold the kernels have: rows of 1, 31, 33, 1023, 1025 elements,
 row counts that leave a block partly empty, size-0 dimensions.
 """
 
+import functools
 import os
 import sys
 
@@ -100,6 +101,21 @@ def top8(x):
     return jax.lax.top_k(x, 8)
 
 
+def conv(x, w, *, strides=(1, 1), padding="SAME", dn=("NHWC", "HWIO", "NHWC"),
+         groups=1, dilation=None):
+    return jax.lax.conv_general_dilated(
+        x, w, strides, padding, rhs_dilation=dilation, dimension_numbers=dn,
+        feature_group_count=groups)
+
+
+def conv_grads(x, w):
+    """The gradients of a strided conv: convolutions in a gradient's
+    dimension orders, the input's with base (lhs) dilation."""
+    def loss(x, w):
+        return (conv(x, w, strides=(2, 2)) ** 2).sum()
+    return jax.grad(loss, argnums=(0, 1))(x, w)
+
+
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
 # name -> (function, [shapes], dtype, special values)
@@ -167,6 +183,38 @@ CASES["top8_4x32000"] = (top8, [(4, 32000)], np.float32, False)
 CASES["top8_2x131072"] = (top8, [(2, 131072)], np.float32, False)
 CASES["top8_nan_3x131072"] = (top8, [(3, 131072)], np.float32, True)
 CASES["top8_bf16_3x50257"] = (top8, [(3, 50257)], BF16, False)
+
+# Convolutions (cuDNN calls on cuda, after convolution-layout): JAX's
+# default NHWC/HWIO, "SAME" with a stride (asymmetric padding), NCHW/OIHW,
+# groups, depthwise, dilation, 1-D and 3-D, 16-bit types, and a gradient.
+P = functools.partial
+CASES["conv_nhwc_3x3_2x9x9x5"] = (conv, [(2, 9, 9, 5), (3, 3, 5, 7)],
+                                  np.float32, False)
+CASES["conv_stride2_same_2x9x9x4"] = (
+    P(conv, strides=(2, 2)), [(2, 9, 9, 4), (3, 3, 4, 6)], np.float32, False)
+CASES["conv_nchw_valid_2x5x9x9"] = (
+    P(conv, padding="VALID", dn=("NCHW", "OIHW", "NCHW")),
+    [(2, 5, 9, 9), (6, 5, 3, 3)], np.float32, False)
+CASES["conv_grouped_2x8x8x6"] = (P(conv, groups=3),
+                                 [(2, 8, 8, 6), (3, 3, 2, 9)], np.float32,
+                                 False)
+CASES["conv_depthwise_2x8x8x4"] = (P(conv, groups=4),
+                                   [(2, 8, 8, 4), (3, 3, 1, 4)], np.float32,
+                                   False)
+CASES["conv_dilated_1x11x11x3"] = (P(conv, dilation=(2, 2)),
+                                   [(1, 11, 11, 3), (3, 3, 3, 4)], np.float32,
+                                   False)
+CASES["conv_1d_3x17x5"] = (P(conv, strides=(1,), dn=("NWC", "WIO", "NWC")),
+                           [(3, 17, 5), (5, 5, 6)], np.float32, False)
+CASES["conv_3d_1x5x6x7x3"] = (
+    P(conv, strides=(1, 2, 1), dn=("NDHWC", "DHWIO", "NDHWC")),
+    [(1, 5, 6, 7, 3), (2, 3, 3, 3, 4)], np.float32, False)
+CASES["conv_bf16_2x9x9x8"] = (conv, [(2, 9, 9, 8), (3, 3, 8, 16)], BF16,
+                              False)
+CASES["conv_f16_2x9x9x8"] = (conv, [(2, 9, 9, 8), (3, 3, 8, 16)],
+                             np.float16, False)
+CASES["conv_grads_2x8x8x3"] = (conv_grads, [(2, 8, 8, 3), (3, 3, 3, 4)],
+                               np.float32, False)
 
 
 def make_input(rng, shape, dtype, special):

@@ -1,0 +1,199 @@
+#include "passes/convolution_layout.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "hlo/computation.h"
+#include "passes/permutation.h"
+
+namespace hloc {
+namespace {
+
+bool IsLibraryFloat(PrimitiveType type) {
+  return type == F32 || type == F64 || type == F16 || type == BF16;
+}
+
+// Dimension numbers of `layout` for `spatial` spatial dimensions.
+ConvolutionDimensionNumbers NumbersFor(ConvLayout layout, int64_t spatial) {
+  ConvolutionDimensionNumbers dn;
+  const bool last = layout == ConvLayout::kChannelsLast;
+  const int64_t first_spatial = last ? 1 : 2;
+  const int64_t channels = last ? spatial + 1 : 1;
+  dn.input_batch_dimension = dn.output_batch_dimension = 0;
+  dn.kernel_output_feature_dimension = 0;
+  dn.input_feature_dimension = dn.output_feature_dimension = channels;
+  dn.kernel_input_feature_dimension = channels;
+  for (int64_t d = 0; d < spatial; ++d) {
+    dn.input_spatial_dimensions.push_back(first_spatial + d);
+    dn.kernel_spatial_dimensions.push_back(first_spatial + d);
+    dn.output_spatial_dimensions.push_back(first_spatial + d);
+  }
+  return dn;
+}
+
+// The permutation taking a tensor from `dn`'s order to `layout`'s:
+// dimension i of the result is dimension order[i] of the original.
+// `batch`, `feature` and `spatial` name the tensor's dimensions in `dn`.
+std::vector<int64_t> OrderFor(ConvLayout layout, int64_t batch,
+                              int64_t feature,
+                              const std::vector<int64_t>& spatial) {
+  std::vector<int64_t> order = {batch};
+  if (layout == ConvLayout::kChannelsFirst) order.push_back(feature);
+  order.insert(order.end(), spatial.begin(), spatial.end());
+  if (layout == ConvLayout::kChannelsLast) order.push_back(feature);
+  return order;
+}
+
+// Why `conv` cannot be a library call in any layout (a --stats counter),
+// or nullptr.
+const char* WhyUnsupported(const HloInstruction& conv) {
+  const HloAttributes& a = conv.attrs();
+  if (conv.operand_count() != 2 || !a.convolution_dimension_numbers ||
+      !a.window) {
+    return "convolutions-kept-malformed";
+  }
+  if (a.batch_group_count != 1) return "convolutions-kept-batch-groups";
+  const Shape& x = conv.operand(0)->shape();
+  const Shape& w = conv.operand(1)->shape();
+  const Shape& y = conv.shape();
+  if (!x.IsArray() || !w.IsArray() || !y.IsArray() ||
+      x.element_type() != w.element_type() ||
+      x.element_type() != y.element_type() ||
+      !IsLibraryFloat(x.element_type())) {
+    return "convolutions-kept-element-type";
+  }
+  if (!x.HasDescendingLayout() || !w.HasDescendingLayout() ||
+      !y.HasDescendingLayout()) {
+    return "convolutions-kept-layout";
+  }
+  const size_t spatial =
+      a.convolution_dimension_numbers->input_spatial_dimensions.size();
+  if (spatial < 1 || spatial > 3 || a.window->dimensions.size() != spatial) {
+    return "convolutions-kept-spatial-rank";
+  }
+  for (const WindowDimension& wd : a.window->dimensions) {
+    if (wd.base_dilation != 1) return "convolutions-kept-base-dilation";
+    if (wd.window_reversal) return "convolutions-kept-window-reversal";
+  }
+  for (const Shape* s : {&x, &w, &y}) {
+    if (s->ElementCount() == 0) return "convolutions-kept-empty";
+  }
+  return nullptr;
+}
+
+bool SymmetricPadding(const Window& window) {
+  for (const WindowDimension& wd : window.dimensions) {
+    if (wd.padding_low != wd.padding_high || wd.padding_low < 0) return false;
+  }
+  return true;
+}
+
+// `x` (in `layout`'s order) padded by the part of each spatial dimension's
+// padding that is not the same on both sides or is negative; `window`
+// keeps the symmetric rest.
+HloInstruction* PadAsymmetry(HloComputation* computation, HloInstruction* x,
+                             ConvLayout layout, Window* window) {
+  const int64_t first_spatial = layout == ConvLayout::kChannelsLast ? 1 : 2;
+  PaddingConfig padding;
+  padding.dimensions.resize(x->shape().rank());
+  std::vector<int64_t> dims = x->shape().dimensions();
+  bool padded = false;
+  for (size_t d = 0; d < window->dimensions.size(); ++d) {
+    WindowDimension& wd = window->dimensions[d];
+    const int64_t both =
+        std::max<int64_t>(0, std::min(wd.padding_low, wd.padding_high));
+    PaddingDimension& pd = padding.dimensions[first_spatial + d];
+    pd.edge_padding_low = wd.padding_low - both;
+    pd.edge_padding_high = wd.padding_high - both;
+    dims[first_spatial + d] += pd.edge_padding_low + pd.edge_padding_high;
+    padded |= pd.edge_padding_low != 0 || pd.edge_padding_high != 0;
+    wd.padding_low = wd.padding_high = both;
+  }
+  if (!padded) return x;
+  const PrimitiveType type = x->shape().element_type();
+  HloInstruction* zero = computation->AddInstruction(
+      HloInstruction::CreateConstant(Literal(Shape::Scalar(type))));
+  auto pad = HloInstruction::Create(HloOpcode::kPad, Shape::Array(type, dims),
+                                    {x, zero});
+  pad->mutable_attrs().padding_config = padding;
+  return computation->AddInstruction(std::move(pad));
+}
+
+absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* conv,
+                             const char** kept) {
+  *kept = WhyUnsupported(*conv);
+  if (*kept != nullptr) return false;
+  const ConvLayout current = GetConvLayout(*conv);
+  Window window = *conv->attrs().window;
+  if (current != ConvLayout::kOther && SymmetricPadding(window)) {
+    *kept = "convolutions-already-in-library-form";
+    return false;
+  }
+  const ConvolutionDimensionNumbers& dn =
+      *conv->attrs().convolution_dimension_numbers;
+  const int64_t spatial = static_cast<int64_t>(window.dimensions.size());
+  // The input's own order decides: a channels-first input stays so.
+  const ConvLayout layout =
+      dn.input_batch_dimension == 0 && dn.input_feature_dimension == 1 &&
+              IsIdentityPermutation(OrderFor(ConvLayout::kChannelsFirst, 0, 1,
+                                             dn.input_spatial_dimensions))
+          ? ConvLayout::kChannelsFirst
+          : ConvLayout::kChannelsLast;
+  HloInstruction* x = AddTranspose(
+      computation, conv->operand(0),
+      OrderFor(layout, dn.input_batch_dimension, dn.input_feature_dimension,
+               dn.input_spatial_dimensions));
+  x = PadAsymmetry(computation, x, layout, &window);
+  HloInstruction* w =
+      AddTranspose(computation, conv->operand(1),
+                   OrderFor(layout, dn.kernel_output_feature_dimension,
+                            dn.kernel_input_feature_dimension,
+                            dn.kernel_spatial_dimensions));
+  const std::vector<int64_t> y_order =
+      OrderFor(layout, dn.output_batch_dimension, dn.output_feature_dimension,
+               dn.output_spatial_dimensions);
+  std::vector<int64_t> y_dims;
+  for (int64_t d : y_order) y_dims.push_back(conv->shape().dimensions(d));
+  std::unique_ptr<HloInstruction> rewritten = conv->CloneWithNewOperands(
+      Shape::Array(conv->shape().element_type(), y_dims), {x, w});
+  rewritten->mutable_attrs().convolution_dimension_numbers =
+      NumbersFor(layout, spatial);
+  rewritten->mutable_attrs().window = window;
+  HloInstruction* y = computation->AddInstruction(std::move(rewritten));
+  // Back to the original order: result dimension j is y dimension i where
+  // y_order[i] = j.
+  HloInstruction* result =
+      AddTranspose(computation, y, InversePermutation(y_order));
+  if (absl::Status s = computation->ReplaceInstruction(conv, result); !s.ok()) {
+    return s;
+  }
+  return true;
+}
+
+}  // namespace
+
+ConvLayout GetConvLayout(const HloInstruction& conv) {
+  const auto& numbers = conv.attrs().convolution_dimension_numbers;
+  if (!numbers) return ConvLayout::kOther;
+  const int64_t spatial =
+      static_cast<int64_t>(numbers->input_spatial_dimensions.size());
+  for (ConvLayout layout :
+       {ConvLayout::kChannelsLast, ConvLayout::kChannelsFirst}) {
+    if (*numbers == NumbersFor(layout, spatial)) return layout;
+  }
+  return ConvLayout::kOther;
+}
+
+absl::StatusOr<bool> ConvolutionLayout::Run(HloModule* module) {
+  return RewriteEach(module, HloOpcode::kConvolution, "convolutions-rewritten",
+                     [&](HloComputation* computation,
+                         HloInstruction* instr) -> absl::StatusOr<bool> {
+                       const char* kept = nullptr;
+                       absl::StatusOr<bool> rewritten =
+                           Rewrite(computation, instr, &kept);
+                       if (kept != nullptr) Count(kept);
+                       return rewritten;
+                     });
+}
+
+}  // namespace hloc

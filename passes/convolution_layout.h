@@ -1,0 +1,56 @@
+// Convolutions in the forms a convolution library reads in place
+// ("convolution-layout", CUDA pipeline).
+//
+// cuDNN convolves packed tensors in two dimension orders (channels last,
+// NHWC, or channels first, NCHW; see ConvLayout below) with the same
+// padding on both sides of each spatial dimension. JAX's convolutions come
+// in any order its dimension_numbers name (HWIO kernels by default, the
+// transposed orders of a gradient), and "SAME" padding with a stride or
+// an even window is asymmetric. This pass rewrites each convolution that
+// cuDNN could compute into one it reads directly, as XLA:GPU's layout
+// assignment does for its cuDNN calls:
+//
+//   x' = transpose(x) into the chosen order      (omitted if already so)
+//   x' = pad(x', low - p, high - p) per spatial dimension, where
+//        p = max(0, min(low, high)): the asymmetric (or negative) part
+//   w' = transpose(w) into the chosen order      (omitted if already so)
+//   y' = convolution(x', w') with padding p on both sides
+//   result = transpose(y') back to the original output order
+//
+// The order is channels first when the input already is, else channels
+// last (the order tensor cores read). The transposes of constant kernels
+// fold away; the others are kernels of their own, usually small next to
+// the convolution. Convolutions cuDNN cannot compute stay as they are
+// (the direct kernel runs them): other element types, base (lhs)
+// dilation, window reversal, batch groups, non-default layouts, more than
+// three spatial dimensions, empty tensors. --stats counts each.
+#ifndef PASSES_CONVOLUTION_LAYOUT_H_
+#define PASSES_CONVOLUTION_LAYOUT_H_
+
+#include "hlo/instruction.h"
+#include "passes/pass.h"
+
+namespace hloc {
+
+enum class ConvLayout {
+  // input [N, spatial..., C], kernel [K, spatial..., C/groups],
+  // output [N, spatial..., K]
+  kChannelsLast,
+  // input [N, C, spatial...], kernel [K, C/groups, spatial...],
+  // output [N, K, spatial...]
+  kChannelsFirst,
+  kOther,
+};
+
+// The dimension order of `conv`'s numbers (its shapes' layouts aside).
+ConvLayout GetConvLayout(const HloInstruction& conv);
+
+class ConvolutionLayout : public HloPass {
+ public:
+  absl::string_view name() const override { return "convolution-layout"; }
+  absl::StatusOr<bool> Run(HloModule* module) override;
+};
+
+}  // namespace hloc
+
+#endif  // PASSES_CONVOLUTION_LAYOUT_H_

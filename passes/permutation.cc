@@ -1,0 +1,28 @@
+#include "passes/permutation.h"
+
+namespace hloc {
+
+bool IsIdentityPermutation(const std::vector<int64_t>& dims) {
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
+HloInstruction* AddTranspose(HloComputation* computation,
+                             HloInstruction* operand,
+                             const std::vector<int64_t>& order) {
+  if (IsIdentityPermutation(order)) return operand;
+  std::vector<int64_t> dims;
+  for (int64_t d : order) dims.push_back(operand->shape().dimensions(d));
+  return computation->AddInstruction(HloInstruction::CreateTranspose(
+      Shape::Array(operand->shape().element_type(), dims), operand, order));
+}
+
+std::vector<int64_t> InversePermutation(const std::vector<int64_t>& order) {
+  std::vector<int64_t> inverse(order.size());
+  for (size_t i = 0; i < order.size(); ++i) inverse[order[i]] = i;
+  return inverse;
+}
+
+}  // namespace hloc

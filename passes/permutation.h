@@ -1,0 +1,28 @@
+// Dimension permutations, as passes that insert transposes use them.
+#ifndef PASSES_PERMUTATION_H_
+#define PASSES_PERMUTATION_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
+
+namespace hloc {
+
+// dims[i] == i for all i.
+bool IsIdentityPermutation(const std::vector<int64_t>& dims);
+
+// `operand` transposed (row-major result) so that dimension i of the
+// result is operand dimension `order[i]`, added to `computation`; the
+// operand itself when `order` is the identity.
+HloInstruction* AddTranspose(HloComputation* computation,
+                             HloInstruction* operand,
+                             const std::vector<int64_t>& order);
+
+// The permutation that undoes `order`: result[order[i]] = i.
+std::vector<int64_t> InversePermutation(const std::vector<int64_t>& order);
+
+}  // namespace hloc
+
+#endif  // PASSES_PERMUTATION_H_
