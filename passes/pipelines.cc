@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "passes/convolution_layout.h"
+#include "passes/cudnn_convolution_calls.h"
 #include "passes/dce.h"
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
@@ -43,6 +44,9 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   HloPassPipeline pipeline(absl::StrCat(platform, "-hlo"));
   pipeline.set_options(options);
   pipeline.AddPass<ScheduleRemover>();
+  // XLA:GPU's cuDNN forward calls (in modules it optimised) are
+  // convolutions again, for every backend to compile its own way.
+  pipeline.AddPass<CudnnConvolutionCalls>();
   // No backend has an rng-bit-generator kernel: its HLO form (the
   // generator's rounds mapped over iota counters) compiles like any
   // elementwise code.

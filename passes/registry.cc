@@ -9,6 +9,7 @@
 #include "passes/constant_folding.h"
 #include "passes/convolution_layout.h"
 #include "passes/convolution_to_gemm.h"
+#include "passes/cudnn_convolution_calls.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/fusion/instruction_fusion.h"
@@ -72,6 +73,9 @@ const PassEntry kPasses[] = {
      Make<ConvolutionToGemm>},
     {"cse", "merge identical instructions",
      Make<CommonSubexpressionElimination>},
+    {"cudnn-convolution-calls",
+     "XLA:GPU's __cudnn$convForward custom calls back as convolutions",
+     Make<CudnnConvolutionCalls>},
     {"dce", "remove unused instructions and computations",
      Make<DeadCodeElimination>},
     {"dot-operand-order",

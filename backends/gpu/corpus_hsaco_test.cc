@@ -28,10 +28,9 @@ namespace {
 // "case/file" -> a substring of the Unimplemented message.
 const std::map<std::string, std::string>& KnownUnsupported() {
   static const auto* known = new std::map<std::string, std::string>{
-      // XLA's cuDNN convolution custom call: a library call XLA chose for
-      // NVIDIA GPUs, not an HLO convolution (module.hlo's convolution of
-      // the same case compiles, as a kernel of the shared emitters).
-      {"conv_stride2/xla_gpu_opt.hlo", "__cudnn$convForward"},
+      // None: XLA:GPU's __cudnn$convForward calls are convolutions again
+      // (passes/cudnn_convolution_calls.h). A module that stops compiling
+      // is listed here with the reason.
   };
   return *known;
 }
