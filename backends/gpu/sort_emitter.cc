@@ -218,7 +218,8 @@ absl::Status EmitRowSort(KernelBuilder& kernel, const RowSort& sort,
         "fold", tid, kernel.Index(pairs * top_run), step,
         [&](llvm::Value* t) -> absl::Status {
           llvm::Value* i = b->CreateURem(t, k_run);
-          llvm::Value* a_pos = b->CreateAdd(run_base(b->CreateUDiv(t, k_run)), i);
+          llvm::Value* a_pos =
+              b->CreateAdd(run_base(b->CreateUDiv(t, k_run)), i);
           llvm::Value* b_pos = b->CreateAdd(
               a_pos, b->CreateSub(kernel.Index(stride + top_run - 1),
                                   b->CreateShl(i, 1)));
