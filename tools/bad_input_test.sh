@@ -1,6 +1,6 @@
 #!/bin/bash
-# Bad input, end to end (issue 11): hlo-opt, hlo-run and hlo-run on saved
-# executables given malformed HLO text, truncated and corrupted protos and
+# Bad input, end to end (issue 11): hlo-opt, hlo-run and the saved
+# executable runners (hlo-run on .hloexe files, hlo-run-gpu) given malformed HLO text, truncated and corrupted protos and
 # executables, modules that fail verification, .npy inputs of the wrong
 # shape or type or with a broken header, missing files and unknown flags.
 # Each must end with one clear message on stderr that names the file (and,
@@ -10,6 +10,7 @@ set -u
 HLO_OPT="$1"
 HLO_RUN="$2"
 CASE="$3"  # tools/testdata/add_mul: module.hlo, in<i>.npy, out<i>.npy
+HLO_RUN_GPU="$4"  # runs saved cuda executables; no GPU needed to refuse one
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 export LC_ALL=C
 failures=0
@@ -104,7 +105,8 @@ ENTRY e {
 HLO
 bad "$HLO_OPT" "$TMP/unverified.hlo: the module does not verify" \
   "$TMP/unverified.hlo" --platform=cpu -o "$TMP/out.hlo"
-grep -qF "add" "$TMP/stderr" || fail "the failing instruction is not named"
+grep -qF "instruction s: operand 1 has shape f32[3]" "$TMP/stderr" ||
+  fail "the failing instruction is not named"
 bad "$HLO_RUN" "the module does not verify" "$TMP/unverified.hlo" \
   --random-inputs=1 --platform=cpu --output="$TMP/outdir"
 
@@ -149,11 +151,24 @@ bad "$HLO_RUN" "not an hloc executable" "$CASE/module.hlo" --format=hloexe \
   --platform=cpu --inputs="$CASE"
 bad "$HLO_RUN" "cannot run a saved executable" "$TMP/m.hloexe" --inputs="$CASE"
 
+# hlo-run-gpu: the same checks before any device is touched.
+bad "$HLO_RUN_GPU" "$TMP/half.hloexe: truncated" "$TMP/half.hloexe" \
+  --platform=cuda --inputs="$CASE" --output="$TMP/outdir"
+bad "$HLO_RUN_GPU" "checksum" "$TMP/flip.hloexe" --platform=cuda --inputs="$CASE"
+bad "$HLO_RUN_GPU" "the executable is for platform 'cpu', not cuda" \
+  "$TMP/m.hloexe" --platform=cuda --inputs="$CASE"
+bad "$HLO_RUN_GPU" "$TMP/missing.hloexe" "$TMP/missing.hloexe" --platform=cuda \
+  --inputs="$CASE"
+bad "$HLO_RUN_GPU" "unknown flag '--no-such-flag'" "$TMP/m.hloexe" \
+  --platform=cuda --no-such-flag
+bad "$HLO_RUN_GPU" "$TMP/unclosed.hlo:13:" "$TMP/unclosed.hlo" --inputs="$CASE"
+
 # --- .npy inputs: wrong shape, wrong type, broken headers, short data. ---
 bad_npy() {  # bad_npy MESSAGE: $TMP/npy/in0.npy replaced by the caller
   bad "$HLO_RUN" "$1" "$CASE/module.hlo" --inputs="$TMP/npy" --output="$TMP/outdir"
   grep -qF "parameter 0 (x: f32[2,3])" "$TMP/stderr" || fail "the parameter is not named"
   bad "$HLO_RUN" "$1" "$TMP/m.hloexe" --platform=cpu --inputs="$TMP/npy"
+  bad "$HLO_RUN_GPU" "$1" "$CASE/module.hlo" --inputs="$TMP/npy"
 }
 mkdir -p "$TMP/npy"
 cp "$CASE/in1.npy" "$TMP/npy/"
@@ -204,6 +219,25 @@ touch "$TMP/a_file"
 bad "$HLO_OPT" "$TMP/a_file/out.hlo" "$CASE/module.hlo" -o "$TMP/a_file/out.hlo"
 bad "$HLO_RUN" "$TMP/a_file/outdir" "$CASE/module.hlo" --inputs="$CASE" \
   --output="$TMP/a_file/outdir"
+
+# A write that fails after the file was opened (a full device): exit 2,
+# not a silent success.
+if [[ -w /dev/full ]]; then
+  bad "$HLO_OPT" "cannot write /dev/full" "$CASE/module.hlo" -o /dev/full
+  "$HLO_OPT" "$CASE/module.hlo" >/dev/full 2>"$TMP/stderr"
+  [[ $? == 2 ]] || fail "hlo-opt to a full stdout did not exit 2"
+  grep -qF "cannot write to standard output" "$TMP/stderr" || fail "no message for a full stdout"
+  "$HLO_RUN" "$CASE/module.hlo" --inputs="$CASE" >/dev/full 2>"$TMP/stderr"
+  [[ $? == 2 ]] || fail "hlo-run to a full stdout did not exit 2"
+fi
+# A failed write leaves no temporary file beside the destination.
+mkdir -p "$TMP/ro"
+chmod 555 "$TMP/ro"
+if ! touch "$TMP/ro/probe" 2>/dev/null; then
+  bad "$HLO_OPT" "cannot write $TMP/ro/out.hlo" "$CASE/module.hlo" -o "$TMP/ro/out.hlo"
+  [[ -z "$(ls "$TMP/ro")" ]] || fail "files left in $TMP/ro: $(ls "$TMP/ro")"
+fi
+chmod 755 "$TMP/ro"
 
 if ((failures)); then
   echo "$failures failure(s)"

@@ -9,7 +9,6 @@
 // message names each and why: a custom call it does not implement, or, in
 // strict mode, any instruction that would run in the reference evaluator).
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <system_error>
 #include <optional>
@@ -38,6 +37,7 @@
 #include "tools/out_of_memory.h"
 #include "tools/graph/graph_output.h"
 #include "tools/module_loader.h"
+#include "tools/output_file.h"
 
 namespace hloc {
 namespace {
@@ -426,13 +426,15 @@ int Main(int argc, char** argv) {
     output = PrintModule(**module, print_options);
   }
   if (flags.Has("o")) {
-    std::ofstream out(flags.Get("o"), std::ios::binary);
-    out << output;
-    if (!out) return Fail(2, "cannot write " + flags.Get("o"));
+    absl::Status written = WriteOutputFile(flags.Get("o"), output);
+    if (!written.ok()) return Fail(2, written.message());
   } else {
     std::cout << output;
   }
   if (flags.Has("fusion-report")) std::cout << FormatFusionReport(report);
+  // A full disk or closed pipe on stdout is a failure too, not exit 0.
+  std::cout.flush();
+  if (!std::cout) return Fail(2, "cannot write to standard output");
   return 0;
 }
 

@@ -783,7 +783,15 @@ int HloRunMain(const std::vector<std::string>& args,
     out << HloRunUsage(platforms);
     return kHloRunMatch;
   }
-  return RunHloRun(*options, platforms, out, err);
+  const int status = RunHloRun(*options, platforms, out, err);
+  // A table that could not be written (a full disk, a closed pipe) is not
+  // a success.
+  out.flush();
+  if (!out && status == kHloRunMatch) {
+    err << "hlo-run: error: cannot write to standard output\n";
+    return kHloRunBadInput;
+  }
+  return status;
 }
 
 }  // namespace hloc
