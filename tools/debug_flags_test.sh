@@ -162,6 +162,29 @@ expect_status 2 "$HLO_OPT" "$CASE/module.hlo" --platform=cpu --stage=executable 
   --cpu=not-a-cpu -o "$TMP/nope.hloexe"
 [[ ! -e "$TMP/nope.hloexe" ]] || fail "an executable for an unknown CPU was written"
 
+# --- A saved executable honours the while-loop limit too. ---
+cat >"$TMP/forever.hlo" <<'HLO'
+HloModule forever
+cond {
+  s = s32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  s = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT n = s32[] add(s, one)
+}
+ENTRY e {
+  z = s32[] parameter(0)
+  ROOT w = s32[] while(z), condition=cond, body=body
+}
+HLO
+expect_status 0 "$HLO_OPT" "$TMP/forever.hlo" --platform=cpu --stage=executable \
+  -o "$TMP/forever.hloexe"
+expect_status 3 "$HLO_RUN" "$TMP/forever.hloexe" --platform=cpu --random-inputs=1 \
+  --max-while-iterations=200
+expect_in stderr "while loop w did not finish within 200 iterations"
+
 if ((failures)); then
   echo "$failures failure(s)"
   exit 1
