@@ -146,6 +146,12 @@ for platform in interpreter cpu; do
     { echo "FAIL: limit 4 did not stop the five-iteration loop ($platform)"; cat "$TMP/stderr"; failures=$((failures + 1)); }
 done
 expect_status 2 "$TMP/forever.hlo" --max-while-iterations=0
+# AArch64 object code asks its driver, which sets no limit: the loop links
+# and runs there, and the flag is refused rather than ignored.
+expect_status 0 "$TMP/five.hlo" --platform=cpu --target=aarch64 --inputs="$TMP/zero"
+grep -q "^out0 s32\[\] 5$" "$TMP/stdout" ||
+  { echo "FAIL: the loop gave $(cat "$TMP/stdout") on aarch64"; failures=$((failures + 1)); }
+expect_status 2 "$TMP/forever.hlo" --platform=cpu --target=aarch64 --max-while-iterations=10
 # Platforms without a limit refuse the flag rather than ignore it.
 expect_status 2 "$TMP/forever.hlo" --platform=cuda --max-while-iterations=10
 grep -q "flag --max-while-iterations: --platform=cuda has no while-loop limit" "$TMP/stderr" ||
