@@ -130,10 +130,9 @@ absl::Status HloPassPipeline::AfterPass(const HloModule& module,
       // The module the verifier rejected is the one to look at (or attach
       // to a bug report), so it is dumped whatever dump_unchanged says.
       if (!options.dump_dir.empty()) {
-        absl::StatusOr<std::string> path =
-            WriteDump(module, options.dump_dir,
-                      absl::StrCat(pass_name, ".invalid"),
-                      &state->dump_counter);
+        absl::StatusOr<std::string> path = WriteDump(
+            module, options.dump_dir, absl::StrCat(pass_name, ".invalid"),
+            &state->dump_counter);
         if (path.ok()) {
           absl::StrAppend(&message, " (the invalid module: ", *path, ")");
         } else {
@@ -186,10 +185,10 @@ absl::Status HloPassPipeline::CheckDisabledPasses() const {
     }
   }
   if (unknown.empty()) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      unknown.size() == 1 ? "unknown pass '" : "unknown passes '",
-      absl::StrJoin(unknown, "', '"), "' to disable: pipeline ", name_,
-      " has ", absl::StrJoin(known, ", ")));
+  return absl::InvalidArgumentError(
+      absl::StrCat(unknown.size() == 1 ? "unknown pass '" : "unknown passes '",
+                   absl::StrJoin(unknown, "', '"), "' to disable: pipeline ",
+                   name_, " has ", absl::StrJoin(known, ", ")));
 }
 
 void HloPassPipeline::AppendStatistics(std::string* out) const {

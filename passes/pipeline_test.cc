@@ -201,8 +201,8 @@ TEST(PipelineTest, DumpsTheInvalidModuleNamedForThePass) {
   pipeline.set_options(options);
   absl::StatusOr<bool> changed = pipeline.Run(module->get());
   ASSERT_FALSE(changed.ok());
-  EXPECT_NE(changed.status().message().find(
-                "(the invalid module: " + dir + "/0002.breaker.invalid.hlo)"),
+  EXPECT_NE(changed.status().message().find("(the invalid module: " + dir +
+                                            "/0002.breaker.invalid.hlo)"),
             std::string::npos)
       << changed.status();
   EXPECT_EQ(DumpFiles(dir),
@@ -229,8 +229,8 @@ TEST(PipelineTest, DumpsOnlyChangingPassesWhenAsked) {
   options.dump_unchanged = false;
   pipeline.set_options(options);
   ASSERT_TRUE(pipeline.Run(module->get()).ok());
-  EXPECT_EQ(DumpFiles(dir), (std::vector<std::string>{"0000.input.hlo",
-                                                      "0001.changes.hlo"}));
+  EXPECT_EQ(DumpFiles(dir),
+            (std::vector<std::string>{"0000.input.hlo", "0001.changes.hlo"}));
 }
 
 TEST(PipelineTest, DisabledPassesAreSkippedWhereverTheyOccur) {

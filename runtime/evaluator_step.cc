@@ -101,8 +101,7 @@ absl::Status EvaluatorStep::Run(const Executable& executable,
   }
   EvaluateOptions options;
   options.max_while_iterations = max_while_iterations;
-  absl::StatusOr<Literal> result =
-      EvaluateModule(*module_, arguments, options);
+  absl::StatusOr<Literal> result = EvaluateModule(*module_, arguments, options);
   if (!result.ok()) {
     return absl::Status(
         result.status().code(),

@@ -446,10 +446,9 @@ HloRunPlatform InterpreterPlatform() {
   // The reference evaluator is IEEE C++ code: in flush mode it runs with
   // flush-to-zero set and its inputs' denormals flushed (runtime/denormals.h
   // says why both), so it computes what XLA's runtimes compute.
-  platform.run_module = [](const HloModule& module,
-                           absl::Span<const Literal> arguments,
-                           const HloRunOptions& options)
-      -> absl::StatusOr<Literal> {
+  platform.run_module =
+      [](const HloModule& module, absl::Span<const Literal> arguments,
+         const HloRunOptions& options) -> absl::StatusOr<Literal> {
     EvaluateOptions evaluate;
     evaluate.max_while_iterations = options.max_while_iterations;
     std::vector<Literal> flushed;
@@ -578,9 +577,9 @@ absl::Status CheckPlatformOptions(const HloRunPlatform& platform,
                                   const HloRunOptions& options) {
   if (platform.check_options) return platform.check_options(options);
   if (!options.disabled_passes.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "flag --disable-passes: --platform=", platform.name,
-        " does not take it (cpu's pipeline does)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("flag --disable-passes: --platform=", platform.name,
+                     " does not take it (cpu's pipeline does)"));
   }
   if (options.max_while_iterations > 0) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -699,8 +698,7 @@ int RunHloRun(const HloRunOptions& options, const HloRunPlatforms& platforms,
   auto run_failed = [&](absl::string_view name, const absl::Status& status) {
     err << "hlo-run: error: " << name << " failed to run "
         << options.module_path << ": " << status.message() << "\n";
-    return absl::IsResourceExhausted(status) ? kHloRunBadInput
-                                             : kHloRunFailed;
+    return absl::IsResourceExhausted(status) ? kHloRunBadInput : kHloRunFailed;
   };
   absl::StatusOr<Literal> result =
       saved.run ? saved.run(*inputs)
@@ -730,16 +728,14 @@ int RunHloRun(const HloRunOptions& options, const HloRunPlatforms& platforms,
     absl::StatusOr<Literal> expected =
         reference->run_module(**module, *inputs, reference_options);
     if (!expected.ok()) {
-      return run_failed(
-          absl::StrCat(options.reference, " (the reference)"),
-          expected.status());
+      return run_failed(absl::StrCat(options.reference, " (the reference)"),
+                        expected.status());
     }
-    std::vector<Literal> expected_outputs =
-        FlattenResult(*std::move(expected));
+    std::vector<Literal> expected_outputs = FlattenResult(*std::move(expected));
     if (expected_outputs.size() != outputs.size()) {
       err << "hlo-run: error: " << options.platform << " gave "
-          << outputs.size() << " outputs, the reference "
-          << options.reference << " " << expected_outputs.size() << "\n";
+          << outputs.size() << " outputs, the reference " << options.reference
+          << " " << expected_outputs.size() << "\n";
       return kHloRunMismatch;
     }
     out << options.platform << " against the reference " << options.reference

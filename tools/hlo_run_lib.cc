@@ -69,8 +69,9 @@ absl::StatusOr<Literal> RunOnCpuPlatform(const HloModule& module,
   if (!executable.ok()) return executable.status();
   const double compile_ms = MillisecondsSince(start);
   const auto run_start = std::chrono::steady_clock::now();
-  absl::StatusOr<Literal> result = (*executable)->Run(
-      arguments, options.denormals, options.max_while_iterations);
+  absl::StatusOr<Literal> result =
+      (*executable)
+          ->Run(arguments, options.denormals, options.max_while_iterations);
   std::cerr << absl::StrFormat("cpu: compiled in %.1f ms, ran in %.3f ms\n",
                                compile_ms, MillisecondsSince(run_start));
   if (!result.ok() || options.iterations == 0) return result;
@@ -158,15 +159,16 @@ absl::StatusOr<SavedExecutable> LoadCpuExecutable(
   saved.module = *std::move(module);
   std::shared_ptr<LoadedCpuExecutable> loaded = *std::move(executable);
   const bool strict = !options.allow_fallback.value_or(true);
-  saved.run = [loaded, strict, options](absl::Span<const Literal> arguments)
-      -> absl::StatusOr<Literal> {
+  saved.run =
+      [loaded, strict, options](
+          absl::Span<const Literal> arguments) -> absl::StatusOr<Literal> {
     if (strict) {
       absl::Status status = CheckNoEvaluatorSteps(loaded->executable());
       if (!status.ok()) return status;
     }
     const auto run_start = std::chrono::steady_clock::now();
-    absl::StatusOr<Literal> result = loaded->Run(
-        arguments, options.denormals, options.max_while_iterations);
+    absl::StatusOr<Literal> result =
+        loaded->Run(arguments, options.denormals, options.max_while_iterations);
     std::cerr << absl::StrFormat("cpu: ran in %.3f ms\n",
                                  MillisecondsSince(run_start));
     if (!result.ok() || options.iterations == 0) return result;
@@ -200,8 +202,8 @@ HloRunPlatform CpuPlatform() {
       // The module runs once under qemu, in a driver with no limit.
       if (options.max_while_iterations > 0 || options.iterations > 0) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "flag --", options.iterations > 0 ? "iterations" :
-                                                "max-while-iterations",
+            "flag --",
+            options.iterations > 0 ? "iterations" : "max-while-iterations",
             ": --target=aarch64 runs once under qemu without it (the host "
             "target has it)"));
       }

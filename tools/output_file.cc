@@ -36,14 +36,12 @@ absl::Status WriteAll(const std::string& path, const std::string& shown_as,
 
 }  // namespace
 
-absl::Status WriteOutputFile(const std::string& path,
-                             absl::string_view bytes) {
+absl::Status WriteOutputFile(const std::string& path, absl::string_view bytes) {
   std::error_code error;
   const std::filesystem::file_status status =
       std::filesystem::status(path, error);
-  const bool regular_or_new =
-      !std::filesystem::exists(status) ||
-      std::filesystem::is_regular_file(status);
+  const bool regular_or_new = !std::filesystem::exists(status) ||
+                              std::filesystem::is_regular_file(status);
   if (!regular_or_new) return WriteAll(path, path, bytes);
   const std::string temporary =
       absl::StrCat(path, ".tmp-", static_cast<long>(getpid()));

@@ -375,8 +375,8 @@ absl::Status EmitWhile(const HloInstruction& hlo, const std::string& symbol,
       b->CreateGlobalStringPtr(hlo.name(), symbol + ".loop_name");
   llvm::FunctionCallee ask = ctx.module->getOrInsertFunction(
       "hloc_while_iteration",
-      llvm::FunctionType::get(b->getInt32Ty(),
-                              {b->getPtrTy(), b->getInt64Ty()}, false));
+      llvm::FunctionType::get(b->getInt32Ty(), {b->getPtrTy(), b->getInt64Ty()},
+                              false));
   llvm::LLVMContext& context = ctx.module->getContext();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(context, "cond", k.fn());
   llvm::BasicBlock* ask_bb = llvm::BasicBlock::Create(context, "ask", k.fn());

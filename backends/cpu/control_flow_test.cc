@@ -201,7 +201,8 @@ ENTRY main {
   std::vector<Literal> args;
   args.push_back(Literal::CreateR0<int32_t>(S32, 0));
   absl::StatusOr<Literal> r =
-      (*executable)->Run(args, DenormalMode::kFlush, /*max_while_iterations=*/7);
+      (*executable)
+          ->Run(args, DenormalMode::kFlush, /*max_while_iterations=*/7);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->data<int32_t>()[0], 7);
   r = (*executable)->Run(args, DenormalMode::kFlush, 6);

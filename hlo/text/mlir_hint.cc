@@ -18,11 +18,12 @@ bool LooksLikeMlirText(absl::string_view text) {
   // `module` alone is not HLO's `HloModule`; the character after it tells
   // a keyword from a longer name.
   if (absl::StartsWith(rest, "module") &&
-      (rest.size() == 6 || rest[6] == ' ' || rest[6] == '@' ||
-       rest[6] == '{' || rest[6] == '\n' || rest[6] == '\t')) {
+      (rest.size() == 6 || rest[6] == ' ' || rest[6] == '@' || rest[6] == '{' ||
+       rest[6] == '\n' || rest[6] == '\t')) {
     return true;
   }
-  return absl::StartsWith(rest, "#loc") || absl::StrContains(text, "func.func") ||
+  return absl::StartsWith(rest, "#loc") ||
+         absl::StrContains(text, "func.func") ||
          absl::StrContains(text, "stablehlo.") ||
          absl::StrContains(text, "mhlo.");
 }

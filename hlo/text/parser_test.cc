@@ -837,7 +837,8 @@ namespace {
 // JAX's default lowered.as_text() is StableHLO: refused with what to give
 // instead, not with the parser's complaint about '@'.
 TEST(ParserTest, StableHloTextGetsAHint) {
-  const char* kStableHlo = R"(module @jit_f attributes {mhlo.num_partitions = 1 : i32} {
+  const char* kStableHlo =
+      R"(module @jit_f attributes {mhlo.num_partitions = 1 : i32} {
   func.func public @main(%arg0: tensor<4xf32>) -> (tensor<4xf32>) {
     %0 = stablehlo.add %arg0, %arg0 : tensor<4xf32>
     return %0 : tensor<4xf32>
@@ -864,9 +865,8 @@ TEST(ParserTest, StableHloTextGetsAHint) {
 // Other bad text keeps the parser's own located error; HLO that mentions
 // stablehlo in metadata still parses.
 TEST(ParserTest, MlirHintOnlyForMlir) {
-  absl::StatusOr<std::unique_ptr<HloModule>> bad =
-      ParseHloModule("HloModule m\nENTRY e {\n  ROOT x = f32[] bogus()\n}\n",
-                     "bad.hlo");
+  absl::StatusOr<std::unique_ptr<HloModule>> bad = ParseHloModule(
+      "HloModule m\nENTRY e {\n  ROOT x = f32[] bogus()\n}\n", "bad.hlo");
   ASSERT_FALSE(bad.ok());
   EXPECT_TRUE(absl::StartsWith(bad.status().message(), "bad.hlo:3:"))
       << bad.status();
