@@ -1,5 +1,6 @@
 #include "passes/pipeline.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -33,6 +34,8 @@ HloPassPipeline* HloPassPipeline::AddFixedPoint(std::string name,
 }
 
 absl::StatusOr<bool> HloPassPipeline::Run(HloModule* module) {
+  absl::Status names = CheckDisabledPasses();
+  if (!names.ok()) return names;
   RunState state{&options_};
   if (!options_.dump_dir.empty()) {
     absl::Status status = AfterPass(*module, "input", /*changed=*/true, &state);
@@ -61,6 +64,8 @@ absl::StatusOr<bool> HloPassPipeline::RunOnce(HloModule* module,
                                               RunState* state) {
   bool changed = false;
   for (Entry& entry : entries_) {
+    if (state->options->disabled_passes.count(std::string(entry.pass->name())))
+      continue;
     absl::StatusOr<bool> pass_changed =
         entry.sub_pipeline != nullptr
             ? entry.sub_pipeline->RunWithState(module, state)
@@ -85,31 +90,22 @@ absl::StatusOr<bool> HloPassPipeline::RunOnce(HloModule* module,
   return changed;
 }
 
-absl::Status HloPassPipeline::AfterPass(const HloModule& module,
-                                        absl::string_view pass_name,
-                                        bool changed, RunState* state) {
-  const PipelineOptions& options = *state->options;
-  if (options.verify) {
-    absl::Status status = VerifyModule(module);
-    if (!status.ok()) {
-      return absl::InternalError(absl::StrCat("module is invalid after pass '",
-                                              pass_name,
-                                              "': ", status.message()));
-    }
-  }
-  if (options.dump_dir.empty() || (!changed && !options.dump_unchanged)) {
-    return absl::OkStatus();
-  }
+namespace {
+
+// Writes `module` as DIR/NNNN.<name>.hlo (the counter advances); returns
+// the path.
+absl::StatusOr<std::string> WriteDump(const HloModule& module,
+                                      const std::string& dir,
+                                      absl::string_view name,
+                                      int64_t* counter) {
   std::error_code error;
-  std::filesystem::create_directories(options.dump_dir, error);
+  std::filesystem::create_directories(dir, error);
   if (error) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot create dump directory '", options.dump_dir,
-                     "': ", error.message()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot create dump directory '", dir, "': ", error.message()));
   }
   std::string path =
-      absl::StrFormat("%s/%04d.%s.hlo", options.dump_dir, state->dump_counter++,
-                      std::string(pass_name));
+      absl::StrFormat("%s/%04d.%s.hlo", dir, (*counter)++, std::string(name));
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   file << PrintModule(module);
   file.close();
@@ -117,7 +113,40 @@ absl::Status HloPassPipeline::AfterPass(const HloModule& module,
     return absl::InvalidArgumentError(
         absl::StrCat("cannot write dump file '", path, "'"));
   }
-  return absl::OkStatus();
+  return path;
+}
+
+}  // namespace
+
+absl::Status HloPassPipeline::AfterPass(const HloModule& module,
+                                        absl::string_view pass_name,
+                                        bool changed, RunState* state) {
+  const PipelineOptions& options = *state->options;
+  if (options.verify) {
+    absl::Status status = VerifyModule(module);
+    if (!status.ok()) {
+      std::string message = absl::StrCat("module is invalid after pass '",
+                                         pass_name, "': ", status.message());
+      // The module the verifier rejected is the one to look at (or attach
+      // to a bug report), so it is dumped whatever dump_unchanged says.
+      if (!options.dump_dir.empty()) {
+        absl::StatusOr<std::string> path = WriteDump(
+            module, options.dump_dir, absl::StrCat(pass_name, ".invalid"),
+            &state->dump_counter);
+        if (path.ok()) {
+          absl::StrAppend(&message, " (the invalid module: ", *path, ")");
+        } else {
+          absl::StrAppend(&message, " (", path.status().message(), ")");
+        }
+      }
+      return absl::InternalError(message);
+    }
+  }
+  if (options.dump_dir.empty() || (!changed && !options.dump_unchanged)) {
+    return absl::OkStatus();
+  }
+  return WriteDump(module, options.dump_dir, pass_name, &state->dump_counter)
+      .status();
 }
 
 std::string HloPassPipeline::ToString() const {
@@ -130,6 +159,36 @@ std::string HloPassPipeline::ToString() const {
   std::string list = absl::StrJoin(parts, ",");
   if (max_iterations_ > 1) return absl::StrCat("fixed-point(", list, ")");
   return list;
+}
+
+void HloPassPipeline::CollectPassNames(std::set<std::string>* names) const {
+  for (const Entry& entry : entries_) {
+    names->insert(std::string(entry.pass->name()));
+    if (entry.sub_pipeline != nullptr) {
+      entry.sub_pipeline->CollectPassNames(names);
+    }
+  }
+}
+
+std::vector<std::string> HloPassPipeline::PassNames() const {
+  std::set<std::string> names;
+  CollectPassNames(&names);
+  return std::vector<std::string>(names.begin(), names.end());
+}
+
+absl::Status HloPassPipeline::CheckDisabledPasses() const {
+  const std::vector<std::string> known = PassNames();
+  std::vector<std::string> unknown;
+  for (const std::string& name : options_.disabled_passes) {
+    if (!std::binary_search(known.begin(), known.end(), name)) {
+      unknown.push_back(name);
+    }
+  }
+  if (unknown.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(unknown.size() == 1 ? "unknown pass '" : "unknown passes '",
+                   absl::StrJoin(unknown, "', '"), "' to disable: pipeline ",
+                   name_, " has ", absl::StrJoin(known, ", ")));
 }
 
 void HloPassPipeline::AppendStatistics(std::string* out) const {

@@ -7,6 +7,11 @@
 //
 //   DIR/0000.input.hlo, DIR/0001.algebraic-simplifier.hlo, DIR/0002.dce.hlo
 //
+// When the verifier rejects the module after a pass, that invalid module is
+// dumped too (DIR/NNNN.<pass>.invalid.hlo), since it is what a bug report
+// needs. Passes can be disabled by name (hlo-opt --disable-passes), so a
+// user can work around a pass that breaks their module.
+//
 // A pipeline is itself an HloPass, so pipelines nest and can be registered
 // under a name like any other pass.
 #ifndef PASSES_PIPELINE_H_
@@ -14,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +40,9 @@ struct PipelineOptions {
   std::string dump_dir;
   // Dump after every pass run, or only after runs that changed the module.
   bool dump_unchanged = true;
+  // Passes (or named sub-pipelines) skipped wherever they occur; every name
+  // must occur in the pipeline (CheckDisabledPasses).
+  std::set<std::string> disabled_passes;
   // Target pipelines (MakePipeline) may keep values more precise than their
   // HLO types, as XLA does by default (xla_allow_excess_precision): see
   // simplify_fp_conversions.h.
@@ -74,6 +83,14 @@ class HloPassPipeline : public HloPass {
   // syntax PipelineFromPassList accepts.
   std::string ToString() const;
 
+  // Every name a pass or sub-pipeline of this pipeline has, at any depth
+  // (this pipeline's own name excluded), sorted and without repeats.
+  std::vector<std::string> PassNames() const;
+
+  // An error naming each disabled pass that does not occur in the pipeline,
+  // and the names that do; Run checks it first.
+  absl::Status CheckDisabledPasses() const;
+
   // Statistics of every pass run so far, one line per counter, in the style
   // of LLVM's -stats:
   //   "       3 algebraic-simplifier - reshape-of-reshape"
@@ -100,6 +117,7 @@ class HloPassPipeline : public HloPass {
   absl::Status AfterPass(const HloModule& module, absl::string_view pass_name,
                          bool changed, RunState* state);
   void AppendStatistics(std::string* out) const;
+  void CollectPassNames(std::set<std::string>* names) const;
 
   std::string name_;
   std::vector<Entry> entries_;

@@ -2,6 +2,7 @@
 // passes, dumps and statistics.
 #include "passes/pipeline.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -167,6 +168,108 @@ TEST(PipelineTest, DumpsTheModuleAfterEveryPass) {
   std::stringstream text;
   text << file.rdbuf();
   EXPECT_EQ(text.str(), ModuleText(**module));
+}
+
+// Every file of `dir`, sorted.
+std::vector<std::string> DumpFiles(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    files.push_back(entry.path().filename().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string FreshDir(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  std::string dir = std::string(tmp ? tmp : "/tmp") + "/" + name;
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+TEST(PipelineTest, DumpsTheInvalidModuleNamedForThePass) {
+  auto module = ParseAndVerify(kModule);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::string dir = FreshDir("pipeline_invalid_dump");
+  std::vector<std::string> log;
+  HloPassPipeline pipeline("p");
+  pipeline.AddPass<FakePass>("fine", &log);
+  pipeline.AddPass<BreakingPass>();
+  PipelineOptions options;
+  options.verify = true;
+  options.dump_dir = dir;
+  pipeline.set_options(options);
+  absl::StatusOr<bool> changed = pipeline.Run(module->get());
+  ASSERT_FALSE(changed.ok());
+  EXPECT_NE(changed.status().message().find("(the invalid module: " + dir +
+                                            "/0002.breaker.invalid.hlo)"),
+            std::string::npos)
+      << changed.status();
+  EXPECT_EQ(DumpFiles(dir),
+            (std::vector<std::string>{"0000.input.hlo", "0001.fine.hlo",
+                                      "0002.breaker.invalid.hlo"}));
+  // The file holds the module as the breaking pass left it (root s32).
+  std::ifstream file(dir + "/0002.breaker.invalid.hlo");
+  std::stringstream text;
+  text << file.rdbuf();
+  EXPECT_EQ(text.str(), ModuleText(**module));
+  EXPECT_NE(text.str().find("s32[4]"), std::string::npos) << text.str();
+}
+
+TEST(PipelineTest, DumpsOnlyChangingPassesWhenAsked) {
+  auto module = ParseAndVerify(kModule);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::string dir = FreshDir("pipeline_changed_dump");
+  std::vector<std::string> log;
+  HloPassPipeline pipeline("p");
+  pipeline.AddPass<FakePass>("same", &log);
+  pipeline.AddPass<FakePass>("changes", &log, 1);
+  PipelineOptions options;
+  options.dump_dir = dir;
+  options.dump_unchanged = false;
+  pipeline.set_options(options);
+  ASSERT_TRUE(pipeline.Run(module->get()).ok());
+  EXPECT_EQ(DumpFiles(dir),
+            (std::vector<std::string>{"0000.input.hlo", "0001.changes.hlo"}));
+}
+
+TEST(PipelineTest, DisabledPassesAreSkippedWhereverTheyOccur) {
+  auto module = ParseAndVerify(kModule);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<std::string> log;
+  HloPassPipeline pipeline("p");
+  pipeline.AddPass<FakePass>("a", &log);
+  HloPassPipeline* loop = pipeline.AddFixedPoint("loop");
+  loop->AddPass<FakePass>("a", &log);
+  loop->AddPass<FakePass>("b", &log);
+  HloPassPipeline* inner = pipeline.AddFixedPoint("inner");
+  inner->AddPass<FakePass>("c", &log);
+  pipeline.AddPass<FakePass>("d", &log);
+  PipelineOptions options;
+  options.disabled_passes = {"a", "inner"};
+  pipeline.set_options(options);
+  ASSERT_TRUE(pipeline.Run(module->get()).ok());
+  EXPECT_EQ(log, (std::vector<std::string>{"b", "d"}));
+}
+
+TEST(PipelineTest, DisablingAnUnknownPassNamesTheKnownOnes) {
+  auto module = ParseAndVerify(kModule);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<std::string> log;
+  HloPassPipeline pipeline("p");
+  pipeline.AddPass<FakePass>("b", &log);
+  pipeline.AddFixedPoint("loop")->AddPass<FakePass>("a", &log);
+  PipelineOptions options;
+  options.disabled_passes = {"a", "nope", "zzz"};
+  pipeline.set_options(options);
+  EXPECT_EQ(pipeline.PassNames(), (std::vector<std::string>{"a", "b", "loop"}));
+  absl::StatusOr<bool> changed = pipeline.Run(module->get());
+  ASSERT_FALSE(changed.ok());
+  EXPECT_EQ(changed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(changed.status().message(),
+            "unknown passes 'nope', 'zzz' to disable: pipeline p has a, b, "
+            "loop");
+  EXPECT_TRUE(log.empty());
 }
 
 TEST(PipelineTest, StatisticsReportSumsRuns) {

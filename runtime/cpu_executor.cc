@@ -11,6 +11,7 @@
 #include "runtime/cpu_library_call.h"
 #include "runtime/dense_buffer.h"
 #include "runtime/evaluator_step.h"
+#include "runtime/while_limit.h"
 
 namespace hloc {
 namespace {
@@ -157,7 +158,8 @@ void CpuExecutor::PlanMemory() {
 }
 
 absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments,
-                                         DenormalMode denormals) {
+                                         DenormalMode denormals,
+                                         int64_t max_while_iterations) {
   const Executable& e = executable_;
   if (arguments.size() != e.parameter_shapes.size()) {
     return absl::InvalidArgumentError(
@@ -232,11 +234,15 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments,
   }
   std::vector<void*> pointers;
   const ScopedDenormalMode denormal_mode(denormals);
+  const ScopedWhileLimit while_limit(max_while_iterations);
   for (size_t s = 0; s < e.steps.size(); ++s) {
     if (kernels_[s] != nullptr) {
       pointers.clear();
       for (int64_t slot : e.steps[s].buffers) pointers.push_back(address[slot]);
       kernels_[s](pointers.data());
+      // A while kernel stopped by the limit left its outputs unfinished.
+      absl::Status stopped = while_limit.status();
+      if (!stopped.ok()) return stopped;
       continue;
     }
     if (library_calls_[s] != nullptr) {
@@ -245,7 +251,8 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments,
       continue;
     }
     fallback_runs_.fetch_add(1);
-    absl::Status status = evaluators_[s]->Run(e, e.steps[s], address);
+    absl::Status status =
+        evaluators_[s]->Run(e, e.steps[s], address, max_while_iterations);
     if (!status.ok()) return status;
   }
   // The leaves not written in place: copied from their slots.

@@ -62,9 +62,13 @@ class CpuExecutor {
   // One argument per entry parameter, shapes compatible with the
   // parameters' (literals are row-major whatever the layout). Runs may
   // overlap: each has its own memory. The steps run in `denormals` mode
-  // (runtime/denormals.h; flushed by default, as XLA:CPU does).
+  // (runtime/denormals.h; flushed by default, as XLA:CPU does). A while
+  // loop (compiled, or in an evaluator step) that runs more than
+  // `max_while_iterations` iterations stops the run with DeadlineExceeded
+  // naming it (0: no limit; runtime/while_limit.h).
   absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments,
-                              DenormalMode denormals = DenormalMode::kFlush);
+                              DenormalMode denormals = DenormalMode::kFlush,
+                              int64_t max_while_iterations = 0);
 
   const Executable& executable() const { return executable_; }
   // Evaluator steps run so far, over all runs.

@@ -91,14 +91,17 @@ absl::StatusOr<std::unique_ptr<EvaluatorStep>> EvaluatorStep::Create(
 
 absl::Status EvaluatorStep::Run(const Executable& executable,
                                 const ExecutableStep& step,
-                                const std::vector<uint8_t*>& address) const {
+                                const std::vector<uint8_t*>& address,
+                                int64_t max_while_iterations) const {
   const HloComputation* entry = module_->entry_computation();
   std::vector<Literal> arguments;
   size_t next = 0;
   for (const HloInstruction* p : entry->parameter_instructions()) {
     arguments.push_back(ReadLiteral(p->shape(), address, step.buffers, &next));
   }
-  absl::StatusOr<Literal> result = EvaluateModule(*module_, arguments);
+  EvaluateOptions options;
+  options.max_while_iterations = max_while_iterations;
+  absl::StatusOr<Literal> result = EvaluateModule(*module_, arguments, options);
   if (!result.ok()) {
     return absl::Status(
         result.status().code(),

@@ -29,9 +29,11 @@ class EvaluatorStep {
       const std::string& what);
 
   // Evaluates the step; `address[slot]` is where each of the step's slots
-  // lives in host memory (other entries are not read).
+  // lives in host memory (other entries are not read). A while loop of the
+  // step stops with an error past `max_while_iterations` (0: no limit).
   absl::Status Run(const Executable& executable, const ExecutableStep& step,
-                   const std::vector<uint8_t*>& address) const;
+                   const std::vector<uint8_t*>& address,
+                   int64_t max_while_iterations = 0) const;
 
   // How many of the step's slots (the first ones) its operands fill; the
   // rest are its results.

@@ -7,6 +7,7 @@
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "runtime/denormals.h"
+#include "runtime/while_limit.h"
 
 // libgomp's entry points the kernels call (the program links libgomp
 // through -fopenmp). GOMP_parallel goes through runtime/denormals.h, which
@@ -59,6 +60,7 @@ std::vector<std::pair<const char*, void*>> KernelRuntimeSymbols() {
       {"__truncdfbf2", reinterpret_cast<void*>(&TruncDfBf2)},
       {"__gnu_h2f_ieee", reinterpret_cast<void*>(&GnuH2FIeee)},
       {"__gnu_f2h_ieee", reinterpret_cast<void*>(&GnuF2HIeee)},
+      {"hloc_while_iteration", reinterpret_cast<void*>(&hloc_while_iteration)},
   };
 }
 

@@ -15,6 +15,8 @@
 //   process nor Debian's libgcc reliably defines them, so the program does,
 //   with the same rounding as hlo/float16.h (round to nearest even, NaN
 //   stays a quiet NaN) and hence the evaluator.
+// - hloc_while_iteration, which compiled while loops ask before each
+//   iteration (runtime/while_limit.h).
 #ifndef RUNTIME_KERNEL_SYMBOLS_H_
 #define RUNTIME_KERNEL_SYMBOLS_H_
 

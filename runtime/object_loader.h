@@ -54,9 +54,11 @@ class LoadedCpuExecutable {
       Executable executable);
   ~LoadedCpuExecutable();
 
+  // As CpuExecutor::Run.
   absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments,
-                              DenormalMode denormals = DenormalMode::kFlush) {
-    return executor_->Run(arguments, denormals);
+                              DenormalMode denormals = DenormalMode::kFlush,
+                              int64_t max_while_iterations = 0) {
+    return executor_->Run(arguments, denormals, max_while_iterations);
   }
   const Executable& executable() const { return executor_->executable(); }
   int64_t fallback_runs() const { return executor_->fallback_runs(); }

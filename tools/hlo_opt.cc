@@ -9,7 +9,6 @@
 // message names each and why: a custom call it does not implement, or, in
 // strict mode, any instruction that would run in the reference evaluator).
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <system_error>
 #include <optional>
@@ -17,7 +16,9 @@
 #include <string>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "backends/cpu/aarch64_aot.h"
 #include "backends/cpu/cpu_compiler.h"
 #include "backends/cpu/target_cpu.h"
@@ -36,6 +37,7 @@
 #include "tools/out_of_memory.h"
 #include "tools/graph/graph_output.h"
 #include "tools/module_loader.h"
+#include "tools/output_file.h"
 
 namespace hloc {
 namespace {
@@ -78,7 +80,15 @@ const std::vector<FlagSpec>& Specs() {
       {"passes", true, "run these passes, comma-separated, instead"},
       {"list-passes", false, "print the passes --passes accepts"},
       {"list-stages", false, "print the stages --stage accepts"},
-      {"dump-dir", true, "write the module after every pass into this folder"},
+      {"disable-passes", true,
+       "a,b: skip these passes wherever they occur in --platform's pipeline "
+       "or --passes (to work around a pass; a name the pipeline lacks is an "
+       "error listing the names it has)"},
+      {"dump-dir", true,
+       "write the module after every pass into this folder (and, when the "
+       "verifier rejects it, as NNNN.<pass>.invalid.hlo)"},
+      {"dump-changed-only", false,
+       "with --dump-dir: write the module only after passes that changed it"},
       {"fusion-report", false,
        "print why every producer/consumer pair fused or not"},
       {"stats", false, "print pass statistics to stderr"},
@@ -133,7 +143,8 @@ int Main(int argc, char** argv) {
       "[--gpu-arch=sm_80|sm_90|gfx90a|gfx942|gfx1100] [--cuda-path=DIR] "
       "[--rocm-device-libs=DIR] [--cpu=NAME] "
       "[--features=+F,-G] [--fallback|--no-fallback] "
-      "[--passes=a,b,c] [--fusion-report] [--dump-dir=D] "
+      "[--passes=a,b,c] [--disable-passes=a,b] [--fusion-report] "
+      "[--dump-dir=D [--dump-changed-only]] "
       "[--graph-max-nodes=N] [--graph-compare]";
   absl::StatusOr<ParsedFlags> parsed = ParseFlags(argc, argv, Specs());
   if (!parsed.ok()) return Fail(2, parsed.status().message());
@@ -308,17 +319,27 @@ int Main(int argc, char** argv) {
   PipelineOptions options;
   options.verify = !flags.Has("no-verify-each");
   options.dump_dir = flags.Get("dump-dir");
-  if (!options.dump_dir.empty()) {
-    // A folder that cannot be made is a bad flag (exit 2, as every tool
-    // does for bad input), found before any pass runs.
-    std::error_code error;
-    std::filesystem::create_directories(options.dump_dir, error);
-    if (error) {
-      return Fail(2, absl::StrCat("--dump-dir: cannot create '",
-                                  options.dump_dir, "': ", error.message()));
+  if (flags.Has("dump-changed-only") && options.dump_dir.empty()) {
+    return Fail(2, "--dump-changed-only goes with --dump-dir");
+  }
+  options.dump_unchanged = !flags.Has("dump-changed-only");
+  options.allow_excess_precision = excess == "true";
+  if (flags.Has("disable-passes")) {
+    if (!flags.Has("passes") && !flags.Has("platform")) {
+      return Fail(2,
+                  "--disable-passes needs --platform or --passes (the "
+                  "pipeline whose passes it skips)");
+    }
+    for (absl::string_view name :
+         absl::StrSplit(flags.Get("disable-passes"), ',')) {
+      name = absl::StripAsciiWhitespace(name);
+      if (name.empty()) {
+        return Fail(2, "--disable-passes: an empty pass name in '" +
+                           flags.Get("disable-passes") + "'");
+      }
+      options.disabled_passes.insert(std::string(name));
     }
   }
-  options.allow_excess_precision = excess == "true";
   FusionReport report;
   std::optional<HloPassPipeline> pipeline;
   if (flags.Has("passes")) {
@@ -332,6 +353,20 @@ int Main(int argc, char** argv) {
         MakePipeline(flags.Get("platform"), options, &report);
     if (!p.ok()) return Fail(2, p.status().message());
     pipeline.emplace(std::move(*p));
+  }
+  if (pipeline) {
+    absl::Status names = pipeline->CheckDisabledPasses();
+    if (!names.ok()) return Fail(2, names.message());
+  }
+  if (!options.dump_dir.empty()) {
+    // A folder that cannot be made is a bad flag (exit 2, as every tool
+    // does for bad input), found before any pass runs.
+    std::error_code error;
+    std::filesystem::create_directories(options.dump_dir, error);
+    if (error) {
+      return Fail(2, absl::StrCat("--dump-dir: cannot create '",
+                                  options.dump_dir, "': ", error.message()));
+    }
   }
   // --graph-compare's left panel: the module as read.
   std::unique_ptr<HloModule> before;
@@ -391,13 +426,15 @@ int Main(int argc, char** argv) {
     output = PrintModule(**module, print_options);
   }
   if (flags.Has("o")) {
-    std::ofstream out(flags.Get("o"), std::ios::binary);
-    out << output;
-    if (!out) return Fail(2, "cannot write " + flags.Get("o"));
+    absl::Status written = WriteOutputFile(flags.Get("o"), output);
+    if (!written.ok()) return Fail(2, written.message());
   } else {
     std::cout << output;
   }
   if (flags.Has("fusion-report")) std::cout << FormatFusionReport(report);
+  // A full disk or closed pipe on stdout is a failure too, not exit 0.
+  std::cout.flush();
+  if (!std::cout) return Fail(2, "cannot write to standard output");
   return 0;
 }
 

@@ -1,16 +1,19 @@
 #include "tools/hlo_run_core.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <system_error>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "hlo/computation.h"
 #include "hlo/evaluator/evaluator.h"
 #include "hlo/host_memory.h"
@@ -63,16 +66,24 @@ const std::vector<FlagSpec>& Specs() {
        "hlo|pb|hloexe: module or saved executable (default: by extension)"},
       {"profile", false, "print per-kernel device times to stderr (cuda)"},
       {"iterations", true,
-       "N: after the run, run N more times and print the median device "
-       "time of a run (its kernels, CUDA events) to stderr (cuda)"},
+       "N: after the run, run N more times and print the median time of a "
+       "run to stderr (cuda: device time of its kernels, CUDA events; "
+       "interpreter and cpu: wall time of whole runs, nothing recompiled)"},
       {"time-run", false,
        "with --iterations: time whole runs instead, 20 back to back with "
        "the inputs resident per sample (CUDA events around them, graphs as "
        "usual, launch gaps included), as the benchmark's peers are timed "
        "(cuda)"},
       {"max-while-iterations", true,
-       "N: stop with an error naming the loop when a while loop runs more "
-       "than N iterations (interpreter)"},
+       "N: stop with an error naming the loop (exit 3) when a while loop "
+       "runs more than N iterations (interpreter, cpu host)"},
+      {"reference", true,
+       "PLATFORM: also run on PLATFORM (e.g. interpreter) and compare "
+       "--platform's outputs with its outputs, as --expect does with files"},
+      {"disable-passes", true,
+       "a,b: skip these passes of --platform's pipeline (cpu), e.g. to work "
+       "around a pass; a name the pipeline lacks is an error listing the "
+       "names it has"},
       {"help", false, "print this help"},
   };
   return *specs;
@@ -171,32 +182,39 @@ void FlattenInto(Literal literal, std::vector<Literal>* leaves) {
 
 std::string ErrorText(double error) { return absl::StrFormat("%.3g", error); }
 
-// Compares `outputs` with DIR/out<i>.npy and prints the table; returns the
-// exit status.
-int CompareWithExpected(const HloModule& module, const HloRunOptions& options,
-                        const std::vector<Literal>& outputs, std::ostream& out,
-                        std::ostream& err) {
+// DIR/out<i>.npy for each of `outputs`, of its element type; an extra
+// file is an error too.
+absl::StatusOr<std::vector<Literal>> ReadExpected(
+    const std::string& dir, const std::vector<Literal>& outputs) {
   const int64_t n = static_cast<int64_t>(outputs.size());
   std::vector<Literal> expected;
   for (int64_t i = 0; i < n; ++i) {
     NpyReadOptions read_options;
     read_options.expected_type = outputs[i].element_type();
     absl::StatusOr<Literal> literal =
-        ReadNpy(NpyPath(options.expect_dir, "out", i), read_options);
+        ReadNpy(NpyPath(dir, "out", i), read_options);
     if (!literal.ok()) {
-      err << "hlo-run: error: expected output " << i << ": "
-          << literal.status().message() << "\n";
-      return kHloRunBadInput;
+      return absl::Status(literal.status().code(),
+                          absl::StrCat("expected output ", i, ": ",
+                                       literal.status().message()));
     }
     expected.push_back(*std::move(literal));
   }
-  const std::string extra = NpyPath(options.expect_dir, "out", n);
+  const std::string extra = NpyPath(dir, "out", n);
   if (FileExists(extra)) {
-    err << "hlo-run: error: " << extra << " exists, but the module has " << n
-        << " output" << (n == 1 ? "" : "s") << "\n";
-    return kHloRunBadInput;
+    return absl::InvalidArgumentError(
+        absl::StrCat(extra, " exists, but the module has ", n, " output",
+                     n == 1 ? "" : "s"));
   }
+  return expected;
+}
 
+// Compares `outputs` with `expected` (from --expect's files or the
+// --reference platform) and prints the table; returns the exit status.
+int CompareOutputs(const HloModule& module, const HloRunOptions& options,
+                   const std::vector<Literal>& outputs,
+                   const std::vector<Literal>& expected, std::ostream& out) {
+  const int64_t n = static_cast<int64_t>(outputs.size());
   std::vector<std::vector<std::string>> rows = {
       {"output", "shape", "max_abs_err", "max_rel_err", "mismatches",
        "tolerance", "result"}};
@@ -323,6 +341,26 @@ absl::StatusOr<HloRunOptions> ParseHloRunOptions(
         " backend has no evaluator fallback (it is always strict)"));
   }
   options.expect_dir = flags.Get("expect");
+  options.reference = flags.Get("reference");
+  if (flags.Has("reference") && options.reference.empty()) {
+    return absl::InvalidArgumentError("flag --reference: give a platform");
+  }
+  if (!options.reference.empty() && !options.expect_dir.empty()) {
+    return absl::InvalidArgumentError(
+        "give either --expect (files) or --reference (a platform), not both");
+  }
+  if (flags.Has("disable-passes")) {
+    for (absl::string_view name :
+         absl::StrSplit(flags.Get("disable-passes"), ',')) {
+      name = absl::StripAsciiWhitespace(name);
+      if (name.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("flag --disable-passes: an empty pass name in '",
+                         flags.Get("disable-passes"), "'"));
+      }
+      options.disabled_passes.insert(std::string(name));
+    }
+  }
   options.output_dir = flags.Get("output");
   options.format = flags.Get("format");
   options.profile = flags.Has("profile");
@@ -408,20 +446,61 @@ HloRunPlatform InterpreterPlatform() {
   // The reference evaluator is IEEE C++ code: in flush mode it runs with
   // flush-to-zero set and its inputs' denormals flushed (runtime/denormals.h
   // says why both), so it computes what XLA's runtimes compute.
-  platform.run_module = [](const HloModule& module,
-                           absl::Span<const Literal> arguments,
-                           const HloRunOptions& options) {
+  platform.run_module =
+      [](const HloModule& module, absl::Span<const Literal> arguments,
+         const HloRunOptions& options) -> absl::StatusOr<Literal> {
     EvaluateOptions evaluate;
     evaluate.max_while_iterations = options.max_while_iterations;
-    if (options.denormals == DenormalMode::kKeep) {
-      return EvaluateModule(module, arguments, evaluate);
+    std::vector<Literal> flushed;
+    if (options.denormals == DenormalMode::kFlush) {
+      flushed.assign(arguments.begin(), arguments.end());
+      for (Literal& argument : flushed) FlushDenormals(&argument);
+      arguments = flushed;
     }
-    std::vector<Literal> flushed(arguments.begin(), arguments.end());
-    for (Literal& argument : flushed) FlushDenormals(&argument);
     const ScopedDenormalMode mode(options.denormals);
-    return EvaluateModule(module, flushed, evaluate);
+    absl::StatusOr<Literal> result =
+        EvaluateModule(module, arguments, evaluate);
+    if (!result.ok() || options.iterations == 0) return result;
+    absl::Status timed = TimeRepeatedRuns(
+        "interpreter", options.iterations,
+        [&] { return EvaluateModule(module, arguments, evaluate).status(); },
+        std::cerr);
+    if (!timed.ok()) return timed;
+    return result;
+  };
+  platform.check_options = [](const HloRunOptions& options) {
+    if (!options.disabled_passes.empty()) {
+      return absl::InvalidArgumentError(
+          "flag --disable-passes: --platform=interpreter runs no passes");
+    }
+    if (options.time_run) {
+      return absl::InvalidArgumentError(
+          "flag --time-run: CUDA timing; --platform=interpreter's "
+          "--iterations time whole runs already");
+    }
+    return absl::OkStatus();
   };
   return platform;
+}
+
+absl::Status TimeRepeatedRuns(absl::string_view platform, int64_t iterations,
+                              const std::function<absl::Status()>& run,
+                              std::ostream& err) {
+  std::vector<double> milliseconds;
+  for (int64_t i = 0; i < iterations; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    absl::Status status = run();
+    if (!status.ok()) return status;
+    milliseconds.push_back(std::chrono::duration<double, std::milli>(
+                               std::chrono::steady_clock::now() - start)
+                               .count());
+  }
+  std::sort(milliseconds.begin(), milliseconds.end());
+  err << absl::StrFormat(
+      "%s: %d more runs: median %.3f ms, min %.3f ms, max %.3f ms\n",
+      std::string(platform), iterations, milliseconds[milliseconds.size() / 2],
+      milliseconds.front(), milliseconds.back());
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<Literal>> ReadInputs(const HloModule& module,
@@ -491,6 +570,41 @@ std::vector<Literal> FlattenResult(Literal result) {
   return leaves;
 }
 
+namespace {
+
+// Whether `platform` can honour the options; an error is bad input.
+absl::Status CheckPlatformOptions(const HloRunPlatform& platform,
+                                  const HloRunOptions& options) {
+  if (platform.check_options) return platform.check_options(options);
+  if (!options.disabled_passes.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("flag --disable-passes: --platform=", platform.name,
+                     " does not take it (cpu's pipeline does)"));
+  }
+  if (options.max_while_iterations > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "flag --max-while-iterations: --platform=", platform.name,
+        " has no while-loop limit (the interpreter and cpu have)"));
+  }
+  return absl::OkStatus();
+}
+
+// The options the --reference platform runs with: the same inputs and
+// numerics, its own default pipeline, no timing or profile.
+HloRunOptions ReferenceOptions(const HloRunOptions& options) {
+  HloRunOptions reference = options;
+  reference.platform = options.reference;
+  reference.target = "host";
+  reference.allow_fallback.reset();
+  reference.disabled_passes.clear();
+  reference.iterations = 0;
+  reference.time_run = false;
+  reference.profile = false;
+  return reference;
+}
+
+}  // namespace
+
 int RunHloRun(const HloRunOptions& options, const HloRunPlatforms& platforms,
               std::ostream& out, std::ostream& err) {
   const HloRunPlatform* platform = FindPlatform(platforms, options.platform);
@@ -498,6 +612,27 @@ int RunHloRun(const HloRunOptions& options, const HloRunPlatforms& platforms,
     err << "hlo-run: error: unknown platform '" << options.platform
         << "' (available: " << PlatformList(platforms) << ")\n";
     return kHloRunBadInput;
+  }
+  const HloRunPlatform* reference = nullptr;
+  const HloRunOptions reference_options = ReferenceOptions(options);
+  if (!options.reference.empty()) {
+    reference = FindPlatform(platforms, options.reference);
+    if (reference == nullptr) {
+      err << "hlo-run: error: --reference: unknown platform '"
+          << options.reference << "' (available: " << PlatformList(platforms)
+          << ")\n";
+      return kHloRunBadInput;
+    }
+  }
+  for (const auto& [checked, checked_options] :
+       {std::pair{platform, &options},
+        std::pair{reference, &reference_options}}) {
+    if (checked == nullptr) continue;
+    absl::Status status = CheckPlatformOptions(*checked, *checked_options);
+    if (!status.ok()) {
+      err << "hlo-run: error: " << status.message() << "\n";
+      return kHloRunBadInput;
+    }
   }
   for (const auto& [flag, dir] : {std::pair{"--inputs", &options.inputs_dir},
                                   std::pair{"--expect", &options.expect_dir}}) {
@@ -517,6 +652,11 @@ int RunHloRun(const HloRunOptions& options, const HloRunPlatforms& platforms,
       module = absl::InvalidArgumentError(
           absl::StrCat(options.module_path, ": --platform=", options.platform,
                        " cannot run a saved executable"));
+    } else if (!options.disabled_passes.empty()) {
+      module = absl::InvalidArgumentError(absl::StrCat(
+          "flag --disable-passes: ", options.module_path,
+          " is compiled already (give hlo-opt --disable-passes when saving "
+          "it)"));
     } else {
       absl::StatusOr<SavedExecutable> loaded =
           platform->load_executable(options);
@@ -552,17 +692,18 @@ int RunHloRun(const HloRunOptions& options, const HloRunPlatforms& platforms,
     return kHloRunBadInput;
   }
 
+  // A failed run: a value too large for the host is the module's fault, as
+  // a shape mismatch is (bad input, whatever platform found it); anything
+  // else is the platform's.
+  auto run_failed = [&](absl::string_view name, const absl::Status& status) {
+    err << "hlo-run: error: " << name << " failed to run "
+        << options.module_path << ": " << status.message() << "\n";
+    return absl::IsResourceExhausted(status) ? kHloRunBadInput : kHloRunFailed;
+  };
   absl::StatusOr<Literal> result =
       saved.run ? saved.run(*inputs)
                 : platform->run_module(**module, *inputs, options);
-  if (!result.ok()) {
-    err << "hlo-run: error: " << options.platform << " failed to run "
-        << options.module_path << ": " << result.status().message() << "\n";
-    // A value too large for the host is the module's fault, as a shape
-    // mismatch is: bad input, whatever platform found it.
-    return absl::IsResourceExhausted(result.status()) ? kHloRunBadInput
-                                                      : kHloRunFailed;
-  }
+  if (!result.ok()) return run_failed(options.platform, result.status());
   const std::vector<Literal> outputs = FlattenResult(*std::move(result));
 
   if (!options.output_dir.empty()) {
@@ -583,8 +724,32 @@ int RunHloRun(const HloRunOptions& options, const HloRunPlatforms& platforms,
     }
   }
 
+  if (reference != nullptr) {
+    absl::StatusOr<Literal> expected =
+        reference->run_module(**module, *inputs, reference_options);
+    if (!expected.ok()) {
+      return run_failed(absl::StrCat(options.reference, " (the reference)"),
+                        expected.status());
+    }
+    std::vector<Literal> expected_outputs = FlattenResult(*std::move(expected));
+    if (expected_outputs.size() != outputs.size()) {
+      err << "hlo-run: error: " << options.platform << " gave "
+          << outputs.size() << " outputs, the reference " << options.reference
+          << " " << expected_outputs.size() << "\n";
+      return kHloRunMismatch;
+    }
+    out << options.platform << " against the reference " << options.reference
+        << ":\n";
+    return CompareOutputs(**module, options, outputs, expected_outputs, out);
+  }
   if (!options.expect_dir.empty()) {
-    return CompareWithExpected(**module, options, outputs, out, err);
+    absl::StatusOr<std::vector<Literal>> expected =
+        ReadExpected(options.expect_dir, outputs);
+    if (!expected.ok()) {
+      err << "hlo-run: error: " << expected.status().message() << "\n";
+      return kHloRunBadInput;
+    }
+    return CompareOutputs(**module, options, outputs, *expected, out);
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     out << "out" << i << " " << outputs[i].shape().ToString(false);
@@ -614,7 +779,15 @@ int HloRunMain(const std::vector<std::string>& args,
     out << HloRunUsage(platforms);
     return kHloRunMatch;
   }
-  return RunHloRun(*options, platforms, out, err);
+  const int status = RunHloRun(*options, platforms, out, err);
+  // A table that could not be written (a full disk, a closed pipe) is not
+  // a success.
+  out.flush();
+  if (!out && status == kHloRunMatch) {
+    err << "hlo-run: error: cannot write to standard output\n";
+    return kHloRunBadInput;
+  }
+  return status;
 }
 
 }  // namespace hloc

@@ -9,6 +9,8 @@
 //           [--expect=DIR] [--rtol=R] [--atol=A] [--expect-tf32]
 //           [--allow-excess-precision=true|false] [--denormals=flush|keep]
 //           [--output=DIR] [--format=hlo|pb|hloexe] [--profile]
+//           [--reference=PLATFORM] [--disable-passes=a,b] [--iterations=N]
+//           [--max-while-iterations=N]
 //
 // A .hloexe file (hlo-opt --platform=cpu|cuda --stage=executable -o F.hloexe)
 // is a saved executable: with its --platform it is loaded (object code
@@ -35,6 +37,15 @@
 // the interpreter gets flushed inputs and runs in flush-to-zero mode);
 // --denormals=keep gives IEEE gradual underflow instead.
 //
+// --reference=PLATFORM runs the module on that platform too (the
+// interpreter, say) and compares --platform's outputs with its outputs as
+// with --expect's files: the same tolerances, table and exit statuses.
+// --disable-passes skips passes of a compiling platform's pipeline (cpu).
+// --iterations=N times N more runs after the first (cuda: device time;
+// interpreter and cpu: wall time of whole runs, nothing recompiled).
+// --max-while-iterations=N stops a while loop that runs more than N
+// iterations, with an error naming it (interpreter, cpu host).
+//
 // Random inputs (--random-inputs=SEED) depend only on the seed, the
 // parameter number and its shape: floats uniform in [-1, 1) (complex: both
 // parts), signed integers in [-8, 8], unsigned in [0, 15], pred fair coins.
@@ -50,6 +61,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -79,6 +91,11 @@ struct HloRunOptions {
   // under qemu-aarch64; backends/cpu/aarch64_aot.h).
   std::string target = "host";
   std::string expect_dir;
+  // Another platform whose outputs --platform's are compared with (instead
+  // of --expect's files); empty: none.
+  std::string reference;
+  // Passes the compiling platform's pipeline skips (PipelineOptions).
+  std::set<std::string> disabled_passes;
   std::optional<double> rtol;
   std::optional<double> atol;
   // The expected outputs came from a GPU that used TF32 (see above).
@@ -93,13 +110,12 @@ struct HloRunOptions {
   std::string output_dir;
   // Per-kernel device times on stderr (platforms that can time steps).
   bool profile = false;
-  // Timed repetitions after the run (platforms that can time steps); 0:
-  // none.
+  // Timed repetitions after the run; 0: none.
   int64_t iterations = 0;
   // Time those repetitions as whole runs, not as sums of per-step times.
   bool time_run = false;
-  // The interpreter stops a while loop after this many iterations with an
-  // error naming it (0: no limit).
+  // A while loop that runs more iterations than this stops the run with an
+  // error naming it (0: no limit); the interpreter and cpu (host) honour it.
   int64_t max_while_iterations = 0;
   bool help = false;
 };
@@ -128,6 +144,10 @@ struct HloRunPlatform {
       run_module;
   std::function<absl::StatusOr<SavedExecutable>(const HloRunOptions& options)>
       load_executable;
+  // Rejects options this platform cannot honour (bad input, exit 2), before
+  // anything is read. Unset: the platform takes none of
+  // --disable-passes, --max-while-iterations.
+  std::function<absl::Status(const HloRunOptions& options)> check_options;
 };
 using HloRunPlatforms = std::vector<HloRunPlatform>;
 
@@ -149,6 +169,13 @@ absl::StatusOr<std::vector<Literal>> ReadInputs(const HloModule& module,
 // Deterministic random arguments for the entry parameters (see above).
 absl::StatusOr<std::vector<Literal>> RandomInputs(const HloModule& module,
                                                   uint64_t seed);
+
+// --iterations on a host platform: runs `run` `iterations` times and prints
+// "<platform>: N more runs: median X ms, min Y ms, max Z ms" to `err`
+// (wall time of whole runs). The first error stops it.
+absl::Status TimeRepeatedRuns(absl::string_view platform, int64_t iterations,
+                              const std::function<absl::Status()>& run,
+                              std::ostream& err);
 
 // The array leaves of a result, depth-first.
 std::vector<Literal> FlattenResult(Literal result);

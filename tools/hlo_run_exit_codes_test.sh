@@ -73,10 +73,89 @@ ENTRY e {
   ROOT w = s32[] while(z), condition=cond, body=body
 }
 HLO
-expect_status 3 "$TMP/forever.hlo" --max-while-iterations=1000
-grep -q "while loop w did not finish within 1000 iterations" "$TMP/stderr" ||
-  { echo "FAIL: the endless loop was not named"; cat "$TMP/stderr"; failures=$((failures + 1)); }
+# The same loop nested in the body of a loop of three iterations: the
+# inner one is named, and the outer one stops too.
+cat >"$TMP/nested.hlo" <<'HLO'
+HloModule nested
+inner_cond {
+  s = s32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+inner_body {
+  s = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT n = s32[] add(s, one)
+}
+outer_cond {
+  s = s32[] parameter(0)
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(s, three), direction=LT
+}
+outer_body {
+  s = s32[] parameter(0)
+  endless = s32[] while(s), condition=inner_cond, body=inner_body
+  one = s32[] constant(1)
+  ROOT n = s32[] add(endless, one)
+}
+ENTRY e {
+  z = s32[] parameter(0)
+  ROOT outer = s32[] while(z), condition=outer_cond, body=outer_body
+}
+HLO
+# A loop of exactly five iterations: it finishes within a limit of five,
+# not four.
+cat >"$TMP/five.hlo" <<'HLO'
+HloModule five
+cond {
+  s = s32[] parameter(0)
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(s, n), direction=LT
+}
+body {
+  s = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT n = s32[] add(s, one)
+}
+ENTRY e {
+  z = s32[] parameter(0)
+  ROOT counted = s32[] while(z), condition=cond, body=body
+}
+HLO
+mkdir -p "$TMP/zero"
+# in0.npy: a little-endian int32 scalar 0 (numpy's format 1.0: magic,
+# version, a 118-byte header padded with spaces so the data starts at 128).
+header="{'descr': '<i4', 'fortran_order': False, 'shape': (), }"
+header="$header$(printf '%*s' $((128 - 10 - ${#header} - 1)) '')"
+{ printf '\x93NUMPY\x01\x00\x76\x00'; printf '%s\n' "$header"; printf '\x00\x00\x00\x00'; } \
+  >"$TMP/zero/in0.npy"
+for platform in interpreter cpu; do
+  expect_status 3 "$TMP/forever.hlo" --platform=$platform --max-while-iterations=1000
+  grep -q "$platform failed to run .*while loop w did not finish within 1000 iterations" "$TMP/stderr" ||
+    { echo "FAIL: the endless loop was not named ($platform)"; cat "$TMP/stderr"; failures=$((failures + 1)); }
+  expect_status 3 "$TMP/nested.hlo" --platform=$platform --inputs="$TMP/zero" \
+    --max-while-iterations=50
+  grep -q "while loop endless did not finish within 50 iterations" "$TMP/stderr" ||
+    { echo "FAIL: the nested endless loop was not named ($platform)"; cat "$TMP/stderr"; failures=$((failures + 1)); }
+  expect_status 0 "$TMP/five.hlo" --platform=$platform --inputs="$TMP/zero" \
+    --max-while-iterations=5
+  grep -q "^out0 s32\[\] 5$" "$TMP/stdout" ||
+    { echo "FAIL: the five-iteration loop gave $(cat "$TMP/stdout") ($platform)"; failures=$((failures + 1)); }
+  expect_status 3 "$TMP/five.hlo" --platform=$platform --inputs="$TMP/zero" \
+    --max-while-iterations=4
+  grep -q "while loop counted did not finish within 4 iterations" "$TMP/stderr" ||
+    { echo "FAIL: limit 4 did not stop the five-iteration loop ($platform)"; cat "$TMP/stderr"; failures=$((failures + 1)); }
+done
 expect_status 2 "$TMP/forever.hlo" --max-while-iterations=0
+# AArch64 object code asks its driver, which sets no limit: the loop links
+# and runs there, and the flag is refused rather than ignored.
+expect_status 0 "$TMP/five.hlo" --platform=cpu --target=aarch64 --inputs="$TMP/zero"
+grep -q "^out0 s32\[\] 5$" "$TMP/stdout" ||
+  { echo "FAIL: the loop gave $(cat "$TMP/stdout") on aarch64"; failures=$((failures + 1)); }
+expect_status 2 "$TMP/forever.hlo" --platform=cpu --target=aarch64 --max-while-iterations=10
+# Platforms without a limit refuse the flag rather than ignore it.
+expect_status 2 "$TMP/forever.hlo" --platform=cuda --max-while-iterations=10
+grep -q "flag --max-while-iterations: --platform=cuda has no while-loop limit" "$TMP/stderr" ||
+  { echo "FAIL: cuda accepted --max-while-iterations"; cat "$TMP/stderr"; failures=$((failures + 1)); }
 for platform in interpreter cpu; do
   expect_status 2 "$TMP/huge_input.hlo" --platform=$platform --random-inputs=1
   grep -q "parameter 0 (p: f32\[100000,100000,4\]): random values: .* needs 160.0 GB" "$TMP/stderr" ||

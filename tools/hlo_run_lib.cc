@@ -29,16 +29,22 @@ double MillisecondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-// A copy of `module` after `platform`'s pipeline, as `options` ask
-// (excess precision).
+// `platform`'s pipeline as `options` ask (excess precision, disabled
+// passes).
+absl::StatusOr<HloPassPipeline> PipelineFor(absl::string_view platform,
+                                            const HloRunOptions& options) {
+  PipelineOptions pipeline_options;
+  pipeline_options.allow_excess_precision = options.allow_excess_precision;
+  pipeline_options.disabled_passes = options.disabled_passes;
+  return MakePipeline(platform, pipeline_options);
+}
+
+// A copy of `module` after `platform`'s pipeline (PipelineFor).
 absl::StatusOr<std::unique_ptr<HloModule>> Optimize(
     absl::string_view platform, const HloModule& module,
     const HloRunOptions& options) {
   std::unique_ptr<HloModule> optimized = module.Clone();
-  PipelineOptions pipeline_options;
-  pipeline_options.allow_excess_precision = options.allow_excess_precision;
-  absl::StatusOr<HloPassPipeline> pipeline =
-      MakePipeline(platform, pipeline_options);
+  absl::StatusOr<HloPassPipeline> pipeline = PipelineFor(platform, options);
   if (!pipeline.ok()) return pipeline.status();
   absl::StatusOr<bool> changed = pipeline->Run(optimized.get());
   if (!changed.ok()) return changed.status();
@@ -64,9 +70,21 @@ absl::StatusOr<Literal> RunOnCpuPlatform(const HloModule& module,
   const double compile_ms = MillisecondsSince(start);
   const auto run_start = std::chrono::steady_clock::now();
   absl::StatusOr<Literal> result =
-      (*executable)->Run(arguments, options.denormals);
+      (*executable)
+          ->Run(arguments, options.denormals, options.max_while_iterations);
   std::cerr << absl::StrFormat("cpu: compiled in %.1f ms, ran in %.3f ms\n",
                                compile_ms, MillisecondsSince(run_start));
+  if (!result.ok() || options.iterations == 0) return result;
+  // The same executable again: --iterations times runs, not compilations.
+  absl::Status timed = TimeRepeatedRuns(
+      "cpu", options.iterations,
+      [&] {
+        return (*executable)
+            ->Run(arguments, options.denormals, options.max_while_iterations)
+            .status();
+      },
+      std::cerr);
+  if (!timed.ok()) return timed;
   return result;
 }
 
@@ -141,17 +159,28 @@ absl::StatusOr<SavedExecutable> LoadCpuExecutable(
   saved.module = *std::move(module);
   std::shared_ptr<LoadedCpuExecutable> loaded = *std::move(executable);
   const bool strict = !options.allow_fallback.value_or(true);
-  saved.run = [loaded, strict, denormals = options.denormals](
-                  absl::Span<const Literal> arguments)
-      -> absl::StatusOr<Literal> {
+  saved.run =
+      [loaded, strict, options](
+          absl::Span<const Literal> arguments) -> absl::StatusOr<Literal> {
     if (strict) {
       absl::Status status = CheckNoEvaluatorSteps(loaded->executable());
       if (!status.ok()) return status;
     }
     const auto run_start = std::chrono::steady_clock::now();
-    absl::StatusOr<Literal> result = loaded->Run(arguments, denormals);
+    absl::StatusOr<Literal> result =
+        loaded->Run(arguments, options.denormals, options.max_while_iterations);
     std::cerr << absl::StrFormat("cpu: ran in %.3f ms\n",
                                  MillisecondsSince(run_start));
+    if (!result.ok() || options.iterations == 0) return result;
+    absl::Status timed = TimeRepeatedRuns(
+        "cpu", options.iterations,
+        [&] {
+          return loaded
+              ->Run(arguments, options.denormals, options.max_while_iterations)
+              .status();
+        },
+        std::cerr);
+    if (!timed.ok()) return timed;
     return result;
   };
   return saved;
@@ -168,6 +197,30 @@ HloRunPlatform CpuPlatform() {
                : RunOnCpuPlatform(module, arguments, options);
   };
   platform.load_executable = LoadCpuExecutable;
+  platform.check_options = [](const HloRunOptions& options) -> absl::Status {
+    if (options.target == "aarch64") {
+      // The module runs once under qemu, in a driver with no limit.
+      if (options.max_while_iterations > 0 || options.iterations > 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "flag --",
+            options.iterations > 0 ? "iterations" : "max-while-iterations",
+            ": --target=aarch64 runs once under qemu without it (the host "
+            "target has it)"));
+      }
+    }
+    if (options.time_run) {
+      return absl::InvalidArgumentError(
+          "flag --time-run: CUDA timing; cpu's --iterations time whole runs "
+          "already");
+    }
+    if (options.disabled_passes.empty()) return absl::OkStatus();
+    absl::StatusOr<HloPassPipeline> pipeline = PipelineFor("cpu", options);
+    if (!pipeline.ok()) return pipeline.status();
+    absl::Status names = pipeline->CheckDisabledPasses();
+    if (names.ok()) return names;
+    return absl::InvalidArgumentError(
+        absl::StrCat("flag --disable-passes: ", names.message()));
+  };
   return platform;
 }
 

@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/proto/proto_import.h"
+#include "hlo/text/mlir_hint.h"
 #include "hlo/text/parser.h"
 #include "hlo/verifier.h"
 #include "runtime/file_util.h"
@@ -18,6 +19,10 @@ absl::StatusOr<std::unique_ptr<HloModule>> LoadModule(
       kind = "hlo";
     } else if (absl::EndsWith(name, ".pb")) {
       kind = "pb";
+    } else if (absl::EndsWith(name, ".mlir") ||
+               absl::EndsWith(name, ".mlirbc")) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": ", MlirTextHint()));
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           path,

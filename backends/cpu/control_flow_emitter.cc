@@ -365,8 +365,21 @@ absl::Status EmitWhile(const HloInstruction& hlo, const std::string& symbol,
   k.Allocate({&cond, &body}, staging_bytes);
   std::vector<llvm::Value*> state = k.buffers(n, n);
   for (int64_t j = 0; j < n; ++j) k.Copy(state[j], k.buffer(j), sizes[j]);
+  // Before each body run the loop asks the runtime whether to stop (an
+  // iteration limit, runtime/while_limit.h), giving its name and the number
+  // of body runs so far.
+  llvm::Value* iteration =
+      b->CreateAlloca(b->getInt64Ty(), nullptr, "iteration");
+  b->CreateStore(b->getInt64(0), iteration);
+  llvm::Value* loop_name =
+      b->CreateGlobalStringPtr(hlo.name(), symbol + ".loop_name");
+  llvm::FunctionCallee ask = ctx.module->getOrInsertFunction(
+      "hloc_while_iteration",
+      llvm::FunctionType::get(b->getInt32Ty(), {b->getPtrTy(), b->getInt64Ty()},
+                              false));
   llvm::LLVMContext& context = ctx.module->getContext();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(context, "cond", k.fn());
+  llvm::BasicBlock* ask_bb = llvm::BasicBlock::Create(context, "ask", k.fn());
   llvm::BasicBlock* body_bb = llvm::BasicBlock::Create(context, "body", k.fn());
   llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, "exit", k.fn());
   b->CreateBr(header);
@@ -374,7 +387,12 @@ absl::Status EmitWhile(const HloInstruction& hlo, const std::string& symbol,
   std::vector<llvm::Value*> pred = k.Run(cond, state);
   llvm::Value* go =
       b->CreateICmpNE(b->CreateLoad(b->getInt8Ty(), pred[0]), b->getInt8(0));
-  b->CreateCondBr(go, body_bb, exit);
+  b->CreateCondBr(go, ask_bb, exit);
+  b->SetInsertPoint(ask_bb);
+  llvm::Value* runs = b->CreateLoad(b->getInt64Ty(), iteration);
+  llvm::Value* stop = b->CreateCall(ask, {loop_name, runs});
+  b->CreateStore(b->CreateAdd(runs, b->getInt64(1)), iteration);
+  b->CreateCondBr(b->CreateICmpNE(stop, b->getInt32(0)), exit, body_bb);
   b->SetInsertPoint(body_bb);
   std::vector<llvm::Value*> result = k.Run(body, state);
   for (int64_t j = 0; j < n; ++j) {

@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "absl/strings/str_replace.h"
+#include "backends/cpu/cpu_compiler.h"
 #include "backends/cpu/op_test_util.h"
 #include "gtest/gtest.h"
+#include "hlo/text/parser.h"
 
 namespace hloc {
 namespace {
@@ -166,6 +168,53 @@ ENTRY main {
   ROOT c = f32[10] conditional(i, x, t, x), branch_computations={b0, b1, b2}
 }
 )";
+
+// The iteration limit (runtime/while_limit.h): a compiled loop of exactly
+// N iterations finishes within a limit of N; a limit of N - 1 stops the
+// run with an error naming the loop; the next run of the same executable
+// without a limit is unaffected. (Endless and nested loops:
+// tools/hlo_run_exit_codes_test.sh.)
+TEST(WhileTest, IterationLimitStopsCompiledLoops) {
+  const std::string text = R"(
+HloModule limited
+cond {
+  s = s32[] parameter(0)
+  n = s32[] constant(7)
+  ROOT lt = pred[] compare(s, n), direction=LT
+}
+body {
+  s = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT n = s32[] add(s, one)
+}
+ENTRY main {
+  z = s32[] parameter(0)
+  ROOT counted = s32[] while(z), condition=cond, body=body
+}
+)";
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(text, "limited.hlo");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(**module);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  std::vector<Literal> args;
+  args.push_back(Literal::CreateR0<int32_t>(S32, 0));
+  absl::StatusOr<Literal> r =
+      (*executable)
+          ->Run(args, DenormalMode::kFlush, /*max_while_iterations=*/7);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->data<int32_t>()[0], 7);
+  r = (*executable)->Run(args, DenormalMode::kFlush, 6);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(r.status().message(),
+            "while loop counted did not finish within 6 iterations (the "
+            "limit given; --max-while-iterations)");
+  r = (*executable)->Run(args);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->data<int32_t>()[0], 7);
+}
 
 TEST(ConditionalTest, IndexedBranchesInAndOutOfRange) {
   for (int32_t index : {0, 1, 2, 3, -1, 1000}) {

@@ -34,8 +34,9 @@ int64_t CpuExecutable::kernel_count() const {
 }
 
 absl::StatusOr<Literal> CpuExecutable::Run(absl::Span<const Literal> arguments,
-                                           DenormalMode denormals) {
-  return executor_->Run(arguments, denormals);
+                                           DenormalMode denormals,
+                                           int64_t max_while_iterations) {
+  return executor_->Run(arguments, denormals, max_while_iterations);
 }
 
 }  // namespace hloc

@@ -68,9 +68,11 @@ class CpuExecutable {
   // Runs the entry computation; one argument per entry parameter, shapes
   // compatible with the parameters' (layouts ignored: literals are
   // row-major). Denormals are flushed unless `denormals` says keep
-  // (runtime/denormals.h).
+  // (runtime/denormals.h). A while loop past `max_while_iterations`
+  // iterations stops the run with an error naming it (0: no limit).
   absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments,
-                              DenormalMode denormals = DenormalMode::kFlush);
+                              DenormalMode denormals = DenormalMode::kFlush,
+                              int64_t max_while_iterations = 0);
 
   const HloModule& module() const { return *module_; }
   const std::vector<CpuStep>& steps() const { return steps_; }

@@ -55,6 +55,42 @@ ENTRY e {
   ExpectFloats(r.tuple_elements()[1], {55, 56, 57});
 }
 
+// A loop of exactly ten iterations finishes within a limit of ten; a limit
+// of nine stops it, naming the loop.
+TEST(ControlTest, WhileIterationLimitCountsBodyRuns) {
+  const char* kHlo = R"(
+HloModule m
+cond {
+  i = s32[] parameter(0)
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  i = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT j = s32[] add(i, one)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  ROOT loop = s32[] while(z), condition=cond, body=body
+})";
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(kHlo, "limit.hlo");
+  ASSERT_TRUE(module.ok()) << module.status();
+  EvaluateOptions options;
+  options.max_while_iterations = 10;
+  absl::StatusOr<Literal> r = EvaluateModule(**module, {}, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Values<int32_t>(*r), (std::vector<int32_t>{10}));
+  options.max_while_iterations = 9;
+  r = EvaluateModule(**module, {}, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(r.status().message(),
+            "while loop loop did not finish within 9 iterations (the limit "
+            "given; --max-while-iterations)");
+}
+
 const char* kBranches = R"(
 HloModule m
 neg {

@@ -335,13 +335,6 @@ absl::StatusOr<Literal> Evaluator::EvaluateWhile(const HloInstruction& instr,
   }
   Literal state = operands.TakeOrCopy(0);
   for (int64_t iteration = 0;; ++iteration) {
-    if (options_.max_while_iterations > 0 &&
-        iteration >= options_.max_while_iterations) {
-      return absl::DeadlineExceededError(absl::StrCat(
-          "while loop ", instr.name(), " did not finish within ",
-          options_.max_while_iterations,
-          " iterations (the limit given; --max-while-iterations)"));
-    }
     const Literal* arg = &state;
     absl::StatusOr<Literal> cond =
         Evaluate(*instr.while_condition(), {&arg, 1});
@@ -350,6 +343,16 @@ absl::StatusOr<Literal> Evaluator::EvaluateWhile(const HloInstruction& instr,
       return InstructionError(instr, "while condition must return pred[]");
     }
     if (!cond->data<bool>()[0]) break;
+    // Checked once the condition asks for one more iteration, so a loop of
+    // exactly N iterations finishes within a limit of N (the compiled CPU
+    // loops count the same way: runtime/while_limit.h).
+    if (options_.max_while_iterations > 0 &&
+        iteration >= options_.max_while_iterations) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "while loop ", instr.name(), " did not finish within ",
+          options_.max_while_iterations,
+          " iterations (the limit given; --max-while-iterations)"));
+    }
     std::vector<Literal> args;
     args.push_back(std::move(state));
     absl::StatusOr<Literal> next =

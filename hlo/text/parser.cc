@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "hlo/text/lexer.h"
+#include "hlo/text/mlir_hint.h"
 #include "hlo/text/names.h"
 
 namespace hloc {
@@ -2784,7 +2785,14 @@ absl::StatusOr<Shape> Parser::ParseStandaloneShape() {
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(
     absl::string_view text, absl::string_view filename) {
   Parser parser(text, filename);
-  return parser.ParseModule();
+  absl::StatusOr<std::unique_ptr<HloModule>> module = parser.ParseModule();
+  // Only a failed parse gets the hint, so HLO that merely mentions
+  // "stablehlo." (in metadata, say) is never refused.
+  if (!module.ok() && LooksLikeMlirText(text)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(filename, ": ", MlirTextHint()));
+  }
+  return module;
 }
 
 absl::StatusOr<Shape> ParseShape(absl::string_view text) {

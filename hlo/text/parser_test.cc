@@ -830,3 +830,53 @@ TEST(ParserTest, HugeParameterNumberDoesNotAllocate) {
 
 }  // namespace
 }  // namespace hloc
+
+namespace hloc {
+namespace {
+
+// JAX's default lowered.as_text() is StableHLO: refused with what to give
+// instead, not with the parser's complaint about '@'.
+TEST(ParserTest, StableHloTextGetsAHint) {
+  const char* kStableHlo =
+      R"(module @jit_f attributes {mhlo.num_partitions = 1 : i32} {
+  func.func public @main(%arg0: tensor<4xf32>) -> (tensor<4xf32>) {
+    %0 = stablehlo.add %arg0, %arg0 : tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}
+)";
+  for (const char* text :
+       {kStableHlo, "#loc1 = loc(\"x\")\nmodule @jit_g {\n}\n",
+        "// a comment\nmodule {\n  func.func @main() {\n  }\n}\n"}) {
+    absl::StatusOr<std::unique_ptr<HloModule>> module =
+        ParseHloModule(text, "f.hlo");
+    ASSERT_FALSE(module.ok()) << text;
+    EXPECT_EQ(module.status().code(), absl::StatusCode::kInvalidArgument);
+    const std::string message(module.status().message());
+    EXPECT_TRUE(absl::StartsWith(message, "f.hlo: this is MLIR text"))
+        << message;
+    EXPECT_TRUE(absl::StrContains(message, "as_text(dialect=\"hlo\")"))
+        << message;
+    EXPECT_TRUE(absl::StrContains(message, "as_serialized_hlo_module_proto"))
+        << message;
+  }
+}
+
+// Other bad text keeps the parser's own located error; HLO that mentions
+// stablehlo in metadata still parses.
+TEST(ParserTest, MlirHintOnlyForMlir) {
+  absl::StatusOr<std::unique_ptr<HloModule>> bad = ParseHloModule(
+      "HloModule m\nENTRY e {\n  ROOT x = f32[] bogus()\n}\n", "bad.hlo");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(absl::StartsWith(bad.status().message(), "bad.hlo:3:"))
+      << bad.status();
+  EXPECT_FALSE(absl::StrContains(bad.status().message(), "MLIR"));
+  absl::StatusOr<std::unique_ptr<HloModule>> good = ParseHloModule(
+      "HloModule m\nENTRY e {\n  ROOT x = f32[] parameter(0), "
+      "metadata={op_name=\"stablehlo.add\"}\n}\n",
+      "good.hlo");
+  EXPECT_TRUE(good.ok()) << good.status();
+}
+
+}  // namespace
+}  // namespace hloc
