@@ -50,7 +50,12 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   pipeline.AddPass(MakeSimplificationPipeline());
   if (options.allow_excess_precision) {
     pipeline.AddPass<FloatNormalization>();
-    pipeline.AddPass<SimplifyFpConversions>();
+    // XLA:CPU keeps the roundings a program writes (x.astype(f16) saturates
+    // to inf even when widened again); only its own widening's go.
+    pipeline.AddPass<SimplifyFpConversions>(
+        platform == "cpu"
+            ? SimplifyFpConversions::Scope::kCompilerRoundings
+            : SimplifyFpConversions::Scope::kAllChains);
   }
   // On CUDA, convolutions become im2col and a dot that cuBLAS runs (ahead
   // of dot-operand-order, which puts dots in gemm form); ROCm has no BLAS
