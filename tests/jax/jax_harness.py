@@ -45,24 +45,28 @@ def complexes(rng, shape, dtype=np.complex64):
 
 
 def shapes_of(inputs):
-    """`f32[3, 4], s32[]`-like summary of the inputs, for messages."""
+    """`float32[3, 4], int32[]`-like summary of the inputs' leaves."""
     return ", ".join(f"{np.asarray(x).dtype}{list(np.shape(x))}"
-                     for x in inputs)
+                     for x in jax.tree_util.tree_leaves(inputs))
 
 
 def write_case(case_dir, fn, inputs):
     """Lowers fn on inputs into case_dir and writes XLA:CPU's outputs.
 
+    inputs are fn's positional arguments, pytrees allowed: the module's
+    parameters are their leaves in JAX's flattening order, in<i>.npy each.
     Returns the number of outputs (the leaves of fn's result).
     """
     os.makedirs(case_dir, exist_ok=True)
-    jitted = jax.jit(fn)
+    # keep_unused: an argument fn ignores stays a parameter, so the module's
+    # parameters are exactly the inputs' leaves.
+    jitted = jax.jit(fn, keep_unused=True)
     lowered = jitted.lower(*inputs)
     with open(os.path.join(case_dir, "module.pb"), "wb") as f:
         f.write(lowered.compiler_ir("hlo").as_serialized_hlo_module_proto())
     with open(os.path.join(case_dir, "module.hlo"), "w") as f:
         f.write(lowered.as_text(dialect="hlo"))
-    for i, x in enumerate(inputs):
+    for i, x in enumerate(jax.tree_util.tree_leaves(inputs)):
         np.save(os.path.join(case_dir, f"in{i}.npy"), np.asarray(x))
     expected = jax.tree_util.tree_leaves(jitted(*inputs))
     for i, y in enumerate(expected):
