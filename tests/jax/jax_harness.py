@@ -97,3 +97,29 @@ def hlo_opt_verify(hlo_opt_path, case_dir, pipeline, module="module.pb"):
     verifies between passes unless told --no-verify-each)."""
     return run_tool([hlo_opt_path, os.path.join(case_dir, module),
                      "--platform=" + pipeline, "--stage=hlo"])
+
+
+def judge(rc, out, expected_failure=None):
+    """'ok', 'known' (failed, printing expected_failure) or what went wrong.
+
+    A run recorded as failing must keep failing that way: a pass, or a
+    different failure, is reported so the record gets updated.
+    """
+    if expected_failure is None:
+        return "ok" if rc == 0 else f"exit {rc}"
+    if rc == 0:
+        return "passes, but is recorded as failing: remove the record"
+    if expected_failure not in out:
+        return f"exit {rc}, not the recorded failure ({expected_failure!r})"
+    return "known"
+
+
+def shard_of(names):
+    """This Bazel shard's part of names (all of them when not sharded):
+    every Nth, so that each shard gets a mix."""
+    total = int(os.environ.get("TEST_TOTAL_SHARDS", "1"))
+    index = int(os.environ.get("TEST_SHARD_INDEX", "0"))
+    if "TEST_SHARD_STATUS_FILE" in os.environ:
+        # Tells Bazel this test understands sharding.
+        open(os.environ["TEST_SHARD_STATUS_FILE"], "w").close()
+    return [n for i, n in enumerate(names) if i % total == index]
