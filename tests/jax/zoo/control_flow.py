@@ -129,8 +129,8 @@ PROGRAMS = {
         lambda r: [floats(r, (4, 4)) * 0.5, floats(r, (6, 3, 4)),
                    floats(r, (3, 4))]),
     "scan_reverse": (reverse_scan, lambda r: [floats(r, (7, 3))]),
-    "switch_piecewise": (piecewise,
-                         lambda r: [floats(r, (5,)), np.int32(r.integers(0, 4))]),
+    "switch_piecewise": (
+        piecewise, lambda r: [floats(r, (5,)), np.int32(r.integers(0, 4))]),
     "vmap_switch": (jax.vmap(piecewise),
                     lambda r: [floats(r, (6, 3)), ints(r, (6,), 0, 4)]),
     "cond_grad": (cond_grad, lambda r: [floats(r, (5,)), np.bool_(True)]),

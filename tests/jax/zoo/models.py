@@ -193,7 +193,7 @@ def swiglu(p, x):
     return (jax.nn.silu(x @ p["w1"]) * (x @ p["w3"])) @ p["w2"]
 
 
-# --- LSTM and GRU through lax.scan ---------------------------------------------
+# --- LSTM and GRU through lax.scan -------------------------------------------
 
 def lstm(p, xs):
     # xs: [time, batch, in]
@@ -238,7 +238,7 @@ def _gru_inputs(rng, t=6, b=2, i=3, h=4):
     return [p, floats(rng, (t, b, i))]
 
 
-# --- Embeddings ----------------------------------------------------------------
+# --- Embeddings --------------------------------------------------------------
 
 def embed_mean(table, ids):
     return table[ids].mean(axis=1)

@@ -98,7 +98,8 @@ PROGRAMS = {
                                             np.float32)])]),
     "int_bit_ops": (
         lambda a, b: (a & b, a | b, a ^ b, ~a, a << 3, a >> 2,
-                      lax.shift_right_logical(a, b % 8), lax.population_count(a),
+                      lax.shift_right_logical(a, b % 8),
+                      lax.population_count(a),
                       lax.clz(a)),
         lambda r: [ints(r, (9,), -2**20, 2**20), ints(r, (9,), 0, 2**16)]),
     "uint32_hash": (hash_u32, lambda r: [ints(r, (16,), 0, 2**32, np.uint32)]),
