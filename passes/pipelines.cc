@@ -54,7 +54,12 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   pipeline.AddPass(MakeSimplificationPipeline());
   if (options.allow_excess_precision) {
     pipeline.AddPass<FloatNormalization>();
-    pipeline.AddPass<SimplifyFpConversions>();
+    // XLA:CPU keeps the roundings a program writes (x.astype(f16) saturates
+    // to inf even when widened again); only its own widening's go.
+    pipeline.AddPass<SimplifyFpConversions>(
+        platform == "cpu"
+            ? SimplifyFpConversions::Scope::kCompilerRoundings
+            : SimplifyFpConversions::Scope::kAllChains);
   }
   // On CUDA, convolutions are cuDNN calls, in the tensor orders cuDNN
   // reads in place; ROCm has no convolution library here (no MIOpen in

@@ -1,6 +1,7 @@
 #include "passes/sharding_remover.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "hlo/computation.h"
@@ -31,25 +32,22 @@ HloInstruction* OneDeviceValue(HloComputation* computation,
 
 }  // namespace
 
-bool IsShardingCustomCallTarget(absl::string_view target) {
-  return target == "Sharding" || target == "SPMDFullToShardShape" ||
-         target == "SPMDShardToFullShape" || target == "ShardBarrierFrom" ||
-         target == "ShardBarrierTo" || target == "xla.sdy.FuncResultSharding" ||
-         target == "xla.sdy.GlobalToLocalShape" ||
-         target == "xla.sdy.LocalToGlobalShape";
-}
-
 absl::StatusOr<bool> ShardingRemover::Run(HloModule* module) {
   bool changed = false;
   for (HloComputation* computation : module->MakeComputationPostOrder()) {
     bool made_tuple = false;
     for (HloInstruction* instruction :
          computation->MakeInstructionPostOrder()) {
-      if (instruction->opcode() != HloOpcode::kCustomCall ||
-          !IsShardingCustomCallTarget(
-              instruction->attrs().custom_call_target)) {
+      if (instruction->opcode() != HloOpcode::kCustomCall) continue;
+      const std::string& target = instruction->attrs().custom_call_target;
+      if (IsDceSinkCustomCallTarget(target) && instruction->users().empty() &&
+          instruction != computation->root_instruction()) {
+        absl::Status status = computation->RemoveInstruction(instruction);
+        if (!status.ok()) return status;
+        changed = true;
         continue;
       }
+      if (!IsShardingCustomCallTarget(target)) continue;
       HloInstruction* value =
           OneDeviceValue(computation, instruction, &made_tuple);
       if (value == nullptr) continue;

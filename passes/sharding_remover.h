@@ -16,9 +16,18 @@
 // A call whose shape differs from its operands' (a real partitioning) is
 // left alone, so a backend rejects it by name instead of computing the
 // wrong thing.
+//
+// JAX's `dce_sink` (lax.dce_sink_p), an unused side-effecting call with an
+// empty result that only kept a value alive through MLIR's DCE, is removed
+// too: XLA's runtime runs it as a no-op, and the cpu backend has no kernel
+// for it (the lax coverage test found it refused).
+//
+// The targets are listed in hlo/annotation_custom_calls.h (the evaluator
+// computes them as the same identity).
 #ifndef PASSES_SHARDING_REMOVER_H_
 #define PASSES_SHARDING_REMOVER_H_
 
+#include "hlo/annotation_custom_calls.h"
 #include "passes/pass.h"
 
 namespace hloc {
@@ -26,11 +35,8 @@ namespace hloc {
 class ShardingRemover : public HloPass {
  public:
   absl::string_view name() const override { return "sharding-remover"; }
-  absl::StatusOr<bool> Run(HloModule* module) override;
+  absl::StatusOr<bool> Run(HloModule *module) override;
 };
-
-// True for the custom-call targets ShardingRemover forwards.
-bool IsShardingCustomCallTarget(absl::string_view target);
 
 }  // namespace hloc
 

@@ -46,16 +46,49 @@ absl::Status UpcastContraction(HloComputation* computation,
   return computation->ReplaceInstruction(contraction, narrow);
 }
 
+// Whether `narrowing` (a float convert) rounds the f32 result of a widened
+// operation: a non-convert instruction whose float operands all have the
+// narrow type or are converts from it. Step 1 and float-normalization leave
+// exactly this shape; a value the program computed in f32 and rounded
+// itself does not have it.
+bool RoundsWidenedOperation(const HloInstruction* narrowing) {
+  const PrimitiveType narrow = narrowing->shape().element_type();
+  const HloInstruction* op = narrowing->operand(0);
+  if (op->opcode() == HloOpcode::kConvert ||
+      op->shape().element_type() != F32 || op->operand_count() == 0) {
+    return false;
+  }
+  bool any_float = false;
+  for (const HloInstruction* operand : op->operands()) {
+    const PrimitiveType type = operand->shape().element_type();
+    if (!IsFloatingPointType(type)) continue;
+    any_float = true;
+    const bool widened = operand->opcode() == HloOpcode::kConvert &&
+                         operand->operand(0)->shape().element_type() == narrow;
+    if (type != narrow && !widened) return false;
+  }
+  return any_float;
+}
+
 // Step 2: the start of the float convert chain that ends at `convert`, or
-// nullptr when the chain is shorter than two converts.
-HloInstruction* ChainStart(HloInstruction* convert) {
+// nullptr when the chain is shorter than two converts (or, with
+// `only_compiler_roundings`, when its first convert is not a rounding the
+// compiler introduced).
+HloInstruction* ChainStart(HloInstruction* convert,
+                           bool only_compiler_roundings) {
   HloInstruction* start = convert;
+  HloInstruction* first = nullptr;
   int length = 0;
   while (IsFloatConvert(start)) {
+    first = start;
     start = start->operand(0);
     ++length;
   }
-  return length >= 2 ? start : nullptr;
+  if (length < 2) return nullptr;
+  if (only_compiler_roundings && !RoundsWidenedOperation(first)) {
+    return nullptr;
+  }
+  return start;
 }
 
 }  // namespace
@@ -74,7 +107,8 @@ absl::StatusOr<bool> SimplifyFpConversions::Run(HloModule* module) {
         continue;
       }
       if (!IsFloatConvert(instr)) continue;
-      HloInstruction* start = ChainStart(instr);
+      HloInstruction* start =
+          ChainStart(instr, scope_ == Scope::kCompilerRoundings);
       if (start == nullptr) continue;
       HloInstruction* replacement =
           start->shape().element_type() == instr->shape().element_type()

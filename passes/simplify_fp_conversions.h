@@ -19,6 +19,16 @@
 //     exact round trips (bf16 -> f32 -> bf16), this one removes the rounding
 //     in the middle, so results may be more precise than strict evaluation.
 //
+// Scope (the cpu pipeline asks for kCompilerRoundings): XLA:CPU removes only
+// the roundings its own widening introduced. A round trip the program wrote,
+// x.astype(f16).astype(f32), keeps its rounding there: 7e4 becomes inf, and
+// 1e-8 becomes 0 in bf16. In that scope a chain collapses only when its
+// first convert rounds what a widened operation computed: an instruction
+// (not a convert) producing f32 from operands that all have the narrow type
+// or are widened from it -- the shape step 1 and float-normalization leave,
+// op(convert(a), convert(b)) -> f32 -> narrow. kAllChains (the default, and
+// the cuda and rocm pipelines') collapses every chain.
+//
 // The reference evaluator never runs this pass (it stays strict); the cpu
 // and cuda pipelines run it unless PipelineOptions::allow_excess_precision
 // is false (hlo-opt and hlo-run --allow-excess-precision=false).
@@ -31,8 +41,15 @@ namespace hloc {
 
 class SimplifyFpConversions : public HloPass {
  public:
+  enum class Scope { kAllChains, kCompilerRoundings };
+
+  explicit SimplifyFpConversions(Scope scope = Scope::kAllChains)
+      : scope_(scope) {}
   absl::string_view name() const override { return "simplify-fp-conversions"; }
   absl::StatusOr<bool> Run(HloModule* module) override;
+
+ private:
+  Scope scope_;
 };
 
 }  // namespace hloc

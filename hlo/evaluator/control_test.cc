@@ -269,6 +269,39 @@ ENTRY e {
   ExpectFloats(MustRun(kDead, {Vec<float>(F32, {1, 2})}), {-1, -2});
 }
 
+// Sharding marks and dce_sink mean nothing on one device: the evaluator
+// computes them as the identity the pipelines' sharding-remover makes them
+// (the lax coverage test found with_sharding_constraint refused here).
+TEST(ControlTest, AnnotationCustomCallsAreIdentities) {
+  const char* kHlo = R"(
+HloModule m
+ENTRY e {
+  x = f32[2] parameter(0)
+  s = f32[2] custom-call(x), custom_call_target="Sharding", sharding={replicated}
+  n = f32[2] negate(s)
+  t = (f32[2], f32[2]) custom-call(x, n), custom_call_target="xla.sdy.GlobalToLocalShape"
+  sink = () custom-call(n), custom_call_target="dce_sink", custom_call_has_side_effect=true
+  ROOT r = ((f32[2], f32[2]), ()) tuple(t, sink)
+})";
+  Literal r = MustRun(kHlo, {Vec<float>(F32, {1, 2})});
+  ExpectFloats(r.tuple_elements()[0].tuple_elements()[0], {1, 2});
+  ExpectFloats(r.tuple_elements()[0].tuple_elements()[1], {-1, -2});
+  EXPECT_TRUE(r.tuple_elements()[1].tuple_elements().empty());
+  // A mark that changes the shape partitions: not an identity.
+  const char* kPartition = R"(
+HloModule m
+ENTRY e {
+  x = f32[4] parameter(0)
+  ROOT s = f32[2] custom-call(x), custom_call_target="SPMDFullToShardShape"
+})";
+  absl::StatusOr<Literal> bad =
+      RunHlo(kPartition, {Vec<float>(F32, {1, 2, 3, 4})});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "not supported by the evaluator: custom-call (s) to "
+            "'SPMDFullToShardShape'");
+}
+
 TEST(ControlTest, BadArgumentsAreErrors) {
   const char* kHlo = R"(
 HloModule m

@@ -7,15 +7,51 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/annotation_custom_calls.h"
 #include "hlo/evaluator/evaluator_internal.h"
 #include "hlo/evaluator/strided_copy.h"
 #include "hlo/host_memory.h"
 
 namespace hloc {
 namespace eval {
+
+namespace {
+
+// An annotation custom call (hlo/annotation_custom_calls.h) is the identity
+// of its operands on one device, as the pipelines' sharding-remover makes
+// it; dce_sink is an empty tuple. nullopt for every other custom call, and
+// for a sharding call whose shapes say it partitions.
+std::optional<Literal> EvaluateAnnotation(const HloInstruction& instr,
+                                          OperandValues& operands) {
+  const std::string& target = instr.attrs().custom_call_target;
+  if (IsDceSinkCustomCallTarget(target)) return Literal::MakeTuple({});
+  if (!IsShardingCustomCallTarget(target)) return std::nullopt;
+  const int64_t n = instr.operand_count();
+  if (n == 1 && instr.operand(0)->shape() == instr.shape()) {
+    return operands.TakeOrCopy(0);
+  }
+  const Shape& shape = instr.shape();
+  if (n == 0 || !shape.IsTuple() ||
+      static_cast<int64_t>(shape.tuple_shapes().size()) != n) {
+    return std::nullopt;
+  }
+  std::vector<Literal> elements;
+  for (int64_t i = 0; i < n; ++i) {
+    if (instr.operand(i)->shape() != shape.tuple_shapes()[i]) {
+      return std::nullopt;
+    }
+    elements.push_back(operands.TakeOrCopy(i));
+  }
+  return Literal::MakeTuple(std::move(elements));
+}
+
+}  // namespace
 
 absl::Status InstructionError(const HloInstruction& instr,
                               absl::string_view message) {
@@ -625,6 +661,9 @@ absl::StatusOr<Literal> Evaluator::EvaluateInstruction(
     case HloOpcode::kTriangularSolve:
       return EvaluateTriangularSolve(instr, operands);
     case HloOpcode::kCustomCall:
+      if (std::optional<Literal> value = EvaluateAnnotation(instr, operands)) {
+        return *std::move(value);
+      }
       return EvaluateCustomCall(instr, operands);
     case HloOpcode::kRngBitGenerator:
       return EvaluateRngBitGenerator(instr, operands);

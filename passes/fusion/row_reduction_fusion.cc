@@ -22,10 +22,13 @@ absl::StatusOr<bool> RowReductionFusion::Run(HloModule* module) {
 absl::StatusOr<bool> RowReductionFusion::RunOnComputation(
     HloComputation* computation, FusionReport* report) {
   bool changed = false;
-  const std::vector<HloInstruction*> order =
-      computation->MakeInstructionPostOrder();
-  // Instructions already fused into a row fusion (their pointers are stale).
-  absl::flat_hash_set<const HloInstruction*> fused;
+  // The walk below must see earlier row fusions as the single instructions
+  // they became: a value can depend on the group being formed through one
+  // of them (x -> earlier fusion -> y), and y must then be tainted like any
+  // other dependent. So the order is recomputed after every fusion and the
+  // seeds are scanned again from the start, skipping those already tried.
+  std::vector<HloInstruction*> order = computation->MakeInstructionPostOrder();
+  absl::flat_hash_set<const HloInstruction*> tried;
   std::vector<FusionDecisionRecord> records;
   auto record = [&](const HloInstruction& producer,
                     const HloInstruction& consumer, bool yes,
@@ -53,10 +56,11 @@ absl::StatusOr<bool> RowReductionFusion::RunOnComputation(
 
   for (size_t seed_index = 0; seed_index < order.size(); ++seed_index) {
     HloInstruction* seed = order[seed_index];
-    if (fused.contains(seed) || seed->opcode() != HloOpcode::kReduce ||
+    if (tried.contains(seed) || seed->opcode() != HloOpcode::kReduce ||
         IsTrivialReduce(*seed)) {
       continue;
     }
+    tried.insert(seed);
     std::optional<RowShape> rows = GetRowReductionShape(*seed);
     if (!rows) continue;
     if (!RowFitsInBlock(*rows, seed->operand(0)->shape().element_type())) {
@@ -81,7 +85,6 @@ absl::StatusOr<bool> RowReductionFusion::RunOnComputation(
     };
     for (size_t i = seed_index + 1; i < order.size(); ++i) {
       HloInstruction* instr = order[i];
-      if (fused.contains(instr)) continue;
       const HloInstruction* member_operand = nullptr;
       bool uses_tainted = false;
       for (const HloInstruction* operand : instr->operands()) {
@@ -165,7 +168,8 @@ absl::StatusOr<bool> RowReductionFusion::RunOnComputation(
         ++reductions;
       }
     }
-    fused.insert(members.begin(), members.end());
+    // The members are deleted; a later instruction may reuse an address.
+    for (const HloInstruction* member : members) tried.erase(member);
     absl::StatusOr<HloInstruction*> fusion = FuseInstructions(
         computation, members, FusionKind::kCustom,
         FusionNameFor(FusionKind::kCustom, kRowReductionBackendConfig),
@@ -175,6 +179,8 @@ absl::StatusOr<bool> RowReductionFusion::RunOnComputation(
     Count("reductions", reductions);
     changed = true;
     flush((*fusion)->name());
+    order = computation->MakeInstructionPostOrder();
+    seed_index = static_cast<size_t>(-1);  // The loop's ++ makes it 0.
   }
   return changed;
 }

@@ -14,7 +14,9 @@
 //    reshapes that keep the row split, further reductions of the same rows).
 //    Anything else that depends on the group is "tainted" and so is
 //    everything that depends on it, which keeps the group convex: fusing it
-//    cannot create a cycle.
+//    cannot create a cycle. Earlier row fusions take part as the single
+//    instructions they became (the order is recomputed after each), so a
+//    dependence through one of them taints too.
 //  - A group of the seed alone is left for instruction-fusion (a plain
 //    reduction fusion). Otherwise the group becomes one kCustom fusion; its
 //    members used outside are extra outputs. Producers of its inputs are

@@ -16,7 +16,6 @@ usage: jax_live_test.py HLO_RUN [--hlo-opt HLO_OPT] [--seed N] [--trials N]
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -26,37 +25,13 @@ import ml_dtypes
 import numpy as np
 from jax import lax
 
-# The cases kept beside this file (also when python/hloc_test.py loads it
-# by path).
+# The cases and the shared harness kept beside this file (also when
+# python/hloc_test.py loads it by path).
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fft_linalg_cases  # noqa: E402
-
-jax.config.update("jax_platforms", "cpu")
-# 64-bit types on, so s64/u64/f64 paths are exercised like the 32-bit ones.
-jax.config.update("jax_enable_x64", True)
-
-
-def floats(rng, shape, dtype=np.float32):
-    return rng.standard_normal(shape).astype(dtype)
-
-
-def ints(rng, shape, low, high, dtype=np.int32):
-    return rng.integers(low, high, size=shape, dtype=np.int64).astype(dtype)
-
-
-# name -> (function, make_args(rng, trial) -> list of arrays). Shapes vary
-# with the trial so each run sees several sizes.
-def dims(rng, *ranges):
-    return tuple(int(rng.integers(lo, hi + 1)) for lo, hi in ranges)
-
-
-def prng_key(rng):
-    return np.asarray(jax.random.PRNGKey(int(rng.integers(0, 2**31))))
-
-
-def complexes(rng, shape, dtype=np.complex64):
-    return (rng.standard_normal(shape)
-            + 1j * rng.standard_normal(shape)).astype(dtype)
+# Importing the harness selects the CPU and turns on 64-bit types.
+from jax_harness import (complexes, dims, floats, hlo_opt_verify,  # noqa: E402
+                         hlo_run, ints, prng_key, shapes_of, write_case)
 
 
 def rbg_key_data(rng):
@@ -74,6 +49,8 @@ def mlp_loss(params, x, y):
     return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits) * y, axis=-1))
 
 
+# name -> (function, make_args(rng) -> list of arrays). Shapes vary with the
+# trial (the rng's seed) so each run sees several sizes.
 CASES = {
     "chain5": (lambda x, y: jnp.maximum(x * y + 1.0, 0.0) - jnp.exp(x),
                lambda r: [floats(r, dims(r, (1, 64), (1, 130)))] * 2),
@@ -332,15 +309,6 @@ COMPILED = {"complex64_arith", "complex128_math", "complex_special_values",
 CASES.update(fft_linalg_cases.CASES)
 
 
-def save(path, array):
-    np.save(path, np.asarray(array))
-
-
-def run(cmd):
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    return proc.returncode, proc.stdout + proc.stderr
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("hlo_run")
@@ -366,26 +334,12 @@ def main():
                                              sum(map(ord, name))])
                 inputs = make_args(rng)
                 case_dir = os.path.join(tmp, f"{name}.{trial}")
-                os.makedirs(case_dir)
-                lowered = jax.jit(fn).lower(*inputs)
-                with open(os.path.join(case_dir, "module.pb"), "wb") as f:
-                    f.write(lowered.compiler_ir("hlo")
-                            .as_serialized_hlo_module_proto())
-                with open(os.path.join(case_dir, "module.hlo"), "w") as f:
-                    f.write(lowered.as_text(dialect="hlo"))
-                for i, x in enumerate(inputs):
-                    save(os.path.join(case_dir, f"in{i}.npy"), x)
-                expected = jax.tree_util.tree_leaves(jax.jit(fn)(*inputs))
-                for i, y in enumerate(expected):
-                    save(os.path.join(case_dir, f"out{i}.npy"), y)
-                shapes = ", ".join(f"{np.asarray(x).dtype}{list(np.shape(x))}"
-                                   for x in inputs)
+                write_case(case_dir, fn, inputs)
+                shapes = shapes_of(inputs)
                 if args.hlo_opt:
                     for pipeline in ("cpu", "cuda"):
-                        rc, out = run([args.hlo_opt,
-                                       os.path.join(case_dir, "module.pb"),
-                                       "--platform=" + pipeline,
-                                       "--stage=hlo"])
+                        rc, out = hlo_opt_verify(args.hlo_opt, case_dir,
+                                                 pipeline)
                         runs += 1
                         status = "ok" if rc == 0 else f"FAIL (exit {rc})"
                         print(f"{name}.{trial} [{shapes}] module.pb hlo-opt "
@@ -398,11 +352,8 @@ def main():
                         + [("module.hlo", "interpreter")]):
                     strict = (["--no-fallback"] if platform == "cpu"
                               and name in COMPILED else [])
-                    rc, out = run([args.hlo_run,
-                                   os.path.join(case_dir, module),
-                                   "--platform=" + platform,
-                                   "--inputs", case_dir,
-                                   "--expect", case_dir] + strict)
+                    rc, out = hlo_run(args.hlo_run, case_dir, platform,
+                                      module, strict)
                     runs += 1
                     if (rc == 0 and platform == "cpu" and name in COMPILED
                             and "runs in the evaluator" in out):

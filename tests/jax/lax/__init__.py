@@ -1,0 +1,1 @@
+"""Every jax.lax primitive lowered alone (tests/jax/lax_coverage.py)."""

@@ -1,0 +1,32 @@
+"""The model zoo: JAX programs people really write, by theme.
+
+Each theme module holds PROGRAMS, a dict name -> (function, make_inputs),
+where make_inputs(rng) returns the function's positional arguments (pytrees
+of NumPy arrays, small sizes). ALL merges them; a name may appear once.
+"""
+
+from zoo import (arrays, control_flow, losses, models, numerics,
+                 optimizers)
+
+THEMES = {
+    "models": models.PROGRAMS,
+    "optimizers": optimizers.PROGRAMS,
+    "losses": losses.PROGRAMS,
+    "control_flow": control_flow.PROGRAMS,
+    "arrays": arrays.PROGRAMS,
+    "numerics": numerics.PROGRAMS,
+}
+
+
+def _merge():
+    merged = {}
+    for theme, programs in THEMES.items():
+        for name, entry in programs.items():
+            if name in merged:
+                raise ValueError(f"zoo program {name} ({theme}) is defined "
+                                 "twice")
+            merged[name] = entry
+    return merged
+
+
+ALL = _merge()
