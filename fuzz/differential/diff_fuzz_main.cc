@@ -5,6 +5,8 @@
 // with input seed = module seed) and ends the run with exit 1.
 //
 //   hlo-diff-fuzz [--seed=S] [--count=N] [--seconds=T] [--out=DIR]
+//   hlo-diff-fuzz --print --seed=S       (the module of seed S, unchecked:
+//                                         for a run that crashed)
 //   hlo-diff-fuzz --replay FILE.hlo...   (check saved modules; the input
 //                                         seed is the N of diff-N.hlo)
 #include <chrono>
@@ -33,7 +35,7 @@ bool Flag(const std::string& arg, const char* name, std::string* value) {
 int Usage() {
   std::fprintf(stderr,
                "usage: hlo-diff-fuzz [--seed=S] [--count=N] [--seconds=T] "
-               "[--out=DIR] | --replay FILE...\n");
+               "[--out=DIR] | --print --seed=S | --replay FILE...\n");
   return 2;
 }
 
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
   int64_t count = -1;
   double seconds = -1;
   std::string out = ".";
+  bool print = false;
   if (argc >= 2 && std::string(argv[1]) == "--replay") {
     int failures = 0;
     for (int i = 2; i < argc; ++i) {
@@ -77,9 +80,16 @@ int main(int argc, char** argv) {
       if (!absl::SimpleAtod(v, &seconds)) return Usage();
     } else if (Flag(arg, "out", &v)) {
       out = v;
+    } else if (arg == "--print") {
+      print = true;
     } else {
       return Usage();
     }
+  }
+  if (print) {
+    hloc::fuzz::RandomSource source(seed);
+    std::fputs(hloc::fuzz::GenerateModule(source).c_str(), stdout);
+    return 0;
   }
   if (count < 0 && seconds < 0) count = 100;
   const auto start = std::chrono::steady_clock::now();
