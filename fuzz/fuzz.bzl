@@ -32,17 +32,14 @@ def hloc_fuzzer(name, srcs, deps, test_size = "small", test_tags = []):
             "//conditions:default": ["//fuzz:replay_main"],
         }),
     )
+    regressions = native.glob(["regressions/" + name + "/**"])
     native.cc_test(
         name = name + "_regressions",
         size = test_size,
-        args = [
-            "fuzz/regressions/" + name,
-            "fuzz/seeds/" + name,
-        ],
-        data = native.glob([
-            "regressions/" + name + "/**",
-            "seeds/" + name + "/**",
-        ]),
+        args = ["fuzz/seeds/" + name] + (
+            ["fuzz/regressions/" + name] if regressions else []
+        ),
+        data = regressions + native.glob(["seeds/" + name + "/**"]),
         tags = test_tags,
         deps = [
             ":" + name + "_entry",

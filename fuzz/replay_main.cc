@@ -13,6 +13,9 @@
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+// Optional, as in libFuzzer: targets that need set-up define it.
+extern "C" __attribute__((weak)) int LLVMFuzzerInitialize(int* argc,
+                                                          char*** argv);
 
 namespace {
 
@@ -27,6 +30,7 @@ bool ReadFile(const std::filesystem::path& path, std::string* bytes) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
   std::vector<std::filesystem::path> files;
   for (int i = 1; i < argc; ++i) {
     const std::filesystem::path arg(argv[i]);

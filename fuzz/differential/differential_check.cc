@@ -34,7 +34,7 @@ Literal MakeArrayInput(const Shape& shape, bool small, std::mt19937_64& rng) {
                                        std::numeric_limits<int32_t>::max(), 0};
       literal.SetFromInt64(i, below(16) == 0 ? kEdges[below(3)]
                                              : below(101) - 50);
-    } else if (below(16) == 0) {
+    } else if (!small && below(16) == 0) {
       static const double kSpecial[] = {
           std::numeric_limits<double>::quiet_NaN(),
           std::numeric_limits<double>::infinity(),

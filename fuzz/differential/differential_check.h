@@ -21,8 +21,8 @@ namespace hloc {
 namespace fuzz {
 
 // The input of a generated module's parameter: floats are multiples of
-// 1/4 in [-4, 4] (integers in [-2, 2] for kSmallPrefix parameters) with
-// NaN and infinities now and then, s32 in [-50, 50] with INT_MIN, INT_MAX
+// 1/4 in [-4, 4] with NaN and infinities now and then (finite integers in
+// [-2, 2] for kSmallPrefix parameters), s32 in [-50, 50] with INT_MIN, INT_MAX
 // now and then, predicates at random.
 Literal MakeDifferentialInput(const HloInstruction& parameter, uint64_t seed);
 

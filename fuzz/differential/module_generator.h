@@ -15,9 +15,10 @@
 // IEEE result does not depend on evaluation order. Sums and dot products are
 // only deterministic when every partial sum is exact, so the generator
 // tracks a bound on each value's magnitude and the power-of-two grid its
-// finite values lie on (inputs are multiples of 1/4 in [-4, 4], plus NaN
-// and infinities now and then) and uses a float sum only where the type's
-// significand holds every partial sum exactly.
+// values lie on (inputs are multiples of 1/4 in [-4, 4], plus NaN and
+// infinities now and then, or finite small integers) and uses a float sum
+// only of finite values whose partial sums the type's significand holds
+// exactly.
 #ifndef FUZZ_DIFFERENTIAL_MODULE_GENERATOR_H_
 #define FUZZ_DIFFERENTIAL_MODULE_GENERATOR_H_
 
