@@ -15,17 +15,6 @@ size_t RoundUp(size_t x, size_t multiple) {
   return (x + multiple - 1) / multiple * multiple;
 }
 
-// Under AddressSanitizer (no-ops otherwise): a large block is mapped and
-// recycled here, not by malloc, so ASan would not notice a read of a freed
-// block sitting in the cache or past the end of a live one. Poison what
-// the owner may not touch: a cached block entirely, and a live block from
-// the end of its last 64-byte unit (kernels may store whole units) on.
-void PoisonForOwner(void* block, size_t requested, size_t size) {
-  const size_t usable = RoundUp(requested, LargeBlockAllocator::kAlignment);
-  ASAN_UNPOISON_MEMORY_REGION(block, usable);
-  ASAN_POISON_MEMORY_REGION(static_cast<char*>(block) + usable, size - usable);
-}
-
 }  // namespace
 
 LargeBlockAllocator::LargeBlockAllocator(size_t cache_limit_bytes)
@@ -60,13 +49,11 @@ void* LargeBlockAllocator::Allocate(size_t bytes) {
       cache_.erase(cache_.begin() + i);
       cached_bytes_ -= size;
       ++stats_.reuses;
-      PoisonForOwner(address, bytes, size);
+      ASAN_UNPOISON_MEMORY_REGION(address, size);
       return address;
     }
   }
-  void* block = MapBlock(size);
-  if (block != nullptr) PoisonForOwner(block, bytes, size);
-  return block;
+  return MapBlock(size);
 }
 
 void* LargeBlockAllocator::MapBlock(size_t size) {
@@ -116,6 +103,9 @@ void LargeBlockAllocator::Free(void* block, size_t bytes) {
     cached_bytes_ -= freed;
     cache_.push_back({block, size});
     cached_bytes_ += size;
+    // Blocks are recycled here, not by malloc, so without this ASan (the
+    // macro is a no-op elsewhere) would miss a use of a freed block while
+    // it is cached. Unpoisoned whole when handed out again or unmapped.
     ASAN_POISON_MEMORY_REGION(block, size);
   }
   UnmapBlocks(victims);
