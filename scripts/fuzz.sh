@@ -87,11 +87,15 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus"
   log "$t: ${FUZZ_SECONDS}s"
   start=$SECONDS
-  # The first folder collects new inputs; the others are read only.
+  # The first folder collects new inputs; the others are read only (and
+  # must exist: libFuzzer stops at a missing one).
+  dirs=("$corpus")
+  for d in "$seeds/$t" "fuzz/seeds/$t" "fuzz/regressions/$t"; do
+    [[ -d "$d" ]] && dirs+=("$d")
+  done
   if "$fuzz_bin/$t" -max_total_time="$FUZZ_SECONDS" \
       -timeout="$FUZZ_INPUT_TIMEOUT" -rss_limit_mb=2560 -max_len=65536 \
-      -print_final_stats=1 -artifact_prefix="$FUZZ_OUT/$t-" \
-      "$corpus" "$seeds/$t" "fuzz/seeds/$t" "fuzz/regressions/$t" \
+      -print_final_stats=1 -artifact_prefix="$FUZZ_OUT/$t-" "${dirs[@]}" \
       >"$FUZZ_OUT/$t.log" 2>&1; then
     log "$t: ok ($((SECONDS - start))s, $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$FUZZ_OUT/$t.log" | grep -o '[0-9]*$') runs)"
   else
