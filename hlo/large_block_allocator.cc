@@ -1,5 +1,6 @@
 #include "hlo/large_block_allocator.h"
 
+#include <sanitizer/asan_interface.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -48,6 +49,7 @@ void* LargeBlockAllocator::Allocate(size_t bytes) {
       cache_.erase(cache_.begin() + i);
       cached_bytes_ -= size;
       ++stats_.reuses;
+      ASAN_UNPOISON_MEMORY_REGION(address, size);
       return address;
     }
   }
@@ -101,6 +103,10 @@ void LargeBlockAllocator::Free(void* block, size_t bytes) {
     cached_bytes_ -= freed;
     cache_.push_back({block, size});
     cached_bytes_ += size;
+    // Blocks are recycled here, not by malloc, so without this ASan (the
+    // macro is a no-op elsewhere) would miss a use of a freed block while
+    // it is cached. Unpoisoned whole when handed out again or unmapped.
+    ASAN_POISON_MEMORY_REGION(block, size);
   }
   UnmapBlocks(victims);
   if (!victims.empty()) {
@@ -121,7 +127,11 @@ void LargeBlockAllocator::ReleaseCache() {
 }
 
 void LargeBlockAllocator::UnmapBlocks(const std::vector<CachedBlock>& blocks) {
-  for (const CachedBlock& b : blocks) munmap(b.address, b.bytes);
+  for (const CachedBlock& b : blocks) {
+    // The address range may be mapped again by anyone: no stale poison.
+    ASAN_UNPOISON_MEMORY_REGION(b.address, b.bytes);
+    munmap(b.address, b.bytes);
+  }
 }
 
 LargeBlockAllocator::Stats LargeBlockAllocator::stats() const {

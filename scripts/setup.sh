@@ -12,6 +12,10 @@ APT_PACKAGES=(
   llvm-19-dev clang-19 lld-19 llvm-19-tools libomp-19-dev libzstd-dev
   libprotobuf-dev protobuf-compiler libabsl-dev libgtest-dev pkg-config
   rocm-device-libs gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
+  # Sanitizer and fuzzing builds (.bazelrc --config=asan/fuzz/tsan,
+  # third_party/clang19): clang-19's runtimes (ASan, UBSan, TSan,
+  # libFuzzer) and LLVM's binutils (llvm-ar-19 and friends).
+  libclang-rt-19-dev llvm-19
   # hlo-bench's dot column compares with OpenBLAS (dlopen of
   # libopenblas.so.0, the threaded build).
   libopenblas0-pthread

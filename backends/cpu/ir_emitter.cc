@@ -99,6 +99,9 @@ class CpuLoopMapping : public LoopMapping {
 
   absl::Status EmitLoopNest(const Shape& shape, const BodyEmitter& body,
                             llvm::IRBuilderBase* b) override {
+    // A physically minor dimension of size 0: no work items, and no row to
+    // divide by (the row strides below are in units of whole rows).
+    if (shape.rank() > 0 && plan_.minor_size == 0) return absl::OkStatus();
     llvm::Type* i64 = b->getInt64Ty();
     std::vector<int64_t> m2m = shape.MinorToMajor();
     std::vector<int64_t> strides = LayoutStrides(shape);

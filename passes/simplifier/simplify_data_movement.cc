@@ -1,5 +1,6 @@
 // Slice, concatenate, pad, reverse and copy that move nothing, and chains of
 // them that compose into one.
+#include <algorithm>
 #include <set>
 
 #include "passes/simplifier/rules.h"
@@ -35,6 +36,12 @@ HloInstruction* SliceOfSlice(HloInstruction* slice, Rewriter& rw) {
     int64_t start = inner_attrs.slice_starts[d] +
                     outer_attrs.slice_starts[d] * inner_attrs.slice_strides[d];
     int64_t count = slice->shape().dimensions(d);
+    // An empty outer slice may start past the inner one's last element,
+    // so the composed start can pass the end of x; any in-bounds start
+    // takes the same nothing.
+    if (count == 0) {
+      start = std::min(start, inner->operand(0)->shape().dimensions(d));
+    }
     attrs.slice_starts.push_back(start);
     attrs.slice_strides.push_back(stride);
     attrs.slice_limits.push_back(count == 0 ? start

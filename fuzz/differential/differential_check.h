@@ -1,0 +1,38 @@
+// One differential check: a module runs in the reference evaluator and,
+// through the cpu pipeline and the cpu backend (LLVM JIT), on the same
+// inputs; the results must agree.
+//
+// Generated modules (module_generator.h) compute every value
+// deterministically under IEEE rounding, so the comparison is exact: equal
+// values, NaN where NaN, +0 and -0 alike. The pipeline runs with
+// allow_excess_precision off (every bf16/f16 rounding kept, as the
+// evaluator does) and denormals are kept on both sides.
+#ifndef FUZZ_DIFFERENTIAL_DIFFERENTIAL_CHECK_H_
+#define FUZZ_DIFFERENTIAL_DIFFERENTIAL_CHECK_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "hlo/instruction.h"
+#include "hlo/literal.h"
+
+namespace hloc {
+namespace fuzz {
+
+// The input of a generated module's parameter: floats are multiples of
+// 1/4 in [-4, 4] with NaN and infinities now and then (finite integers in
+// [-2, 2] for kSmallPrefix parameters), s32 in [-50, 50] with INT_MIN, INT_MAX
+// now and then, predicates at random.
+Literal MakeDifferentialInput(const HloInstruction& parameter, uint64_t seed);
+
+// Ok when the evaluator and the cpu backend agree on `text`. Otherwise an
+// error that says what differed and whether the optimized module still
+// agrees with the evaluator (a pass's fault) or not (code generation's).
+// A module that does not parse or verify is an error too (a generator bug).
+absl::Status CheckModule(const std::string& text, uint64_t input_seed);
+
+}  // namespace fuzz
+}  // namespace hloc
+
+#endif  // FUZZ_DIFFERENTIAL_DIFFERENTIAL_CHECK_H_
