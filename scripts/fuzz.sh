@@ -12,6 +12,8 @@
 #   FUZZ_INPUT_TIMEOUT=60            seconds one input may take
 #   DIFF_FUZZ_SEED=N                 its first seed (default: from the clock,
 #                                    printed, so a failure can be replayed)
+#   FUZZ_SEED=N                      libFuzzer's -seed (default: its own
+#                                    random one, printed in each target's log)
 #
 # Seeds: fuzz/seeds/<target>, the repository's .hlo files, and the JAX
 # corpus beside the checkout (../shared/corpus: module.hlo, xla_gpu_opt.hlo,
@@ -97,7 +99,9 @@ for t in "${targets[@]}"; do
   for d in "$seeds/$t" "fuzz/seeds/$t" "fuzz/regressions/$t"; do
     [[ -d "$d" ]] && dirs+=("$d")
   done
-  if "$fuzz_bin/$t" -max_total_time="$FUZZ_SECONDS" \
+  seed_flag=()
+  [[ -n "${FUZZ_SEED:-}" ]] && seed_flag=(-seed="$FUZZ_SEED")
+  if "$fuzz_bin/$t" -max_total_time="$FUZZ_SECONDS" "${seed_flag[@]}" \
       -timeout="$FUZZ_INPUT_TIMEOUT" -rss_limit_mb=2560 -max_len=65536 \
       -print_final_stats=1 -artifact_prefix="$FUZZ_OUT/$t-" "${dirs[@]}" \
       >"$FUZZ_OUT/$t.log" 2>&1; then

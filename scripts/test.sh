@@ -32,6 +32,14 @@ BASELINE_TESTS=(//backends/cpu/...)
 # cold CI run can add. `bazel test --config=asan //...` runs everything.
 ASAN_TESTS=(//hlo/... //passes/... //fuzz:all)
 
+# CI's fuzzing: bounded (30 s a target) and seeded, so that a run is
+# repeatable and a red CI means a bug a replay finds again; longer and
+# clock-seeded runs are `scripts/fuzz.sh` by hand.
+export FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+export DIFF_FUZZ_SECONDS="${DIFF_FUZZ_SECONDS:-30}"
+export FUZZ_SEED="${FUZZ_SEED:-1}"
+export DIFF_FUZZ_SEED="${DIFF_FUZZ_SEED:-1}"
+
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 failed=()
