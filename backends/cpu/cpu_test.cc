@@ -542,6 +542,23 @@ ENTRY main {
   EXPECT_EQ(r.fallbacks, 0);
 }
 
+// Outputs with a zero dimension after a non-zero one: the compiler divided
+// by the zero row length (SIGFPE while compiling; found by
+// tests/conformance).
+TEST(CpuDataMovementTest, ZeroSizedRowsCompile) {
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule zero_rows
+ENTRY main {
+  p = s8[] parameter(0)
+  q = f32[0,3] parameter(1)
+  b = s8[7,0] broadcast(p), dimensions={}
+  r = f32[3,0] reshape(q)
+  ROOT t = (s8[7,0], f32[3,0]) tuple(b, r)
+}
+)");
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
 TEST(CpuDataMovementTest, ConcatenatePadIota) {
   RunResult r = CheckAgainstEvaluator(R"(
 HloModule concat_pad
