@@ -10,6 +10,7 @@ import fnmatch
 
 CPU = "x86*"  # x86 and x86-64-v2 (the same code generator and runtime).
 COMPILED = "[xarc]*"  # x86, x86-64-v2, aarch64, rocm, cuda.
+GPU = "[rc][ou][cd]*"  # rocm and cuda (one GPU backend).
 
 COMPLEX_NOT_COMPILED = ("acos", "acosh", "asin", "asinh", "atan", "atanh",
                         "cosh", "sinh", "logistic", "power", "atan2")
@@ -45,12 +46,12 @@ KNOWN = [
      "status": ("unsupported",),
      "reason": "triangular-solve is a LAPACK call on the x86 host; the "
                "AArch64 AOT target has no LAPACK."},
-    {"column": "rocm", "op": "*", "type": "*c64*", "status": ("unsupported",),
+    {"column": GPU, "op": "*", "type": "*c64*", "status": ("unsupported",),
      "reason": "The GPU backend does not compile complex element types yet "
                "(its message says so)."},
-    {"column": "rocm", "op": "*", "type": "*c128*", "status": ("unsupported",),
+    {"column": GPU, "op": "*", "type": "*c128*", "status": ("unsupported",),
      "reason": "The GPU backend does not compile complex element types yet."},
-    {"column": "rocm", "op": "fft", "type": "*", "status": ("unsupported",),
+    {"column": GPU, "op": "fft", "type": "*", "status": ("unsupported",),
      "reason": "fft (complex) is not compiled for GPUs."},
     {"column": "rocm", "op": "cholesky", "type": "*", "status": ("unsupported",),
      "reason": "No GPU cholesky (XLA:GPU calls cuSOLVER; hloc has no ROCm "
@@ -58,7 +59,7 @@ KNOWN = [
     {"column": "rocm", "op": "triangular-solve", "type": "*",
      "status": ("unsupported",),
      "reason": "No GPU triangular-solve (XLA:GPU calls cuBLAS trsm)."},
-    {"column": "rocm", "op": "dot", "type": "pred", "status": ("unsupported",),
+    {"column": GPU, "op": "dot", "type": "pred", "status": ("unsupported",),
      "reason": "The GPU backend does not compile pred contractions."},
     # Complex functions at non-finite, extreme or denormal parts.
     *[{"column": COMPILED, "op": op, "type": "c*", "shape": "specials",

@@ -404,6 +404,7 @@ def compile_split(tools, directory, name, units, cases_dir, failures):
         case = os.path.join(cases_dir, os.path.basename(directory))
         os.makedirs(case)
         shutil.copy(os.path.join(out, "m.hloexe"), case)
+        shutil.copy(os.path.join(directory, "module.hlo"), case)
         for f in os.listdir(directory):
             if f.endswith(".npy"):
                 shutil.copy(os.path.join(directory, f), case)
@@ -413,6 +414,14 @@ def compile_split(tools, directory, name, units, cases_dir, failures):
     if len(units) == 1:
         kind = "unsupported" if code == 3 else "error"
         failures.append(f"{units[0].name}\t{kind}\texit {code}: {first_error_line(stderr)}")
+        return
+    declined = declined_units(stderr, len(units)) if code == 3 else {}
+    if declined and len(declined) < len(units):
+        for i, message in declined.items():
+            failures.append(f"{units[i].name}\tunsupported\texit 3: {message}")
+        compile_split(tools, directory + "r", name,
+                      [u for i, u in enumerate(units) if i not in declined],
+                      cases_dir, failures)
         return
     half = len(units) // 2
     compile_split(tools, directory + "a", name, units[:half], cases_dir, failures)
@@ -600,7 +609,7 @@ def main():
                   file=sys.stderr)
             return 1
         # A stale entry is only visible when every case ran.
-        return 1 if new or (unused and shards == 1) else 0
+        return 1 if new or (unused and shards == 1 and not args.only) else 0
     return 0
 
 
