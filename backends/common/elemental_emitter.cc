@@ -401,6 +401,32 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitIntegerUnary(
                    " on ", std::string(PrimitiveTypeName(type))));
 }
 
+namespace {
+
+// XLA's maximum/minimum (NaN if either is NaN, +0 above -0) from compares
+// and selects, for f16: LLVM narrows llvm.maximum/minimum on f16 values
+// widened to f32 back to f16, and x86 without AVX512-FP16 lowers the
+// vector f16 intrinsics wrongly (maximum(NaN, 0) = 0 on 16 lanes, LLVM
+// 19).
+llvm::Value* EmitSelectMinMax(bool is_max, llvm::Value* lhs, llvm::Value* rhs,
+                              llvm::IRBuilderBase* b) {
+  llvm::Value* pick_lhs =
+      is_max ? b->CreateFCmpOGT(lhs, rhs) : b->CreateFCmpOLT(lhs, rhs);
+  llvm::Value* result = b->CreateSelect(pick_lhs, lhs, rhs);
+  // Equal values differ only in the sign of a zero: max takes the sign
+  // bits' and (+0 if either is +0), min their or.
+  llvm::Type* int_type = b->getIntNTy(lhs->getType()->getScalarSizeInBits());
+  llvm::Value* l = b->CreateBitCast(lhs, int_type);
+  llvm::Value* r = b->CreateBitCast(rhs, int_type);
+  llvm::Value* zeros = b->CreateBitCast(
+      is_max ? b->CreateAnd(l, r) : b->CreateOr(l, r), lhs->getType());
+  result = b->CreateSelect(b->CreateFCmpOEQ(lhs, rhs), zeros, result);
+  llvm::Value* nan = b->CreateFCmpUNO(lhs, rhs);
+  return b->CreateSelect(nan, b->CreateFAdd(lhs, rhs), result);
+}
+
+}  // namespace
+
 absl::StatusOr<llvm::Value*> ElementalEmitter::EmitBinary(
     const HloInstruction* hlo, llvm::Value* lhs, llvm::Value* rhs) {
   PrimitiveType type = hlo->operand(0)->shape().element_type();
@@ -412,6 +438,14 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitBinary(
         ComplexEmitter(module_, b_, math_).EmitBinary(hlo->opcode(), lhs, rhs);
     if (!v.ok()) return Unimplemented(hlo, v.status().message());
     return v;
+  }
+  if (type == F16 && (hlo->opcode() == HloOpcode::kMaximum ||
+                      hlo->opcode() == HloOpcode::kMinimum)) {
+    return NarrowResult(
+        hlo->opcode(),
+        EmitSelectMinMax(hlo->opcode() == HloOpcode::kMaximum, Widen(lhs),
+                         Widen(rhs), b_),
+        hlo->shape().element_type());
   }
   if (IsFloatingPointType(type)) {
     HLOC_ASSIGN_OR_RETURN(

@@ -146,10 +146,48 @@ llvm::Value* MathLibrary::Emit(MathFunction fn,
   return EmitCall(fn, args, module, b);
 }
 
+// cbrt through libm, with denormal arguments rescaled in integers first:
+// the CPU kernels run with x86's DAZ set, under which libm's cbrt misreads
+// a denormal (cbrtf(1e-45) = -5.6e-16, the wrong sign). A denormal is
+// m * 2^-149 = 2m * 2^-150 (f32) or m * 2^-1074 (f64) with an integer m, so
+// its cube root is cbrt(2m) * 2^-50 or cbrt(m) * 2^-358; the integer to
+// float conversion and the scaling see no denormal, so the result is the
+// IEEE one in either mode.
+llvm::Value* HostMathLibrary::EmitCbrt(llvm::Value* x, llvm::Module* module,
+                                       llvm::IRBuilderBase* b) const {
+  llvm::Type* type = x->getType();
+  const bool is_f32 = type->getScalarType()->isFloatTy();
+  const int bits = is_f32 ? 32 : 64;
+  const int mantissa_bits = is_f32 ? 23 : 52;
+  llvm::Type* int_type = b->getIntNTy(bits);
+  if (type->isVectorTy()) {
+    int_type = llvm::VectorType::get(
+        int_type, llvm::cast<llvm::VectorType>(type)->getElementCount());
+  }
+  llvm::Value* x_bits = b->CreateBitCast(x, int_type);
+  llvm::Value* sign = b->CreateAnd(
+      x_bits, llvm::ConstantInt::get(int_type, llvm::APInt::getSignMask(bits)));
+  llvm::Value* magnitude = b->CreateXor(x_bits, sign);
+  llvm::Value* is_denormal = b->CreateAnd(
+      b->CreateICmpNE(magnitude, llvm::ConstantInt::get(int_type, 0)),
+      b->CreateICmpULT(magnitude, llvm::ConstantInt::get(
+                                      int_type, uint64_t{1} << mantissa_bits)));
+  llvm::Value* m = is_f32 ? b->CreateShl(magnitude, 1) : magnitude;
+  llvm::Value* argument =
+      b->CreateSelect(is_denormal, b->CreateUIToFP(m, type), x);
+  llvm::Value* root = EmitCall(MathFunction::kCbrt, {argument}, module, b);
+  llvm::Value* scaled = b->CreateFMul(
+      root, llvm::ConstantFP::get(type, std::ldexp(1.0, is_f32 ? -50 : -358)));
+  llvm::Value* signed_scaled = b->CreateBitCast(
+      b->CreateOr(b->CreateBitCast(scaled, int_type), sign), type);
+  return b->CreateSelect(is_denormal, signed_scaled, root);
+}
+
 llvm::Value* HostMathLibrary::Emit(MathFunction fn,
                                    absl::Span<llvm::Value* const> args,
                                    llvm::Module* module,
                                    llvm::IRBuilderBase* b) const {
+  if (fn == MathFunction::kCbrt) return EmitCbrt(args[0], module, b);
   if (args[0]->getType()->isFloatTy()) {
     switch (fn) {
       case MathFunction::kExp:

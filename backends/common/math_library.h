@@ -79,6 +79,10 @@ class HostMathLibrary : public MathLibrary {
   llvm::Value* Emit(MathFunction fn, absl::Span<llvm::Value* const> args,
                     llvm::Module* module,
                     llvm::IRBuilderBase* b) const override;
+
+ private:
+  llvm::Value* EmitCbrt(llvm::Value* x, llvm::Module* module,
+                        llvm::IRBuilderBase* b) const;
 };
 
 // The approximations, for any target that wants them: scalar, branch-free

@@ -4,6 +4,7 @@
 // predicates must match exactly, floats within a tolerance (the CPU's exp,
 // log and tanh are polynomial approximations, and row reductions are
 // reassociated into vector partial sums).
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -292,6 +293,76 @@ ENTRY main {
   EXPECT_EQ(r.fallbacks, 0);
 }
 
+// f16 maximum/minimum with NaN on a vectorized loop: LLVM narrowed the f32
+// intrinsics back to f16 and x86 lowered them to return the zero operand
+// of (NaN, 0) (found by tests/conformance).
+TEST(CpuElementwiseTest, HalfMaxMinPropagateNaNWhenVectorized) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> x, y;
+  for (int i = 0; i < 64; ++i) {
+    const float pattern_x[] = {nan, 0.0f, -0.0f, nan, 1.0f, 0.0f, -0.0f, nan};
+    const float pattern_y[] = {0.0f, nan, nan, -0.0f, nan, -0.0f, 0.0f, 2.0f};
+    x.push_back(pattern_x[i % 8]);
+    y.push_back(pattern_y[i % 8]);
+  }
+  std::vector<Literal> args;
+  args.push_back(R1<float>(F32, x));
+  args.push_back(R1<float>(F32, y));
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule halfmaxmin
+ENTRY main {
+  x = f32[64] parameter(0)
+  y = f32[64] parameter(1)
+  hx = f16[64] convert(x)
+  hy = f16[64] convert(y)
+  mx = f16[64] maximum(hx, hy)
+  mn = f16[64] minimum(hx, hy)
+  ROOT t = (f16[64], f16[64]) tuple(mx, mn)
+}
+)",
+                                      std::move(args), Tolerance{0, 0});
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+// cbrt of denormals with the runtime's DAZ/FTZ on: libm's cbrt misread
+// them (cbrtf(1e-45) = -5.6e-16); the kernel rescales them first and
+// gives the IEEE root with its sign (found by tests/conformance).
+TEST(CpuElementwiseTest, CbrtOfDenormalsUnderFlushMode) {
+  auto module = ParseHloModule(R"(
+HloModule cbrt_denormal
+ENTRY main {
+  x = f32[6] parameter(0)
+  y = f64[6] parameter(1)
+  cx = f32[6] cbrt(x)
+  cy = f64[6] cbrt(y)
+  ROOT t = (f32[6], f64[6]) tuple(cx, cy)
+}
+)",
+                               "test");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const float fd = std::numeric_limits<float>::denorm_min();
+  const double dd = std::numeric_limits<double>::denorm_min();
+  std::vector<float> x = {fd, -fd, 3 * fd, -FLT_MIN / 2, 8.0f, -0.0f};
+  std::vector<double> y = {dd, -dd, 7 * dd, -DBL_MIN / 4, 27.0, 0.0};
+  std::vector<Literal> args;
+  args.push_back(R1<float>(F32, x));
+  args.push_back(R1<double>(F64, y));
+  auto executable = CompileForCpu(**module, {});
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  absl::StatusOr<Literal> out = (*executable)->Run(args, DenormalMode::kFlush);
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (int i = 0; i < 6; ++i) {
+    const float got = out->tuple_elements()[0].data<float>()[i];
+    const float want = std::cbrt(x[i]);
+    EXPECT_EQ(std::signbit(got), std::signbit(want)) << "f32 " << x[i];
+    EXPECT_NEAR(got, want, 2e-7 * std::fabs(want)) << "f32 " << x[i];
+    const double got64 = out->tuple_elements()[1].data<double>()[i];
+    const double want64 = std::cbrt(y[i]);
+    EXPECT_EQ(std::signbit(got64), std::signbit(want64)) << "f64 " << y[i];
+    EXPECT_NEAR(got64, want64, 1e-15 * std::fabs(want64)) << "f64 " << y[i];
+  }
+}
+
 TEST(CpuElementwiseTest, IntegerEdgeSemantics) {
   const int32_t kMin = std::numeric_limits<int32_t>::min();
   std::vector<int32_t> x = {7, -7, kMin, kMin, 5, 0, -1, 123456, 2, -3, 1, -1};
@@ -466,6 +537,23 @@ ENTRY main {
   tc = f32[6,10]{0,1} copy(x)
   tt = f32[10,6]{1,0} transpose(tc), dimensions={1,0}
   ROOT out = (f32[13,3], f32[10,6], f32[6,10]{0,1}) tuple(rv, tt, tc)
+}
+)");
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+// Outputs with a zero dimension after a non-zero one: the compiler divided
+// by the zero row length (SIGFPE while compiling; found by
+// tests/conformance).
+TEST(CpuDataMovementTest, ZeroSizedRowsCompile) {
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule zero_rows
+ENTRY main {
+  p = s8[] parameter(0)
+  q = f32[0,3] parameter(1)
+  b = s8[7,0] broadcast(p), dimensions={}
+  r = f32[3,0] reshape(q)
+  ROOT t = (s8[7,0], f32[3,0]) tuple(b, r)
 }
 )");
   EXPECT_EQ(r.fallbacks, 0);

@@ -99,9 +99,9 @@ class CpuLoopMapping : public LoopMapping {
 
   absl::Status EmitLoopNest(const Shape& shape, const BodyEmitter& body,
                             llvm::IRBuilderBase* b) override {
-    // A physically minor dimension of size 0: no work items, and no row to
-    // divide by (the row strides below are in units of whole rows).
-    if (shape.rank() > 0 && plan_.minor_size == 0) return absl::OkStatus();
+    // Nothing to visit in a shape with a zero dimension; its minor size
+    // may be 0, which the row arithmetic below divides by.
+    if (shape.ElementCount() == 0) return absl::OkStatus();
     llvm::Type* i64 = b->getInt64Ty();
     std::vector<int64_t> m2m = shape.MinorToMajor();
     std::vector<int64_t> strides = LayoutStrides(shape);
