@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hlo/collectives.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 #include "hlo/shape_inference.h"
@@ -423,6 +424,12 @@ class Verifier {
                                 " does not match inferred shape ",
                                 Str(*inferred));
       }
+    }
+    if (IsCrossDeviceCollective(opcode)) {
+      absl::Status groups =
+          CheckCollectiveGroups(instr, module_.config().replica_count,
+                                module_.config().num_partitions);
+      if (!groups.ok()) return InstructionError(instr, groups.message());
     }
     switch (opcode) {
       case HloOpcode::kCompare:

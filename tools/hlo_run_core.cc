@@ -74,6 +74,12 @@ const std::vector<FlagSpec>& Specs() {
        "the inputs resident per sample (CUDA events around them, graphs as "
        "usual, launch gaps included), as the benchmark's peers are timed "
        "(cuda)"},
+      {"replicas", true,
+       "N: run N devices of a module with collectives (interpreter): "
+       "parameter i of device k from in<i>.r<k>.npy, or in<i>.npy for all "
+       "devices when there are no per-device files; outputs out<i>.r<k>.npy. "
+       "N is the module's replica_count x num_partitions (a module that "
+       "gives neither runs N replicas)"},
       {"max-while-iterations", true,
        "N: stop with an error naming the loop (exit 3) when a while loop "
        "runs more than N iterations (interpreter, cpu host)"},
@@ -108,10 +114,15 @@ std::string ParameterText(const HloInstruction& parameter, int64_t i) {
                       parameter.shape().ToString(false), ")");
 }
 
+// DIR/<prefix><i><suffix>.npy; the suffix names a device (".r2").
 std::string NpyPath(const std::string& dir, absl::string_view prefix,
-                    int64_t i) {
-  return (std::filesystem::path(dir) / absl::StrCat(prefix, i, ".npy"))
+                    int64_t i, absl::string_view suffix = "") {
+  return (std::filesystem::path(dir) / absl::StrCat(prefix, i, suffix, ".npy"))
       .string();
+}
+
+std::string DeviceSuffix(int64_t device) {
+  return absl::StrCat(".r", device);
 }
 
 bool FileExists(const std::string& path) {
@@ -182,17 +193,18 @@ void FlattenInto(Literal literal, std::vector<Literal>* leaves) {
 
 std::string ErrorText(double error) { return absl::StrFormat("%.3g", error); }
 
-// DIR/out<i>.npy for each of `outputs`, of its element type; an extra
-// file is an error too.
+// DIR/out<i><suffix>.npy for each of `outputs`, of its element type; an
+// extra file is an error too. `suffix` names a device's files (--replicas).
 absl::StatusOr<std::vector<Literal>> ReadExpected(
-    const std::string& dir, const std::vector<Literal>& outputs) {
+    const std::string& dir, const std::vector<Literal>& outputs,
+    absl::string_view suffix = "") {
   const int64_t n = static_cast<int64_t>(outputs.size());
   std::vector<Literal> expected;
   for (int64_t i = 0; i < n; ++i) {
     NpyReadOptions read_options;
     read_options.expected_type = outputs[i].element_type();
     absl::StatusOr<Literal> literal =
-        ReadNpy(NpyPath(dir, "out", i), read_options);
+        ReadNpy(NpyPath(dir, "out", i, suffix), read_options);
     if (!literal.ok()) {
       return absl::Status(literal.status().code(),
                           absl::StrCat("expected output ", i, ": ",
@@ -200,7 +212,7 @@ absl::StatusOr<std::vector<Literal>> ReadExpected(
     }
     expected.push_back(*std::move(literal));
   }
-  const std::string extra = NpyPath(dir, "out", n);
+  const std::string extra = NpyPath(dir, "out", n, suffix);
   if (FileExists(extra)) {
     return absl::InvalidArgumentError(
         absl::StrCat(extra, " exists, but the module has ", n, " output",
@@ -211,9 +223,11 @@ absl::StatusOr<std::vector<Literal>> ReadExpected(
 
 // Compares `outputs` with `expected` (from --expect's files or the
 // --reference platform) and prints the table; returns the exit status.
+// `suffix` names a device's outputs (--replicas).
 int CompareOutputs(const HloModule& module, const HloRunOptions& options,
                    const std::vector<Literal>& outputs,
-                   const std::vector<Literal>& expected, std::ostream& out) {
+                   const std::vector<Literal>& expected, std::ostream& out,
+                   absl::string_view suffix = "") {
   const int64_t n = static_cast<int64_t>(outputs.size());
   std::vector<std::vector<std::string>> rows = {
       {"output", "shape", "max_abs_err", "max_rel_err", "mismatches",
@@ -231,7 +245,7 @@ int CompareOutputs(const HloModule& module, const HloRunOptions& options,
     const ComparisonResult result =
         CompareLiterals(outputs[i], expected[i], tolerance);
     all_ok = all_ok && result.ok();
-    const std::string name = absl::StrCat("out", i);
+    const std::string name = absl::StrCat("out", i, suffix);
     if (result.shape_mismatch) {
       rows.push_back({name, expected[i].shape().ToString(false), "-", "-", "-",
                       tolerance.ToString(), "SHAPE MISMATCH"});
@@ -380,6 +394,13 @@ absl::StatusOr<HloRunOptions> ParseHloRunOptions(
         "flag --max-while-iterations: '", flags.Get("max-while-iterations"),
         "' is not a positive integer"));
   }
+  if (flags.Has("replicas") &&
+      (!absl::SimpleAtoi(flags.Get("replicas"), &options.replicas) ||
+       options.replicas < 1 || options.replicas > 1024)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("flag --replicas: '", flags.Get("replicas"),
+                     "' is not an integer in 1..1024"));
+  }
   if (flags.Has("random-inputs")) {
     uint64_t seed;
     if (!absl::SimpleAtoi(flags.Get("random-inputs"), &seed)) {
@@ -480,6 +501,22 @@ HloRunPlatform InterpreterPlatform() {
     }
     return absl::OkStatus();
   };
+  platform.run_replicated = [](const HloModule& module,
+                               absl::Span<const std::vector<Literal>> arguments,
+                               const HloRunOptions& options) {
+    EvaluateOptions evaluate;
+    evaluate.max_while_iterations = options.max_while_iterations;
+    std::vector<std::vector<Literal>> flushed(arguments.begin(),
+                                              arguments.end());
+    if (options.denormals == DenormalMode::kFlush) {
+      for (auto& device : flushed) {
+        for (Literal& argument : device) FlushDenormals(&argument);
+      }
+    }
+    // The device threads inherit the mode, as the evaluator's own do.
+    const ScopedDenormalMode mode(options.denormals);
+    return EvaluateReplicated(module, flushed, evaluate);
+  };
   return platform;
 }
 
@@ -505,6 +542,13 @@ absl::Status TimeRepeatedRuns(absl::string_view platform, int64_t iterations,
 
 absl::StatusOr<std::vector<Literal>> ReadInputs(const HloModule& module,
                                                 const std::string& dir) {
+  return ReadDeviceInputs(module, dir, 0, 0);
+}
+
+absl::StatusOr<std::vector<Literal>> ReadDeviceInputs(const HloModule& module,
+                                                      const std::string& dir,
+                                                      int64_t device,
+                                                      int64_t num_devices) {
   const HloComputation* entry = module.entry_computation();
   std::vector<Literal> inputs;
   for (int64_t i = 0; i < entry->num_parameters(); ++i) {
@@ -517,8 +561,17 @@ absl::StatusOr<std::vector<Literal>> ReadInputs(const HloModule& module,
     }
     NpyReadOptions read_options;
     read_options.expected_type = shape.element_type();
-    absl::StatusOr<Literal> literal =
-        ReadNpy(NpyPath(dir, "in", i), read_options);
+    std::string path = NpyPath(dir, "in", i);
+    if (num_devices > 0 && FileExists(NpyPath(dir, "in", i, ".r0"))) {
+      path = NpyPath(dir, "in", i, DeviceSuffix(device));
+      const std::string extra = NpyPath(dir, "in", i, DeviceSuffix(num_devices));
+      if (FileExists(extra)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(ParameterText(parameter, i), ": ", extra,
+                         " exists, but the run has ", num_devices, " devices"));
+      }
+    }
+    absl::StatusOr<Literal> literal = ReadNpy(path, read_options);
     if (!literal.ok()) {
       return absl::Status(literal.status().code(),
                           absl::StrCat(ParameterText(parameter, i), ": ",
@@ -526,8 +579,8 @@ absl::StatusOr<std::vector<Literal>> ReadInputs(const HloModule& module,
     }
     if (!literal->shape().Compatible(shape)) {
       return absl::InvalidArgumentError(
-          absl::StrCat(ParameterText(parameter, i), ": ", NpyPath(dir, "in", i),
-                       " holds ", literal->shape().ToString(false)));
+          absl::StrCat(ParameterText(parameter, i), ": ", path, " holds ",
+                       literal->shape().ToString(false)));
     }
     inputs.push_back(*std::move(literal));
   }
@@ -603,6 +656,104 @@ HloRunOptions ReferenceOptions(const HloRunOptions& options) {
   return reference;
 }
 
+// Writes (or prints) and compares every device's outputs: --replicas.
+int RunReplicas(const HloRunOptions& options, const HloRunPlatform& platform,
+                HloModule& module, std::ostream& out, std::ostream& err) {
+  if (!platform.run_replicated) {
+    err << "hlo-run: error: --replicas: --platform=" << options.platform
+        << " runs one device; use --platform=interpreter\n";
+    return kHloRunBadInput;
+  }
+  HloModuleConfig& config = module.mutable_config();
+  const int64_t n = options.replicas;
+  if (config.replica_count == 1 && config.num_partitions == 1) {
+    config.replica_count = n;
+  } else if (config.replica_count * config.num_partitions != n) {
+    err << "hlo-run: error: --replicas=" << n << ", but module "
+        << module.name() << " runs on "
+        << config.replica_count * config.num_partitions
+        << " devices (replica_count=" << config.replica_count
+        << ", num_partitions=" << config.num_partitions << ")\n";
+    return kHloRunBadInput;
+  }
+  const int64_t num_parameters = module.entry_computation()->num_parameters();
+  std::vector<std::vector<Literal>> inputs(n);
+  for (int64_t k = 0; k < n; ++k) {
+    absl::StatusOr<std::vector<Literal>> device = std::vector<Literal>();
+    if (!options.inputs_dir.empty()) {
+      device = ReadDeviceInputs(module, options.inputs_dir, k, n);
+    } else if (options.random_seed) {
+      device = RandomInputs(module, *options.random_seed + k);
+    } else if (num_parameters > 0) {
+      device = absl::InvalidArgumentError(absl::StrCat(
+          "the entry computation has ", num_parameters,
+          " parameters; give --inputs=DIR or --random-inputs=SEED"));
+    }
+    if (!device.ok()) {
+      err << "hlo-run: error: device " << k << ": "
+          << device.status().message() << "\n";
+      return kHloRunBadInput;
+    }
+    inputs[k] = *std::move(device);
+  }
+  absl::StatusOr<std::vector<Literal>> results =
+      platform.run_replicated(module, inputs, options);
+  if (!results.ok()) {
+    err << "hlo-run: error: " << options.platform << " failed to run "
+        << options.module_path << ": " << results.status().message() << "\n";
+    return absl::IsInvalidArgument(results.status()) ||
+                   absl::IsResourceExhausted(results.status())
+               ? kHloRunBadInput
+               : kHloRunFailed;
+  }
+  if (!options.output_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.output_dir, ec);
+    if (ec) {
+      err << "hlo-run: error: " << options.output_dir
+          << ": cannot create directory: " << ec.message() << "\n";
+      return kHloRunBadInput;
+    }
+  }
+  int status = kHloRunMatch;
+  for (int64_t k = 0; k < n; ++k) {
+    const std::string suffix = DeviceSuffix(k);
+    const std::vector<Literal> outputs =
+        FlattenResult(std::move((*results)[k]));
+    for (size_t i = 0; i < outputs.size() && !options.output_dir.empty();
+         ++i) {
+      absl::Status written =
+          WriteNpy(NpyPath(options.output_dir, "out", i, suffix), outputs[i]);
+      if (!written.ok()) {
+        err << "hlo-run: error: " << written.message() << "\n";
+        return kHloRunBadInput;
+      }
+    }
+    out << "device " << k << " (replica " << k / config.num_partitions
+        << ", partition " << k % config.num_partitions << "):\n";
+    if (!options.expect_dir.empty()) {
+      absl::StatusOr<std::vector<Literal>> expected =
+          ReadExpected(options.expect_dir, outputs, suffix);
+      if (!expected.ok()) {
+        err << "hlo-run: error: " << expected.status().message() << "\n";
+        return kHloRunBadInput;
+      }
+      status = std::max(
+          status, CompareOutputs(module, options, outputs, *expected, out,
+                                 suffix));
+      continue;
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      out << "out" << i << suffix << " " << outputs[i].shape().ToString(false);
+      if (outputs[i].element_count() <= kMaxPrintedElements) {
+        out << " " << outputs[i].ValuesToString();
+      }
+      out << "\n";
+    }
+  }
+  return status;
+}
+
 }  // namespace
 
 int RunHloRun(const HloRunOptions& options, const HloRunPlatforms& platforms,
@@ -673,6 +824,14 @@ int RunHloRun(const HloRunOptions& options, const HloRunPlatforms& platforms,
   if (!module.ok()) {
     err << "hlo-run: error: " << module.status().message() << "\n";
     return kHloRunBadInput;
+  }
+  if (options.replicas > 0) {
+    if (saved.run) {
+      err << "hlo-run: error: --replicas runs modules, not saved "
+             "executables\n";
+      return kHloRunBadInput;
+    }
+    return RunReplicas(options, *platform, **module, out, err);
   }
   const int64_t num_parameters =
       (*module)->entry_computation()->num_parameters();

@@ -50,6 +50,14 @@
 // parameter number and its shape: floats uniform in [-1, 1) (complex: both
 // parts), signed integers in [-8, 8], unsigned in [0, 15], pred fair coins.
 //
+// --replicas=N (interpreter) runs the N devices of a module with collectives
+// (hlo/evaluator/evaluator.h: EvaluateReplicated). N must be the module's
+// replica_count x num_partitions; a module that gives neither runs N
+// replicas. Device k reads parameter i from in<i>.r<k>.npy when the
+// parameter has per-device files (in<i>.r0.npy exists), else the shared
+// in<i>.npy; --random-inputs gives device k the inputs of seed SEED+k. Device
+// k writes and compares out<i>.r<k>.npy, one table per device.
+//
 // Exit status: 0 all outputs match (or nothing to compare), 1 some output
 // does not match, 2 bad input (flags, files, module, shapes), 3 the platform
 // failed to run the module (e.g. an op it does not implement, no GPU).
@@ -117,6 +125,8 @@ struct HloRunOptions {
   // A while loop that runs more iterations than this stops the run with an
   // error naming it (0: no limit); the interpreter and cpu (host) honour it.
   int64_t max_while_iterations = 0;
+  // --replicas=N: run N devices (0: the usual one-device run).
+  int64_t replicas = 0;
   bool help = false;
 };
 
@@ -148,6 +158,12 @@ struct HloRunPlatform {
   // anything is read. Unset: the platform takes none of
   // --disable-passes, --max-while-iterations.
   std::function<absl::Status(const HloRunOptions& options)> check_options;
+  // Runs every device of the module's replica_count x num_partitions, one
+  // argument list per device (empty when the platform cannot).
+  std::function<absl::StatusOr<std::vector<Literal>>(
+      const HloModule& module, absl::Span<const std::vector<Literal>> arguments,
+      const HloRunOptions& options)>
+      run_replicated;
 };
 using HloRunPlatforms = std::vector<HloRunPlatform>;
 
@@ -165,6 +181,14 @@ void PrintTable(const std::vector<std::vector<std::string>>& rows,
 // types and shapes; errors name the parameter.
 absl::StatusOr<std::vector<Literal>> ReadInputs(const HloModule& module,
                                                 const std::string& dir);
+
+// The same for device `device` of a run of `num_devices`: a parameter with
+// per-device files (DIR/in<i>.r0.npy exists) is read from in<i>.r<device>.npy,
+// others from in<i>.npy, shared by every device.
+absl::StatusOr<std::vector<Literal>> ReadDeviceInputs(const HloModule& module,
+                                                      const std::string& dir,
+                                                      int64_t device,
+                                                      int64_t num_devices);
 
 // Deterministic random arguments for the entry parameters (see above).
 absl::StatusOr<std::vector<Literal>> RandomInputs(const HloModule& module,

@@ -132,6 +132,73 @@ TEST(HloRunTest, WritesOutputs) {
   EXPECT_EQ(run.code, kHloRunMatch) << run.out;
 }
 
+// A 2-replica all-reduce: per-device and shared inputs, per-device outputs
+// and tables, and the count checks.
+TEST(HloRunTest, ReplicasReadWriteAndComparePerDevice) {
+  const std::string dir = TempDir("replicas");
+  {
+    std::ofstream module(dir + "/m.hlo");
+    module << R"(HloModule m
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %e (p: f32[2], q: f32[2]) -> f32[2] {
+  %p = f32[2] parameter(0)
+  %q = f32[2] parameter(1)
+  %m = f32[2] multiply(%p, %q)
+  ROOT %r = f32[2] all-reduce(%m), replica_groups={}, to_apply=%add
+})";
+  }
+  auto vec = [](float a, float b) {
+    Literal l(Shape::Array(F32, {2}));
+    l.data<float>()[0] = a;
+    l.data<float>()[1] = b;
+    return l;
+  };
+  // p differs per device, q is shared.
+  ASSERT_TRUE(WriteNpy(dir + "/in0.r0.npy", vec(1, 2)).ok());
+  ASSERT_TRUE(WriteNpy(dir + "/in0.r1.npy", vec(3, 4)).ok());
+  ASSERT_TRUE(WriteNpy(dir + "/in1.npy", vec(10, 100)).ok());
+  const std::string out = dir + "/got";
+  RunResult run = HloRun({dir + "/m.hlo", "--replicas=2", "--inputs", dir,
+                          "--output", out});
+  ASSERT_EQ(run.code, kHloRunMatch) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("device 1 (replica 1, partition 0):"));
+  for (int k = 0; k < 2; ++k) {
+    absl::StatusOr<Literal> got =
+        ReadNpy(absl::StrCat(out, "/out0.r", k, ".npy"));
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(got->data<float>()[0], 40);
+    EXPECT_EQ(got->data<float>()[1], 600);
+  }
+  // Device 1's expected output is wrong: a mismatch in its table only.
+  ASSERT_TRUE(WriteNpy(dir + "/out0.r0.npy", vec(40, 600)).ok());
+  ASSERT_TRUE(WriteNpy(dir + "/out0.r1.npy", vec(40, 601)).ok());
+  run = HloRun({dir + "/m.hlo", "--replicas=2", "--inputs", dir, "--expect",
+                dir});
+  EXPECT_EQ(run.code, kHloRunMismatch) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("out0.r1[1]: got 600, expected 601"));
+  // Per-device files for 2 devices, a run of 3; a module of 2 replicas.
+  run = HloRun({dir + "/m.hlo", "--replicas=3", "--inputs", dir});
+  EXPECT_EQ(run.code, kHloRunBadInput);
+  EXPECT_THAT(run.err, HasSubstr("in0.r2.npy"));
+  {
+    std::ofstream module(dir + "/two.hlo");
+    module << "HloModule two, replica_count=2\n"
+              "ENTRY %e (p: f32[2]) -> f32[2] {\n"
+              "  ROOT %p = f32[2] parameter(0)\n}\n";
+  }
+  run = HloRun({dir + "/two.hlo", "--replicas=4", "--random-inputs=1"});
+  EXPECT_EQ(run.code, kHloRunBadInput);
+  EXPECT_THAT(run.err, HasSubstr("runs on 2 devices (replica_count=2"));
+  run = HloRun({dir + "/m.hlo", "--replicas=2", "--inputs", dir,
+                "--platform=cpu"});
+  EXPECT_EQ(run.code, kHloRunBadInput);
+  EXPECT_THAT(run.err, HasSubstr("use --platform=interpreter"));
+}
+
 TEST(HloRunTest, RandomInputsAreDeterministic) {
   const std::string a = TempDir("random_a");
   const std::string b = TempDir("random_b");

@@ -9,12 +9,14 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "hlo/annotation_custom_calls.h"
 #include "hlo/evaluator/evaluator_internal.h"
+#include "hlo/evaluator/rendezvous.h"
 #include "hlo/evaluator/strided_copy.h"
 #include "hlo/host_memory.h"
 
@@ -587,8 +589,20 @@ absl::StatusOr<Literal> Evaluator::EvaluateInstruction(
     case HloOpcode::kAfterAll:
       return Literal(Shape::Token());
     case HloOpcode::kReplicaId:
-    case HloOpcode::kPartitionId:
-      return Literal(instr.shape());
+    case HloOpcode::kPartitionId: {
+      Literal out(instr.shape());
+      const int64_t id = opcode == HloOpcode::kReplicaId
+                             ? device_->device / device_->num_partitions
+                             : device_->device % device_->num_partitions;
+      out.SetFromInt64(0, id);
+      return out;
+    }
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kCollectivePermute:
+      return EvaluateCollective(instr, operands);
     case HloOpcode::kCall:
     case HloOpcode::kFusion:
       return EvaluateCalled(instr, operands);
@@ -692,6 +706,65 @@ absl::StatusOr<Literal> EvaluateModule(const HloModule& module,
         absl::StrCat("module ", module.name(), " has no entry computation"));
   }
   return EvaluateComputation(*entry, arguments, options);
+}
+
+absl::StatusOr<std::vector<Literal>> EvaluateReplicated(
+    const HloModule& module,
+    absl::Span<const std::vector<Literal>> arguments,
+    const EvaluateOptions& options) {
+  const HloComputation* entry = module.entry_computation();
+  if (entry == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("module ", module.name(), " has no entry computation"));
+  }
+  const int64_t replica_count = module.config().replica_count;
+  const int64_t num_partitions = module.config().num_partitions;
+  if (replica_count < 1 || num_partitions < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "module ", module.name(), " has replica_count=", replica_count,
+        " and num_partitions=", num_partitions, "; both must be at least 1"));
+  }
+  const int64_t num_devices = replica_count * num_partitions;
+  if (static_cast<int64_t>(arguments.size()) != num_devices) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "module ", module.name(), " runs on ", num_devices,
+        " devices (replica_count=", replica_count,
+        ", num_partitions=", num_partitions, ") but ", arguments.size(),
+        " argument lists were given"));
+  }
+  eval::Rendezvous rendezvous(num_devices);
+  std::vector<absl::StatusOr<Literal>> results(
+      num_devices, absl::UnknownError("not run"));
+  auto run = [&](int64_t d) {
+    eval::DeviceContext device;
+    device.device = d;
+    device.replica_count = replica_count;
+    device.num_partitions = num_partitions;
+    device.rendezvous = &rendezvous;
+    eval::Evaluator evaluator(options, &device);
+    std::vector<const Literal*> args;
+    for (const Literal& arg : arguments[d]) args.push_back(&arg);
+    results[d] = evaluator.Evaluate(*entry, args);
+    rendezvous.Finish(d, !results[d].ok());
+  };
+  std::vector<std::thread> threads;
+  for (int64_t d = 1; d < num_devices; ++d) threads.emplace_back(run, d);
+  run(0);
+  for (std::thread& t : threads) t.join();
+  // A device's own error first: the others' only say that it stopped.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int64_t d = 0; d < num_devices; ++d) {
+      const absl::Status& s = results[d].status();
+      if (s.ok() || (pass == 0 && absl::IsAborted(s))) continue;
+      return absl::Status(
+          s.code(), absl::StrCat("device ", d, " (replica ", d / num_partitions,
+                                 ", partition ", d % num_partitions,
+                                 "): ", s.message()));
+    }
+  }
+  std::vector<Literal> out;
+  for (auto& r : results) out.push_back(std::move(*r));
+  return out;
 }
 
 }  // namespace hloc

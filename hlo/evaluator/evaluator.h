@@ -24,17 +24,24 @@
 //   - conditional with an out-of-range branch index runs the last branch.
 //   - sort is stable (whatever is_stable says); topk orders by total order,
 //     ties by index.
-//   - replica-id and partition-id are 0; after-all and add-dependency pass
-//     tokens/values through.
+//   - replica-id and partition-id are the device's (0 outside
+//     EvaluateReplicated); after-all and add-dependency pass tokens/values
+//     through.
+//   - all-reduce, all-gather, reduce-scatter, all-to-all and
+//     collective-permute run across the devices of EvaluateReplicated
+//     (collective_ops.cc states their rules; hlo/collectives.h who takes
+//     part); a one-device run gives a group of one.
 //   - fft is computed from the definition (O(n^2) per line, complex128);
 //     cholesky, triangular-solve and the LAPACK custom calls of JAX's CPU
 //     lowering (hlo/lapack_custom_call.h; not syevd) by LAPACK's unblocked
 //     algorithms in complex128 (linalg_kernels.h).
-// Other custom-calls, collectives, infeed/outfeed, send/recv, rng and the
+// Other custom-calls, other collectives, infeed/outfeed, send/recv, rng and the
 // other device operations give "not supported by the evaluator: <opcode>
 // (<name>)" (a custom-call's target named too).
 #ifndef HLO_EVALUATOR_EVALUATOR_H_
 #define HLO_EVALUATOR_EVALUATOR_H_
+
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -56,6 +63,18 @@ struct EvaluateOptions {
 absl::StatusOr<Literal> EvaluateModule(const HloModule& module,
                                        absl::Span<const Literal> arguments,
                                        const EvaluateOptions& options = {});
+
+// Runs the entry computation once per device of the module's
+// replica_count x num_partitions, one thread each, the collectives
+// exchanging values between them. arguments[d] are device d's, d = replica *
+// num_partitions + partition; returns each device's result in that order.
+// Errors name the device: a wrong number of argument lists, groups that do
+// not fit the run, or a collective that not every device of its group
+// reaches.
+absl::StatusOr<std::vector<Literal>> EvaluateReplicated(
+    const HloModule& module,
+    absl::Span<const std::vector<Literal>> arguments,
+    const EvaluateOptions& options = {});
 
 // Evaluates `computation` on `arguments`.
 absl::StatusOr<Literal> EvaluateComputation(

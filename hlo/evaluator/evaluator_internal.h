@@ -35,9 +35,26 @@ class OperandValues {
   virtual Literal TakeOrCopy(int64_t i) = 0;
 };
 
+class Rendezvous;
+
+// Which device of a replicated run an evaluator computes for.
+struct DeviceContext {
+  // replica * num_partitions + partition.
+  int64_t device = 0;
+  int64_t replica_count = 1;
+  int64_t num_partitions = 1;
+  // Shared by the run's device threads; nullptr for a run of one device.
+  Rendezvous* rendezvous = nullptr;
+  // How often each collective has run on this device, so that the k-th run
+  // of a collective in a loop meets the k-th run on its peers.
+  absl::flat_hash_map<const HloInstruction*, int64_t> executions;
+};
+
 class Evaluator {
  public:
-  explicit Evaluator(EvaluateOptions options = {}) : options_(options) {}
+  explicit Evaluator(EvaluateOptions options = {},
+                     DeviceContext* device = nullptr)
+      : options_(options), device_(device ? device : &single_device_) {}
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
 
@@ -80,6 +97,13 @@ class Evaluator {
                                          OperandValues& operands);
   absl::StatusOr<Literal> EvaluateScan(const HloInstruction& instr,
                                        OperandValues& operands);
+  // all-reduce, all-gather, reduce-scatter, all-to-all, collective-permute
+  // (collective_ops.cc).
+  absl::StatusOr<Literal> EvaluateCollective(const HloInstruction& instr,
+                                             OperandValues& operands);
+
+  DeviceContext single_device_;
+  DeviceContext* device_;
 
   absl::flat_hash_map<const HloComputation*, std::unique_ptr<Plan>> plans_;
   absl::flat_hash_map<const HloComputation*, std::unique_ptr<ScalarFn>>

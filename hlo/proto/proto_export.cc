@@ -616,6 +616,20 @@ absl::Status ExportConfig(const HloModule& module, const Ids& ids,
   for (const auto& [key, value] : config.frontend_attributes) {
     (*attributes)[key] = value;
   }
+  // The device assignment carries replica_count and num_partitions (see the
+  // importer); devices are placed as XLA's default placer does,
+  // computation-major.
+  if (config.replica_count != 1 || config.num_partitions != 1) {
+    auto* da = p->mutable_device_assignment();
+    da->set_replica_count(config.replica_count);
+    da->set_computation_count(config.num_partitions);
+    for (int64_t c = 0; c < config.num_partitions; ++c) {
+      auto* devices = da->add_computation_devices();
+      for (int64_t r = 0; r < config.replica_count; ++r) {
+        devices->add_replica_device_ids(c * config.replica_count + r);
+      }
+    }
+  }
   if (module.has_schedule() || config.is_scheduled) {
     auto* sequences = p->mutable_schedule()->mutable_sequences();
     for (const HloComputation* computation : module.computations()) {

@@ -1147,6 +1147,19 @@ absl::Status Importer::ImportConfig(HloModule* module) {
   for (const auto& [key, value] : proto_.frontend_attributes().map()) {
     config.frontend_attributes[key] = value;
   }
+  // HloModuleProto has no replica_count/num_partitions; XLA writes the
+  // device assignment it compiled for, whose shape is exactly those.
+  if (proto_.has_device_assignment()) {
+    const xla::DeviceAssignmentProto& da = proto_.device_assignment();
+    if (da.replica_count() < 1 || da.computation_count() < 1) {
+      return Invalid(absl::StrCat(
+          "device_assignment has replica_count ", da.replica_count(),
+          " and computation_count ", da.computation_count(),
+          "; both must be at least 1"));
+    }
+    config.replica_count = da.replica_count();
+    config.num_partitions = da.computation_count();
+  }
   if (proto_.has_schedule()) {
     config.is_scheduled = true;
     // Sequences in computation order, for a deterministic walk of the map.

@@ -236,6 +236,42 @@ TEST(ProtoExportTest, KitchenSinkExportsXlaConventions) {
   EXPECT_LT(init, loop);
 }
 
+// ---- replica_count / num_partitions ----------------------------------------
+
+TEST(ProtoConfigTest, DeviceAssignmentCarriesReplicasAndPartitions) {
+  // What XLA writes for a 4-device SPMD program.
+  absl::StatusOr<std::unique_ptr<HloModule>> m = ImportHloModuleProto(TextProto(
+      "name: \"m\" entry_computation_id: 1 computations { name: \"e\" id: 1 "
+      "root_id: 1 instructions { name: \"p\" opcode: \"partition-id\" id: 1 "
+      "shape { element_type: U32 } } } device_assignment { replica_count: 1 "
+      "computation_count: 4 computation_devices { replica_device_ids: 0 } "
+      "computation_devices { replica_device_ids: 1 } computation_devices { "
+      "replica_device_ids: 2 } computation_devices { replica_device_ids: 3 } }"));
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ((*m)->config().replica_count, 1);
+  EXPECT_EQ((*m)->config().num_partitions, 4);
+  (*m)->mutable_config().replica_count = 2;
+  absl::StatusOr<xla::HloModuleProto> p = ExportHloModuleProto(**m);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->device_assignment().replica_count(), 2);
+  EXPECT_EQ(p->device_assignment().computation_count(), 4);
+  ASSERT_EQ(p->device_assignment().computation_devices_size(), 4);
+  EXPECT_EQ(p->device_assignment().computation_devices(3).replica_device_ids(1),
+            7);
+  absl::StatusOr<std::unique_ptr<HloModule>> back = ImportHloModuleProto(*p);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ((*back)->config().replica_count, 2);
+  EXPECT_EQ((*back)->config().num_partitions, 4);
+
+  absl::StatusOr<std::unique_ptr<HloModule>> bad = ImportHloModuleProto(
+      TextProto("name: \"m\" entry_computation_id: 1 computations { name: "
+                "\"e\" id: 1 root_id: 1 instructions { name: \"p\" opcode: "
+                "\"partition-id\" id: 1 shape { element_type: U32 } } } "
+                "device_assignment { replica_count: 0 computation_count: 1 }"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("replica_count 0"));
+}
+
 // ---- Literals of every element type ----------------------------------------
 
 // A module whose root is a constant of `shape` holding `values`.
