@@ -42,15 +42,20 @@ expect_in stdout "cpu against the reference interpreter:"
 expect_count 3 stdout "  ok"
 expect_in stdout "all outputs match"
 # A real difference is found and reported per output: the cpu pipeline
-# keeps excess precision (an f32 -> bf16 -> f32 round trip is removed),
-# the interpreter rounds to bf16; with zero tolerances only out0 differs.
+# keeps excess precision (a bf16 add feeding a bf16 multiply stays in f32,
+# as XLA's default does), the interpreter rounds each result to bf16; with
+# zero tolerances only out0 differs.
 cat >"$TMP/bf16.hlo" <<'HLO'
-HloModule bf16_round_trip
+HloModule bf16_excess_precision
 ENTRY e {
-  x = f32[64] parameter(0)
-  b = bf16[64] convert(x)
-  r = f32[64] convert(b)
-  ROOT t = (f32[64], f32[64]) tuple(r, x)
+  x = bf16[64] parameter(0)
+  y = bf16[64] parameter(1)
+  z = bf16[64] parameter(2)
+  a = bf16[64] add(x, y)
+  c = bf16[64] multiply(a, z)
+  r = f32[64] convert(c)
+  w = f32[64] convert(x)
+  ROOT t = (f32[64], f32[64]) tuple(r, w)
 }
 HLO
 expect_status 1 "$HLO_RUN" "$TMP/bf16.hlo" --random-inputs=3 --platform=cpu \
