@@ -470,8 +470,18 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitFloatBinary(
       return b_->CreateFMul(lhs, rhs);
     case HloOpcode::kDivide:
       return b_->CreateFDiv(lhs, rhs);
-    case HloOpcode::kRemainder:
-      return b_->CreateFRem(lhs, rhs);
+    case HloOpcode::kRemainder: {
+      if (math_->HasExactFrem()) return b_->CreateFRem(lhs, rhs);
+      // fmod is exact, so a 16-bit remainder computed in f32 narrows back
+      // without rounding.
+      llvm::Type* type = lhs->getType();
+      const bool narrow = type->isHalfTy() || type->isBFloatTy();
+      llvm::Value* r =
+          MathCall(math_, MathFunction::kFmod,
+                   {narrow ? Widen(lhs) : lhs, narrow ? Widen(rhs) : rhs},
+                   module_, b_);
+      return narrow ? b_->CreateFPTrunc(r, type) : r;
+    }
     case HloOpcode::kMaximum:
       return b_->CreateBinaryIntrinsic(llvm::Intrinsic::maximum, lhs, rhs);
     case HloOpcode::kMinimum:

@@ -41,6 +41,8 @@ const char* BaseName(MathFunction fn) {
       return "exp";
     case MathFunction::kExpm1:
       return "expm1";
+    case MathFunction::kFmod:
+      return "fmod";
     case MathFunction::kLog:
       return "log";
     case MathFunction::kLog1p:

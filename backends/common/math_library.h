@@ -40,6 +40,7 @@ enum class MathFunction {
   kErf,
   kExp,
   kExpm1,
+  kFmod,
   kLog,
   kLog1p,
   kPow,
@@ -66,6 +67,12 @@ class MathLibrary {
   // to bfloat lowers to it), so the elemental emitter need not round on
   // the bits, which costs about ten integer instructions per conversion.
   virtual bool HasBf16Truncation() const { return false; }
+
+  // True if LLVM's frem is exact IEEE fmod on the target (x86 and AArch64
+  // lower it to libm's fmod). NVPTX expands it as x - trunc(x / y) * y,
+  // wrong for infinite or huge quotients and for the sign of a zero
+  // result: the elemental emitter calls the library's fmod there instead.
+  virtual bool HasExactFrem() const { return true; }
 
  protected:
   // Declares FunctionName(fn, type) as a pure function and calls it.

@@ -50,6 +50,9 @@ class LibdeviceMathLibrary : public MathLibrary {
   // accepts). bf16 elementwise chains are otherwise bound by the rounding
   // arithmetic, not by memory (chain5 in bf16 ran at 29% of copy).
   bool HasBf16Truncation() const override { return true; }
+  // __nv_fmodf / __nv_fmod (exact) instead of NVPTX's frem expansion;
+  // found by the conformance suite's cuda column (tests/conformance).
+  bool HasExactFrem() const override { return false; }
 };
 
 void InitializeNvptxOnce() {
