@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "hlo/computation.h"
 
 namespace hloc {
 namespace {
@@ -347,6 +348,89 @@ absl::StatusOr<std::vector<int64_t>> PermuteSources(
     }
   }
   return sources;
+}
+
+namespace {
+
+bool IsEffectivelyMajor(const Shape& shape, int64_t dim) {
+  if (!shape.IsArray() || dim < 0 || dim >= shape.rank()) return false;
+  bool above = false;
+  for (int64_t d : shape.MinorToMajor()) {
+    if (above && shape.dimensions(d) != 1) return false;
+    if (d == dim) above = true;
+  }
+  return above;
+}
+
+}  // namespace
+
+bool CollectiveDimensionIsMajor(const HloInstruction& instr) {
+  if (instr.dimensions().empty()) return true;
+  const int64_t dim = instr.dimensions(0);
+  for (const HloInstruction* operand : instr.operands()) {
+    if (!IsEffectivelyMajor(operand->shape(), dim)) return false;
+  }
+  if (!instr.shape().IsTuple()) return IsEffectivelyMajor(instr.shape(), dim);
+  for (const Shape& shape : instr.shape().tuple_shapes()) {
+    if (!IsEffectivelyMajor(shape, dim)) return false;
+  }
+  return true;
+}
+
+absl::string_view CollectiveReductionString(CollectiveReduction reduction) {
+  switch (reduction) {
+    case CollectiveReduction::kSum:
+      return "sum";
+    case CollectiveReduction::kProduct:
+      return "product";
+    case CollectiveReduction::kMin:
+      return "min";
+    case CollectiveReduction::kMax:
+      return "max";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<CollectiveReduction> MatchCollectiveReduction(
+    const HloComputation& to_apply) {
+  const HloInstruction* root = to_apply.root_instruction();
+  auto not_found = [&] {
+    return absl::NotFoundError(
+        absl::StrCat("to_apply ", to_apply.name(),
+                     " is not a sum, product, min or max of its two "
+                     "parameters"));
+  };
+  if (root == nullptr || to_apply.num_parameters() != 2 ||
+      root->operand_count() != 2 || !root->shape().IsArray() ||
+      root->shape().rank() != 0) {
+    return not_found();
+  }
+  const HloInstruction* a = root->operand(0);
+  const HloInstruction* b = root->operand(1);
+  if (a->opcode() != HloOpcode::kParameter ||
+      b->opcode() != HloOpcode::kParameter ||
+      a->parameter_number() == b->parameter_number()) {
+    return not_found();
+  }
+  const bool is_pred = root->shape().element_type() == PRED;
+  switch (root->opcode()) {
+    case HloOpcode::kAdd:
+      return CollectiveReduction::kSum;
+    case HloOpcode::kMultiply:
+      return CollectiveReduction::kProduct;
+    case HloOpcode::kMinimum:
+      return CollectiveReduction::kMin;
+    case HloOpcode::kMaximum:
+      return CollectiveReduction::kMax;
+    case HloOpcode::kAnd:
+      if (is_pred) return CollectiveReduction::kMin;
+      return not_found();
+    case HloOpcode::kOr:
+      if (is_pred) return CollectiveReduction::kMax;
+      return not_found();
+    default:
+      return not_found();
+  }
 }
 
 }  // namespace hloc

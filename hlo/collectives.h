@@ -76,6 +76,25 @@ absl::StatusOr<std::vector<int64_t>> PermuteSources(
     const HloInstruction& instr, int64_t replica_count,
     int64_t num_partitions);
 
+// For an all-gather, reduce-scatter or all-to-all along a dimension: that
+// dimension is the most major of every operand's and result's layout
+// (every more major dimension has size 1), so that the collective moves
+// flat chunks of its buffers. True when there is no dimension.
+bool CollectiveDimensionIsMajor(const HloInstruction& instr);
+
+// The reductions collective libraries (NCCL, the host runtime) apply in
+// place of an all-reduce's or reduce-scatter's to_apply.
+enum class CollectiveReduction { kSum, kProduct, kMin, kMax };
+
+absl::string_view CollectiveReductionString(CollectiveReduction reduction);
+
+// What `to_apply` computes, when it is one of the reductions above applied
+// to its two parameters (in either order): add, multiply, minimum, maximum;
+// on pred also and (min) and or (max). NotFound otherwise (any other
+// computation is only run by the evaluator).
+absl::StatusOr<CollectiveReduction> MatchCollectiveReduction(
+    const HloComputation& to_apply);
+
 }  // namespace hloc
 
 #endif  // HLO_COLLECTIVES_H_

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "passes/collective_layout.h"
 #include "passes/convolution_layout.h"
 #include "passes/cudnn_convolution_calls.h"
 #include "passes/dce.h"
@@ -61,6 +62,8 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
             ? SimplifyFpConversions::Scope::kCompilerRoundings
             : SimplifyFpConversions::Scope::kAllChains);
   }
+  // Every runtime gathers, scatters and exchanges flat chunks.
+  pipeline.AddPass<CollectiveLayout>();
   // On CUDA, convolutions are cuDNN calls, in the tensor orders cuDNN
   // reads in place; ROCm has no convolution library here (no MIOpen in
   // Debian) and the CPU has its own convolution emitter.

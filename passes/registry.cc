@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "passes/call_inliner.h"
 #include "passes/constant_folding.h"
+#include "passes/collective_layout.h"
 #include "passes/convolution_layout.h"
 #include "passes/convolution_to_gemm.h"
 #include "passes/cudnn_convolution_calls.h"
@@ -63,6 +64,10 @@ const PassEntry kPasses[] = {
     {"call-inliner", "inline every call", Make<CallInliner>},
     {"constant-folding", "evaluate instructions whose operands are constants",
      Make<ConstantFolding>},
+    {"collective-layout",
+     "all-gathers, reduce-scatters and all-to-alls transposed so that they "
+     "move along their most major dimension (flat chunks)",
+     Make<CollectiveLayout>},
     {"convolution-layout",
      "convolutions transposed and padded into the channels-last or "
      "channels-first forms cuDNN reads in place (CUDA)",

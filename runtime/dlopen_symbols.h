@@ -1,12 +1,17 @@
-// Resolving a vendor library's functions after dlopen: the CUDA driver
-// (cuda_driver.h) and the HIP runtime (hip_driver.h) are both loaded at run
-// time, so the project builds and runs its non-GPU tests without either.
+// Loading a vendor library at run time and resolving its functions: the
+// CUDA driver, cuBLASLt, cuDNN, NCCL (cuda) and the HIP runtime (rocm) are
+// all opened with dlopen, so the project builds and runs its non-GPU tests
+// without any of them, and one binary runs wherever they are found.
 #ifndef RUNTIME_DLOPEN_SYMBOLS_H_
 #define RUNTIME_DLOPEN_SYMBOLS_H_
 
 #include <dlfcn.h>
 
 #include <initializer_list>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace hloc {
 
@@ -22,6 +27,47 @@ bool ResolveSymbol(void* handle, std::initializer_list<const char*> symbols,
   }
   return false;
 }
+
+// The library names to try: the environment variable `env` when set (a
+// comma-separated list, as `defaults` is), else `defaults`.
+std::string LibraryNames(const char* env, absl::string_view defaults);
+
+struct OpenedLibrary {
+  void* handle = nullptr;
+  // The name that loaded.
+  std::string name;
+};
+
+// dlopens the first of the comma-separated `names` that loads. The error
+// (Unavailable) says "no <what>: cannot load <names> (<each dlerror>)".
+absl::StatusOr<OpenedLibrary> OpenFirstLibrary(absl::string_view names,
+                                               absl::string_view what);
+
+// Resolves a library's functions one by one and reports every missing one
+// at once.
+class SymbolBinder {
+ public:
+  explicit SymbolBinder(void* handle) : handle_(handle) {}
+
+  // `*function` is the first of `symbols` found (null when none is).
+  template <typename Function>
+  void Bind(Function* function, std::initializer_list<const char*> symbols) {
+    *function = nullptr;
+    if (!ResolveSymbol(handle_, symbols, function)) {
+      missing_ += (missing_.empty() ? "" : ", ");
+      missing_ += *symbols.begin();
+    }
+  }
+
+  // Unavailable "<library> lacks <symbols> (<requirement>)" when any is
+  // missing.
+  absl::Status Check(absl::string_view library,
+                     absl::string_view requirement) const;
+
+ private:
+  void* handle_;
+  std::string missing_;
+};
 
 }  // namespace hloc
 

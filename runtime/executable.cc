@@ -97,6 +97,8 @@ std::string KindName(ExecutableStep::Kind kind) {
       return "copy";
     case ExecutableStep::Kind::kLibraryCall:
       return "library-call";
+    case ExecutableStep::Kind::kCollective:
+      return "collective";
   }
   return "unknown";
 }
@@ -119,6 +121,7 @@ void StepToProto(const ExecutableStep& step, runtime::StepProto* p) {
       runtime::StepProto::KERNEL, runtime::StepProto::EVALUATOR,
       runtime::StepProto::WHILE,  runtime::StepProto::CONDITIONAL,
       runtime::StepProto::COPY,   runtime::StepProto::LIBRARY_CALL,
+      runtime::StepProto::COLLECTIVE,
   };
   p->set_kind(kKinds[static_cast<int>(step.kind)]);
   p->set_instruction(step.instruction);
@@ -146,6 +149,18 @@ void StepToProto(const ExecutableStep& step, runtime::StepProto* p) {
   }
   p->set_predicate_buffer(step.predicate_buffer);
   p->set_library(step.library);
+  if (step.kind == ExecutableStep::Kind::kCollective) {
+    const CollectiveConfig& c = step.collective;
+    runtime::CollectiveConfigProto* cp = p->mutable_collective();
+    cp->set_op(static_cast<runtime::CollectiveConfigProto::Op>(c.op));
+    cp->set_reduction(static_cast<int32_t>(c.reduction));
+    cp->set_replica_count(c.replica_count);
+    cp->set_num_partitions(c.num_partitions);
+    for (const std::vector<int64_t>& group : c.groups) {
+      cp->add_groups()->mutable_devices()->Add(group.begin(), group.end());
+    }
+    cp->mutable_sources()->Add(c.sources.begin(), c.sources.end());
+  }
   if (step.kind == ExecutableStep::Kind::kLibraryCall) {
     const GemmConfig& g = step.gemm;
     runtime::GemmConfigProto* q = p->mutable_gemm();
@@ -228,6 +243,9 @@ absl::StatusOr<ExecutableStep> StepFromProto(const runtime::StepProto& p,
       break;
     case runtime::StepProto::LIBRARY_CALL:
       step.kind = ExecutableStep::Kind::kLibraryCall;
+      break;
+    case runtime::StepProto::COLLECTIVE:
+      step.kind = ExecutableStep::Kind::kCollective;
       break;
     default:
       return absl::InvalidArgumentError(
@@ -331,6 +349,25 @@ absl::StatusOr<ExecutableStep> StepFromProto(const runtime::StepProto& p,
   c.diag = static_cast<char>(cp.diag());
   c.mode = static_cast<char>(cp.mode());
   c.hlo_cholesky = cp.hlo_cholesky();
+  // Checked against the buffers by ValidateExecutable; here only kept in
+  // range of the enums.
+  const runtime::CollectiveConfigProto& kp = p.collective();
+  CollectiveConfig& k = step.collective;
+  if (kp.op() < 0 ||
+      kp.op() > static_cast<int>(CollectiveConfig::Op::kPartitionId) ||
+      kp.reduction() < 0 ||
+      kp.reduction() > static_cast<int>(CollectiveReduction::kMax)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": collective op or reduction out of range"));
+  }
+  k.op = static_cast<CollectiveConfig::Op>(kp.op());
+  k.reduction = static_cast<CollectiveReduction>(kp.reduction());
+  k.replica_count = kp.replica_count();
+  k.num_partitions = kp.num_partitions();
+  for (const auto& group : kp.groups()) {
+    k.groups.emplace_back(group.devices().begin(), group.devices().end());
+  }
+  k.sources.assign(kp.sources().begin(), kp.sources().end());
   return step;
 }
 
@@ -359,6 +396,99 @@ absl::Status CheckSelfContained(const Executable& e) {
     return absl::FailedPreconditionError(
         "the executable calls kernels but carries no object code (compile "
         "with keep_executable)");
+  }
+  return absl::OkStatus();
+}
+
+
+// A collective step's buffers against its config (see
+// CollectiveConfigProto): the right number of operand and result slots,
+// one element type, and sizes that fit the op and the group size; groups
+// that cover the run's devices once each.
+absl::Status CheckCollectiveStep(const Executable& e,
+                                 const ExecutableStep& step) {
+  using Op = CollectiveConfig::Op;
+  const CollectiveConfig& c = step.collective;
+  if (c.replica_count < 1 || c.num_partitions < 1 ||
+      c.replica_count * c.num_partitions > (int64_t{1} << 20)) {
+    return absl::InvalidArgumentError("bad replica or partition count");
+  }
+  const int64_t devices = c.replica_count * c.num_partitions;
+  const int64_t n = static_cast<int64_t>(step.buffers.size());
+  auto slot = [&](int64_t i) -> const ExecutableBuffer& {
+    return e.buffers[step.buffers[i]];
+  };
+  if (c.op == Op::kReplicaId || c.op == Op::kPartitionId) {
+    if (n != 1 || !slot(0).shape.IsArray() ||
+        slot(0).shape.element_type() != U32 || slot(0).size != 4) {
+      return absl::InvalidArgumentError("a device id writes one u32 slot");
+    }
+    return absl::OkStatus();
+  }
+  int64_t group_size = 1;
+  if (c.op == Op::kCollectivePermute) {
+    if (static_cast<int64_t>(c.sources.size()) != devices) {
+      return absl::InvalidArgumentError("needs one source per device");
+    }
+    for (int64_t source : c.sources) {
+      if (source < -1 || source >= devices) {
+        return absl::InvalidArgumentError("a source is out of range");
+      }
+    }
+  } else {
+    if (c.groups.empty()) {
+      return absl::InvalidArgumentError("groups must name every device once");
+    }
+    std::vector<bool> seen(devices, false);
+    for (const std::vector<int64_t>& group : c.groups) {
+      if (group.empty() || group.size() != c.groups[0].size()) {
+        return absl::InvalidArgumentError("groups must be of one size");
+      }
+      for (int64_t d : group) {
+        if (d < 0 || d >= devices || seen[d]) {
+          return absl::InvalidArgumentError(
+              "groups must name every device once");
+        }
+        seen[d] = true;
+      }
+    }
+    if (static_cast<int64_t>(c.groups.size()) * c.groups[0].size() !=
+        static_cast<size_t>(devices)) {
+      return absl::InvalidArgumentError("groups must name every device once");
+    }
+    group_size = static_cast<int64_t>(c.groups[0].size());
+  }
+  if (n == 0 || n % 2 != 0) {
+    return absl::InvalidArgumentError("needs operand and result slots");
+  }
+  const int64_t operands = n / 2;
+  if (c.op == Op::kCollectivePermute && operands != 1) {
+    return absl::InvalidArgumentError("a permute has one operand");
+  }
+  if (c.op == Op::kAllToAll && operands != 1 && operands != group_size) {
+    return absl::InvalidArgumentError(
+        "all-to-all has one operand or one per participant");
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (!slot(i).shape.IsArray() ||
+        slot(i).shape.element_type() != slot(0).shape.element_type()) {
+      return absl::InvalidArgumentError("slots must be arrays of one type");
+    }
+  }
+  for (int64_t i = 0; i < operands; ++i) {
+    const int64_t in = slot(i).size;
+    const int64_t out = slot(operands + i).size;
+    const bool fits =
+        c.op == Op::kAllGather       ? out == in * group_size
+        : c.op == Op::kReduceScatter ? in == out * group_size
+        : c.op == Op::kAllToAll && operands == 1
+            ? in == out && in % group_size == 0
+            : in == out;
+    if (!fits) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "operand ", i, " (", in, " bytes) and its result (", out,
+          " bytes) do not fit a group of ", group_size));
+    }
   }
   return absl::OkStatus();
 }
@@ -487,6 +617,26 @@ absl::StatusOr<std::unique_ptr<HloModule>> MakeFallbackModule(
   entry->set_root_instruction(entry->AddInstruction(std::move(clone)));
   module->AddEntryComputation(std::move(entry));
   return module;
+}
+
+absl::string_view CollectiveOpString(CollectiveConfig::Op op) {
+  switch (op) {
+    case CollectiveConfig::Op::kAllReduce:
+      return "all-reduce";
+    case CollectiveConfig::Op::kAllGather:
+      return "all-gather";
+    case CollectiveConfig::Op::kReduceScatter:
+      return "reduce-scatter";
+    case CollectiveConfig::Op::kAllToAll:
+      return "all-to-all";
+    case CollectiveConfig::Op::kCollectivePermute:
+      return "collective-permute";
+    case CollectiveConfig::Op::kReplicaId:
+      return "replica-id";
+    case CollectiveConfig::Op::kPartitionId:
+      return "partition-id";
+  }
+  return "unknown";
 }
 
 absl::Status ValidateExecutable(const Executable& e) {
@@ -624,10 +774,11 @@ absl::Status ValidateExecutable(const Executable& e) {
         return fail(what, " is a ", KindName(step.kind),
                     " step but holds nested steps");
       }
-      // CPU executables run host library calls (FFTW, LAPACK) but drive
-      // no control flow or copies from the host.
+      // CPU executables run host library calls (FFTW, LAPACK) and
+      // collectives but drive no control flow or copies from the host.
       if (step.kind != Kind::kKernel && step.kind != Kind::kEvaluator &&
-          step.kind != Kind::kLibraryCall && !e.IsGpu()) {
+          step.kind != Kind::kLibraryCall &&
+          step.kind != Kind::kCollective && !e.IsGpu()) {
         return fail(what, " is a ", KindName(step.kind),
                     " step, which only GPU executables have");
       }
@@ -690,6 +841,11 @@ absl::Status ValidateExecutable(const Executable& e) {
         case Kind::kLibraryCall:
           if (step.library.empty()) return fail(what, " names no library");
           break;
+        case Kind::kCollective: {
+          absl::Status status = CheckCollectiveStep(e, step);
+          if (!status.ok()) return fail(what, ": ", status.message());
+          break;
+        }
       }
     }
     return absl::OkStatus();
@@ -896,6 +1052,25 @@ absl::StatusOr<Executable> ReadExecutableFile(const std::string& path) {
 
 namespace {
 
+std::string DescribeCollective(const CollectiveConfig& c) {
+  std::string out = absl::StrCat(" ", CollectiveOpString(c.op));
+  if (c.op == CollectiveConfig::Op::kAllReduce ||
+      c.op == CollectiveConfig::Op::kReduceScatter) {
+    absl::StrAppend(&out, " ", CollectiveReductionString(c.reduction));
+  }
+  if (!c.groups.empty()) {
+    std::vector<std::string> groups;
+    for (const std::vector<int64_t>& group : c.groups) {
+      groups.push_back(absl::StrCat("{", absl::StrJoin(group, ","), "}"));
+    }
+    absl::StrAppend(&out, " groups={", absl::StrJoin(groups, ","), "}");
+  }
+  if (!c.sources.empty()) {
+    absl::StrAppend(&out, " sources={", absl::StrJoin(c.sources, ","), "}");
+  }
+  return out;
+}
+
 void DescribeSteps(const std::vector<ExecutableStep>& steps,
                    const std::string& indent, std::string* out) {
   for (size_t s = 0; s < steps.size(); ++s) {
@@ -960,6 +1135,9 @@ void DescribeSteps(const std::vector<ExecutableStep>& steps,
                       std::string(1, c.trans), " diag=",
                       std::string(1, c.diag),
                       c.hlo_cholesky ? " (cholesky)" : "");
+    }
+    if (step.kind == ExecutableStep::Kind::kCollective) {
+      absl::StrAppend(out, DescribeCollective(step.collective));
     }
     if (step.predicate_buffer >= 0) {
       absl::StrAppend(out, " predicate $", step.predicate_buffer);

@@ -29,6 +29,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "hlo/collectives.h"
 #include "hlo/instruction.h"
 #include "hlo/module.h"
 #include "hlo/shape.h"
@@ -104,6 +105,35 @@ struct CpuLibraryConfig {
   bool hlo_cholesky = false;
 };
 
+// A collective across the devices of a replicated run, or a device's own
+// id; see CollectiveConfigProto in executable.proto for each field. The
+// CPU runtime runs it between threads (runtime/host_collectives.h), the
+// CUDA runtime through NCCL (runtime/nccl_collectives.h).
+struct CollectiveConfig {
+  enum class Op {
+    kAllReduce,
+    kAllGather,
+    kReduceScatter,
+    kAllToAll,
+    kCollectivePermute,
+    kReplicaId,
+    kPartitionId,
+  };
+  Op op = Op::kAllReduce;
+  CollectiveReduction reduction = CollectiveReduction::kSum;
+  int64_t replica_count = 1;
+  int64_t num_partitions = 1;
+  // Not for permutes and ids: the groups of flattened device ids (replica
+  // * num_partitions + partition) that meet, each in rank order; every
+  // device of the run is in exactly one.
+  std::vector<std::vector<int64_t>> groups;
+  // collective-permute: per device, the device it receives from (-1: it
+  // receives zeros).
+  std::vector<int64_t> sources;
+};
+
+absl::string_view CollectiveOpString(CollectiveConfig::Op op);
+
 struct ExecutableStep {
   enum class Kind {
     kKernel,
@@ -115,6 +145,8 @@ struct ExecutableStep {
     kCopy,
     // A vendor library call (`library`) on `buffers`.
     kLibraryCall,
+    // A collective or a device id (`collective`) on `buffers`.
+    kCollective,
   };
   Kind kind = Kind::kKernel;
   std::string instruction;
@@ -145,6 +177,7 @@ struct ExecutableStep {
   GemmConfig gemm;
   ConvConfig conv;
   CpuLibraryConfig cpu_library;
+  CollectiveConfig collective;
 };
 
 // Device code for a GPU platform, in one form.
