@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
 #include "hlo/text/parser.h"
@@ -129,6 +130,49 @@ TEST(Collectives, PermuteSources) {
   m = ModuleWith("f32[8]", "collective-permute(%p), source_target_pairs={{0,5}}");
   s = PermuteSources(Root(*m), 4, 1).status();
   EXPECT_NE(s.message().find("outside 0..3"), std::string::npos) << s;
+}
+
+TEST(Collectives, MatchCollectiveReduction) {
+  auto parse = [](const std::string& body) {
+    return ParseHloModule(absl::StrCat(
+        "HloModule m\n\nr {\n", body,
+        "\n}\n\nENTRY e {\n  ROOT c = f32[] constant(0)\n}\n"));
+  };
+  auto reduction = [&](const std::string& body)
+      -> absl::StatusOr<CollectiveReduction> {
+    auto m = parse(body);
+    if (!m.ok()) return m.status();
+    for (const HloComputation* c : (*m)->computations()) {
+      if (c->name() == "r") return MatchCollectiveReduction(*c);
+    }
+    return absl::InternalError("no r");
+  };
+  EXPECT_EQ(*reduction("a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+                       "ROOT s = f32[] add(a, b)"),
+            CollectiveReduction::kSum);
+  // Parameters in either order.
+  EXPECT_EQ(*reduction("a = s32[] parameter(0)\n b = s32[] parameter(1)\n"
+                       "ROOT s = s32[] maximum(b, a)"),
+            CollectiveReduction::kMax);
+  EXPECT_EQ(*reduction("a = pred[] parameter(0)\n b = pred[] parameter(1)\n"
+                       "ROOT s = pred[] and(a, b)"),
+            CollectiveReduction::kMin);
+  EXPECT_EQ(*reduction("a = f64[] parameter(0)\n b = f64[] parameter(1)\n"
+                       "ROOT s = f64[] multiply(a, b)"),
+            CollectiveReduction::kProduct);
+  // Not a plain reduction: the evaluator's business.
+  EXPECT_TRUE(absl::IsNotFound(
+      reduction("a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+                "ROOT s = f32[] subtract(a, b)")
+          .status()));
+  EXPECT_TRUE(absl::IsNotFound(
+      reduction("a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+                "ROOT s = f32[] add(a, a)")
+          .status()));
+  EXPECT_TRUE(absl::IsNotFound(
+      reduction("a = s32[] parameter(0)\n b = s32[] parameter(1)\n"
+                "ROOT s = s32[] and(a, b)")
+          .status()));
 }
 
 }  // namespace

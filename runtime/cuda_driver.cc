@@ -57,6 +57,8 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Open(
   need(&d.cuMemcpyHtoDAsync, {"cuMemcpyHtoDAsync_v2"});
   need(&d.cuMemcpyDtoHAsync, {"cuMemcpyDtoHAsync_v2"});
   need(&d.cuMemcpyDtoDAsync, {"cuMemcpyDtoDAsync_v2"});
+  need(&d.cuMemsetD8Async, {"cuMemsetD8Async"});
+  need(&d.cuMemsetD32Async, {"cuMemsetD32Async"});
   need(&d.cuStreamCreate, {"cuStreamCreate"});
   need(&d.cuStreamDestroy, {"cuStreamDestroy_v2"});
   need(&d.cuStreamSynchronize, {"cuStreamSynchronize"});

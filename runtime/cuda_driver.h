@@ -129,6 +129,10 @@ class CudaDriver {
                                 size_t bytes, CUstream stream) = nullptr;
   CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr destination, CUdeviceptr source,
                                 size_t bytes, CUstream stream) = nullptr;
+  CUresult (*cuMemsetD8Async)(CUdeviceptr destination, unsigned char value,
+                              size_t count, CUstream stream) = nullptr;
+  CUresult (*cuMemsetD32Async)(CUdeviceptr destination, unsigned int value,
+                               size_t count, CUstream stream) = nullptr;
   CUresult (*cuStreamCreate)(CUstream* stream, unsigned int flags) = nullptr;
   CUresult (*cuStreamDestroy)(CUstream stream) = nullptr;
   CUresult (*cuStreamSynchronize)(CUstream stream) = nullptr;

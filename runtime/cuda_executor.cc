@@ -270,6 +270,12 @@ absl::Status CudaExecutor::Prepare(const std::vector<ExecutableStep>& steps,
       case Kind::kLibraryCall:
         status = PrepareLibraryCall(step, what, &thunk);
         break;
+      case Kind::kCollective:
+        status = PrepareCollective(step, what);
+        for (int64_t slot : step.buffers) {
+          thunk.arguments.push_back(slot_address_[slot]);
+        }
+        break;
       case Kind::kEvaluator: {
         absl::StatusOr<std::unique_ptr<EvaluatorStep>> evaluator =
             EvaluatorStep::Create(executable_, step, what);
@@ -297,13 +303,16 @@ absl::Status CudaExecutor::Prepare(const std::vector<ExecutableStep>& steps,
     }
     if (!status.ok()) return status;
     if (step.kind == Kind::kKernel || step.kind == Kind::kCopy ||
-        step.kind == Kind::kLibraryCall) {
+        step.kind == Kind::kLibraryCall || step.kind == Kind::kCollective) {
       thunk.timed = static_cast<int64_t>(timed_steps_.size());
       CudaStepTime time;
       time.step = what;
       time.what = step.kind == Kind::kKernel ? step.kernel_name
                   : step.kind == Kind::kCopy ? "copy"
-                                             : step.library;
+                  : step.kind == Kind::kCollective
+                      ? absl::StrCat("nccl.",
+                                     CollectiveOpString(step.collective.op))
+                      : step.library;
       timed_steps_.push_back(time);
     }
     list->thunks.push_back(std::move(thunk));
@@ -333,6 +342,30 @@ absl::Status CudaExecutor::Prepare(const std::vector<ExecutableStep>& steps,
     begin = end;
   }
   return absl::OkStatus();
+}
+
+absl::Status CudaExecutor::PrepareCollective(const ExecutableStep& step,
+                                             const std::string& what) {
+  const CollectiveConfig& c = step.collective;
+  const int64_t devices = c.replica_count * c.num_partitions;
+  if (options_.collectives == nullptr) {
+    if (devices != 1) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          what, ": a collective of a run of ", devices,
+          " devices; run the module on that many (hlo-run --replicas=",
+          devices, ")"));
+    }
+    return absl::OkStatus();
+  }
+  if (options_.device_id < 0 || options_.device_id >= devices) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": device ", options_.device_id,
+                     " is not in a run of ", devices));
+  }
+  absl::Status status = options_.collectives->Prepare(executable_, step, what);
+  // Making communicators switches this thread between the run's GPUs.
+  absl::Status current = device_->MakeCurrent();
+  return status.ok() ? current : status;
 }
 
 absl::Status CudaExecutor::PrepareLibraryCall(const ExecutableStep& step,
@@ -524,10 +557,54 @@ class CudaExecutor::Runner {
                              b.size() == 4 ? address[b[2]] : 0,
                              address[b.back()], e_.stream_);
       }
+      case ExecutableStep::Kind::kCollective:
+        return IssueCollective(thunk);
       default:
         return absl::InternalError(
             absl::StrCat(thunk.what, " cannot be issued on a stream"));
     }
+  }
+
+  // A device id, an NCCL call, or a collective's group of one (the
+  // operands are the results; a permute with no source gives zeros).
+  absl::Status IssueCollective(const Thunk& thunk) {
+    const ExecutableStep& step = *thunk.step;
+    const CollectiveConfig& c = step.collective;
+    cuda::CudaDriver* d = e_.driver_;
+    const std::vector<CUdeviceptr>& address = thunk.arguments;
+    const int64_t device = e_.options_.device_id;
+    using Op = CollectiveConfig::Op;
+    if (c.op == Op::kReplicaId || c.op == Op::kPartitionId) {
+      const int64_t id = c.op == Op::kReplicaId ? device / c.num_partitions
+                                                : device % c.num_partitions;
+      return HLOC_CUDA_CALL(d, thunk.what, cuMemsetD32Async, address[0],
+                            static_cast<unsigned>(id), 1, e_.stream_);
+    }
+    const bool receives_nothing =
+        c.op == Op::kCollectivePermute && c.sources[device] < 0;
+    if (receives_nothing) {
+      absl::Status status = HLOC_CUDA_CALL(
+          d, thunk.what, cuMemsetD8Async, address[1], 0,
+          static_cast<size_t>(e_.executable_.buffers[step.buffers[1]].size),
+          e_.stream_);
+      // It may still send to others.
+      if (!status.ok() || e_.options_.collectives == nullptr) return status;
+    }
+    if (e_.options_.collectives != nullptr) {
+      return e_.options_.collectives->Issue(e_.executable_, step, thunk.what,
+                                            device, address, e_.stream_);
+    }
+    const size_t operands = step.buffers.size() / 2;
+    for (size_t i = 0; i < operands; ++i) {
+      const size_t bytes =
+          static_cast<size_t>(e_.executable_.buffers[step.buffers[i]].size);
+      if (bytes == 0) continue;
+      absl::Status status =
+          HLOC_CUDA_CALL(d, thunk.what, cuMemcpyDtoDAsync,
+                         address[operands + i], address[i], bytes, e_.stream_);
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
   }
 
   absl::Status RunThunk(const Thunk& thunk) {
@@ -535,6 +612,7 @@ class CudaExecutor::Runner {
       case ExecutableStep::Kind::kKernel:
       case ExecutableStep::Kind::kCopy:
       case ExecutableStep::Kind::kLibraryCall:
+      case ExecutableStep::Kind::kCollective:
         return options_.time_steps ? IssueTimed(thunk) : Issue(thunk);
       case ExecutableStep::Kind::kEvaluator:
         return Evaluate(thunk);

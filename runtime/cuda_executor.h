@@ -12,7 +12,8 @@
 //
 // Steps run in order on the stream. While loops and conditionals read their
 // predicate on the host (one small copy and a stream synchronisation per
-// decision). Evaluator steps copy their slots to the host, run the
+// decision). Collective steps are NCCL calls on the stream (a replicated
+// run, CudaExecutorOptions) or, alone, copies. Evaluator steps copy their slots to the host, run the
 // reference evaluator and copy the results back; they are counted and
 // reported (fallback_runs), never silent. A straight-line stretch of kernel
 // and copy steps holding at least kMinGraphKernels kernels is captured into
@@ -38,11 +39,20 @@
 #include "runtime/cudnn_conv.h"
 #include "runtime/cuda_device.h"
 #include "runtime/executable.h"
+#include "runtime/nccl_collectives.h"
 
 namespace hloc {
 
 struct CudaExecutorOptions {
   int device_ordinal = 0;
+  // A replicated run: this executor's device (replica * num_partitions +
+  // partition) and the run's NCCL communicators (runtime/nccl_collectives.h),
+  // shared by the executors of every device and outliving them. Without
+  // them the executor is the one device of a run of one: a collective is
+  // then its group of one (a copy) and a collective of a bigger run is an
+  // error.
+  int64_t device_id = 0;
+  cuda::NcclCollectives* collectives = nullptr;
   // Capture straight-line kernel sequences into CUDA graphs.
   bool use_graphs = true;
 };
@@ -125,6 +135,9 @@ class CudaExecutor {
   // errors.
   absl::Status Prepare(const std::vector<ExecutableStep>& steps,
                        const std::string& prefix, ThunkList* list);
+  // Checks a collective step and makes its communicators.
+  absl::Status PrepareCollective(const ExecutableStep& step,
+                                 const std::string& what);
   // A library call's plan (cuBLASLt gemm, cuDNN conv), loading the library
   // on first use.
   absl::Status PrepareLibraryCall(const ExecutableStep& step,

@@ -579,6 +579,27 @@ absl::Status SetBufferPlan(const BufferAssignment& assignment,
   executable->result_shape = computation.root_instruction()->shape();
   executable->result_buffers =
       assignment.LeafValues(computation.root_instruction());
+  // A result leaf that is a bitcast of a value (a collective's result
+  // reshaped at the root, nothing to fuse it into) is read through a slot
+  // of its own shape over the same bytes.
+  std::vector<const Shape*> leaves;
+  CollectLeafShapes(executable->result_shape, &leaves);
+  for (size_t l = 0;
+       l < leaves.size() && l < executable->result_buffers.size(); ++l) {
+    const ExecutableBuffer& value =
+        executable->buffers[executable->result_buffers[l]];
+    if (SameLeafShape(*leaves[l], value.shape) || !leaves[l]->IsArray() ||
+        DenseBytes(*leaves[l]) != value.size ||
+        leaves[l]->element_type() != value.shape.element_type()) {
+      continue;
+    }
+    ExecutableBuffer view = value;
+    view.shape = *leaves[l];
+    view.name = absl::StrCat(value.name, ".result");
+    executable->result_buffers[l] =
+        static_cast<int64_t>(executable->buffers.size());
+    executable->buffers.push_back(std::move(view));
+  }
   return absl::OkStatus();
 }
 

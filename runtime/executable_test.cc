@@ -448,6 +448,80 @@ TEST_F(ExecutableTest, GpuStepsRoundTrip) {
   EXPECT_FALSE(SerializeExecutable(bad).ok());
 }
 
+// A collective step keeps its config through a file, and the validator
+// checks it against the slots (hand-made executables: the compilers'
+// collectives are run in backends' tests and on GPUs).
+TEST_F(ExecutableTest, CollectiveStepsRoundTripAndAreChecked) {
+  Executable e = executable_;
+  e.platform = "cuda";
+  e.target_triple = "nvptx64-nvidia-cuda";
+  e.device_code.push_back({"ptx", "sm_90", ".version 8.0\n"});
+  int64_t a = -1, b = -1;
+  for (size_t i = 0; i < e.buffers.size(); ++i) {
+    const Shape& shape = e.buffers[i].shape;
+    if (shape.element_type() == F32 && shape.ElementCount() == 3) {
+      (a < 0 ? a : b) = i;
+    }
+  }
+  ASSERT_GE(b, 0);
+  ExecutableStep step;
+  step.kind = ExecutableStep::Kind::kCollective;
+  step.instruction = "all-reduce.1";
+  step.buffers = {a, b};
+  CollectiveConfig& c = step.collective;
+  c.op = CollectiveConfig::Op::kAllReduce;
+  c.reduction = CollectiveReduction::kMax;
+  c.replica_count = 2;
+  c.num_partitions = 2;
+  c.groups = {{0, 2}, {1, 3}};
+  e.steps.push_back(step);
+  ExecutableStep permute = step;
+  permute.instruction = "collective-permute.1";
+  permute.collective.op = CollectiveConfig::Op::kCollectivePermute;
+  permute.collective.groups.clear();
+  permute.collective.sources = {-1, 0, 1, 2};
+  e.steps.push_back(permute);
+
+  auto bytes = SerializeExecutable(e);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto back = DeserializeExecutable(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(DescribeExecutable(*back), DescribeExecutable(e));
+  const CollectiveConfig& got = back->steps[back->steps.size() - 2].collective;
+  EXPECT_EQ(got.reduction, CollectiveReduction::kMax);
+  EXPECT_EQ(got.num_partitions, 2);
+  EXPECT_EQ(got.groups, c.groups);
+  EXPECT_EQ(back->steps.back().collective.sources, permute.collective.sources);
+  const std::string description = DescribeExecutable(*back);
+  EXPECT_NE(description.find("all-reduce max groups={{0,2},{1,3}}"),
+            std::string::npos)
+      << description;
+
+  auto check = [](const Executable& bad, const std::string& message) {
+    absl::Status status = ValidateExecutable(bad);
+    ASSERT_FALSE(status.ok()) << message;
+    EXPECT_NE(status.message().find(message), absl::string_view::npos)
+        << status.message();
+  };
+  Executable bad = e;
+  bad.steps[bad.steps.size() - 2].collective.groups = {{0, 2}, {1, 2}};
+  check(bad, "groups must name every device once");
+  bad = e;
+  bad.steps[bad.steps.size() - 2].collective.groups = {{0, 1, 2}, {3}};
+  check(bad, "groups must be of one size");
+  bad = e;
+  bad.steps.back().collective.sources = {0, 1};
+  check(bad, "one source per device");
+  bad = e;
+  bad.steps[bad.steps.size() - 2].collective.op =
+      CollectiveConfig::Op::kAllGather;
+  check(bad, "do not fit a group of 2");
+  bad = e;
+  bad.steps[bad.steps.size() - 2].collective.op =
+      CollectiveConfig::Op::kReplicaId;
+  check(bad, "a device id writes one u32 slot");
+}
+
 TEST(ExecutableFileTest, MissingFile) {
   auto loaded = ReadExecutableFile("/nonexistent/m.hloexe");
   ASSERT_FALSE(loaded.ok());

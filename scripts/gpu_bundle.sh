@@ -32,7 +32,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-targets=(//tools:hlo-run-gpu)
+targets=(//tools:hlo-run-gpu //tools/gpu_bench:allreduce-bench)
 test_names=(cuda_driver_test cuda_executor_test hlo_run_cuda_test)
 if [[ $tests == 1 ]]; then
   targets+=(//runtime:cuda_driver_test //runtime:cuda_executor_test
@@ -42,7 +42,7 @@ bazel build "${targets[@]}" >&2
 
 rm -rf "$out"
 mkdir -p "$out/cases"
-binaries=(bazel-bin/tools/hlo-run-gpu)
+binaries=(bazel-bin/tools/hlo-run-gpu bazel-bin/tools/gpu_bench/allreduce-bench)
 if [[ $tests == 1 ]]; then
   binaries+=(bazel-bin/runtime/cuda_driver_test
              bazel-bin/runtime/cuda_executor_test

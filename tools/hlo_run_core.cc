@@ -656,10 +656,15 @@ HloRunOptions ReferenceOptions(const HloRunOptions& options) {
   return reference;
 }
 
+// Runs every device of a replicated run (the platform's, or a saved
+// executable's).
+using ReplicatedRun = std::function<absl::StatusOr<std::vector<Literal>>(
+    const HloModule& module, absl::Span<const std::vector<Literal>> arguments)>;
+
 // Writes (or prints) and compares every device's outputs: --replicas.
-int RunReplicas(const HloRunOptions& options, const HloRunPlatform& platform,
+int RunReplicas(const HloRunOptions& options, const ReplicatedRun& run,
                 HloModule& module, std::ostream& out, std::ostream& err) {
-  if (!platform.run_replicated) {
+  if (!run) {
     err << "hlo-run: error: --replicas: --platform=" << options.platform
         << " runs one device; use --platform=interpreter\n";
     return kHloRunBadInput;
@@ -696,8 +701,7 @@ int RunReplicas(const HloRunOptions& options, const HloRunPlatform& platform,
     }
     inputs[k] = *std::move(device);
   }
-  absl::StatusOr<std::vector<Literal>> results =
-      platform.run_replicated(module, inputs, options);
+  absl::StatusOr<std::vector<Literal>> results = run(module, inputs);
   if (!results.ok()) {
     err << "hlo-run: error: " << options.platform << " failed to run "
         << options.module_path << ": " << results.status().message() << "\n";
@@ -826,12 +830,20 @@ int RunHloRun(const HloRunOptions& options, const HloRunPlatforms& platforms,
     return kHloRunBadInput;
   }
   if (options.replicas > 0) {
-    if (saved.run) {
-      err << "hlo-run: error: --replicas runs modules, not saved "
-             "executables\n";
-      return kHloRunBadInput;
+    ReplicatedRun run;
+    if (saved.run_replicated) {
+      run = [&saved](const HloModule&,
+                     absl::Span<const std::vector<Literal>> arguments) {
+        return saved.run_replicated(arguments);
+      };
+    } else if (!saved.run && platform->run_replicated) {
+      run = [platform, &options](
+                const HloModule& module,
+                absl::Span<const std::vector<Literal>> arguments) {
+        return platform->run_replicated(module, arguments, options);
+      };
     }
-    return RunReplicas(options, *platform, **module, out, err);
+    return RunReplicas(options, run, **module, out, err);
   }
   const int64_t num_parameters =
       (*module)->entry_computation()->num_parameters();

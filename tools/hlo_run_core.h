@@ -142,6 +142,11 @@ struct SavedExecutable {
   std::unique_ptr<HloModule> module;
   std::function<absl::StatusOr<Literal>(absl::Span<const Literal> arguments)>
       run;
+  // Every device of a replicated run, one argument list each (empty when
+  // the platform runs one device).
+  std::function<absl::StatusOr<std::vector<Literal>>(
+      absl::Span<const std::vector<Literal>> arguments)>
+      run_replicated;
 };
 
 // A --platform: how it runs a module, and how it loads a saved executable

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -110,10 +111,96 @@ absl::StatusOr<Literal> RunOnGpu(const Executable& executable,
   return result;
 }
 
+// Runs `executable` on GPUs 0..n-1, one per argument list, each from its
+// own thread with its own executor, the collectives between them through
+// NCCL. With --iterations, the median wall time of whole replicated runs
+// (arguments in and results out included) goes to stderr.
+absl::StatusOr<std::vector<Literal>> RunOnGpus(
+    const Executable& executable,
+    absl::Span<const std::vector<Literal>> arguments,
+    const HloRunOptions& options) {
+  const int n = static_cast<int>(arguments.size());
+  absl::StatusOr<cuda::CudaDriver*> driver = cuda::CudaDriver::Get();
+  if (!driver.ok()) return driver.status();
+  int count = 0;
+  absl::Status status = HLOC_CUDA_CALL(*driver, "counting GPUs",
+                                       cuDeviceGetCount, &count);
+  if (!status.ok()) return status;
+  if (count < n) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "a run of ", n, " devices needs ", n, " GPUs; this machine has ",
+        count));
+  }
+  std::vector<int> ordinals(n);
+  for (int k = 0; k < n; ++k) ordinals[k] = k;
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::unique_ptr<cuda::NcclCollectives>> collectives =
+      cuda::NcclCollectives::Create(*driver, ordinals);
+  if (!collectives.ok()) return collectives.status();
+  // Executors are made in turn: the first to meet a group layout makes its
+  // communicators for every GPU.
+  std::vector<std::unique_ptr<CudaExecutor>> executors;
+  for (int k = 0; k < n; ++k) {
+    CudaExecutorOptions executor_options;
+    executor_options.device_ordinal = k;
+    executor_options.device_id = k;
+    executor_options.collectives = collectives->get();
+    absl::StatusOr<std::unique_ptr<CudaExecutor>> executor =
+        CudaExecutor::Create(executable, executor_options);
+    if (!executor.ok()) {
+      return absl::Status(executor.status().code(),
+                          absl::StrCat("device ", k, ": ",
+                                       executor.status().message()));
+    }
+    executors.push_back(*std::move(executor));
+  }
+  std::cerr << absl::StrFormat(
+      "cuda: %d x %s, NCCL %d (%s), loaded in %.1f ms\n", n,
+      executors[0]->device_info().name, (*collectives)->library().version(),
+      (*collectives)->library().library(), MillisecondsSince(start));
+  // One run: every device's thread; a device that fails says which.
+  auto run_all = [&]() -> absl::StatusOr<std::vector<Literal>> {
+    std::vector<absl::StatusOr<Literal>> results(n);
+    std::vector<std::thread> threads;
+    for (int k = 0; k < n; ++k) {
+      threads.emplace_back([&, k] {
+        results[k] = executors[k]->Run(arguments[k]);
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    std::vector<Literal> out;
+    for (int k = 0; k < n; ++k) {
+      if (!results[k].ok()) {
+        return absl::Status(results[k].status().code(),
+                            absl::StrCat("device ", k, ": ",
+                                         results[k].status().message()));
+      }
+      out.push_back(*std::move(results[k]));
+    }
+    return out;
+  };
+  absl::StatusOr<std::vector<Literal>> results = run_all();
+  if (!results.ok() || options.iterations == 0) return results;
+  std::vector<double> samples;
+  for (int64_t i = 0; i < options.iterations; ++i) {
+    const auto run_start = std::chrono::steady_clock::now();
+    absl::StatusOr<std::vector<Literal>> again = run_all();
+    if (!again.ok()) return again.status();
+    samples.push_back(MillisecondsSince(run_start));
+  }
+  std::sort(samples.begin(), samples.end());
+  std::cerr << absl::StrFormat(
+      "cuda: median wall time %.4f ms over %d replicated runs (arguments in "
+      "and results out included)\n",
+      samples[samples.size() / 2], options.iterations);
+  return results;
+}
+
 }  // namespace
 
 HloRunPlatform CudaHloRunPlatform(CudaModuleCompiler compiler) {
-  return DeviceHloRunPlatform("cuda", std::move(compiler), RunOnGpu);
+  return DeviceHloRunPlatform("cuda", std::move(compiler), RunOnGpu,
+                              RunOnGpus);
 }
 
 }  // namespace hloc

@@ -16,13 +16,38 @@ double MillisecondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+namespace {
+
+// Compiles `module` with `compiler`, saying how long it took, or says how
+// to give an executable when the binary has no compiler.
+absl::StatusOr<Executable> CompileForDevice(
+    const std::string& name, const DeviceModuleCompiler& compiler,
+    const HloModule& module) {
+  if (!compiler) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the ", name,
+        " compiler is not built into this binary: give a saved executable "
+        "(hlo-opt --platform=",
+        name, " --stage=executable -o m.hloexe)"));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<Executable> executable = compiler(module);
+  if (!executable.ok()) return executable.status();
+  std::cerr << absl::StrFormat("%s: compiled in %.1f ms\n", name,
+                               MillisecondsSince(start));
+  return executable;
+}
+
+}  // namespace
+
 HloRunPlatform DeviceHloRunPlatform(const std::string& name,
                                     DeviceModuleCompiler compiler,
-                                    DeviceRunner run) {
+                                    DeviceRunner run,
+                                    DeviceReplicatedRunner run_replicated) {
   HloRunPlatform platform;
   platform.name = name;
   platform.load_executable =
-      [name, run](const HloRunOptions& options)
+      [name, run, run_replicated](const HloRunOptions& options)
       -> absl::StatusOr<SavedExecutable> {
     absl::StatusOr<Executable> executable =
         ReadExecutableFile(options.module_path);
@@ -46,6 +71,13 @@ HloRunPlatform DeviceHloRunPlatform(const std::string& name,
     saved.run = [shared, options, run](absl::Span<const Literal> arguments) {
       return run(*shared, arguments, options);
     };
+    if (run_replicated) {
+      saved.run_replicated =
+          [shared, options, run_replicated](
+              absl::Span<const std::vector<Literal>> arguments) {
+            return run_replicated(*shared, arguments, options);
+          };
+    }
     return saved;
   };
   platform.run_module =
@@ -53,20 +85,24 @@ HloRunPlatform DeviceHloRunPlatform(const std::string& name,
                             absl::Span<const Literal> arguments,
                             const HloRunOptions& options)
       -> absl::StatusOr<Literal> {
-    if (!compiler) {
-      return absl::UnimplementedError(absl::StrCat(
-          "the ", name,
-          " compiler is not built into this binary: give a saved executable "
-          "(hlo-opt --platform=",
-          name, " --stage=executable -o m.hloexe)"));
-    }
-    const auto start = std::chrono::steady_clock::now();
-    absl::StatusOr<Executable> executable = compiler(module);
+    absl::StatusOr<Executable> executable =
+        CompileForDevice(name, compiler, module);
     if (!executable.ok()) return executable.status();
-    std::cerr << absl::StrFormat("%s: compiled in %.1f ms\n", name,
-                                 MillisecondsSince(start));
     return run(*executable, arguments, options);
   };
+  if (run_replicated) {
+    platform.run_replicated =
+        [name, compiler, run_replicated](
+            const HloModule& module,
+            absl::Span<const std::vector<Literal>> arguments,
+            const HloRunOptions& options)
+        -> absl::StatusOr<std::vector<Literal>> {
+      absl::StatusOr<Executable> executable =
+          CompileForDevice(name, compiler, module);
+      if (!executable.ok()) return executable.status();
+      return run_replicated(*executable, arguments, options);
+    };
+  }
   return platform;
 }
 

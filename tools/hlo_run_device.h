@@ -27,12 +27,21 @@ using DeviceRunner = std::function<absl::StatusOr<Literal>(
     const Executable& executable, absl::Span<const Literal> arguments,
     const HloRunOptions& options)>;
 
+// Loads `executable` onto one device per argument list and runs them
+// together (--replicas).
+using DeviceReplicatedRunner =
+    std::function<absl::StatusOr<std::vector<Literal>>(
+        const Executable& executable,
+        absl::Span<const std::vector<Literal>> arguments,
+        const HloRunOptions& options)>;
+
 // The platform `name`: saved executables must be of that platform and carry
 // their module text; modules are compiled by `compiler` (the compile time
 // on stderr) or refused with a message saying how to give an executable.
-HloRunPlatform DeviceHloRunPlatform(const std::string& name,
-                                    DeviceModuleCompiler compiler,
-                                    DeviceRunner run);
+// `run_replicated` may be empty (the platform runs one device).
+HloRunPlatform DeviceHloRunPlatform(
+    const std::string& name, DeviceModuleCompiler compiler, DeviceRunner run,
+    DeviceReplicatedRunner run_replicated = nullptr);
 
 double MillisecondsSince(std::chrono::steady_clock::time_point start);
 

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "backends/common/collective_step.h"
 #include "backends/common/custom_call_support.h"
 #include "backends/common/step_plan.h"
 #include "backends/gpu/amdgpu_target.h"
@@ -41,6 +42,8 @@ bool HasComplexElements(const Shape& shape) {
 // struct (complex_emitter.h) that none of them handles yet, so a step that
 // touches one is refused by name rather than miscompiled.
 absl::Status RefuseComplex(const HloInstruction& instr) {
+  // The runtime moves and sums complex collectives as pairs of reals.
+  if (IsCollectiveStep(instr)) return absl::OkStatus();
   std::vector<const HloInstruction*> touched = {&instr};
   if (instr.opcode() == HloOpcode::kFusion) {
     for (const HloInstruction* i : instr.fused_computation()->instructions()) {
@@ -220,6 +223,15 @@ class StepEmitter {
               },
               executable_));
       for (ExecutableStep& step : control) steps->push_back(std::move(step));
+      return absl::OkStatus();
+    }
+    // Collectives meet the other devices in the runtime (NCCL).
+    if (IsCollectiveStep(instr)) {
+      HLOC_ASSIGN_OR_RETURN(
+          ExecutableStep step,
+          MakeCollectiveStep(instr, instr.parent()->parent()->config(),
+                             slots));
+      steps->push_back(std::move(step));
       return absl::OkStatus();
     }
     // Why no library call fits, where a dot or a convolution falls back
