@@ -166,6 +166,10 @@ absl::Status HipExecutor::ResolveKernels(
             "this step is an ",
             step.kind == Kind::kEvaluator ? "evaluator" : "library call",
             " step, which the rocm compiler does not emit"));
+      case Kind::kCollective:
+        return absl::UnimplementedError(absl::StrCat(
+            what, ": a collective step; the rocm runtime has no collective "
+                  "library (RCCL) yet"));
     }
   }
   return absl::OkStatus();
@@ -255,6 +259,7 @@ absl::Status HipExecutor::RunSteps(const std::vector<ExecutableStep>& steps,
       }
       case Kind::kEvaluator:
       case Kind::kLibraryCall:
+      case Kind::kCollective:
         status = absl::InternalError(
             absl::StrCat(what, ": not a step the rocm runtime runs"));
         break;
