@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "passes/async_collectives_to_sync.h"
 #include "passes/collective_layout.h"
 #include "passes/convolution_layout.h"
 #include "passes/cudnn_convolution_calls.h"
@@ -45,6 +46,9 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   HloPassPipeline pipeline(absl::StrCat(platform, "-hlo"));
   pipeline.set_options(options);
   pipeline.AddPass<ScheduleRemover>();
+  // XLA:GPU's start/done pairs: every runtime issues a collective as one
+  // step.
+  pipeline.AddPass<AsyncCollectivesToSync>();
   // XLA:GPU's cuDNN forward calls (in modules it optimised) are
   // convolutions again, for every backend to compile its own way.
   pipeline.AddPass<CudnnConvolutionCalls>();

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "passes/call_inliner.h"
 #include "passes/constant_folding.h"
+#include "passes/async_collectives_to_sync.h"
 #include "passes/collective_layout.h"
 #include "passes/convolution_layout.h"
 #include "passes/convolution_to_gemm.h"
@@ -64,6 +65,10 @@ const PassEntry kPasses[] = {
     {"call-inliner", "inline every call", Make<CallInliner>},
     {"constant-folding", "evaluate instructions whose operands are constants",
      Make<ConstantFolding>},
+    {"async-collectives-to-sync",
+     "all-reduce-start/done and the other asynchronous collective pairs "
+     "as one synchronous collective",
+     Make<AsyncCollectivesToSync>},
     {"collective-layout",
      "all-gathers, reduce-scatters and all-to-alls transposed so that they "
      "move along their most major dimension (flat chunks)",
