@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "passes/async_collectives_to_sync.h"
+#include "passes/cholesky_expander.h"
 #include "passes/collective_layout.h"
 #include "passes/convolution_layout.h"
 #include "passes/cudnn_convolution_calls.h"
@@ -19,6 +20,7 @@
 #include "passes/simplify_fp_conversions.h"
 #include "passes/topk_splitter.h"
 #include "passes/tree_reduction.h"
+#include "passes/triangular_solve_expander.h"
 
 namespace hloc {
 
@@ -56,6 +58,12 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // generator's rounds mapped over iota counters) compiles like any
   // elementwise code.
   pipeline.AddPass<RngBitGeneratorExpander>();
+  // GPUs have no solver library call here (the CPU calls LAPACK): cholesky
+  // and triangular-solve become loops of GPU kernels.
+  if (platform == "cuda" || platform == "rocm") {
+    pipeline.AddPass<CholeskyExpander>();
+    pipeline.AddPass<TriangularSolveExpander>();
+  }
   pipeline.AddPass(MakeSimplificationPipeline());
   if (options.allow_excess_precision) {
     pipeline.AddPass<FloatNormalization>();

@@ -8,6 +8,7 @@
 #include "passes/call_inliner.h"
 #include "passes/constant_folding.h"
 #include "passes/async_collectives_to_sync.h"
+#include "passes/cholesky_expander.h"
 #include "passes/collective_layout.h"
 #include "passes/convolution_layout.h"
 #include "passes/convolution_to_gemm.h"
@@ -29,6 +30,7 @@
 #include "passes/topk_expander.h"
 #include "passes/topk_splitter.h"
 #include "passes/tree_reduction.h"
+#include "passes/triangular_solve_expander.h"
 #include "passes/tuple_simplifier.h"
 
 namespace hloc {
@@ -69,6 +71,9 @@ const PassEntry kPasses[] = {
      "all-reduce-start/done and the other asynchronous collective pairs "
      "as one synchronous collective",
      Make<AsyncCollectivesToSync>},
+    {"cholesky-expander",
+     "cholesky as a while loop of column updates (GPUs, AArch64)",
+     Make<CholeskyExpander>},
     {"collective-layout",
      "all-gathers, reduce-scatters and all-to-alls transposed so that they "
      "move along their most major dimension (flat chunks)",
@@ -139,6 +144,9 @@ const PassEntry kPasses[] = {
      "long reductions into few outputs split in two reduces, so that a GPU "
      "kernel has blocks for every SM (XLA's TreeReductionRewriter)",
      Make<TreeReduction>},
+    {"triangular-solve-expander",
+     "triangular-solve as a while loop of row substitutions (GPUs, AArch64)",
+     Make<TriangularSolveExpander>},
     {"tuple-simplifier", "gte(tuple) and tuple(gte...) round trips",
      Make<TupleSimplifier>},
 };
