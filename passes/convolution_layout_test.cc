@@ -4,42 +4,28 @@
 // channels-last or channels-first numbers with symmetric padding.
 #include "passes/convolution_layout.h"
 
+#include <ostream>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
 #include "hlo/evaluator/evaluator.h"
 #include "passes/test_util.h"
+#include "passes/testing/convolution_cases.h"
 #include "runtime/compare.h"
 
 namespace hloc {
 namespace {
 
 struct Case {
-  std::string name;
-  std::string x;      // f32 input shape, "2,6,6,4"
-  std::string w;      // f32 kernel shape
-  std::string type;   // the conv's type: f32, bf16, f16 or f64
-  std::string out;    // the conv's result shape, "2,6,6,5"
-  std::string attrs;  // window, dim_labels, feature_group_count
+  ConvolutionCase conv;
   // The layout the convolution ends in, and whether the pass changes it.
   ConvLayout layout;
   bool changed;
 };
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
-
-// Parameters are f32 and converted to the conv's type inside the module.
-std::string ModuleFor(const Case& c) {
-  return absl::StrCat("HloModule ", c.name, "\n\nENTRY main {\n  x = f32[", c.x,
-                      "] parameter(0)\n  w = f32[", c.w,
-                      "] parameter(1)\n  xc = ", c.type, "[", c.x,
-                      "] convert(x)\n  wc = ", c.type, "[", c.w,
-                      "] convert(w)\n  ROOT conv = ", c.type, "[", c.out,
-                      "] convolution(xc, wc), ", c.attrs, "\n}\n");
-}
+void PrintTo(const Case& c, std::ostream* os) { PrintTo(c.conv, os); }
 
 const HloInstruction* TheConvolution(const HloModule& module) {
   for (const HloInstruction* instr :
@@ -53,15 +39,10 @@ class ConvolutionLayoutTest : public testing::TestWithParam<Case> {};
 
 TEST_P(ConvolutionLayoutTest, LibraryFormWithTheSameResults) {
   const Case& c = GetParam();
-  absl::StatusOr<std::unique_ptr<HloModule>> module =
-      ParseAndVerify(ModuleFor(c));
-  ASSERT_TRUE(module.ok()) << module.status() << "\n" << ModuleFor(c);
-  const HloComputation* entry = (*module)->entry_computation();
-  std::vector<Literal> inputs;
-  inputs.push_back(
-      MakeUniformInput(entry->parameter_instruction(0)->shape(), 1));
-  inputs.push_back(
-      MakeUniformInput(entry->parameter_instruction(1)->shape(), 2));
+  const std::string text = ConvolutionModule(c.conv);
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndVerify(text);
+  ASSERT_TRUE(module.ok()) << module.status() << "\n" << text;
+  const std::vector<Literal> inputs = ConvolutionInputs(**module);
   absl::StatusOr<Literal> before = EvaluateModule(**module, inputs);
   ASSERT_TRUE(before.ok()) << before.status();
 
@@ -93,61 +74,81 @@ INSTANTIATE_TEST_SUITE_P(
     Convolutions, ConvolutionLayoutTest,
     testing::Values(
         // JAX's default NHWC / HWIO: the kernel becomes [K, H, W, C].
-        Case{"nhwc_hwio", "2,6,6,4", "3,3,4,5", "f32", "2,6,6,5",
-             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f",
-             kLast, true},
+        Case{{"nhwc_hwio", "2,6,6,4", "3,3,4,5", "f32", "f32[2,6,6,5]",
+              "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"},
+             kLast,
+             true},
         // Already what cuDNN reads: left alone.
-        Case{"nhwc_ohwi", "2,6,6,4", "5,3,3,4", "f32", "2,6,6,5",
-             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_o01i->b01f",
-             kLast, false},
-        Case{"nchw_oihw", "2,4,6,7", "5,4,3,3", "f32", "2,5,6,7",
-             "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01",
-             kFirst, false},
+        Case{{"nhwc_ohwi", "2,6,6,4", "5,3,3,4", "f32", "f32[2,6,6,5]",
+              "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_o01i->b01f"},
+             kLast,
+             false},
+        Case{{"nchw_oihw", "2,4,6,7", "5,4,3,3", "f32", "f32[2,5,6,7]",
+              "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"},
+             kFirst,
+             false},
         // A channels-first input keeps its order; the kernel follows it.
-        Case{"nchw_hwio", "2,4,6,7", "3,3,4,5", "f32", "2,5,6,7",
-             "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_01io->bf01",
-             kFirst, true},
+        Case{{"nchw_hwio", "2,4,6,7", "3,3,4,5", "f32", "f32[2,5,6,7]",
+              "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_01io->bf01"},
+             kFirst,
+             true},
         // "SAME" with stride 2: 0 before, 1 after, padded explicitly.
-        Case{"asymmetric_same_stride_2", "2,8,8,3", "5,3,3,3", "f32",
-             "2,4,4,5",
-             "window={size=3x3 stride=2x2 pad=0_1x0_1}, "
-             "dim_labels=b01f_o01i->b01f",
-             kLast, true},
-        Case{"negative_padding", "1,8,8,2", "3,3,2,3", "f32", "1,6,5,3",
-             "window={size=3x3 pad=-1_1x1_-2}, dim_labels=b01f_01io->b01f",
-             kLast, true},
-        Case{"rhs_dilation", "1,9,9,3", "3,3,3,2", "f32", "1,9,9,2",
-             "window={size=3x3 pad=2_2x2_2 rhs_dilate=2x2}, "
-             "dim_labels=b01f_01io->b01f",
-             kLast, true},
-        Case{"grouped", "2,6,6,4", "3,3,2,6", "f32", "2,6,6,6",
-             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
-             "feature_group_count=2",
-             kLast, true},
-        Case{"depthwise", "2,6,6,4", "3,3,1,4", "f32", "2,6,6,4",
-             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
-             "feature_group_count=4",
-             kLast, true},
-        Case{"conv_1d", "2,10,3", "3,3,4", "f32", "2,10,4",
-             "window={size=3 pad=1_1}, dim_labels=b0f_0io->b0f", kLast, true},
-        Case{"conv_3d", "1,5,4,6,2", "2,3,2,2,3", "f32", "1,5,2,5,3",
-             "window={size=2x3x2 stride=1x2x1 pad=0_1x1_1x0_0}, "
-             "dim_labels=b012f_012io->b012f",
-             kLast, true},
+        Case{{"asymmetric_same_stride_2", "2,8,8,3", "5,3,3,3", "f32",
+              "f32[2,4,4,5]",
+              "window={size=3x3 stride=2x2 pad=0_1x0_1}, "
+              "dim_labels=b01f_o01i->b01f"},
+             kLast,
+             true},
+        Case{{"negative_padding", "1,8,8,2", "3,3,2,3", "f32", "f32[1,6,5,3]",
+              "window={size=3x3 pad=-1_1x1_-2}, dim_labels=b01f_01io->b01f"},
+             kLast,
+             true},
+        Case{{"rhs_dilation", "1,9,9,3", "3,3,3,2", "f32", "f32[1,9,9,2]",
+              "window={size=3x3 pad=2_2x2_2 rhs_dilate=2x2}, "
+              "dim_labels=b01f_01io->b01f"},
+             kLast,
+             true},
+        Case{{"grouped", "2,6,6,4", "3,3,2,6", "f32", "f32[2,6,6,6]",
+              "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+              "feature_group_count=2"},
+             kLast,
+             true},
+        Case{{"depthwise", "2,6,6,4", "3,3,1,4", "f32", "f32[2,6,6,4]",
+              "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+              "feature_group_count=4"},
+             kLast,
+             true},
+        Case{{"conv_1d", "2,10,3", "3,3,4", "f32", "f32[2,10,4]",
+              "window={size=3 pad=1_1}, dim_labels=b0f_0io->b0f"},
+             kLast,
+             true},
+        Case{{"conv_3d", "1,5,4,6,2", "2,3,2,2,3", "f32", "f32[1,5,2,5,3]",
+              "window={size=2x3x2 stride=1x2x1 pad=0_1x1_1x0_0}, "
+              "dim_labels=b012f_012io->b012f"},
+             kLast,
+             true},
         // A gradient's orders: every tensor transposed.
-        Case{"unusual_dimension_numbers", "3,5,7,4", "3,3,3,6", "f32",
-             "5,3,4,6",
-             "window={size=3x3 pad=1_1x0_1 stride=1x2}, "
-             "dim_labels=f01b_i01o->01bf",
-             kLast, true},
-        Case{"bf16", "2,6,6,4", "3,3,4,5", "bf16", "2,6,6,5",
-             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f",
-             kLast, true},
-        Case{"f16", "1,5,5,3", "2,2,3,2", "f16", "1,4,4,2",
-             "window={size=2x2}, dim_labels=b01f_01io->b01f", kLast, true},
-        Case{"f64", "1,5,5,3", "2,2,3,2", "f64", "1,4,4,2",
-             "window={size=2x2}, dim_labels=b01f_01io->b01f", kLast, true}),
-    [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
+        Case{{"unusual_dimension_numbers", "3,5,7,4", "3,3,3,6", "f32",
+              "f32[5,3,4,6]",
+              "window={size=3x3 pad=1_1x0_1 stride=1x2}, "
+              "dim_labels=f01b_i01o->01bf"},
+             kLast,
+             true},
+        Case{{"bf16", "2,6,6,4", "3,3,4,5", "bf16", "bf16[2,6,6,5]",
+              "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"},
+             kLast,
+             true},
+        Case{{"f16", "1,5,5,3", "2,2,3,2", "f16", "f16[1,4,4,2]",
+              "window={size=2x2}, dim_labels=b01f_01io->b01f"},
+             kLast,
+             true},
+        Case{{"f64", "1,5,5,3", "2,2,3,2", "f64", "f64[1,4,4,2]",
+              "window={size=2x2}, dim_labels=b01f_01io->b01f"},
+             kLast,
+             true}),
+    [](const testing::TestParamInfo<Case>& info) {
+      return info.param.conv.name;
+    });
 
 // Convolutions cuDNN cannot compute stay as they are, each counted.
 TEST(ConvolutionLayoutTest, LeavesWhatNoLibraryComputes) {

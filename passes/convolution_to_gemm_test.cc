@@ -8,8 +8,6 @@
 
 #include <cstdint>
 #include <fstream>
-#include <ostream>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -19,6 +17,7 @@
 #include "hlo/computation.h"
 #include "hlo/evaluator/evaluator.h"
 #include "passes/test_util.h"
+#include "passes/testing/convolution_cases.h"
 #include "runtime/compare.h"
 #include "runtime/npy.h"
 #include "tests/corpus.h"
@@ -79,41 +78,16 @@ void ExpectRewrittenWithSameResults(HloModule* module,
                            << ModuleText(*module);
 }
 
-struct Case {
-  std::string name;
-  std::string x;      // f32 input shape, "2,6,6,4"
-  std::string w;      // f32 kernel shape
-  std::string type;   // the conv's operand type: f32, bf16 or f16
-  std::string out;    // the conv's result type and shape, "f32[2,6,6,5]"
-  std::string attrs;  // window and dim_labels
-};
-
-// gtest names a failing case by this, not by the struct's bytes.
-void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
-
-// Parameters are f32 (random inputs are generated as f32) and converted
-// to the conv's operand type.
-std::string ModuleFor(const Case& c) {
-  return absl::StrCat("HloModule ", c.name, "\n\nENTRY main {\n  x = f32[", c.x,
-                      "] parameter(0)\n  w = f32[", c.w,
-                      "] parameter(1)\n  xc = ", c.type, "[", c.x,
-                      "] convert(x)\n  wc = ", c.type, "[", c.w,
-                      "] convert(w)\n  ROOT conv = ", c.out,
-                      " convolution(xc, wc), ", c.attrs, "\n}\n");
-}
+using Case = ConvolutionCase;
 
 class ConvolutionToGemmTest : public testing::TestWithParam<Case> {};
 
 TEST_P(ConvolutionToGemmTest, SameResultsAsTheConvolution) {
   const Case& c = GetParam();
   absl::StatusOr<std::unique_ptr<HloModule>> module =
-      ParseAndVerify(ModuleFor(c));
-  ASSERT_TRUE(module.ok()) << module.status() << "\n" << ModuleFor(c);
-  const HloComputation* entry = (*module)->entry_computation();
-  std::vector<Literal> inputs;
-  inputs.push_back(MakeUniformInput(entry->parameter_instruction(0)->shape(), 1));
-  inputs.push_back(MakeUniformInput(entry->parameter_instruction(1)->shape(), 2));
-  ExpectRewrittenWithSameResults(module->get(), inputs);
+      ParseAndVerify(ConvolutionModule(c));
+  ASSERT_TRUE(module.ok()) << module.status() << "\n" << ConvolutionModule(c);
+  ExpectRewrittenWithSameResults(module->get(), ConvolutionInputs(**module));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -189,7 +163,7 @@ TEST(ConvolutionToGemmTest, SizeThresholds) {
             "f32[2,6,6,5]",
             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"};
   absl::StatusOr<std::unique_ptr<HloModule>> module =
-      ParseAndVerify(ModuleFor(tiny));
+      ParseAndVerify(ConvolutionModule(tiny));
   ASSERT_TRUE(module.ok()) << module.status();
   ConvolutionToGemm with_defaults;
   absl::StatusOr<bool> changed = RunAndVerify(with_defaults, module->get());

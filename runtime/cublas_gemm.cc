@@ -2,16 +2,14 @@
 
 #include <dlfcn.h>
 
-#include <cstdlib>
 #include <tuple>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "hlo/primitive_type.h"
+#include "runtime/cuda_timing.h"
+#include "runtime/dlopen_symbols.h"
 
 namespace hloc {
 namespace cuda {
@@ -65,14 +63,13 @@ constexpr uint32_t CUBLASLT_EPILOGUE_GELU = 32;
 // cuBLASLt's recommended workspace on Hopper.
 constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 // Autotuning, as XLA does for its gemms: cuBLASLt's heuristic ranks
-// algorithms from the shapes alone; the best of its top 8, timed on the
-// device over 3 runs after a warm-up, is what every later call uses.
+// algorithms from the shapes alone; the fastest of its top 8 on the device
+// (cuda_timing.h) is what every later call uses.
 // Measured on the H100 (tools/gpu_bench/MODELS.md) it did not close the
 // gap to torch's cuBLAS on the f32/bf16 transformer shapes (66-84% of its
 // FLOP/s before, 63-80% after, within the spread between machines): that
 // gap has another cause, still to be found.
 constexpr int kAutotuneCandidates = 8;
-constexpr int kAutotuneRuns = 3;
 
 struct Epilogue {
   const char* name;
@@ -286,63 +283,47 @@ void GemmPlanDeleter::operator()(GemmPlan* plan) const {
 }
 
 std::string CublasGemm::DefaultLibraries() {
-  const char* library = std::getenv("HLOC_LIBCUBLASLT");
-  return library != nullptr && *library != '\0'
-             ? library
-             : "libcublasLt.so.13,libcublasLt.so.12";
+  return LibraryNames("HLOC_LIBCUBLASLT",
+                      "libcublasLt.so.13,libcublasLt.so.12");
 }
 
 absl::StatusOr<std::unique_ptr<CublasGemm>> CublasGemm::Create(
     CudaDriver* driver) {
+  absl::StatusOr<OpenedLibrary> opened =
+      OpenFirstLibrary(DefaultLibraries(), "cuBLASLt");
+  if (!opened.ok()) return opened.status();
   auto library = std::make_unique<Library>();
-  std::vector<std::string> errors;
-  for (absl::string_view name :
-       absl::StrSplit(DefaultLibraries(), ',', absl::SkipEmpty())) {
-    library->name = std::string(name);
-    library->handle = dlopen(library->name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (library->handle != nullptr) break;
-    const char* why = dlerror();
-    errors.push_back(why != nullptr ? why : library->name);
-  }
-  if (library->handle == nullptr) {
-    return absl::UnavailableError(
-        absl::StrCat("no cuBLASLt: cannot load ", DefaultLibraries(), " (",
-                     absl::StrJoin(errors, "; "), ")"));
-  }
-  std::string missing;
-  auto need = [&](auto* function, const char* symbol) {
-    void* address = dlsym(library->handle, symbol);
-    if (address == nullptr) {
-      absl::StrAppend(&missing, missing.empty() ? "" : ", ", symbol);
-    }
-    *function =
-        reinterpret_cast<std::remove_pointer_t<decltype(function)>>(address);
-  };
+  library->handle = opened->handle;
+  library->name = opened->name;
   Library& l = *library;
-  need(&l.cublasLtCreate, "cublasLtCreate");
-  need(&l.cublasLtDestroy, "cublasLtDestroy");
-  need(&l.cublasLtGetStatusName, "cublasLtGetStatusName");
-  need(&l.cublasLtMatmulDescCreate, "cublasLtMatmulDescCreate");
-  need(&l.cublasLtMatmulDescDestroy, "cublasLtMatmulDescDestroy");
-  need(&l.cublasLtMatmulDescSetAttribute, "cublasLtMatmulDescSetAttribute");
-  need(&l.cublasLtMatrixLayoutCreate, "cublasLtMatrixLayoutCreate");
-  need(&l.cublasLtMatrixLayoutDestroy, "cublasLtMatrixLayoutDestroy");
-  need(&l.cublasLtMatrixLayoutSetAttribute, "cublasLtMatrixLayoutSetAttribute");
-  need(&l.cublasLtMatmulPreferenceCreate, "cublasLtMatmulPreferenceCreate");
-  need(&l.cublasLtMatmulPreferenceDestroy, "cublasLtMatmulPreferenceDestroy");
-  need(&l.cublasLtMatmulPreferenceSetAttribute,
-       "cublasLtMatmulPreferenceSetAttribute");
-  need(&l.cublasLtMatmulAlgoGetHeuristic, "cublasLtMatmulAlgoGetHeuristic");
-  need(&l.cublasLtMatmul, "cublasLtMatmul");
-  if (!missing.empty()) {
-    return absl::UnavailableError(
-        absl::StrCat(l.name, " lacks ", missing, " (cuBLASLt 12 or newer)"));
-  }
+  SymbolBinder binder(l.handle);
+  binder.Bind(&l.cublasLtCreate, {"cublasLtCreate"});
+  binder.Bind(&l.cublasLtDestroy, {"cublasLtDestroy"});
+  binder.Bind(&l.cublasLtGetStatusName, {"cublasLtGetStatusName"});
+  binder.Bind(&l.cublasLtMatmulDescCreate, {"cublasLtMatmulDescCreate"});
+  binder.Bind(&l.cublasLtMatmulDescDestroy, {"cublasLtMatmulDescDestroy"});
+  binder.Bind(&l.cublasLtMatmulDescSetAttribute,
+              {"cublasLtMatmulDescSetAttribute"});
+  binder.Bind(&l.cublasLtMatrixLayoutCreate, {"cublasLtMatrixLayoutCreate"});
+  binder.Bind(&l.cublasLtMatrixLayoutDestroy, {"cublasLtMatrixLayoutDestroy"});
+  binder.Bind(&l.cublasLtMatrixLayoutSetAttribute,
+              {"cublasLtMatrixLayoutSetAttribute"});
+  binder.Bind(&l.cublasLtMatmulPreferenceCreate,
+              {"cublasLtMatmulPreferenceCreate"});
+  binder.Bind(&l.cublasLtMatmulPreferenceDestroy,
+              {"cublasLtMatmulPreferenceDestroy"});
+  binder.Bind(&l.cublasLtMatmulPreferenceSetAttribute,
+              {"cublasLtMatmulPreferenceSetAttribute"});
+  binder.Bind(&l.cublasLtMatmulAlgoGetHeuristic,
+              {"cublasLtMatmulAlgoGetHeuristic"});
+  binder.Bind(&l.cublasLtMatmul, {"cublasLtMatmul"});
+  absl::Status status = binder.Check(l.name, "cuBLASLt 12 or newer");
+  if (!status.ok()) return status;
   std::unique_ptr<CublasGemm> gemm(new CublasGemm());
   gemm->driver_ = driver;
   gemm->library_ = std::move(library);
-  absl::Status status = HLOC_CUBLASLT_CALL(l, "creating a cuBLASLt handle",
-                                           cublasLtCreate, &gemm->handle_);
+  status = HLOC_CUBLASLT_CALL(l, "creating a cuBLASLt handle", cublasLtCreate,
+                              &gemm->handle_);
   if (!status.ok()) return status;
   status = HLOC_CUDA_CALL(driver, "allocating the cuBLASLt workspace",
                           cuMemAlloc, &gemm->workspace_, kWorkspaceBytes);
@@ -467,47 +448,19 @@ absl::Status CublasGemm::Autotune(GemmPlan* plan, CUdeviceptr lhs,
                                   CUdeviceptr out, CUstream stream) const {
   if (plan->tuned || plan->empty) return absl::OkStatus();
   plan->tuned = true;
-  CudaDriver* d = driver_;
-  CUevent start = nullptr, stop = nullptr;
-  absl::Status status = HLOC_CUDA_CALL(d, plan->what, cuEventCreate, &start, 0);
-  if (status.ok()) {
-    status = HLOC_CUDA_CALL(d, plan->what, cuEventCreate, &stop, 0);
-  }
-  float best = -1;
-  std::pair<cublasLtMatmulAlgo_t, size_t> chosen = plan->candidates[0];
-  for (const auto& candidate : plan->candidates) {
-    if (!status.ok()) break;
-    plan->algo = candidate.first;
-    plan->workspace_bytes = candidate.second;
-    // An algorithm that fails to launch is skipped, not an error: the
-    // heuristic's first choice is kept unless another one runs faster.
-    if (!Run(*plan, lhs, rhs, bias, out, stream).ok()) continue;
-    status = HLOC_CUDA_CALL(d, plan->what, cuEventRecord, start, stream);
-    bool ran = status.ok();
-    for (int i = 0; ran && i < kAutotuneRuns; ++i) {
-      ran = Run(*plan, lhs, rhs, bias, out, stream).ok();
-    }
-    if (status.ok()) {
-      status = HLOC_CUDA_CALL(d, plan->what, cuEventRecord, stop, stream);
-    }
-    if (status.ok()) {
-      status = HLOC_CUDA_CALL(d, plan->what, cuEventSynchronize, stop);
-    }
-    float ms = 0;
-    if (status.ok()) {
-      status =
-          HLOC_CUDA_CALL(d, plan->what, cuEventElapsedTime, &ms, start, stop);
-    }
-    if (status.ok() && ran && (best < 0 || ms < best)) {
-      best = ms;
-      chosen = candidate;
-    }
-  }
-  if (start != nullptr) d->cuEventDestroy(start);
-  if (stop != nullptr) d->cuEventDestroy(stop);
-  plan->algo = chosen.first;
-  plan->workspace_bytes = chosen.second;
-  return status;
+  auto use = [plan](size_t c) {
+    plan->algo = plan->candidates[c].first;
+    plan->workspace_bytes = plan->candidates[c].second;
+  };
+  absl::StatusOr<size_t> fastest = FastestCandidate(
+      driver_, stream, plan->candidates.size(),
+      [&](size_t c) {
+        use(c);
+        return Run(*plan, lhs, rhs, bias, out, stream);
+      },
+      plan->what);
+  use(fastest.ok() ? *fastest : 0);
+  return fastest.status();
 }
 
 absl::Status CublasGemm::Run(const GemmPlan& plan, CUdeviceptr lhs,

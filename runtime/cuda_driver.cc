@@ -2,8 +2,6 @@
 
 #include <dlfcn.h>
 
-#include <cstdlib>
-#include <initializer_list>
 #include <mutex>
 #include <utility>
 
@@ -12,72 +10,61 @@
 
 namespace hloc {
 namespace cuda {
-std::string CudaDriver::DefaultLibrary() {
-  const char* library = std::getenv("HLOC_LIBCUDA");
-  return library != nullptr && *library != '\0' ? library : "libcuda.so.1";
+std::string CudaDriver::DefaultLibraries() {
+  return LibraryNames("HLOC_LIBCUDA", "libcuda.so.1");
 }
 
 absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Open(
-    const std::string& library) {
-  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* why = dlerror();
-    return absl::UnavailableError(
-        absl::StrCat("no CUDA driver: cannot load ", library, " (",
-                     why != nullptr ? why : "unknown reason",
-                     "); is the NVIDIA driver installed?"));
-  }
+    const std::string& libraries) {
+  absl::StatusOr<OpenedLibrary> opened = OpenFirstLibrary(
+      libraries, "CUDA driver", "is the NVIDIA driver installed?");
+  if (!opened.ok()) return opened.status();
   std::unique_ptr<CudaDriver> driver(new CudaDriver());
-  driver->library_ = library;
-  driver->handle_ = handle;
-  std::string missing;
-  auto need = [&](auto* function, std::initializer_list<const char*> names) {
-    if (!ResolveSymbol(handle, names, function)) {
-      absl::StrAppend(&missing, missing.empty() ? "" : ", ", *names.begin());
-    }
-  };
+  driver->library_ = opened->name;
+  driver->handle_ = opened->handle;
   CudaDriver& d = *driver;
-  need(&d.cuInit, {"cuInit"});
-  need(&d.cuDriverGetVersion, {"cuDriverGetVersion"});
-  need(&d.cuGetErrorName, {"cuGetErrorName"});
-  need(&d.cuGetErrorString, {"cuGetErrorString"});
-  need(&d.cuDeviceGetCount, {"cuDeviceGetCount"});
-  need(&d.cuDeviceGet, {"cuDeviceGet"});
-  need(&d.cuDeviceGetName, {"cuDeviceGetName"});
-  need(&d.cuDeviceGetAttribute, {"cuDeviceGetAttribute"});
-  need(&d.cuDevicePrimaryCtxRetain, {"cuDevicePrimaryCtxRetain"});
-  need(&d.cuDevicePrimaryCtxRelease, {"cuDevicePrimaryCtxRelease_v2"});
-  need(&d.cuCtxSetCurrent, {"cuCtxSetCurrent"});
-  need(&d.cuModuleLoadDataEx, {"cuModuleLoadDataEx"});
-  need(&d.cuModuleUnload, {"cuModuleUnload"});
-  need(&d.cuModuleGetFunction, {"cuModuleGetFunction"});
-  need(&d.cuFuncSetAttribute, {"cuFuncSetAttribute"});
-  need(&d.cuMemAlloc, {"cuMemAlloc_v2"});
-  need(&d.cuMemFree, {"cuMemFree_v2"});
-  need(&d.cuMemcpyHtoDAsync, {"cuMemcpyHtoDAsync_v2"});
-  need(&d.cuMemcpyDtoHAsync, {"cuMemcpyDtoHAsync_v2"});
-  need(&d.cuMemcpyDtoDAsync, {"cuMemcpyDtoDAsync_v2"});
-  need(&d.cuMemsetD8Async, {"cuMemsetD8Async"});
-  need(&d.cuMemsetD32Async, {"cuMemsetD32Async"});
-  need(&d.cuStreamCreate, {"cuStreamCreate"});
-  need(&d.cuStreamDestroy, {"cuStreamDestroy_v2"});
-  need(&d.cuStreamSynchronize, {"cuStreamSynchronize"});
-  need(&d.cuLaunchKernel, {"cuLaunchKernel"});
-  need(&d.cuEventCreate, {"cuEventCreate"});
-  need(&d.cuEventRecord, {"cuEventRecord"});
-  need(&d.cuEventSynchronize, {"cuEventSynchronize"});
-  need(&d.cuEventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
-  need(&d.cuEventDestroy, {"cuEventDestroy_v2"});
-  need(&d.cuStreamBeginCapture, {"cuStreamBeginCapture_v2"});
-  need(&d.cuStreamEndCapture, {"cuStreamEndCapture"});
-  need(&d.cuGraphInstantiate, {"cuGraphInstantiateWithFlags"});
-  need(&d.cuGraphLaunch, {"cuGraphLaunch"});
-  need(&d.cuGraphExecDestroy, {"cuGraphExecDestroy"});
-  need(&d.cuGraphDestroy, {"cuGraphDestroy"});
-  if (!missing.empty()) {
-    return absl::UnavailableError(absl::StrCat(
-        library, " lacks ", missing, " (a CUDA 12 or newer driver is needed)"));
-  }
+  SymbolBinder binder(d.handle_);
+  binder.Bind(&d.cuInit, {"cuInit"});
+  binder.Bind(&d.cuDriverGetVersion, {"cuDriverGetVersion"});
+  binder.Bind(&d.cuGetErrorName, {"cuGetErrorName"});
+  binder.Bind(&d.cuGetErrorString, {"cuGetErrorString"});
+  binder.Bind(&d.cuDeviceGetCount, {"cuDeviceGetCount"});
+  binder.Bind(&d.cuDeviceGet, {"cuDeviceGet"});
+  binder.Bind(&d.cuDeviceGetName, {"cuDeviceGetName"});
+  binder.Bind(&d.cuDeviceGetAttribute, {"cuDeviceGetAttribute"});
+  binder.Bind(&d.cuDevicePrimaryCtxRetain, {"cuDevicePrimaryCtxRetain"});
+  binder.Bind(&d.cuDevicePrimaryCtxRelease, {"cuDevicePrimaryCtxRelease_v2"});
+  binder.Bind(&d.cuCtxSetCurrent, {"cuCtxSetCurrent"});
+  binder.Bind(&d.cuModuleLoadDataEx, {"cuModuleLoadDataEx"});
+  binder.Bind(&d.cuModuleUnload, {"cuModuleUnload"});
+  binder.Bind(&d.cuModuleGetFunction, {"cuModuleGetFunction"});
+  binder.Bind(&d.cuFuncSetAttribute, {"cuFuncSetAttribute"});
+  binder.Bind(&d.cuMemAlloc, {"cuMemAlloc_v2"});
+  binder.Bind(&d.cuMemFree, {"cuMemFree_v2"});
+  binder.Bind(&d.cuMemcpyHtoDAsync, {"cuMemcpyHtoDAsync_v2"});
+  binder.Bind(&d.cuMemcpyDtoHAsync, {"cuMemcpyDtoHAsync_v2"});
+  binder.Bind(&d.cuMemcpyDtoDAsync, {"cuMemcpyDtoDAsync_v2"});
+  binder.Bind(&d.cuMemsetD8Async, {"cuMemsetD8Async"});
+  binder.Bind(&d.cuMemsetD32Async, {"cuMemsetD32Async"});
+  binder.Bind(&d.cuStreamCreate, {"cuStreamCreate"});
+  binder.Bind(&d.cuStreamDestroy, {"cuStreamDestroy_v2"});
+  binder.Bind(&d.cuStreamSynchronize, {"cuStreamSynchronize"});
+  binder.Bind(&d.cuLaunchKernel, {"cuLaunchKernel"});
+  binder.Bind(&d.cuEventCreate, {"cuEventCreate"});
+  binder.Bind(&d.cuEventRecord, {"cuEventRecord"});
+  binder.Bind(&d.cuEventSynchronize, {"cuEventSynchronize"});
+  binder.Bind(&d.cuEventElapsedTime,
+              {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
+  binder.Bind(&d.cuEventDestroy, {"cuEventDestroy_v2"});
+  binder.Bind(&d.cuStreamBeginCapture, {"cuStreamBeginCapture_v2"});
+  binder.Bind(&d.cuStreamEndCapture, {"cuStreamEndCapture"});
+  binder.Bind(&d.cuGraphInstantiate, {"cuGraphInstantiateWithFlags"});
+  binder.Bind(&d.cuGraphLaunch, {"cuGraphLaunch"});
+  binder.Bind(&d.cuGraphExecDestroy, {"cuGraphExecDestroy"});
+  binder.Bind(&d.cuGraphDestroy, {"cuGraphDestroy"});
+  absl::Status status =
+      binder.Check(d.library_, "a CUDA 12 or newer driver is needed");
+  if (!status.ok()) return status;
   return driver;
 }
 
@@ -131,7 +118,8 @@ absl::StatusOr<CudaDriver*> CudaDriver::Get() {
   static std::once_flag once;
   static absl::StatusOr<CudaDriver*>* driver = nullptr;
   std::call_once(once, [] {
-    absl::StatusOr<std::unique_ptr<CudaDriver>> opened = Open(DefaultLibrary());
+    absl::StatusOr<std::unique_ptr<CudaDriver>> opened =
+        Open(DefaultLibraries());
     absl::Status status = opened.ok() ? (*opened)->Init() : opened.status();
     driver = status.ok() ? new absl::StatusOr<CudaDriver*>(opened->release())
                          : new absl::StatusOr<CudaDriver*>(std::move(status));

@@ -70,13 +70,15 @@ inline constexpr CUstreamCaptureMode CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
 // The loaded driver library and the functions the runtime calls.
 class CudaDriver {
  public:
-  // The library opened by Get(): "libcuda.so.1", or $HLOC_LIBCUDA if set.
-  static std::string DefaultLibrary();
+  // The libraries Get() tries: "libcuda.so.1", or $HLOC_LIBCUDA if set (a
+  // comma-separated list, as for every vendor library: dlopen_symbols.h).
+  static std::string DefaultLibraries();
 
-  // Opens `library` and resolves every function below; does not call
-  // cuInit. Unavailable when the library is not there or lacks a function.
+  // Opens the first of the comma-separated `libraries` that loads and
+  // resolves every function below; does not call cuInit. Unavailable when
+  // none loads or the one that does lacks a function.
   static absl::StatusOr<std::unique_ptr<CudaDriver>> Open(
-      const std::string& library);
+      const std::string& libraries);
 
   // The process's driver, opened and initialised (cuInit) on first use;
   // later calls return the same driver or the same error.

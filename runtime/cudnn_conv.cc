@@ -3,16 +3,15 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "hlo/primitive_type.h"
+#include "runtime/cuda_timing.h"
+#include "runtime/dlopen_symbols.h"
 
 namespace hloc {
 namespace cuda {
@@ -54,9 +53,6 @@ constexpr int CUDNN_CONVOLUTION_FWD_ALGO_COUNT = 8;
 // heuristic ranks others that need less; FFT algorithms can ask for
 // gigabytes on large inputs).
 constexpr size_t kMaxWorkspaceBytes = size_t{256} << 20;
-// As for gemms (cublas_gemm.cc): the usable algorithms the heuristic
-// ranks, each timed over 3 runs after a warm-up, the fastest kept.
-constexpr int kAutotuneRuns = 3;
 
 // cudnnDataType_t of an element type, or -1.
 int DataType(PrimitiveType type) {
@@ -308,66 +304,52 @@ void ConvPlanDeleter::operator()(ConvPlan* plan) const {
 }
 
 std::string CudnnConv::DefaultLibraries() {
-  const char* library = std::getenv("HLOC_LIBCUDNN");
-  return library != nullptr && *library != '\0' ? library : "libcudnn.so.9";
+  return LibraryNames("HLOC_LIBCUDNN", "libcudnn.so.9");
 }
 
 absl::StatusOr<std::unique_ptr<CudnnConv>> CudnnConv::Create(
     CudaDriver* driver) {
+  absl::StatusOr<OpenedLibrary> opened =
+      OpenFirstLibrary(DefaultLibraries(), "cuDNN");
+  if (!opened.ok()) return opened.status();
   auto library = std::make_unique<Library>();
-  std::vector<std::string> errors;
-  for (absl::string_view name :
-       absl::StrSplit(DefaultLibraries(), ',', absl::SkipEmpty())) {
-    library->name = std::string(name);
-    library->handle = dlopen(library->name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (library->handle != nullptr) break;
-    const char* why = dlerror();
-    errors.push_back(why != nullptr ? why : library->name);
-  }
-  if (library->handle == nullptr) {
-    return absl::UnavailableError(
-        absl::StrCat("no cuDNN: cannot load ", DefaultLibraries(), " (",
-                     absl::StrJoin(errors, "; "), ")"));
-  }
-  std::string missing;
-  auto need = [&](auto* function, const char* symbol) {
-    void* address = dlsym(library->handle, symbol);
-    if (address == nullptr) {
-      absl::StrAppend(&missing, missing.empty() ? "" : ", ", symbol);
-    }
-    *function =
-        reinterpret_cast<std::remove_pointer_t<decltype(function)>>(address);
-  };
+  library->handle = opened->handle;
+  library->name = opened->name;
   Library& l = *library;
-  need(&l.cudnnCreate, "cudnnCreate");
-  need(&l.cudnnDestroy, "cudnnDestroy");
-  need(&l.cudnnSetStream, "cudnnSetStream");
-  need(&l.cudnnGetErrorString, "cudnnGetErrorString");
-  need(&l.cudnnCreateTensorDescriptor, "cudnnCreateTensorDescriptor");
-  need(&l.cudnnDestroyTensorDescriptor, "cudnnDestroyTensorDescriptor");
-  need(&l.cudnnSetTensorNdDescriptor, "cudnnSetTensorNdDescriptor");
-  need(&l.cudnnCreateFilterDescriptor, "cudnnCreateFilterDescriptor");
-  need(&l.cudnnDestroyFilterDescriptor, "cudnnDestroyFilterDescriptor");
-  need(&l.cudnnSetFilterNdDescriptor, "cudnnSetFilterNdDescriptor");
-  need(&l.cudnnCreateConvolutionDescriptor, "cudnnCreateConvolutionDescriptor");
-  need(&l.cudnnDestroyConvolutionDescriptor,
-       "cudnnDestroyConvolutionDescriptor");
-  need(&l.cudnnSetConvolutionNdDescriptor, "cudnnSetConvolutionNdDescriptor");
-  need(&l.cudnnSetConvolutionGroupCount, "cudnnSetConvolutionGroupCount");
-  need(&l.cudnnSetConvolutionMathType, "cudnnSetConvolutionMathType");
-  need(&l.cudnnGetConvolutionForwardAlgorithm_v7,
-       "cudnnGetConvolutionForwardAlgorithm_v7");
-  need(&l.cudnnGetConvolutionForwardWorkspaceSize,
-       "cudnnGetConvolutionForwardWorkspaceSize");
-  need(&l.cudnnConvolutionForward, "cudnnConvolutionForward");
-  if (!missing.empty()) {
-    return absl::UnavailableError(absl::StrCat(
-        l.name, " lacks ", missing, " (cuDNN 8 or 9 with its cnn library)"));
-  }
+  SymbolBinder binder(l.handle);
+  binder.Bind(&l.cudnnCreate, {"cudnnCreate"});
+  binder.Bind(&l.cudnnDestroy, {"cudnnDestroy"});
+  binder.Bind(&l.cudnnSetStream, {"cudnnSetStream"});
+  binder.Bind(&l.cudnnGetErrorString, {"cudnnGetErrorString"});
+  binder.Bind(&l.cudnnCreateTensorDescriptor, {"cudnnCreateTensorDescriptor"});
+  binder.Bind(&l.cudnnDestroyTensorDescriptor,
+              {"cudnnDestroyTensorDescriptor"});
+  binder.Bind(&l.cudnnSetTensorNdDescriptor, {"cudnnSetTensorNdDescriptor"});
+  binder.Bind(&l.cudnnCreateFilterDescriptor, {"cudnnCreateFilterDescriptor"});
+  binder.Bind(&l.cudnnDestroyFilterDescriptor,
+              {"cudnnDestroyFilterDescriptor"});
+  binder.Bind(&l.cudnnSetFilterNdDescriptor, {"cudnnSetFilterNdDescriptor"});
+  binder.Bind(&l.cudnnCreateConvolutionDescriptor,
+              {"cudnnCreateConvolutionDescriptor"});
+  binder.Bind(&l.cudnnDestroyConvolutionDescriptor,
+              {"cudnnDestroyConvolutionDescriptor"});
+  binder.Bind(&l.cudnnSetConvolutionNdDescriptor,
+              {"cudnnSetConvolutionNdDescriptor"});
+  binder.Bind(&l.cudnnSetConvolutionGroupCount,
+              {"cudnnSetConvolutionGroupCount"});
+  binder.Bind(&l.cudnnSetConvolutionMathType, {"cudnnSetConvolutionMathType"});
+  binder.Bind(&l.cudnnGetConvolutionForwardAlgorithm_v7,
+              {"cudnnGetConvolutionForwardAlgorithm_v7"});
+  binder.Bind(&l.cudnnGetConvolutionForwardWorkspaceSize,
+              {"cudnnGetConvolutionForwardWorkspaceSize"});
+  binder.Bind(&l.cudnnConvolutionForward, {"cudnnConvolutionForward"});
+  absl::Status status =
+      binder.Check(l.name, "cuDNN 8 or 9 with its cnn library");
+  if (!status.ok()) return status;
   std::unique_ptr<CudnnConv> conv(new CudnnConv());
   conv->driver_ = driver;
   conv->library_ = std::move(library);
-  absl::Status status =
+  status =
       HLOC_CUDNN_CALL(l, "creating a cuDNN handle", cudnnCreate, &conv->handle_);
   if (!status.ok()) return status;
   return conv;
@@ -516,46 +498,18 @@ absl::Status CudnnConv::Autotune(ConvPlan* plan, CUdeviceptr input,
                                  CUstream stream) {
   if (plan->tuned) return absl::OkStatus();
   plan->tuned = true;
-  CudaDriver* d = driver_;
-  CUevent start = nullptr, stop = nullptr;
-  absl::Status status = HLOC_CUDA_CALL(d, plan->what, cuEventCreate, &start, 0);
-  if (status.ok()) {
-    status = HLOC_CUDA_CALL(d, plan->what, cuEventCreate, &stop, 0);
-  }
+  // Run uses the first candidate: each one is tried there in turn.
   const std::vector<ConvPlan::Algorithm> candidates = plan->candidates;
-  float best = -1;
-  size_t chosen = 0;
-  for (size_t c = 0; status.ok() && c < candidates.size(); ++c) {
-    plan->candidates[0] = candidates[c];
-    // An algorithm that fails to run is skipped, not an error: the
-    // heuristic's first choice is kept unless another one runs faster.
-    if (!Run(*plan, input, filter, out, stream).ok()) continue;
-    status = HLOC_CUDA_CALL(d, plan->what, cuEventRecord, start, stream);
-    bool ran = status.ok();
-    for (int i = 0; ran && i < kAutotuneRuns; ++i) {
-      ran = Run(*plan, input, filter, out, stream).ok();
-    }
-    if (status.ok()) {
-      status = HLOC_CUDA_CALL(d, plan->what, cuEventRecord, stop, stream);
-    }
-    if (status.ok()) {
-      status = HLOC_CUDA_CALL(d, plan->what, cuEventSynchronize, stop);
-    }
-    float ms = 0;
-    if (status.ok()) {
-      status =
-          HLOC_CUDA_CALL(d, plan->what, cuEventElapsedTime, &ms, start, stop);
-    }
-    if (status.ok() && ran && (best < 0 || ms < best)) {
-      best = ms;
-      chosen = c;
-    }
-  }
-  if (start != nullptr) d->cuEventDestroy(start);
-  if (stop != nullptr) d->cuEventDestroy(stop);
+  absl::StatusOr<size_t> fastest = FastestCandidate(
+      driver_, stream, candidates.size(),
+      [&](size_t c) {
+        plan->candidates[0] = candidates[c];
+        return Run(*plan, input, filter, out, stream);
+      },
+      plan->what);
   plan->candidates = candidates;
-  std::swap(plan->candidates[0], plan->candidates[chosen]);
-  return status;
+  std::swap(plan->candidates[0], plan->candidates[fastest.ok() ? *fastest : 0]);
+  return fastest.status();
 }
 
 absl::Status CudnnConv::Run(const ConvPlan& plan, CUdeviceptr input,

@@ -16,7 +16,8 @@ std::string LibraryNames(const char* env, absl::string_view defaults) {
 }
 
 absl::StatusOr<OpenedLibrary> OpenFirstLibrary(absl::string_view names,
-                                               absl::string_view what) {
+                                               absl::string_view what,
+                                               absl::string_view hint) {
   std::vector<std::string> errors;
   for (absl::string_view name : absl::StrSplit(names, ',', absl::SkipEmpty())) {
     OpenedLibrary library;
@@ -26,9 +27,10 @@ absl::StatusOr<OpenedLibrary> OpenFirstLibrary(absl::string_view names,
     const char* why = dlerror();
     errors.push_back(why != nullptr ? why : library.name);
   }
-  return absl::UnavailableError(absl::StrCat("no ", what, ": cannot load ",
-                                             names, " (",
-                                             absl::StrJoin(errors, "; "), ")"));
+  return absl::UnavailableError(
+      absl::StrCat("no ", what, ": cannot load ", names, " (",
+                   absl::StrJoin(errors, "; "), ")", hint.empty() ? "" : "; ",
+                   hint));
 }
 
 absl::Status SymbolBinder::Check(absl::string_view library,

@@ -39,9 +39,11 @@ struct OpenedLibrary {
 };
 
 // dlopens the first of the comma-separated `names` that loads. The error
-// (Unavailable) says "no <what>: cannot load <names> (<each dlerror>)".
+// (Unavailable) says "no <what>: cannot load <names> (<each dlerror>)",
+// then "; <hint>" when a hint (what to install) is given.
 absl::StatusOr<OpenedLibrary> OpenFirstLibrary(absl::string_view names,
-                                               absl::string_view what);
+                                               absl::string_view what,
+                                               absl::string_view hint = "");
 
 // Resolves a library's functions one by one and reports every missing one
 // at once.

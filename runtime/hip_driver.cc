@@ -2,69 +2,53 @@
 
 #include <dlfcn.h>
 
-#include <cstdlib>
-#include <initializer_list>
 #include <mutex>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "runtime/dlopen_symbols.h"
 
 namespace hloc {
 namespace hip {
 
-std::vector<std::string> HipDriver::DefaultLibraries() {
-  const char* library = std::getenv("HLOC_LIBAMDHIP64");
-  if (library != nullptr && *library != '\0') return {library};
-  return {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};
+std::string HipDriver::DefaultLibraries() {
+  return LibraryNames("HLOC_LIBAMDHIP64",
+                      "libamdhip64.so,libamdhip64.so.6,libamdhip64.so.5");
 }
 
 absl::StatusOr<std::unique_ptr<HipDriver>> HipDriver::Open(
-    const std::string& library) {
-  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* why = dlerror();
-    return absl::UnavailableError(absl::StrCat(
-        "no HIP runtime: cannot load ", library, " (",
-        why != nullptr ? why : "unknown reason",
-        "); is ROCm's HIP runtime installed (Debian: libamdhip64-5)?"));
-  }
+    const std::string& libraries) {
+  absl::StatusOr<OpenedLibrary> opened = OpenFirstLibrary(
+      libraries, "HIP runtime",
+      "is ROCm's HIP runtime installed (Debian: libamdhip64-5)?");
+  if (!opened.ok()) return opened.status();
   std::unique_ptr<HipDriver> driver(new HipDriver());
-  driver->library_ = library;
-  driver->handle_ = handle;
-  std::string missing;
-  auto need = [&](auto* function, std::initializer_list<const char*> names) {
-    if (!ResolveSymbol(handle, names, function)) {
-      absl::StrAppend(&missing, missing.empty() ? "" : ", ", *names.begin());
-    }
-  };
+  driver->library_ = opened->name;
+  driver->handle_ = opened->handle;
   HipDriver& d = *driver;
-  need(&d.hipInit, {"hipInit"});
-  need(&d.hipDriverGetVersion, {"hipDriverGetVersion"});
-  need(&d.hipGetErrorName, {"hipGetErrorName"});
-  need(&d.hipGetErrorString, {"hipGetErrorString"});
-  need(&d.hipGetDeviceCount, {"hipGetDeviceCount"});
-  need(&d.hipSetDevice, {"hipSetDevice"});
-  need(&d.hipDeviceGetName, {"hipDeviceGetName"});
-  need(&d.hipModuleLoadData, {"hipModuleLoadData"});
-  need(&d.hipModuleUnload, {"hipModuleUnload"});
-  need(&d.hipModuleGetFunction, {"hipModuleGetFunction"});
-  need(&d.hipMalloc, {"hipMalloc"});
-  need(&d.hipFree, {"hipFree"});
-  need(&d.hipMemcpyHtoDAsync, {"hipMemcpyHtoDAsync"});
-  need(&d.hipMemcpyDtoHAsync, {"hipMemcpyDtoHAsync"});
-  need(&d.hipMemcpyDtoDAsync, {"hipMemcpyDtoDAsync"});
-  need(&d.hipStreamCreateWithFlags, {"hipStreamCreateWithFlags"});
-  need(&d.hipStreamDestroy, {"hipStreamDestroy"});
-  need(&d.hipStreamSynchronize, {"hipStreamSynchronize"});
-  need(&d.hipModuleLaunchKernel, {"hipModuleLaunchKernel"});
-  if (!missing.empty()) {
-    return absl::UnavailableError(
-        absl::StrCat(library, " lacks ", missing,
-                     " (a ROCm 5 or newer HIP runtime is "
-                     "needed)"));
-  }
+  SymbolBinder binder(d.handle_);
+  binder.Bind(&d.hipInit, {"hipInit"});
+  binder.Bind(&d.hipDriverGetVersion, {"hipDriverGetVersion"});
+  binder.Bind(&d.hipGetErrorName, {"hipGetErrorName"});
+  binder.Bind(&d.hipGetErrorString, {"hipGetErrorString"});
+  binder.Bind(&d.hipGetDeviceCount, {"hipGetDeviceCount"});
+  binder.Bind(&d.hipSetDevice, {"hipSetDevice"});
+  binder.Bind(&d.hipDeviceGetName, {"hipDeviceGetName"});
+  binder.Bind(&d.hipModuleLoadData, {"hipModuleLoadData"});
+  binder.Bind(&d.hipModuleUnload, {"hipModuleUnload"});
+  binder.Bind(&d.hipModuleGetFunction, {"hipModuleGetFunction"});
+  binder.Bind(&d.hipMalloc, {"hipMalloc"});
+  binder.Bind(&d.hipFree, {"hipFree"});
+  binder.Bind(&d.hipMemcpyHtoDAsync, {"hipMemcpyHtoDAsync"});
+  binder.Bind(&d.hipMemcpyDtoHAsync, {"hipMemcpyDtoHAsync"});
+  binder.Bind(&d.hipMemcpyDtoDAsync, {"hipMemcpyDtoDAsync"});
+  binder.Bind(&d.hipStreamCreateWithFlags, {"hipStreamCreateWithFlags"});
+  binder.Bind(&d.hipStreamDestroy, {"hipStreamDestroy"});
+  binder.Bind(&d.hipStreamSynchronize, {"hipStreamSynchronize"});
+  binder.Bind(&d.hipModuleLaunchKernel, {"hipModuleLaunchKernel"});
+  absl::Status status =
+      binder.Check(d.library_, "a ROCm 5 or newer HIP runtime is needed");
+  if (!status.ok()) return status;
   return driver;
 }
 
@@ -107,27 +91,15 @@ absl::StatusOr<HipDriver*> HipDriver::Get() {
   static std::once_flag once;
   static absl::StatusOr<HipDriver*>* driver = nullptr;
   std::call_once(once, [] {
-    const std::vector<std::string> libraries = DefaultLibraries();
-    std::string first_reason;
-    for (const std::string& library : libraries) {
-      absl::StatusOr<std::unique_ptr<HipDriver>> opened = Open(library);
-      if (!opened.ok()) {
-        // A library that is there but unusable says more than the ones
-        // that are missing.
-        if (first_reason.empty() || opened.status().message().find("lacks") !=
-                                        absl::string_view::npos) {
-          first_reason = std::string(opened.status().message());
-        }
-        continue;
-      }
-      absl::Status status = (*opened)->Init();
-      driver = status.ok() ? new absl::StatusOr<HipDriver*>(opened->release())
-                           : new absl::StatusOr<HipDriver*>(std::move(status));
-      return;
-    }
-    driver = new absl::StatusOr<HipDriver*>(absl::UnavailableError(
-        absl::StrCat("no AMD GPU: tried ", absl::StrJoin(libraries, ", "), "; ",
-                     first_reason)));
+    absl::StatusOr<std::unique_ptr<HipDriver>> opened =
+        Open(DefaultLibraries());
+    // Every "no device" error starts the same way, whichever step found it.
+    absl::Status status =
+        opened.ok() ? (*opened)->Init()
+                    : absl::UnavailableError(absl::StrCat(
+                          "no AMD GPU: ", opened.status().message()));
+    driver = status.ok() ? new absl::StatusOr<HipDriver*>(opened->release())
+                         : new absl::StatusOr<HipDriver*>(std::move(status));
   });
   return *driver;
 }

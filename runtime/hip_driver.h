@@ -17,7 +17,6 @@
 #include <cstddef>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -41,14 +40,16 @@ inline constexpr unsigned int hipStreamNonBlocking = 1;
 
 class HipDriver {
  public:
-  // The libraries Get() tries, in order: $HLOC_LIBAMDHIP64 if set, else
-  // libamdhip64.so and its ROCm 6 and 5 sonames.
-  static std::vector<std::string> DefaultLibraries();
+  // The libraries Get() tries, in order: $HLOC_LIBAMDHIP64 if set (a
+  // comma-separated list, as for every vendor library: dlopen_symbols.h),
+  // else libamdhip64.so and its ROCm 6 and 5 sonames.
+  static std::string DefaultLibraries();
 
-  // Opens `library` and resolves every function below; does not call
-  // hipInit. Unavailable when the library is not there or lacks one.
+  // Opens the first of the comma-separated `libraries` that loads and
+  // resolves every function below; does not call hipInit. Unavailable
+  // when none loads or the one that does lacks a function.
   static absl::StatusOr<std::unique_ptr<HipDriver>> Open(
-      const std::string& library);
+      const std::string& libraries);
 
   // The process's runtime, opened and initialised (hipInit, at least one
   // device) on first use; later calls return the same runtime or error.

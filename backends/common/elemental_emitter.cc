@@ -815,32 +815,6 @@ llvm::Constant* IndexConstant(const IrIndex& index, int64_t value) {
   return llvm::ConstantInt::get(index.index_type(), value, /*IsSigned=*/true);
 }
 
-// A start index read from a scalar operand, as a signed value of
-// `index_type`. Narrowing a wider start to a 32-bit index type is safe: the
-// start is clamped to the dimension's bounds right after, and every bound
-// fits the index type. A wide start outside the i32 range would wrap
-// before the clamp, so it is first clamped in its own width.
-llvm::Value* ConvertStartIndex(llvm::Value* v, PrimitiveType type,
-                               llvm::Type* index_type, llvm::IRBuilderBase* b) {
-  if (type == PRED) return b->CreateZExt(v, index_type);
-  unsigned from = v->getType()->getIntegerBitWidth();
-  unsigned to = index_type->getIntegerBitWidth();
-  bool is_signed = IsSignedIntegralType(type);
-  if (from > to) {
-    // Saturate to the index type's range before truncating.
-    llvm::APInt max = llvm::APInt::getSignedMaxValue(to).sext(from);
-    llvm::APInt min = llvm::APInt::getSignedMinValue(to).sext(from);
-    if (is_signed) {
-      v = b->CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, b->getInt(max));
-      v = b->CreateBinaryIntrinsic(llvm::Intrinsic::smax, v, b->getInt(min));
-    } else {
-      v = b->CreateBinaryIntrinsic(llvm::Intrinsic::umin, v, b->getInt(max));
-    }
-    return b->CreateTrunc(v, index_type);
-  }
-  return b->CreateIntCast(v, index_type, is_signed);
-}
-
 absl::StatusOr<llvm::Value*> ReadStartIndex(const ElementGenerator& gen,
                                             PrimitiveType type,
                                             llvm::Type* index_type,
@@ -859,6 +833,30 @@ llvm::Value* ClampIndex(llvm::Value* v, int64_t lo, int64_t hi,
 }
 
 }  // namespace
+
+llvm::Value* ConvertStartIndex(llvm::Value* v, PrimitiveType type,
+                               llvm::Type* index_type, llvm::IRBuilderBase* b) {
+  const unsigned from = v->getType()->getIntegerBitWidth();
+  const unsigned to = index_type->getIntegerBitWidth();
+  if (!IsSignedIntegralType(type)) {  // unsigned, or pred
+    if (from < to) return b->CreateZExt(v, index_type);
+    // A value with the index type's sign bit set (a u32 of 2^32 - 1 in an
+    // i32 index, a u64 of 2^63 in an i64 one) is past every bound; taken
+    // as it is, the signed clamp after would see it negative and clamp it
+    // to 0. Saturated, it clamps to the far end, as XLA clamps it.
+    const llvm::APInt max = llvm::APInt::getSignedMaxValue(to).zext(from);
+    v = b->CreateBinaryIntrinsic(llvm::Intrinsic::umin, v, b->getInt(max));
+    return b->CreateTrunc(v, index_type);
+  }
+  if (from <= to) return b->CreateSExt(v, index_type);
+  // A wide start outside the index type's range would wrap before the
+  // clamp: saturate it in its own width first.
+  const llvm::APInt max = llvm::APInt::getSignedMaxValue(to).sext(from);
+  const llvm::APInt min = llvm::APInt::getSignedMinValue(to).sext(from);
+  v = b->CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, b->getInt(max));
+  v = b->CreateBinaryIntrinsic(llvm::Intrinsic::smax, v, b->getInt(min));
+  return b->CreateTrunc(v, index_type);
+}
 
 absl::StatusOr<llvm::Value*> EmitClampedStartIndex(
     const ElementGenerator& start, PrimitiveType type, int64_t max_start,

@@ -143,6 +143,16 @@ class ElementalEmitter {
   const MathLibrary* math_;
 };
 
+// A start index `v` of element type `type`, as dynamic-slice,
+// dynamic-update-slice, gather and scatter read theirs, converted to a
+// signed value of `index_type` and saturated to its range, so that a
+// comparison or clamp against a bound gives what the exact value would:
+// unsigned values are zero-extended (a u8 of 200 is 200, never -56) and
+// never turn negative. Every bound fits the index type, so saturating
+// changes no clamped result. The CPU and GPU emitters all read starts here.
+llvm::Value* ConvertStartIndex(llvm::Value* v, PrimitiveType type,
+                               llvm::Type* index_type, llvm::IRBuilderBase* b);
+
 // A dynamic-slice / dynamic-update-slice start index: the scalar `start`
 // (of element type `type`) as a signed value of `index_type`, clamped to
 // [0, max_start] as XLA clamps it so the slice stays in bounds.

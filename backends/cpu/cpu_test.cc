@@ -603,6 +603,44 @@ ENTRY main {
   EXPECT_EQ(r.fallbacks, 0);
 }
 
+// Unsigned start indices past the signed range of their width (a u8 of
+// 200, a u32 of 4e9, a u64 of 2^63 + 5) are far past the end: they clamp
+// to the last start, as the evaluator clamps them, never wrap negative to
+// 0. The u32 case is what the GPU got wrong with its 32-bit indices; the
+// CPU indexes in 64 bits, where the u64 case was the one that wrapped.
+TEST(CpuDataMovementTest, UnsignedStartIndicesBeyondTheSignedRange) {
+  std::vector<Literal> args;
+  args.push_back(MakeInput(Shape::Array(F32, {9, 7, 6}), 5));
+  args.push_back(Literal::CreateR0<uint8_t>(U8, 200));
+  args.push_back(Literal::CreateR0<uint32_t>(U32, 4000000000u));
+  args.push_back(Literal::CreateR0<uint64_t>(U64, (uint64_t{1} << 63) + 5));
+  args.push_back(MakeInput(Shape::Array(F32, {2, 3, 4}), 6));
+  args.push_back(R1<uint32_t>(U32, {4000000000u, 3, 2147483648u, 0}));
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule unsigned_starts
+ENTRY main {
+  x = f32[9,7,6] parameter(0)
+  i = u8[] parameter(1)
+  j = u32[] parameter(2)
+  k = u64[] parameter(3)
+  u = f32[2,3,4] parameter(4)
+  idx = u32[4] parameter(5)
+  one8 = u8[] constant(1)
+  one32 = u32[] constant(1)
+  one64 = u64[] constant(1)
+  ds8 = f32[2,3,4] dynamic-slice(x, i, one8, i), dynamic_slice_sizes={2,3,4}
+  ds32 = f32[2,3,4] dynamic-slice(x, one32, j, j), dynamic_slice_sizes={2,3,4}
+  ds64 = f32[2,3,4] dynamic-slice(x, k, k, one64), dynamic_slice_sizes={2,3,4}
+  dus = f32[9,7,6] dynamic-update-slice(x, u, one64, k, k)
+  idx2 = u32[4,1] reshape(idx)
+  g = f32[4,7,6] gather(x, idx2), offset_dims={1,2}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,7,6}
+  ROOT t = (f32[2,3,4], f32[2,3,4], f32[2,3,4], f32[9,7,6], f32[4,7,6]) tuple(ds8, ds32, ds64, dus, g)
+}
+)",
+                                      std::move(args));
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
 TEST(CpuDataMovementTest, ColumnMajorParameterLayouts) {
   RunResult r = CheckAgainstEvaluator(R"(
 HloModule layouts

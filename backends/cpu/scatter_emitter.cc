@@ -302,8 +302,8 @@ absl::Status EmitScatterKernel(const HloInstruction& hlo,
                 llvm::Value * v,
                 LoadFlat(idx.element_type(), range->getArg(n),
                          b->CreateAdd(index_base, i64(k * vector_stride)), b));
-            start[d] = b->CreateIntCast(
-                v, b->getInt64Ty(), IsSignedIntegralType(idx.element_type()));
+            start[d] =
+                ConvertStartIndex(v, idx.element_type(), b->getInt64Ty(), b);
           }
           for (size_t j = 0; j < dn.input_batching_dims.size(); ++j) {
             start[dn.input_batching_dims[j]] = batch[batching_position[j]];

@@ -14,6 +14,7 @@
 //      does the same); the ordered walks give exactly the serial result.
 #include <algorithm>
 
+#include "backends/common/elemental_emitter.h"
 #include "backends/common/loop_emitter.h"
 #include "backends/common/scatter_analysis.h"
 #include "backends/gpu/atomic_combine.h"
@@ -175,8 +176,8 @@ absl::StatusOr<LaunchDims> EmitUpdateKernel(const KernelRequest& request,
         if (!g.implicit_vector) at[dn.index_vector_dim] = kernel.Index(v);
         HLOC_ASSIGN_OR_RETURN(llvm::Value * x,
                               indices(IrIndex(at, kernel.index_type())));
-        start[dn.scatter_dims_to_operand_dims[v]] = b->CreateIntCast(
-            x, i64, IsSignedIntegralType(idx_shape.element_type()));
+        start[dn.scatter_dims_to_operand_dims[v]] =
+            ConvertStartIndex(x, idx_shape.element_type(), i64, b);
       }
       for (size_t j = 0; j < dn.input_batching_dims.size(); ++j) {
         start[dn.input_batching_dims[j]] =

@@ -168,6 +168,32 @@ ENTRY e {
   ExpectFloats(MustRun(k2d, {Iota(F32, {3, 4})}), {6, 7, 10, 11});
 }
 
+// Unsigned starts are values, not bit patterns: a u8 of 200, a u32 above
+// 2^31 and a u64 above 2^63 are all past the end and clamp to it (the
+// cuda column of the conformance suite once clamped them to 0).
+TEST(ShapeOpsTest, DynamicSliceClampsUnsignedStartsToTheEnd) {
+  const char* kHlo = R"(
+HloModule m
+ENTRY e {
+  a = f32[3,4,5] parameter(0)
+  b8 = u8[] constant(200)
+  one8 = u8[] constant(1)
+  b32 = u32[] constant(4000000000)
+  one32 = u32[] constant(1)
+  b64 = u64[] constant(9223372036854775813)
+  one64 = u64[] constant(1)
+  d8 = f32[1,1,1] dynamic-slice(a, b8, one8, b8), dynamic_slice_sizes={1,1,1}
+  d32 = f32[1,1,1] dynamic-slice(a, one32, b32, b32), dynamic_slice_sizes={1,1,1}
+  d64 = f32[1,1,1] dynamic-slice(a, b64, b64, one64), dynamic_slice_sizes={1,1,1}
+  ROOT t = (f32[1,1,1], f32[1,1,1], f32[1,1,1]) tuple(d8, d32, d64)
+})";
+  // Iota counts from 1: element (i, j, k) holds 1 + 20i + 5j + k.
+  Literal r = MustRun(kHlo, {Iota(F32, {3, 4, 5})});
+  ExpectFloats(r.tuple_elements()[0], {1 + 2 * 20 + 1 * 5 + 4});
+  ExpectFloats(r.tuple_elements()[1], {1 + 1 * 20 + 3 * 5 + 4});
+  ExpectFloats(r.tuple_elements()[2], {1 + 2 * 20 + 3 * 5 + 1});
+}
+
 TEST(ShapeOpsTest, DynamicUpdateSliceClampsStartIndices) {
   const char* kHlo = R"(
 HloModule m

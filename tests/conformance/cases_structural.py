@@ -133,11 +133,14 @@ def data_movement():
                         [(s([4, 5, 6], [0, 2, 1]), f((4, 5, 6)))],
                         [f"{{u}}r = {s([4, 5, 6], [0, 2, 1])} reverse({{p0}}), dimensions={{0,2}}"],
                         s([4, 5, 6], [0, 2, 1])))
-        for it in ("s32", "s64", "u32"):
+        # Unsigned starts past their signed range (u8 255, u32 and u64 max)
+        # must clamp to the far end, not wrap negative to 0.
+        for it in ("s32", "s64", "u8", "u32", "u64"):
             idx = lambda v: np.array(v, dtype=V.DTYPES[it])  # noqa: E731
             st = shape_text(it, [])
+            first = 7 if it.startswith("u") else -3
             out.append(unit("dynamic-slice", "dynamic-slice", t, f"10x8 {it} clamped",
-                            [(s([10, 8]), f((10, 8))), (st, idx(7 if it == "u32" else -3)),
+                            [(s([10, 8]), f((10, 8))), (st, idx(first)),
                              (st, idx(np.iinfo(V.DTYPES[it]).max))],
                             [f"{{u}}r = {s([5, 4])} dynamic-slice({{p0}}, {{p1}}, {{p2}}), dynamic_slice_sizes={{5,4}}"],
                             s([5, 4])))
