@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The multi-GPU check as one command here and one there: every collective
-# op and JAX's pmap programs (tests/gpu/collectives/make_cases.py) compiled
+# op and JAX's pmap programs (tests/gpu_collectives/make_cases.py) compiled
 # for a run of N GPUs, with their expected outputs, and f32 all-reduces of
 # 1 MiB to 1 GiB for the bandwidth table, into one bundle.
 #
@@ -27,7 +27,7 @@ done
 bazel build //tools:hlo-opt //tools:hlo-run >&2
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
-python3 tests/gpu/collectives/make_cases.py bazel-bin/tools/hlo-opt \
+python3 tests/gpu_collectives/make_cases.py bazel-bin/tools/hlo-opt \
   bazel-bin/tools/hlo-run "$devices" "$stage/cases" >&2
 scripts/gpu_bundle.sh -o "$out" "$stage"/cases/*/
 

@@ -24,7 +24,7 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "jax"))
+sys.path.insert(0, os.path.join(HERE, "..", "jax"))
 import collectives_test as ct  # noqa: E402  (makes 4 CPU devices)
 import jax  # noqa: E402
 
