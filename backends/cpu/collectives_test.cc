@@ -339,6 +339,22 @@ TEST(CpuCollectivesTest, CollectivesBetweenKernels) {
                      "  ROOT %t = (f32[16,8], f32[4,8]) tuple(%ar, %rs)"));
 }
 
+// pmap's form: the result a bitcast of the collective's (its own slot over
+// the collective's bytes), and a tuple returning a parameter beside it.
+TEST(CpuCollectivesTest, ResultsThatBitcastACollective) {
+  CheckModule(Module(4, 1, "f32", "add", "p: f32[1,8,6]", "f32[1,8,6]",
+                     "  %b = f32[8,6] bitcast(%p)\n"
+                     "  %ar = f32[8,6] all-reduce(%b), channel_id=1, "
+                     "replica_groups={{0,1,2,3}}, use_global_device_ids=true, "
+                     "to_apply=%red\n"
+                     "  ROOT %r = f32[1,8,6] bitcast(%ar)"));
+  CheckModule(Module(2, 1, "s32", "add", "p: s32[4]", "(s32[1,4], s32[4])",
+                     "  %ar = s32[4] all-reduce(%p), replica_groups={}, "
+                     "to_apply=%red\n"
+                     "  %b = s32[1,4] bitcast(%ar)\n"
+                     "  ROOT %t = (s32[1,4], s32[4]) tuple(%b, %p)"));
+}
+
 // A collective inside a while body (the cpu compiles the loop whole) has no
 // peers to meet: an error on more than one device, never a wrong answer;
 // on one device it runs.
