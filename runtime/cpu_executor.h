@@ -109,8 +109,9 @@ class CpuExecutor {
   std::vector<Kernel> kernels_;  // per step (kernel steps)
   std::vector<std::unique_ptr<EvaluatorStep>> evaluators_;      // per step
   std::vector<std::unique_ptr<CpuLibraryCall>> library_calls_;  // per step
-  // Per step: an evaluator step whose module has a collective or a device
-  // id (it cannot run on more than one device), or the first one's name.
+  // Per step: for an evaluator step whose module holds a collective or a
+  // device id (so it cannot run on more than one device), the first such
+  // instruction ("OPCODE NAME"); empty otherwise.
   std::vector<std::string> device_dependent_;
   // Whether any step is a collective (a one-device run then needs its own
   // communicator).

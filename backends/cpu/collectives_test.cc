@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "backends/cpu/aarch64_aot.h"
 #include "backends/cpu/cpu_compiler.h"
 #include "backends/cpu/op_test_util.h"
 #include "gtest/gtest.h"
@@ -419,6 +420,34 @@ ENTRY %main (p: f32[4]) -> f32[4] {
         std::string::npos)
         << results.status();
   }
+}
+
+// Saved AArch64 executables carry the same collective steps; the qemu
+// driver cannot run them, which the compiled module says.
+TEST(CpuCollectivesTest, Aarch64ExecutablesCarryCollectiveSteps) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(
+      Module(2, 1, "f32", "add", "p: f32[4]", "f32[4]",
+             "  %n = f32[4] negate(%p)\n"
+             "  ROOT %ar = f32[4] all-reduce(%n), replica_groups={}, "
+             "to_apply=%red"),
+      "aarch64.hlo");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<Aarch64AotModule> compiled = CompileForAarch64(**module);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  int collectives = 0;
+  for (const ExecutableStep& step : compiled->executable.steps) {
+    if (step.kind != ExecutableStep::Kind::kCollective) continue;
+    ++collectives;
+    EXPECT_EQ(step.collective.op, CollectiveConfig::Op::kAllReduce);
+    EXPECT_EQ(step.collective.groups,
+              (std::vector<std::vector<int64_t>>{{0, 1}}));
+  }
+  EXPECT_EQ(collectives, 1);
+  ASSERT_EQ(compiled->missing.size(), 1u);
+  EXPECT_NE(compiled->missing[0].find("ar (all-reduce: a collective step"),
+            std::string::npos)
+      << compiled->missing[0];
+  EXPECT_TRUE(ValidateExecutable(compiled->executable).ok());
 }
 
 // A module for four devices run as one: a clear error.

@@ -30,7 +30,8 @@ bool HostSupportsCustomCall(absl::string_view target) {
   if (CpuSupportsCustomCall(target)) return true;
   static const std::vector<std::string>* library =
       new std::vector<std::string>(CpuLibraryCustomCallTargets());
-  return std::find(library->begin(), library->end(), target) != library->end();
+  return std::find(library->begin(), library->end(), target) !=
+         library->end();
 }
 
 }  // namespace
@@ -104,9 +105,9 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
       }
       collective_status = collective.status();
     }
-    HLOC_ASSIGN_OR_RETURN(
-        bool library_call,
-        MakeCpuLibraryCall(*instr, executable, &runtime_step));
+    HLOC_ASSIGN_OR_RETURN(bool library_call,
+                          MakeCpuLibraryCall(*instr, executable,
+                                             &runtime_step));
     if (library_call) {
       step.kind = CpuStep::Kind::kLibraryCall;
       step.library = runtime_step.library;
