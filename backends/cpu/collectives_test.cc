@@ -49,6 +49,18 @@ void ExpectSameBits(const Literal& expected, const Literal& actual,
       << actual.ValuesToString();
 }
 
+// MakeOpInput's values; complex ones get both parts random.
+Literal DeviceInput(const Shape& shape, uint32_t seed) {
+  const PrimitiveType type = shape.IsArray() ? shape.element_type() : F32;
+  if (type != C64 && type != C128) return MakeOpInput(shape, seed);
+  Literal parts = MakeOpInput(
+      Shape::Array(type == C64 ? F32 : F64, {2 * shape.ElementCount()}), seed);
+  Literal literal(shape);
+  std::memcpy(literal.untyped_data(), parts.untyped_data(),
+              literal.size_bytes());
+  return literal;
+}
+
 absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileStrict(
     const HloModule& module) {
   std::unique_ptr<HloModule> optimized = module.Clone();
@@ -85,7 +97,7 @@ void CheckModule(const std::string& text) {
   std::vector<std::vector<Literal>> args(devices);
   for (int64_t d = 0; d < devices; ++d) {
     for (int64_t i = 0; i < entry->num_parameters(); ++i) {
-      args[d].push_back(MakeOpInput(entry->parameter_instruction(i)->shape(),
+      args[d].push_back(DeviceInput(entry->parameter_instruction(i)->shape(),
                                     static_cast<uint32_t>(100 * d + i + 1)));
     }
   }
@@ -138,8 +150,18 @@ std::vector<Reduction> Reductions() {
       all.push_back({type, opcode});
     }
   }
-  for (const char* opcode : {"and", "or", "add"})
+  for (const char* opcode : {"and", "or", "add"}) {
     all.push_back({"pred", opcode});
+  }
+  // The other types the host reduces, more briefly; complex min and max
+  // are not defined.
+  for (const char* type : {"s8", "u64", "f16", "c64", "c128"}) {
+    for (const char* opcode : {"add", "multiply"})
+      all.push_back({type, opcode});
+  }
+  all.push_back({"s8", "minimum"});
+  all.push_back({"u64", "maximum"});
+  all.push_back({"f16", "maximum"});
   return all;
 }
 
