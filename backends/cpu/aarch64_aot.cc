@@ -268,9 +268,9 @@ absl::StatusOr<Aarch64AotModule> CompileForAarch64(
       absl::StatusOr<ExecutableStep> collective =
           MakeCollectiveStep(*instr, hlo->config(), step.buffers);
       if (collective.ok()) {
-        result.missing.push_back(absl::StrCat(
-            instr->name(), " (", HloOpcodeString(opcode),
-            ": a collective step, which the AOT driver does not run)"));
+        result.missing.push_back(absl::StrCat(instr->name(), " (",
+                                              HloOpcodeString(opcode),
+                                              ", a collective step)"));
         e.steps.push_back(*std::move(collective));
         continue;
       }

@@ -466,7 +466,7 @@ TEST(CpuCollectivesTest, Aarch64ExecutablesCarryCollectiveSteps) {
   }
   EXPECT_EQ(collectives, 1);
   ASSERT_EQ(compiled->missing.size(), 1u);
-  EXPECT_NE(compiled->missing[0].find("ar (all-reduce: a collective step"),
+  EXPECT_NE(compiled->missing[0].find("ar (all-reduce, a collective step)"),
             std::string::npos)
       << compiled->missing[0];
   EXPECT_TRUE(ValidateExecutable(compiled->executable).ok());
