@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/collectives.h"
 #include "hlo/computation.h"
 #include "hlo/large_block_allocator.h"
 #include "runtime/cpu_library_call.h"
@@ -29,6 +31,22 @@ int64_t LiteralBytes(const Shape& shape) {
 
 // Zero-size leaves point here, so no kernel sees a null pointer.
 alignas(64) uint8_t empty_leaf[64];
+
+// The first instruction of `module` whose value depends on the device it
+// runs on (a collective, replica-id, partition-id), "OPCODE NAME", or "".
+std::string FirstDeviceDependent(const HloModule& module) {
+  for (const HloComputation* computation : module.computations()) {
+    for (const HloInstruction* instr : computation->instructions()) {
+      if (IsCrossDeviceCollective(instr->opcode()) ||
+          instr->opcode() == HloOpcode::kReplicaId ||
+          instr->opcode() == HloOpcode::kPartitionId) {
+        return absl::StrCat(HloOpcodeString(instr->opcode()), " ",
+                            instr->name());
+      }
+    }
+  }
+  return "";
+}
 
 }  // namespace
 
@@ -68,6 +86,11 @@ absl::StatusOr<std::unique_ptr<CpuExecutor>> CpuExecutor::Create(
     executor->kernels_.push_back(nullptr);
     executor->evaluators_.push_back(nullptr);
     executor->library_calls_.push_back(nullptr);
+    executor->device_dependent_.emplace_back();
+    if (step.kind == ExecutableStep::Kind::kCollective) {
+      executor->has_collectives_ = true;
+      continue;
+    }
     if (step.kind == ExecutableStep::Kind::kKernel) {
       absl::StatusOr<void*> address = resolve(step.kernel_name);
       if (!address.ok()) {
@@ -103,6 +126,8 @@ absl::StatusOr<std::unique_ptr<CpuExecutor>> CpuExecutor::Create(
             executable, step,
             absl::StrCat("evaluator step ", s, " (", step.instruction, ")"));
     if (!evaluator.ok()) return evaluator.status();
+    executor->device_dependent_.back() =
+        FirstDeviceDependent((*evaluator)->module());
     executor->evaluators_.back() = *std::move(evaluator);
   }
   // Parameter slots are bound to the caller's data as a whole.
@@ -159,8 +184,29 @@ void CpuExecutor::PlanMemory() {
 
 absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments,
                                          DenormalMode denormals,
-                                         int64_t max_while_iterations) {
+                                         int64_t max_while_iterations,
+                                         const HostReplica& replica) {
   const Executable& e = executable_;
+  // A one-device run meets only itself.
+  std::optional<HostCollectives> alone;
+  HostCollectives* collectives = replica.collectives;
+  if (collectives == nullptr && has_collectives_) {
+    collectives = &alone.emplace(1);
+  }
+  const int64_t num_devices =
+      collectives == nullptr ? 1 : collectives->num_devices();
+  if (num_devices > 1) {
+    for (size_t s = 0; s < e.steps.size(); ++s) {
+      if (device_dependent_[s].empty()) continue;
+      return absl::UnimplementedError(absl::StrCat(
+          "evaluator step ", s, " (", e.steps[s].instruction, ") holds ",
+          device_dependent_[s],
+          ", which the cpu runs only as a step of its own at the top level "
+          "of the entry computation (not inside a while, a conditional or "
+          "a fallback); it cannot run on device ",
+          replica.device, " of ", num_devices));
+    }
+  }
   if (arguments.size() != e.parameter_shapes.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the entry computation takes ", e.parameter_shapes.size(),
@@ -250,6 +296,12 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments,
       if (!status.ok()) return status;
       continue;
     }
+    if (e.steps[s].kind == ExecutableStep::Kind::kCollective) {
+      absl::Status status =
+          RunCollective(s, address, *collectives, replica.device);
+      if (!status.ok()) return status;
+      continue;
+    }
     fallback_runs_.fetch_add(1);
     absl::Status status =
         evaluators_[s]->Run(e, e.steps[s], address, max_while_iterations);
@@ -268,6 +320,28 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments,
   if (copied > 0) result_bytes_copied_.fetch_add(copied);
   ReturnBlock(std::move(block));
   return result;
+}
+
+absl::Status CpuExecutor::RunCollective(size_t s,
+                                        const std::vector<uint8_t*>& address,
+                                        HostCollectives& collectives,
+                                        int64_t device) const {
+  const Executable& e = executable_;
+  const ExecutableStep& step = e.steps[s];
+  std::vector<void*> buffers;
+  std::vector<int64_t> sizes;
+  for (int64_t slot : step.buffers) {
+    buffers.push_back(address[slot]);
+    sizes.push_back(e.buffers[slot].size);
+  }
+  HostCollectiveCall call;
+  call.step = static_cast<int64_t>(s);
+  call.name = step.instruction;
+  call.config = &step.collective;
+  call.element_type = e.buffers[step.buffers[0]].shape.element_type();
+  call.buffers = buffers;
+  call.sizes = sizes;
+  return collectives.Run(device, call);
 }
 
 ByteBlock CpuExecutor::TakeBlock() {

@@ -20,8 +20,17 @@
 // leaves are bound to the caller's data (copied only where their layout is
 // not row-major), constants are read where the executable holds them, then
 // the steps run: a kernel call with the step's slot addresses, a host
-// library call (FFTW, LAPACK; cpu_library_call.h), or the reference
+// library call (FFTW, LAPACK; cpu_library_call.h), a collective with the
+// other devices of a replicated run (host_collectives.h), or the reference
 // evaluator on the step's one-instruction module.
+//
+// Replicated runs: one executor serves every device; each device's thread
+// calls Run with its HostReplica (its device id and the communicator the
+// threads share). Collectives run only as top-level steps: one inside an
+// evaluator step (a while or conditional body, which the CPU compiles
+// into one kernel or evaluates whole, or a collective the step maker
+// declined) would meet no peer, so a run of more than one device refuses
+// such a step instead of giving a wrong answer.
 #ifndef RUNTIME_CPU_EXECUTOR_H_
 #define RUNTIME_CPU_EXECUTOR_H_
 
@@ -39,9 +48,10 @@
 #include "hlo/literal.h"
 #include "hlo/module.h"
 #include "runtime/cpu_library_call.h"
-#include "runtime/evaluator_step.h"
 #include "runtime/denormals.h"
+#include "runtime/evaluator_step.h"
 #include "runtime/executable.h"
+#include "runtime/host_collectives.h"
 
 namespace hloc {
 
@@ -65,10 +75,13 @@ class CpuExecutor {
   // (runtime/denormals.h; flushed by default, as XLA:CPU does). A while
   // loop (compiled, or in an evaluator step) that runs more than
   // `max_while_iterations` iterations stops the run with DeadlineExceeded
-  // naming it (0: no limit; runtime/while_limit.h).
+  // naming it (0: no limit; runtime/while_limit.h). `replica` says which
+  // device of a replicated run this is; by default device 0 of a
+  // one-device run, where every collective is a group of one.
   absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments,
                               DenormalMode denormals = DenormalMode::kFlush,
-                              int64_t max_while_iterations = 0);
+                              int64_t max_while_iterations = 0,
+                              const HostReplica& replica = {});
 
   const Executable& executable() const { return executable_; }
   // Evaluator steps run so far, over all runs.
@@ -94,10 +107,21 @@ class CpuExecutor {
 
   Executable executable_;
   std::vector<Kernel> kernels_;  // per step (kernel steps)
-  std::vector<std::unique_ptr<EvaluatorStep>> evaluators_;  // per step
+  std::vector<std::unique_ptr<EvaluatorStep>> evaluators_;      // per step
   std::vector<std::unique_ptr<CpuLibraryCall>> library_calls_;  // per step
+  // Per step: for an evaluator step whose module holds a collective or a
+  // device id (so it cannot run on more than one device), the first such
+  // instruction ("OPCODE NAME"); empty otherwise.
+  std::vector<std::string> device_dependent_;
+  // Whether any step is a collective (a one-device run then needs its own
+  // communicator).
+  bool has_collectives_ = false;
   // Plans where results are written; lays out the run's block.
   void PlanMemory();
+  // Runs collective step `s` of a run whose slots are at `address`.
+  absl::Status RunCollective(size_t s, const std::vector<uint8_t*>& address,
+                             HostCollectives& collectives,
+                             int64_t device) const;
 
   // Where each arena/unbound output allocation starts in a run's block.
   std::vector<int64_t> run_offset_;

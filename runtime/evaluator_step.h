@@ -39,6 +39,9 @@ class EvaluatorStep {
   // rest are its results.
   size_t num_operand_slots() const { return num_operand_slots_; }
 
+  // The one-instruction module it evaluates.
+  const HloModule& module() const { return *module_; }
+
  private:
   EvaluatorStep() = default;
 

@@ -579,23 +579,24 @@ absl::Status SetBufferPlan(const BufferAssignment& assignment,
   executable->result_shape = computation.root_instruction()->shape();
   executable->result_buffers =
       assignment.LeafValues(computation.root_instruction());
-  // A result leaf that is a bitcast of a value (a collective's result
-  // reshaped at the root, nothing to fuse it into) is read through a slot
-  // of its own shape over the same bytes.
+  // A root bitcast names its operand's value (buffer aliases), whose shape
+  // is not the result's: such a leaf gets a slot of its own over the same
+  // bytes, with the result's shape (say, a pmap module's f32[1,8,6] root
+  // over an all-reduce's f32[8,6]).
   std::vector<const Shape*> leaves;
   CollectLeafShapes(executable->result_shape, &leaves);
   for (size_t l = 0;
        l < leaves.size() && l < executable->result_buffers.size(); ++l) {
-    const ExecutableBuffer& value =
-        executable->buffers[executable->result_buffers[l]];
-    if (SameLeafShape(*leaves[l], value.shape) || !leaves[l]->IsArray() ||
-        DenseBytes(*leaves[l]) != value.size ||
-        leaves[l]->element_type() != value.shape.element_type()) {
+    const int64_t slot = executable->result_buffers[l];
+    if (slot < 0 ||
+        SameLeafShape(*leaves[l], executable->buffers[slot].shape) ||
+        !leaves[l]->IsArray() ||
+        DenseBytes(*leaves[l]) != executable->buffers[slot].size) {
       continue;
     }
-    ExecutableBuffer view = value;
+    ExecutableBuffer view = executable->buffers[slot];
     view.shape = *leaves[l];
-    view.name = absl::StrCat(value.name, ".result");
+    view.name = absl::StrCat(view.name, " (as the result)");
     executable->result_buffers[l] =
         static_cast<int64_t>(executable->buffers.size());
     executable->buffers.push_back(std::move(view));

@@ -75,7 +75,8 @@ const std::vector<FlagSpec>& Specs() {
        "usual, launch gaps included), as the benchmark's peers are timed "
        "(cuda)"},
       {"replicas", true,
-       "N: run N devices of a module with collectives (interpreter): "
+       "N: run N devices of a module with collectives (interpreter, cpu "
+       "host: one thread per device): "
        "parameter i of device k from in<i>.r<k>.npy, or in<i>.npy for all "
        "devices when there are no per-device files; outputs out<i>.r<k>.npy. "
        "N is the module's replica_count x num_partitions (a module that "
@@ -666,7 +667,7 @@ int RunReplicas(const HloRunOptions& options, const ReplicatedRun& run,
                 HloModule& module, std::ostream& out, std::ostream& err) {
   if (!run) {
     err << "hlo-run: error: --replicas: --platform=" << options.platform
-        << " runs one device; use --platform=interpreter\n";
+        << " runs one device; use --platform=interpreter or cpu\n";
     return kHloRunBadInput;
   }
   HloModuleConfig& config = module.mutable_config();

@@ -50,10 +50,12 @@
 // parameter number and its shape: floats uniform in [-1, 1) (complex: both
 // parts), signed integers in [-8, 8], unsigned in [0, 15], pred fair coins.
 //
-// --replicas=N (interpreter) runs the N devices of a module with collectives
-// (hlo/evaluator/evaluator.h: EvaluateReplicated). N must be the module's
-// replica_count x num_partitions; a module that gives neither runs N
-// replicas. Device k reads parameter i from in<i>.r<k>.npy when the
+// --replicas=N runs the N devices of a module with collectives: the
+// interpreter through hlo/evaluator/evaluator.h's EvaluateReplicated, the cpu
+// (host) compiles once and runs each device on a thread of its own, the
+// collectives meeting in host memory (runtime/host_collectives.h). N must be
+// the module's replica_count x num_partitions; a module that gives neither
+// runs N replicas. Device k reads parameter i from in<i>.r<k>.npy when the
 // parameter has per-device files (in<i>.r0.npy exists), else the shared
 // in<i>.npy; --random-inputs gives device k the inputs of seed SEED+k. Device
 // k writes and compares out<i>.r<k>.npy, one table per device.

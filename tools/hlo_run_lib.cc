@@ -16,6 +16,7 @@
 #include "hlo/text/parser.h"
 #include "passes/pipelines.h"
 #include "runtime/executable.h"
+#include "runtime/host_collectives.h"
 #include "runtime/object_loader.h"
 #include "tools/hlo_run_cuda.h"
 #include "tools/hlo_run_rocm.h"
@@ -54,18 +55,23 @@ absl::StatusOr<std::unique_ptr<HloModule>> Optimize(
 // The cpu platform: the cpu pipeline (simplification and fusion) on a copy
 // of the module, then LLVM code generation, JIT and a run. Compile and run
 // times go to stderr so the result table on stdout stays comparable.
-absl::StatusOr<Literal> RunOnCpuPlatform(const HloModule& module,
-                                         absl::Span<const Literal> arguments,
-                                         const HloRunOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
+absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpuPlatform(
+    const HloModule& module, const HloRunOptions& options) {
   absl::StatusOr<std::unique_ptr<HloModule>> optimized =
       Optimize("cpu", module, options);
   if (!optimized.ok()) return optimized.status();
   CpuCompileOptions compile_options;
   compile_options.allow_fallback =
       options.allow_fallback.value_or(compile_options.allow_fallback);
+  return CompileForCpu(**optimized, compile_options);
+}
+
+absl::StatusOr<Literal> RunOnCpuPlatform(const HloModule& module,
+                                         absl::Span<const Literal> arguments,
+                                         const HloRunOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
-      CompileForCpu(**optimized, compile_options);
+      CompileForCpuPlatform(module, options);
   if (!executable.ok()) return executable.status();
   const double compile_ms = MillisecondsSince(start);
   const auto run_start = std::chrono::steady_clock::now();
@@ -86,6 +92,36 @@ absl::StatusOr<Literal> RunOnCpuPlatform(const HloModule& module,
       std::cerr);
   if (!timed.ok()) return timed;
   return result;
+}
+
+// --replicas on the cpu: compiled once, then every device runs the
+// executable on a thread of its own, the collectives meeting in host
+// memory (runtime/host_collectives.h).
+absl::StatusOr<std::vector<Literal>> RunReplicatedOnCpuPlatform(
+    const HloModule& module, absl::Span<const std::vector<Literal>> arguments,
+    const HloRunOptions& options) {
+  if (options.target != "host") {
+    return absl::InvalidArgumentError(
+        "--replicas runs on the host target only (qemu runs one device)");
+  }
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpuPlatform(module, options);
+  if (!executable.ok()) return executable.status();
+  const double compile_ms = MillisecondsSince(start);
+  const auto run_start = std::chrono::steady_clock::now();
+  HostCollectives collectives(static_cast<int64_t>(arguments.size()));
+  absl::StatusOr<std::vector<Literal>> results =
+      RunOnHostDevices(collectives, [&](int64_t device) {
+        return (*executable)
+            ->Run(arguments[device], options.denormals,
+                  options.max_while_iterations,
+                  HostReplica{device, &collectives});
+      });
+  std::cerr << absl::StrFormat(
+      "cpu: compiled in %.1f ms, ran %d devices in %.3f ms\n", compile_ms,
+      arguments.size(), MillisecondsSince(run_start));
+  return results;
 }
 
 // --platform=cpu --target=aarch64: the same pipeline, then AArch64 object
@@ -197,6 +233,7 @@ HloRunPlatform CpuPlatform() {
                : RunOnCpuPlatform(module, arguments, options);
   };
   platform.load_executable = LoadCpuExecutable;
+  platform.run_replicated = RunReplicatedOnCpuPlatform;
   platform.check_options = [](const HloRunOptions& options) -> absl::Status {
     if (options.target == "aarch64") {
       // The module runs once under qemu, in a driver with no limit.

@@ -64,8 +64,8 @@ expect_stderr 'custom_call_target="lapack_sgesdd_ffi"'
 expect_status 0 "$HLO_OPT" "$DATA/fallback.hlo" --platform=cpu \
   --stage=executable -o "$TMP/f.hloexe"
 expect_lines 2 '^hloc cpu: '
-expect_stderr 'hloc cpu: r (replica-id) runs in the evaluator: elemental emitter:'
-expect_stderr 'hloc cpu: i (partition-id) runs in the evaluator: elemental emitter:'
+expect_stderr 'hloc cpu: r (all-reduce) runs in the evaluator: all-reduce r: to_apply sub'
+expect_stderr 'hloc cpu: i (all-reduce) runs in the evaluator: all-reduce i: to_apply sub'
 [[ -s "$TMP/f.hloexe" ]] || fail "no executable written with fallback allowed"
 expect_status 0 "$HLO_RUN" "$DATA/fallback.hlo" --platform=cpu --random-inputs=1 --fallback
 expect_lines 2 '^hloc cpu: '
@@ -73,14 +73,14 @@ expect_lines 2 '^hloc cpu: '
 expect_status 0 "$HLO_RUN" "$TMP/f.hloexe" --platform=cpu --random-inputs=1
 expect_status 3 "$HLO_RUN" "$TMP/f.hloexe" --platform=cpu --random-inputs=1 --no-fallback
 expect_stderr 'strict mode (--no-fallback): the saved executable runs 2 instructions in the reference evaluator:'
-expect_stderr '  r: elemental emitter: no elemental code generation for this op'
+expect_stderr '  r: all-reduce r: to_apply sub is not a sum, product, min or max'
 
 # --- Strict: exit 3, every instruction and its reason, nothing written. ---
 expect_status 3 "$HLO_OPT" "$DATA/fallback.hlo" --platform=cpu \
   --stage=executable -o "$TMP/strict.hloexe" --no-fallback
 expect_stderr 'cpu strict mode (--no-fallback): 2 instructions would need the reference evaluator:'
-expect_stderr '  r (replica-id): elemental emitter: no elemental code generation for this op'
-expect_stderr '  i (partition-id): elemental emitter: no elemental code generation for this op'
+expect_stderr '  r (all-reduce): all-reduce r: to_apply sub is not a sum, product, min or max'
+expect_stderr '  i (all-reduce): all-reduce i: to_apply sub is not a sum, product, min or max'
 expect_lines 0 '^hloc cpu: '
 expect_no_file "$TMP/strict.hloexe"
 expect_status 3 "$HLO_RUN" "$DATA/fallback.hlo" --platform=cpu --random-inputs=1 --no-fallback
@@ -96,7 +96,7 @@ expect_status 0 "$HLO_OPT" "$DATA/fallback.hlo" --platform=cpu \
 expect_lines 2 '^hloc aarch64 AOT: .* has no generated code, so the object has no entry'
 rm -f "$TMP/a.o"
 expect_status 3 "$HLO_OPT" "$DATA/fallback.hlo" --platform=cuda --stage=llvm
-expect_stderr 'r (replica-id)'
+expect_stderr 'r (all-reduce)'
 
 # --- Sharding annotations are removed: strict compilation succeeds. ---
 expect_status 0 "$HLO_OPT" "$DATA/sharding.hlo" --platform=cpu \

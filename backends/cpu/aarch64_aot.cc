@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "backends/common/collective_step.h"
 #include "backends/common/custom_call_support.h"
 #include "backends/common/evaluator_fallback.h"
 #include "backends/common/step_plan.h"
@@ -260,8 +261,28 @@ absl::StatusOr<Aarch64AotModule> CompileForAarch64(
     ExecutableStep step;
     step.instruction = instr->name();
     step.buffers = std::move(planned.buffers);
+    // The executable carries collective steps as the host's does; the
+    // qemu driver has no runtime to run them, so the object gets no entry.
+    absl::Status collective_status = absl::OkStatus();
+    if (IsCollectiveStep(*instr)) {
+      absl::StatusOr<ExecutableStep> collective =
+          MakeCollectiveStep(*instr, hlo->config(), step.buffers);
+      if (collective.ok()) {
+        result.missing.push_back(absl::StrCat(instr->name(), " (",
+                                              HloOpcodeString(opcode),
+                                              ", a collective step)"));
+        e.steps.push_back(*std::move(collective));
+        continue;
+      }
+      if (!absl::IsUnimplemented(collective.status())) {
+        return collective.status();
+      }
+      collective_status = collective.status();
+    }
     absl::StatusOr<std::string> symbol =
-        emitter.EmitKernel(*instr, absl::StrCat("hloc.", instr->name()));
+        collective_status.ok()
+            ? emitter.EmitKernel(*instr, absl::StrCat("hloc.", instr->name()))
+            : absl::StatusOr<std::string>(collective_status);
     if (symbol.ok()) {
       step.kind = ExecutableStep::Kind::kKernel;
       step.kernel_name = *symbol;

@@ -236,17 +236,19 @@ ENTRY main {
   EXPECT_TRUE(*actual == *expected);
 }
 
-// No evaluator on the target: never a silent wrong answer. replica-id has
-// no generated code (the host would run it in the evaluator).
+// No evaluator on the target: never a silent wrong answer. rng has no
+// generated code (the host would run it in the evaluator).
 constexpr char kNeedsEvaluator[] = R"(
 HloModule needs_evaluator
 
 ENTRY main {
-  x = u32[4] parameter(0)
-  e = u32[4] multiply(x, x)
-  r = u32[] replica-id()
-  b = u32[4] broadcast(r), dimensions={}
-  ROOT c = u32[4] add(e, b)
+  x = f32[4] parameter(0)
+  e = f32[4] multiply(x, x)
+  lo = f32[] constant(0)
+  hi = f32[] constant(1)
+  r = f32[] rng(lo, hi), distribution=rng_uniform
+  b = f32[4] broadcast(r), dimensions={}
+  ROOT c = f32[4] add(e, b)
 }
 )";
 
@@ -259,9 +261,9 @@ TEST(Aarch64AotTest, InstructionWithoutCodeFailsStrictCompilation) {
   EXPECT_TRUE(absl::IsUnimplemented(compiled.status())) << compiled.status();
   EXPECT_EQ(compiled.status().message(),
             "aarch64 AOT strict mode (--no-fallback): 1 instruction would "
-            "need the reference evaluator:\n  r (replica-id): elemental "
-            "emitter: no elemental code generation for this op (%r = u32[] "
-            "replica-id())");
+            "need the reference evaluator:\n  r (rng): elemental "
+            "emitter: no elemental code generation for this op (%r = f32[] "
+            "rng(%lo, %hi))");
 }
 
 // allow_fallback: the kernels that exist still compile (for reading),
@@ -280,11 +282,36 @@ TEST(Aarch64AotTest, AllowedFallbackCompilesWithoutEntry) {
   EXPECT_NE(compiled->assembly.find("hloc.e:"), std::string::npos);
   EXPECT_EQ(compiled->assembly.find("hloc_aot_entry"), std::string::npos);
   std::vector<Literal> args;
+  args.push_back(Literal(Shape::Array(F32, {4})));
+  absl::StatusOr<Literal> result = RunAarch64UnderQemu(*compiled, args);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().message(),
+            "aarch64 AOT cannot run r (rng): no generated code yet");
+}
+
+// replica-id is a collective step, as on the host: the executable carries
+// it (strict compilation passes), but the qemu driver runs no collectives.
+TEST(Aarch64AotTest, CollectiveStepsCompileButDoNotRunUnderQemu) {
+  auto module = ParseHloModule(R"(
+HloModule replica
+ENTRY main {
+  x = u32[4] parameter(0)
+  r = u32[] replica-id()
+  b = u32[4] broadcast(r), dimensions={}
+  ROOT c = u32[4] add(x, b)
+}
+)",
+                               "replica");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<Aarch64AotModule> compiled = CompileForAarch64(**module);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  std::vector<Literal> args;
   args.push_back(Literal(Shape::Array(U32, {4})));
   absl::StatusOr<Literal> result = RunAarch64UnderQemu(*compiled, args);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().message(),
-            "aarch64 AOT cannot run r (replica-id): no generated code yet");
+            "aarch64 AOT cannot run r (replica-id, a collective step): no "
+            "generated code yet");
 }
 
 // A custom call the CPU backend does not implement is refused by target,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/common/collective_step.h"
 #include "backends/common/compile_phase_times.h"
 #include "backends/common/custom_call_support.h"
 #include "backends/common/evaluator_fallback.h"
@@ -86,6 +87,24 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
     ExecutableStep runtime_step;
     runtime_step.instruction = instr->name();
     runtime_step.buffers = step.buffers;
+    // Collectives run in the runtime, between the device threads of a
+    // replicated run (runtime/host_collectives.h); a form the step maker
+    // declines goes to the evaluator with its reason, like any other.
+    absl::Status collective_status = absl::OkStatus();
+    if (IsCollectiveStep(*instr)) {
+      absl::StatusOr<ExecutableStep> collective =
+          MakeCollectiveStep(*instr, module->config(), step.buffers);
+      if (collective.ok()) {
+        step.kind = CpuStep::Kind::kCollective;
+        steps.push_back(std::move(step));
+        executable.steps.push_back(*std::move(collective));
+        continue;
+      }
+      if (!absl::IsUnimplemented(collective.status())) {
+        return collective.status();
+      }
+      collective_status = collective.status();
+    }
     HLOC_ASSIGN_OR_RETURN(bool library_call,
                           MakeCpuLibraryCall(*instr, executable,
                                              &runtime_step));
@@ -97,7 +116,9 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
       continue;
     }
     absl::StatusOr<std::string> symbol =
-        emitter.EmitKernel(*instr, absl::StrCat("hloc.", instr->name()));
+        collective_status.ok()
+            ? emitter.EmitKernel(*instr, absl::StrCat("hloc.", instr->name()))
+            : absl::StatusOr<std::string>(collective_status);
     absl::Status status = symbol.status();
     if (status.ok()) {
       step.kind = CpuStep::Kind::kKernel;

@@ -35,8 +35,9 @@ int64_t CpuExecutable::kernel_count() const {
 
 absl::StatusOr<Literal> CpuExecutable::Run(absl::Span<const Literal> arguments,
                                            DenormalMode denormals,
-                                           int64_t max_while_iterations) {
-  return executor_->Run(arguments, denormals, max_while_iterations);
+                                           int64_t max_while_iterations,
+                                           const HostReplica& replica) {
+  return executor_->Run(arguments, denormals, max_while_iterations, replica);
 }
 
 }  // namespace hloc

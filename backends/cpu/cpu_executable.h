@@ -16,6 +16,11 @@
 // JAX's LAPACK custom calls run as host library calls
 // (backends/cpu/library_calls.h).
 //
+// Collectives (all-reduce, all-gather, reduce-scatter, all-to-all,
+// collective-permute) and replica-id / partition-id are collective steps
+// (backends/common/collective_step.h) the runtime runs between the device
+// threads of a replicated run (Run's `replica`; runtime/host_collectives.h).
+//
 // Fallback: an instruction code generation does not support (other
 // custom-calls, rng, complex dots and convolutions, ...) runs in the
 // reference evaluator on its operands. It is
@@ -43,7 +48,7 @@
 namespace hloc {
 
 struct CpuStep {
-  enum class Kind { kKernel, kEvaluator, kLibraryCall };
+  enum class Kind { kKernel, kEvaluator, kLibraryCall, kCollective };
   Kind kind;
   const HloInstruction* instruction;
   // kKernel: the kernel.
@@ -70,9 +75,11 @@ class CpuExecutable {
   // row-major). Denormals are flushed unless `denormals` says keep
   // (runtime/denormals.h). A while loop past `max_while_iterations`
   // iterations stops the run with an error naming it (0: no limit).
+  // `replica`: the device of a replicated run this is (CpuExecutor::Run).
   absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments,
                               DenormalMode denormals = DenormalMode::kFlush,
-                              int64_t max_while_iterations = 0);
+                              int64_t max_while_iterations = 0,
+                              const HostReplica& replica = {});
 
   const HloModule& module() const { return *module_; }
   const std::vector<CpuStep>& steps() const { return steps_; }
