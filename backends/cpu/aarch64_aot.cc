@@ -46,7 +46,9 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "passes/cholesky_expander.h"
 #include "passes/topk_expander.h"
+#include "passes/triangular_solve_expander.h"
 #include "runtime/aot/aot_main_source.h"
 #include "runtime/buffer_assignment.h"
 #include "runtime/dense_buffer.h"
@@ -227,6 +229,9 @@ absl::StatusOr<Aarch64AotModule> CompileForAarch64(
   // The host runs topk as a library call, which AArch64 ahead of time does
   // not have: here a topk is a sort and a slice, which it compiles.
   HLOC_RETURN_IF_ERROR(TopKExpander().Run(hlo.get()).status());
+  // Nor LAPACK: cholesky and triangular-solve become loops it compiles.
+  HLOC_RETURN_IF_ERROR(CholeskyExpander().Run(hlo.get()).status());
+  HLOC_RETURN_IF_ERROR(TriangularSolveExpander().Run(hlo.get()).status());
   std::vector<HloInstruction*> order = computation->MakeInstructionPostOrder();
   HLOC_RETURN_IF_ERROR(
       CheckCustomCallTargets(*hlo, CpuSupportsCustomCall, "aarch64 AOT"));

@@ -21,6 +21,7 @@
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 #include "hlo/proto/enum_map.h"
+#include "hlo/proto/mesh_replica_groups.h"
 #include "hlo/proto/sharding_text.h"
 #include "hlo/status_macros.h"
 
@@ -503,8 +504,13 @@ absl::Status ImportCollective(const xla::HloInstructionProto& p,
       a->iota_replica_groups =
           IotaReplicaGroupsToText(p.iota_collective_device_list());
       break;
-    case xla::HloInstructionProto::kMeshAxesReplicaGroupList:
-      return Invalid("mesh-axes replica groups are not supported");
+    case xla::HloInstructionProto::kMeshAxesReplicaGroupList: {
+      absl::StatusOr<std::vector<std::vector<int64_t>>> groups =
+          ExpandMeshAxesReplicaGroups(p.mesh_axes_replica_group_list());
+      if (!groups.ok()) return Invalid(groups.status().message());
+      a->replica_groups = *std::move(groups);
+      break;
+    }
     default:
       break;
   }

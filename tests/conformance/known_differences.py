@@ -38,14 +38,6 @@ KNOWN = [
      "reason": "The CPU backend runs fft as a host library call, which the "
                "AArch64 AOT target (no evaluator, no host library) cannot "
                "make."},
-    {"column": "aarch64", "op": "cholesky", "type": "*",
-     "status": ("unsupported",),
-     "reason": "cholesky is a LAPACK call on the x86 host; the AArch64 AOT "
-               "target has no LAPACK."},
-    {"column": "aarch64", "op": "triangular-solve", "type": "*",
-     "status": ("unsupported",),
-     "reason": "triangular-solve is a LAPACK call on the x86 host; the "
-               "AArch64 AOT target has no LAPACK."},
     {"column": GPU, "op": "*", "type": "*c64*", "status": ("unsupported",),
      "reason": "The GPU backend does not compile complex element types yet "
                "(its message says so)."},
@@ -54,12 +46,6 @@ KNOWN = [
     {"column": GPU, "op": "complex", "type": "f*", "status": ("unsupported",),
      "reason": "complex(re, im) makes a complex value, which the GPU backend "
                "does not compile yet."},
-    {"column": "rocm", "op": "cholesky", "type": "*", "status": ("unsupported",),
-     "reason": "No GPU cholesky (XLA:GPU calls cuSOLVER; hloc has no ROCm "
-               "solver path)."},
-    {"column": "rocm", "op": "triangular-solve", "type": "*",
-     "status": ("unsupported",),
-     "reason": "No GPU triangular-solve (XLA:GPU calls cuBLAS trsm)."},
     {"column": GPU, "op": "dot", "type": "pred", "status": ("unsupported",),
      "reason": "The GPU backend does not compile pred contractions."},
     # Complex functions at non-finite, extreme or denormal parts.

@@ -151,6 +151,8 @@ def spmd_cases(rng):
     rows = NamedSharding(mesh, P("i"))
     x = rng.standard_normal((16, 6)).astype(np.float32)
     xi = rng.integers(-50, 50, size=(8, 4)).astype(np.int32)
+    a8 = rng.standard_normal((16, 8)).astype(np.float32)
+    w = rng.standard_normal((8, 3)).astype(np.float32)
 
     # check_vma=False: an all_gather's result is the same on every device,
     # which JAX does not infer for out_specs=P().
@@ -186,6 +188,17 @@ def spmd_cases(rng):
         "shard_map_grid_psum_b": (
             smap(lambda a: lax.psum(a, "b"), P("a", "b"), P("a", None), grid),
             [x], [NamedSharding(grid, P("a", "b"))]),
+        # jit with shardings, no shard_map: the partitioner's collectives,
+        # their replica groups given by mesh axes.
+        "jit_grid_row_sum": (
+            jax.jit(lambda a: jnp.sum(a, axis=1),
+                    out_shardings=NamedSharding(grid, P("a"))),
+            [x], [NamedSharding(grid, P("a", "b"))]),
+        "jit_sharded_contraction": (
+            jax.jit(lambda a, w: jnp.tanh(a @ w),
+                    out_shardings=NamedSharding(mesh, P())),
+            [a8, w], [NamedSharding(mesh, P(None, "i")),
+                     NamedSharding(mesh, P("i", None))]),
     }
 
 
