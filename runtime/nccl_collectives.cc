@@ -83,6 +83,35 @@ absl::StatusOr<NcclElements> ElementsFor(PrimitiveType type,
 
 }  // namespace
 
+absl::StatusOr<std::vector<ncclComm_t>> MakeCommunicators(
+    const NcclLibrary& nccl, absl::Span<const CudaDevice* const> devices,
+    const std::string& what) {
+  const NcclLibrary* l = &nccl;
+  std::vector<ncclComm_t> comms(devices.size(), nullptr);
+  ncclUniqueId id;
+  absl::Status status = HLOC_NCCL_CALL(l, what, ncclGetUniqueId, &id);
+  // Inside one group call, ncclCommInitRank does not wait for the other
+  // ranks, so one thread makes them all.
+  if (status.ok()) status = HLOC_NCCL_CALL(l, what, ncclGroupStart);
+  for (size_t r = 0; status.ok() && r < devices.size(); ++r) {
+    status = devices[r]->MakeCurrent();
+    if (status.ok()) {
+      status = HLOC_NCCL_CALL(l, what, ncclCommInitRank, &comms[r],
+                              static_cast<int>(devices.size()), id,
+                              static_cast<int>(r));
+    }
+  }
+  const absl::Status ended = HLOC_NCCL_CALL(l, what, ncclGroupEnd);
+  if (status.ok()) status = ended;
+  if (!status.ok()) {
+    for (ncclComm_t comm : comms) {
+      if (comm != nullptr) l->ncclCommDestroy(comm);
+    }
+    return status;
+  }
+  return comms;
+}
+
 absl::StatusOr<std::unique_ptr<NcclCollectives>> NcclCollectives::Create(
     CudaDriver* driver, const std::vector<int>& ordinals) {
   absl::StatusOr<NcclLibrary*> nccl = NcclLibrary::Get();
@@ -127,31 +156,21 @@ absl::StatusOr<const NcclCollectives::Clique*> NcclCollectives::MakeClique(
   const std::string what = absl::StrCat("creating NCCL communicators for ",
                                         groups.size(), " group(s) of ",
                                         groups.empty() ? 0 : groups[0].size());
-  // Each group's ranks are made together from this thread: inside one
-  // NCCL group call, ncclCommInitRank does not wait for the other ranks.
   for (const std::vector<int64_t>& group : groups) {
-    ncclUniqueId id;
-    absl::Status status = HLOC_NCCL_CALL(nccl_, what, ncclGetUniqueId, &id);
-    if (status.ok()) status = HLOC_NCCL_CALL(nccl_, what, ncclGroupStart);
-    for (size_t r = 0; status.ok() && r < group.size(); ++r) {
-      const int64_t device = group[r];
-      clique->rank[device] = static_cast<int>(r);
-      clique->members[device] = group;
-      status = devices_[device]->MakeCurrent();
-      if (status.ok()) {
-        status = HLOC_NCCL_CALL(nccl_, what, ncclCommInitRank,
-                                &clique->comms[device],
-                                static_cast<int>(group.size()), id,
-                                static_cast<int>(r));
-      }
-    }
-    const absl::Status ended = HLOC_NCCL_CALL(nccl_, what, ncclGroupEnd);
-    if (status.ok()) status = ended;
-    if (!status.ok()) {
+    std::vector<const CudaDevice*> members;
+    for (int64_t device : group) members.push_back(devices_[device].get());
+    absl::StatusOr<std::vector<ncclComm_t>> comms =
+        MakeCommunicators(*nccl_, members, what);
+    if (!comms.ok()) {
       for (ncclComm_t comm : clique->comms) {
         if (comm != nullptr) nccl_->ncclCommDestroy(comm);
       }
-      return status;
+      return comms.status();
+    }
+    for (size_t r = 0; r < group.size(); ++r) {
+      clique->comms[group[r]] = (*comms)[r];
+      clique->rank[group[r]] = static_cast<int>(r);
+      clique->members[group[r]] = group;
     }
   }
   const Clique* made = clique.get();

@@ -35,6 +35,13 @@
 namespace hloc {
 namespace cuda {
 
+// One communicator per device of `devices` (rank r on devices[r]), made
+// together from this thread inside one NCCL group call; leaves the calling
+// thread's current context changed. On error, none is left.
+absl::StatusOr<std::vector<ncclComm_t>> MakeCommunicators(
+    const NcclLibrary& nccl, absl::Span<const CudaDevice* const> devices,
+    const std::string& what);
+
 class NcclCollectives {
  public:
   // For a run whose device k is GPU `ordinals[k]` (distinct GPUs): loads

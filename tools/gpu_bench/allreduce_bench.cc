@@ -122,7 +122,6 @@ class DirectAllReduce {
     std::unique_ptr<DirectAllReduce> direct(new DirectAllReduce());
     direct->driver_ = driver;
     direct->nccl_ = nccl;
-    direct->comms_.assign(devices, nullptr);
     direct->streams_.assign(devices, nullptr);
     direct->events_.assign(devices, {nullptr, nullptr});
     for (int k = 0; k < devices; ++k) {
@@ -131,20 +130,13 @@ class DirectAllReduce {
       if (!device.ok()) return device.status();
       direct->devices_.push_back(*std::move(device));
     }
-    cuda::ncclUniqueId id;
-    absl::Status status =
-        HLOC_NCCL_CALL(nccl, "direct", ncclGetUniqueId, &id);
-    if (status.ok()) status = HLOC_NCCL_CALL(nccl, "direct", ncclGroupStart);
-    for (int k = 0; status.ok() && k < devices; ++k) {
-      status = direct->devices_[k]->MakeCurrent();
-      if (status.ok()) {
-        status = HLOC_NCCL_CALL(nccl, "direct", ncclCommInitRank,
-                                &direct->comms_[k], devices, id, k);
-      }
-    }
-    const absl::Status ended = HLOC_NCCL_CALL(nccl, "direct", ncclGroupEnd);
-    if (!status.ok()) return status;
-    if (!ended.ok()) return ended;
+    std::vector<const cuda::CudaDevice*> members;
+    for (const auto& device : direct->devices_) members.push_back(device.get());
+    absl::StatusOr<std::vector<cuda::ncclComm_t>> comms =
+        cuda::MakeCommunicators(*nccl, members, "direct");
+    if (!comms.ok()) return comms.status();
+    direct->comms_ = *std::move(comms);
+    absl::Status status;
     for (int k = 0; k < devices; ++k) {
       status = direct->devices_[k]->MakeCurrent();
       if (status.ok()) {
@@ -166,7 +158,9 @@ class DirectAllReduce {
     for (size_t k = 0; k < devices_.size(); ++k) {
       devices_[k]->MakeCurrent().IgnoreError();
       if (streams_[k] != nullptr) driver_->cuStreamSynchronize(streams_[k]);
-      if (comms_[k] != nullptr) nccl_->ncclCommDestroy(comms_[k]);
+      if (k < comms_.size() && comms_[k] != nullptr) {
+        nccl_->ncclCommDestroy(comms_[k]);
+      }
       for (cuda::CUevent event : events_[k]) {
         if (event != nullptr) driver_->cuEventDestroy(event);
       }
