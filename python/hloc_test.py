@@ -339,20 +339,25 @@ ENTRY e {
     def test_fallback_choice(self):
         text = """
 HloModule replica
+sub {
+  a = u32[] parameter(0)
+  b = u32[] parameter(1)
+  ROOT s = u32[] subtract(a, b)
+}
 ENTRY e {
   p = u32[4] parameter(0)
-  r = u32[] replica-id()
-  b = u32[4] broadcast(r), dimensions={}
-  ROOT a = u32[4] add(p, b)
+  r = u32[4] all-reduce(p), replica_groups={}, to_apply=sub
+  ROOT a = u32[4] add(p, r)
 }"""
-        # replica-id has no generated code: by default the evaluator runs
-        # it on cpu; strict compilation raises, naming it and why.
+        # An all-reduce whose to_apply is no sum, product, min or max has no
+        # runtime step: by default the evaluator runs it on cpu (one device:
+        # a copy); strict compilation raises, naming it and why.
         p = np.arange(4, dtype=np.uint32)
-        np.testing.assert_array_equal(hloc.compile(text).run(p), p)
+        np.testing.assert_array_equal(hloc.compile(text).run(p), 2 * p)
         with self.assertRaisesRegex(
                 hloc.HlocError,
                 r"cpu strict mode \(--no-fallback\): 1 instruction would "
-                r"need the reference evaluator:\n  r \(replica-id\): "):
+                r"need the reference evaluator:\n  r \(all-reduce\): "):
             hloc.compile(text, fallback=False)
         # An ordinary JAX function has code for everything: strict is fine.
         f = hloc.jit(lambda x: jnp.tanh(x) * 2, fallback=False)

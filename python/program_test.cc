@@ -106,13 +106,19 @@ TEST(ProgramTest, CudaSaysWhyItIsNotAvailable) {
 // evaluator, strict compilation names it, and the choice is refused where
 // it means nothing.
 TEST(ProgramTest, FallbackChoice) {
+  // An all-reduce whose to_apply is no sum, product, min or max has no
+  // runtime step (the evaluator runs it; on one device it is a copy).
   std::unique_ptr<HloModule> module = Parse(R"(
 HloModule replica
+sub {
+  a = u32[] parameter(0)
+  b = u32[] parameter(1)
+  ROOT s = u32[] subtract(a, b)
+}
 ENTRY e {
   p = u32[4] parameter(0)
-  r = u32[] replica-id()
-  b = u32[4] broadcast(r), dimensions={}
-  ROOT a = u32[4] add(p, b)
+  r = u32[4] all-reduce(p), replica_groups={}, to_apply=sub
+  ROOT a = u32[4] add(p, r)
 })");
   ProgramOptions options;
   options.platform = "cpu";
@@ -125,7 +131,7 @@ ENTRY e {
   EXPECT_TRUE(absl::IsUnimplemented(program.status())) << program.status();
   EXPECT_NE(std::string(program.status().message())
                 .find("cpu strict mode (--no-fallback): 1 instruction would "
-                      "need the reference evaluator:\n  r (replica-id): "),
+                      "need the reference evaluator:\n  r (all-reduce): "),
             std::string::npos)
       << program.status();
 
@@ -142,7 +148,7 @@ ENTRY e {
   args.push_back(Literal::CreateView(Shape::Array(U32, {4}), p));
   absl::StatusOr<Literal> result = allowed->Run(args);
   ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_EQ(result->data<uint32_t>()[3], 4u);
+  EXPECT_EQ(result->data<uint32_t>()[3], 8u);
 
   options.platform = "cuda";
   options.allow_fallback = true;
