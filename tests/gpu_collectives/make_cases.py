@@ -8,7 +8,8 @@ and `flags` with --replicas=N), for run.sh on a machine with N GPUs:
   - hand-written modules of every collective op (all-reduce of several
     types and reductions, tuple operands, all-gather and reduce-scatter
     along a minor dimension, all-to-all in both forms, collective-permute
-    with a device receiving nothing, replica-id), their expected outputs
+    with a device receiving nothing, replica-id, an all-reduce in a while
+    loop), their expected outputs
     from the replicated evaluator (hlo-run --platform=interpreter);
   - JAX's own programs: the pmap cases and the data-parallel MLP step of
     tests/jax/collectives_test.py over N devices, as XLA:CPU compiled them
@@ -89,6 +90,22 @@ ENTRY e {{ p = f32[33] parameter(0)
 ENTRY e {{ p = f32[33] parameter(0)
   ROOT r = f32[33] collective-permute(p), source_target_pairs={{{partial}}} }}""",
                             [((33,), f32)]),
+        # A training loop's shape: an all-reduce in every iteration of a
+        # while loop (the GPU drives the loop from the host).
+        "all_reduce_in_loop": (head + """
+cond { s = (s32[], f32[16]) parameter(0)  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)  ROOT more = pred[] compare(i, n), direction=LT }
+body { s = (s32[], f32[16]) parameter(0)  i = s32[] get-tuple-element(s), index=0
+  x = f32[16] get-tuple-element(s), index=1
+  r = f32[16] all-reduce(x), to_apply=add_f32
+  half = f32[] constant(0.5)  h = f32[16] broadcast(half), dimensions={}
+  y = f32[16] multiply(r, h)  one = s32[] constant(1)  j = s32[] add(i, one)
+  ROOT t = (s32[], f32[16]) tuple(j, y) }
+ENTRY e { p = f32[16] parameter(0)  z = s32[] constant(0)
+  t = (s32[], f32[16]) tuple(z, p)
+  w = (s32[], f32[16]) while(t), condition=cond, body=body
+  ROOT x = f32[16] get-tuple-element(w), index=1 }""",
+                               [((16,), f32)]),
         "replica_id": (head + """
 ENTRY e { p = f32[8] parameter(0)  id = u32[] replica-id()
   c = f32[] convert(id)  b = f32[8] broadcast(c), dimensions={}
