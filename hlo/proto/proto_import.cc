@@ -20,8 +20,8 @@
 #include "absl/strings/str_join.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
+#include "hlo/mesh_replica_groups.h"
 #include "hlo/proto/enum_map.h"
-#include "hlo/proto/mesh_replica_groups.h"
 #include "hlo/proto/sharding_text.h"
 #include "hlo/status_macros.h"
 
@@ -505,8 +505,31 @@ absl::Status ImportCollective(const xla::HloInstructionProto& p,
           IotaReplicaGroupsToText(p.iota_collective_device_list());
       break;
     case xla::HloInstructionProto::kMeshAxesReplicaGroupList: {
+      const xla::MeshAxesReplicaGroupListProto& list =
+          p.mesh_axes_replica_group_list();
+      DeviceMesh mesh;
+      for (const auto& axis : list.mesh().axes()) {
+        mesh.axis_sizes.push_back(axis.size());
+      }
+      mesh.device_ids = Vec(list.mesh().device_ids());
+      if (list.mesh().has_iota_transform()) {
+        mesh.iota_reshape_dims =
+            Vec(list.mesh().iota_transform().reshape_dims());
+        mesh.iota_transpose_perm =
+            Vec(list.mesh().iota_transform().transpose_perm());
+      }
+      std::vector<MeshAxisRef> axes;
+      for (const xla::AxisRefProto& ref : list.axes()) {
+        MeshAxisRef axis;
+        axis.axis = ref.mesh_axis_index();
+        if (ref.has_sub_axis_info()) {
+          axis.pre_size = ref.sub_axis_info().pre_size();
+          axis.size = ref.sub_axis_info().size();
+        }
+        axes.push_back(axis);
+      }
       absl::StatusOr<std::vector<std::vector<int64_t>>> groups =
-          ExpandMeshAxesReplicaGroups(p.mesh_axes_replica_group_list());
+          ExpandMeshAxesReplicaGroups(mesh, axes);
       if (!groups.ok()) return Invalid(groups.status().message());
       a->replica_groups = *std::move(groups);
       break;

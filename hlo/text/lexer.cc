@@ -101,9 +101,10 @@ HloToken HloLexer::Next() {
   if (c == '<' && pos_ + 1 < n && source_[pos_ + 1] == '=') {
     return single(HloTokenKind::kLeq, 2);
   }
-  if (c == '"') {
+  // "..." strings, and XLA's single-quoted mesh axis names ('axis_0').
+  if (c == '"' || c == '\'') {
     ++pos_;
-    while (pos_ < n && source_[pos_] != '"') {
+    while (pos_ < n && source_[pos_] != c) {
       // An escape consumes the next character, whatever it is.
       pos_ += source_[pos_] == '\\' ? 2 : 1;
     }

@@ -1,5 +1,6 @@
 #include "hlo/text/parser.h"
 
+#include <algorithm>
 #include <bitset>
 #include <cmath>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "hlo/mesh_replica_groups.h"
 #include "hlo/text/lexer.h"
 #include "hlo/text/mlir_hint.h"
 #include "hlo/text/names.h"
@@ -1124,10 +1126,65 @@ absl::Status Parser::ParseSliceRanges(HloAttributes* attrs) {
   });
 }
 
-// {{0,1},{2,3}} or the iota form [2,2]<=[4] / [2,2]<=[2,2]T(1,0).
+// {{0,1},{2,3}} or the iota form [2,2]<=[4] / [2,2]<=[2,2]T(1,0), or
+// XLA's mesh-axes form, mesh['a'=2,'b'=2] {'b'} (sub-axes 'a':(1)2),
+// expanded into explicit groups.
 absl::Status Parser::ParseReplicaGroups(HloAttributes* attrs) {
   attrs->replica_groups.clear();
   attrs->iota_replica_groups.clear();
+  if (PeekWord("mesh") && Peek(1).kind == K::kLSquare) {
+    const int64_t offset = Take().offset;
+    Take();
+    DeviceMesh mesh;
+    std::vector<std::string> names;
+    auto name = [&](std::string* out) -> absl::Status {
+      if (!PeekIs(K::kString)) return Expected("a quoted axis name");
+      absl::StatusOr<std::string> text = UnescapeStringToken(Take());
+      if (!text.ok()) return Expected("a quoted axis name");
+      *out = *std::move(text);
+      return absl::OkStatus();
+    };
+    while (true) {
+      std::string axis;
+      int64_t size;
+      PARSER_TRY(name(&axis));
+      PARSER_TRY(Expect(K::kEqual, "'='"));
+      PARSER_TRY(ParseNonNegative(&size, "an axis size"));
+      names.push_back(std::move(axis));
+      mesh.axis_sizes.push_back(size);
+      if (!PeekIs(K::kComma)) break;
+      Take();
+    }
+    PARSER_TRY(Expect(K::kRSquare, "',' or ']'"));
+    std::vector<MeshAxisRef> axes;
+    PARSER_TRY(ParseBracedList(
+        [&]() -> absl::Status {
+          const int64_t at = Peek().offset;
+          std::string axis;
+          PARSER_TRY(name(&axis));
+          MeshAxisRef ref;
+          auto it = std::find(names.begin(), names.end(), axis);
+          if (it == names.end()) {
+            return ErrorAt(at, absl::StrCat("no mesh axis '", axis, "'"));
+          }
+          ref.axis = it - names.begin();
+          if (PeekIs(K::kColon)) {
+            Take();
+            PARSER_TRY(Expect(K::kLParen, "'('"));
+            PARSER_TRY(ParseNonNegative(&ref.pre_size, "a sub-axis pre-size"));
+            PARSER_TRY(Expect(K::kRParen, "')'"));
+            PARSER_TRY(ParseNonNegative(&ref.size, "a sub-axis size"));
+          }
+          axes.push_back(ref);
+          return absl::OkStatus();
+        },
+        "'{'"));
+    absl::StatusOr<std::vector<std::vector<int64_t>>> groups =
+        ExpandMeshAxesReplicaGroups(mesh, axes);
+    if (!groups.ok()) return ErrorAt(offset, groups.status().message());
+    attrs->replica_groups = *std::move(groups);
+    return absl::OkStatus();
+  }
   if (PeekIs(K::kLSquare)) {
     auto dims = [&](std::string* text) -> absl::Status {
       std::vector<int64_t> values;

@@ -654,6 +654,32 @@ TEST(ParserTest, Collectives) {
   EXPECT_EQ(ag.root->attrs().iota_replica_groups, "[2,2]<=[2,2]T(1,0)");
   EXPECT_EQ(ag.root->dimensions(), std::vector<int64_t>{0});
 
+  // XLA's mesh-axes form (GSPMD-partitioned modules), expanded.
+  auto mesh = ParseOp("  a = f32[4] parameter(0)",
+                      "f32[4] all-reduce(a), channel_id=1, "
+                      "replica_groups=mesh['x'=2,'y'=2] {'y'}, "
+                      "use_global_device_ids=true, to_apply=add_f32",
+                      kAdd);
+  ASSERT_NE(mesh.root, nullptr);
+  EXPECT_EQ(mesh.root->attrs().replica_groups,
+            (std::vector<std::vector<int64_t>>{{0, 1}, {2, 3}}));
+  auto sub = ParseOp("  a = f32[4] parameter(0)",
+                     "f32[4] all-reduce(a), channel_id=1, "
+                     "replica_groups=mesh['x'=8] {'x':(2)2}, "
+                     "use_global_device_ids=true, to_apply=add_f32",
+                     kAdd);
+  ASSERT_NE(sub.root, nullptr);
+  EXPECT_EQ(sub.root->attrs().replica_groups,
+            (std::vector<std::vector<int64_t>>{{0, 2}, {1, 3}, {4, 6},
+                                               {5, 7}}));
+  EXPECT_NE(ParseError(absl::StrCat(kAdd,
+                                    "ENTRY e {\n  a = f32[4] parameter(0)\n"
+                                    "  ROOT r = f32[4] all-reduce(a), "
+                                    "replica_groups=mesh['x'=2] {'z'}, "
+                                    "to_apply=add_f32\n}\n"))
+                .find("no mesh axis 'z'"),
+            std::string::npos);
+
   auto cp = ParseOp("  a = f32[4] parameter(0)",
                     "f32[4] collective-permute(a), channel_id=1, "
                     "source_target_pairs={{0,1},{1,0}}");

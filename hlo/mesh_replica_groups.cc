@@ -1,4 +1,4 @@
-#include "hlo/proto/mesh_replica_groups.h"
+#include "hlo/mesh_replica_groups.h"
 
 #include <algorithm>
 #include <numeric>
@@ -50,24 +50,21 @@ std::vector<int64_t> TransposedIota(const std::vector<int64_t>& dims,
 }  // namespace
 
 absl::StatusOr<std::vector<std::vector<int64_t>>> ExpandMeshAxesReplicaGroups(
-    const xla::MeshAxesReplicaGroupListProto& list) {
-  const xla::MeshProto& mesh = list.mesh();
-  const int64_t num_axes = mesh.axes_size();
+    const DeviceMesh& mesh, absl::Span<const MeshAxisRef> axes) {
+  const int64_t num_axes = static_cast<int64_t>(mesh.axis_sizes.size());
   int64_t n = 1;
-  for (const auto& axis : mesh.axes()) {
-    if (axis.size() < 1) return Invalid("an axis of size < 1");
-    n *= axis.size();
+  for (int64_t size : mesh.axis_sizes) {
+    if (size < 1) return Invalid("an axis of size < 1");
+    n *= size;
     if (n > (int64_t{1} << 24)) return Invalid("too many devices");
   }
   // The mesh's devices, row-major over its axes.
   std::vector<int64_t> devices;
-  if (mesh.device_ids_size() > 0) {
-    devices.assign(mesh.device_ids().begin(), mesh.device_ids().end());
-  } else if (mesh.has_iota_transform()) {
-    const auto& t = mesh.iota_transform();
-    std::vector<int64_t> dims(t.reshape_dims().begin(), t.reshape_dims().end());
-    std::vector<int64_t> perm(t.transpose_perm().begin(),
-                              t.transpose_perm().end());
+  if (!mesh.device_ids.empty()) {
+    devices = mesh.device_ids;
+  } else if (!mesh.iota_reshape_dims.empty()) {
+    const std::vector<int64_t>& dims = mesh.iota_reshape_dims;
+    std::vector<int64_t> perm = mesh.iota_transpose_perm;
     if (perm.empty()) {
       perm.resize(dims.size());
       std::iota(perm.begin(), perm.end(), 0);
@@ -97,24 +94,23 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> ExpandMeshAxesReplicaGroups(
   // sub-axes name (sorted by pre_size, with the sizes between them as
   // factors of their own); the named factors are grouped over, those of one
   // axis in the order the list names them, the axes in mesh order.
-  std::vector<std::vector<const xla::AxisRefProto*>> refs(num_axes);
-  for (const xla::AxisRefProto& ref : list.axes()) {
-    const int64_t a = ref.mesh_axis_index();
+  std::vector<std::vector<const MeshAxisRef*>> refs(num_axes);
+  for (const MeshAxisRef& ref : axes) {
+    const int64_t a = ref.axis;
     if (a < 0 || a >= num_axes) return Invalid("an axis index out of range");
-    if (!refs[a].empty() &&
-        (!ref.has_sub_axis_info() || !refs[a][0]->has_sub_axis_info())) {
+    if (!refs[a].empty() && (ref.size == 0 || refs[a][0]->size == 0)) {
       return Invalid("an axis named twice");
     }
     refs[a].push_back(&ref);
   }
   std::vector<int64_t> dims, grouped;
   for (int64_t a = 0; a < num_axes; ++a) {
-    const int64_t whole = mesh.axes(a).size();
+    const int64_t whole = mesh.axis_sizes[a];
     if (refs[a].empty()) {
       dims.push_back(whole);
       continue;
     }
-    if (!refs[a][0]->has_sub_axis_info()) {
+    if (refs[a][0]->size == 0) {
       grouped.push_back(static_cast<int64_t>(dims.size()));
       dims.push_back(whole);
       continue;
@@ -122,14 +118,13 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> ExpandMeshAxesReplicaGroups(
     std::vector<int64_t> by_pre(refs[a].size());
     std::iota(by_pre.begin(), by_pre.end(), 0);
     std::sort(by_pre.begin(), by_pre.end(), [&](int64_t x, int64_t y) {
-      return refs[a][x]->sub_axis_info().pre_size() <
-             refs[a][y]->sub_axis_info().pre_size();
+      return refs[a][x]->pre_size < refs[a][y]->pre_size;
     });
     std::vector<int64_t> position(refs[a].size());
     int64_t product = 1;
     for (int64_t r : by_pre) {
-      const int64_t pre = refs[a][r]->sub_axis_info().pre_size();
-      const int64_t size = refs[a][r]->sub_axis_info().size();
+      const int64_t pre = refs[a][r]->pre_size;
+      const int64_t size = refs[a][r]->size;
       if (pre < product || size < 1 || pre % product != 0) {
         return Invalid("sub-axes that overlap or do not divide their axis");
       }
