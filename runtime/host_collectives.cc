@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/collective_reduction.h"
+#include "runtime/device_threads.h"
 
 namespace hloc {
 namespace {
@@ -333,36 +333,13 @@ absl::Status HostCollectives::Run(int64_t device,
 absl::StatusOr<std::vector<Literal>> RunOnHostDevices(
     HostCollectives& collectives,
     const std::function<absl::StatusOr<Literal>(int64_t device)>& run) {
-  const int64_t n = collectives.num_devices();
-  std::vector<absl::StatusOr<Literal>> results(
-      n, absl::StatusOr<Literal>(absl::UnknownError("not run")));
-  std::vector<std::thread> threads;
-  for (int64_t d = 0; d < n; ++d) {
-    threads.emplace_back([&, d] {
-      results[d] = run(d);
-      collectives.Finish(d, !results[d].ok());
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
-  // A device that only saw a peer fail is not the cause.
-  int64_t cause = -1;
-  for (int64_t d = 0; d < n; ++d) {
-    if (results[d].ok()) continue;
-    if (cause < 0 || (absl::IsAborted(results[cause].status()) &&
-                      !absl::IsAborted(results[d].status()))) {
-      cause = d;
-    }
-  }
-  if (cause >= 0) {
-    const absl::Status& status = results[cause].status();
-    return absl::Status(status.code(),
-                        absl::StrCat("device ", cause, ": ", status.message()));
-  }
-  std::vector<Literal> literals;
-  for (absl::StatusOr<Literal>& result : results) {
-    literals.push_back(*std::move(result));
-  }
-  return literals;
+  return RunOnDeviceThreads<Literal>(
+      collectives.num_devices(),
+      [&](int64_t device) -> absl::StatusOr<Literal> {
+        absl::StatusOr<Literal> result = run(device);
+        collectives.Finish(device, !result.ok());
+        return result;
+      });
 }
 
 }  // namespace hloc

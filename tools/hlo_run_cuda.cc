@@ -4,13 +4,13 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "runtime/cuda_executor.h"
+#include "runtime/device_threads.h"
 
 namespace hloc {
 namespace {
@@ -159,25 +159,9 @@ absl::StatusOr<std::vector<Literal>> RunOnGpus(
       executors[0]->device_info().name, (*collectives)->library().version(),
       (*collectives)->library().library(), MillisecondsSince(start));
   // One run: every device's thread; a device that fails says which.
-  auto run_all = [&]() -> absl::StatusOr<std::vector<Literal>> {
-    std::vector<absl::StatusOr<Literal>> results(n);
-    std::vector<std::thread> threads;
-    for (int k = 0; k < n; ++k) {
-      threads.emplace_back([&, k] {
-        results[k] = executors[k]->Run(arguments[k]);
-      });
-    }
-    for (std::thread& thread : threads) thread.join();
-    std::vector<Literal> out;
-    for (int k = 0; k < n; ++k) {
-      if (!results[k].ok()) {
-        return absl::Status(results[k].status().code(),
-                            absl::StrCat("device ", k, ": ",
-                                         results[k].status().message()));
-      }
-      out.push_back(*std::move(results[k]));
-    }
-    return out;
+  auto run_all = [&] {
+    return RunOnDeviceThreads<Literal>(
+        n, [&](int64_t k) { return executors[k]->Run(arguments[k]); });
   };
   absl::StatusOr<std::vector<Literal>> results = run_all();
   if (!results.ok() || options.iterations == 0) return results;

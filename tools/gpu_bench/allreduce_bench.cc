@@ -24,7 +24,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -37,6 +36,7 @@
 #include "runtime/cuda_device.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/cuda_executor.h"
+#include "runtime/device_threads.h"
 #include "runtime/executable.h"
 #include "runtime/nccl_collectives.h"
 #include "runtime/nccl_library.h"
@@ -52,22 +52,14 @@ double Median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
-// Runs `fn(k)` on one thread per device and returns the first error.
-absl::Status OnEveryDevice(int devices,
-                           const std::function<absl::Status(int)>& fn) {
-  std::vector<absl::Status> status(devices);
-  std::vector<std::thread> threads;
-  for (int k = 0; k < devices; ++k) {
-    threads.emplace_back([&, k] { status[k] = fn(k); });
-  }
-  for (std::thread& thread : threads) thread.join();
-  for (int k = 0; k < devices; ++k) {
-    if (!status[k].ok()) {
-      return absl::Status(status[k].code(), absl::StrCat("device ", k, ": ",
-                                                         status[k].message()));
-    }
-  }
-  return absl::OkStatus();
+// `time(k)` on every device at once (a collective needs all of them): the
+// slowest device's.
+absl::StatusOr<double> SlowestDevice(
+    int devices, const std::function<absl::StatusOr<double>(int64_t)>& time) {
+  absl::StatusOr<std::vector<double>> times =
+      RunOnDeviceThreads<double>(devices, time);
+  if (!times.ok()) return times.status();
+  return *std::max_element(times->begin(), times->end());
 }
 
 // Milliseconds per all-reduce of hloc's executable on `devices` GPUs.
@@ -90,25 +82,21 @@ absl::StatusOr<double> TimeExecutable(const Executable& executable,
   for (const Shape& shape : executable.parameter_shapes) {
     arguments.push_back(Literal(shape));
   }
-  std::vector<double> per_device(devices);
   std::vector<double> samples;
   for (int s = 0; s < kWarmupRuns + kSamples; ++s) {
-    absl::Status status = OnEveryDevice(devices, [&](int k) -> absl::Status {
-      CudaRunOptions options;
-      options.time_run = true;
-      options.repeat = iterations;
-      CudaRunStats stats;
-      absl::StatusOr<Literal> result =
-          executors[k]->Run(arguments, options, &stats);
-      if (!result.ok()) return result.status();
-      per_device[k] = stats.run_milliseconds;
-      return absl::OkStatus();
-    });
-    if (!status.ok()) return status;
-    if (s >= kWarmupRuns) {
-      samples.push_back(*std::max_element(per_device.begin(),
-                                          per_device.end()));
-    }
+    absl::StatusOr<double> slowest =
+        SlowestDevice(devices, [&](int64_t k) -> absl::StatusOr<double> {
+          CudaRunOptions options;
+          options.time_run = true;
+          options.repeat = iterations;
+          CudaRunStats stats;
+          absl::StatusOr<Literal> result =
+              executors[k]->Run(arguments, options, &stats);
+          if (!result.ok()) return result.status();
+          return stats.run_milliseconds;
+        });
+    if (!slowest.ok()) return slowest.status();
+    if (s >= kWarmupRuns) samples.push_back(*slowest);
   }
   return Median(samples);
 }
@@ -171,45 +159,53 @@ class DirectAllReduce {
   absl::StatusOr<double> Time(size_t bytes, int iterations) {
     const int devices = static_cast<int>(devices_.size());
     std::vector<cuda::CUdeviceptr> send(devices, 0), receive(devices, 0);
-    std::vector<double> per_device(devices);
     std::vector<double> samples;
-    absl::Status status = OnEveryDevice(devices, [&](int k) -> absl::Status {
-      absl::Status s = devices_[k]->MakeCurrent();
-      if (s.ok()) s = HLOC_CUDA_CALL(driver_, "direct", cuMemAlloc, &send[k],
-                                     bytes);
-      if (s.ok()) s = HLOC_CUDA_CALL(driver_, "direct", cuMemAlloc,
-                                     &receive[k], bytes);
-      if (s.ok()) s = HLOC_CUDA_CALL(driver_, "direct", cuMemsetD8Async,
-                                     send[k], 0, bytes, streams_[k]);
-      return s;
-    });
-    for (int s = 0; status.ok() && s < kWarmupRuns + kSamples; ++s) {
-      status = OnEveryDevice(devices, [&](int k) -> absl::Status {
-        absl::Status st = devices_[k]->MakeCurrent();
-        if (st.ok()) st = HLOC_CUDA_CALL(driver_, "direct", cuEventRecord,
-                                         events_[k][0], streams_[k]);
-        for (int i = 0; st.ok() && i < iterations; ++i) {
-          st = HLOC_NCCL_CALL(
-              nccl_, "direct", ncclAllReduce,
-              reinterpret_cast<const void*>(send[k]),
-              reinterpret_cast<void*>(receive[k]), bytes / sizeof(float),
-              cuda::ncclFloat32, cuda::ncclSum, comms_[k], streams_[k]);
-        }
-        if (st.ok()) st = HLOC_CUDA_CALL(driver_, "direct", cuEventRecord,
-                                         events_[k][1], streams_[k]);
-        if (st.ok()) st = HLOC_CUDA_CALL(driver_, "direct", cuEventSynchronize,
-                                         events_[k][1]);
-        float milliseconds = 0;
-        if (st.ok()) st = HLOC_CUDA_CALL(driver_, "direct", cuEventElapsedTime,
-                                         &milliseconds, events_[k][0],
-                                         events_[k][1]);
-        per_device[k] = milliseconds / iterations;
-        return st;
-      });
-      if (status.ok() && s >= kWarmupRuns) {
-        samples.push_back(*std::max_element(per_device.begin(),
-                                            per_device.end()));
+    absl::Status status;
+    for (int k = 0; status.ok() && k < devices; ++k) {
+      status = devices_[k]->MakeCurrent();
+      if (status.ok()) {
+        status = HLOC_CUDA_CALL(driver_, "direct", cuMemAlloc, &send[k],
+                                bytes);
       }
+      if (status.ok()) {
+        status = HLOC_CUDA_CALL(driver_, "direct", cuMemAlloc, &receive[k],
+                                bytes);
+      }
+      if (status.ok()) {
+        status = HLOC_CUDA_CALL(driver_, "direct", cuMemsetD8Async, send[k], 0,
+                                bytes, streams_[k]);
+      }
+    }
+    for (int s = 0; status.ok() && s < kWarmupRuns + kSamples; ++s) {
+      absl::StatusOr<double> slowest =
+          SlowestDevice(devices, [&](int64_t k) -> absl::StatusOr<double> {
+            absl::Status st = devices_[k]->MakeCurrent();
+            if (st.ok()) st = HLOC_CUDA_CALL(driver_, "direct", cuEventRecord,
+                                             events_[k][0], streams_[k]);
+            for (int i = 0; st.ok() && i < iterations; ++i) {
+              st = HLOC_NCCL_CALL(
+                  nccl_, "direct", ncclAllReduce,
+                  reinterpret_cast<const void*>(send[k]),
+                  reinterpret_cast<void*>(receive[k]), bytes / sizeof(float),
+                  cuda::ncclFloat32, cuda::ncclSum, comms_[k], streams_[k]);
+            }
+            if (st.ok()) st = HLOC_CUDA_CALL(driver_, "direct", cuEventRecord,
+                                             events_[k][1], streams_[k]);
+            if (st.ok()) {
+              st = HLOC_CUDA_CALL(driver_, "direct", cuEventSynchronize,
+                                  events_[k][1]);
+            }
+            float milliseconds = 0;
+            if (st.ok()) {
+              st = HLOC_CUDA_CALL(driver_, "direct", cuEventElapsedTime,
+                                  &milliseconds, events_[k][0],
+                                  events_[k][1]);
+            }
+            if (!st.ok()) return st;
+            return milliseconds / iterations;
+          });
+      status = slowest.status();
+      if (status.ok() && s >= kWarmupRuns) samples.push_back(*slowest);
     }
     for (int k = 0; k < devices; ++k) {
       devices_[k]->MakeCurrent().IgnoreError();
