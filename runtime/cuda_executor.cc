@@ -43,6 +43,8 @@ struct CudaExecutor::Thunk {
   std::unique_ptr<EvaluatorStep> evaluator;
   cuda::GemmPlanPtr gemm;
   cuda::ConvPlanPtr conv;
+  // A collective's clique and NCCL element type (a replicated run).
+  cuda::NcclCollectives::PreparedStep collective;
   std::unique_ptr<ThunkList> condition, body;
   std::vector<std::unique_ptr<ThunkList>> branches;
   // Index into timed_steps_ (kernels, copies, library calls), else -1.
@@ -271,7 +273,7 @@ absl::Status CudaExecutor::Prepare(const std::vector<ExecutableStep>& steps,
         status = PrepareLibraryCall(step, what, &thunk);
         break;
       case Kind::kCollective:
-        status = PrepareCollective(step, what);
+        status = PrepareCollective(step, what, &thunk);
         for (int64_t slot : step.buffers) {
           thunk.arguments.push_back(slot_address_[slot]);
         }
@@ -345,7 +347,8 @@ absl::Status CudaExecutor::Prepare(const std::vector<ExecutableStep>& steps,
 }
 
 absl::Status CudaExecutor::PrepareCollective(const ExecutableStep& step,
-                                             const std::string& what) {
+                                             const std::string& what,
+                                             Thunk* thunk) {
   const CollectiveConfig& c = step.collective;
   const int64_t devices = c.replica_count * c.num_partitions;
   if (options_.collectives == nullptr) {
@@ -362,10 +365,13 @@ absl::Status CudaExecutor::PrepareCollective(const ExecutableStep& step,
         absl::StrCat(what, ": device ", options_.device_id,
                      " is not in a run of ", devices));
   }
-  absl::Status status = options_.collectives->Prepare(executable_, step, what);
+  absl::StatusOr<cuda::NcclCollectives::PreparedStep> prepared =
+      options_.collectives->Prepare(executable_, step, what);
   // Making communicators switches this thread between the run's GPUs.
   absl::Status current = device_->MakeCurrent();
-  return status.ok() ? current : status;
+  if (!prepared.ok()) return prepared.status();
+  thunk->collective = *prepared;
+  return current;
 }
 
 absl::Status CudaExecutor::PrepareLibraryCall(const ExecutableStep& step,
@@ -591,7 +597,8 @@ class CudaExecutor::Runner {
       if (!status.ok() || e_.options_.collectives == nullptr) return status;
     }
     if (e_.options_.collectives != nullptr) {
-      return e_.options_.collectives->Issue(e_.executable_, step, thunk.what,
+      return e_.options_.collectives->Issue(e_.executable_, step,
+                                            thunk.collective, thunk.what,
                                             device, address, e_.stream_);
     }
     const size_t operands = step.buffers.size() / 2;

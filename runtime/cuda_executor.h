@@ -137,7 +137,7 @@ class CudaExecutor {
                        const std::string& prefix, ThunkList* list);
   // Checks a collective step and makes its communicators.
   absl::Status PrepareCollective(const ExecutableStep& step,
-                                 const std::string& what);
+                                 const std::string& what, Thunk* thunk);
   // A library call's plan (cuBLASLt gemm, cuDNN conv), loading the library
   // on first use.
   absl::Status PrepareLibraryCall(const ExecutableStep& step,

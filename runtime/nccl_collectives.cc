@@ -12,13 +12,6 @@ namespace {
 
 using Op = CollectiveConfig::Op;
 
-// How NCCL is given a buffer of some element type: as `type`, with
-// `per_element` of NCCL's elements per HLO element.
-struct NcclElements {
-  ncclDataType_t type = ncclUint8;
-  int64_t per_element = 1;
-};
-
 bool IsReduction(Op op) {
   return op == Op::kAllReduce || op == Op::kReduceScatter;
 }
@@ -37,44 +30,52 @@ ncclRedOp_t RedOp(CollectiveReduction reduction) {
   return ncclSum;
 }
 
-absl::StatusOr<NcclElements> ElementsFor(PrimitiveType type,
-                                         const CollectiveConfig& c) {
+// How NCCL is given a buffer of `type` in `c`: as `type`, with
+// `per_element` of NCCL's elements per HLO element.
+absl::StatusOr<NcclCollectives::PreparedStep> ElementsFor(
+    PrimitiveType type, const CollectiveConfig& c) {
+  auto Elements = [](ncclDataType_t nccl_type, int64_t per_element) {
+    NcclCollectives::PreparedStep elements;
+    elements.type = nccl_type;
+    elements.per_element = per_element;
+    return elements;
+  };
   const bool reduces = IsReduction(c.op);
   switch (type) {
     case S8:
-      return NcclElements{ncclInt8, 1};
+      return Elements(ncclInt8, 1);
     case U8:
-      return NcclElements{ncclUint8, 1};
+      return Elements(ncclUint8, 1);
     case S32:
-      return NcclElements{ncclInt32, 1};
+      return Elements(ncclInt32, 1);
     case U32:
-      return NcclElements{ncclUint32, 1};
+      return Elements(ncclUint32, 1);
     case S64:
-      return NcclElements{ncclInt64, 1};
+      return Elements(ncclInt64, 1);
     case U64:
-      return NcclElements{ncclUint64, 1};
+      return Elements(ncclUint64, 1);
     case F16:
-      return NcclElements{ncclFloat16, 1};
+      return Elements(ncclFloat16, 1);
     case BF16:
-      return NcclElements{ncclBfloat16, 1};
+      return Elements(ncclBfloat16, 1);
     case F32:
-      return NcclElements{ncclFloat32, 1};
+      return Elements(ncclFloat32, 1);
     case F64:
-      return NcclElements{ncclFloat64, 1};
+      return Elements(ncclFloat64, 1);
     default:
       break;
   }
   if (!reduces) {
-    return NcclElements{ncclUint8, ByteWidth(type)};
+    return Elements(ncclUint8, ByteWidth(type));
   }
   // A pred's min and max are and and or, on bytes that are 0 or 1.
   if (type == PRED && (c.reduction == CollectiveReduction::kMin ||
                        c.reduction == CollectiveReduction::kMax)) {
-    return NcclElements{ncclUint8, 1};
+    return Elements(ncclUint8, 1);
   }
   if ((type == C64 || type == C128) &&
       c.reduction == CollectiveReduction::kSum) {
-    return NcclElements{type == C64 ? ncclFloat32 : ncclFloat64, 2};
+    return Elements(type == C64 ? ncclFloat32 : ncclFloat64, 2);
   }
   return absl::UnimplementedError(absl::StrCat(
       "NCCL has no ", CollectiveReductionString(c.reduction), " of ",
@@ -82,6 +83,13 @@ absl::StatusOr<NcclElements> ElementsFor(PrimitiveType type,
 }
 
 }  // namespace
+
+// The communicators of one group layout: per device, its communicator and
+// the devices of its group in rank order.
+struct NcclCollectives::Clique {
+  std::vector<ncclComm_t> comms;
+  std::vector<std::vector<int64_t>> members;
+};
 
 absl::StatusOr<std::vector<ncclComm_t>> MakeCommunicators(
     const NcclLibrary& nccl, absl::Span<const CudaDevice* const> devices,
@@ -135,13 +143,6 @@ NcclCollectives::~NcclCollectives() {
   }
 }
 
-const NcclCollectives::Clique* NcclCollectives::FindClique(
-    const std::vector<std::vector<int64_t>>& groups) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = cliques_.find(groups);
-  return it == cliques_.end() ? nullptr : it->second.get();
-}
-
 absl::StatusOr<const NcclCollectives::Clique*> NcclCollectives::MakeClique(
     const std::vector<std::vector<int64_t>>& groups) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -151,7 +152,6 @@ absl::StatusOr<const NcclCollectives::Clique*> NcclCollectives::MakeClique(
   const int64_t n = num_devices();
   auto clique = std::make_unique<Clique>();
   clique->comms.assign(n, nullptr);
-  clique->rank.assign(n, -1);
   clique->members.assign(n, {});
   const std::string what = absl::StrCat("creating NCCL communicators for ",
                                         groups.size(), " group(s) of ",
@@ -169,7 +169,6 @@ absl::StatusOr<const NcclCollectives::Clique*> NcclCollectives::MakeClique(
     }
     for (size_t r = 0; r < group.size(); ++r) {
       clique->comms[group[r]] = (*comms)[r];
-      clique->rank[group[r]] = static_cast<int>(r);
       clique->members[group[r]] = group;
     }
   }
@@ -178,9 +177,9 @@ absl::StatusOr<const NcclCollectives::Clique*> NcclCollectives::MakeClique(
   return made;
 }
 
-absl::Status NcclCollectives::Prepare(const Executable& executable,
-                                      const ExecutableStep& step,
-                                      const std::string& what) {
+absl::StatusOr<NcclCollectives::PreparedStep> NcclCollectives::Prepare(
+    const Executable& executable, const ExecutableStep& step,
+    const std::string& what) {
   const CollectiveConfig& c = step.collective;
   const int64_t devices = c.replica_count * c.num_partitions;
   if (devices != num_devices()) {
@@ -189,11 +188,11 @@ absl::Status NcclCollectives::Prepare(const Executable& executable,
                      " devices, in a run of ", num_devices()));
   }
   if (c.op == Op::kReplicaId || c.op == Op::kPartitionId) {
-    return absl::OkStatus();
+    return PreparedStep();
   }
   const PrimitiveType type =
       executable.buffers[step.buffers[0]].shape.element_type();
-  absl::StatusOr<NcclElements> elements = ElementsFor(type, c);
+  absl::StatusOr<PreparedStep> elements = ElementsFor(type, c);
   if (!elements.ok()) {
     return absl::Status(elements.status().code(),
                         absl::StrCat(what, ": ", elements.status().message()));
@@ -208,37 +207,31 @@ absl::Status NcclCollectives::Prepare(const Executable& executable,
     return absl::Status(clique.status().code(),
                         absl::StrCat(what, ": ", clique.status().message()));
   }
-  return absl::OkStatus();
+  PreparedStep prepared = *elements;
+  prepared.clique = *clique;
+  return prepared;
 }
 
 absl::Status NcclCollectives::Issue(const Executable& executable,
                                     const ExecutableStep& step,
+                                    const PreparedStep& prepared,
                                     const std::string& what, int64_t device,
                                     absl::Span<const CUdeviceptr> address,
                                     CUstream stream) const {
   const CollectiveConfig& c = step.collective;
-  std::vector<std::vector<int64_t>> groups = c.groups;
-  if (c.op == Op::kCollectivePermute) {
-    groups.assign(1, std::vector<int64_t>(num_devices()));
-    std::iota(groups[0].begin(), groups[0].end(), 0);
-  }
-  const Clique* clique = FindClique(groups);
-  if (clique == nullptr) {
+  if (prepared.clique == nullptr) {
     return absl::InternalError(absl::StrCat(what, ": not prepared"));
   }
-  ncclComm_t comm = clique->comms[device];
+  ncclComm_t comm = prepared.clique->comms[device];
   const int64_t group_size =
-      static_cast<int64_t>(clique->members[device].size());
-  const PrimitiveType type =
-      executable.buffers[step.buffers[0]].shape.element_type();
-  absl::StatusOr<NcclElements> elements = ElementsFor(type, c);
-  if (!elements.ok()) return elements.status();
-  const ncclDataType_t nccl_type = elements->type;
-  const int64_t width = ByteWidth(type);
+      static_cast<int64_t>(prepared.clique->members[device].size());
+  const ncclDataType_t nccl_type = prepared.type;
+  const int64_t width =
+      ByteWidth(executable.buffers[step.buffers[0]].shape.element_type());
   // NCCL's element count of slot i.
   auto count = [&](size_t i) {
     return static_cast<size_t>(executable.buffers[step.buffers[i]].size /
-                               width * elements->per_element);
+                               width * prepared.per_element);
   };
   auto bytes_of = [&](size_t i) {
     return executable.buffers[step.buffers[i]].size;

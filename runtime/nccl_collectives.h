@@ -56,39 +56,41 @@ class NcclCollectives {
   }
   const NcclLibrary& library() const { return *nccl_; }
 
+  // The communicators of one group layout (defined where they are made).
+  struct Clique;
+  // What Prepare settles for a step, kept by its executor for every Issue:
+  // the clique it runs on (none for device ids) and how NCCL is given its
+  // elements (`type`, `per_element` of them per HLO element).
+  struct PreparedStep {
+    const Clique* clique = nullptr;
+    ncclDataType_t type = ncclUint8;
+    int64_t per_element = 1;
+  };
+
   // Checks the step against NCCL (types, reductions, the run's size) and
   // makes the communicators it needs, for every device. Called from one
   // thread at a time (the executors are prepared in turn); leaves the
   // calling thread's current context changed.
-  absl::Status Prepare(const Executable& executable,
-                       const ExecutableStep& step, const std::string& what);
+  absl::StatusOr<PreparedStep> Prepare(const Executable& executable,
+                                       const ExecutableStep& step,
+                                       const std::string& what);
 
-  // Enqueues the prepared `step` of `device` on `stream`; `address[i]` is
-  // the device address of step.buffers[i]. The device's context is current.
+  // Enqueues `step`, as `prepared`, for `device` on `stream`; `address[i]`
+  // is the device address of step.buffers[i]. The device's context is
+  // current.
   absl::Status Issue(const Executable& executable, const ExecutableStep& step,
-                     const std::string& what, int64_t device,
-                     absl::Span<const CUdeviceptr> address,
+                     const PreparedStep& prepared, const std::string& what,
+                     int64_t device, absl::Span<const CUdeviceptr> address,
                      CUstream stream) const;
 
  private:
-  // The communicators of one group layout: per device, its communicator
-  // and its rank in its group.
-  struct Clique {
-    std::vector<ncclComm_t> comms;
-    std::vector<int> rank;
-    // Per device, the devices of its group in rank order.
-    std::vector<std::vector<int64_t>> members;
-  };
-
   NcclCollectives() = default;
   absl::StatusOr<const Clique*> MakeClique(
       const std::vector<std::vector<int64_t>>& groups);
-  const Clique* FindClique(
-      const std::vector<std::vector<int64_t>>& groups) const;
 
   NcclLibrary* nccl_ = nullptr;
   std::vector<std::unique_ptr<CudaDevice>> devices_;
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::map<std::vector<std::vector<int64_t>>, std::unique_ptr<Clique>>
       cliques_;
 };
