@@ -41,6 +41,8 @@ constexpr int CUDA_R_32F = 0;
 constexpr int CUDA_R_64F = 1;
 constexpr int CUDA_R_16F = 2;
 constexpr int CUDA_R_16BF = 14;
+constexpr int CUDA_C_32F = 4;
+constexpr int CUDA_C_64F = 5;
 // cublasOperation_t
 constexpr int32_t CUBLAS_OP_N = 0;
 constexpr int32_t CUBLAS_OP_T = 1;
@@ -103,6 +105,10 @@ int DataType(PrimitiveType type) {
       return CUDA_R_16F;
     case BF16:
       return CUDA_R_16BF;
+    case C64:
+      return CUDA_C_32F;
+    case C128:
+      return CUDA_C_64F;
     default:
       return -1;
   }
@@ -149,8 +155,11 @@ absl::Status CheckGemmStep(const Executable& executable,
     return fail("unsupported gemm types ", PrimitiveTypeName(g.lhs_type), " x ",
                 PrimitiveTypeName(g.rhs_type), " -> ",
                 PrimitiveTypeName(g.out_type),
-                " (cuBLASLt here: f32, f64, f16, bf16; 16-bit inputs may "
-                "give f32)");
+                " (cuBLASLt here: f32, f64, f16, bf16, c64, c128; 16-bit "
+                "inputs may give f32)");
+  }
+  if (IsComplexType(g.lhs_type) && !g.epilogue.empty()) {
+    return fail("a complex gemm takes no epilogue ('", g.epilogue, "')");
   }
   const ExecutableBuffer& lhs = executable.buffers[step.buffers[0]];
   const ExecutableBuffer& rhs = executable.buffers[step.buffers[1]];
@@ -265,9 +274,10 @@ struct GemmPlan {
   bool tuned = false;
   bool has_bias = false;
   bool empty = false;  // m or n is 0: nothing to compute.
-  // alpha and beta in the scale type (f64 for f64 gemms, else f32).
-  double alpha64 = 1, beta64 = 0;
-  float alpha32 = 1, beta32 = 0;
+  // alpha and beta in the scale type: f64 for f64 gemms, else f32, each as
+  // {re, im} for complex gemms (the imaginary parts stay 0).
+  double alpha64[2] = {1, 0}, beta64[2] = {0, 0};
+  float alpha32[2] = {1, 0}, beta32[2] = {0, 0};
   bool scale_f64 = false;
 };
 
@@ -349,18 +359,21 @@ absl::StatusOr<GemmPlanPtr> CublasGemm::Plan(const Executable& executable,
   plan->has_bias = FindEpilogue(g.epilogue)->has_bias;
   plan->empty = g.m == 0 || g.n == 0;
   if (plan->empty) return plan;
-  plan->scale_f64 = g.out_type == F64;
-  plan->alpha64 = g.alpha;
-  plan->beta64 = g.beta;
-  plan->alpha32 = static_cast<float>(g.alpha);
-  plan->beta32 = static_cast<float>(g.beta);
-  const int compute = g.lhs_type == F64 ? CUBLAS_COMPUTE_64F
+  const bool complex = IsComplexType(g.out_type);
+  plan->scale_f64 = g.out_type == F64 || g.out_type == C128;
+  plan->alpha64[0] = g.alpha;
+  plan->beta64[0] = g.beta;
+  plan->alpha32[0] = static_cast<float>(g.alpha);
+  plan->beta32[0] = static_cast<float>(g.beta);
+  // c64 keeps full f32 products: TF32 is XLA's default for f32 dots only.
+  const int compute = plan->scale_f64 ? CUBLAS_COMPUTE_64F
                       : g.lhs_type == F32 && g.allow_tf32
                           ? CUBLAS_COMPUTE_32F_FAST_TF32
                           : CUBLAS_COMPUTE_32F;
-  status =
-      HLOC_CUBLASLT_CALL(l, what, cublasLtMatmulDescCreate, &plan->desc,
-                         compute, plan->scale_f64 ? CUDA_R_64F : CUDA_R_32F);
+  const int scale_type = complex ? (plan->scale_f64 ? CUDA_C_64F : CUDA_C_32F)
+                                 : (plan->scale_f64 ? CUDA_R_64F : CUDA_R_32F);
+  status = HLOC_CUBLASLT_CALL(l, what, cublasLtMatmulDescCreate, &plan->desc,
+                              compute, scale_type);
   if (!status.ok()) return status;
   const int32_t transa = g.transpose_lhs ? CUBLAS_OP_T : CUBLAS_OP_N;
   const int32_t transb = g.transpose_rhs ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -477,10 +490,10 @@ absl::Status CublasGemm::Run(const GemmPlan& plan, CUdeviceptr lhs,
         CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_pointer, sizeof(bias_pointer));
     if (!status.ok()) return status;
   }
-  const void* alpha = plan.scale_f64 ? static_cast<const void*>(&plan.alpha64)
-                                     : static_cast<const void*>(&plan.alpha32);
-  const void* beta = plan.scale_f64 ? static_cast<const void*>(&plan.beta64)
-                                    : static_cast<const void*>(&plan.beta32);
+  const void* alpha = plan.scale_f64 ? static_cast<const void*>(plan.alpha64)
+                                     : static_cast<const void*>(plan.alpha32);
+  const void* beta = plan.scale_f64 ? static_cast<const void*>(plan.beta64)
+                                    : static_cast<const void*>(plan.beta32);
   void* c = reinterpret_cast<void*>(out);
   return HLOC_CUBLASLT_CALL(l, plan.what, cublasLtMatmul, handle_, plan.desc,
                             alpha, reinterpret_cast<const void*>(lhs), plan.a,

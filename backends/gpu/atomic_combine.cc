@@ -1,6 +1,8 @@
 #include "backends/gpu/atomic_combine.h"
 
+#include "backends/gpu/register_bits.h"
 #include "hlo/status_macros.h"
+#include "llvm/IR/Module.h"
 
 namespace hloc {
 namespace {
@@ -8,7 +10,9 @@ namespace {
 // The atomicrmw that computes `opcode(old, update)` in place, if any. Float
 // min/max have none we use: XLA's propagate NaN, which atomicrmw's do not.
 llvm::AtomicRMWInst::BinOp AtomicOp(HloOpcode opcode, PrimitiveType type) {
-  const bool is_float = type == F32 || type == F64;
+  // A complex sum is two independent sums of its parts (EmitCombine issues
+  // one atomicrmw per part).
+  const bool is_float = type == F32 || type == F64 || IsComplexType(type);
   const bool is_int = type == S32 || type == U32 || type == S64 || type == U64;
   const bool is_signed = type == S32 || type == S64;
   switch (opcode) {
@@ -39,7 +43,8 @@ absl::Status EmitCompareAndSwap(
     const std::function<absl::StatusOr<llvm::Value*>(llvm::Value*,
                                                      llvm::Value*)>& combine,
     llvm::IRBuilderBase* b) {
-  llvm::Type* bits = b->getIntNTy(type->getPrimitiveSizeInBits());
+  const llvm::DataLayout& dl = b->GetInsertBlock()->getModule()->getDataLayout();
+  llvm::Type* bits = b->getIntNTy(RegisterBits(type, dl));
   llvm::Function* fn = b->GetInsertBlock()->getParent();
   llvm::LLVMContext& ctx = b->getContext();
   llvm::Value* initial = b->CreateLoad(bits, ptr);
@@ -51,9 +56,9 @@ absl::Status EmitCompareAndSwap(
   llvm::PHINode* old = b->CreatePHI(bits, 2);
   old->addIncoming(initial, entry);
   HLOC_ASSIGN_OR_RETURN(llvm::Value * value,
-                        combine(b->CreateBitCast(old, type), update));
+                        combine(UnpackBits(b, dl, old, type), update));
   llvm::Value* pair = b->CreateAtomicCmpXchg(
-      ptr, old, b->CreateBitCast(value, bits), llvm::MaybeAlign(),
+      ptr, old, PackBits(b, dl, value), llvm::MaybeAlign(),
       llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
   old->addIncoming(b->CreateExtractValue(pair, {0}), b->GetInsertBlock());
   b->CreateCondBr(b->CreateExtractValue(pair, {1}), done, loop);
@@ -95,10 +100,22 @@ absl::Status EmitCombine(KernelBuilder& kernel, const CombinePlan& plan,
   switch (plan.how) {
     case Combine::kStore:
       return out.EmitWrite(index, update, b);
-    case Combine::kAtomicRmw:
-      b->CreateAtomicRMW(plan.op, out.EmitElementPointer(index, b), update,
-                         llvm::MaybeAlign(), llvm::AtomicOrdering::Monotonic);
+    case Combine::kAtomicRmw: {
+      llvm::Value* ptr = out.EmitElementPointer(index, b);
+      auto* parts = llvm::dyn_cast<llvm::StructType>(update->getType());
+      if (parts == nullptr) {
+        b->CreateAtomicRMW(plan.op, ptr, update, llvm::MaybeAlign(),
+                           llvm::AtomicOrdering::Monotonic);
+        return absl::OkStatus();
+      }
+      // A complex add: each part on its own (AtomicOp).
+      for (unsigned i = 0; i < parts->getNumElements(); ++i) {
+        b->CreateAtomicRMW(plan.op, b->CreateStructGEP(parts, ptr, i),
+                           b->CreateExtractValue(update, i),
+                           llvm::MaybeAlign(), llvm::AtomicOrdering::Monotonic);
+      }
       return absl::OkStatus();
+    }
     case Combine::kCompareAndSwap:
       return EmitCompareAndSwap(out.EmitElementPointer(index, b),
                                 update->getType(), update, combine, b);

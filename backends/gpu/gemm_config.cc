@@ -78,7 +78,8 @@ std::optional<Matrix> AsMatrix(const Group& rows, const Group& cols) {
 }
 
 bool BlasType(PrimitiveType t) {
-  return t == F32 || t == F64 || t == BF16 || t == F16;
+  return t == F32 || t == F64 || t == BF16 || t == F16 || t == C64 ||
+         t == C128;
 }
 
 absl::Status Unfit(const std::string& why) {

@@ -118,6 +118,9 @@ absl::StatusOr<GemmCall> LowerToGemmCall(const HloInstruction& hlo) {
           ") is no cuBLASLt epilogue (bias, relu, bias then relu)"));
     }
     epilogue = has_bias ? (relu ? "bias_relu" : "bias") : (relu ? "relu" : "");
+    if (!epilogue.empty() && IsComplexType(dot->shape().element_type())) {
+      return Unimplemented("cuBLASLt has no epilogue for complex gemms");
+    }
     call.a_operand = ParameterOf(dot->operand(0));
     call.b_operand = ParameterOf(dot->operand(1));
     if (call.a_operand < 0 || call.b_operand < 0) {

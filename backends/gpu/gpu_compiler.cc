@@ -27,43 +27,6 @@
 namespace hloc {
 namespace {
 
-bool HasComplexElements(const Shape& shape) {
-  if (shape.IsTuple()) {
-    for (const Shape& s : shape.tuple_shapes()) {
-      if (HasComplexElements(s)) return true;
-    }
-    return false;
-  }
-  return IsComplexType(shape.element_type());
-}
-
-// The GPU kernels move elements through warp shuffles, shared-memory tiles,
-// atomics and cuBLAS, all written for scalars; a complex element is an LLVM
-// struct (complex_emitter.h) that none of them handles yet, so a step that
-// touches one is refused by name rather than miscompiled.
-absl::Status RefuseComplex(const HloInstruction& instr) {
-  // The runtime moves and sums complex collectives as pairs of reals.
-  if (IsCollectiveStep(instr)) return absl::OkStatus();
-  std::vector<const HloInstruction*> touched = {&instr};
-  if (instr.opcode() == HloOpcode::kFusion) {
-    for (const HloInstruction* i : instr.fused_computation()->instructions()) {
-      touched.push_back(i);
-    }
-  }
-  for (const HloInstruction* i : touched) {
-    bool complex = HasComplexElements(i->shape());
-    for (const HloInstruction* operand : i->operands()) {
-      complex |= HasComplexElements(operand->shape());
-    }
-    if (complex) {
-      return absl::UnimplementedError(absl::StrCat(
-          "complex element types (c64, c128) are not compiled for GPUs yet (",
-          i->name(), ")"));
-    }
-  }
-  return absl::OkStatus();
-}
-
 // How the buffers of one step relate: which parameters share memory with
 // another (so their pointers must not be noalias) and which output is its
 // operand's buffer (an in-place dynamic-update-slice).
@@ -157,10 +120,8 @@ class StepEmitter {
       const HloInstruction* instr = planned.instruction;
       std::vector<int64_t> slots;
       for (int64_t value : planned.buffers) slots.push_back(slot_of[value]);
-      absl::Status status = RefuseComplex(*instr);
-      if (status.ok()) {
-        status = EmitStep(*instr, planned.buffers, slots, assignment, &steps);
-      }
+      absl::Status status =
+          EmitStep(*instr, planned.buffers, slots, assignment, &steps);
       if (absl::IsUnimplemented(status)) {
         unsupported_.push_back(absl::StrCat(instr->name(), " (",
                                             HloOpcodeString(instr->opcode()),

@@ -3,29 +3,25 @@
 #include <functional>
 
 #include "absl/strings/str_cat.h"
+#include "backends/gpu/register_bits.h"
 #include "llvm/IR/Module.h"
 
 namespace hloc {
 
 namespace {
 
-// `value` (any register type) moved between lanes by `shuffle`, which
-// moves one i32: split into 32-bit pieces, each shuffled.
+// `value` (any register type, complex structs included) moved between lanes
+// by `shuffle`, which moves one i32: split into 32-bit pieces, each shuffled.
 llvm::Value* ShuffleWords(
     KernelBuilder& kernel, llvm::Value* value,
     const std::function<llvm::Value*(llvm::Value*)>& shuffle) {
   llvm::IRBuilderBase* b = kernel.b();
-  llvm::Type* type = value->getType();
   const llvm::DataLayout& dl = kernel.function()->getParent()->getDataLayout();
-  unsigned bits = type->isIntegerTy(1)
-                      ? 1
-                      : static_cast<unsigned>(dl.getTypeSizeInBits(type));
+  unsigned bits = RegisterBits(value->getType(), dl);
   unsigned words = (bits + 31) / 32;
   llvm::Type* int_type = b->getIntNTy(bits);
   llvm::Type* wide_type = b->getIntNTy(words * 32);
-  llvm::Value* x =
-      type->isIntegerTy() ? value : b->CreateBitCast(value, int_type);
-  x = b->CreateZExt(x, wide_type);
+  llvm::Value* x = b->CreateZExt(PackBits(b, dl, value), wide_type);
   llvm::Value* result = llvm::ConstantInt::get(wide_type, 0);
   for (unsigned w = 0; w < words; ++w) {
     llvm::Value* piece = b->CreateTrunc(
@@ -36,8 +32,7 @@ llvm::Value* ShuffleWords(
         result, b->CreateShl(b->CreateZExt(shuffled, wide_type),
                              llvm::ConstantInt::get(wide_type, 32 * w)));
   }
-  result = b->CreateTrunc(result, int_type);
-  return type->isIntegerTy() ? result : b->CreateBitCast(result, type);
+  return UnpackBits(b, dl, b->CreateTrunc(result, int_type), value->getType());
 }
 
 }  // namespace

@@ -38,14 +38,6 @@ KNOWN = [
      "reason": "The CPU backend runs fft as a host library call, which the "
                "AArch64 AOT target (no evaluator, no host library) cannot "
                "make."},
-    {"column": GPU, "op": "*", "type": "*c64*", "status": ("unsupported",),
-     "reason": "The GPU backend does not compile complex element types yet "
-               "(its message says so)."},
-    {"column": GPU, "op": "*", "type": "*c128*", "status": ("unsupported",),
-     "reason": "The GPU backend does not compile complex element types yet."},
-    {"column": GPU, "op": "complex", "type": "f*", "status": ("unsupported",),
-     "reason": "complex(re, im) makes a complex value, which the GPU backend "
-               "does not compile yet."},
     {"column": GPU, "op": "dot", "type": "pred", "status": ("unsupported",),
      "reason": "The GPU backend does not compile pred contractions."},
     # Complex functions at non-finite, extreme or denormal parts.

@@ -124,6 +124,29 @@ ENTRY main {
   zero = f32[] constant(0)
   ROOT r = f32[4,333] reduce-window(x, zero), window={size=1x333 pad=0_0x0_332}, to_apply=add
 })"},
+          {"complex_rows_and_columns", R"(
+HloModule complex_rows_and_columns
+add64 {
+  a = c64[] parameter(0)
+  b = c64[] parameter(1)
+  ROOT s = c64[] add(a, b)
+}
+mul128 {
+  a = c128[] parameter(0)
+  b = c128[] parameter(1)
+  ROOT m = c128[] multiply(a, b)
+}
+ENTRY main {
+  re = f32[5,1500] parameter(0)
+  im = f32[5,1500] parameter(1)
+  z = c64[5,1500] complex(re, im)
+  zero = c64[] constant((0, 0))
+  rows = c64[5] reduce(z, zero), dimensions={1}, to_apply=add64
+  w = c128[5,1500] convert(z)
+  one = c128[] constant((1, 0))
+  cols = c128[1500] reduce(w, one), dimensions={0}, to_apply=mul128
+  ROOT t = (c64[5], c128[1500]) tuple(rows, cols)
+})"},
       };
   return *modules;
 }
