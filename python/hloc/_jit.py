@@ -7,6 +7,12 @@ JAX (jax.jit(f).lower(...) -> HloModuleProto) and gets the compiled program
 from the compilation cache (_program.get_program), which compiles only a
 module it has not seen. A hit only converts the arguments and runs, so the
 per-call cost is a dictionary lookup and the run.
+
+platform="cuda": JAX GPU arrays go in through DLPack and are read in place;
+NumPy arrays are copied in; results come back as JAX arrays on the GPU,
+imported from hloc's DLPack results without a copy (hloc/_cuda.py). A GPU
+array given to a cpu or interpreter function is a ValueError naming the
+argument, not a silent copy through the host.
 """
 
 import functools
@@ -14,7 +20,8 @@ import inspect
 
 import jax
 
-from hloc import _hloc, _program
+from hloc import _cuda, _program
+from hloc._errors import HlocError
 
 
 class Lowered:
@@ -69,10 +76,11 @@ class _Entry:
     """What a call with one signature needs: the program and the
     conversions of its arguments and results."""
 
-    __slots__ = ("program", "in_dtypes", "out_dtypes", "out_tree")
+    __slots__ = ("program", "in_dtypes", "out_dtypes", "out_tree", "cuda")
 
     def __init__(self, program, out_tree):
         self.program = program
+        self.cuda = program.platform == "cuda"
         self.in_dtypes = [_program._NUMPY_TYPES.get(t)
                           for t in program.parameter_types]
         self.out_dtypes = _program.result_dtypes(program)
@@ -166,8 +174,15 @@ class Jitted:
                 f"jax.jit ({e})") from None
         if entry is None:
             entry = self._compile(key, args, kwargs, len(leaves))
-        arrays = [_program.as_argument(leaf, dtype)
-                  for leaf, dtype in zip(leaves, entry.in_dtypes)]
+        if entry.cuda:
+            program = entry.program
+            arrays = [_cuda.as_cuda_argument(leaf, dtype, program)
+                      for leaf, dtype in zip(leaves, entry.in_dtypes)]
+            results = [jax.dlpack.from_dlpack(r) for r in program.run(arrays)]
+            return jax.tree_util.tree_unflatten(entry.out_tree, results)
+        arrays = [_program.as_argument(leaf, dtype, i, self._name)
+                  for i, (leaf, dtype) in enumerate(zip(leaves,
+                                                        entry.in_dtypes))]
         results = _program.run_program(entry.program, arrays,
                                        entry.out_dtypes)
         return jax.tree_util.tree_unflatten(entry.out_tree, results)
@@ -185,11 +200,11 @@ class Jitted:
         program = _program.get_program(proto, self._name, self._platform,
                                        self._verify_each, self._fallback)
         if len(program.parameter_types) != num_leaves:
-            raise _hloc.HlocError(
+            raise HlocError(
                 f"{self._name}: JAX lowered {num_leaves} array arguments to "
                 f"{len(program.parameter_types)} parameters")
         if len(program.result_types) != out_tree.num_leaves:
-            raise _hloc.HlocError(
+            raise HlocError(
                 f"{self._name}: the module has {len(program.result_types)} "
                 f"results, the function returns {out_tree.num_leaves} arrays")
         entry = _Entry(program, out_tree)
@@ -216,7 +231,9 @@ def jit(fun=None, *, platform="cpu", static_argnums=(), static_argnames=(),
     decorator, @hloc.jit or @hloc.jit(platform="interpreter").
 
     platform: "cpu" (LLVM, host JIT), "interpreter" (the reference
-    evaluator), "cuda" (raises HlocError until the cuda compiler exists).
+    evaluator), "cuda" (compiled here to PTX, run by the CUDA runtime on
+    the GPU; JAX GPU arrays in and out through DLPack, no host copy;
+    HlocError saying why where there is no GPU or no compiler).
     static_argnums / static_argnames: as jax.jit (hashable values; each new
     value compiles anew). verify_each: run the verifier after every pass.
     fallback: None (the platform's default), True or False (strict), as
