@@ -38,6 +38,10 @@ _DL_CUDA = 2
 _DL_CUDA_HOST = 3
 _UINT16 = np.dtype(np.uint16)
 
+# dlpack_without_stream: device arguments whose producer refused
+# __dlpack__(stream=...).
+stats = {"dlpack_without_stream": 0}
+
 
 def _runtime():
     if _hloc_cuda is None:
@@ -93,10 +97,11 @@ def as_cuda_argument(value, dtype, program):
     if device is not None and device[0] == _DL_CUDA:
         try:
             return value.__dlpack__(stream=program.stream)
-        except TypeError:
+        except (TypeError, NotImplementedError):
             # A producer without the stream keyword (pre-2021 protocol)
-            # makes its data ready before it returns: correct, the host
-            # waits.
+            # makes its data ready before it returns: correct, but the host
+            # waits. Counted, so a test can tell which way it went.
+            stats["dlpack_without_stream"] += 1
             return value.__dlpack__()
     array = np.asarray(value, dtype=dtype)
     if not array.flags.c_contiguous:

@@ -64,6 +64,12 @@ class Lowered:
         hloc.stages()): text, or bytes for "object"."""
         return self._optimized.stage(name)
 
+    def executable(self):
+        """The saved executable's bytes (hlo-opt --stage=executable -o
+        FILE): hloc.load() and Jitted.use_executable() run it, also on a
+        machine where hloc has no compiler."""
+        return self._optimized.executable_bytes()
+
     def compile(self):
         """The compiled module (hloc.Executable), through the cache."""
         return _program.Executable(
@@ -199,6 +205,23 @@ class Jitted:
         proto, out_tree = self._lower_with_jax(args, kwargs)
         program = _program.get_program(proto, self._name, self._platform,
                                        self._verify_each, self._fallback)
+        return self._add_entry(key, program, out_tree, num_leaves)
+
+    def use_executable(self, path, *args, **kwargs):
+        """Ahead of time: calls with the signature of `args` run the saved
+        executable at `path` (compiled elsewhere from this function, e.g.
+        hlo-opt --platform=cuda --stage=executable on its lowering) instead
+        of compiling. JAX still lowers once, for the output pytree; hloc's
+        compiler is not needed (the GPU machine's runtime-only bundle)."""
+        key, leaves = self._signature(args, kwargs)
+        _, out_tree = self._lower_with_jax(args, kwargs)
+        program = _program.load(path).program
+        if program.platform != self._platform:
+            raise HlocError(f"{path} is a {program.platform} executable, "
+                            f"this function runs on {self._platform}")
+        self._add_entry(key, program, out_tree, len(leaves))
+
+    def _add_entry(self, key, program, out_tree, num_leaves):
         if len(program.parameter_types) != num_leaves:
             raise HlocError(
                 f"{self._name}: JAX lowered {num_leaves} array arguments to "
