@@ -8,10 +8,11 @@
 //
 // Arguments are DLPack tensors on this program's GPU (kDLCUDA), read in
 // place, or on the host (kDLCPU), copied in (CudaExecutor::RunOnDevice).
-// Results are written by the kernels straight into device memory allocated
-// here per call (one block for all leaves) and handed out as nanobind
-// ndarrays with __dlpack__ and __dlpack_device__, which free the block once
-// the last one (and whatever framework imported it) lets go.
+// Results are written by the kernels straight into device memory taken
+// here per call (one block for all leaves, from a pool of released blocks:
+// ResultPool) and handed out as nanobind ndarrays with __dlpack__ and
+// __dlpack_device__, which give the block back once the last one (and
+// whatever framework imported it) lets go.
 //
 // Streams: a run returns when its results are written (the executor
 // synchronises its stream), so a result is ready on every stream and its
@@ -21,6 +22,8 @@
 // before the run without the host waiting.
 #include "python/cuda_bindings.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -80,17 +83,100 @@ int64_t RoundUp(int64_t x) {
   return (x + kBlockAlignment - 1) / kBlockAlignment * kBlockAlignment;
 }
 
-// One call's results in one device allocation, freed when the last array
-// over it dies. It keeps the device (its primary context retained) so the
-// memory outlives the program that wrote it.
+// Result blocks of one device, kept for reuse once their arrays are gone:
+// cuMemAlloc and cuMemFree of a large block cost tens of microseconds each
+// (the driver maps and unmaps pages), more than a small program's run. A
+// block is reused only at its exact size (a program's results have one),
+// and after cuCtxSynchronize: a framework that imported it (JAX) may still
+// have kernels reading it on its own streams when it lets go, which
+// cuMemFree would also have waited for. Bounded; beyond that, freed.
+class ResultPool {
+ public:
+  static constexpr size_t kMaxBlocks = 8;
+  static constexpr int64_t kMaxBytes = int64_t{1} << 30;
+
+  explicit ResultPool(std::shared_ptr<cuda::CudaDevice> device)
+      : device_(std::move(device)) {}
+
+  // Device memory of `bytes`; the device's context is current.
+  absl::StatusOr<cuda::CUdeviceptr> Acquire(int64_t bytes) {
+    cuda::CUdeviceptr address = 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (auto it = free_.begin(); it != free_.end(); ++it) {
+        if (it->first != bytes) continue;
+        address = it->second;
+        held_bytes_ -= bytes;
+        free_.erase(it);
+        ++reused_;
+        break;
+      }
+    }
+    cuda::CudaDriver* driver = device_->driver();
+    if (address != 0) {
+      absl::Status synced = HLOC_CUDA_CALL(
+          driver, "waiting for the users of a released result block",
+          cuCtxSynchronize);
+      if (!synced.ok()) {
+        Release(bytes, address);
+        return synced;
+      }
+      return address;
+    }
+    absl::Status status = HLOC_CUDA_CALL(
+        driver, absl::StrCat("allocating ", bytes, " bytes for the results"),
+        cuMemAlloc, &address, static_cast<size_t>(bytes));
+    if (!status.ok()) return status;
+    return address;
+  }
+
+  // Any thread (a framework's deleter); no Python.
+  void Release(int64_t bytes, cuda::CUdeviceptr address) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (free_.size() < kMaxBlocks && held_bytes_ + bytes <= kMaxBytes) {
+        free_.emplace_back(bytes, address);
+        held_bytes_ += bytes;
+        return;
+      }
+    }
+    // A destructor's path reports nothing.
+    device_->MakeCurrent().IgnoreError();
+    device_->driver()->cuMemFree(address);
+  }
+
+  int64_t reused() const { return reused_.load(); }
+
+  // One per device for the process's life (never destroyed: a block may
+  // be released by a framework during interpreter shutdown).
+  static ResultPool* For(const std::shared_ptr<cuda::CudaDevice>& device) {
+    static std::mutex mutex;
+    static auto* pools = new std::vector<ResultPool*>();
+    std::lock_guard<std::mutex> lock(mutex);
+    const int ordinal = device->info().ordinal;
+    for (ResultPool* pool : *pools) {
+      if (pool->device_->info().ordinal == ordinal) return pool;
+    }
+    pools->push_back(new ResultPool(device));
+    return pools->back();
+  }
+
+ private:
+  std::shared_ptr<cuda::CudaDevice> device_;
+  std::mutex mutex_;
+  std::vector<std::pair<int64_t, cuda::CUdeviceptr>> free_;
+  int64_t held_bytes_ = 0;
+  std::atomic<int64_t> reused_{0};
+};
+
+// One call's results in one device block, back to the pool when the last
+// array over it dies.
 struct ResultBlock {
-  std::shared_ptr<cuda::CudaDevice> device;
+  ResultPool* pool = nullptr;
+  int64_t bytes = 0;
   cuda::CUdeviceptr address = 0;
   ~ResultBlock() {
-    if (address == 0) return;
-    // A destructor reports nothing; the context is current once set here.
-    device->MakeCurrent().IgnoreError();
-    device->driver()->cuMemFree(address);
+    if (address != 0) pool->Release(bytes, address);
   }
 };
 
@@ -148,6 +234,7 @@ class CudaProgram {
       ThrowIfError(driver.status());
       program->device_ = ValueOrThrow(
           cuda::CudaDevice::Open(*driver, device_ordinal));
+      program->pool_ = ResultPool::For(program->device_);
     }
     const Executable& e = program->executor_->executable();
     for (const Shape& shape : e.parameter_shapes) {
@@ -167,6 +254,7 @@ class CudaProgram {
   const std::vector<cuda::CUdeviceptr>& last_result_addresses() const {
     return last_results_;
   }
+  int64_t reused_result_blocks() const { return pool_->reused(); }
 
   nb::list Run(const std::vector<AnyArray>& arrays) {
     const Executable& e = executable();
@@ -187,15 +275,13 @@ class CudaProgram {
       bytes += RoundUp(std::max<int64_t>(e.buffers[slot].size, 1));
     }
     auto block = std::make_shared<ResultBlock>();
-    block->device = device_;
+    block->pool = pool_;
+    block->bytes = bytes;
     std::vector<cuda::CUdeviceptr> results;
     {
       nb::gil_scoped_release release;
       ThrowIfError(device_->MakeCurrent());
-      cuda::CudaDriver* driver = device_->driver();
-      ThrowIfError(HLOC_CUDA_CALL(
-          driver, absl::StrCat("allocating ", bytes, " bytes for the results"),
-          cuMemAlloc, &block->address, static_cast<size_t>(bytes)));
+      block->address = ValueOrThrow(pool_->Acquire(bytes));
       for (int64_t offset : offsets) results.push_back(block->address + offset);
       ThrowIfError(executor_->RunOnDevice(arguments, results));
     }
@@ -209,10 +295,12 @@ class CudaProgram {
       nb::capsule release(owner, [](void* p) noexcept {
         delete static_cast<std::shared_ptr<ResultBlock>*>(p);
       });
-      nb::ndarray<> array(reinterpret_cast<void*>(results[l]), dims.size(),
-                          dims.data(), release, /*strides=*/nullptr,
-                          DlpackType(shape.element_type()),
-                          nb::device::cuda::value, device_ordinal());
+      // array_api: an object with __dlpack__ and __dlpack_device__ (what
+      // jax.dlpack.from_dlpack asks for), not a bare capsule.
+      nb::ndarray<nb::array_api> array(
+          reinterpret_cast<void*>(results[l]), dims.size(), dims.data(),
+          release, /*strides=*/nullptr, DlpackType(shape.element_type()),
+          nb::device::cuda::value, device_ordinal());
       out.append(array.cast());
     }
     return out;
@@ -272,6 +360,7 @@ class CudaProgram {
 
   std::unique_ptr<CudaExecutor> executor_;
   std::shared_ptr<cuda::CudaDevice> device_;
+  ResultPool* pool_ = nullptr;
   std::vector<cuda::CUdeviceptr> last_results_;
 };
 
@@ -390,6 +479,10 @@ void DefineCudaRuntime(nb::module_& m) {
                      for (auto a : p.last_result_addresses()) out.push_back(a);
                      return out;
                    })
+      .def_prop_ro("reused_result_blocks",
+                   &CudaProgram::reused_result_blocks,
+                   "Result blocks taken from the device's pool of released "
+                   "ones (all programs on the device), not allocated.")
       .def("run", &CudaProgram::Run, nb::arg("arrays"));
 
   m.def(

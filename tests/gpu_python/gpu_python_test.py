@@ -111,8 +111,28 @@ class GpuPythonTest(unittest.TestCase):
                 for r in imported:
                     self.assertEqual(r.devices(), {_GPU})
                 self.check_close(name, imported, reference(*xs), tolerance)
+                # Released: the next round may get the same block back.
+                del out, imported, r
             print(f"  {name}: matches jax.jit, zero-copy in and out, "
-                  f"{program.loaded_code}", flush=True)
+                  f"{program.loaded_code}; result blocks reused so far: "
+                  f"{program.reused_result_blocks}", flush=True)
+
+    def test_a_reused_result_block_is_rewritten(self):
+        # A released block comes back for the next call of the same size:
+        # fresh inputs must give fresh results in it.
+        fn, specs, tolerance = cases.CASES["chain"]
+        exe = self.executable("chain")
+        xs = self.on_gpu(cases.random_inputs(specs, 11))
+        first = exe.run(*xs)
+        address = exe.program.last_result_addresses[0]
+        del first
+        reused = exe.program.reused_result_blocks
+        xs = self.on_gpu(cases.random_inputs(specs, 12))
+        out = jax.dlpack.from_dlpack(exe.run(*xs))
+        self.assertEqual(exe.program.reused_result_blocks, reused + 1)
+        self.assertEqual(out.unsafe_buffer_pointer(), address)
+        self.check_close("chain in a reused block", out,
+                         jax.jit(fn)(*xs), tolerance)
 
     def test_numpy_arguments_are_copied_in(self):
         fn, specs, tolerance = cases.CASES["mlp"]
