@@ -73,8 +73,8 @@ T ValueOrThrow(absl::StatusOr<T> value) {
 // python/program.cc uses for the compiling extension.
 absl::Status NotAvailable(const absl::Status& status) {
   if (!cuda::IsNoCudaDevice(status)) return status;
-  return absl::FailedPreconditionError(absl::StrCat(
-      "the cuda platform is not available: ", status.message()));
+  return absl::FailedPreconditionError(
+      absl::StrCat("the cuda platform is not available: ", status.message()));
 }
 
 constexpr int64_t kBlockAlignment = 256;
@@ -232,17 +232,17 @@ class CudaProgram {
       program->executor_ = *std::move(executor);
       absl::StatusOr<cuda::CudaDriver*> driver = cuda::CudaDriver::Get();
       ThrowIfError(driver.status());
-      program->device_ = ValueOrThrow(
-          cuda::CudaDevice::Open(*driver, device_ordinal));
+      program->device_ =
+          ValueOrThrow(cuda::CudaDevice::Open(*driver, device_ordinal));
       program->pool_ = ResultPool::For(program->device_);
     }
     const Executable& e = program->executor_->executable();
     for (const Shape& shape : e.parameter_shapes) {
       if (!shape.IsArray()) {
-        throw StatusError(absl::UnimplementedError(absl::StrCat(
-            "parameter ", shape.ToString(),
-            " is not an array: hloc's Python runtime takes array "
-            "parameters only")));
+        throw StatusError(absl::UnimplementedError(
+            absl::StrCat("parameter ", shape.ToString(),
+                         " is not an array: hloc's Python runtime takes array "
+                         "parameters only")));
       }
     }
     return program;
@@ -343,8 +343,8 @@ class CudaProgram {
     if ((array.dtype() != want && !bits_of_bf16) ||
         !Shape::Array(type, dims).Compatible(parameter)) {
       throw StatusError(absl::InvalidArgumentError(absl::StrCat(
-          what, " does not match parameter ", index, " (",
-          parameter.ToString(), "): given ", array.ndim(), "-d array of ",
+          what, " does not match parameter ", index, " (", parameter.ToString(),
+          "): given ", array.ndim(), "-d array of ",
           static_cast<int>(array.dtype().bits), "-bit elements")));
     }
     for (size_t d = array.ndim(), stride = 1; d-- > 0;) {
@@ -443,17 +443,15 @@ void DefineCudaRuntime(nb::module_& m) {
                      return TypeNames(p.executable(),
                                       p.executable().result_buffers);
                    })
-      .def_prop_ro("fallback_runs",
-                   [](const CudaProgram& p) {
-                     return p.executor().fallback_runs();
-                   })
-      .def_prop_ro("host_transfers",
-                   [](const CudaProgram& p) {
-                     return p.executor().host_transfers();
-                   },
-                   "Copies between host and device so far: host arguments, "
-                   "loop predicates, evaluator steps (none for device "
-                   "arguments of a straight-line program).")
+      .def_prop_ro(
+          "fallback_runs",
+          [](const CudaProgram& p) { return p.executor().fallback_runs(); })
+      .def_prop_ro(
+          "host_transfers",
+          [](const CudaProgram& p) { return p.executor().host_transfers(); },
+          "Copies between host and device so far: host arguments, "
+          "loop predicates, evaluator steps (none for device "
+          "arguments of a straight-line program).")
       .def_prop_ro(
           "stream",
           [](const CudaProgram& p) {
@@ -461,10 +459,9 @@ void DefineCudaRuntime(nb::module_& m) {
           },
           "The CUstream the program runs on, as an int (what "
           "__dlpack__(stream=...) takes).")
-      .def_prop_ro("loaded_code",
-                   [](const CudaProgram& p) {
-                     return p.executor().loaded_code();
-                   })
+      .def_prop_ro(
+          "loaded_code",
+          [](const CudaProgram& p) { return p.executor().loaded_code(); })
       .def_prop_ro("last_parameter_addresses",
                    [](const CudaProgram& p) {
                      std::vector<uint64_t> out;
@@ -479,8 +476,7 @@ void DefineCudaRuntime(nb::module_& m) {
                      for (auto a : p.last_result_addresses()) out.push_back(a);
                      return out;
                    })
-      .def_prop_ro("reused_result_blocks",
-                   &CudaProgram::reused_result_blocks,
+      .def_prop_ro("reused_result_blocks", &CudaProgram::reused_result_blocks,
                    "Result blocks taken from the device's pool of released "
                    "ones (all programs on the device), not allocated.")
       .def("run", &CudaProgram::Run, nb::arg("arrays"));
@@ -493,8 +489,7 @@ void DefineCudaRuntime(nb::module_& m) {
       nb::arg("path"), "The platform a saved executable is for.");
   m.def("load", &LoadFile, nb::arg("path"), nb::arg("device") = 0,
         "Loads a saved cuda executable (.hloexe) onto a GPU.");
-  m.def("load_bytes", &LoadBytes, nb::arg("executable"),
-        nb::arg("device") = 0,
+  m.def("load_bytes", &LoadBytes, nb::arg("executable"), nb::arg("device") = 0,
         "Loads a serialized cuda executable onto a GPU.");
 }
 
