@@ -8,8 +8,9 @@ A cuda program's arguments may be
     pending writes before hloc's kernels and the host does not wait;
   - host arrays (NumPy, JAX CPU arrays, Python scalars): copied in, as
     jax.jit copies a NumPy argument to the device.
-Results are written by the kernels into device memory allocated per call
-and come back as DLPack arrays (__dlpack__, __dlpack_device__), which
+Results are written by the kernels into device memory taken per call (from
+a pool of blocks whose arrays are gone: python/cuda_bindings.cc) and come
+back as DLPack arrays (__dlpack__, __dlpack_device__), which
 jax.dlpack.from_dlpack, torch.from_dlpack or cupy.from_dlpack take without a
 copy. A call returns once its results are written (like jax.jit followed by
 block_until_ready), so they are ready on every stream: their
@@ -74,6 +75,12 @@ def dlpack_device(value):
         return None
     method = getattr(type(value), "__dlpack_device__", None)
     return None if method is None else tuple(method(value))
+
+
+def on_gpu(value):
+    """Whether `value` is an array on a CUDA GPU (DLPack's kDLCUDA)."""
+    device = dlpack_device(value)
+    return device is not None and device[0] == _DL_CUDA
 
 
 def check_on_host(value, index, name):

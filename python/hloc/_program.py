@@ -80,8 +80,9 @@ def stages(platform="cpu"):
 
 
 def set_cache_dir(path):
-    """Saves compiled cpu and cuda programs under `path` and loads them from there
-    (None turns the disk cache off). $HLOC_CACHE_DIR sets it at import."""
+    """Saves compiled cpu and cuda programs under `path` and loads them
+    from there (None turns the disk cache off). $HLOC_CACHE_DIR sets it at
+    import."""
     global _cache_dir
     if path is not None:
         os.makedirs(path, exist_ok=True)
@@ -124,8 +125,8 @@ def optimize(module, platform, verify_each=False, fallback=None):
     """Runs the platform's pipeline on a parsed module: an
     _hloc.OptimizedModule (its text, fusion report and stages)."""
     return compiler().optimize(module, platform, verify_each=verify_each,
-                          saveable=_cache_dir is not None,
-                          allow_fallback=fallback)
+                               saveable=_cache_dir is not None,
+                               allow_fallback=fallback)
 
 
 def get_program(contents, name, platform, verify_each=False, fallback=None):
@@ -153,7 +154,9 @@ def get_program(contents, name, platform, verify_each=False, fallback=None):
                            _hloc.load(path))
                 _count("disk_hits")
             except HlocError as e:
-                if "not available" in str(e):
+                # No GPU here says nothing about the file: compiling anew
+                # would fail the same way after the work.
+                if "the cuda platform is not available" in str(e):
                     raise
                 # Written by another hloc or for another CPU: compile anew
                 # and overwrite it.
@@ -260,7 +263,8 @@ class Executable:
 
     def run(self, *arrays):
         """Checks the arguments against the parameters (count, dtype, shape:
-        TypeError or ValueError naming the argument), then runs."""
+        TypeError or ValueError naming the argument; a GPU array given to a
+        cuda program is checked by the runtime, HlocError), then runs."""
         if len(arrays) != len(self._dtypes):
             raise TypeError(f"{self._name} takes {len(self._dtypes)} "
                             f"arguments, given {len(arrays)}")
@@ -268,13 +272,14 @@ class Executable:
         cuda = self.platform == "cuda"
         for i, (value, dtype, shape, dims) in enumerate(
                 zip(arrays, self._dtypes, self._shapes, self._dims)):
-            if cuda:
+            if cuda and _cuda.on_gpu(value):
                 # Checked by the runtime against the parameter (dtype,
                 # shape, device, layout): no host copy to look at it.
                 converted.append(
                     _cuda.as_cuda_argument(value, dtype, self._program))
                 continue
-            _cuda.check_on_host(value, i, self._name)
+            if not cuda:
+                _cuda.check_on_host(value, i, self._name)
             array = np.asarray(value)
             if dtype is None or array.dtype != dtype:
                 raise TypeError(
