@@ -12,7 +12,8 @@
 //
 // bf16 crosses as its uint16 bits: NumPy's bf16 (ml_dtypes) has no DLPack
 // or buffer-protocol code, so the Python side views it as uint16 both ways.
-// Errors are hloc.HlocError (a RuntimeError) with the compiler's message.
+// Errors are hloc.HlocError (a RuntimeError, hloc/_errors.py) with the
+// compiler's message.
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -34,6 +35,7 @@
 #include "nanobind/stl/string.h"
 #include "nanobind/stl/unique_ptr.h"
 #include "nanobind/stl/vector.h"
+#include "python/cuda_bindings.h"
 #include "python/program.h"
 #include "tools/compile_stages.h"
 #include "tools/hlo_run_core.h"
@@ -196,7 +198,21 @@ std::string BytesOrStr(const nb::handle& contents) {
 NB_MODULE(_hloc, m) {
   using namespace hloc;
   m.doc() = "hloc's compiler and runtime (use the hloc package, not this)";
-  nb::exception<StatusError>(m, "HlocError", PyExc_RuntimeError);
+  // hloc.HlocError (hloc/_errors.py) is one Python class for this
+  // extension and the cuda runtime's. Held for the process's life: a
+  // static nb::object would be released after the interpreter is gone.
+  static PyObject* error =
+      nb::object(nb::module_::import_("hloc._errors").attr("HlocError"))
+          .release()
+          .ptr();
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const StatusError& e) {
+      PyErr_SetString(error, e.what());
+    }
+  });
+  m.attr("HlocError") = nb::handle(error);
 
   m.def("platforms", &ProgramPlatforms);
 
@@ -261,6 +277,18 @@ NB_MODULE(_hloc, m) {
             return nb::object(nb::str(text.data(), text.size()));
           },
           nb::arg("stage"))
+      .def(
+          "executable_bytes",
+          [](const OptimizedModule& o) {
+            std::string bytes;
+            {
+              nb::gil_scoped_release release;
+              bytes = ValueOrThrow(SerializedExecutable(o));
+            }
+            return nb::bytes(bytes.data(), bytes.size());
+          },
+          "The saved executable (hlo-opt --stage=executable -o FILE): what "
+          "the cuda runtime (hloc._hloc_cuda) loads.")
       .def("compile", [](const OptimizedModule& o) {
         nb::gil_scoped_release release;
         return *ValueOrThrow(Program::Compile(o));
@@ -345,4 +373,8 @@ NB_MODULE(_hloc, m) {
         return *ValueOrThrow(Program::Load(path));
       },
       nb::arg("path"), "Loads a saved cpu executable (nothing compiled).");
+
+  nb::module_ cuda = m.def_submodule(
+      "cuda", "The cuda runtime (what the runtime-only _hloc_cuda holds)");
+  DefineCudaRuntime(cuda);
 }

@@ -398,6 +398,56 @@ ENTRY e {
                                     "the cuda platform is not available: "):
             hloc.jit(jnp.sin, platform="cuda")(np.ones(3, np.float32))
 
+    def test_a_gpu_array_is_refused_by_host_programs(self):
+        # What jax.jit does with an array committed to another device: an
+        # error naming the argument, not a silent copy through the host.
+        class OnGpu:
+            shape, dtype = (3,), np.dtype(np.float32)
+
+            def __dlpack_device__(self):
+                return (2, 0)  # kDLCUDA, device 0
+
+            def __array__(self, dtype=None, copy=None):
+                raise AssertionError("copied through the host")
+
+        exe = hloc.compile(jax.jit(lambda a, b: a + b).lower(
+            np.ones(3, np.float32), np.ones(3, np.float32)).compiler_ir(
+                "hlo").as_serialized_hlo_module_proto(), name="add")
+        with self.assertRaisesRegex(ValueError, "argument 1 of add is "
+                                    "on cuda:0, and this program runs on "
+                                    "the host"):
+            exe.run(np.ones(3, np.float32), OnGpu())
+
+    def test_saved_executables_load(self):
+        x = np.arange(6, dtype=np.float32).reshape(2, 3)
+        with tempfile.TemporaryDirectory() as tmp:
+            cpu_path = os.path.join(tmp, "cpu.hloexe")
+            with open(cpu_path, "wb") as f:
+                f.write(hloc.jit(jnp.sin).lower(x).executable())
+            np.testing.assert_allclose(hloc.load(cpu_path).run(x), np.sin(x),
+                                       rtol=1e-6)
+            # The cuda executable is compiled here (no GPU needed) and
+            # loading it says why it cannot run.
+            cuda_path = os.path.join(tmp, "cuda.hloexe")
+            with open(cuda_path, "wb") as f:
+                f.write(hloc.jit(jnp.sin, platform="cuda").lower(x)
+                        .executable())
+            self.assertEqual(hloc._cuda.executable_platform(cuda_path),
+                             "cuda")
+            with self.assertRaisesRegex(hloc.HlocError,
+                                        "the cuda platform is not "
+                                        "available: "):
+                hloc.load(cuda_path)
+            # A jitted function refuses another platform's executable.
+            f = hloc.jit(jnp.sin, platform="cuda")
+            with self.assertRaisesRegex(hloc.HlocError, "is a cpu "
+                                        "executable, this function runs "
+                                        "on cuda"):
+                f.use_executable(cpu_path, x)
+        with self.assertRaisesRegex(hloc.HlocError, "the interpreter "
+                                    "platform has no executable"):
+            hloc.jit(jnp.sin, platform="interpreter").lower(x).executable()
+
     def test_unknown_platform(self):
         with self.assertRaisesRegex(ValueError, "unknown platform 'tpu'"):
             hloc.jit(jnp.sin, platform="tpu")

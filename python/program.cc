@@ -66,7 +66,7 @@ absl::StatusOr<Executable> CompileForCuda(const HloModule& module) {
   absl::StatusOr<cuda::CudaDriver*> driver = cuda::CudaDriver::Get();
   if (!compiler) {
     std::string why =
-        "this build of hloc has no cuda compiler yet (backends/gpu)";
+        "this build of hloc has no cuda compiler (backends/gpu)";
     if (!driver.ok()) {
       absl::StrAppend(&why,
                       "; and no CUDA device here: ", driver.status().message());
@@ -124,6 +124,20 @@ absl::StatusOr<std::string> ModuleStage(const OptimizedModule& optimized,
       optimized.options.allow_fallback.value_or(options.cpu.allow_fallback);
   return BackendStageOutput(*optimized.module, platform, stage,
                             /*summary=*/true, options);
+}
+
+absl::StatusOr<std::string> SerializedExecutable(
+    const OptimizedModule& optimized) {
+  const std::string& platform = optimized.options.platform;
+  if (platform == "interpreter") {
+    return absl::InvalidArgumentError(
+        "the interpreter platform has no executable");
+  }
+  StageOptions options;
+  options.cpu.allow_fallback =
+      optimized.options.allow_fallback.value_or(options.cpu.allow_fallback);
+  return BackendStageOutput(*optimized.module, platform, "executable",
+                            /*summary=*/false, options);
 }
 
 absl::StatusOr<std::unique_ptr<Program>> Program::Compile(

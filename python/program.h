@@ -7,9 +7,10 @@
 //
 // Platforms: "interpreter" (the reference evaluator on the module as
 // given), "cpu" (the cpu pipeline, LLVM, the host JIT), "cuda" (the cuda
-// pipeline, then the cuda compiler where one is built in: CudaCompiler()
-// in tools/hlo_run_lib.h; until backends/gpu provides it, compiling for
-// cuda fails with "the cuda platform is not available: ...").
+// pipeline, backends/gpu, the CUDA driver; without a GPU, compiling for
+// cuda fails with "the cuda platform is not available: ..."). The Python
+// package runs cuda through python/cuda_bindings.cc instead, on DLPack
+// device arrays, from SerializedExecutable's bytes.
 #ifndef PYTHON_PROGRAM_H_
 #define PYTHON_PROGRAM_H_
 
@@ -65,6 +66,12 @@ absl::StatusOr<OptimizedModule> OptimizeModule(const HloModule& module,
 // tools/compile_stages.h). Stages past hlo are the platform backend's.
 absl::StatusOr<std::string> ModuleStage(const OptimizedModule& optimized,
                                         const std::string& stage);
+
+// The optimised module compiled into a saved executable's bytes (what
+// hlo-opt --stage=executable -o FILE writes): for cuda, what the runtime-only
+// Python extension loads (python/cuda_bindings.cc).
+absl::StatusOr<std::string> SerializedExecutable(
+    const OptimizedModule& optimized);
 
 // A compiled module, ready to run.
 class Program {

@@ -35,6 +35,7 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Open(
   binder.Bind(&d.cuDevicePrimaryCtxRetain, {"cuDevicePrimaryCtxRetain"});
   binder.Bind(&d.cuDevicePrimaryCtxRelease, {"cuDevicePrimaryCtxRelease_v2"});
   binder.Bind(&d.cuCtxSetCurrent, {"cuCtxSetCurrent"});
+  binder.Bind(&d.cuCtxSynchronize, {"cuCtxSynchronize"});
   binder.Bind(&d.cuModuleLoadDataEx, {"cuModuleLoadDataEx"});
   binder.Bind(&d.cuModuleUnload, {"cuModuleUnload"});
   binder.Bind(&d.cuModuleGetFunction, {"cuModuleGetFunction"});

@@ -113,6 +113,7 @@ class CudaDriver {
                                        CUdevice device) = nullptr;
   CUresult (*cuDevicePrimaryCtxRelease)(CUdevice device) = nullptr;
   CUresult (*cuCtxSetCurrent)(CUcontext context) = nullptr;
+  CUresult (*cuCtxSynchronize)() = nullptr;
   CUresult (*cuModuleLoadDataEx)(CUmodule* module, const void* image,
                                  unsigned int num_options,
                                  CUjit_option* options,

@@ -57,6 +57,11 @@ struct CudaExecutor::ThunkList {
   struct Segment {
     size_t begin = 0, end = 0;
     bool graph = false;
+    // Whether a step of it reads a parameter's or writes an output's
+    // allocation: a graph bakes in their plan addresses, so a device run
+    // (RunOnDevice), which moves them onto the caller's memory, issues such
+    // a segment step by step instead.
+    bool touches_entry_io = false;
     CUgraphExec executable = nullptr;  // Captured on first use.
   };
   std::vector<Thunk> thunks;
@@ -339,6 +344,14 @@ absl::Status CudaExecutor::Prepare(const std::vector<ExecutableStep>& steps,
     ThunkList::Segment segment;
     segment.begin = begin;
     segment.end = end;
+    for (size_t i = begin; i < end; ++i) {
+      for (int64_t slot : thunks[i].step->buffers) {
+        const BufferAllocation::Kind kind =
+            executable_.allocations[executable_.buffers[slot].allocation].kind;
+        segment.touches_entry_io |= kind == BufferAllocation::Kind::kParameter ||
+                                    kind == BufferAllocation::Kind::kOutput;
+      }
+    }
     segment.graph = options_.use_graphs && kernels >= kMinGraphKernels;
     list->segments.push_back(segment);
     begin = end;
@@ -425,14 +438,23 @@ absl::Status CudaExecutor::PrepareLibraryCall(const ExecutableStep& step,
 // One run: the steps on the stream, timing and counting as asked.
 class CudaExecutor::Runner {
  public:
+  // `address`: every slot's device address for this run (the plan's, or
+  // a device run's with parameters and results moved onto the caller's
+  // memory: `moved`).
   Runner(CudaExecutor* executor, const CudaRunOptions& options,
-         CudaRunStats* stats)
-      : e_(*executor), options_(options), stats_(stats) {}
+         CudaRunStats* stats, const std::vector<CUdeviceptr>& address,
+         bool moved)
+      : e_(*executor),
+        options_(options),
+        stats_(stats),
+        address_(address),
+        moved_(moved) {}
 
   absl::Status RunList(ThunkList* list) {
     for (ThunkList::Segment& segment : list->segments) {
       absl::Status status;
-      if (segment.graph && !options_.time_steps) {
+      if (segment.graph && !options_.time_steps &&
+          !(moved_ && segment.touches_entry_io)) {
         status = RunGraph(list, &segment);
       } else {
         for (size_t i = segment.begin; status.ok() && i < segment.end; ++i) {
@@ -506,7 +528,7 @@ class CudaExecutor::Runner {
       return absl::OkStatus();
     }
     const std::vector<int64_t>& b = thunk.step->buffers;
-    const auto& address = e_.slot_address_;
+    const auto& address = address_;
     if (thunk.gemm != nullptr && cuda::CublasGemm::NeedsTuning(*thunk.gemm)) {
       return e_.gemm_->Autotune(thunk.gemm.get(), address[b[0]], address[b[1]],
                                 b.size() == 4 ? address[b[2]] : 0,
@@ -525,8 +547,9 @@ class CudaExecutor::Runner {
     cuda::CudaDriver* d = e_.driver_;
     switch (step.kind) {
       case ExecutableStep::Kind::kKernel: {
+        const std::vector<CUdeviceptr>& arguments = Arguments(thunk);
         std::vector<void*> parameters;
-        for (const CUdeviceptr& argument : thunk.arguments) {
+        for (const CUdeviceptr& argument : arguments) {
           parameters.push_back(const_cast<CUdeviceptr*>(&argument));
         }
         const LaunchDims& l = step.launch;
@@ -546,12 +569,12 @@ class CudaExecutor::Runner {
             static_cast<size_t>(e_.executable_.buffers[step.buffers[0]].size);
         if (bytes == 0) return absl::OkStatus();
         return HLOC_CUDA_CALL(
-            d, thunk.what, cuMemcpyDtoDAsync, e_.slot_address_[step.buffers[1]],
-            e_.slot_address_[step.buffers[0]], bytes, e_.stream_);
+            d, thunk.what, cuMemcpyDtoDAsync, address_[step.buffers[1]],
+            address_[step.buffers[0]], bytes, e_.stream_);
       }
       case ExecutableStep::Kind::kLibraryCall: {
         const std::vector<int64_t>& b = step.buffers;
-        const auto& address = e_.slot_address_;
+        const auto& address = address_;
         // Inside a graph capture the call was tuned before it began.
         absl::Status tuned = TuneLibraryCall(thunk);
         if (!tuned.ok()) return tuned;
@@ -577,7 +600,7 @@ class CudaExecutor::Runner {
     const ExecutableStep& step = *thunk.step;
     const CollectiveConfig& c = step.collective;
     cuda::CudaDriver* d = e_.driver_;
-    const std::vector<CUdeviceptr>& address = thunk.arguments;
+    const std::vector<CUdeviceptr>& address = Arguments(thunk);
     const int64_t device = e_.options_.device_id;
     using Op = CollectiveConfig::Op;
     if (c.op == Op::kReplicaId || c.op == Op::kPartitionId) {
@@ -682,9 +705,10 @@ class CudaExecutor::Runner {
     const size_t bytes = static_cast<size_t>(ByteWidth(shape.element_type()));
     const std::string what =
         absl::StrCat(thunk.what, ": reading its predicate");
+    e_.host_transfers_.fetch_add(1);
     absl::Status status =
         HLOC_CUDA_CALL(e_.driver_, what, cuMemcpyDtoHAsync, &value,
-                       e_.slot_address_[slot], bytes, e_.stream_);
+                       address_[slot], bytes, e_.stream_);
     if (status.ok()) {
       status =
           HLOC_CUDA_CALL(e_.driver_, what, cuStreamSynchronize, e_.stream_);
@@ -712,9 +736,10 @@ class CudaExecutor::Runner {
       host.push_back(HostStagingBytes(slots[slot].size));
       address[slot] = host.back().get();
       if (i < thunk.evaluator->num_operand_slots() && slots[slot].size > 0) {
+        e_.host_transfers_.fetch_add(1);
         status =
             HLOC_CUDA_CALL(d, thunk.what, cuMemcpyDtoHAsync, address[slot],
-                           e_.slot_address_[slot],
+                           address_[slot],
                            static_cast<size_t>(slots[slot].size), e_.stream_);
       }
     }
@@ -727,8 +752,9 @@ class CudaExecutor::Runner {
          status.ok() && i < step.buffers.size(); ++i) {
       const int64_t slot = step.buffers[i];
       if (slots[slot].size == 0) continue;
+      e_.host_transfers_.fetch_add(1);
       status = HLOC_CUDA_CALL(
-          d, thunk.what, cuMemcpyHtoDAsync, e_.slot_address_[slot],
+          d, thunk.what, cuMemcpyHtoDAsync, address_[slot],
           address[slot], static_cast<size_t>(slots[slot].size), e_.stream_);
     }
     // The host copies must outlive the uploads.
@@ -738,9 +764,21 @@ class CudaExecutor::Runner {
     return status;
   }
 
+  // A kernel's or collective's buffer addresses: computed once at Prepare
+  // for the plan's addresses, per issue in a device run.
+  const std::vector<CUdeviceptr>& Arguments(const Thunk& thunk) {
+    if (!moved_) return thunk.arguments;
+    scratch_.clear();
+    for (int64_t slot : thunk.step->buffers) scratch_.push_back(address_[slot]);
+    return scratch_;
+  }
+
   CudaExecutor& e_;
   const CudaRunOptions& options_;
   CudaRunStats* stats_;
+  const std::vector<CUdeviceptr>& address_;
+  const bool moved_;
+  std::vector<CUdeviceptr> scratch_;
   size_t next_event_ = 0;
   // (timed step, its first event) per timed launch, in order.
   std::vector<std::pair<int64_t, size_t>> timings_;
@@ -761,12 +799,13 @@ absl::StatusOr<Literal> CudaExecutor::Run(absl::Span<const Literal> arguments,
   const ArgumentStaging in(e, arguments);
   for (const HostSlotCopy& copy : in.copies()) {
     if (!status.ok()) break;
+    host_transfers_.fetch_add(1);
     status = HLOC_CUDA_CALL(driver_, copy.what, cuMemcpyHtoDAsync,
                             slot_address_[copy.slot], copy.host, copy.bytes,
                             stream_);
   }
   if (stats != nullptr) *stats = CudaRunStats();
-  Runner runner(this, options, stats);
+  Runner runner(this, options, stats, slot_address_, /*moved=*/false);
   if (status.ok() && options.time_run) status = RecordRunEvent(0);
   const int64_t repeat = std::max<int64_t>(1, options.repeat);
   for (int64_t r = 0; status.ok() && r < repeat; ++r) {
@@ -777,6 +816,7 @@ absl::StatusOr<Literal> CudaExecutor::Run(absl::Span<const Literal> arguments,
   ResultStaging out(e);
   for (const HostSlotCopy& copy : out.copies()) {
     if (!status.ok()) break;
+    host_transfers_.fetch_add(1);
     status = HLOC_CUDA_CALL(driver_, copy.what, cuMemcpyDtoHAsync, copy.host,
                             slot_address_[copy.slot], copy.bytes, stream_);
   }
@@ -798,6 +838,149 @@ absl::StatusOr<Literal> CudaExecutor::Run(absl::Span<const Literal> arguments,
   }
   if (!status.ok()) return status;
   return std::move(out).Finish();
+}
+
+namespace {
+
+// Device runs read and write the caller's bytes as they are: row-major.
+bool RowMajorSlot(const ExecutableBuffer& slot) {
+  return slot.shape.HasDescendingLayout() || slot.shape.rank() <= 1;
+}
+
+}  // namespace
+
+absl::Status CudaExecutor::CheckDeviceRun(
+    absl::Span<const CudaRunArgument> parameter_leaves,
+    absl::Span<const CUdeviceptr> results) const {
+  const Executable& e = executable_;
+  size_t leaves = 0;
+  for (const auto& parameter : e.parameter_buffers) leaves += parameter.size();
+  if (parameter_leaves.size() != leaves ||
+      results.size() != e.result_buffers.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a device run of ", e.name, " takes ", leaves,
+        " parameter leaves and ", e.result_buffers.size(),
+        " result buffers, given ", parameter_leaves.size(), " and ",
+        results.size()));
+  }
+  auto check = [&](int64_t slot, CUdeviceptr address, const std::string& what)
+      -> absl::Status {
+    const ExecutableBuffer& buffer = e.buffers[slot];
+    if (!RowMajorSlot(buffer)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          what, " has layout ", buffer.shape.ToString(/*print_layout=*/true),
+          " on the device; device runs take row-major buffers only (run "
+          "with host arrays instead)"));
+    }
+    // The kernels' pointer parameters are declared 16-byte aligned
+    // (backends/gpu/kernel_builder.cc) and load vectors accordingly.
+    if (address % 16 != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, " at device address 0x", absl::Hex(address),
+          " is not 16-byte aligned"));
+    }
+    return absl::OkStatus();
+  };
+  size_t i = 0;
+  for (size_t p = 0; p < e.parameter_buffers.size(); ++p) {
+    for (size_t l = 0; l < e.parameter_buffers[p].size(); ++l, ++i) {
+      const CudaRunArgument& argument = parameter_leaves[i];
+      const std::string what = absl::StrCat("parameter ", p, " leaf ", l);
+      if ((argument.device == 0) == (argument.host == nullptr)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            what, ": give exactly one of a device and a host address"));
+      }
+      absl::Status status = check(e.parameter_buffers[p][l], argument.device,
+                                  what);
+      if (!status.ok()) return status;
+    }
+  }
+  for (size_t l = 0; l < results.size(); ++l) {
+    const std::string what = absl::StrCat("result leaf ", l);
+    if (results[l] == 0 && e.buffers[e.result_buffers[l]].size > 0) {
+      return absl::InvalidArgumentError(what + ": no device address");
+    }
+    absl::Status status = check(e.result_buffers[l], results[l], what);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CudaExecutor::RunOnDevice(
+    absl::Span<const CudaRunArgument> parameter_leaves,
+    absl::Span<const CUdeviceptr> results, CudaRunStats* stats) {
+  absl::Status status = CheckDeviceRun(parameter_leaves, results);
+  if (!status.ok()) return status;
+  const Executable& e = executable_;
+  std::lock_guard<std::mutex> lock(run_mutex_);
+  status = device_->MakeCurrent();
+  if (!status.ok()) return status;
+  // Where each allocation lives in this run: the caller's memory for
+  // parameters given on the device and for the outputs, the plan's block
+  // for the rest. One allocation per parameter leaf and per output value
+  // (buffer_assignment.h), so moving an allocation moves exactly its value.
+  std::vector<CUdeviceptr> base(e.allocations.size(), 0);
+  last_parameter_addresses_.clear();
+  size_t i = 0;
+  for (size_t p = 0; p < e.parameter_buffers.size(); ++p) {
+    for (int64_t slot : e.parameter_buffers[p]) {
+      const CudaRunArgument& argument = parameter_leaves[i++];
+      const ExecutableBuffer& buffer = e.buffers[slot];
+      if (argument.device != 0) base[buffer.allocation] = argument.device;
+      last_parameter_addresses_.push_back(
+          argument.device != 0 ? argument.device : slot_address_[slot]);
+    }
+  }
+  // A result leaf that is a whole output allocation is computed in place;
+  // one that is a parameter, a constant or another leaf's value again is
+  // copied on the device after the steps.
+  std::vector<std::pair<int64_t, CUdeviceptr>> copies_out;
+  for (size_t l = 0; l < results.size(); ++l) {
+    const ExecutableBuffer& buffer = e.buffers[e.result_buffers[l]];
+    if (buffer.size == 0) continue;
+    const ExecutableAllocation& allocation = e.allocations[buffer.allocation];
+    if (allocation.kind == BufferAllocation::Kind::kOutput &&
+        base[buffer.allocation] == 0 && buffer.offset == 0) {
+      base[buffer.allocation] = results[l];
+    } else {
+      copies_out.emplace_back(e.result_buffers[l], results[l]);
+    }
+  }
+  std::vector<CUdeviceptr> address = slot_address_;
+  for (size_t slot = 0; slot < e.buffers.size(); ++slot) {
+    const ExecutableBuffer& buffer = e.buffers[slot];
+    if (base[buffer.allocation] != 0) {
+      address[slot] = base[buffer.allocation] + buffer.offset;
+    }
+  }
+  i = 0;
+  for (size_t p = 0; status.ok() && p < e.parameter_buffers.size(); ++p) {
+    for (int64_t slot : e.parameter_buffers[p]) {
+      const CudaRunArgument& argument = parameter_leaves[i++];
+      const size_t bytes = static_cast<size_t>(e.buffers[slot].size);
+      if (argument.host == nullptr || bytes == 0 || !status.ok()) continue;
+      host_transfers_.fetch_add(1);
+      status = HLOC_CUDA_CALL(
+          driver_, absl::StrCat("copying parameter ", p, " in from the host"),
+          cuMemcpyHtoDAsync, address[slot], argument.host, bytes, stream_);
+    }
+  }
+  if (stats != nullptr) *stats = CudaRunStats();
+  CudaRunOptions options;
+  Runner runner(this, options, stats, address, /*moved=*/true);
+  if (status.ok()) status = runner.RunList(steps_.get());
+  for (const auto& [slot, destination] : copies_out) {
+    if (!status.ok()) break;
+    status = HLOC_CUDA_CALL(
+        driver_, absl::StrCat("copying result ", e.buffers[slot].name),
+        cuMemcpyDtoDAsync, destination, address[slot],
+        static_cast<size_t>(e.buffers[slot].size), stream_);
+  }
+  // Always wait: host parameters must outlive their copies, and the
+  // caller may free or read its buffers once this returns.
+  const absl::Status synced = HLOC_CUDA_CALL(
+      driver_, "finishing the device run", cuStreamSynchronize, stream_);
+  return status.ok() ? synced : status;
 }
 
 absl::Status CudaExecutor::RecordRunEvent(int i) {

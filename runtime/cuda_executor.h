@@ -20,6 +20,9 @@
 // a CUDA graph the first time it runs and replayed afterwards, one launch
 // instead of one per kernel.
 //
+// RunOnDevice runs on the caller's device memory instead: parameters read
+// in place, results written into buffers the caller provides.
+//
 // Runs are serialised (one buffer plan on the device); any thread may run.
 #ifndef RUNTIME_CUDA_EXECUTOR_H_
 #define RUNTIME_CUDA_EXECUTOR_H_
@@ -95,6 +98,14 @@ struct CudaRunStats {
   double run_milliseconds = 0;
 };
 
+// One parameter leaf of a device run (CudaExecutor::RunOnDevice): its
+// bytes on the executor's device, row-major and 16-byte aligned, read in
+// place; or in host memory, copied in (and counted as a host transfer).
+struct CudaRunArgument {
+  cuda::CUdeviceptr device = 0;
+  const void* host = nullptr;
+};
+
 // A table of step times, slowest first, with each one's share.
 std::string FormatStepTimes(const std::vector<CudaStepTime>& times);
 
@@ -112,6 +123,35 @@ class CudaExecutor {
   absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments,
                               const CudaRunOptions& options = {},
                               CudaRunStats* stats = nullptr);
+
+  // A run on the caller's device memory (DLPack arrays, a framework's
+  // buffers): `parameter_leaves` has one entry per leaf of every entry
+  // parameter (depth-first, parameter after parameter), `results` one
+  // device address per result leaf, row-major, of its leaf's size. The
+  // kernels read the parameters and write the results where they are: no
+  // host copy and no device copy, except a result that is a parameter, a
+  // constant or a repeated leaf (copied on the device). Graph segments that
+  // touch parameters or outputs run step by step (their captured addresses
+  // are the plan's). Returns once the results are written (the stream is
+  // synchronised), so the caller's buffers are free to use on any stream.
+  absl::Status RunOnDevice(absl::Span<const CudaRunArgument> parameter_leaves,
+                           absl::Span<const cuda::CUdeviceptr> results,
+                           CudaRunStats* stats = nullptr);
+
+  // Copies between host and device memory issued so far, over all runs:
+  // arguments and results of Run, host arguments of RunOnDevice, loop and
+  // conditional predicates, evaluator steps.
+  int64_t host_transfers() const { return host_transfers_.load(); }
+  // The device address each parameter leaf was read from in the last
+  // RunOnDevice (tests check zero-copy against the caller's buffers).
+  const std::vector<cuda::CUdeviceptr>& last_parameter_addresses() const {
+    return last_parameter_addresses_;
+  }
+  const cuda::CudaDevice& device() const { return *device_; }
+  // The stream every run issues its work on. A producer of device
+  // arguments orders its writes before it (DLPack's
+  // __dlpack__(stream=...)).
+  cuda::CUstream stream() const { return stream_; }
 
   const Executable& executable() const { return executable_; }
   const cuda::CudaDeviceInfo& device_info() const;
@@ -142,6 +182,8 @@ class CudaExecutor {
   // on first use.
   absl::Status PrepareLibraryCall(const ExecutableStep& step,
                                   const std::string& what, Thunk* thunk);
+  absl::Status CheckDeviceRun(absl::Span<const CudaRunArgument> parameter_leaves,
+                              absl::Span<const cuda::CUdeviceptr> results) const;
   // Records run_events_[i] (created on first use) on the stream.
   absl::Status RecordRunEvent(int i);
   absl::StatusOr<cuda::CUfunction> Kernel(const ExecutableStep& step,
@@ -178,6 +220,8 @@ class CudaExecutor {
   cuda::CUevent run_events_[2] = {nullptr, nullptr};
   std::mutex run_mutex_;
   std::atomic<int64_t> fallback_runs_{0};
+  std::atomic<int64_t> host_transfers_{0};
+  std::vector<cuda::CUdeviceptr> last_parameter_addresses_;
 };
 
 }  // namespace hloc

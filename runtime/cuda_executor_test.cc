@@ -1,7 +1,7 @@
 // The CUDA executor on hand-made executables (runtime/testing): kernels,
 // copies, while loops, conditionals (pred and s32), constants, tuple
 // results, dynamic shared memory above 48 KiB, evaluator steps, cuBLASLt
-// gemms, CUDA graphs and step timing. Without a GPU the GPU tests skip and
+// gemms, CUDA graphs, step timing and runs on the caller's device memory. Without a GPU the GPU tests skip and
 // say so; the checks that need no GPU always run.
 #include "runtime/cuda_executor.h"
 
@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "runtime/cublas_gemm.h"
 #include "runtime/cudnn_conv.h"
+#include "runtime/dense_buffer.h"
 #include "runtime/testing/cuda_test_executables.h"
 
 namespace hloc {
@@ -213,6 +214,63 @@ TEST(CudaExecutorTest, WhileLoopConditionalConstantsAndTuple) {
     EXPECT_EQ(stats.graph_launches, testing::kLoopTrips);
   }
   EXPECT_EQ((*executor)->fallback_runs(), 0);
+}
+
+// RunOnDevice: x read where it lies on the device, flag copied from the
+// host, every result leaf written where the caller says; the same values
+// as Run, with graphs touching parameters or results issued step by step.
+TEST(CudaExecutorTest, RunOnDeviceReadsAndWritesTheCallersMemory) {
+  CREATE_OR_SKIP(executor, WhileConditionalExecutable());
+  CudaExecutor& e = **executor;
+  cuda::CudaDriver* d = *cuda::CudaDriver::Get();
+  const Literal x = Vector(0.5f);
+  const Executable& plan = e.executable();
+  // One block: x, then each result leaf, 256 bytes apart at least.
+  std::vector<int64_t> offsets = {0};
+  int64_t bytes = (x.size_bytes() + 255) / 256 * 256;
+  for (int64_t slot : plan.result_buffers) {
+    offsets.push_back(bytes);
+    bytes += (plan.buffers[slot].size + 255) / 256 * 256;
+  }
+  cuda::CUdeviceptr block = 0;
+  ASSERT_TRUE(HLOC_CUDA_CALL(d, "test", cuMemAlloc, &block, bytes).ok());
+  ASSERT_TRUE(HLOC_CUDA_CALL(d, "test", cuMemcpyHtoDAsync, block,
+                             x.untyped_data(), x.size_bytes(), e.stream())
+                  .ok());
+  std::vector<cuda::CUdeviceptr> results;
+  for (size_t l = 1; l < offsets.size(); ++l) {
+    results.push_back(block + offsets[l]);
+  }
+  for (bool flag : {true, false}) {
+    const Literal pred = Literal::CreateR0<bool>(PRED, flag);
+    std::vector<CudaRunArgument> arguments(2);
+    arguments[0].device = block;
+    arguments[1].host = pred.untyped_data();
+    ASSERT_TRUE(e.RunOnDevice(arguments, results).ok());
+    EXPECT_EQ(e.last_parameter_addresses()[0], block);
+    Literal result = Literal::CreateUninitialized(plan.result_shape);
+    std::vector<Literal*> leaves = MutableLiteralLeaves(&result);
+    for (size_t l = 0; l < leaves.size(); ++l) {
+      ASSERT_TRUE(HLOC_CUDA_CALL(d, "test", cuMemcpyDtoHAsync,
+                                 leaves[l]->untyped_data(), results[l],
+                                 leaves[l]->size_bytes(), e.stream())
+                      .ok());
+    }
+    ASSERT_TRUE(HLOC_CUDA_CALL(d, "test", cuStreamSynchronize, e.stream())
+                    .ok());
+    EXPECT_TRUE(result == WhileConditionalExpected(x, flag)) << flag;
+  }
+  // Misaligned and miscounted calls are refused before anything runs.
+  std::vector<CudaRunArgument> arguments(2);
+  arguments[0].device = block + 4;
+  const Literal pred = Literal::CreateR0<bool>(PRED, true);
+  arguments[1].host = pred.untyped_data();
+  EXPECT_EQ(e.RunOnDevice(arguments, results).code(),
+            absl::StatusCode::kInvalidArgument);
+  arguments.pop_back();
+  EXPECT_EQ(e.RunOnDevice(arguments, results).code(),
+            absl::StatusCode::kInvalidArgument);
+  d->cuMemFree(block);
 }
 
 TEST(CudaExecutorTest, WithoutGraphsAndTimed) {

@@ -13,6 +13,10 @@ Targets:
   @python_ext//:nanobind        nanobind's headers and its library sources
                                 (compiled once into each extension)
   @python_ext//:defs.bzl        PY_EXT_SUFFIX, e.g. ".cpython-311-x86_64-linux-gnu.so"
+
+Another interpreter: python_ext_repository(name = ..., python = "python3.12",
+pyenv_version = "3.12.1"); it needs its own pip nanobind (the sources are
+compiled per extension, so any nanobind of the same version serves).
 """
 
 _QUERY = """
@@ -70,14 +74,24 @@ cc_library(
 )
 """
 
-def _python_ext_impl(rctx):
-    python = rctx.which("python3")
+def _query(rctx, command, environment):
+    python = rctx.which(command)
     if python == None:
-        fail("python3 not found on PATH (run scripts/setup.sh)")
-    res = rctx.execute([python, "-c", _QUERY])
+        fail("%s not found on PATH (run scripts/setup.sh)" % command)
+    res = rctx.execute([python, "-c", _QUERY], environment = environment)
     if res.return_code != 0:
-        fail("@python_ext: %s failed:\n%s" % (python, res.stderr))
-    include, ext_suffix, nanobind, version, executable = res.stdout.strip().split("\n")
+        fail("@%s: %s failed:\n%s" % (rctx.name, python, res.stderr))
+    return res.stdout.strip().split("\n")
+
+def _python_ext_impl(rctx):
+    environment = {}
+    if rctx.attr.pyenv_version:
+        environment["PYENV_VERSION"] = rctx.attr.pyenv_version
+    include, ext_suffix, nanobind, version, executable = _query(
+        rctx,
+        rctx.attr.python,
+        environment,
+    )
     rctx.symlink(include, "python_include")
     rctx.symlink(nanobind, "nanobind")
     rctx.file("WORKSPACE", 'workspace(name = "%s")\n' % rctx.name)
@@ -95,6 +109,12 @@ def _python_ext_impl(rctx):
 
 python_ext_repository = repository_rule(
     implementation = _python_ext_impl,
+    attrs = {
+        # The interpreter, looked up on PATH.
+        "python": attr.string(default = "python3"),
+        # For pyenv's shims: the version `python` runs (e.g. "3.12.1").
+        "pyenv_version": attr.string(default = ""),
+    },
     environ = ["PATH", "PYENV_VERSION"],
     configure = True,  # `bazel sync --configure` asks python3 again
     doc = "The python3 on PATH's headers and its pip-installed nanobind.",

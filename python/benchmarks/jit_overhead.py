@@ -1,10 +1,20 @@
 #!/usr/bin/env python3
-"""Per-call time of hloc.jit against jax.jit (XLA:CPU) in one process: a
-tiny input, where the time is the dispatch overhead, and a large
-elementwise chain, where it is the kernel. Median of repeated calls after
-a warm-up (compilation excluded); prints a Markdown table.
+"""Per-call time of hloc.jit against jax.jit in one process: a tiny input,
+where the time is the dispatch overhead, and a large elementwise chain,
+where it is the kernel. Median of repeated calls after a warm-up
+(compilation excluded); prints a Markdown table.
 
-usage: python3 python/benchmarks/jit_overhead.py [--repeats N]   (after scripts/setup.sh)
+--platform=cpu (default): against XLA:CPU.
+--platform=cuda: against jax.jit on the GPU. Every call is timed to its
+results being ready (hloc's cuda calls return then; jax.jit's are followed
+by block_until_ready). With --cuda-executables DIR the programs are the
+saved executables DIR/bench_small.hloexe and DIR/bench_chain.hloexe
+(tests/gpu_python/make_executables.py writes them where hloc has its
+compiler), run through hloc.jit's dispatch (Jitted.use_executable): the
+GPU machine's hloc has no compiler.
+
+usage: python3 python/benchmarks/jit_overhead.py [--repeats N]
+           [--platform cpu|cuda] [--cuda-executables DIR]   (after scripts/setup.sh)
 """
 
 import argparse
@@ -36,36 +46,91 @@ def median_seconds(call, repeats):
     return float(np.median(times))
 
 
+def cpu_row(fn, x_np, repeats):
+    x_jax = jnp.asarray(x_np)
+    ours, theirs = hloc.jit(fn), jax.jit(fn)
+    np.testing.assert_allclose(ours(x_np), theirs(x_np), rtol=1e-5,
+                               atol=1e-5)
+    return [
+        median_seconds(lambda: ours(x_np), repeats),
+        median_seconds(lambda: ours(x_jax), repeats),
+        median_seconds(lambda: theirs(x_jax).block_until_ready(), repeats),
+        median_seconds(lambda: theirs(x_np).block_until_ready(), repeats),
+    ]
+
+
+def cuda_row(fn, name, x_np, repeats, executables):
+    gpu = jax.devices("gpu")[0]
+    x_gpu = jax.device_put(x_np, gpu)
+    ours, theirs = hloc.jit(fn, platform="cuda"), jax.jit(fn)
+    if executables:
+        path = os.path.join(executables, f"bench_{name}.hloexe")
+        ours.use_executable(path, x_gpu)
+        exe = hloc.load(path)
+    else:
+        exe = hloc.jit(fn, platform="cuda").lower(x_np).compile()
+    np.testing.assert_allclose(np.asarray(ours(x_gpu)),
+                               np.asarray(theirs(x_gpu)), rtol=1e-5,
+                               atol=1e-5)
+    stream = exe.program.stream
+    dlpack_out = exe.run(x_gpu)
+    # Where hloc.jit's time goes beyond the run: exporting the JAX argument
+    # (with hloc's stream) and importing the result into JAX.
+    parts = {
+        "x.__dlpack__(stream=hloc's)": median_seconds(
+            lambda: x_gpu.__dlpack__(stream=stream), repeats),
+        "jax.dlpack.from_dlpack(result)": median_seconds(
+            lambda: jax.dlpack.from_dlpack(exe.run(x_gpu)), repeats)
+        - median_seconds(lambda: exe.run(x_gpu), repeats),
+    }
+    del dlpack_out
+    print(f"{name}: " + ", ".join(f"{k} {v * 1e6:.1f} us"
+                                   for k, v in parts.items()))
+    return [
+        median_seconds(lambda: ours(x_gpu), repeats),
+        median_seconds(lambda: ours(x_np), repeats),
+        median_seconds(lambda: exe.run(x_gpu), repeats),
+        median_seconds(lambda: theirs(x_gpu).block_until_ready(), repeats),
+        median_seconds(lambda: theirs(x_np).block_until_ready(), repeats),
+    ]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=0,
                         help="calls per measurement (default: 2000 small, "
-                        "20 large)")
+                        "20 large on cpu, 200 on cuda)")
+    parser.add_argument("--platform", default="cpu", choices=["cpu", "cuda"])
+    parser.add_argument("--cuda-executables", default=None)
     args = parser.parse_args()
+    cuda = args.platform == "cuda"
     rows = []
     for name, fn, shape, repeats, unit, scale in (
-            ("f32[8], x*2+1", small, (8,), args.repeats or 2000, "us", 1e6),
-            ("f32[4096,4096], tanh/exp chain", chain, (4096, 4096),
-             args.repeats or 20, "ms", 1e3)):
+            ("small", small, (8,), args.repeats or 2000, "us", 1e6),
+            ("chain", chain, (4096, 4096),
+             args.repeats or (200 if cuda else 20), "ms", 1e3)):
         x_np = np.random.default_rng(0).standard_normal(shape, np.float32)
-        x_jax = jnp.asarray(x_np)
-        ours, theirs = hloc.jit(fn), jax.jit(fn)
-        np.testing.assert_allclose(ours(x_np), theirs(x_np), rtol=1e-5,
-                                   atol=1e-5)
-        results = [
-            median_seconds(lambda: ours(x_np), repeats),
-            median_seconds(lambda: ours(x_jax), repeats),
-            median_seconds(lambda: theirs(x_jax).block_until_ready(),
-                           repeats),
-            median_seconds(lambda: theirs(x_np).block_until_ready(),
-                           repeats),
-        ]
-        rows.append(f"| {name} | " + " | ".join(
-            f"{t * scale:.1f} {unit}" for t in results) + " |")
-    print(f"{os.cpu_count()} CPUs, jax {jax.__version__}\n")
-    print("| input | hloc.jit, NumPy in | hloc.jit, JAX array in | "
-          "jax.jit, JAX array in | jax.jit, NumPy in |")
-    print("|---|---|---|---|---|")
+        if cuda:
+            results = cuda_row(fn, name, x_np, repeats,
+                               args.cuda_executables)
+        else:
+            results = cpu_row(fn, x_np, repeats)
+        label = ("f32[8], x*2+1" if name == "small" else
+                 "f32[4096,4096], tanh/exp chain")
+        rows.append(f"| {label} | " + " | ".join(
+            f"{t * scale:.1f} {unit}" if unit == "us" or t * scale >= 1
+            else f"{t * scale:.3f} {unit}" for t in results) + " |")
+    if cuda:
+        print(f"{jax.devices('gpu')[0].device_kind}, jax {jax.__version__}\n")
+        print("| input | hloc.jit, JAX GPU array in | hloc.jit, NumPy in | "
+              "hloc Executable.run, DLPack out | jax.jit, JAX GPU array in "
+              "| jax.jit, NumPy in |")
+        print("|---|---|---|---|---|---|")
+    else:
+        print(f"{os.cpu_count()} CPUs, jax {jax.__version__}\n")
+        print("| input | hloc.jit, NumPy in | hloc.jit, JAX array in | "
+              "jax.jit, JAX array in | jax.jit, NumPy in |")
+        print("|---|---|---|---|---|")
     print("\n".join(rows))
 
 

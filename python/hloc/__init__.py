@@ -13,17 +13,19 @@
 JAX lowers the function (jax.jit(f).lower(...)) to an HloModuleProto; hloc
 parses, verifies, optimises and compiles it for a platform: "cpu" (LLVM,
 host JIT), "interpreter" (the reference evaluator) or "cuda" (backends/gpu
-and the CUDA runtime; on a machine without a GPU it says the platform is not
-available, and why). Compiled programs are cached by
+and the CUDA runtime, on DLPack device arrays; on a machine without a GPU it
+says the platform is not available, and why). hloc.load(path) runs a saved
+executable, also where this hloc has no compiler (the GPU machine's runtime-
+only bundle: hloc/_cuda.py). Compiled programs are cached by
 the module's fingerprint, the platform and the options, in memory and, with
 set_cache_dir(), on disk; cache_stats() counts compilations and hits.
 Errors are HlocError (a RuntimeError) carrying the compiler's message.
 """
 
-from hloc._hloc import HlocError
+from hloc._errors import HlocError
 from hloc._jit import Jitted, Lowered, jit
 from hloc._program import (Executable, cache_stats, clear_cache, compile,
-                           platforms, set_cache_dir, stages)
+                           load, platforms, set_cache_dir, stages)
 
 __all__ = [
     "Executable",
@@ -34,6 +36,7 @@ __all__ = [
     "clear_cache",
     "compile",
     "jit",
+    "load",
     "platforms",
     "set_cache_dir",
     "stages",

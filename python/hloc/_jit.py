@@ -7,6 +7,12 @@ JAX (jax.jit(f).lower(...) -> HloModuleProto) and gets the compiled program
 from the compilation cache (_program.get_program), which compiles only a
 module it has not seen. A hit only converts the arguments and runs, so the
 per-call cost is a dictionary lookup and the run.
+
+platform="cuda": JAX GPU arrays go in through DLPack and are read in place;
+NumPy arrays are copied in; results come back as JAX arrays on the GPU,
+imported from hloc's DLPack results without a copy (hloc/_cuda.py). A GPU
+array given to a cpu or interpreter function is a ValueError naming the
+argument, not a silent copy through the host.
 """
 
 import functools
@@ -14,7 +20,8 @@ import inspect
 
 import jax
 
-from hloc import _hloc, _program
+from hloc import _cuda, _program
+from hloc._errors import HlocError
 
 
 class Lowered:
@@ -57,6 +64,12 @@ class Lowered:
         hloc.stages()): text, or bytes for "object"."""
         return self._optimized.stage(name)
 
+    def executable(self):
+        """The saved executable's bytes (hlo-opt --stage=executable -o
+        FILE): hloc.load() and Jitted.use_executable() run it, also on a
+        machine where hloc has no compiler."""
+        return self._optimized.executable_bytes()
+
     def compile(self):
         """The compiled module (hloc.Executable), through the cache."""
         return _program.Executable(
@@ -69,10 +82,11 @@ class _Entry:
     """What a call with one signature needs: the program and the
     conversions of its arguments and results."""
 
-    __slots__ = ("program", "in_dtypes", "out_dtypes", "out_tree")
+    __slots__ = ("program", "in_dtypes", "out_dtypes", "out_tree", "cuda")
 
     def __init__(self, program, out_tree):
         self.program = program
+        self.cuda = program.platform == "cuda"
         self.in_dtypes = [_program._NUMPY_TYPES.get(t)
                           for t in program.parameter_types]
         self.out_dtypes = _program.result_dtypes(program)
@@ -166,8 +180,15 @@ class Jitted:
                 f"jax.jit ({e})") from None
         if entry is None:
             entry = self._compile(key, args, kwargs, len(leaves))
-        arrays = [_program.as_argument(leaf, dtype)
-                  for leaf, dtype in zip(leaves, entry.in_dtypes)]
+        if entry.cuda:
+            program = entry.program
+            arrays = [_cuda.as_cuda_argument(leaf, dtype, program)
+                      for leaf, dtype in zip(leaves, entry.in_dtypes)]
+            results = [jax.dlpack.from_dlpack(r) for r in program.run(arrays)]
+            return jax.tree_util.tree_unflatten(entry.out_tree, results)
+        arrays = [_program.as_argument(leaf, dtype, i, self._name)
+                  for i, (leaf, dtype) in enumerate(zip(leaves,
+                                                        entry.in_dtypes))]
         results = _program.run_program(entry.program, arrays,
                                        entry.out_dtypes)
         return jax.tree_util.tree_unflatten(entry.out_tree, results)
@@ -184,12 +205,29 @@ class Jitted:
         proto, out_tree = self._lower_with_jax(args, kwargs)
         program = _program.get_program(proto, self._name, self._platform,
                                        self._verify_each, self._fallback)
+        return self._add_entry(key, program, out_tree, num_leaves)
+
+    def use_executable(self, path, *args, **kwargs):
+        """Ahead of time: calls with the signature of `args` run the saved
+        executable at `path` (compiled elsewhere from this function, e.g.
+        hlo-opt --platform=cuda --stage=executable on its lowering) instead
+        of compiling. JAX still lowers once, for the output pytree; hloc's
+        compiler is not needed (the GPU machine's runtime-only bundle)."""
+        key, leaves = self._signature(args, kwargs)
+        _, out_tree = self._lower_with_jax(args, kwargs)
+        program = _program.load(path).program
+        if program.platform != self._platform:
+            raise HlocError(f"{path} is a {program.platform} executable, "
+                            f"this function runs on {self._platform}")
+        self._add_entry(key, program, out_tree, len(leaves))
+
+    def _add_entry(self, key, program, out_tree, num_leaves):
         if len(program.parameter_types) != num_leaves:
-            raise _hloc.HlocError(
+            raise HlocError(
                 f"{self._name}: JAX lowered {num_leaves} array arguments to "
                 f"{len(program.parameter_types)} parameters")
         if len(program.result_types) != out_tree.num_leaves:
-            raise _hloc.HlocError(
+            raise HlocError(
                 f"{self._name}: the module has {len(program.result_types)} "
                 f"results, the function returns {out_tree.num_leaves} arrays")
         entry = _Entry(program, out_tree)
@@ -216,7 +254,9 @@ def jit(fun=None, *, platform="cpu", static_argnums=(), static_argnames=(),
     decorator, @hloc.jit or @hloc.jit(platform="interpreter").
 
     platform: "cpu" (LLVM, host JIT), "interpreter" (the reference
-    evaluator), "cuda" (raises HlocError until the cuda compiler exists).
+    evaluator), "cuda" (compiled here to PTX, run by the CUDA runtime on
+    the GPU; JAX GPU arrays in and out through DLPack, no host copy;
+    HlocError saying why where there is no GPU or no compiler).
     static_argnums / static_argnames: as jax.jit (hashable values; each new
     value compiles anew). verify_each: run the verifier after every pass.
     fallback: None (the platform's default), True or False (strict), as

@@ -3,8 +3,13 @@
 hloc.compile() and hloc.jit both end here. A module is compiled once per
 (fingerprint of its bytes, platform, options): later requests get the same
 program from memory, or, with a cache directory, from a saved executable on
-disk (cpu programs; nothing is compiled when one loads), the way JAX's
-persistent compilation cache works.
+disk (cpu and cuda programs; nothing is compiled when one loads), the way
+JAX's persistent compilation cache works.
+
+cuda programs are compiled here (_hloc: the pipeline, LLVM, PTX) into a
+saved executable's bytes, which the cuda runtime (_hloc_cuda, hloc/_cuda.py)
+loads and runs on DLPack arrays. A package without the compiler (the GPU
+machine's bundle) still loads saved executables: hloc.load().
 """
 
 import hashlib
@@ -15,7 +20,16 @@ import threading
 import ml_dtypes
 import numpy as np
 
-from hloc import _hloc
+from hloc import _cuda
+from hloc._errors import HlocError
+
+try:
+    from hloc import _hloc
+except ImportError as e:  # The runtime-only package (no LLVM).
+    _hloc = None
+    _NO_COMPILER = ("this hloc has no compiler (a runtime-only build: "
+                    f"{e}); hloc.load() runs saved cuda executables, "
+                    "made with hlo-opt --platform=cuda --stage=executable")
 
 # HLO element types and the NumPy dtypes that hold them.
 _NUMPY_TYPES = {
@@ -45,20 +59,30 @@ _stats = {"compilations": 0, "memory_hits": 0, "disk_hits": 0,
 _cache_dir = os.environ.get("HLOC_CACHE_DIR") or None
 
 
+def compiler():
+    """The compiling extension, or HlocError saying this build has none."""
+    if _hloc is None:
+        raise HlocError(_NO_COMPILER)
+    return _hloc
+
+
 def platforms():
     """The platforms hloc knows: interpreter, cpu, cuda."""
+    if _hloc is None:
+        return ["cuda"]
     return list(_hloc.platforms())
 
 
 def stages(platform="cpu"):
     """The stages Lowered.stage() prints for `platform`, in compilation
     order: "hlo", then the platform backend's."""
-    return list(_hloc.stages(platform))
+    return list(compiler().stages(platform))
 
 
 def set_cache_dir(path):
-    """Saves compiled cpu programs under `path` and loads them from there
-    (None turns the disk cache off). $HLOC_CACHE_DIR sets it at import."""
+    """Saves compiled cpu and cuda programs under `path` and loads them
+    from there (None turns the disk cache off). $HLOC_CACHE_DIR sets it at
+    import."""
     global _cache_dir
     if path is not None:
         os.makedirs(path, exist_ok=True)
@@ -94,15 +118,15 @@ def _options_key(platform, verify_each, fallback):
 def parse(contents, name):
     """Parses and verifies HLO text (str) or HloModuleProto bytes."""
     fmt = "pb" if isinstance(contents, (bytes, bytearray)) else "hlo"
-    return _hloc.parse(contents, fmt, name)
+    return compiler().parse(contents, fmt, name)
 
 
 def optimize(module, platform, verify_each=False, fallback=None):
     """Runs the platform's pipeline on a parsed module: an
     _hloc.OptimizedModule (its text, fusion report and stages)."""
-    return _hloc.optimize(module, platform, verify_each=verify_each,
-                          saveable=_cache_dir is not None,
-                          allow_fallback=fallback)
+    return compiler().optimize(module, platform, verify_each=verify_each,
+                               saveable=_cache_dir is not None,
+                               allow_fallback=fallback)
 
 
 def get_program(contents, name, platform, verify_each=False, fallback=None):
@@ -121,34 +145,56 @@ def get_program(contents, name, platform, verify_each=False, fallback=None):
         return program
     cache_dir = _cache_dir
     path = None
-    if cache_dir is not None and platform == "cpu":
+    if cache_dir is not None and platform in ("cpu", "cuda"):
         digest = hashlib.sha256(repr(key).encode()).hexdigest()
         path = os.path.join(cache_dir, digest + ".hloexe")
         if os.path.exists(path):
             try:
-                program = _hloc.load(path)
+                program = (_cuda.load(path) if platform == "cuda" else
+                           _hloc.load(path))
                 _count("disk_hits")
-            except _hloc.HlocError:
+            except HlocError as e:
+                # No GPU here says nothing about the file: compiling anew
+                # would fail the same way after the work.
+                if "the cuda platform is not available" in str(e):
+                    raise
                 # Written by another hloc or for another CPU: compile anew
                 # and overwrite it.
                 program = None
     if program is None:
-        program = optimize(module, platform, verify_each, fallback).compile()
+        optimized = optimize(module, platform, verify_each, fallback)
+        if platform == "cuda":
+            program = _compile_for_cuda(optimized, path)
+        else:
+            program = optimized.compile()
+            if path is not None:
+                _save(program.save, path)
         _count("compilations")
-        if path is not None:
-            _save(program, path)
     with _lock:
         _programs[key] = program
     return program
 
 
-def _save(program, path):
+def _compile_for_cuda(optimized, path):
+    """Compiles here (the executable's bytes: kernels as PTX and cubin, the
+    thunks, the buffer plan), then loads onto the GPU with the runtime, as
+    the GPU machine loads a saved one."""
+    executable = optimized.executable_bytes()
+    if path is not None:
+        def write(tmp):
+            with open(tmp, "wb") as f:
+                f.write(executable)
+        _save(write, path)
+    return _cuda.load_bytes(executable)
+
+
+def _save(write, path):
     # Written under another name and renamed: a reader never sees half a
     # file, and two processes writing the same entry both succeed.
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
     os.close(fd)
     try:
-        program.save(tmp)
+        write(tmp)
         os.replace(tmp, path)
         _count("disk_writes")
     finally:
@@ -156,9 +202,11 @@ def _save(program, path):
             os.remove(tmp)
 
 
-def as_argument(value, dtype):
+def as_argument(value, dtype, index=0, name="the program"):
     """`value` as the C-contiguous NumPy array of `dtype` the extension
-    takes in place: no copy when it already is one (JAX CPU arrays too)."""
+    takes in place: no copy when it already is one (JAX CPU arrays too).
+    A GPU array is a ValueError (see _cuda.check_on_host)."""
+    _cuda.check_on_host(value, index, name)
     array = np.asarray(value, dtype=dtype)
     if not array.flags.c_contiguous:
         array = np.ascontiguousarray(array)
@@ -167,7 +215,10 @@ def as_argument(value, dtype):
 
 
 def result_dtypes(program):
-    """Per result leaf, the dtype to view it as (None: as it comes)."""
+    """Per result leaf, the dtype to view it as (None: as it comes; cuda
+    results are DLPack arrays that say bf16 themselves)."""
+    if program.platform == "cuda":
+        return [None] * len(program.result_types)
     return [(_BF16 if t == "bf16" else None) for t in program.result_types]
 
 
@@ -183,7 +234,8 @@ def run_program(program, arrays, out_dtypes):
 
 class Executable:
     """A compiled HLO module: run(*arrays) returns its result as NumPy
-    arrays (a tuple for a tuple result)."""
+    arrays (a tuple for a tuple result); a cuda program's as DLPack arrays
+    on its GPU (see hloc/_cuda.py)."""
 
     def __init__(self, program, name):
         self._program = program
@@ -199,19 +251,35 @@ class Executable:
         return self._program.platform
 
     @property
+    def program(self):
+        """The extension's program (cuda: stream, host_transfers,
+        last_parameter_addresses, last_result_addresses, loaded_code)."""
+        return self._program
+
+    @property
     def fallback_runs(self):
         """How many steps ran in the reference evaluator so far (cpu)."""
         return self._program.fallback_runs
 
     def run(self, *arrays):
         """Checks the arguments against the parameters (count, dtype, shape:
-        TypeError or ValueError naming the argument), then runs."""
+        TypeError or ValueError naming the argument; a GPU array given to a
+        cuda program is checked by the runtime, HlocError), then runs."""
         if len(arrays) != len(self._dtypes):
             raise TypeError(f"{self._name} takes {len(self._dtypes)} "
                             f"arguments, given {len(arrays)}")
         converted = []
+        cuda = self.platform == "cuda"
         for i, (value, dtype, shape, dims) in enumerate(
                 zip(arrays, self._dtypes, self._shapes, self._dims)):
+            if cuda and _cuda.on_gpu(value):
+                # Checked by the runtime against the parameter (dtype,
+                # shape, device, layout): no host copy to look at it.
+                converted.append(
+                    _cuda.as_cuda_argument(value, dtype, self._program))
+                continue
+            if not cuda:
+                _cuda.check_on_host(value, i, self._name)
             array = np.asarray(value)
             if dtype is None or array.dtype != dtype:
                 raise TypeError(
@@ -228,7 +296,21 @@ class Executable:
     def save(self, path):
         """Writes the executable (cpu programs compiled with a cache
         directory set, or loaded from one)."""
+        if self.platform == "cuda":
+            raise HlocError("cuda programs are saved by the disk cache "
+                            "(hloc.set_cache_dir) or hlo-opt --stage=executable")
         self._program.save(path)
+
+
+def load(path, device=0):
+    """A saved executable: cuda (hlo-opt --platform=cuda --stage=executable
+    -o FILE) onto GPU `device`, or cpu. Nothing is compiled, so cuda
+    executables load where hloc has no compiler (the GPU machine)."""
+    if _cuda.executable_platform(path) == "cuda":
+        program = _cuda.load(path, device)
+    else:
+        program = compiler().load(path)
+    return Executable(program, os.path.basename(path))
 
 
 def compile(module, platform="cpu", *, name=None, verify_each=False,
