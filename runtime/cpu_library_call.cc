@@ -105,7 +105,7 @@ absl::StatusOr<std::unique_ptr<CpuLibraryCall>> CpuLibraryCall::Create(
   for (int64_t slot : step.buffers) {
     shapes.push_back(executable.buffers[slot].shape);
   }
-  const CpuLibraryConfig& config = step.cpu_library;
+  const LibraryConfig& config = step.library_config;
   if (step.library == "fft") {
     if (shapes.size() != 2) {
       return fail(absl::InvalidArgumentError(
@@ -166,13 +166,13 @@ absl::Status CpuLibraryCall::Run(const Executable& executable,
   }
   absl::Status status;
   if (step.library == "fft") {
-    status = RunFft(step.cpu_library.fft_type, step.cpu_library.fft_length,
+    status = RunFft(step.library_config.fft_type, step.library_config.fft_length,
                     &operands[0], &results[0]);
   } else {
     absl::StatusOr<LapackRoutine> routine =
         LapackRoutineFromLibrary(step.library);
     status = routine.ok()
-                 ? RunLapack(*routine, step.cpu_library, &operands, &results)
+                 ? RunLapack(*routine, step.library_config, &operands, &results)
                  : routine.status();
   }
   if (!status.ok()) {

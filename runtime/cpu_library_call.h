@@ -1,7 +1,7 @@
 // A host library call step of a CPU executable (ExecutableStep::Kind::
 // kLibraryCall): "fft" (FFTW, fft_library.h), "lapack.<routine>"
 // (lapack_library.h) or "topk.largest" / "topk.smallest" (cpu_topk.h),
-// configured by the step's CpuLibraryConfig. Its slots
+// configured by the step's LibraryConfig. Its slots
 // are the operands' leaves then the results'; each slot is read into a
 // row-major array, whatever its layout (JAX's LAPACK calls ask for
 // column-major ones), the library runs on those, and the results are

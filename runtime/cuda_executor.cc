@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "hlo/status_macros.h"
 #include "runtime/dense_buffer.h"
 #include "runtime/device_run_staging.h"
 #include "runtime/evaluator_step.h"
@@ -43,6 +44,7 @@ struct CudaExecutor::Thunk {
   std::unique_ptr<EvaluatorStep> evaluator;
   cuda::GemmPlanPtr gemm;
   cuda::ConvPlanPtr conv;
+  cuda::FftPlanPtr fft;
   // A collective's clique and NCCL element type (a replicated run).
   cuda::NcclCollectives::PreparedStep collective;
   std::unique_ptr<ThunkList> condition, body;
@@ -114,9 +116,10 @@ CudaExecutor::~CudaExecutor() {
   for (cuda::CUevent event : run_events_) {
     if (event != nullptr) driver_->cuEventDestroy(event);
   }
-  steps_.reset();  // Gemm and conv plans go before their libraries.
+  steps_.reset();  // Library plans go before their libraries.
   gemm_.reset();
   cudnn_.reset();
+  fft_.reset();
   if (block_ != 0) driver_->cuMemFree(block_);
   if (module_ != nullptr) driver_->cuModuleUnload(module_);
   if (stream_ != nullptr) driver_->cuStreamDestroy(stream_);
@@ -387,52 +390,53 @@ absl::Status CudaExecutor::PrepareCollective(const ExecutableStep& step,
   return current;
 }
 
+namespace {
+
+// Opens `library` (cuBLASLt, cuDNN, cuFFT) for the first step that calls
+// it; the error names that step.
+template <typename Library>
+absl::Status OpenLibraryOnce(std::unique_ptr<Library>* library,
+                             cuda::CudaDriver* driver,
+                             const std::string& what) {
+  if (*library != nullptr) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<Library>> opened = Library::Create(driver);
+  if (!opened.ok()) {
+    return absl::Status(opened.status().code(),
+                        absl::StrCat(what, ": ", opened.status().message()));
+  }
+  *library = *std::move(opened);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status CudaExecutor::PrepareLibraryCall(const ExecutableStep& step,
                                               const std::string& what,
                                               Thunk* thunk) {
   // Each step is checked before its library is loaded, so a bad step says
   // so even on a machine without the library.
   if (step.library == "cublas.gemm") {
-    absl::Status status = cuda::CheckGemmStep(executable_, step, what);
-    if (!status.ok()) return status;
-    if (gemm_ == nullptr) {
-      absl::StatusOr<std::unique_ptr<cuda::CublasGemm>> gemm =
-          cuda::CublasGemm::Create(driver_);
-      if (!gemm.ok()) {
-        return absl::Status(gemm.status().code(),
-                            absl::StrCat(what, ": ", gemm.status().message()));
-      }
-      gemm_ = *std::move(gemm);
-    }
-    absl::StatusOr<cuda::GemmPlanPtr> plan =
-        gemm_->Plan(executable_, step, what);
-    if (!plan.ok()) return plan.status();
-    thunk->gemm = *std::move(plan);
+    HLOC_RETURN_IF_ERROR(cuda::CheckGemmStep(executable_, step, what));
+    HLOC_RETURN_IF_ERROR(OpenLibraryOnce(&gemm_, driver_, what));
+    HLOC_ASSIGN_OR_RETURN(thunk->gemm, gemm_->Plan(executable_, step, what));
     return absl::OkStatus();
   }
   if (step.library == "cudnn.conv") {
-    absl::Status status = cuda::CheckConvStep(executable_, step, what);
-    if (!status.ok()) return status;
-    if (cudnn_ == nullptr) {
-      absl::StatusOr<std::unique_ptr<cuda::CudnnConv>> cudnn =
-          cuda::CudnnConv::Create(driver_);
-      if (!cudnn.ok()) {
-        return absl::Status(
-            cudnn.status().code(),
-            absl::StrCat(what, ": ", cudnn.status().message()));
-      }
-      cudnn_ = *std::move(cudnn);
-    }
-    absl::StatusOr<cuda::ConvPlanPtr> plan =
-        cudnn_->Plan(executable_, step, what);
-    if (!plan.ok()) return plan.status();
-    thunk->conv = *std::move(plan);
+    HLOC_RETURN_IF_ERROR(cuda::CheckConvStep(executable_, step, what));
+    HLOC_RETURN_IF_ERROR(OpenLibraryOnce(&cudnn_, driver_, what));
+    HLOC_ASSIGN_OR_RETURN(thunk->conv, cudnn_->Plan(executable_, step, what));
+    return absl::OkStatus();
+  }
+  if (step.library == "cufft") {
+    HLOC_RETURN_IF_ERROR(cuda::CheckFftStep(executable_, step, what));
+    HLOC_RETURN_IF_ERROR(OpenLibraryOnce(&fft_, driver_, what));
+    HLOC_ASSIGN_OR_RETURN(thunk->fft, fft_->Plan(executable_, step, what));
     return absl::OkStatus();
   }
   return absl::UnimplementedError(
       absl::StrCat(what, ": library '", step.library,
                    "' is not supported by the cuda runtime (it knows "
-                   "cublas.gemm and cudnn.conv)"));
+                   "cublas.gemm, cudnn.conv and cufft)"));
 }
 
 // One run: the steps on the stream, timing and counting as asked.
@@ -581,6 +585,10 @@ class CudaExecutor::Runner {
         if (thunk.conv != nullptr) {
           return e_.cudnn_->Run(*thunk.conv, address[b[0]], address[b[1]],
                                 address[b[2]], e_.stream_);
+        }
+        if (thunk.fft != nullptr) {
+          return e_.fft_->Run(*thunk.fft, address[b[0]], address[b[1]],
+                              e_.stream_);
         }
         return e_.gemm_->Run(*thunk.gemm, address[b[0]], address[b[1]],
                              b.size() == 4 ? address[b[2]] : 0,

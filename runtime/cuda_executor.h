@@ -40,6 +40,7 @@
 #include "hlo/literal.h"
 #include "runtime/cublas_gemm.h"
 #include "runtime/cudnn_conv.h"
+#include "runtime/cufft_fft.h"
 #include "runtime/cuda_device.h"
 #include "runtime/executable.h"
 #include "runtime/nccl_collectives.h"
@@ -210,6 +211,7 @@ class CudaExecutor {
   // Created when a step calls cuBLAS.
   std::unique_ptr<cuda::CublasGemm> gemm_;
   std::unique_ptr<cuda::CudnnConv> cudnn_;
+  std::unique_ptr<cuda::CufftFft> fft_;
   // Per timed step (kernel, copy, library call): its name and kind.
   std::vector<CudaStepTime> timed_steps_;
   // Instantiated graphs, destroyed with the executor.

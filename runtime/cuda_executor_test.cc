@@ -6,6 +6,7 @@
 #include "runtime/cuda_executor.h"
 
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "runtime/cublas_gemm.h"
 #include "runtime/cudnn_conv.h"
+#include "runtime/cufft_fft.h"
 #include "runtime/dense_buffer.h"
 #include "runtime/testing/cuda_test_executables.h"
 
@@ -132,6 +134,71 @@ TEST(CudaExecutorTest, ConvStepsAreCheckedWithoutAGpu) {
   bad = e;
   bad.steps[0].buffers.pop_back();
   expect_error(bad, "takes 3 buffers");
+}
+
+TEST(CudaExecutorTest, FftStepsAreCheckedWithoutAGpu) {
+  const Executable e = testing::FftExecutable(
+      FftType::kIrfft, Shape::Array(C64, {3, 9}), Shape::Array(F32, {3, 16}),
+      {16});
+  EXPECT_TRUE(cuda::CheckFftStep(e, e.steps[0], "step 0 (fft)").ok());
+  auto expect_error = [&](const Executable& bad, const std::string& text) {
+    absl::Status status = cuda::CheckFftStep(bad, bad.steps[0], "step 0");
+    ASSERT_FALSE(status.ok()) << text;
+    EXPECT_NE(status.message().find(text), absl::string_view::npos)
+        << status.message();
+  };
+  Executable bad = e;
+  bad.steps[0].library_config.fft_length = {15};
+  expect_error(bad, "does not fit length 15");
+  bad = e;
+  bad.steps[0].library_config.fft_type = FftType::kRfft;
+  expect_error(bad, "element types");
+  bad = e;
+  bad.steps[0].buffers.pop_back();
+  expect_error(bad, "takes 2 buffers");
+  bad = testing::FftExecutable(
+      FftType::kFft, Shape::ArrayWithLayout(C64, {4, 8}, {0, 1}),
+      Shape::Array(C64, {4, 8}), {8});
+  expect_error(bad, "row-major");
+}
+
+// cuFFT's forward and inverse transforms against a direct DFT on the host:
+// the inverse carries XLA's 1/N (the runtime's scaling kernel).
+TEST(CudaExecutorTest, FftMatchesADirectDft) {
+  constexpr int64_t kRows = 3, kLength = 12;
+  const Shape shape = Shape::Array(C64, {kRows, kLength});
+  Literal x(shape);
+  auto* data = x.data<std::complex<float>>().data();
+  for (int64_t i = 0; i < kRows * kLength; ++i) {
+    data[i] = {static_cast<float>((i * 7) % 11) - 5.0f,
+               static_cast<float>((i * 5) % 13) - 6.0f};
+  }
+  for (FftType type : {FftType::kFft, FftType::kIfft}) {
+    SCOPED_TRACE(FftTypeString(type));
+    CREATE_OR_SKIP(executor,
+                   testing::FftExecutable(type, shape, shape, {kLength}));
+    std::vector<Literal> args;
+    args.push_back(x);
+    auto result = (*executor)->Run(args);
+    ASSERT_TRUE(result.ok()) << result.status();
+    const double sign = type == FftType::kFft ? -1 : 1;
+    const double scale = type == FftType::kFft ? 1 : 1.0 / kLength;
+    for (int64_t r = 0; r < kRows; ++r) {
+      for (int64_t k = 0; k < kLength; ++k) {
+        std::complex<double> sum = 0;
+        for (int64_t j = 0; j < kLength; ++j) {
+          const double angle = sign * 2 * M_PI * static_cast<double>(j * k) /
+                               static_cast<double>(kLength);
+          sum += std::complex<double>(data[r * kLength + j]) *
+                 std::complex<double>(std::cos(angle), std::sin(angle));
+        }
+        const std::complex<float> got =
+            result->data<std::complex<float>>()[r * kLength + k];
+        EXPECT_NEAR(got.real(), scale * sum.real(), 1e-4) << r << "," << k;
+        EXPECT_NEAR(got.imag(), scale * sum.imag(), 1e-4) << r << "," << k;
+      }
+    }
+  }
 }
 
 // A cuDNN convolution against a direct loop on the host.

@@ -201,8 +201,8 @@ void StepToProto(const ExecutableStep& step, runtime::StepProto* p) {
       to->Add(from->begin(), from->end());
     }
     vp->set_allow_tf32(v.allow_tf32);
-    const CpuLibraryConfig& c = step.cpu_library;
-    runtime::CpuLibraryConfigProto* cp = p->mutable_cpu_library();
+    const LibraryConfig& c = step.library_config;
+    runtime::LibraryConfigProto* cp = p->mutable_library_config();
     cp->set_fft_type(static_cast<int32_t>(c.fft_type));
     for (int64_t n : c.fft_length) cp->add_fft_length(n);
     cp->set_uplo(c.uplo);
@@ -328,8 +328,8 @@ absl::StatusOr<ExecutableStep> StepFromProto(const runtime::StepProto& p,
   v.allow_tf32 = vp.allow_tf32();
   // Checked where the call is set up (runtime/cpu_library_call.h); here
   // only kept in range of the types.
-  const runtime::CpuLibraryConfigProto& cp = p.cpu_library();
-  CpuLibraryConfig& c = step.cpu_library;
+  const runtime::LibraryConfigProto& cp = p.library_config();
+  LibraryConfig& c = step.library_config;
   if (cp.fft_type() < 0 || cp.fft_type() > 3) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": fft_type ", cp.fft_type(), " out of range"));
@@ -1144,14 +1144,14 @@ void DescribeSteps(const std::vector<ExecutableStep>& steps,
           PrimitiveTypeName(v.type), v.allow_tf32 ? " tf32" : "");
     }
     if (step.kind == ExecutableStep::Kind::kLibraryCall &&
-        step.library == "fft") {
-      absl::StrAppend(out, " ", FftTypeString(step.cpu_library.fft_type),
+        (step.library == "fft" || step.library == "cufft")) {
+      absl::StrAppend(out, " ", FftTypeString(step.library_config.fft_type),
                       " fft_length={",
-                      absl::StrJoin(step.cpu_library.fft_length, ","), "}");
+                      absl::StrJoin(step.library_config.fft_length, ","), "}");
     }
     if (step.kind == ExecutableStep::Kind::kLibraryCall &&
         absl::StartsWith(step.library, "lapack.")) {
-      const CpuLibraryConfig& c = step.cpu_library;
+      const LibraryConfig& c = step.library_config;
       absl::StrAppend(out, " uplo=", std::string(1, c.uplo), " side=",
                       std::string(1, c.side), " trans=",
                       std::string(1, c.trans), " diag=",

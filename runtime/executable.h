@@ -96,9 +96,10 @@ struct ConvConfig {
   bool allow_tf32 = false;
 };
 
-// A host library call on the CPU; see CpuLibraryConfigProto in
+// The settings of a library call other than a gemm or a convolution (the
+// CPU's fft and LAPACK calls, cuda's cuFFT); see LibraryConfigProto in
 // executable.proto.
-struct CpuLibraryConfig {
+struct LibraryConfig {
   FftType fft_type = FftType::kFft;
   std::vector<int64_t> fft_length;
   char uplo = 'L', side = 'L', trans = 'N', diag = 'N', mode = 'V';
@@ -171,12 +172,13 @@ struct ExecutableStep {
   std::vector<std::vector<ExecutableStep>> branches;
   int64_t predicate_buffer = -1;
   // kLibraryCall: "cublas.gemm" (buffers: lhs, rhs, [bias,] out),
-  // "cudnn.conv" (buffers: input, filter, out); on the CPU "fft" and
-  // "lapack.<routine>" (runtime/cpu_library_call.h).
+  // "cudnn.conv" (buffers: input, filter, out), "cufft" (buffers: input,
+  // out; runtime/cufft_fft.h); on the CPU "fft" and "lapack.<routine>"
+  // (runtime/cpu_library_call.h).
   std::string library;
   GemmConfig gemm;
   ConvConfig conv;
-  CpuLibraryConfig cpu_library;
+  LibraryConfig library_config;
   CollectiveConfig collective;
 };
 

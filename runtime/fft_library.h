@@ -12,14 +12,9 @@
 #include "absl/status/status.h"
 #include "hlo/attributes.h"
 #include "hlo/literal.h"
+#include "runtime/fft_check.h"
 
 namespace hloc {
-
-// Checks that `input` and `output` (array shapes, layouts ignored) fit an
-// fft of `type` over the last fft_length.size() (1 to 3) dimensions, with
-// sizes FFTW can index (int).
-absl::Status CheckFft(FftType type, const std::vector<int64_t>& fft_length,
-                      const Shape& input, const Shape& output);
 
 // Transforms the row-major array `input` into `output` (already of the
 // result shape). `input` may be overwritten (an IRFFT's is).

@@ -214,7 +214,7 @@ int WorkSize(T query) {
 }
 
 template <typename T>
-void PotrfBatch(const CpuLibraryConfig& config, std::vector<Literal>* operands,
+void PotrfBatch(const LibraryConfig& config, std::vector<Literal>* operands,
                 std::vector<Literal>* results) {
   const Batch b = BatchOf((*operands)[0].shape());
   std::vector<T> a = ToColumnMajor<T>((*operands)[0]);
@@ -251,7 +251,7 @@ void PotrfBatch(const CpuLibraryConfig& config, std::vector<Literal>* operands,
 }
 
 template <typename T>
-void TrsmBatch(const CpuLibraryConfig& config, std::vector<Literal>* operands,
+void TrsmBatch(const LibraryConfig& config, std::vector<Literal>* operands,
                std::vector<Literal>* results) {
   const Batch ab = BatchOf((*operands)[0].shape());
   const Batch bb = BatchOf((*operands)[1].shape());
@@ -326,7 +326,7 @@ void OrgqrBatch(std::vector<Literal>* operands, std::vector<Literal>* results) {
 }
 
 template <typename T>
-void SyevdBatch(const CpuLibraryConfig& config, std::vector<Literal>* operands,
+void SyevdBatch(const LibraryConfig& config, std::vector<Literal>* operands,
                 std::vector<Literal>* results) {
   using Real = typename RealOf<T>::type;
   const Batch b = BatchOf((*operands)[0].shape());
@@ -357,7 +357,7 @@ void SyevdBatch(const CpuLibraryConfig& config, std::vector<Literal>* operands,
 }
 
 template <typename T>
-void Dispatch(LapackRoutine routine, const CpuLibraryConfig& config,
+void Dispatch(LapackRoutine routine, const LibraryConfig& config,
               std::vector<Literal>* operands, std::vector<Literal>* results) {
   switch (routine) {
     case LapackRoutine::kPotrf:
@@ -402,7 +402,7 @@ std::string LapackLibraryName(LapackRoutine routine) {
   return "lapack.?";
 }
 
-absl::Status CheckLapack(LapackRoutine routine, const CpuLibraryConfig& config,
+absl::Status CheckLapack(LapackRoutine routine, const LibraryConfig& config,
                          const std::vector<Shape>& operands,
                          const std::vector<Shape>& results) {
   auto fail = [&](absl::string_view why) {
@@ -505,7 +505,7 @@ absl::Status CheckLapack(LapackRoutine routine, const CpuLibraryConfig& config,
   return absl::OkStatus();
 }
 
-absl::Status RunLapack(LapackRoutine routine, const CpuLibraryConfig& config,
+absl::Status RunLapack(LapackRoutine routine, const LibraryConfig& config,
                        std::vector<Literal>* operands,
                        std::vector<Literal>* results) {
   std::vector<Shape> operand_shapes, result_shapes;

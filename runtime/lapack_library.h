@@ -26,13 +26,13 @@ std::string LapackLibraryName(LapackRoutine routine);
 
 // Checks operand and result shapes (row-major values; layouts ignored)
 // against the routine's convention and the config's characters.
-absl::Status CheckLapack(LapackRoutine routine, const CpuLibraryConfig& config,
+absl::Status CheckLapack(LapackRoutine routine, const LibraryConfig& config,
                          const std::vector<Shape>& operands,
                          const std::vector<Shape>& results);
 
 // Runs it: operands are row-major arrays (they may be overwritten),
 // results are row-major arrays of the result shapes, written completely.
-absl::Status RunLapack(LapackRoutine routine, const CpuLibraryConfig& config,
+absl::Status RunLapack(LapackRoutine routine, const LibraryConfig& config,
                        std::vector<Literal>* operands,
                        std::vector<Literal>* results);
 

@@ -17,6 +17,7 @@
 #include "backends/gpu/gemm_lowering.h"
 #include "backends/gpu/gpu_kernel_emitter.h"
 #include "backends/gpu/nvptx_target.h"
+#include "backends/gpu/fft_lowering.h"
 #include "backends/gpu/ptxas.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
@@ -206,6 +207,12 @@ class StepEmitter {
       }
       if (!absl::IsUnimplemented(conv.status())) return conv.status();
       no_gemm = absl::StrCat(conv.status().message(), "; ");
+    }
+    if (vendor_libraries_ && instr.opcode() == HloOpcode::kFft) {
+      absl::StatusOr<ExecutableStep> fft = MakeFftStep(instr, slots);
+      if (!fft.ok()) return fft.status();
+      steps->push_back(*std::move(fft));
+      return absl::OkStatus();
     }
     if (vendor_libraries_ && HasDot(instr)) {
       absl::StatusOr<std::optional<ExecutableStep>> gemm =

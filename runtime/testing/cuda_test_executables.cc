@@ -407,6 +407,21 @@ Executable GemmExecutable(PrimitiveType type, int64_t batch, int64_t m,
   return b.Build({gemm}, {out}, /*tuple=*/false);
 }
 
+Executable FftExecutable(FftType type, const Shape& input, const Shape& output,
+                         const std::vector<int64_t>& fft_length) {
+  ExecutableBuilder b("fft");
+  const int64_t in = b.Parameter(input);
+  const int64_t out = b.Output(output);
+  ExecutableStep fft;
+  fft.kind = ExecutableStep::Kind::kLibraryCall;
+  fft.instruction = "fft";
+  fft.library = "cufft";
+  fft.buffers = {in, out};
+  fft.library_config.fft_type = type;
+  fft.library_config.fft_length = fft_length;
+  return b.Build({fft}, {out}, /*tuple=*/false);
+}
+
 Executable ConvExecutable(PrimitiveType type, const ConvTestShape& t) {
   ExecutableBuilder b("conv");
   const int64_t input = b.Parameter(Shape::Array(type, {t.n, t.h, t.w, t.c}));

@@ -92,6 +92,10 @@ struct ConvTestShape {
 };
 Executable ConvExecutable(PrimitiveType type, const ConvTestShape& shape);
 
+// One "cufft" step of `type` over fft_length from `input` to `output`.
+Executable FftExecutable(FftType type, const Shape& input, const Shape& output,
+                         const std::vector<int64_t>& fft_length);
+
 }  // namespace testing
 }  // namespace hloc
 

@@ -34,6 +34,9 @@ KNOWN = [
      "reason": "get-dimension-size of a static shape is a constant, but no "
                "pass folds it and no backend emits it: the x86 host runs it "
                "in the evaluator, the other targets refuse it."},
+    {"column": "rocm", "op": "fft", "type": "*", "status": ("unsupported",),
+     "reason": "The rocm backend has no FFT library to call (Debian has no "
+               "rocFFT; cuda calls cuFFT)."},
     {"column": "aarch64", "op": "fft", "type": "*", "status": ("unsupported",),
      "reason": "The CPU backend runs fft as a host library call, which the "
                "AArch64 AOT target (no evaluator, no host library) cannot "
