@@ -419,33 +419,44 @@ llvm::Value* ComplexEmitter::Tanh(llvm::Value* z) {
 }
 
 // sinh(a + bi) = sinh a cos b + i cosh a sin b,
-// cosh(a + bi) = cosh a cos b + i sinh a sin b. cosh a as XLA's
-// e^(a + log 1/2) + e^(-a + log 1/2), which stays finite wherever cosh a
-// is; sinh a as (expm1(a) - expm1(-a)) / 2 below |a| = 1, where the
-// difference of the exponentials would cancel (XLA's loses digits there).
+// cosh(a + bi) = cosh a cos b + i sinh a sin b, with e^|a|/2 halved
+// exactly (XLA's e^(a + log 1/2) rounds a + log 1/2 first: about |a| ulps
+// off, 8 at a = 10 in c64), as (e^(|a|/2)/2) e^(|a|/2) where e^|a|
+// overflows and cosh a does not; sinh a as (expm1(a) - expm1(-a)) / 2
+// below |a| = 1, where the difference of the exponentials would cancel.
 llvm::Value* ComplexEmitter::SinhOrCosh(bool sinh, llvm::Value* z) {
   llvm::IRBuilderBase* b = b_;
   llvm::Value* a = Real(z);
   llvm::Value* bi = Imag(z);
   llvm::Type* t = a->getType();
-  llvm::Value* log_half = Const(t, -0.69314718055994530942);
-  llvm::Value* e_pos = Call(MathFunction::kExp, b->CreateFAdd(a, log_half));
-  llvm::Value* e_neg =
-      Call(MathFunction::kExp, b->CreateFSub(log_half, a));
-  llvm::Value* cosh_a = b->CreateFAdd(e_pos, e_neg);
+  llvm::Value* half = Const(t, 0.5);
+  llvm::Value* abs_a = Fabs(a);
+  llvm::Value* e = Call(MathFunction::kExp, abs_a);
+  llvm::Value* e_sqrt = Call(MathFunction::kExp, b->CreateFMul(half, abs_a));
+  llvm::Value* half_e = b->CreateSelect(
+      b->CreateFCmpOEQ(e, llvm::ConstantFP::getInfinity(t)),
+      b->CreateFMul(b->CreateFMul(half, e_sqrt), e_sqrt),
+      b->CreateFMul(half, e));
+  llvm::Value* half_inv_e = b->CreateFDiv(half, e);
+  llvm::Value* cosh_a = b->CreateFAdd(half_e, half_inv_e);
   llvm::Value* small_sinh = b->CreateFMul(
-      Const(t, 0.5), b->CreateFSub(Call(MathFunction::kExpm1, a),
-                                   Call(MathFunction::kExpm1,
-                                        b->CreateFNeg(a))));
-  llvm::Value* sinh_a =
-      b->CreateSelect(b->CreateFCmpOLT(Fabs(a), Const(t, 1.0)), small_sinh,
-                      b->CreateFSub(e_pos, e_neg));
+      half, b->CreateFSub(Call(MathFunction::kExpm1, abs_a),
+                          Call(MathFunction::kExpm1, b->CreateFNeg(abs_a))));
+  llvm::Value* sinh_a = CopySign(
+      b->CreateSelect(b->CreateFCmpOLT(abs_a, Const(t, 1.0)), small_sinh,
+                      b->CreateFSub(half_e, half_inv_e)),
+      a);
   llvm::Value* cos_b = Call(MathFunction::kCos, bi);
   llvm::Value* sin_b = Call(MathFunction::kSin, bi);
+  // A real argument keeps a zero imaginary part where the hyperbolic factor
+  // overflows (inf * 0 would be NaN).
+  llvm::Value* real_arg = b->CreateFCmpOEQ(bi, Const(t, 0.0));
   if (sinh) {
-    return Compose(b->CreateFMul(sinh_a, cos_b), b->CreateFMul(cosh_a, sin_b));
+    return Compose(b->CreateFMul(sinh_a, cos_b),
+                   b->CreateSelect(real_arg, bi, b->CreateFMul(cosh_a, sin_b)));
   }
-  return Compose(b->CreateFMul(cosh_a, cos_b), b->CreateFMul(sinh_a, sin_b));
+  return Compose(b->CreateFMul(cosh_a, cos_b),
+                 b->CreateSelect(real_arg, bi, b->CreateFMul(sinh_a, sin_b)));
 }
 
 // XLA expands logistic before emission (its logistic expander) into

@@ -80,7 +80,8 @@ ComplexEmitter::AsinParts ComplexEmitter::AsinAcos(llvm::Value* x,
   p.imag = b->CreateSelect(b->CreateFCmpOLE(a, Const(t, 1.5)), imag_near_1,
                            imag_far);
 
-  // |z| >= sqrt(max)/8: log(2|z|) = log 2 + log(max) + log1p((min/max)^2)/2.
+  // |z| >= sqrt(max)/8: log(2|z|) = log 2 + log(max) + log1p((min/max)^2)/2,
+  // inf where max is (inf/inf would make it NaN).
   AbsParts h = Hypot(x, y);
   llvm::Value* safe_max =
       Const(t, f32 ? 1.8446742974197924e19 / 8 : 1.3407807929942596e154 / 8);
@@ -94,6 +95,7 @@ ComplexEmitter::AsinParts ComplexEmitter::AsinAcos(llvm::Value* x,
                                 p.asin_real);
   p.acos_real = b->CreateSelect(large, Call(MathFunction::kAtan2, y, x),
                                 p.acos_real);
+  log_2z = b->CreateSelect(IsInf(h.max), h.max, log_2z);
   p.imag = b->CreateSelect(large, log_2z, p.imag);
   return p;
 }
@@ -162,8 +164,11 @@ llvm::Value* ComplexEmitter::Atanh(llvm::Value* z) {
   llvm::Value* safe_max =
       Const(t, f32 ? 1.8446742974197924e19 / 8 : 1.3407807929942596e154 / 8);
   llvm::Value* large = b->CreateFCmpOGE(h.max, safe_max);
-  llvm::Value* real_large = b->CreateFDiv(
-      b->CreateFDiv(b->CreateFDiv(ax, h.max), h.max), h.one_plus_ratio_sq);
+  // An infinite part gives a zero real part (inf/inf would be NaN).
+  llvm::Value* real_large = b->CreateSelect(
+      IsInf(h.max), Const(t, 0.0),
+      b->CreateFDiv(b->CreateFDiv(b->CreateFDiv(ax, h.max), h.max),
+                    h.one_plus_ratio_sq));
   llvm::Value* imag_large = CopySign(Const(t, 1.57079632679489661923), y);
   real = b->CreateSelect(large, real_large, real);
   imag = b->CreateSelect(large, imag_large, imag);
