@@ -506,6 +506,15 @@ absl::StatusOr<Shape> InferConvertShape(const Shape& operand,
     return InvalidArgument("convert cannot produce element type ",
                            PrimitiveTypeName(new_element_type));
   }
+  // As XLA's shape inference: dropping the imaginary part is real()'s job,
+  // and a convert that did it silently would hide a bug in the program.
+  if (IsComplexType(operand.element_type()) &&
+      !IsComplexType(new_element_type)) {
+    return InvalidArgument(
+        "convert from complex ", PrimitiveTypeName(operand.element_type()),
+        " to real ", PrimitiveTypeName(new_element_type),
+        " is not defined; take real() (or imag(), abs()) first");
+  }
   return WithElementType(operand, new_element_type);
 }
 

@@ -136,7 +136,14 @@ TEST(ShapeInferenceTest, SelectAndClamp) {
 
 TEST(ShapeInferenceTest, Conversions) {
   EXPECT_EQ(Infer(InferConvertShape(A(F32, {2}), S8)), "s8[2]");
-  EXPECT_EQ(Infer(InferConvertShape(A(C64, {2}), PRED)), "pred[2]");
+  EXPECT_EQ(Infer(InferConvertShape(A(C64, {2}), PRED)),
+            "error: convert from complex c64 to real pred is not defined; "
+            "take real() (or imag(), abs()) first");
+  EXPECT_EQ(Infer(InferConvertShape(A(C128, {2}), F32)),
+            "error: convert from complex c128 to real f32 is not defined; "
+            "take real() (or imag(), abs()) first");
+  EXPECT_EQ(Infer(InferConvertShape(A(F32, {2}), C64)), "c64[2]");
+  EXPECT_EQ(Infer(InferConvertShape(A(C64, {2}), C128)), "c128[2]");
   EXPECT_EQ(Infer(InferConvertShape(A(F32, {2}), TUPLE)),
             "error: convert cannot produce element type tuple");
   EXPECT_EQ(Infer(InferBitcastConvertShape(A(F32, {4}), S32)), "s32[4]");

@@ -280,7 +280,9 @@ llvm::Value* ComplexEmitter::Log(llvm::Value* z) {
 
 // log1p(z).real = log|1 + z| = log(max) + 0.5 log1p((min/max)^2) with max,
 // min of |1 + a| and |b|; log(max) as log1p(a) while 1 + a is the max (no
-// cancellation for small a). NaN (inf - inf) falls back to min.
+// cancellation for small a). min/max is taken as 0 where min is 0, so that
+// log1p(-1) = -inf (0/0 would make it NaN); the NaN of inf/inf falls back
+// to min (inf).
 llvm::Value* ComplexEmitter::Log1p(llvm::Value* z) {
   llvm::IRBuilderBase* b = b_;
   llvm::Value* a = Real(z);
@@ -296,7 +298,9 @@ llvm::Value* ComplexEmitter::Log1p(llvm::Value* z) {
       b->CreateBinaryIntrinsic(llvm::Intrinsic::minimum, abs_a1, abs_b);
   llvm::Value* max_minus_one = b->CreateSelect(b->CreateFCmpOGT(a1, abs_b), a,
                                                b->CreateFSub(max, one));
-  llvm::Value* ratio = b->CreateFDiv(min, max);
+  llvm::Value* ratio =
+      b->CreateSelect(b->CreateFCmpOEQ(min, Const(t, 0.0)), Const(t, 0.0),
+                      b->CreateFDiv(min, max));
   llvm::Value* r = b->CreateFAdd(
       b->CreateFMul(Const(t, 0.5), Call(MathFunction::kLog1p,
                                         b->CreateFMul(ratio, ratio))),
@@ -414,6 +418,111 @@ llvm::Value* ComplexEmitter::Tanh(llvm::Value* z) {
   return Compose(real, imag);
 }
 
+// sinh(a + bi) = sinh a cos b + i cosh a sin b,
+// cosh(a + bi) = cosh a cos b + i sinh a sin b, with e^|a|/2 halved
+// exactly (XLA's e^(a + log 1/2) rounds a + log 1/2 first: about |a| ulps
+// off, 8 at a = 10 in c64), as (e^(|a|/2)/2) e^(|a|/2) where e^|a|
+// overflows and cosh a does not; sinh a as (expm1(a) - expm1(-a)) / 2
+// below |a| = 1, where the difference of the exponentials would cancel.
+llvm::Value* ComplexEmitter::SinhOrCosh(bool sinh, llvm::Value* z) {
+  llvm::IRBuilderBase* b = b_;
+  llvm::Value* a = Real(z);
+  llvm::Value* bi = Imag(z);
+  llvm::Type* t = a->getType();
+  llvm::Value* half = Const(t, 0.5);
+  llvm::Value* abs_a = Fabs(a);
+  llvm::Value* e = Call(MathFunction::kExp, abs_a);
+  llvm::Value* e_sqrt = Call(MathFunction::kExp, b->CreateFMul(half, abs_a));
+  llvm::Value* half_e = b->CreateSelect(
+      b->CreateFCmpOEQ(e, llvm::ConstantFP::getInfinity(t)),
+      b->CreateFMul(b->CreateFMul(half, e_sqrt), e_sqrt),
+      b->CreateFMul(half, e));
+  llvm::Value* half_inv_e = b->CreateFDiv(half, e);
+  llvm::Value* cosh_a = b->CreateFAdd(half_e, half_inv_e);
+  llvm::Value* small_sinh = b->CreateFMul(
+      half, b->CreateFSub(Call(MathFunction::kExpm1, abs_a),
+                          Call(MathFunction::kExpm1, b->CreateFNeg(abs_a))));
+  llvm::Value* sinh_a = CopySign(
+      b->CreateSelect(b->CreateFCmpOLT(abs_a, Const(t, 1.0)), small_sinh,
+                      b->CreateFSub(half_e, half_inv_e)),
+      a);
+  llvm::Value* cos_b = Call(MathFunction::kCos, bi);
+  llvm::Value* sin_b = Call(MathFunction::kSin, bi);
+  // A real argument keeps a zero imaginary part where the hyperbolic factor
+  // overflows (inf * 0 would be NaN).
+  llvm::Value* real_arg = b->CreateFCmpOEQ(bi, Const(t, 0.0));
+  if (sinh) {
+    return Compose(b->CreateFMul(sinh_a, cos_b),
+                   b->CreateSelect(real_arg, bi, b->CreateFMul(cosh_a, sin_b)));
+  }
+  return Compose(b->CreateFMul(cosh_a, cos_b),
+                 b->CreateSelect(real_arg, bi, b->CreateFMul(sinh_a, sin_b)));
+}
+
+// XLA expands logistic before emission (its logistic expander) into
+// 1 / (1 + exp(-z)), complex division included.
+llvm::Value* ComplexEmitter::Logistic(llvm::Value* z) {
+  llvm::Type* t = Real(z)->getType();
+  llvm::Value* one = Compose(Const(t, 1.0), Const(t, 0.0));
+  llvm::Value* minus_z =
+      Compose(b_->CreateFNeg(Real(z)), b_->CreateFNeg(Imag(z)));
+  return Divide(one, Add(one, Exp(minus_z)));
+}
+
+// (a + bi)^(c + di) in polar form: |z|^c e^(-d t) (cos u + i sin u) with
+// t = arg z, u = c t + d log|z| (XLA's formula, with |z| as hypot rather
+// than sqrt(a^2 + b^2), which overflows sooner). The formula is NaN at
+// z = 0 and z = +inf; XLA:CPU's values there (and the evaluator's): 1 for
+// a zero exponent or a base of 1, 0^c = 0 and inf^c = inf for real c > 0,
+// inf^c = 0 for real c < 0; other exponents of 0 give NaN.
+llvm::Value* ComplexEmitter::Power(llvm::Value* base, llvm::Value* exponent) {
+  llvm::IRBuilderBase* b = b_;
+  llvm::Value* a = Real(base);
+  llvm::Value* bi = Imag(base);
+  llvm::Value* c = Real(exponent);
+  llvm::Value* d = Imag(exponent);
+  llvm::Type* t = a->getType();
+  llvm::Value* zero = Const(t, 0.0);
+  llvm::Value* one = Const(t, 1.0);
+  llvm::Value* inf = llvm::ConstantFP::getInfinity(t);
+  llvm::Value* abs = Abs(base);
+  llvm::Value* arg = Call(MathFunction::kAtan2, bi, a);
+  llvm::Value* magnitude =
+      b->CreateFMul(Call(MathFunction::kPow, abs, c),
+                    Call(MathFunction::kExp, b->CreateFNeg(b->CreateFMul(d, arg))));
+  llvm::Value* angle = b->CreateFAdd(
+      b->CreateFMul(c, arg), b->CreateFMul(d, Call(MathFunction::kLog, abs)));
+  llvm::Value* result =
+      Compose(b->CreateFMul(magnitude, Call(MathFunction::kCos, angle)),
+              b->CreateFMul(magnitude, Call(MathFunction::kSin, angle)));
+
+  llvm::Value* b_zero = b->CreateFCmpOEQ(bi, zero);
+  llvm::Value* d_zero = b->CreateFCmpOEQ(d, zero);
+  llvm::Value* real_c_pos = b->CreateAnd(d_zero, b->CreateFCmpOGT(c, zero));
+  llvm::Value* real_c_neg = b->CreateAnd(d_zero, b->CreateFCmpOLT(c, zero));
+  llvm::Value* base_zero = b->CreateAnd(b->CreateFCmpOEQ(a, zero), b_zero);
+  llvm::Value* base_inf = b->CreateAnd(b->CreateFCmpOEQ(a, inf), b_zero);
+  llvm::Value* to_one = b->CreateOr(
+      b->CreateAnd(b->CreateFCmpOEQ(a, one), b_zero),
+      b->CreateAnd(b->CreateFCmpOEQ(c, zero), d_zero));
+  result = b->CreateSelect(
+      b->CreateOr(b->CreateAnd(base_zero, real_c_pos),
+                  b->CreateAnd(base_inf, real_c_neg)),
+      Compose(zero, zero), result);
+  result = b->CreateSelect(b->CreateAnd(base_inf, real_c_pos),
+                           Compose(inf, zero), result);
+  return b->CreateSelect(to_one, Compose(one, zero), result);
+}
+
+// atan2(y, x) = -i log((x + iy) / sqrt(x^2 + y^2)) in complex arithmetic,
+// XLA's definition for complex operands (and the evaluator's).
+llvm::Value* ComplexEmitter::Atan2(llvm::Value* y, llvm::Value* x) {
+  llvm::Value* iy = Compose(b_->CreateFNeg(Imag(y)), Real(y));
+  llvm::Value* norm = Sqrt(Add(Multiply(x, x), Multiply(y, y)));
+  llvm::Value* w = Log(Divide(Add(x, iy), norm));
+  return Compose(Imag(w), b_->CreateFNeg(Real(w)));
+}
+
 llvm::Value* ComplexEmitter::Sign(llvm::Value* z) {
   llvm::Value* abs = Abs(z);
   llvm::Value* zero = Const(abs->getType(), 0.0);
@@ -455,6 +564,24 @@ absl::StatusOr<llvm::Value*> ComplexEmitter::EmitUnary(HloOpcode op,
       return SinOrCos(/*sin=*/false, z);
     case HloOpcode::kTanh:
       return Tanh(z);
+    case HloOpcode::kSinh:
+      return SinhOrCosh(/*sinh=*/true, z);
+    case HloOpcode::kCosh:
+      return SinhOrCosh(/*sinh=*/false, z);
+    case HloOpcode::kLogistic:
+      return Logistic(z);
+    case HloOpcode::kAsin:
+      return Asin(z);
+    case HloOpcode::kAcos:
+      return Acos(z);
+    case HloOpcode::kAsinh:
+      return Asinh(z);
+    case HloOpcode::kAcosh:
+      return Acosh(z);
+    case HloOpcode::kAtan:
+      return Atan(z);
+    case HloOpcode::kAtanh:
+      return Atanh(z);
     case HloOpcode::kTan: {
       // tan(x + iy) = -i tanh(-y + ix).
       llvm::Value* w = Tanh(Compose(b_->CreateFNeg(Imag(z)), Real(z)));
@@ -480,6 +607,10 @@ absl::StatusOr<llvm::Value*> ComplexEmitter::EmitBinary(HloOpcode op,
       return Multiply(lhs, rhs);
     case HloOpcode::kDivide:
       return Divide(lhs, rhs);
+    case HloOpcode::kPower:
+      return Power(lhs, rhs);
+    case HloOpcode::kAtan2:
+      return Atan2(lhs, rhs);
     default:
       return absl::UnimplementedError(
           absl::StrCat("elemental emitter: ", std::string(HloOpcodeString(op)),

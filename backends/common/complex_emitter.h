@@ -20,7 +20,14 @@
 // - sqrt and rsqrt are |z|^(+-1/2) (cos(+-t/2) + i sin(+-t/2)), t = arg z,
 //   with |z|^(1/2) computed as sqrt(max) * (1 + (min/max)^2)^(1/4) and the
 //   signed infinities and zeros of C99's csqrt at the branch cut;
-// - sign is z / |z| (0 at 0); sin, cos, expm1, log1p and tanh as XLA's.
+// - sign is z / |z| (0 at 0); sin, cos, expm1, log1p and tanh as XLA's;
+// - sinh and cosh from sinh, cosh, cos and sin of the parts, logistic as
+//   1 / (1 + exp(-z)) (XLA's logistic expander), power as XLA's polar
+//   |a|^c e^(-d arg a) (cos + i sin)(c arg a + d log|a|) with its values
+//   at 0, 1 and +inf, atan2(y, x) as XLA's -i log((x + iy) / sqrt(x^2 +
+//   y^2));
+// - asin, acos, asinh, acosh, atan and atanh are the accurate algorithms
+//   current XLA uses (complex_inverse_emitter.cc says which).
 // Compare on complex is only eq (both parts ordered-equal) and ne (either
 // part unordered-unequal).
 #ifndef BACKENDS_COMMON_COMPLEX_EMITTER_H_
@@ -93,6 +100,28 @@ class ComplexEmitter {
   llvm::Value* SinOrCos(bool sin, llvm::Value* z);
   llvm::Value* Tanh(llvm::Value* z);
   llvm::Value* Sign(llvm::Value* z);
+  llvm::Value* SinhOrCosh(bool sinh, llvm::Value* z);
+  llvm::Value* Logistic(llvm::Value* z);
+  llvm::Value* Power(llvm::Value* base, llvm::Value* exponent);
+  llvm::Value* Atan2(llvm::Value* y, llvm::Value* x);
+
+  // complex_inverse_emitter.cc. For x, y >= 0: the real parts of asin and
+  // acos of x + iy (both in [0, pi/2]) and the magnitude of their
+  // imaginary parts (asin's is +imag, acos's -imag).
+  struct AsinParts {
+    llvm::Value* asin_real;
+    llvm::Value* acos_real;
+    llvm::Value* imag;
+  };
+  AsinParts AsinAcos(llvm::Value* x, llvm::Value* y);
+  // Re acos(z) from the parts of |Re z| + i|Im z|.
+  llvm::Value* AcosReal(llvm::Value* re, const AsinParts& p);
+  llvm::Value* Asin(llvm::Value* z);
+  llvm::Value* Acos(llvm::Value* z);
+  llvm::Value* Asinh(llvm::Value* z);
+  llvm::Value* Acosh(llvm::Value* z);
+  llvm::Value* Atanh(llvm::Value* z);
+  llvm::Value* Atan(llvm::Value* z);
 
   llvm::Value* Call(MathFunction fn, llvm::Value* x);
   llvm::Value* Call(MathFunction fn, llvm::Value* x, llvm::Value* y);

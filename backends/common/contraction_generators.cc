@@ -6,7 +6,9 @@
 //
 // Accumulation follows XLA: f16 and bf16 accumulate in f32 and round once
 // at the end; other types accumulate in the output type (integers wrap;
-// complex products are the textbook ones, as XLA's elemental multiply).
+// complex products are the textbook ones, as XLA's elemental multiply; a
+// pred result is the OR of the ANDs, XLA's and the evaluator's sum and
+// product of booleans).
 #include <functional>
 #include <vector>
 
@@ -61,9 +63,6 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitSumOfProducts(
   const PrimitiveType acc_type = AccumulationType(out);
   const PrimitiveType lhs_type = hlo->operand(0)->shape().element_type();
   const PrimitiveType rhs_type = hlo->operand(1)->shape().element_type();
-  if (out == PRED) {
-    return CodegenUnimplemented(*hlo, "pred contractions");
-  }
   HLOC_ASSIGN_OR_RETURN(llvm::Type * acc_llvm_type,
                         RegisterType(acc_type, b->getContext()));
   llvm::Value* acc = EmitAllocaAtEntry(acc_llvm_type, "contract.acc", b);
@@ -82,7 +81,9 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitSumOfProducts(
           HLOC_ASSIGN_OR_RETURN(l, EmitConvert(l, lhs_type, acc_type));
           HLOC_ASSIGN_OR_RETURN(r, EmitConvert(r, rhs_type, acc_type));
           llvm::Value* sum = b->CreateLoad(acc_llvm_type, acc);
-          if (is_complex) {
+          if (acc_type == PRED) {
+            sum = b->CreateOr(sum, b->CreateAnd(l, r));
+          } else if (is_complex) {
             sum = complex.Add(sum, complex.Multiply(l, r));
           } else {
             sum = is_float ? b->CreateFAdd(sum, b->CreateFMul(l, r))

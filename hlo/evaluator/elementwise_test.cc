@@ -2,6 +2,7 @@
 // minimum, integer division and shifts out of range, saturating converts,
 // rounding modes, f16/bf16 rounding per operation, pow, compare orders.
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 
@@ -447,6 +448,44 @@ ENTRY e {
   ExpectNear(r.tuple_elements()[2], {4.0, 1.0}, 1e-6);
   ExpectNear(r.tuple_elements()[3],
              {std::exp(3.0) * std::cos(4.0), std::cos(1.0)}, 1e-4);
+}
+
+// exp(z) - 1 and log(1 + z) would cancel: expm1(0.001) in c64 was 500 ulps
+// off, log1p(-1) was 0 instead of -inf. XLA computes both from expm1 and
+// log1p of the parts.
+TEST(ElementwiseTest, ComplexExpm1AndLog1pKeepSmallResults) {
+  const char* kHlo = R"(
+HloModule m
+ENTRY e {
+  z = c64[3] parameter(0)
+  em1 = c64[3] exponential-minus-one(z)
+  l1p = c64[3] log-plus-one(z)
+  ROOT t = (c64[3], c64[3]) tuple(em1, l1p)
+})";
+  Literal r = MustRun(
+      kHlo, {Vec<complex64>(C64, {complex64(1e-3f, 0.0f),
+                                  complex64(1e-4f, 2e-4f),
+                                  complex64(-1.0f, 0.0f)})});
+  std::vector<complex64> em1 = Values<complex64>(r.tuple_elements()[0]);
+  std::vector<complex64> l1p = Values<complex64>(r.tuple_elements()[1]);
+  const double eps = std::numeric_limits<float>::epsilon();
+  const std::complex<double> z1(1e-3f, 0.0f), z2(1e-4f, 2e-4f);
+  // Reference values in double: e^z - 1 and log(1 + z) lose nothing there.
+  const std::complex<double> want_em1[] = {
+      {std::expm1(z1.real()), 0.0},
+      std::exp(z2) - 1.0};
+  const std::complex<double> want_l1p[] = {
+      {std::log1p(z1.real()), 0.0}, std::log(1.0 + z2)};
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_LE(std::abs(std::complex<double>(em1[i]) - want_em1[i]),
+              2 * eps * std::abs(want_em1[i]))
+        << i;
+    EXPECT_LE(std::abs(std::complex<double>(l1p[i]) - want_l1p[i]),
+              2 * eps * std::abs(want_l1p[i]))
+        << i;
+  }
+  EXPECT_EQ(l1p[2].real(), -std::numeric_limits<float>::infinity());
+  EXPECT_EQ(l1p[2].imag(), 0.0f);
 }
 
 TEST(ElementwiseTest, BitcastConvertReinterpretsBits) {

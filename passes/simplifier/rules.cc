@@ -72,6 +72,8 @@ const SimplifierRule kRules[] = {
      BroadcastOfDegenerateReshape},
     {"elementwise-of-scalar-broadcasts", kAnyOpcode,
      ElementwiseOfScalarBroadcasts},
+    {"get-dimension-size-static", Op::kGetDimensionSize,
+     GetDimensionSizeStatic},
 
     // Data movement.
     {"slice-noop", Op::kSlice, SliceNoop},

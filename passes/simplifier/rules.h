@@ -56,6 +56,7 @@ HloInstruction* ReshapeOfDegenerateBroadcast(HloInstruction* reshape,
                                              Rewriter& rw);
 HloInstruction* ScalarBroadcastThroughShapeOp(HloInstruction* op, Rewriter& rw);
 HloInstruction* ElementwiseOfScalarBroadcasts(HloInstruction* op, Rewriter& rw);
+HloInstruction* GetDimensionSizeStatic(HloInstruction* get_size, Rewriter& rw);
 
 // simplify_data_movement.cc
 HloInstruction* SliceNoop(HloInstruction* slice, Rewriter& rw);

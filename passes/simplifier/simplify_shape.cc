@@ -174,4 +174,21 @@ HloInstruction* ElementwiseOfScalarBroadcasts(HloInstruction* op,
   return rw.Broadcast(rw.Add(std::move(scalar_op)), op->shape(), {});
 }
 
+// get-dimension-size(x), dimensions={d} -> the constant size of d when d
+// is static (as XLA's dynamic padder folds it): a static shape's size is
+// known here, so no backend has to emit the op. A dynamic dimension's size
+// is only known at run time and stays.
+HloInstruction* GetDimensionSizeStatic(HloInstruction* get_size,
+                                       Rewriter& rw) {
+  const Shape& x = get_size->operand(0)->shape();
+  const int64_t d =
+      get_size->dimensions().empty() ? 0 : get_size->dimensions(0);
+  if (!x.IsArray() || d < 0 || d >= x.rank() || x.is_dynamic_dimension(d)) {
+    return nullptr;
+  }
+  Literal size(get_size->shape());
+  size.SetFromInt64(0, x.dimensions(d));
+  return rw.Add(HloInstruction::CreateConstant(std::move(size)));
+}
+
 }  // namespace hloc

@@ -126,9 +126,19 @@ BINARY = {
     "shift-right-logical": (INTS, "exact"),
     "complex": (["f32", "f64"], "exact"),
 }
-# Complex arithmetic is not exactly rounded (no IEEE rule for it).
+# Complex arithmetic is not exactly rounded (no IEEE rule for it); complex
+# power's error grows with |w log z| (compare.py, rule "power").
 COMPLEX_TOL = {"multiply": "ulp", "divide": "ulp", "sqrt": "ulp",
-               "abs": "ulp", "sign": "ulp"}
+               "abs": "ulp", "sign": "ulp", "power": "power"}
+
+
+def power_condition(z, w):
+    """|w log z| per element: how much z^w = exp(w log z) magnifies the
+    rounding of w log z (0 where that is not finite: the specials)."""
+    with np.errstate(all="ignore"):
+        z = np.asarray(z).astype(np.complex128)
+        k = np.abs(np.asarray(w).astype(np.complex128) * np.log(z))
+    return np.where(np.isfinite(k), k, 0.0)
 
 
 def complex_values(t, dims, rng, label, offset=0):
@@ -199,10 +209,13 @@ def elementwise_units():
             cases.append(((len(a),), None, "specials", a, b))
             for dims, layout, label, a, b in cases:
                 st = shape_text(t, dims, layout)
+                bound = None
+                if rule == "power":
+                    bound = power_condition(a, b)
                 units.append(Unit(
                     op, op, t, label, [(st, a), (st, b)],
                     [f"{{u}}r = {shape_text(rt, dims, layout)} {op}({{p0}}, {{p1}})"],
-                    "r", shape_text(rt, dims, layout), rule))
+                    "r", shape_text(rt, dims, layout), rule, bound=bound))
     units += compare_units() + select_clamp_units() + convert_units()
     units += reduce_precision_units() + bitcast_convert_units()
     return units
@@ -262,6 +275,10 @@ def convert_units():
     for src in ALL:
         for dst in ALL:
             if src == dst:
+                continue
+            if src in COMPLEX and dst not in COMPLEX:
+                # Not an HLO conversion: the verifier rejects it, as XLA's
+                # shape inference does (real() is the way).
                 continue
             op = "convert"
             shapes = SHAPES[1:4] + [((len(V.specials(src)),), None, "specials")]
