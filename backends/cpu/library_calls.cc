@@ -14,7 +14,7 @@ namespace {
 // Fills the config for `instruction`; false if it is no library call.
 absl::StatusOr<bool> Configure(const HloInstruction& instruction,
                                ExecutableStep* step) {
-  CpuLibraryConfig& config = step->cpu_library;
+  LibraryConfig& config = step->library_config;
   switch (instruction.opcode()) {
     case HloOpcode::kFft:
       step->library = "fft";

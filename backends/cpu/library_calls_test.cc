@@ -314,7 +314,7 @@ ENTRY e {
   auto good = CompileForCpu(**module, options);
   ASSERT_TRUE(good.ok()) << good.status();
   Executable broken = (*good)->executable();
-  broken.steps[0].cpu_library.fft_length = {6};
+  broken.steps[0].library_config.fft_length = {6};
   absl::StatusOr<std::unique_ptr<CpuExecutor>> executor = CpuExecutor::Create(
       broken, [](const std::string& symbol) -> absl::StatusOr<void*> {
         return absl::NotFoundError(symbol);
