@@ -21,6 +21,7 @@
 #include "passes/topk_splitter.h"
 #include "passes/tree_reduction.h"
 #include "passes/triangular_solve_expander.h"
+#include "passes/tuple_layout.h"
 
 namespace hloc {
 
@@ -74,6 +75,9 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
             ? SimplifyFpConversions::Scope::kCompilerRoundings
             : SimplifyFpConversions::Scope::kAllChains);
   }
+  // A tuple holds its operands' buffers: an element in another layout
+  // than its operand's needs a copy (before fusion, which may fuse it).
+  pipeline.AddPass<TupleLayout>();
   // Every runtime gathers, scatters and exchanges flat chunks.
   pipeline.AddPass<CollectiveLayout>();
   // On CUDA, convolutions are cuDNN calls, in the tensor orders cuDNN

@@ -31,6 +31,7 @@
 #include "passes/topk_splitter.h"
 #include "passes/tree_reduction.h"
 #include "passes/triangular_solve_expander.h"
+#include "passes/tuple_layout.h"
 #include "passes/tuple_simplifier.h"
 
 namespace hloc {
@@ -149,6 +150,9 @@ const PassEntry kPasses[] = {
      Make<TriangularSolveExpander>},
     {"tuple-simplifier", "gte(tuple) and tuple(gte...) round trips",
      Make<TupleSimplifier>},
+    {"tuple-layout",
+     "a copy where a tuple element's layout differs from its operand's",
+     Make<TupleLayout>},
 };
 
 constexpr absl::string_view kFixedPoint = "fixed-point";

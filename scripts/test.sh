@@ -9,7 +9,9 @@
 #      DIFF_FUZZ_SECONDS).
 # Every stage runs even if an earlier one failed; the exit status is
 # non-zero if any failed. Set HLOC_TEST_STAGES (e.g. "suite asan") to run
-# only some of suite, baseline, asan, fuzz.
+# only some of suite, baseline, asan, fuzz, tsan. The tsan stage (the
+# thread-heavy tests under ThreadSanitizer, TSAN_TESTS below) is not a
+# default stage: run it with HLOC_TEST_STAGES=tsan scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -31,6 +33,35 @@ BASELINE_TESTS=(//backends/cpu/...)
 # machine while other builds ran (fuzz/README.md, "CI cost"), more than a
 # cold CI run can add. `bazel test --config=asan //...` runs everything.
 ASAN_TESTS=(//hlo/... //passes/... //fuzz:all)
+
+# The ThreadSanitizer pass (--config=tsan; fuzz/README.md, "TSan"): every
+# test whose code runs on several threads: the literal allocator's shared
+# cache, the evaluator's parallel loops and replica threads with their
+# rendezvous, the host collectives' device threads, the CPU executor's
+# concurrent runs, the OpenMP library calls (topk, GOMP_parallel's
+# denormal mode) and the JIT's parallel kernels (cpu_test, dot_test,
+# scatter_test) and replicated runs on device threads (collectives_test;
+# hlo-run's --replicas uses the same runner but would pull the GPU
+# backends into the TSan build).
+# Not a default stage: a cold clang-19 TSan build of these took about 45
+# minutes on the loaded 2-core machine, more than CI's 90-minute limit
+# leaves; once built, the tests run in 89 s (fuzz/README.md, "TSan").
+TSAN_TESTS=(
+  //third_party/tsan:openmp_race_test
+  //hlo:large_block_allocator_test
+  //hlo/evaluator:collective_test
+  //hlo/evaluator:dot_conv_test
+  //hlo/evaluator:elementwise_test
+  //hlo/evaluator:reduce_test
+  //runtime:cpu_executor_test
+  //runtime:cpu_topk_test
+  //runtime:denormals_test
+  //runtime:host_collectives_test
+  //backends/cpu:collectives_test
+  //backends/cpu:cpu_test
+  //backends/cpu:dot_test
+  //backends/cpu:scatter_test
+)
 
 # CI's fuzzing: bounded (30 s a target) and seeded, so that a run is
 # repeatable and a red CI means a bug a replay finds again; longer and
@@ -64,6 +95,7 @@ for stage in $STAGES; do
     suite) run_tests suite //... "$@" ;;
     baseline) run_tests baseline-cpu --config=baseline-cpu "${BASELINE_TESTS[@]}" ;;
     asan) run_tests asan --config=asan "${ASAN_TESTS[@]}" ;;
+    tsan) run_tests tsan --config=tsan "${TSAN_TESTS[@]}" ;;
     fuzz)
       start=$SECONDS
       echo "=== fuzz: scripts/fuzz.sh" >&2

@@ -19,6 +19,7 @@
 #include "hlo/status_macros.h"
 #include "hlo/text/printer.h"
 #include "hlo/verifier.h"
+#include "passes/tuple_layout.h"
 
 namespace hloc {
 namespace {
@@ -47,6 +48,9 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
   if (entry == nullptr) {
     return absl::InvalidArgumentError("module has no entry computation");
   }
+  // A valid module may hold a tuple element in another layout than its
+  // operand's; the buffer plan needs the copy the pipeline would add.
+  HLOC_RETURN_IF_ERROR(TupleLayout().Run(module.get()).status());
   std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
   HLOC_RETURN_IF_ERROR(CheckCodegenShapes(order, "CPU backend"));
   HLOC_ASSIGN_OR_RETURN(BufferAssignment assignment,

@@ -213,7 +213,9 @@ absl::Status EmitCombine(
   llvm::Value* r;
   {
     llvm::IRBuilderBase::FastMathFlagGuard guard(*b);
-    if (reassociate) b->setFastMathFlags(ReductionFastMathFlags());
+    if (reassociate) {
+      b->setFastMathFlags(ReductionFastMathFlags(*s.reduce->to_apply()));
+    }
     HLOC_ASSIGN_OR_RETURN(
         r, ctx.elemental->EmitScalarComputation(s.reduce->to_apply(), args));
   }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/common/ir_array.h"
 #include "backends/cpu/ir_emitter.h"
+#include "hlo/computation.h"
 #include "hlo/status_macros.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Constants.h"
@@ -119,9 +120,20 @@ void EmitKernelEntry(llvm::Module* module, const std::string& symbol,
   b.CreateRetVoid();
 }
 
-llvm::FastMathFlags ReductionFastMathFlags() {
+llvm::FastMathFlags ReductionFastMathFlags(const HloComputation& combiner) {
   llvm::FastMathFlags flags;
   flags.setAllowReassoc();
+  for (const HloInstruction* hlo : combiner.instructions()) {
+    switch (hlo->opcode()) {
+      case HloOpcode::kAdd:
+      case HloOpcode::kSubtract:
+      case HloOpcode::kMultiply:
+      case HloOpcode::kDivide:
+        return flags;
+      default:
+        break;
+    }
+  }
   flags.setNoSignedZeros();
   return flags;
 }

@@ -86,12 +86,18 @@ absl::Status EmitWhileLoop(
 
 // The fast-math flags of a reduction's combiner when the reduction order
 // is free (row reductions): reassoc, so the loop vectorizer keeps vector
-// partial results (the order differs from a sequential loop, as in XLA),
-// and nsz, since a reduction in unspecified order has no defined sign for
-// a zero result either (XLA's own maximum returns whichever of -0 and +0
-// comes first). nsz makes a maximum/minimum combiner one vmaxps and a NaN
-// fix-up instead of six instructions; NaN still propagates.
-llvm::FastMathFlags ReductionFastMathFlags();
+// partial results (the order differs from a sequential loop, as in XLA).
+// Plus nsz for a combiner without arithmetic (maximum, minimum, compare,
+// select): a reduction in unspecified order has no defined sign for a zero
+// result (XLA's own maximum returns whichever of -0 and +0 comes first),
+// and nsz makes a maximum/minimum one vmaxps and a NaN fix-up instead of
+// six instructions. Never nsz on an add, subtract, multiply or divide:
+// with reassoc and nsz on the accumulating fadd, InstCombine rewrites the
+// whole expression feeding it as a sum of terms, flags or not on the
+// operands, and cancels `x - x` to 0 where x is NaN or an infinity
+// (XLA:CPU gives NaN; fuzz/differential/regressions/diff-3030.hlo).
+// reassoc alone is enough for the vectorizer and keeps NaN.
+llvm::FastMathFlags ReductionFastMathFlags(const HloComputation& combiner);
 
 // Marks every loop of `fn` llvm.loop.unroll.disable: loop nests of known
 // trip counts (tiles, blocks) would otherwise be unrolled into megabytes of

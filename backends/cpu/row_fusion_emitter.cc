@@ -129,7 +129,7 @@ absl::Status RowFusionEmitter::EmitReductionPass(const HloInstruction* reduce,
           b->CreateStore(x, b->CreateInBoundsGEP(cache_type, cache, c));
         }
         llvm::IRBuilderBase::FastMathFlagGuard guard(*b);
-        b->setFastMathFlags(ReductionFastMathFlags());
+        b->setFastMathFlags(ReductionFastMathFlags(*reduce->to_apply()));
         HLOC_ASSIGN_OR_RETURN(
             llvm::Value * next,
             elemental_->EmitScalarComputation(reduce->to_apply(),

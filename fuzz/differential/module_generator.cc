@@ -65,17 +65,20 @@ int SignificandBits(Type t) {
 
 using Dims = std::vector<int64_t>;
 
-// What is known about a float value: `exact` when every element is finite,
-// a multiple of 2^-grid and at most `bound` in magnitude. Otherwise (a
-// quotient, an integer converted, anything that may hold NaN or an
-// infinity) it may not feed a float sum: its order could change the result,
-// and the cpu backend compiles sums with reassociation, under which LLVM
-// may cancel x - x inside a sum even where x is NaN or an infinity
-// (fuzz/README.md, "Open findings").
+// What is known about a float value: `exact` when every finite element is
+// a multiple of 2^-grid and at most `bound` in magnitude, and `finite` when
+// no element is NaN or an infinity. An exact value may feed a float sum:
+// its finite partial sums are exact in any order, and a NaN or infinity
+// among the terms gives the same NaN or infinity in any order too (the
+// cpu backend reassociates sums; fuzz/differential/regressions/
+// diff-3030.hlo). A dot also needs `finite` (the simplifier may rewrite a
+// dot by a zero as zero, as XLA's does). A quotient or an integer
+// converted is not exact: its rounding error would depend on the order.
 struct Magnitude {
   bool exact = false;
   double bound = 0;
   int grid = 0;
+  bool finite = true;
 };
 
 bool FitsExactly(const Magnitude& m, Type t) {
@@ -88,7 +91,6 @@ struct Value {
   Type type;
   Dims dims;
   Magnitude magnitude;
-  bool default_layout = true;
 };
 
 std::string ShapeText(Type t, const Dims& dims) {
@@ -108,15 +110,9 @@ class Generator {
     const int roots = 1 + src_.Below(2);
     std::vector<Value> results;
     for (int i = 0; i < roots; ++i) {
-      Value v = Gen(RandomType(), RandomDims(), 0);
-      // A tuple element whose operand has another layout than the tuple's
-      // shape says is refused by the executable builder today (fuzz/README.md,
-      // "Open findings"); a copy gives the element the default layout.
-      if (roots > 1 && !v.default_layout) {
-        v = Emit(v.type, v.dims, absl::StrCat("copy(", v.name, ")"),
-                 v.magnitude);
-      }
-      results.push_back(v);
+      // A result in a non-default layout stays one: the tuple names the
+      // default layout, and the backend must copy (passes/tuple_layout.h).
+      results.push_back(Gen(RandomType(), RandomDims(), 0));
     }
     std::string text = "HloModule differential\n\n";
     for (const std::string& c : computations_) absl::StrAppend(&text, c, "\n");
@@ -159,7 +155,7 @@ class Generator {
 
   Value Emit(Type t, const Dims& dims, const std::string& rhs, Magnitude m,
              const std::string& layout = "", const char* prefix = "v") {
-    Value v{absl::StrCat(prefix, next_id_++), t, dims, m, layout.empty()};
+    Value v{absl::StrCat(prefix, next_id_++), t, dims, m};
     lines_.push_back(
         absl::StrCat(v.name, " = ", ShapeText(t, dims), layout, " ", rhs));
     pool_.push_back(v);
@@ -173,8 +169,10 @@ class Generator {
   Value Parameter(Type t, const Dims& dims, bool small) {
     Magnitude m;
     // Only small parameters are finite (see kSmallPrefix), so only they
-    // (and what is computed from them exactly) may feed a float sum.
-    if (IsFloat(t)) m = small ? Magnitude{true, 2, 0} : Magnitude{false, 4, 2};
+    // (and what is computed from them exactly) may feed a dot.
+    if (IsFloat(t)) {
+      m = small ? Magnitude{true, 2, 0} : Magnitude{true, 4, 2, false};
+    }
     if (t == Type::kPred) m = Magnitude{true, 1, 0};
     std::string layout;
     if (dims.size() >= 2 && src_.OneIn(3)) {
@@ -210,7 +208,7 @@ class Generator {
         if (src_.OneIn(8)) {
           static const char* kSpecial[] = {"nan", "inf", "-inf"};
           literal = kSpecial[src_.Below(3)];
-          m = Magnitude{false, 0, 0};
+          m = Magnitude{true, 0, 0, false};
         } else {
           const int quarters = src_.Below(33) - 16;
           literal = absl::StrCat(quarters / 4.0);
@@ -246,16 +244,17 @@ class Generator {
     return Constant(t, dims);
   }
 
-  // A float operand whose sums in `t` over `terms` values are exact: the
-  // generated value if it qualifies, else a fresh small parameter.
+  // A float operand whose sums in `t` over `terms` values are exact (and
+  // which is `finite` where that is asked for): the generated value if it
+  // qualifies, else a fresh small parameter.
   Value ExactOperand(Type t, const Dims& dims, int depth, double terms,
-                     double other_bound, int other_grid) {
+                     double other_bound, int other_grid, bool finite) {
     Value v = Gen(t, dims, depth + 1);
     auto fits = [&](const Value& x) {
       Magnitude m = x.magnitude;
       m.bound = m.bound * other_bound * terms;
       m.grid += other_grid;
-      return FitsExactly(m, t);
+      return FitsExactly(m, t) && (m.finite || !finite);
     };
     if (fits(v)) return v;
     return Parameter(t, dims, true);
@@ -317,13 +316,17 @@ class Generator {
     Magnitude m;
     const Magnitude& x = a.magnitude;
     const Magnitude& y = b.magnitude;
+    // A finite result of a NaN or an infinity is the other operand's
+    // (maximum(-inf, y) is y), so the bounds hold for the finite elements.
+    const bool finite = x.finite && y.finite;
     if (x.exact && y.exact) {
       if (op == "add" || op == "subtract") {
-        m = {true, x.bound + y.bound, std::max(x.grid, y.grid)};
+        m = {true, x.bound + y.bound, std::max(x.grid, y.grid), finite};
       } else if (op == "multiply") {
-        m = {true, x.bound * y.bound, x.grid + y.grid};
+        m = {true, x.bound * y.bound, x.grid + y.grid, finite};
       } else if (op == "maximum" || op == "minimum") {
-        m = {true, std::max(x.bound, y.bound), std::max(x.grid, y.grid)};
+        m = {true, std::max(x.bound, y.bound), std::max(x.grid, y.grid),
+             finite};
       }
     }
     if (IsFloat(t) && !FitsExactly(m, t)) m.exact = false;
@@ -375,7 +378,8 @@ class Generator {
     Magnitude m;
     if (a.magnitude.exact && b.magnitude.exact) {
       m = {true, std::max(a.magnitude.bound, b.magnitude.bound),
-           std::max(a.magnitude.grid, b.magnitude.grid)};
+           std::max(a.magnitude.grid, b.magnitude.grid),
+           a.magnitude.finite && b.magnitude.finite};
     }
     return Emit(t, dims,
                 absl::StrCat("select(", p.name, ", ", a.name, ", ", b.name, ")"),
@@ -451,7 +455,8 @@ class Generator {
     Magnitude m;
     if (a.magnitude.exact && b.magnitude.exact) {
       m = {true, std::max(a.magnitude.bound, b.magnitude.bound),
-           std::max(a.magnitude.grid, b.magnitude.grid)};
+           std::max(a.magnitude.grid, b.magnitude.grid),
+           a.magnitude.finite && b.magnitude.finite};
     }
     return Emit(t, dims,
                 absl::StrCat("concatenate(", a.name, ", ", b.name,
@@ -523,13 +528,17 @@ class Generator {
     Magnitude m;
     if (IsFloat(t) && op == "add") {
       // A float sum is compared exactly, so every partial sum must be.
-      a = ExactOperand(t, operand_dims, depth, terms, 1, 0);
+      a = ExactOperand(t, operand_dims, depth, terms, 1, 0, /*finite=*/false);
       m = a.magnitude;
       m.bound *= terms;
       if (!FitsExactly(m, t)) return Leaf(t, dims);
     } else {
       a = Gen(t, operand_dims, depth + 1);
       m = a.magnitude;
+      // A maximum or minimum over no elements is its init, an infinity.
+      bool empty = false;
+      for (int64_t r : reduced) empty |= operand_dims[r] == 0;
+      if (empty && IsFloat(t)) m.finite = false;
     }
     const Value zero = Emit(t, {}, absl::StrCat("constant(", init, ")"),
                             Magnitude{true, 0, 0});
@@ -573,9 +582,9 @@ class Generator {
     if (IsFloat(t)) {
       // As for sums: every product and partial sum must be exact in t.
       const double terms = std::max<int64_t>(k, 1);
-      a = ExactOperand(t, lhs, depth, terms, 4, 2);
+      a = ExactOperand(t, lhs, depth, terms, 4, 2, /*finite=*/true);
       b = ExactOperand(t, rhs, depth, terms, a.magnitude.bound,
-                       a.magnitude.grid);
+                       a.magnitude.grid, /*finite=*/true);
       m = {true, terms * a.magnitude.bound * b.magnitude.bound,
            a.magnitude.grid + b.magnitude.grid};
       if (!FitsExactly(m, t)) return Leaf(t, dims);

@@ -17,8 +17,9 @@
 // tracks a bound on each value's magnitude and the power-of-two grid its
 // values lie on (inputs are multiples of 1/4 in [-4, 4], plus NaN and
 // infinities now and then, or finite small integers) and uses a float sum
-// only of finite values whose partial sums the type's significand holds
-// exactly.
+// only of values whose finite partial sums the type's significand holds
+// exactly (a NaN or an infinity among the terms gives the same result in
+// any order), and a dot only of finite ones.
 #ifndef FUZZ_DIFFERENTIAL_MODULE_GENERATOR_H_
 #define FUZZ_DIFFERENTIAL_MODULE_GENERATOR_H_
 

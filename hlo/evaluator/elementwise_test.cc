@@ -530,5 +530,30 @@ TEST(ElementwiseTest, UnsupportedTypeIsAnError) {
       << r.status();
 }
 
+// Long enough for the kernels to split across threads (ParallelFor's grain
+// is 1 << 16 elements), with a broadcast scalar operand (read as a splat
+// by every thread): each element is still its own IEEE result.
+TEST(ElementwiseTest, ThreadedKernelsMatchElementByElement) {
+  constexpr int64_t kN = int64_t{1} << 18;
+  const std::string hlo = R"(
+HloModule m
+ENTRY e {
+  a = f32[262144] parameter(0)
+  b = f32[262144] parameter(1)
+  c = f32[] constant(0.5)
+  s = f32[262144] broadcast(c), dimensions={}
+  ab = f32[262144] multiply(a, b)
+  ROOT r = f32[262144] add(ab, s)
+})";
+  std::vector<float> a(kN), b(kN), want(kN);
+  for (int64_t i = 0; i < kN; ++i) {
+    a[i] = static_cast<float>(i % 1000) / 8.0f;
+    b[i] = static_cast<float>((i * 31) % 97) - 48.0f;
+    want[i] = a[i] * b[i] + 0.5f;
+  }
+  Literal r = MustRun(hlo, {Vec<float>(F32, a), Vec<float>(F32, b)});
+  EXPECT_EQ(Values<float>(r), want);
+}
+
 }  // namespace
 }  // namespace hloc
