@@ -201,9 +201,9 @@ class TiledDot {
   // Marks the loop just emitted after `preheader` (b_ is at its exit) not
   // to be unrolled. Unrolled, the slices of a short K (a constant trip
   // count) let the scheduler hoist every slice's loads and products
-  // together: 256 VGPRs on gfx1100 and ~500 on gfx942 for a 65-deep s32
-  // dot, against a few dozen rolled; one slice's inner loop is unrolled
-  // anyway.
+  // together: 65-deep dots took 256 VGPRs (f32, gfx1100) and ~500 (s32,
+  // gfx942), against a few dozen rolled; one slice's inner loop is
+  // unrolled anyway.
   void KeepRolled(llvm::BasicBlock* preheader) {
     llvm::BasicBlock* header = b_->GetInsertBlock()->getSinglePredecessor();
     if (header == nullptr) return;
@@ -336,17 +336,34 @@ class TiledDot {
 
   absl::Status MultiplyPlain() {
     const bool is_float = IsFloatingPointType(acc_type_);
+    // Every shared element the thread reads is at a constant offset from
+    // its first row's (column's) element once the loop over the slice is
+    // unrolled: one base address each, the offsets in the load
+    // instructions (ds_read's offset field) instead of a register per
+    // element (gfx942 kept ~120 addresses live for a 4x4 tile).
+    llvm::Value* a_base = Slot(true, I(0), ThreadRow(0));
+    llvm::Value* c_base = Slot(false, I(0), ThreadColumn(0));
+    const int64_t row_step = l_.tile_m / l_.micro_m;
+    const int64_t column_step = l_.tile_n / l_.micro_n;
     return EmitForLoop(
         "dot.kk", I(0), I(l_.tile_k), I(1),
         [&](llvm::Value* kk) -> absl::Status {
           std::vector<llvm::Value*> a, c;
           for (int64_t i = 0; i < l_.micro_m; ++i) {
-            a.push_back(
-                b_->CreateLoad(lhs_stage_, Slot(true, kk, ThreadRow(i))));
+            llvm::Value* offset = b_->CreateAdd(
+                b_->CreateMul(kk, I(lhs_stride_), "", true, true),
+                I(i * row_step), "", true, true);
+            a.push_back(b_->CreateLoad(
+                lhs_stage_,
+                b_->CreateInBoundsGEP(lhs_stage_, a_base, offset)));
           }
           for (int64_t j = 0; j < l_.micro_n; ++j) {
-            c.push_back(
-                b_->CreateLoad(rhs_stage_, Slot(false, kk, ThreadColumn(j))));
+            llvm::Value* offset = b_->CreateAdd(
+                b_->CreateMul(kk, I(rhs_stride_), "", true, true),
+                I(j * column_step), "", true, true);
+            c.push_back(b_->CreateLoad(
+                rhs_stage_,
+                b_->CreateInBoundsGEP(rhs_stage_, c_base, offset)));
           }
           for (int64_t i = 0; i < l_.micro_m; ++i) {
             for (int64_t j = 0; j < l_.micro_n; ++j) {
