@@ -160,9 +160,9 @@ class AmdgpuTarget : public GpuTarget {
   }
 
   // Never run on an AMD GPU here: see mfma_layout.h.
-  llvm::Value* EmitMatrixMultiplyAdd(const MfmaShape& shape, llvm::Value* a,
-                                     llvm::Value* b, llvm::Value* c,
-                                     llvm::IRBuilderBase* builder) const override {
+  llvm::Value* EmitMatrixMultiplyAdd(
+      const MfmaShape& shape, llvm::Value* a, llvm::Value* b, llvm::Value* c,
+      llvm::IRBuilderBase* builder) const override {
     llvm::Intrinsic::ID id = llvm::Intrinsic::not_intrinsic;
     switch (shape.kind) {
       case MfmaKind::kF32_32x32x2:
@@ -186,15 +186,15 @@ class AmdgpuTarget : public GpuTarget {
     }
     if (shape.kind == MfmaKind::kBF16_32x32x8 ||
         shape.kind == MfmaKind::kBF16_16x16x16) {
-      llvm::Type* i16x4 =
-          llvm::FixedVectorType::get(builder->getInt16Ty(), 4);
+      llvm::Type* i16x4 = llvm::FixedVectorType::get(builder->getInt16Ty(), 4);
       a = builder->CreateBitCast(a, i16x4);
       b = builder->CreateBitCast(b, i16x4);
     }
     // cbsz, abid, blgp = 0: no broadcast or lane swizzle of the operands.
     return builder->CreateIntrinsic(
-        id, {}, {a, b, c, builder->getInt32(0), builder->getInt32(0),
-                 builder->getInt32(0)});
+        id, {},
+        {a, b, c, builder->getInt32(0), builder->getInt32(0),
+         builder->getInt32(0)});
   }
 
   absl::StatusOr<std::string> CompileModule(

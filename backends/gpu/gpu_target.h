@@ -78,10 +78,9 @@ class GpuTarget {
   // taking part (mfma_layout.h says which elements a lane holds): `a` and
   // `b` are the lane's operand elements (a scalar, or a vector of
   // values_per_lane), `c` its accumulators (<accumulators x float>).
-  virtual llvm::Value* EmitMatrixMultiplyAdd(const MfmaShape& shape,
-                                             llvm::Value* a, llvm::Value* b,
-                                             llvm::Value* c,
-                                             llvm::IRBuilderBase* builder) const {
+  virtual llvm::Value* EmitMatrixMultiplyAdd(
+      const MfmaShape& shape, llvm::Value* a, llvm::Value* b, llvm::Value* c,
+      llvm::IRBuilderBase* builder) const {
     return nullptr;
   }
   virtual unsigned shared_address_space() const = 0;

@@ -8,13 +8,14 @@
 // element is, and the result, read back by the emitter's accumulator
 // function, must equal the matrix product. This runs on the CPU: no AMD
 // GPU has executed these instructions for this project.
+#include "backends/gpu/mfma_layout.h"
+
 #include <cstdint>
 #include <random>
 #include <set>
 #include <utility>
 #include <vector>
 
-#include "backends/gpu/mfma_layout.h"
 #include "backends/gpu/testing/mfma_model.h"
 #include "gtest/gtest.h"
 

@@ -1,7 +1,7 @@
 // Pieces every GPU reduction kernel uses (row and column reductions, row-
-// reduction fusions, transposes' and dots' tiles, row scans): warp shuffles of any
-// register type and a block's shared-memory array. Included only by emitters'
-// .cc files (it pulls in LLVM's IR headers through kernel_builder.h).
+// reduction fusions, transposes' and dots' tiles, row scans): warp shuffles of
+// any register type and a block's shared-memory array. Included only by
+// emitters' .cc files (it pulls in LLVM's IR headers through kernel_builder.h).
 #ifndef BACKENDS_GPU_REDUCTION_UTIL_H_
 #define BACKENDS_GPU_REDUCTION_UTIL_H_
 

@@ -121,11 +121,17 @@ DotGeometry AnalyzeDot(const HloInstruction* dot) {
 struct IrInt {
   llvm::Value* v;
   llvm::IRBuilderBase* b;
-  llvm::Value* C(int c) const { return llvm::ConstantInt::get(v->getType(), c); }
+  llvm::Value* C(int c) const {
+    return llvm::ConstantInt::get(v->getType(), c);
+  }
   IrInt operator%(int c) const { return {b->CreateURem(v, C(c)), b}; }
   IrInt operator/(int c) const { return {b->CreateUDiv(v, C(c)), b}; }
-  IrInt operator*(int c) const { return {b->CreateMul(v, C(c), "", true, true), b}; }
-  IrInt operator+(int c) const { return {b->CreateAdd(v, C(c), "", true, true), b}; }
+  IrInt operator*(int c) const {
+    return {b->CreateMul(v, C(c), "", true, true), b};
+  }
+  IrInt operator+(int c) const {
+    return {b->CreateAdd(v, C(c), "", true, true), b};
+  }
 };
 
 // The emitter of one dot kernel: shared slices, accumulators, output.
@@ -159,10 +165,10 @@ class TiledDot {
     // a column of it, and tile_m + 1 spreads that column over the banks.
     lhs_stride_ = l_.tile_m + 1;
     rhs_stride_ = l_.tile_n + 1;
-    lhs_tile_ = SharedArray(kernel_, lhs_stage_, l_.tile_k * lhs_stride_,
-                            "dot_lhs");
-    rhs_tile_ = SharedArray(kernel_, rhs_stage_, l_.tile_k * rhs_stride_,
-                            "dot_rhs");
+    lhs_tile_ =
+        SharedArray(kernel_, lhs_stage_, l_.tile_k * lhs_stride_, "dot_lhs");
+    rhs_tile_ =
+        SharedArray(kernel_, rhs_stage_, l_.tile_k * rhs_stride_, "dot_rhs");
     HLOC_ASSIGN_OR_RETURN(lhs_gen_, kernel_.generators().Get(dot_->operand(0)));
     HLOC_ASSIGN_OR_RETURN(rhs_gen_, kernel_.generators().Get(dot_->operand(1)));
 
@@ -223,8 +229,7 @@ class TiledDot {
                                   const std::vector<int64_t>& sizes) {
     if (sizes.empty()) return {};
     if (sizes.size() == 1) return {linear};
-    return IrIndex::FromLinear(linear, Shape::Array(F32, sizes), b_)
-        .multidim();
+    return IrIndex::FromLinear(linear, Shape::Array(F32, sizes), b_).multidim();
   }
 
   // The operand index of (batch, row, k): row is m (lhs) or n (rhs).
@@ -238,8 +243,7 @@ class TiledDot {
     place(lhs ? g_.lhs_batch : g_.rhs_batch, Split(batch_, g_.batch_sizes));
     place(lhs ? g_.lhs_free : g_.rhs_free,
           Split(row, lhs ? g_.m_sizes : g_.n_sizes));
-    place(lhs ? g_.lhs_contracting : g_.rhs_contracting,
-          Split(k, g_.k_sizes));
+    place(lhs ? g_.lhs_contracting : g_.rhs_contracting, Split(k, g_.k_sizes));
     return IrIndex(index, kernel_.index_type());
   }
 
@@ -299,8 +303,8 @@ class TiledDot {
 
   void InitAccumulators() {
     if (mfma_) {
-      acc_vector_type_ = llvm::FixedVectorType::get(b_->getFloatTy(),
-                                                    mfma_->accumulators);
+      acc_vector_type_ =
+          llvm::FixedVectorType::get(b_->getFloatTy(), mfma_->accumulators);
       acc_ = EmitAllocaAtEntry(acc_vector_type_, "dot.acc", b_);
       b_->CreateStore(llvm::Constant::getNullValue(acc_vector_type_), acc_);
       return;
@@ -314,9 +318,8 @@ class TiledDot {
   llvm::Value* PlainAccumulator(int64_t i, int64_t j) {
     llvm::Type* array =
         llvm::ArrayType::get(acc_llvm_, l_.micro_m * l_.micro_n);
-    return b_->CreateInBoundsGEP(array, acc_,
-                                 {b_->getInt32(0),
-                                  b_->getInt32(i * l_.micro_n + j)});
+    return b_->CreateInBoundsGEP(
+        array, acc_, {b_->getInt32(0), b_->getInt32(i * l_.micro_n + j)});
   }
 
   // The thread's rows and columns within the tile: thread (tm, tn) of a
@@ -325,8 +328,8 @@ class TiledDot {
   llvm::Value* ThreadRow(int64_t i) {
     const int64_t across = l_.tile_n / l_.micro_n;
     const int64_t step = l_.tile_m / l_.micro_m;
-    return b_->CreateAdd(b_->CreateUDiv(tid_, I(across)), I(i * step), "",
-                         true, true);
+    return b_->CreateAdd(b_->CreateUDiv(tid_, I(across)), I(i * step), "", true,
+                         true);
   }
   llvm::Value* ThreadColumn(int64_t j) {
     const int64_t across = l_.tile_n / l_.micro_n;
@@ -350,20 +353,18 @@ class TiledDot {
         [&](llvm::Value* kk) -> absl::Status {
           std::vector<llvm::Value*> a, c;
           for (int64_t i = 0; i < l_.micro_m; ++i) {
-            llvm::Value* offset = b_->CreateAdd(
-                b_->CreateMul(kk, I(lhs_stride_), "", true, true),
-                I(i * row_step), "", true, true);
+            llvm::Value* offset =
+                b_->CreateAdd(b_->CreateMul(kk, I(lhs_stride_), "", true, true),
+                              I(i * row_step), "", true, true);
             a.push_back(b_->CreateLoad(
-                lhs_stage_,
-                b_->CreateInBoundsGEP(lhs_stage_, a_base, offset)));
+                lhs_stage_, b_->CreateInBoundsGEP(lhs_stage_, a_base, offset)));
           }
           for (int64_t j = 0; j < l_.micro_n; ++j) {
-            llvm::Value* offset = b_->CreateAdd(
-                b_->CreateMul(kk, I(rhs_stride_), "", true, true),
-                I(j * column_step), "", true, true);
+            llvm::Value* offset =
+                b_->CreateAdd(b_->CreateMul(kk, I(rhs_stride_), "", true, true),
+                              I(j * column_step), "", true, true);
             c.push_back(b_->CreateLoad(
-                rhs_stage_,
-                b_->CreateInBoundsGEP(rhs_stage_, c_base, offset)));
+                rhs_stage_, b_->CreateInBoundsGEP(rhs_stage_, c_base, offset)));
           }
           for (int64_t i = 0; i < l_.micro_m; ++i) {
             for (int64_t j = 0; j < l_.micro_n; ++j) {
@@ -396,15 +397,15 @@ class TiledDot {
                            const IrInt& lane) {
     std::vector<llvm::Value*> values;
     for (int v = 0; v < mfma_->values_per_lane; ++v) {
-      MfmaElement<IrInt> e = lhs ? MfmaAElement(*mfma_, lane, v)
-                                 : MfmaBElement(*mfma_, lane, v);
+      MfmaElement<IrInt> e =
+          lhs ? MfmaAElement(*mfma_, lane, v) : MfmaBElement(*mfma_, lane, v);
       // A[row = i][col = k], B[row = k][col = j].
       llvm::Value* k = lhs ? e.col.v : e.row.v;
       llvm::Value* rc = lhs ? e.row.v : e.col.v;
-      values.push_back(b_->CreateLoad(
-          lhs ? lhs_stage_ : rhs_stage_,
-          Slot(lhs, b_->CreateAdd(kk0, k, "", true, true),
-               b_->CreateAdd(origin, rc, "", true, true))));
+      values.push_back(
+          b_->CreateLoad(lhs ? lhs_stage_ : rhs_stage_,
+                         Slot(lhs, b_->CreateAdd(kk0, k, "", true, true),
+                              b_->CreateAdd(origin, rc, "", true, true))));
     }
     if (values.size() == 1) return values[0];
     llvm::Value* vec = llvm::UndefValue::get(
@@ -562,8 +563,8 @@ const HloInstruction* FindTiledDot(const KernelInfo& info) {
       dot->shape().ElementCount() == 0) {
     return nullptr;
   }
-  for (const Shape* s : {&dot->shape(), &dot->operand(0)->shape(),
-                         &dot->operand(1)->shape()}) {
+  for (const Shape* s :
+       {&dot->shape(), &dot->operand(0)->shape(), &dot->operand(1)->shape()}) {
     if (!s->IsArray() || !TiledType(s->element_type())) return nullptr;
   }
   return dot;

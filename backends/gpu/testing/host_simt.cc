@@ -17,8 +17,8 @@
 #include "backends/common/loop_emitter.h"
 #include "backends/common/math_library.h"
 #include "backends/gpu/amdgpu_target.h"
-#include "backends/gpu/testing/mfma_model.h"
 #include "backends/gpu/llvm_codegen.h"
+#include "backends/gpu/testing/mfma_model.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
@@ -216,16 +216,17 @@ class HostSimtTarget : public GpuTarget {
       PrimitiveType operand_type) const override {
     return AmdgpuMatrixInstruction(device(), operand_type);
   }
-  llvm::Value* EmitMatrixMultiplyAdd(const MfmaShape& shape, llvm::Value* a,
-                                     llvm::Value* b, llvm::Value* c,
-                                     llvm::IRBuilderBase* builder) const override {
+  llvm::Value* EmitMatrixMultiplyAdd(
+      const MfmaShape& shape, llvm::Value* a, llvm::Value* b, llvm::Value* c,
+      llvm::IRBuilderBase* builder) const override {
     llvm::Type* f32 = builder->getFloatTy();
     auto spill = [&](llvm::Value* v, int count, const char* name) {
       llvm::Type* array = llvm::ArrayType::get(f32, count);
       llvm::Value* slot = EmitAllocaAtEntry(array, name, builder);
       for (int i = 0; i < count; ++i) {
-        llvm::Value* e =
-            v->getType()->isVectorTy() ? builder->CreateExtractElement(v, i) : v;
+        llvm::Value* e = v->getType()->isVectorTy()
+                             ? builder->CreateExtractElement(v, i)
+                             : v;
         if (!e->getType()->isFloatTy()) e = builder->CreateFPExt(e, f32);
         builder->CreateStore(
             e, builder->CreateConstInBoundsGEP2_32(array, slot, 0, i));
@@ -235,11 +236,11 @@ class HostSimtTarget : public GpuTarget {
     llvm::Value* pa = spill(a, shape.values_per_lane, "mfma.a");
     llvm::Value* pb = spill(b, shape.values_per_lane, "mfma.b");
     llvm::Value* pc = spill(c, shape.accumulators, "mfma.c");
-    llvm::FunctionType* type = llvm::FunctionType::get(
-        builder->getVoidTy(),
-        {builder->getInt32Ty(), builder->getPtrTy(), builder->getPtrTy(),
-         builder->getPtrTy()},
-        false);
+    llvm::FunctionType* type =
+        llvm::FunctionType::get(builder->getVoidTy(),
+                                {builder->getInt32Ty(), builder->getPtrTy(),
+                                 builder->getPtrTy(), builder->getPtrTy()},
+                                false);
     builder->CreateCall(
         type, Address(reinterpret_cast<void*>(&SimtMfma), builder),
         {builder->getInt32(static_cast<int32_t>(shape.kind)), pa, pb, pc});

@@ -34,8 +34,7 @@ inline std::pair<int, int> ModelDPosition(const MfmaShape& s, int i, int j) {
 // acc[lane][r] (C in, D out), summing each element's k products in order
 // after C, in T's precision.
 template <typename T>
-void ExecuteMfmaModel(const MfmaShape& s,
-                      const std::vector<std::vector<T>>& a,
+void ExecuteMfmaModel(const MfmaShape& s, const std::vector<std::vector<T>>& a,
                       const std::vector<std::vector<T>>& b,
                       std::vector<std::vector<T>>& acc) {
   std::vector<std::vector<T>> d(s.m, std::vector<T>(s.n));
