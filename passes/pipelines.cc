@@ -6,6 +6,7 @@
 #include "passes/cholesky_expander.h"
 #include "passes/collective_layout.h"
 #include "passes/convolution_layout.h"
+#include "passes/convolution_to_gemm.h"
 #include "passes/cudnn_convolution_calls.h"
 #include "passes/dce.h"
 #include "passes/fusion/instruction_fusion.h"
@@ -84,6 +85,11 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // reads in place; ROCm has no convolution library here (no MIOpen in
   // Debian) and the CPU has its own convolution emitter.
   if (platform == "cuda") pipeline.AddPass<ConvolutionLayout>();
+  // ROCm has no convolution library, but its dots are tiled GEMM kernels
+  // (backends/gpu/tiled_dot_emitter.cc, MFMA on CDNA): a convolution large
+  // enough to pay for its im2col copy runs as one of them, the rest stay
+  // direct loop kernels (the pass's thresholds).
+  if (platform == "rocm") pipeline.AddPass<ConvolutionToGemm>();
   // GPU reduction kernels need a block per SM and more, and GPU dots are
   // library gemms; the CPU splits a reduction over its rows in its own
   // way, and its dot emitter reads any dimension order. The GPU topk

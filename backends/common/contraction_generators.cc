@@ -1,8 +1,10 @@
 // Element generators of the contractions: dot and convolution, one output
 // element at a time (a loop over the contracted elements, multiply-add in
-// the accumulation type). The GPU uses them where no library call fits (an
-// integer dot, a layout cuBLAS cannot read, any convolution); the CPU has
-// its own tiled emitters for both and never reaches these.
+// the accumulation type). The GPU uses them for direct convolutions and
+// for the dots its tiled dot kernel does not take (backends/gpu/
+// tiled_dot_emitter.cc: a fusion with several dots, a dot read elsewhere
+// than at the output position); the CPU has its own tiled emitters for
+// both and never reaches these.
 //
 // Accumulation follows XLA: f16 and bf16 accumulate in f32 and round once
 // at the end; other types accumulate in the output type (integers wrap;

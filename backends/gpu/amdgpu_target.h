@@ -7,6 +7,7 @@
 #define BACKENDS_GPU_AMDGPU_TARGET_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -27,6 +28,13 @@ std::string FindRocmDeviceLibs(const std::string& flag);
 // object is linked.
 absl::StatusOr<std::unique_ptr<GpuTarget>> CreateAmdgpuTarget(
     const std::string& arch, const std::string& device_libs);
+
+// The MFMA instruction the tiled dot kernel uses on `device` for operands
+// of `operand_type` (gfx90a, gfx942: the 32x32 single-block f32, f16 and
+// bf16 ones), or none. Shared with the simulated GPU, which executes the
+// same choice with a model of the instruction (testing/host_simt.h).
+std::optional<MfmaShape> AmdgpuMatrixInstruction(const GpuDeviceInfo& device,
+                                                 PrimitiveType operand_type);
 
 }  // namespace hloc
 

@@ -18,10 +18,11 @@ const std::vector<GpuDeviceInfo>& KnownDevices() {
       // workgroup, wave64, 32 waves per CU) and the RDNA3 ISA guide for
       // gfx1100 (RX 7900 XTX: 96 CUs, wave32, 16 waves per SIMD, 2 SIMDs
       // per CU).
+      // CDNA2 and CDNA3 have matrix cores (MFMA); RDNA3 has WMMA instead.
       {"gfx90a", "MI250X (one GCD)", 110, 1024, 2048, 64 * 1024, 64,
-       (int64_t{1} << 31) - 1, 65535, "rocm"},
+       (int64_t{1} << 31) - 1, 65535, "rocm", true},
       {"gfx942", "MI300X", 304, 1024, 2048, 64 * 1024, 64,
-       (int64_t{1} << 31) - 1, 65535, "rocm"},
+       (int64_t{1} << 31) - 1, 65535, "rocm", true},
       {"gfx1100", "RX 7900 XTX", 96, 1024, 1024, 64 * 1024, 32,
        (int64_t{1} << 31) - 1, 65535, "rocm"},
   };

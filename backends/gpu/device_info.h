@@ -33,6 +33,10 @@ struct GpuDeviceInfo {
   int64_t max_grid_y = 65535;
   // The platform whose code runs on it: "cuda" or "rocm".
   std::string platform = "cuda";
+  // AMD's matrix cores (MFMA instructions, wave64: CDNA2/CDNA3), which the
+  // tiled dot kernel uses where the element type has one. NVIDIA's tensor
+  // cores are cuBLASLt's business here, so false for every sm_*.
+  bool matrix_cores = false;
 };
 
 // The facts of a known architecture; InvalidArgument naming the known ones

@@ -86,9 +86,10 @@ absl::StatusOr<std::unique_ptr<GpuTarget>> MakeTarget(
 
 // Whether dots and convolutions may become library calls (cuBLASLt and
 // cuDNN on cuda); on rocm there is no BLAS or convolution library to call
-// (Debian has neither rocBLAS nor MIOpen), so every dot is a kernel from
-// the shared emitters, its epilogue fused with it, and every convolution
-// a direct kernel.
+// (Debian has neither rocBLAS nor MIOpen), so every dot is a tiled kernel
+// from the shared emitters, its epilogue fused with it, and every
+// convolution a dot (the rocm pipeline's convolution-to-gemm) or, where
+// that does not pay, a direct kernel.
 bool UsesVendorLibraries(const GpuTarget& target) {
   return target.platform() == "cuda";
 }
@@ -222,8 +223,9 @@ class StepEmitter {
         return absl::OkStatus();
       }
       if (!absl::IsUnimplemented(gemm.status())) return gemm.status();
-      // An integer dot, a layout cuBLAS cannot read, a prologue: the
-      // elemental emitter computes each output element (correct, not fast).
+      // An integer dot, a layout cuBLAS cannot read, a prologue: a kernel
+      // from the shared emitters (the tiled dot kernel where it applies,
+      // gpu_kernel_emitter.h).
       no_gemm = absl::StrCat(gemm.status().message(), "; ");
     }
     KernelBuffers buffers = AnalyzeStepBuffers(instr, values, assignment);

@@ -76,9 +76,10 @@ absl::StatusOr<std::vector<GpuKernel>> GpuModuleEmitter::EmitKernels(
   // Fusions our passes make have a known shape (fusion_kinds.h); fusions
   // from elsewhere (XLA's optimized modules: kInput, Triton softmax) still
   // compute their root from their parameters element by element, so the
-  // same emitters handle them. Dots and dot-epilogue fusions get here only
-  // where no cuBLAS call fits (gemm_lowering.h): each element is a loop
-  // over the contracted dimension.
+  // same emitters handle them. Dots and dot-epilogue fusions get here on
+  // rocm, and on cuda where no cuBLAS call fits (gemm_lowering.h): a tiled
+  // kernel (tiled_dot_emitter.cc), or where it does not apply a loop
+  // kernel whose every element loops over the contracted dimension.
   HLOC_ASSIGN_OR_RETURN(KernelInfo info, AnalyzeKernel(hlo));
   KernelRequest request{state_->target, state_->module.get(), &info, &buffers,
                         ""};
@@ -122,6 +123,12 @@ absl::StatusOr<std::vector<GpuKernel>> GpuModuleEmitter::EmitKernels(
           emit([&]() { return EmitOpKernel(request, root, step); });
       if (!s.ok()) return cleanup(s);
     }
+    return kernels;
+  }
+  if (const HloInstruction* dot = FindTiledDot(info)) {
+    request.symbol = state_->UniqueSymbol(name);
+    absl::Status s = emit([&]() { return EmitTiledDotKernel(request, dot); });
+    if (!s.ok()) return cleanup(s);
     return kernels;
   }
   if (IsRowFusion(hlo)) {

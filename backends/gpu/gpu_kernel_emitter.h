@@ -15,7 +15,10 @@
 //   - column reductions: lanes along the kept minor dimension, warps over
 //     rows, one deterministic pass (reduction_emitter.cc);
 //   - transposes that move the minor dimension, alone or in a loop fusion
-//     (x.T + y): 32x33 shared-memory tiles (transpose_emitter.cc).
+//     (x.T + y): 32x33 shared-memory tiles (transpose_emitter.cc);
+//   - dots and dot-epilogue fusions: output tiles per block, K slices
+//     through shared memory, a register tile per thread or MFMA per wave
+//     (tiled_dot_emitter.cc).
 // Every tuning decision is in launch_dims.cc.
 // Anything else is Unimplemented, naming the instruction and why.
 #ifndef BACKENDS_GPU_GPU_KERNEL_EMITTER_H_

@@ -13,11 +13,14 @@
 #define BACKENDS_GPU_GPU_TARGET_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "backends/gpu/device_info.h"
+#include "backends/gpu/mfma_layout.h"
+#include "hlo/primitive_type.h"
 
 namespace llvm {
 class Function;
@@ -63,6 +66,23 @@ class GpuTarget {
   // broadcast within the warp).
   virtual llvm::Value* EmitShuffleIndexI32(llvm::Value* value, int source_lane,
                                            llvm::IRBuilderBase* b) const = 0;
+  // The wave-wide matrix multiply-add instruction (AMD's MFMA) the tiled
+  // dot kernel may use for operands of `operand_type` accumulating in f32,
+  // or none: NVIDIA's tensor cores are reached through cuBLASLt here, RDNA
+  // has no MFMA, and the host simulator none.
+  virtual std::optional<MfmaShape> MatrixInstruction(
+      PrimitiveType operand_type) const {
+    return std::nullopt;
+  }
+  // D = A * B + C of one instruction of `shape`, every lane of the wave
+  // taking part (mfma_layout.h says which elements a lane holds): `a` and
+  // `b` are the lane's operand elements (a scalar, or a vector of
+  // values_per_lane), `c` its accumulators (<accumulators x float>).
+  virtual llvm::Value* EmitMatrixMultiplyAdd(
+      const MfmaShape& shape, llvm::Value* a, llvm::Value* b, llvm::Value* c,
+      llvm::IRBuilderBase* builder) const {
+    return nullptr;
+  }
   virtual unsigned shared_address_space() const = 0;
   virtual unsigned global_address_space() const = 0;
 

@@ -56,6 +56,16 @@ int OpKernelSteps(const KernelRequest& request, const HloInstruction* op);
 absl::StatusOr<LaunchDims> EmitOpKernel(const KernelRequest& request,
                                         const HloInstruction* op, int step);
 
+// The dot a tiled dot kernel computes (tiled_dot_emitter.cc) for this
+// kernel: an unfused dot, or a fusion's single dot whose only output reads
+// it at the output's own position (a kDotEpilogue); nullptr otherwise.
+const HloInstruction* FindTiledDot(const KernelInfo& info);
+
+// A dot through shared-memory tiles, a register tile per thread (or MFMA
+// per wave where the target has matrix cores).
+absl::StatusOr<LaunchDims> EmitTiledDotKernel(const KernelRequest& request,
+                                              const HloInstruction* dot);
+
 // A sort (sort_emitter.cc): a block per row, bitonic in shared memory.
 absl::StatusOr<LaunchDims> EmitSortKernel(const KernelRequest& request,
                                           const HloInstruction* sort);

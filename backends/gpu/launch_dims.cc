@@ -226,4 +226,40 @@ ColumnReductionLaunch ComputeColumnReductionLaunch(
   return launch;
 }
 
+// Dot tiles: 64 x 64 outputs, 4 x 4 per thread (256 threads), K slices
+// of 16: two slices of 64 x 16 elements stage through 8 KiB of shared
+// memory (16 KiB for f64), far below every device's limit, and a thread
+// does 16 multiply-adds per 8 shared-memory reads. A side of the output of
+// at most 32 takes a 32-wide tile instead, so small dots do not idle
+// three quarters of the block. With matrix cores (wave64, MFMA 32 x 32)
+// the block is four waves on a 2 x 2 grid of 32 x 32 tiles.
+constexpr int64_t kDotTile = 64;
+constexpr int64_t kDotSmallTile = 32;
+constexpr int64_t kDotTileK = 16;
+constexpr int64_t kDotMicroTile = 4;
+constexpr int64_t kMfmaTile = 32;
+
+TiledDotLaunch ComputeTiledDotLaunch(int64_t batch, int64_t m, int64_t n,
+                                     bool matrix_cores,
+                                     const GpuDeviceInfo& device) {
+  TiledDotLaunch launch;
+  launch.tile_k = kDotTileK;
+  launch.micro_m = launch.micro_n = kDotMicroTile;
+  if (matrix_cores) {
+    launch.tile_m = launch.tile_n = kDotTile;
+    launch.threads_per_block =
+        (kDotTile / kMfmaTile) * (kDotTile / kMfmaTile) * device.warp_size;
+  } else {
+    launch.tile_m = m <= kDotSmallTile ? kDotSmallTile : kDotTile;
+    launch.tile_n = n <= kDotSmallTile ? kDotSmallTile : kDotTile;
+    launch.threads_per_block =
+        (launch.tile_m / kDotMicroTile) * (launch.tile_n / kDotMicroTile);
+  }
+  launch.tiles_m = CeilDiv(m, launch.tile_m);
+  launch.tiles_n = CeilDiv(n, launch.tile_n);
+  launch.dims.block[0] = launch.threads_per_block;
+  launch.dims.grid[0] = launch.tiles_m * launch.tiles_n * batch;
+  return launch;
+}
+
 }  // namespace hloc

@@ -112,6 +112,28 @@ RowScanLaunch ComputeRowScanLaunch(int64_t rows, int64_t row_length,
                                    int64_t element_bytes,
                                    const GpuDeviceInfo& device);
 
+// Dots (tiled_dot_emitter.cc): a block computes a tile_m x tile_n tile of
+// one batch's [m, n] output, walking the contracted dimension in slices of
+// tile_k staged through shared memory. Without matrix cores each thread
+// accumulates a micro_m x micro_n register tile (its rows and columns
+// strided by tile / micro across the tile, so a warp's shared-memory reads
+// are broadcasts or consecutive); with them each wave of the block owns
+// one 32 x 32 MFMA tile.
+struct TiledDotLaunch {
+  LaunchDims dims;
+  int64_t threads_per_block = 0;
+  int64_t tile_m = 0;
+  int64_t tile_n = 0;
+  int64_t tile_k = 0;
+  int64_t micro_m = 0;
+  int64_t micro_n = 0;
+  int64_t tiles_m = 0;
+  int64_t tiles_n = 0;
+};
+TiledDotLaunch ComputeTiledDotLaunch(int64_t batch, int64_t m, int64_t n,
+                                     bool matrix_cores,
+                                     const GpuDeviceInfo& device);
+
 // Transposes that move the minor dimension: square tiles of kTransposeTile
 // elements through shared memory, kTransposeTile x kTransposeRows threads.
 inline constexpr int64_t kTransposeTile = 32;

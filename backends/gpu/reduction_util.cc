@@ -1,9 +1,11 @@
 #include "backends/gpu/reduction_util.h"
 
 #include <functional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/register_bits.h"
+#include "hlo/instruction.h"
 #include "llvm/IR/Module.h"
 
 namespace hloc {
@@ -72,6 +74,25 @@ llvm::Value* SharedElement(KernelBuilder& kernel, llvm::GlobalVariable* array,
                            llvm::Value* i) {
   return kernel.b()->CreateInBoundsGEP(array->getValueType(), array,
                                        {kernel.Index(0), i});
+}
+
+bool ReadAtOutputPositionOnly(const HloInstruction* value,
+                              const HloInstruction* root) {
+  std::vector<const HloInstruction*> work = {value};
+  while (!work.empty()) {
+    const HloInstruction* v = work.back();
+    work.pop_back();
+    if (v == root) continue;
+    if (v->users().empty()) return false;
+    for (const HloInstruction* user : v->users()) {
+      if (!user->IsElementwise() || !user->shape().IsArray() ||
+          !user->shape().SameDimensions(root->shape())) {
+        return false;
+      }
+      work.push_back(user);
+    }
+  }
+  return true;
 }
 
 }  // namespace hloc

@@ -1,7 +1,7 @@
 // Pieces every GPU reduction kernel uses (row and column reductions, row-
-// reduction fusions, transposes' tiles, row scans): warp shuffles of any
-// register type and a block's shared-memory array. Included only by emitters'
-// .cc files (it pulls in LLVM's IR headers through kernel_builder.h).
+// reduction fusions, transposes' and dots' tiles, row scans): warp shuffles of
+// any register type and a block's shared-memory array. Included only by
+// emitters' .cc files (it pulls in LLVM's IR headers through kernel_builder.h).
 #ifndef BACKENDS_GPU_REDUCTION_UTIL_H_
 #define BACKENDS_GPU_REDUCTION_UTIL_H_
 
@@ -33,6 +33,13 @@ llvm::GlobalVariable* SharedArray(KernelBuilder& kernel, llvm::Type* type,
 // The address of element `i` of a SharedArray.
 llvm::Value* SharedElement(KernelBuilder& kernel, llvm::GlobalVariable* array,
                            llvm::Value* i);
+
+// True if every use of `value` (a fused instruction) reaches `root`
+// through elementwise ops of root's dimensions only, so a kernel that
+// computes `value` itself (a transpose's tile, a dot's register tile) is
+// only asked for it at the output position it is writing.
+bool ReadAtOutputPositionOnly(const HloInstruction* value,
+                              const HloInstruction* root);
 
 }  // namespace hloc
 

@@ -74,27 +74,6 @@ std::optional<TilePlane> PlaneOf(const HloInstruction* hero,
   return plane;
 }
 
-// True if every use of `hero` reaches `root` through elementwise ops of
-// `dims`' dimensions only.
-bool ReadAtOutputPositionOnly(const HloInstruction* hero,
-                              const HloInstruction* root) {
-  std::vector<const HloInstruction*> work = {hero};
-  while (!work.empty()) {
-    const HloInstruction* value = work.back();
-    work.pop_back();
-    if (value == root) continue;
-    if (value->users().empty()) return false;
-    for (const HloInstruction* user : value->users()) {
-      if (!user->IsElementwise() || !user->shape().IsArray() ||
-          !user->shape().SameDimensions(root->shape())) {
-        return false;
-      }
-      work.push_back(user);
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 const HloInstruction* FindTransposeHero(const KernelInfo& info) {

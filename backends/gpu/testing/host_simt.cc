@@ -14,8 +14,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/common/compile_phase_times.h"
+#include "backends/common/loop_emitter.h"
 #include "backends/common/math_library.h"
+#include "backends/gpu/amdgpu_target.h"
 #include "backends/gpu/llvm_codegen.h"
+#include "backends/gpu/testing/mfma_model.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
@@ -70,10 +73,19 @@ class ShrinkingBarrier {
   int64_t generation_ = 0;
 };
 
+// One lane's registers of an MFMA instruction (as floats).
+struct MfmaRegisters {
+  std::vector<float> a, b, acc;
+};
+
 // One block's threads, barriers and shuffle slots.
 struct Block {
   Block(int64_t threads, int64_t warp)
-      : threads(threads), warp(warp), barrier(threads), exchange(threads) {
+      : threads(threads),
+        warp(warp),
+        barrier(threads),
+        exchange(threads),
+        mfma(threads) {
     for (int64_t first = 0; first < threads; first += warp) {
       warps.push_back(
           std::make_unique<ShrinkingBarrier>(std::min(warp, threads - first)));
@@ -84,6 +96,7 @@ struct Block {
   ShrinkingBarrier barrier;
   std::vector<std::unique_ptr<ShrinkingBarrier>> warps;
   std::vector<int32_t> exchange;
+  std::vector<MfmaRegisters> mfma;
   int32_t block_id[3] = {0, 0, 0};
   int32_t block_dim[3] = {1, 1, 1};
 };
@@ -119,6 +132,33 @@ int32_t SimtShuffle(int32_t value, int32_t source_lane) {
           : value;
   block->warps[w]->Wait();
   return result;
+}
+
+// An MFMA instruction of kind `kind`: every lane of the wave publishes its
+// operands and accumulators, waits for the others, and takes its own part
+// of the model's D = A * B + C (testing/mfma_model.h); a second wait keeps
+// the registers until every lane has read them.
+void SimtMfma(int32_t kind, const float* a, const float* b, float* acc) {
+  Block* block = current->block;
+  const MfmaShape s = GetMfmaShape(static_cast<MfmaKind>(kind));
+  const int64_t w = current->linear / block->warp;
+  const int64_t first = w * block->warp;
+  const int64_t lane = current->linear - first;
+  MfmaRegisters& mine = block->mfma[current->linear];
+  mine.a.assign(a, a + s.values_per_lane);
+  mine.b.assign(b, b + s.values_per_lane);
+  mine.acc.assign(acc, acc + s.accumulators);
+  block->warps[w]->Wait();
+  std::vector<std::vector<float>> wa, wb, wacc;
+  for (int64_t l = 0; l < kMfmaWaveSize; ++l) {
+    const MfmaRegisters& r = block->mfma[first + l];
+    wa.push_back(r.a);
+    wb.push_back(r.b);
+    wacc.push_back(r.acc);
+  }
+  ExecuteMfmaModel(s, wa, wb, wacc);
+  std::copy(wacc[lane].begin(), wacc[lane].end(), acc);
+  block->warps[w]->Wait();
 }
 
 void InitializeHostOnce() {
@@ -167,6 +207,53 @@ class HostSimtTarget : public GpuTarget {
   llvm::Value* EmitShuffleIndexI32(llvm::Value* value, int source_lane,
                                    llvm::IRBuilderBase* b) const override {
     return Shuffle(value, b->getInt32(source_lane), b);
+  }
+  // gfx90a's and gfx942's facts get their MFMA instructions, executed by
+  // the model of testing/mfma_model.h: the tiled dot kernel's MFMA path
+  // (staging, lane layout, accumulators, output positions) runs here; only
+  // the instruction itself is the model, not the hardware.
+  std::optional<MfmaShape> MatrixInstruction(
+      PrimitiveType operand_type) const override {
+    return AmdgpuMatrixInstruction(device(), operand_type);
+  }
+  llvm::Value* EmitMatrixMultiplyAdd(
+      const MfmaShape& shape, llvm::Value* a, llvm::Value* b, llvm::Value* c,
+      llvm::IRBuilderBase* builder) const override {
+    llvm::Type* f32 = builder->getFloatTy();
+    auto spill = [&](llvm::Value* v, int count, const char* name) {
+      llvm::Type* array = llvm::ArrayType::get(f32, count);
+      llvm::Value* slot = EmitAllocaAtEntry(array, name, builder);
+      for (int i = 0; i < count; ++i) {
+        llvm::Value* e = v->getType()->isVectorTy()
+                             ? builder->CreateExtractElement(v, i)
+                             : v;
+        if (!e->getType()->isFloatTy()) e = builder->CreateFPExt(e, f32);
+        builder->CreateStore(
+            e, builder->CreateConstInBoundsGEP2_32(array, slot, 0, i));
+      }
+      return slot;
+    };
+    llvm::Value* pa = spill(a, shape.values_per_lane, "mfma.a");
+    llvm::Value* pb = spill(b, shape.values_per_lane, "mfma.b");
+    llvm::Value* pc = spill(c, shape.accumulators, "mfma.c");
+    llvm::FunctionType* type =
+        llvm::FunctionType::get(builder->getVoidTy(),
+                                {builder->getInt32Ty(), builder->getPtrTy(),
+                                 builder->getPtrTy(), builder->getPtrTy()},
+                                false);
+    builder->CreateCall(
+        type, Address(reinterpret_cast<void*>(&SimtMfma), builder),
+        {builder->getInt32(static_cast<int32_t>(shape.kind)), pa, pb, pc});
+    llvm::Value* d = llvm::UndefValue::get(c->getType());
+    llvm::Type* array = llvm::ArrayType::get(f32, shape.accumulators);
+    for (int i = 0; i < shape.accumulators; ++i) {
+      d = builder->CreateInsertElement(
+          d,
+          builder->CreateLoad(
+              f32, builder->CreateConstInBoundsGEP2_32(array, pc, 0, i)),
+          builder->getInt32(i));
+    }
+    return d;
   }
   unsigned shared_address_space() const override { return 0; }
   unsigned global_address_space() const override { return 0; }

@@ -13,6 +13,10 @@
 // each shuffle is a simulator call instead of a ds_bpermute: the emitters'
 // warp-size-dependent algorithms (butterfly reductions, shuffles up and
 // broadcasts, per-warp partials in shared memory) run and are checked.
+// With gfx90a's or gfx942's facts, dots take the MFMA path of the tiled
+// dot kernel and each MFMA instruction is executed by the model of
+// testing/mfma_model.h (AMD's documented lane layout), every lane of the
+// wave taking part as on the hardware.
 // Slow (a thread per GPU thread): for small test shapes only.
 #ifndef BACKENDS_GPU_TESTING_HOST_SIMT_H_
 #define BACKENDS_GPU_TESTING_HOST_SIMT_H_

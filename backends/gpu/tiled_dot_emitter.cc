@@ -1,0 +1,598 @@
+// Dots as tiled kernels, for every GPU target: rocm (no BLAS library on
+// these machines) and cuda where cuBLASLt has no call (integer dots, a
+// layout or type it refuses, see gemm_lowering.h).
+//
+// The dot is seen as `batch` independent [M, K] x [K, N] products: M is
+// the lhs's free dimensions, N the rhs's, K the contracting ones (each a
+// row-major flattening, in dimension-number order), so any dimension
+// numbers and any operand layouts work; operands are read through their
+// element generators (fusion parameters, or producers fused into them).
+// A block owns a tile_m x tile_n tile of one batch's output
+// (launch_dims.h). For each K slice of tile_k, its threads first copy the
+// lhs's [tile_m, tile_k] and the rhs's [tile_k, tile_n] slices into shared
+// memory (zeros outside the matrices, so edge tiles need no checks in the
+// inner loop), lanes walking the operand's physically minor dimension so
+// the reads coalesce; a barrier; then every thread multiplies what it
+// needs from the shared slices into its accumulators; a barrier before the
+// next slice overwrites them. Finally each accumulator is rounded to the
+// output type and written, bounds-checked, through the fusion's epilogue
+// (an elementwise kDotEpilogue root: bias, activation), which reads the
+// dot only at the position being written.
+//
+// Accumulation as XLA and the simple kernel (contraction_generators.cc):
+// f16 and bf16 in f32, other types in the output type, integers wrapping.
+// The plain inner loop adds the products of one output element in k
+// order, exactly as the simple kernel does, so float results are the same
+// bits. With matrix cores (target.MatrixInstruction: MFMA on gfx90a and
+// gfx942, f32/f16/bf16 operands of one type accumulating in f32) each of
+// the block's four waves owns a 32 x 32 quadrant of the tile: its lanes
+// load their MFMA operand elements from the shared slices by the lane
+// layout of mfma_layout.h and keep the quadrant in the instruction's
+// accumulator registers (the hardware's summation order differs: results
+// are within rounding, not the same bits). NO AMD GPU HAS RUN THE MFMA
+// PATH; the plain path runs on the simulated GPU (tiled_dot_simt_test.cc).
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "backends/common/loop_emitter.h"
+#include "backends/gpu/kernel_builder.h"
+#include "backends/gpu/kernel_emitters.h"
+#include "backends/gpu/launch_dims.h"
+#include "backends/gpu/mfma_layout.h"
+#include "backends/gpu/reduction_util.h"
+#include "hlo/computation.h"
+#include "hlo/status_macros.h"
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Metadata.h"
+#include "llvm/IR/Module.h"
+
+namespace hloc {
+namespace {
+
+bool Contains(const std::vector<int64_t>& v, int64_t x) {
+  for (int64_t y : v) {
+    if (y == x) return true;
+  }
+  return false;
+}
+
+int64_t Product(const std::vector<int64_t>& sizes) {
+  int64_t p = 1;
+  for (int64_t s : sizes) p *= s;
+  return p;
+}
+
+// The dot as batch x [m, k] x [k, n].
+struct DotGeometry {
+  std::vector<int64_t> lhs_batch, lhs_free, lhs_contracting;
+  std::vector<int64_t> rhs_batch, rhs_free, rhs_contracting;
+  std::vector<int64_t> batch_sizes, m_sizes, n_sizes, k_sizes;
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  // The operand's physically minor dimension (of size > 1) is contracted:
+  // its slice is copied with lanes along k.
+  bool lhs_k_minor = false;
+  bool rhs_k_minor = false;
+};
+
+bool MinorIsContracted(const Shape& shape,
+                       const std::vector<int64_t>& contracting) {
+  for (int64_t d : shape.MinorToMajor()) {
+    if (shape.dimensions(d) != 1) return Contains(contracting, d);
+  }
+  return false;
+}
+
+DotGeometry AnalyzeDot(const HloInstruction* dot) {
+  const DotDimensionNumbers& dn = *dot->attrs().dot_dimension_numbers;
+  const Shape& lhs = dot->operand(0)->shape();
+  const Shape& rhs = dot->operand(1)->shape();
+  DotGeometry g;
+  g.lhs_batch = dn.lhs_batch_dimensions;
+  g.rhs_batch = dn.rhs_batch_dimensions;
+  g.lhs_contracting = dn.lhs_contracting_dimensions;
+  g.rhs_contracting = dn.rhs_contracting_dimensions;
+  for (int64_t d = 0; d < lhs.rank(); ++d) {
+    if (!Contains(g.lhs_batch, d) && !Contains(g.lhs_contracting, d)) {
+      g.lhs_free.push_back(d);
+    }
+  }
+  for (int64_t d = 0; d < rhs.rank(); ++d) {
+    if (!Contains(g.rhs_batch, d) && !Contains(g.rhs_contracting, d)) {
+      g.rhs_free.push_back(d);
+    }
+  }
+  for (int64_t d : g.lhs_batch) g.batch_sizes.push_back(lhs.dimensions(d));
+  for (int64_t d : g.lhs_free) g.m_sizes.push_back(lhs.dimensions(d));
+  for (int64_t d : g.rhs_free) g.n_sizes.push_back(rhs.dimensions(d));
+  for (int64_t d : g.lhs_contracting) g.k_sizes.push_back(lhs.dimensions(d));
+  g.batch = Product(g.batch_sizes);
+  g.m = Product(g.m_sizes);
+  g.n = Product(g.n_sizes);
+  g.k = Product(g.k_sizes);
+  g.lhs_k_minor = MinorIsContracted(lhs, g.lhs_contracting);
+  g.rhs_k_minor = MinorIsContracted(rhs, g.rhs_contracting);
+  return g;
+}
+
+// An index-typed value with the arithmetic mfma_layout.h's functions use,
+// so the lane layout is the same code in the kernel and in its unit test.
+struct IrInt {
+  llvm::Value* v;
+  llvm::IRBuilderBase* b;
+  llvm::Value* C(int c) const {
+    return llvm::ConstantInt::get(v->getType(), c);
+  }
+  IrInt operator%(int c) const { return {b->CreateURem(v, C(c)), b}; }
+  IrInt operator/(int c) const { return {b->CreateUDiv(v, C(c)), b}; }
+  IrInt operator*(int c) const {
+    return {b->CreateMul(v, C(c), "", true, true), b};
+  }
+  IrInt operator+(int c) const {
+    return {b->CreateAdd(v, C(c), "", true, true), b};
+  }
+};
+
+// The emitter of one dot kernel: shared slices, accumulators, output.
+class TiledDot {
+ public:
+  TiledDot(KernelBuilder* kernel, const KernelInfo& info,
+           const HloInstruction* dot, const DotGeometry& g,
+           const TiledDotLaunch& launch, std::optional<MfmaShape> mfma)
+      : kernel_(*kernel),
+        b_(kernel->b()),
+        info_(info),
+        dot_(dot),
+        g_(g),
+        l_(launch),
+        mfma_(mfma) {}
+
+  absl::Status Emit() {
+    const PrimitiveType out = dot_->shape().element_type();
+    acc_type_ = out == F16 || out == BF16 ? F32 : out;
+    lhs_type_ = dot_->operand(0)->shape().element_type();
+    rhs_type_ = dot_->operand(1)->shape().element_type();
+    llvm::LLVMContext& ctx = b_->getContext();
+    HLOC_ASSIGN_OR_RETURN(acc_llvm_, RegisterType(acc_type_, ctx));
+    // MFMA reads the operands in their own type; the plain loop converts
+    // them once, when they are staged.
+    HLOC_ASSIGN_OR_RETURN(lhs_stage_,
+                          RegisterType(mfma_ ? lhs_type_ : acc_type_, ctx));
+    HLOC_ASSIGN_OR_RETURN(rhs_stage_,
+                          RegisterType(mfma_ ? rhs_type_ : acc_type_, ctx));
+    // A padding element per row of a slice: lanes that copy along k write
+    // a column of it, and tile_m + 1 spreads that column over the banks.
+    lhs_stride_ = l_.tile_m + 1;
+    rhs_stride_ = l_.tile_n + 1;
+    lhs_tile_ =
+        SharedArray(kernel_, lhs_stage_, l_.tile_k * lhs_stride_, "dot_lhs");
+    rhs_tile_ =
+        SharedArray(kernel_, rhs_stage_, l_.tile_k * rhs_stride_, "dot_rhs");
+    HLOC_ASSIGN_OR_RETURN(lhs_gen_, kernel_.generators().Get(dot_->operand(0)));
+    HLOC_ASSIGN_OR_RETURN(rhs_gen_, kernel_.generators().Get(dot_->operand(1)));
+
+    tid_ = kernel_.ThreadId(0);
+    llvm::Value* block = kernel_.BlockId(0);
+    llvm::Value* tile_n_index = b_->CreateURem(block, I(l_.tiles_n));
+    llvm::Value* rest = b_->CreateUDiv(block, I(l_.tiles_n));
+    llvm::Value* tile_m_index = b_->CreateURem(rest, I(l_.tiles_m));
+    batch_ = b_->CreateUDiv(rest, I(l_.tiles_m), "batch");
+    m0_ = b_->CreateMul(tile_m_index, I(l_.tile_m), "m0", true, true);
+    n0_ = b_->CreateMul(tile_n_index, I(l_.tile_n), "n0", true, true);
+
+    InitAccumulators();
+    const int64_t slices = (g_.k + l_.tile_k - 1) / l_.tile_k;
+    llvm::BasicBlock* preheader = b_->GetInsertBlock();
+    HLOC_RETURN_IF_ERROR(EmitForLoop(
+        "dot.k", I(0), I(slices), I(1),
+        [&](llvm::Value* slice) -> absl::Status {
+          llvm::Value* k0 =
+              b_->CreateMul(slice, I(l_.tile_k), "k0", true, true);
+          HLOC_RETURN_IF_ERROR(StageSlice(/*lhs=*/true, k0));
+          HLOC_RETURN_IF_ERROR(StageSlice(/*lhs=*/false, k0));
+          kernel_.target().EmitBarrier(b_);
+          HLOC_RETURN_IF_ERROR(mfma_ ? MultiplyMfma() : MultiplyPlain());
+          kernel_.target().EmitBarrier(b_);
+          return absl::OkStatus();
+        },
+        b_));
+    KeepRolled(preheader);
+    return mfma_ ? WriteMfma() : WritePlain();
+  }
+
+ private:
+  llvm::Value* I(int64_t v) { return kernel_.Index(v); }
+
+  // Marks the loop just emitted after `preheader` (b_ is at its exit) not
+  // to be unrolled. Unrolled, the slices of a short K (a constant trip
+  // count) let the scheduler hoist every slice's loads and products
+  // together: 65-deep dots took 256 VGPRs (f32, gfx1100) and ~500 (s32,
+  // gfx942), against a few dozen rolled; one slice's inner loop is
+  // unrolled anyway.
+  void KeepRolled(llvm::BasicBlock* preheader) {
+    llvm::BasicBlock* header = b_->GetInsertBlock()->getSinglePredecessor();
+    if (header == nullptr) return;
+    for (llvm::BasicBlock* latch : llvm::predecessors(header)) {
+      if (latch == preheader) continue;
+      llvm::LLVMContext& ctx = b_->getContext();
+      llvm::MDNode* disable = llvm::MDNode::get(
+          ctx, llvm::MDString::get(ctx, "llvm.loop.unroll.disable"));
+      llvm::MDNode* loop = llvm::MDNode::getDistinct(ctx, {nullptr, disable});
+      loop->replaceOperandWith(0, loop);
+      latch->getTerminator()->setMetadata(llvm::LLVMContext::MD_loop, loop);
+    }
+  }
+
+  // `linear` split over `sizes` (row-major); nothing for no dimensions.
+  std::vector<llvm::Value*> Split(llvm::Value* linear,
+                                  const std::vector<int64_t>& sizes) {
+    if (sizes.empty()) return {};
+    if (sizes.size() == 1) return {linear};
+    return IrIndex::FromLinear(linear, Shape::Array(F32, sizes), b_).multidim();
+  }
+
+  // The operand index of (batch, row, k): row is m (lhs) or n (rhs).
+  IrIndex OperandIndex(bool lhs, llvm::Value* row, llvm::Value* k) {
+    const Shape& shape = dot_->operand(lhs ? 0 : 1)->shape();
+    std::vector<llvm::Value*> index(shape.rank());
+    auto place = [&](const std::vector<int64_t>& dims,
+                     const std::vector<llvm::Value*>& values) {
+      for (size_t i = 0; i < dims.size(); ++i) index[dims[i]] = values[i];
+    };
+    place(lhs ? g_.lhs_batch : g_.rhs_batch, Split(batch_, g_.batch_sizes));
+    place(lhs ? g_.lhs_free : g_.rhs_free,
+          Split(row, lhs ? g_.m_sizes : g_.n_sizes));
+    place(lhs ? g_.lhs_contracting : g_.rhs_contracting, Split(k, g_.k_sizes));
+    return IrIndex(index, kernel_.index_type());
+  }
+
+  llvm::Value* Slot(bool lhs, llvm::Value* kk, llvm::Value* row) {
+    llvm::Value* i = b_->CreateAdd(
+        b_->CreateMul(kk, I(lhs ? lhs_stride_ : rhs_stride_), "", true, true),
+        row, "", true, true);
+    return SharedElement(kernel_, lhs ? lhs_tile_ : rhs_tile_, i);
+  }
+
+  // Copies the operand's [tile, tile_k] slice at k0 into shared memory,
+  // zeros outside the matrix.
+  absl::Status StageSlice(bool lhs, llvm::Value* k0) {
+    const int64_t tile = lhs ? l_.tile_m : l_.tile_n;
+    const int64_t extent = lhs ? g_.m : g_.n;
+    llvm::Value* origin = lhs ? m0_ : n0_;
+    const bool k_minor = lhs ? g_.lhs_k_minor : g_.rhs_k_minor;
+    llvm::Type* stage = lhs ? lhs_stage_ : rhs_stage_;
+    const PrimitiveType from = lhs ? lhs_type_ : rhs_type_;
+    const PrimitiveType to = mfma_ ? from : acc_type_;
+    const ElementGenerator& gen = lhs ? lhs_gen_ : rhs_gen_;
+    const bool checked = extent % tile != 0 || g_.k % l_.tile_k != 0;
+    // Every tile side and thread count is a power of two (launch_dims.cc),
+    // so the threads divide the slice.
+    const int64_t elements = tile * l_.tile_k;
+    for (int64_t first = 0; first < elements; first += l_.threads_per_block) {
+      llvm::Value* e = b_->CreateAdd(tid_, I(first), "", true, true);
+      // Consecutive lanes take consecutive elements of the operand's
+      // minor dimension.
+      llvm::Value* kk = k_minor ? b_->CreateURem(e, I(l_.tile_k))
+                                : b_->CreateUDiv(e, I(tile));
+      llvm::Value* row = k_minor ? b_->CreateUDiv(e, I(l_.tile_k))
+                                 : b_->CreateURem(e, I(tile));
+      llvm::Value* slot = Slot(lhs, kk, row);
+      llvm::Value* r = b_->CreateAdd(origin, row, "", true, true);
+      llvm::Value* k = b_->CreateAdd(k0, kk, "", true, true);
+      auto load = [&]() -> absl::Status {
+        HLOC_ASSIGN_OR_RETURN(llvm::Value * v, gen(OperandIndex(lhs, r, k)));
+        HLOC_ASSIGN_OR_RETURN(v, kernel_.elemental()->EmitConvert(v, from, to));
+        b_->CreateStore(v, slot);
+        return absl::OkStatus();
+      };
+      auto zero = [&]() -> absl::Status {
+        b_->CreateStore(llvm::Constant::getNullValue(stage), slot);
+        return absl::OkStatus();
+      };
+      if (!checked) {
+        HLOC_RETURN_IF_ERROR(load());
+        continue;
+      }
+      llvm::Value* inside = b_->CreateAnd(b_->CreateICmpULT(r, I(extent)),
+                                          b_->CreateICmpULT(k, I(g_.k)));
+      HLOC_RETURN_IF_ERROR(EmitIfThenElse(inside, load, zero, b_));
+    }
+    return absl::OkStatus();
+  }
+
+  void InitAccumulators() {
+    if (mfma_) {
+      acc_vector_type_ =
+          llvm::FixedVectorType::get(b_->getFloatTy(), mfma_->accumulators);
+      acc_ = EmitAllocaAtEntry(acc_vector_type_, "dot.acc", b_);
+      b_->CreateStore(llvm::Constant::getNullValue(acc_vector_type_), acc_);
+      return;
+    }
+    llvm::Type* array =
+        llvm::ArrayType::get(acc_llvm_, l_.micro_m * l_.micro_n);
+    acc_ = EmitAllocaAtEntry(array, "dot.acc", b_);
+    b_->CreateStore(llvm::Constant::getNullValue(array), acc_);
+  }
+
+  llvm::Value* PlainAccumulator(int64_t i, int64_t j) {
+    llvm::Type* array =
+        llvm::ArrayType::get(acc_llvm_, l_.micro_m * l_.micro_n);
+    return b_->CreateInBoundsGEP(
+        array, acc_, {b_->getInt32(0), b_->getInt32(i * l_.micro_n + j)});
+  }
+
+  // The thread's rows and columns within the tile: thread (tm, tn) of a
+  // (tile_m / micro_m) x (tile_n / micro_n) grid owns rows tm + i *
+  // (tile_m / micro_m), columns tn + j * (tile_n / micro_n).
+  llvm::Value* ThreadRow(int64_t i) {
+    const int64_t across = l_.tile_n / l_.micro_n;
+    const int64_t step = l_.tile_m / l_.micro_m;
+    return b_->CreateAdd(b_->CreateUDiv(tid_, I(across)), I(i * step), "", true,
+                         true);
+  }
+  llvm::Value* ThreadColumn(int64_t j) {
+    const int64_t across = l_.tile_n / l_.micro_n;
+    return b_->CreateAdd(b_->CreateURem(tid_, I(across)), I(j * across), "",
+                         true, true);
+  }
+
+  absl::Status MultiplyPlain() {
+    const bool is_float = IsFloatingPointType(acc_type_);
+    // Every shared element the thread reads is at a constant offset from
+    // its first row's (column's) element once the loop over the slice is
+    // unrolled: one base address each, the offsets in the load
+    // instructions (ds_read's offset field) instead of a register per
+    // element (gfx942 kept ~120 addresses live for a 4x4 tile).
+    llvm::Value* a_base = Slot(true, I(0), ThreadRow(0));
+    llvm::Value* c_base = Slot(false, I(0), ThreadColumn(0));
+    const int64_t row_step = l_.tile_m / l_.micro_m;
+    const int64_t column_step = l_.tile_n / l_.micro_n;
+    return EmitForLoop(
+        "dot.kk", I(0), I(l_.tile_k), I(1),
+        [&](llvm::Value* kk) -> absl::Status {
+          std::vector<llvm::Value*> a, c;
+          for (int64_t i = 0; i < l_.micro_m; ++i) {
+            llvm::Value* offset =
+                b_->CreateAdd(b_->CreateMul(kk, I(lhs_stride_), "", true, true),
+                              I(i * row_step), "", true, true);
+            a.push_back(b_->CreateLoad(
+                lhs_stage_, b_->CreateInBoundsGEP(lhs_stage_, a_base, offset)));
+          }
+          for (int64_t j = 0; j < l_.micro_n; ++j) {
+            llvm::Value* offset =
+                b_->CreateAdd(b_->CreateMul(kk, I(rhs_stride_), "", true, true),
+                              I(j * column_step), "", true, true);
+            c.push_back(b_->CreateLoad(
+                rhs_stage_, b_->CreateInBoundsGEP(rhs_stage_, c_base, offset)));
+          }
+          for (int64_t i = 0; i < l_.micro_m; ++i) {
+            for (int64_t j = 0; j < l_.micro_n; ++j) {
+              llvm::Value* slot = PlainAccumulator(i, j);
+              llvm::Value* sum = b_->CreateLoad(acc_llvm_, slot);
+              sum = is_float ? b_->CreateFAdd(sum, b_->CreateFMul(a[i], c[j]))
+                             : b_->CreateAdd(sum, b_->CreateMul(a[i], c[j]));
+              b_->CreateStore(sum, slot);
+            }
+          }
+          return absl::OkStatus();
+        },
+        b_);
+  }
+
+  // The wave's quadrant of the tile and the lane within the wave.
+  void WaveOrigin(llvm::Value** row, llvm::Value** column, IrInt* lane) {
+    const int64_t wave = kMfmaWaveSize;
+    llvm::Value* w = b_->CreateUDiv(tid_, I(wave));
+    const int64_t waves_n = l_.tile_n / mfma_->n;
+    *row = b_->CreateMul(b_->CreateUDiv(w, I(waves_n)), I(mfma_->m), "", true,
+                         true);
+    *column = b_->CreateMul(b_->CreateURem(w, I(waves_n)), I(mfma_->n), "",
+                            true, true);
+    *lane = IrInt{b_->CreateURem(tid_, I(wave)), b_};
+  }
+
+  // Operand `v` of the lane for the instruction at slice row kk0.
+  llvm::Value* MfmaOperand(bool lhs, llvm::Value* kk0, llvm::Value* origin,
+                           const IrInt& lane) {
+    std::vector<llvm::Value*> values;
+    for (int v = 0; v < mfma_->values_per_lane; ++v) {
+      MfmaElement<IrInt> e =
+          lhs ? MfmaAElement(*mfma_, lane, v) : MfmaBElement(*mfma_, lane, v);
+      // A[row = i][col = k], B[row = k][col = j].
+      llvm::Value* k = lhs ? e.col.v : e.row.v;
+      llvm::Value* rc = lhs ? e.row.v : e.col.v;
+      values.push_back(
+          b_->CreateLoad(lhs ? lhs_stage_ : rhs_stage_,
+                         Slot(lhs, b_->CreateAdd(kk0, k, "", true, true),
+                              b_->CreateAdd(origin, rc, "", true, true))));
+    }
+    if (values.size() == 1) return values[0];
+    llvm::Value* vec = llvm::UndefValue::get(
+        llvm::FixedVectorType::get(values[0]->getType(), values.size()));
+    for (size_t v = 0; v < values.size(); ++v) {
+      vec = b_->CreateInsertElement(vec, values[v], b_->getInt32(v));
+    }
+    return vec;
+  }
+
+  absl::Status MultiplyMfma() {
+    llvm::Value *row, *column;
+    IrInt lane;
+    WaveOrigin(&row, &column, &lane);
+    llvm::Value* acc = b_->CreateLoad(acc_vector_type_, acc_);
+    for (int64_t kk = 0; kk < l_.tile_k; kk += mfma_->k) {
+      llvm::Value* a = MfmaOperand(true, I(kk), row, lane);
+      llvm::Value* c = MfmaOperand(false, I(kk), column, lane);
+      acc = kernel_.target().EmitMatrixMultiplyAdd(*mfma_, a, c, acc, b_);
+      if (acc == nullptr) {
+        return absl::InternalError("the target has no matrix instruction");
+      }
+    }
+    b_->CreateStore(acc, acc_);
+    return absl::OkStatus();
+  }
+
+  // Writes output element (m, n) of the block's batch from `value` (in the
+  // accumulation type), through the epilogue when fused.
+  absl::Status WriteElement(llvm::Value* m, llvm::Value* n,
+                            llvm::Value* value) {
+    auto write = [&]() -> absl::Status {
+      std::vector<llvm::Value*> index = Split(batch_, g_.batch_sizes);
+      for (llvm::Value* v : Split(m, g_.m_sizes)) index.push_back(v);
+      for (llvm::Value* v : Split(n, g_.n_sizes)) index.push_back(v);
+      IrIndex out_index(index, kernel_.index_type());
+      HLOC_ASSIGN_OR_RETURN(
+          llvm::Value * result,
+          kernel_.elemental()->EmitConvert(value, acc_type_,
+                                           dot_->shape().element_type()));
+      if (info_.fused) {
+        *current_ = result;
+        HLOC_ASSIGN_OR_RETURN(result, out_gen_(out_index));
+      }
+      return kernel_.output(0).EmitWrite(out_index, result, b_);
+    };
+    if (g_.m % l_.tile_m == 0 && g_.n % l_.tile_n == 0) return write();
+    return EmitIfThenElse(b_->CreateAnd(b_->CreateICmpULT(m, I(g_.m)),
+                                        b_->CreateICmpULT(n, I(g_.n))),
+                          write, nullptr, b_);
+  }
+
+  // The epilogue reads the dot at the position being written (only there:
+  // FindTiledDot checked), which is the value WriteElement sets.
+  absl::Status PrepareEpilogue() {
+    if (!info_.fused) return absl::OkStatus();
+    current_ = std::make_shared<llvm::Value*>(nullptr);
+    auto current = current_;
+    kernel_.generators().Bind(
+        dot_, [current](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+          return *current;
+        });
+    HLOC_ASSIGN_OR_RETURN(out_gen_,
+                          kernel_.generators().ForOutput(info_.outputs[0]));
+    return absl::OkStatus();
+  }
+
+  absl::Status WritePlain() {
+    HLOC_RETURN_IF_ERROR(PrepareEpilogue());
+    for (int64_t i = 0; i < l_.micro_m; ++i) {
+      for (int64_t j = 0; j < l_.micro_n; ++j) {
+        llvm::Value* m = b_->CreateAdd(m0_, ThreadRow(i), "", true, true);
+        llvm::Value* n = b_->CreateAdd(n0_, ThreadColumn(j), "", true, true);
+        HLOC_RETURN_IF_ERROR(WriteElement(
+            m, n, b_->CreateLoad(acc_llvm_, PlainAccumulator(i, j))));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status WriteMfma() {
+    HLOC_RETURN_IF_ERROR(PrepareEpilogue());
+    llvm::Value *row, *column;
+    IrInt lane;
+    WaveOrigin(&row, &column, &lane);
+    llvm::Value* acc = b_->CreateLoad(acc_vector_type_, acc_);
+    for (int r = 0; r < mfma_->accumulators; ++r) {
+      MfmaElement<IrInt> e = MfmaAccumulatorElement(*mfma_, lane, r);
+      llvm::Value* m = b_->CreateAdd(
+          m0_, b_->CreateAdd(row, e.row.v, "", true, true), "", true, true);
+      llvm::Value* n = b_->CreateAdd(
+          n0_, b_->CreateAdd(column, e.col.v, "", true, true), "", true, true);
+      HLOC_RETURN_IF_ERROR(
+          WriteElement(m, n, b_->CreateExtractElement(acc, r)));
+    }
+    return absl::OkStatus();
+  }
+
+  KernelBuilder& kernel_;
+  llvm::IRBuilderBase* b_;
+  const KernelInfo& info_;
+  const HloInstruction* dot_;
+  const DotGeometry& g_;
+  const TiledDotLaunch& l_;
+  std::optional<MfmaShape> mfma_;
+
+  PrimitiveType acc_type_ = F32, lhs_type_ = F32, rhs_type_ = F32;
+  llvm::Type* acc_llvm_ = nullptr;
+  llvm::Type* lhs_stage_ = nullptr;
+  llvm::Type* rhs_stage_ = nullptr;
+  llvm::Type* acc_vector_type_ = nullptr;
+  int64_t lhs_stride_ = 0, rhs_stride_ = 0;
+  llvm::GlobalVariable* lhs_tile_ = nullptr;
+  llvm::GlobalVariable* rhs_tile_ = nullptr;
+  ElementGenerator lhs_gen_, rhs_gen_, out_gen_;
+  llvm::Value* tid_ = nullptr;
+  llvm::Value* batch_ = nullptr;
+  llvm::Value* m0_ = nullptr;
+  llvm::Value* n0_ = nullptr;
+  llvm::Value* acc_ = nullptr;
+  std::shared_ptr<llvm::Value*> current_;
+};
+
+// Element types the tiled kernel computes: PRED has no multiply-add and
+// complex elements are LLVM structs the shared tiles do not hold (the GPU
+// backend refuses them anyway, gpu_compiler.cc).
+bool TiledType(PrimitiveType t) { return t != PRED && !IsComplexType(t); }
+
+}  // namespace
+
+// Where the tiled kernel does not apply, the dot keeps the simple kernel
+// (one thread per output element, contraction_generators.cc): a fusion
+// with several dots or several outputs, or whose dot is read elsewhere than
+// at the output's own position (a reduce or transpose of the dot's result,
+// which a register tile cannot serve), and pred or complex dots.
+const HloInstruction* FindTiledDot(const KernelInfo& info) {
+  if (info.outputs.size() != 1 || info.outputs[0].element >= 0) return nullptr;
+  const HloInstruction* root = info.outputs[0].root;
+  const HloInstruction* dot = nullptr;
+  if (!info.fused) {
+    if (info.hlo->opcode() == HloOpcode::kDot) dot = info.hlo;
+  } else {
+    for (const HloInstruction* instr :
+         info.hlo->fused_computation()->instructions()) {
+      if (instr->opcode() != HloOpcode::kDot) continue;
+      if (dot != nullptr) return nullptr;
+      dot = instr;
+    }
+    if (dot != nullptr && !ReadAtOutputPositionOnly(dot, root)) return nullptr;
+  }
+  if (dot == nullptr || !dot->attrs().dot_dimension_numbers ||
+      !dot->shape().IsArray() || !root->shape().IsArray() ||
+      !root->shape().SameDimensions(dot->shape()) ||
+      !root->shape().SameDimensions(info.output_shapes[0]) ||
+      dot->shape().ElementCount() == 0) {
+    return nullptr;
+  }
+  for (const Shape* s :
+       {&dot->shape(), &dot->operand(0)->shape(), &dot->operand(1)->shape()}) {
+    if (!s->IsArray() || !TiledType(s->element_type())) return nullptr;
+  }
+  return dot;
+}
+
+absl::StatusOr<LaunchDims> EmitTiledDotKernel(const KernelRequest& request,
+                                              const HloInstruction* dot) {
+  const KernelInfo& info = *request.info;
+  const DotGeometry g = AnalyzeDot(dot);
+  const PrimitiveType out = dot->shape().element_type();
+  const PrimitiveType lhs = dot->operand(0)->shape().element_type();
+  const PrimitiveType rhs = dot->operand(1)->shape().element_type();
+  std::optional<MfmaShape> mfma;
+  // MFMA multiplies operands of one type into f32 accumulators: f32 dots,
+  // and f16/bf16 dots (which accumulate in f32 anyway).
+  if (lhs == rhs && (out == F32 || out == lhs)) {
+    mfma = request.target->MatrixInstruction(lhs);
+  }
+  const TiledDotLaunch launch = ComputeTiledDotLaunch(
+      g.batch, g.m, g.n, mfma.has_value(), request.target->device());
+  const bool index64 = !Use32BitIndexing(
+      MaxElementsTouched(info),
+      launch.dims.NumBlocks() * launch.tile_m * launch.tile_n);
+  KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
+                       request.symbol, launch.threads_per_block, index64);
+  TiledDot emitter(&kernel, info, dot, g, launch, mfma);
+  HLOC_RETURN_IF_ERROR(kernel.Finish(emitter.Emit()));
+  return launch.dims;
+}
+
+}  // namespace hloc
