@@ -35,6 +35,10 @@ class Unit:
         self.tol = tol
         self.comps = list(comps)
         self.bound = bound  # Per-element error bound (accumulating ops).
+        # The bound on a GPU column where the op may use TF32 (an f32 dot at
+        # default precision: XLA:GPU's default, and cuBLAS's in hloc's
+        # cuda backend); None: `bound` everywhere.
+        self.tf32_bound = None
 
     @property
     def name(self):

@@ -386,6 +386,12 @@ def dot_units():
                             [(shape_text(t, ld, lay), a), (shape_text(t, rd), b)],
                             [f"{{u}}r = {shape_text(t, od)} dot({{p0}}, {{p1}}), {attr}"],
                             shape_text(t, od), tol, bound=bound))
+            if t == "f32":
+                # TF32 rounds each operand to 10 mantissa bits (2^-11
+                # relative), so each product is off by up to 2^-10 of
+                # itself; the f32 sum's own bound comes on top. A dropped
+                # term or a wrong index is still far outside it.
+                out[-1].tf32_bound = bound + 2.0 ** -10 * prod
     # Mixed precision: s8 x s8 -> s32 and bf16 x bf16 -> f32.
     for src, dst in [("s8", "s32"), ("bf16", "f32"), ("f16", "f32")]:
         rng = rng_for("dot-mixed", src)
