@@ -42,6 +42,7 @@
 #include "nanobind/stl/string.h"
 #include "nanobind/stl/unique_ptr.h"
 #include "nanobind/stl/vector.h"
+#include "python/status_error.h"
 #include "runtime/cuda_device.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/cuda_executor.h"
@@ -51,23 +52,6 @@ namespace nb = nanobind;
 
 namespace hloc {
 namespace {
-
-// Carries an absl::Status to Python as hloc.HlocError.
-class StatusError : public std::runtime_error {
- public:
-  explicit StatusError(const absl::Status& status)
-      : std::runtime_error(std::string(status.message())) {}
-};
-
-void ThrowIfError(const absl::Status& status) {
-  if (!status.ok()) throw StatusError(status);
-}
-
-template <typename T>
-T ValueOrThrow(absl::StatusOr<T> value) {
-  ThrowIfError(value.status());
-  return *std::move(value);
-}
 
 // A device without which no program loads says so in the words
 // python/program.cc uses for the compiling extension.
@@ -390,21 +374,6 @@ std::vector<std::string> TypeNames(const Executable& e,
 namespace hloc {
 
 void DefineCudaRuntime(nb::module_& m) {
-  // hloc.HlocError (hloc/_errors.py) is one Python class for every error.
-  // Held for the process's life: a static nb::object would be released
-  // after the interpreter is gone.
-  static PyObject* error =
-      nb::object(nb::module_::import_("hloc._errors").attr("HlocError"))
-          .release()
-          .ptr();
-  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
-    try {
-      std::rethrow_exception(p);
-    } catch (const StatusError& e) {
-      PyErr_SetString(error, e.what());
-    }
-  });
-
   nb::class_<CudaProgram>(m, "CudaProgram")
       .def_prop_ro("name",
                    [](const CudaProgram& p) { return p.executable().name; })

@@ -7,7 +7,9 @@
 
 namespace hloc {
 
-// CudaProgram, load, load_bytes and executable_platform into `m`.
+// CudaProgram, load, load_bytes and executable_platform into `m`. Their
+// errors are StatusErrors: the extension registers RegisterHlocError
+// (status_error.h) once.
 void DefineCudaRuntime(nanobind::module_& m);
 
 }  // namespace hloc

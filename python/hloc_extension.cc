@@ -36,6 +36,7 @@
 #include "nanobind/stl/unique_ptr.h"
 #include "nanobind/stl/vector.h"
 #include "python/cuda_bindings.h"
+#include "python/status_error.h"
 #include "python/program.h"
 #include "tools/compile_stages.h"
 #include "tools/hlo_run_core.h"
@@ -45,23 +46,6 @@ namespace nb = nanobind;
 
 namespace hloc {
 namespace {
-
-// Carries an absl::Status to Python as hloc.HlocError.
-class StatusError : public std::runtime_error {
- public:
-  explicit StatusError(const absl::Status& status)
-      : std::runtime_error(std::string(status.message())) {}
-};
-
-void ThrowIfError(const absl::Status& status) {
-  if (!status.ok()) throw StatusError(status);
-}
-
-template <typename T>
-T ValueOrThrow(absl::StatusOr<T> value) {
-  ThrowIfError(value.status());
-  return *std::move(value);
-}
 
 using HostArray = nb::ndarray<nb::ro, nb::device::cpu>;
 
@@ -198,21 +182,7 @@ std::string BytesOrStr(const nb::handle& contents) {
 NB_MODULE(_hloc, m) {
   using namespace hloc;
   m.doc() = "hloc's compiler and runtime (use the hloc package, not this)";
-  // hloc.HlocError (hloc/_errors.py) is one Python class for this
-  // extension and the cuda runtime's. Held for the process's life: a
-  // static nb::object would be released after the interpreter is gone.
-  static PyObject* error =
-      nb::object(nb::module_::import_("hloc._errors").attr("HlocError"))
-          .release()
-          .ptr();
-  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
-    try {
-      std::rethrow_exception(p);
-    } catch (const StatusError& e) {
-      PyErr_SetString(error, e.what());
-    }
-  });
-  m.attr("HlocError") = nb::handle(error);
+  m.attr("HlocError") = nb::handle(RegisterHlocError());
 
   m.def("platforms", &ProgramPlatforms);
 
