@@ -75,6 +75,12 @@ TEST(CudaExecutorTest, HandWrittenPtxAssembles) {
   const std::string command =
       ptxas.string() + " -arch=sm_90 " + ptx + " -o " + dir + "/kernels.cubin";
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  // cuFFT's scaling kernels, the runtime's other hand-written PTX.
+  const std::string scale = dir + "/scale.ptx";
+  std::ofstream(scale) << cuda::ScalePtx();
+  const std::string scale_command = ptxas.string() + " -arch=sm_90 " + scale +
+                                    " -o " + dir + "/scale.cubin";
+  EXPECT_EQ(std::system(scale_command.c_str()), 0) << scale_command;
 }
 
 TEST(CudaExecutorTest, GemmStepsAreCheckedWithoutAGpu) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "hlo/shape.h"
 #include "runtime/dlopen_symbols.h"
 #include "runtime/fft_check.h"
@@ -42,22 +43,20 @@ const char* ResultName(cufftResult result) {
 
 // x[i] *= factor for i < count, in place, grid-stride: the 1/N of XLA's
 // inverse transforms. Written as PTX because the runtime links no code
-// generator; any driver that runs our kernels JIT-compiles it.
-constexpr char kScalePtx[] = R"(
-.version 7.0
-.target sm_52
-.address_size 64
-
-.visible .entry hloc_scale_f32(.param .u64 data, .param .u64 count,
-                               .param .f32 factor)
+// generator; any driver that runs our kernels JIT-compiles it. One kernel
+// text serves both precisions: $T is the type, $R its register prefix, $S
+// the log2 of its size.
+constexpr char kScaleKernelPtx[] = R"(
+.visible .entry hloc_scale_$T(.param .u64 data, .param .u64 count,
+                               .param .$T factor)
 {
   .reg .pred %p;
   .reg .b32 %r<5>;
   .reg .b64 %rd<8>;
-  .reg .f32 %f<3>;
+  .reg .$T %$R<3>;
   ld.param.u64 %rd1, [data];
   ld.param.u64 %rd2, [count];
-  ld.param.f32 %f1, [factor];
+  ld.param.$T %$R1, [factor];
   cvta.to.global.u64 %rd1, %rd1;
   mov.u32 %r1, %ctaid.x;
   mov.u32 %r2, %ntid.x;
@@ -70,44 +69,11 @@ constexpr char kScalePtx[] = R"(
 $L_loop:
   setp.ge.u64 %p, %rd3, %rd2;
   @%p bra $L_done;
-  shl.b64 %rd6, %rd3, 2;
+  shl.b64 %rd6, %rd3, $S;
   add.u64 %rd7, %rd1, %rd6;
-  ld.global.f32 %f2, [%rd7];
-  mul.rn.f32 %f2, %f2, %f1;
-  st.global.f32 [%rd7], %f2;
-  add.u64 %rd3, %rd3, %rd5;
-  bra.uni $L_loop;
-$L_done:
-  ret;
-}
-
-.visible .entry hloc_scale_f64(.param .u64 data, .param .u64 count,
-                               .param .f64 factor)
-{
-  .reg .pred %p;
-  .reg .b32 %r<5>;
-  .reg .b64 %rd<8>;
-  .reg .f64 %fd<3>;
-  ld.param.u64 %rd1, [data];
-  ld.param.u64 %rd2, [count];
-  ld.param.f64 %fd1, [factor];
-  cvta.to.global.u64 %rd1, %rd1;
-  mov.u32 %r1, %ctaid.x;
-  mov.u32 %r2, %ntid.x;
-  mov.u32 %r3, %tid.x;
-  mov.u32 %r4, %nctaid.x;
-  mul.wide.u32 %rd3, %r1, %r2;
-  cvt.u64.u32 %rd4, %r3;
-  add.u64 %rd3, %rd3, %rd4;
-  mul.wide.u32 %rd5, %r4, %r2;
-$L_loop:
-  setp.ge.u64 %p, %rd3, %rd2;
-  @%p bra $L_done;
-  shl.b64 %rd6, %rd3, 3;
-  add.u64 %rd7, %rd1, %rd6;
-  ld.global.f64 %fd2, [%rd7];
-  mul.rn.f64 %fd2, %fd2, %fd1;
-  st.global.f64 [%rd7], %fd2;
+  ld.global.$T %$R2, [%rd7];
+  mul.rn.$T %$R2, %$R2, %$R1;
+  st.global.$T [%rd7], %$R2;
   add.u64 %rd3, %rd3, %rd5;
   bra.uni $L_loop;
 $L_done:
@@ -115,7 +81,17 @@ $L_done:
 }
 )";
 
+
 }  // namespace
+
+std::string ScalePtx() {
+  return absl::StrCat(
+      "\n.version 7.0\n.target sm_52\n.address_size 64\n\n",
+      absl::StrReplaceAll(kScaleKernelPtx,
+                          {{"$T", "f32"}, {"$R", "f"}, {"$S", "2"}}),
+      absl::StrReplaceAll(kScaleKernelPtx,
+                          {{"$T", "f64"}, {"$R", "fd"}, {"$S", "3"}}));
+}
 
 struct CufftFft::Library {
   void* handle = nullptr;
@@ -227,8 +203,9 @@ absl::StatusOr<std::unique_ptr<CufftFft>> CufftFft::Create(
   fft->driver_ = driver;
   fft->library_ = std::move(library);
   const std::string what = "loading cuFFT's scaling kernel";
+  const std::string ptx = ScalePtx();
   status = HLOC_CUDA_CALL(driver, what, cuModuleLoadDataEx, &fft->module_,
-                          kScalePtx, 0, nullptr, nullptr);
+                          ptx.c_str(), 0, nullptr, nullptr);
   if (!status.ok()) return status;
   status = HLOC_CUDA_CALL(driver, what, cuModuleGetFunction, &fft->scale_f32_,
                           fft->module_, "hloc_scale_f32");

@@ -30,6 +30,10 @@ namespace cuda {
 absl::Status CheckFftStep(const Executable& executable,
                           const ExecutableStep& step, const std::string& what);
 
+// The PTX module of the scaling kernels, hloc_scale_f32 and hloc_scale_f64
+// (tests assemble it with ptxas where the toolkit is).
+std::string ScalePtx();
+
 struct FftPlan;  // One cuFFT plan, its scale and scratch.
 struct FftPlanDeleter {
   void operator()(FftPlan* plan) const;
