@@ -1,5 +1,7 @@
 #include "passes/pipelines.h"
 
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "passes/async_collectives_to_sync.h"
@@ -9,6 +11,8 @@
 #include "passes/convolution_to_gemm.h"
 #include "passes/cudnn_convolution_calls.h"
 #include "passes/dce.h"
+#include "passes/fusion/dot_prologue_fusion.h"
+#include "passes/dot_convert_folding.h"
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
@@ -30,10 +34,18 @@ std::vector<std::string> ListPlatforms() { return {"cpu", "cuda", "rocm"}; }
 
 absl::StatusOr<FusionOptions> FusionOptionsForPlatform(
     absl::string_view platform) {
-  // Every backend emits every fusion shape, so the targets share one set
-  // of options.
+  // Every backend emits every fusion shape; only dot prologues, which the
+  // GPUs' tiled dot kernel computes, differ.
   FusionOptions options;
-  if (platform == "cpu" || platform == "cuda" || platform == "rocm") {
+  if (platform == "cuda") return options;
+  if (platform == "cpu") {
+    options.dot_prologue_max_flops = 0;
+    return options;
+  }
+  if (platform == "rocm") {
+    // Every rocm dot is the tiled kernel already: a prologue only saves
+    // the operands' round trip through memory, at any size.
+    options.dot_prologue_max_flops = std::numeric_limits<int64_t>::max();
     return options;
   }
   return absl::InvalidArgumentError(
@@ -76,6 +88,15 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
             ? SimplifyFpConversions::Scope::kCompilerRoundings
             : SimplifyFpConversions::Scope::kAllChains);
   }
+  // A dot reads exactly widened operands itself (mixed-precision JAX code
+  // writes x.astype(f32) @ w.astype(f32)): the converts' kernels and their
+  // wide copies go, as XLA fuses them into its gemms. Exact, so it does not
+  // depend on excess precision; which types each target's dot reads is
+  // DotOperandReads's business.
+  pipeline.AddPass<DotConvertFolding>(
+      platform == "cpu"    ? DotOperandReads::kEachOperandAnyType
+      : platform == "cuda" ? DotOperandReads::kCublasLtTypes
+                           : DotOperandReads::kBothOperandsOneType);
   // A tuple holds its operands' buffers: an element in another layout
   // than its operand's needs a copy (before fusion, which may fuse it).
   pipeline.AddPass<TupleLayout>();
@@ -108,6 +129,9 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // AOT compiler, which has none, applies topk-expander itself.
   if (fusion->row_reduction_fusion) {
     pipeline.AddPass<RowReductionFusion>(*fusion, report);
+  }
+  if (fusion->dot_prologue_max_flops > 0) {
+    pipeline.AddPass<DotPrologueFusion>(*fusion, report);
   }
   pipeline.AddPass<InstructionFusion>(*fusion, report);
   pipeline.AddPass<MultiOutputFusion>(*fusion, report);

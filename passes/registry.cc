@@ -15,6 +15,7 @@
 #include "passes/cudnn_convolution_calls.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
+#include "passes/fusion/dot_prologue_fusion.h"
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
@@ -24,6 +25,7 @@
 #include "passes/sharding_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplifier/algebraic_simplifier.h"
+#include "passes/dot_convert_folding.h"
 #include "passes/dot_operand_order.h"
 #include "passes/float_normalization.h"
 #include "passes/simplify_fp_conversions.h"
@@ -94,6 +96,11 @@ const PassEntry kPasses[] = {
      Make<CudnnConvolutionCalls>},
     {"dce", "remove unused instructions and computations",
      Make<DeadCodeElimination>},
+    {"dot-convert-folding",
+     "a dot reads exactly widened operands (bf16 -> f32, s8 -> s32) itself "
+     "instead of their converts (as the CPU's dot does; the GPU pipelines "
+     "fold only what their gemms read)",
+     Make<DotConvertFolding>},
     {"dot-operand-order",
      "dot operands transposed to [batch, free, contracting] where they are "
      "no strided batch of matrices, so the dot can be a gemm call (GPU)",
@@ -103,6 +110,10 @@ const PassEntry kPasses[] = {
      "rounded after each op (simplify-fp-conversions then drops the "
      "roundings between ops)",
      Make<FloatNormalization>},
+    {"dot-prologue-fusion",
+     "cheap producers of a small dot's operands fused into a kOutput fusion "
+     "with the dot, computed by the tiled dot kernel (GPU)",
+     Make<DotPrologueFusion>},
     {"instruction-fusion",
      "producer-consumer fusion into kLoop and kInput (reduction) fusions",
      Make<InstructionFusion>},

@@ -92,6 +92,14 @@ absl::Status EmitDotKernel(const HloInstruction& hlo, const std::string& symbol,
         AnalyzeDotEpilogue(*hlo.fused_computation());
     if (!d.ok()) return OpUnimplemented(hlo, d.status().message());
     dot = *d;
+    // The GEMM packs operands straight from their buffers; a prologue
+    // (which the CPU pipeline never forms) is the GPUs' business.
+    for (const HloInstruction* operand : dot->operands()) {
+      if (operand->opcode() != HloOpcode::kParameter) {
+        return OpUnimplemented(hlo, "a dot prologue (operands computed in "
+                                    "the fusion)");
+      }
+    }
   }
   for (const HloInstruction* operand : hlo.operands()) {
     if (!operand->shape().IsArray()) {

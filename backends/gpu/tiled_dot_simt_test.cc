@@ -157,6 +157,34 @@ ENTRY e {
       // A 3x3 convolution, NHWC/HWIO with SAME padding and a stride:
       // convolution-to-gemm makes it pads, slices, a concatenate and one
       // dot (the test lowers its threshold so this small one qualifies).
+      // Prologues (dot-prologue-fusion): f32 values rounded to bf16 by the
+      // kernel as it loads its tiles; a negated operand and a broadcast
+      // bias matrix, with a bias-and-relu epilogue.
+      {"bf16_prologue_converts", R"(
+HloModule m
+ENTRY e {
+  a = f32[33,70] parameter(0)
+  b = f32[70,45] parameter(1)
+  ra = bf16[33,70] convert(a)
+  rb = bf16[70,45] convert(b)
+  d = bf16[33,45] dot(ra, rb), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT w = f32[33,45] convert(d)
+})"},
+      {"f32_prologue_broadcast_epilogue", R"(
+HloModule m
+ENTRY e {
+  a = f32[40,66] parameter(0)
+  v = f32[66] parameter(1)
+  c = f32[24] parameter(2)
+  na = f32[40,66] negate(a)
+  bv = f32[66,24] broadcast(v), dimensions={0}
+  d = f32[40,24] dot(na, bv), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bc = f32[40,24] broadcast(c), dimensions={1}
+  s = f32[40,24] add(d, bc)
+  z = f32[] constant(0)
+  zb = f32[40,24] broadcast(z), dimensions={}
+  ROOT r = f32[40,24] maximum(s, zb)
+})"},
       {"conv_via_gemm", R"(
 HloModule m
 ENTRY e {
@@ -243,6 +271,14 @@ TEST_P(TiledDotSimtTest, MatchesTheEvaluator) {
         << step.kernel_name;
     EXPECT_LE(step.launch.NumThreadsPerBlock(), device->max_threads_per_block)
         << step.kernel_name;
+  }
+  // A prologue (and an epilogue) are computed by the dot's own kernel.
+  if (c.module.find("prologue") != std::string::npos) {
+    int kernels = 0;
+    for (const ExecutableStep& step : executable->steps) {
+      kernels += step.kind == ExecutableStep::Kind::kKernel ? 1 : 0;
+    }
+    EXPECT_EQ(kernels, 1) << "the dot and its prologue are one kernel";
   }
   absl::StatusOr<Literal> actual = RunOnHostSimt(*executable, *device, *inputs);
   ASSERT_TRUE(actual.ok()) << actual.status();

@@ -145,6 +145,23 @@ bool IsElementwiseEpilogueOf(const HloComputation& comp,
          std::find(sources.begin(), sources.end(), root) == sources.end();
 }
 
+// True if a dot of `param`'s fused computation reads it, directly or
+// through a dot prologue.
+bool FeedsDot(const HloInstruction* param) {
+  std::vector<const HloInstruction*> work = {param};
+  absl::flat_hash_set<const HloInstruction*> seen;
+  while (!work.empty()) {
+    const HloInstruction* v = work.back();
+    work.pop_back();
+    if (!seen.insert(v).second) continue;
+    for (const HloInstruction* user : v->users()) {
+      if (user->opcode() == HloOpcode::kDot) return true;
+      work.push_back(user);
+    }
+  }
+  return false;
+}
+
 // True if `consumer` can be the elementwise epilogue of `dot` (a dot or a
 // dot-epilogue fusion), which is one of its operands.
 bool CanExtendDotEpilogue(const HloInstruction& consumer,
@@ -475,11 +492,10 @@ FusionDecision ShouldFuse(const HloInstruction& producer,
   if (consumer.opcode() == HloOpcode::kFusion &&
       GetFusionShape(consumer) == FusionShape::kDotEpilogue) {
     for (const HloInstruction* param : ParamsFor(consumer, producer)) {
-      for (const HloInstruction* user : param->users()) {
-        if (user->opcode() == HloOpcode::kDot) {
-          return FusionDecision::No(
-              "dot operands are not fused (the GEMM reads them from memory)");
-        }
+      if (FeedsDot(param)) {
+        return FusionDecision::No(
+            "dot operands are not fused here (the GEMM reads them from "
+            "memory; dot-prologue-fusion chose the prologue, if any)");
       }
     }
   }
@@ -561,6 +577,70 @@ FusionDecision ShouldFuse(const HloInstruction& producer,
         &d.rule, ", duplicated (cheap; ", other_users,
         other_users == 1 ? " other consumer)" : " other consumers)");
   }
+  return d;
+}
+
+int64_t DotFlops(const HloInstruction& dot) {
+  const DotDimensionNumbers dn =
+      dot.attrs().dot_dimension_numbers.value_or(DotDimensionNumbers{});
+  // Every output element sums one product per contracting position.
+  int64_t contracting = 1;
+  for (int64_t d : dn.lhs_contracting_dimensions) {
+    contracting *= dot.operand(0)->shape().dimensions(d);
+  }
+  return 2 * dot.shape().ElementCount() * contracting;
+}
+
+FusionDecision ShouldFuseIntoDotPrologue(const HloInstruction& producer,
+                                         const HloInstruction& dot,
+                                         bool users_inside,
+                                         const FusionOptions& options) {
+  if (options.dot_prologue_max_flops <= 0) {
+    return FusionDecision::No(
+        "consumer dot is a library call (no dot prologues on this target)");
+  }
+  const PrimitiveType type = dot.shape().element_type();
+  if (IsComplexType(type) || type == PRED) {
+    return FusionDecision::No(
+        "consumer dot is complex or pred (no tiled kernel reads a prologue)");
+  }
+  const int64_t flops = DotFlops(dot);
+  if (flops > options.dot_prologue_max_flops) {
+    return FusionDecision::No(absl::StrCat(
+        "consumer dot is large (", flops, " flops, prologue limit ",
+        options.dot_prologue_max_flops,
+        "): the library gemm reads its operands from memory"));
+  }
+  if (producer.opcode() == HloOpcode::kParameter ||
+      producer.opcode() == HloOpcode::kConstant ||
+      producer.opcode() == HloOpcode::kGetTupleElement) {
+    return FusionDecision::No("producer is a value the kernel reads");
+  }
+  if (std::optional<std::string> why = WhyNotFusibleProducer(producer)) {
+    return FusionDecision::No(*why);
+  }
+  if (producer.opcode() == HloOpcode::kFusion &&
+      producer.fusion_kind() != FusionKind::kLoop) {
+    return FusionDecision::No("producer is not a loop fusion");
+  }
+  if (CostOf(producer) == OpCost::kExpensive) {
+    return FusionDecision::No(absl::StrCat(
+        "producer ", HloOpcodeString(producer.opcode()),
+        " is expensive and the tiled dot reads each operand element once per "
+        "output tile"));
+  }
+  if (!users_inside) {
+    return FusionDecision::No(absl::StrCat(
+        "producer ", HloOpcodeString(producer.opcode()),
+        " has users outside the dot's prologue"));
+  }
+  FusionDecision d;
+  d.fuse = true;
+  d.kind = FusionKind::kOutput;
+  d.bytes_saved = 2 * BytesOf(producer.shape());
+  d.rule = absl::StrCat(
+      "fused: cheap producer of a small dot's operand (", flops,
+      " flops), computed by the tiled dot kernel as it loads its tiles");
   return d;
 }
 

@@ -15,9 +15,15 @@
 //     reduce-window, dynamic-update-slice (only into its update and index
 //     operands: operand 0 is updated in place), and existing fusions of the
 //     four kinds of fusion_kinds.h. Not scatter (for now), not sort, not
-//     dot (no prologue fusion), not tuples.
+//     dot (its operands are fused only by dot-prologue-fusion, below), not
+//     tuples.
 //  3. Dot epilogues (option): a dot whose only user is an elementwise loop
 //     consumer of the dot's shape becomes a kOutput fusion.
+//     Dot prologues (option, GPU): the cheap producers of a small dot's
+//     operands fuse into the dot (ShouldFuseIntoDotPrologue), computed by
+//     the tiled dot kernel as it loads its tiles, where the converts and
+//     broadcasts would otherwise be kernels of their own before a library
+//     gemm.
 //  4. Duplication: a producer with consumers outside this one is fused by
 //     copying it. Cheap ops (elementwise arithmetic, compare/select, convert,
 //     broadcast, reshape/bitcast, transpose, slice, concatenate, pad,
@@ -59,6 +65,16 @@ struct FusionOptions {
   bool dot_epilogue_fusion = true;
   // kCustom row-reduction fusions (GPU); see fusion_kinds.h.
   bool row_reduction_fusion = true;
+  // Dot prologues (dot-prologue-fusion, GPU): cheap producers of a dot's
+  // operands computed by the tiled dot kernel as it loads its tiles, for
+  // dots of at most this many flops (2*m*n*k*batch); 0: never (the CPU,
+  // whose dot reads fusion parameters only). CUDA's limit: larger dots stay
+  // cuBLASLt calls, which beat the tiled kernel (CUDA cores, no tensor
+  // cores) by far. At 2^25 flops (256x256x256) the tiled kernel takes a few
+  // microseconds, about what the operands' own kernel launches and the
+  // library call's fixed cost add up to. (ROCm: every dot is the tiled
+  // kernel, so there is no limit.)
+  int64_t dot_prologue_max_flops = int64_t{1} << 25;
 };
 
 // An expensive producer's element may be computed at most this many times
@@ -121,6 +137,21 @@ struct FusionDecision {
 FusionDecision ShouldFuse(const HloInstruction& producer,
                           const HloInstruction& consumer,
                           const FusionOptions& options);
+
+// The multiply-adds of a dot times two: 2 * batch * m * n * k.
+int64_t DotFlops(const HloInstruction& dot);
+
+// Whether `producer`, which feeds operands of `dot` (directly or through
+// producers already chosen), joins the dot's prologue: it must be cheap and
+// loop-fusible, with no users outside the prologue (`users_inside`: all its
+// users are the dot or chosen producers), and the dot small enough
+// (FusionOptions::dot_prologue_max_flops). The tiled kernel computes an
+// operand element once per output tile that reads it (n / 64 times for the
+// lhs): an expensive op would be recomputed that often.
+FusionDecision ShouldFuseIntoDotPrologue(const HloInstruction& producer,
+                                         const HloInstruction& dot,
+                                         bool users_inside,
+                                         const FusionOptions& options);
 
 // Operands of the fusion `a` and `b` would become (shared operands counted
 // once, `a` not counted as an operand of `b` when it would be fused).

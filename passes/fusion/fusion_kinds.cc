@@ -442,14 +442,12 @@ absl::StatusOr<const HloInstruction*> AnalyzeDotEpilogue(
     return absl::InvalidArgumentError(
         absl::StrCat(fused.name(), ": a dot-epilogue fusion needs a dot"));
   }
-  for (const HloInstruction* operand : dot->operands()) {
-    if (operand->opcode() != HloOpcode::kParameter) {
-      return FusedError(*dot, "dot operands must be fusion parameters");
-    }
-  }
+  // The dot's operands are parameters, or a prologue computed from them
+  // (checked below with everything else that does not depend on the dot:
+  // loop-fusible ops).
   const HloInstruction* root = fused.root_instruction();
-  if (root == dot || root->opcode() == HloOpcode::kTuple) {
-    return FusedError(*root, "a dot epilogue has one non-dot root");
+  if (root->opcode() == HloOpcode::kTuple) {
+    return FusedError(*root, "a dot fusion has one root");
   }
   absl::flat_hash_set<const HloInstruction*> dependent = {dot};
   for (const HloInstruction* instr : PostOrder(fused)) {
@@ -461,7 +459,7 @@ absl::StatusOr<const HloInstruction*> AnalyzeDotEpilogue(
     if (!depends) {
       if (instr->opcode() != HloOpcode::kParameter &&
           !IsLoopFusibleOp(*instr)) {
-        return FusedError(*instr, "not fusible into a dot epilogue");
+        return FusedError(*instr, "not fusible into a dot fusion");
       }
       continue;
     }

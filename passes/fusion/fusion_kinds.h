@@ -54,14 +54,17 @@
 //     AnalyzeRowReduction gives num_rows, row_length and the reductions in
 //     pass order.
 //
-//   kDotEpilogue (kind=kOutput): a dot whose result is only used by an
-//     elementwise epilogue (bias add, activation) that is computed in the
-//     GEMM's register tile before the store, as cuBLASLt epilogues or a
-//     hand-written GEMM do. Exactly one dot; its operands are fusion
-//     parameters (no prologue fusion); every instruction that depends on the
-//     dot is elementwise with the dot's dimensions; the root (never a tuple)
-//     is one of them. Other values (a bias broadcast) are invariant and
-//     loop-fusible. AnalyzeDotEpilogue gives the dot.
+//   kDotEpilogue (kind=kOutput): a dot, possibly with a prologue computing
+//     its operands, whose result is only used by an elementwise epilogue
+//     (bias add, activation) that is computed in the GEMM's register tile
+//     before the store, as cuBLASLt epilogues or a hand-written GEMM do.
+//     Exactly one dot; its operands are fusion parameters or loop-fusible
+//     ops of them (a prologue, which only the GPUs' tiled dot kernel
+//     computes: dot_prologue_fusion.h); every instruction that depends on
+//     the dot is elementwise with the dot's dimensions; the root (never a
+//     tuple) is one of them, or the dot itself when there is no epilogue.
+//     Other values (a bias broadcast) are invariant and loop-fusible.
+//     AnalyzeDotEpilogue gives the dot.
 //
 // Fusions read from a module made elsewhere (XLA's kCustom Triton fusions,
 // kOutput fusions of another shape) are kUnknown: the passes leave them

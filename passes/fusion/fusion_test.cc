@@ -779,10 +779,12 @@ row_transpose {
   b = f32[4,4] broadcast(r), dimensions={0}
   ROOT t = f32[4,4] transpose(b), dimensions={1,0}
 }
-epilogue_prologue {
+reduce_prologue {
   a = f32[4,4] parameter(0)
-  n = f32[4,4] negate(a)
-  ROOT d = f32[4,4] dot(n, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  z = f32[] constant(0)
+  r = f32[4] reduce(a, z), dimensions={1}, to_apply=add_f32
+  b = f32[4,4] broadcast(r), dimensions={0}
+  ROOT d = f32[4,4] dot(b, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 }
 ENTRY e {
   x = f32[4,8] parameter(0)
@@ -790,7 +792,7 @@ ENTRY e {
   f1 = f32[4] fusion(x), kind=kLoop, calls=loop_with_reduce
   f2 = f32[4] fusion(x), kind=kInput, calls=reduce_used_inside
   f3 = f32[4,4] fusion(y), kind=kCustom, calls=row_transpose, backend_config={"fusion_backend_config":{"kind":"__hloc_row_reduction"}}
-  f4 = f32[4,4] fusion(y), kind=kOutput, calls=epilogue_prologue
+  f4 = f32[4,4] fusion(y), kind=kOutput, calls=reduce_prologue
   ROOT t = (f32[4], f32[4], f32[4,4], f32[4,4]) tuple(f1, f2, f3, f4)
 })"));
   auto error = [&](absl::string_view name) {
@@ -801,7 +803,8 @@ ENTRY e {
   EXPECT_TRUE(absl::StrContains(error("f1"), "not loop-fusible"));
   EXPECT_TRUE(absl::StrContains(error("f2"), "barrier"));
   EXPECT_TRUE(absl::StrContains(error("f3"), "across rows"));
-  EXPECT_TRUE(absl::StrContains(error("f4"), "fusion parameters"));
+  // A prologue may only hold loop-fusible ops (a reduce is a barrier).
+  EXPECT_TRUE(absl::StrContains(error("f4"), "not fusible into a dot"));
 }
 
 // ---- Report

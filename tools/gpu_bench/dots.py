@@ -64,6 +64,34 @@ for _dtype in ("f32", "bf16"):
         _register(f"dot_bias_{_kind}_4096_{_dtype}", "4096", _dtype, _kind)
 
 
+# Small dots whose operands are computed: f32 values rounded to bf16, the
+# bf16 product widened back (mixed-precision code as JAX users write it).
+# hloc fuses the roundings into the tiled dot kernel up to
+# FusionOptions::dot_prologue_max_flops (2^25) and runs larger ones as
+# convert kernels and a cuBLASLt call; XLA:GPU fuses them into a Triton
+# gemm; torch eager runs two casts and cuBLAS. gpu_models.sh also compiles
+# these without dot-prologue-fusion (m_unfused.hloexe) to show what the
+# limit trades.
+PROLOGUE_SIZES = (128, 256, 512, 1024)
+
+
+def _register_prologue(size):
+    def j(x, w):
+        import jax.numpy as jnp
+        return (x.astype(jnp.bfloat16) @ w.astype(jnp.bfloat16)).astype(
+            jnp.float32)
+
+    def t(x, w):
+        import torch
+        return (x.to(torch.bfloat16) @ w.to(torch.bfloat16)).float()
+    DOTS[f"dot_prologue_{size}_bf16"] = dict(
+        jax=j, torch=t, m=size, n=size, k=size, dtype="f32", bias=False)
+
+
+for _size in PROLOGUE_SIZES:
+    _register_prologue(_size)
+
+
 def numpy_dtype(dtype):
     return models.bf16() if dtype == "bf16" else np.dtype(np.float32)
 

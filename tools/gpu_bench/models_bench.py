@@ -163,6 +163,16 @@ def measure_hloc(row, bundle, name, data_dir, iterations, timeout, errors):
         row["hloc_ms"] = None
     else:
         row["check"] = "ok" if checked else "not checked: no XLA outputs"
+    # The same module compiled without dot-prologue-fusion, where the
+    # bundle has it (gpu_models.sh): timed alike, checked alike.
+    unfused = os.path.join(os.path.dirname(exe), "m_unfused.hloexe")
+    if os.path.exists(unfused) and row.get("hloc_ms") is not None:
+        run = hlo_run(bundle, [unfused] + args[1:], timeout)
+        if run is not None and run.returncode == 0:
+            row["hloc_unfused_ms"] = models_table.parse_run_time(run.stderr)
+        else:
+            row["hloc_unfused_error"] = (
+                "no result" if run is None else f"exit {run.returncode}")
 
 
 def profile_hloc(row, bundle, name, data_dir, timeout):
@@ -221,14 +231,20 @@ def run(args):
             + models_table.models_table([r for r in rows
                                          if r["kind"] == "model"])
             + "\n## Dots and their epilogues\n\n"
-            + models_table.dots_table([r for r in rows if r["kind"] == "dot"]))
+            + models_table.dots_table(
+                [r for r in rows if r["kind"] == "dot"
+                 and not models_table.is_prologue_case(r)])
+            + "\n## Small dots with computed operands\n\n"
+            + models_table.prologue_table(
+                [r for r in rows if models_table.is_prologue_case(r)]))
     with open(os.path.join(args.out, "models.md"), "w") as f:
         f.write(text)
     with open(os.path.join(args.out, "models.json"), "w") as f:
         json.dump(dict(device=device, rows=rows), f, indent=1)
     write_plots(args.out, header.split(";")[0],
                 [r for r in rows if r["kind"] == "model"],
-                [r for r in rows if r["kind"] == "dot"])
+                [r for r in rows if r["kind"] == "dot"
+                 and not models_table.is_prologue_case(r)])
     print()
     print(text)
     return 0

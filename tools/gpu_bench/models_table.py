@@ -9,6 +9,9 @@ made-up timings. A row is a dict:
   torch_ms     (dots) torch.matmul's time per call, or None
   flops        (dots) 2*m*n*k
   check        "ok", "MISMATCH: ..." or "not checked: ..."
+  hloc_unfused_ms
+               (dot_prologue_* cases) the same dot compiled without
+               dot-prologue-fusion
   hloc_error   why hloc has no time (compile or run failure), if so
   xla_error    why XLA:GPU has none, if so
   top_kernels  (slower than XLA) [(ms, share %, step), ...] of one warm
@@ -155,6 +158,33 @@ def dots_table(rows):
     if notes:
         lines += ["", "Failures:"] + notes
     return "\n".join(lines) + "\n"
+
+
+def _us(value):
+    return "n/a" if value is None else f"{1e3 * value:.1f}"
+
+
+def prologue_table(rows):
+    """Markdown: the small dots with computed operands (dots.py's
+    dot_prologue_* cases) in microseconds per call: hloc as compiled, hloc
+    without dot-prologue-fusion, XLA:GPU and torch eager."""
+    lines = ["| case | m x n x k | hloc us | hloc unfused us | XLA:GPU us | "
+             "torch eager us | check |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        hloc = "FAIL" if r.get("hloc_error") else _us(r.get("hloc_ms"))
+        unfused = ("FAIL" if r.get("hloc_unfused_error")
+                   else _us(r.get("hloc_unfused_ms")))
+        lines.append(f"| {r['name']} | {r.get('mnk', '')} | {hloc} | "
+                     f"{unfused} | {_us(r.get('xla_ms'))} | "
+                     f"{_us(r.get('torch_ms'))} | {r.get('check', 'n/a')} |")
+    notes = _notes(rows)
+    if notes:
+        lines += ["", "Failures:"] + notes
+    return "\n".join(lines) + "\n"
+
+
+def is_prologue_case(row):
+    return row["name"].startswith("dot_prologue_")
 
 
 def models_plot(rows, subtitle):

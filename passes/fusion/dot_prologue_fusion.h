@@ -1,0 +1,46 @@
+// Producers of a small dot's operands fused into the dot
+// ("dot-prologue-fusion"), as XLA:GPU's gemm fusions take the converts and
+// broadcasts that feed a dot.
+//
+// A dot whose operands are computed (x.astype(bf16) @ w.astype(bf16) on f32
+// values, a broadcast bias matrix, a negated operand) otherwise runs as
+// kernels that write each computed operand, then the gemm that reads it
+// back. For a small dot those kernels' launches cost more than the dot
+// itself. Here the cheap producers (ShouldFuseIntoDotPrologue, the cost
+// model's rule) become part of a kOutput fusion with the dot, and the tiled
+// dot kernel (backends/gpu/tiled_dot_emitter.cc) computes them as it loads
+// its operand tiles: one kernel. Large dots are left to the library gemm,
+// which reads its operands from memory far faster than the tiled kernel
+// computes (FusionOptions::dot_prologue_max_flops). Exact widening
+// converts never get here: dot-convert-folding gives the dot their narrow
+// values first, at any size.
+//
+// Runs before instruction-fusion, which may then add an elementwise
+// epilogue to the fusion (fusion_kinds.h, kDotEpilogue) but adds nothing
+// to its prologue. Every producer considered is recorded in the
+// FusionReport with its rule.
+#ifndef PASSES_FUSION_DOT_PROLOGUE_FUSION_H_
+#define PASSES_FUSION_DOT_PROLOGUE_FUSION_H_
+
+#include "passes/fusion/cost_model.h"
+#include "passes/fusion/report.h"
+#include "passes/pass.h"
+
+namespace hloc {
+
+class DotPrologueFusion : public HloPass {
+ public:
+  explicit DotPrologueFusion(FusionOptions options = {},
+                             FusionReport* report = nullptr)
+      : options_(options), report_(report) {}
+  absl::string_view name() const override { return "dot-prologue-fusion"; }
+  absl::StatusOr<bool> Run(HloModule* module) override;
+
+ private:
+  FusionOptions options_;
+  FusionReport* report_;
+};
+
+}  // namespace hloc
+
+#endif  // PASSES_FUSION_DOT_PROLOGUE_FUSION_H_
