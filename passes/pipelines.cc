@@ -34,12 +34,15 @@ std::vector<std::string> ListPlatforms() { return {"cpu", "cuda", "rocm"}; }
 
 absl::StatusOr<FusionOptions> FusionOptionsForPlatform(
     absl::string_view platform) {
-  // Every backend emits every fusion shape; only dot prologues, which the
-  // GPUs' tiled dot kernel computes, differ.
+  // Every backend emits every fusion shape; only what a dot's prologue may
+  // hold differs.
   FusionOptions options;
   if (platform == "cuda") return options;
   if (platform == "cpu") {
-    options.dot_prologue_max_flops = 0;
+    // The packing GEMM reads views and converts of its operands at any
+    // size (dot_emitter.cc).
+    options.dot_prologue_max_flops = std::numeric_limits<int64_t>::max();
+    options.dot_prologue_views_only = true;
     return options;
   }
   if (platform == "rocm") {

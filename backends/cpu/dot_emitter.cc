@@ -55,6 +55,91 @@ struct MatrixView {
   DimGroup batch, rows, cols;
 };
 
+// How the GEMM reads one dot operand: from buffer `buffer` (of element type
+// `type`), with the operand's dimension d `strides[d]` elements apart (0
+// for a dimension a broadcast adds), each element converted through
+// `converts` (the types of a prologue's converts, first applied first).
+struct OperandRead {
+  int64_t buffer = 0;
+  PrimitiveType type = F32;
+  std::vector<int64_t> strides;
+  std::vector<PrimitiveType> converts;
+};
+
+DimGroup Group(const std::vector<int64_t>& sizes_of,
+               const std::vector<int64_t>& strides_of,
+               const std::vector<int64_t>& dims) {
+  std::vector<int64_t> sizes, strides;
+  for (int64_t d : dims) {
+    sizes.push_back(sizes_of[d]);
+    strides.push_back(strides_of[d]);
+  }
+  return DimGroup(sizes, strides);
+}
+
+// The read of `operand`, a dot operand inside a fusion: a fusion parameter,
+// or a prologue of converts, broadcasts, transposes and layout-only copies
+// of one (dot-prologue-fusion on the CPU), which the packing follows as
+// strides and conversions instead of materialising.
+absl::StatusOr<OperandRead> ReadThroughPrologue(const HloInstruction* operand) {
+  const int64_t rank = operand->shape().rank();
+  // source[d]: the dimension of `value` operand dimension d reads; -1
+  // where a broadcast added it.
+  std::vector<int64_t> source(rank);
+  for (int64_t d = 0; d < rank; ++d) source[d] = d;
+  std::vector<PrimitiveType> converts;  // outermost first, reversed below
+  const HloInstruction* value = operand;
+  while (value->opcode() != HloOpcode::kParameter) {
+    const HloInstruction* input = value->operand_count() == 1
+                                      ? value->operand(0)
+                                      : nullptr;
+    switch (value->opcode()) {
+      case HloOpcode::kConvert:
+        converts.push_back(value->shape().element_type());
+        break;
+      case HloOpcode::kBroadcast:
+        for (int64_t& s : source) {
+          if (s < 0) continue;
+          const std::vector<int64_t>& dims = value->dimensions();
+          auto it = std::find(dims.begin(), dims.end(), s);
+          s = it == dims.end() ? -1 : it - dims.begin();
+        }
+        break;
+      case HloOpcode::kTranspose:
+        for (int64_t& s : source) {
+          if (s >= 0) s = value->dimensions()[s];
+        }
+        break;
+      case HloOpcode::kCopy:
+      case HloOpcode::kBitcast:
+      case HloOpcode::kReshape:
+        // Same dimensions, same values at each index (a copy may change
+        // the layout; the parameter's own layout gives the strides).
+        if (input == nullptr ||
+            !input->shape().SameDimensions(value->shape()) ||
+            (value->opcode() != HloOpcode::kCopy &&
+             !(input->shape().layout() == value->shape().layout()))) {
+          return absl::UnimplementedError(absl::StrCat(
+              "dot prologue: ", value->name(), " changes the dimensions"));
+        }
+        break;
+      default:
+        return absl::UnimplementedError(
+            absl::StrCat("dot prologue: ", value->name(), " (",
+                         HloOpcodeString(value->opcode()),
+                         ") is no view or convert of a buffer"));
+    }
+    value = input;
+  }
+  OperandRead read;
+  read.buffer = value->parameter_number();
+  read.type = value->shape().element_type();
+  const std::vector<int64_t> strides = LayoutStrides(value->shape());
+  for (int64_t s : source) read.strides.push_back(s < 0 ? 0 : strides[s]);
+  read.converts.assign(converts.rbegin(), converts.rend());
+  return read;
+}
+
 }  // namespace
 
 // The tiled GEMM's micro-kernel multiplies real vectors; a complex dot
@@ -92,14 +177,6 @@ absl::Status EmitDotKernel(const HloInstruction& hlo, const std::string& symbol,
         AnalyzeDotEpilogue(*hlo.fused_computation());
     if (!d.ok()) return OpUnimplemented(hlo, d.status().message());
     dot = *d;
-    // The GEMM packs operands straight from their buffers; a prologue
-    // (which the CPU pipeline never forms) is the GPUs' business.
-    for (const HloInstruction* operand : dot->operands()) {
-      if (operand->opcode() != HloOpcode::kParameter) {
-        return OpUnimplemented(hlo, "a dot prologue (operands computed in "
-                                    "the fusion)");
-      }
-    }
   }
   for (const HloInstruction* operand : hlo.operands()) {
     if (!operand->shape().IsArray()) {
@@ -110,10 +187,22 @@ absl::Status EmitDotKernel(const HloInstruction& hlo, const std::string& symbol,
   // Absent dimension numbers are empty ones (an outer product), as in XLA.
   const DotDimensionNumbers dn =
       dot->attrs().dot_dimension_numbers.value_or(DotDimensionNumbers{});
-  const int64_t lhs_buffer = fused ? dot->operand(0)->parameter_number() : 0;
-  const int64_t rhs_buffer = fused ? dot->operand(1)->parameter_number() : 1;
-  const Shape& lhs = hlo.operand(lhs_buffer)->shape();
-  const Shape& rhs = hlo.operand(rhs_buffer)->shape();
+  // The operands as the dot sees them (after any prologue), and where the
+  // packing reads them from.
+  const Shape& lhs = dot->operand(0)->shape();
+  const Shape& rhs = dot->operand(1)->shape();
+  OperandRead reads[2];
+  for (int i = 0; i < 2; ++i) {
+    if (!fused) {
+      reads[i].buffer = i;
+      reads[i].type = hlo.operand(i)->shape().element_type();
+      reads[i].strides = LayoutStrides(hlo.operand(i)->shape());
+      continue;
+    }
+    absl::StatusOr<OperandRead> read = ReadThroughPrologue(dot->operand(i));
+    if (!read.ok()) return OpUnimplemented(hlo, read.status().message());
+    reads[i] = *std::move(read);
+  }
   const Shape& out = hlo.shape();
   const PrimitiveType dot_type = dot->shape().element_type();
   absl::StatusOr<PrimitiveType> acc_or =
@@ -121,8 +210,8 @@ absl::Status EmitDotKernel(const HloInstruction& hlo, const std::string& symbol,
   if (!acc_or.ok()) return OpUnimplemented(hlo, acc_or.status().message());
   const PrimitiveType acc = *acc_or;
   llvm::Module* module = ctx.module;
-  for (const Shape* s : {&lhs, &rhs, &out}) {
-    if (!StorageType(s->element_type(), module->getContext()).ok()) {
+  for (PrimitiveType t : {reads[0].type, reads[1].type, out.element_type()}) {
+    if (!StorageType(t, module->getContext()).ok()) {
       return OpUnimplemented(hlo, "element type");
     }
   }
@@ -138,11 +227,16 @@ absl::Status EmitDotKernel(const HloInstruction& hlo, const std::string& symbol,
   if (out.rank() != nb + nm + nn) {
     return OpUnimplemented(hlo, "dot result rank");
   }
-  MatrixView lhs_view{Group(lhs, dn.lhs_batch_dimensions), Group(lhs, lhs_free),
-                      Group(lhs, dn.lhs_contracting_dimensions)};
-  MatrixView rhs_view{Group(rhs, dn.rhs_batch_dimensions),
-                      Group(rhs, dn.rhs_contracting_dimensions),
-                      Group(rhs, rhs_free)};
+  const std::vector<int64_t>& ls = reads[0].strides;
+  const std::vector<int64_t>& rs = reads[1].strides;
+  MatrixView lhs_view{Group(lhs.dimensions(), ls, dn.lhs_batch_dimensions),
+                      Group(lhs.dimensions(), ls, lhs_free),
+                      Group(lhs.dimensions(), ls,
+                            dn.lhs_contracting_dimensions)};
+  MatrixView rhs_view{Group(rhs.dimensions(), rs, dn.rhs_batch_dimensions),
+                      Group(rhs.dimensions(), rs,
+                            dn.rhs_contracting_dimensions),
+                      Group(rhs.dimensions(), rs, rhs_free)};
   MatrixView out_view{Group(out, Range(0, nb)), Group(out, Range(nb, nb + nm)),
                       Group(out, Range(nb + nm, nb + nm + nn))};
   const int64_t batch = lhs_view.batch.size();
@@ -159,15 +253,14 @@ absl::Status EmitDotKernel(const HloInstruction& hlo, const std::string& symbol,
       PaddedGemmWork(transposed, n, m, k) < PaddedGemmWork(tiling, m, n, k);
   // GEMM A is (g, i, kk), GEMM B is (g, kk, j), GEMM C is (g, i, j).
   MatrixView a_view = lhs_view, b_view = rhs_view;
-  int64_t a_buffer = lhs_buffer, b_buffer = rhs_buffer;
-  PrimitiveType a_type = lhs.element_type(), b_type = rhs.element_type();
+  const OperandRead* a_read = &reads[0];
+  const OperandRead* b_read = &reads[1];
   DimGroup c_rows = out_view.rows, c_cols = out_view.cols;
   if (swap) {
     tiling = transposed;
     a_view = MatrixView{rhs_view.batch, rhs_view.cols, rhs_view.rows};
     b_view = MatrixView{lhs_view.batch, lhs_view.cols, lhs_view.rows};
-    std::swap(a_buffer, b_buffer);
-    std::swap(a_type, b_type);
+    std::swap(a_read, b_read);
     std::swap(c_rows, c_cols);
   }
 
@@ -177,8 +270,8 @@ absl::Status EmitDotKernel(const HloInstruction& hlo, const std::string& symbol,
   llvm::IRBuilder<> builder(&range->getEntryBlock());
   llvm::IRBuilderBase* b = &builder;
   ElementalEmitter elemental(module, b, ctx.math);
-  llvm::Value* a_base = range->getArg(a_buffer);
-  llvm::Value* b_base = range->getArg(b_buffer);
+  llvm::Value* a_base = range->getArg(a_read->buffer);
+  llvm::Value* b_base = range->getArg(b_read->buffer);
   llvm::Value* out_base = range->getArg(num_buffers - 1);
   HLOC_ASSIGN_OR_RETURN(llvm::Type * acc_type,
                         RegisterType(acc, module->getContext()));
@@ -192,9 +285,14 @@ absl::Status EmitDotKernel(const HloInstruction& hlo, const std::string& symbol,
   // Packing reads each operand in memory order: along the dimension with
   // the smaller stride innermost (a transposed operand is packed walking
   // down its columns).
-  auto load = [&](PrimitiveType type, llvm::Value* base, llvm::Value* off,
+  auto load = [&](const OperandRead& read, llvm::Value* base, llvm::Value* off,
                   llvm::IRBuilderBase* b) -> absl::StatusOr<llvm::Value*> {
-    HLOC_ASSIGN_OR_RETURN(llvm::Value * v, LoadFlat(type, base, off, b));
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * v, LoadFlat(read.type, base, off, b));
+    PrimitiveType type = read.type;
+    for (PrimitiveType to : read.converts) {
+      HLOC_ASSIGN_OR_RETURN(v, elemental.EmitConvert(v, type, to));
+      type = to;
+    }
     return elemental.EmitConvert(v, type, acc);
   };
   // True if x moves through memory in smaller steps than y.
@@ -230,7 +328,7 @@ absl::Status EmitDotKernel(const HloInstruction& hlo, const std::string& symbol,
           llvm::Value* off = b->CreateAdd(
               base, b->CreateAdd(a_view.rows.Offset(b->CreateAdd(i0, r), b),
                                  a_view.cols.Offset(b->CreateAdd(k0, kk), b)));
-          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, load(a_type, a_base, off, b));
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, load(*a_read, a_base, off, b));
           b->CreateStore(
               v, b->CreateInBoundsGEP(
                      acc_type, dst,
@@ -248,7 +346,7 @@ absl::Status EmitDotKernel(const HloInstruction& hlo, const std::string& symbol,
           llvm::Value* off = b->CreateAdd(
               base, b->CreateAdd(b_view.rows.Offset(b->CreateAdd(k0, kk), b),
                                  b_view.cols.Offset(b->CreateAdd(j0, t), b)));
-          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, load(b_type, b_base, off, b));
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, load(*b_read, b_base, off, b));
           b->CreateStore(
               v, b->CreateInBoundsGEP(
                      acc_type, dst,

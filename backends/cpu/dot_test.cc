@@ -2,7 +2,8 @@
 // the register tile and cache blocks, transposed and batched dimension
 // numbers, several contracting and free dimensions, layouts, element types
 // (mixed, f16/bf16 accumulated in f32, integers, pred), K = 0, and kOutput
-// fusions with an epilogue. None may fall back to the evaluator.
+// fusions with an epilogue or a prologue of views and converts. None may
+// fall back to the evaluator.
 #include <string>
 #include <vector>
 
@@ -235,6 +236,63 @@ ENTRY main {
   scale = f32[3,10,30] parameter(1)
   a = bf16[3,10,20] parameter(2)
   ROOT f = bf16[3,10,30] fusion(w, scale, a), kind=kOutput, calls=epilogue
+}
+)")
+                  .empty());
+}
+
+TEST(DotTest, PrologueOfViewsAndConverts) {
+  // dot-prologue-fusion's CPU form: the packing reads a broadcast (stride
+  // 0), a transpose (swapped strides) and rounding converts of the fusion
+  // parameters instead of materialising them; with an epilogue.
+  const std::string text = R"(
+HloModule dot_prologue
+fused {
+  a = f32[$K,$M] parameter(0)
+  v = f32[$K] parameter(1)
+  bias = f32[$N] parameter(2)
+  at = f32[$M,$K] transpose(a), dimensions={1,0}
+  ra = bf16[$M,$K] convert(at)
+  bv = f32[$K,$N] broadcast(v), dimensions={0}
+  rb = bf16[$K,$N] convert(bv)
+  d = f32[$M,$N] dot(ra, rb), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[$M,$N] broadcast(bias), dimensions={1}
+  ROOT s = f32[$M,$N] add(d, bb)
+}
+ENTRY main {
+  a = f32[$K,$M] parameter(0)
+  v = f32[$K] parameter(1)
+  bias = f32[$N] parameter(2)
+  ROOT f = f32[$M,$N] fusion(a, v, bias), kind=kOutput, calls=fused
+}
+)";
+  for (auto [m, k, n] : std::vector<std::tuple<int, int, int>>{
+           {128, 256, 64}, {300, 40, 3}, {17, 600, 45}}) {
+    SCOPED_TRACE(absl::StrCat(m, "x", k, "x", n));
+    EXPECT_TRUE(CheckAgainstEvaluator(
+                    absl::StrReplaceAll(text, {{"$M", absl::StrCat(m)},
+                                               {"$K", absl::StrCat(k)},
+                                               {"$N", absl::StrCat(n)}}))
+                    .empty());
+  }
+}
+
+TEST(DotTest, PrologueWithBatchBroadcastAndLayoutCopy) {
+  // A weight shared by every batch (a broadcast along the batch dimension)
+  // and an lhs copied into another layout.
+  EXPECT_TRUE(CheckAgainstEvaluator(R"(
+HloModule batched_prologue
+fused {
+  x = f32[4,9,20]{1,2,0} parameter(0)
+  w = f32[20,7] parameter(1)
+  xc = f32[4,9,20] copy(x)
+  wb = f32[4,20,7] broadcast(w), dimensions={1,2}
+  ROOT d = f32[4,9,7] dot(xc, wb), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+}
+ENTRY main {
+  x = f32[4,9,20]{1,2,0} parameter(0)
+  w = f32[20,7] parameter(1)
+  ROOT f = f32[4,9,7] fusion(x, w), kind=kOutput, calls=fused
 }
 )")
                   .empty());

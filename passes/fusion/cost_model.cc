@@ -162,6 +162,25 @@ bool FeedsDot(const HloInstruction* param) {
   return false;
 }
 
+// A convert, broadcast, transpose, or a copy/bitcast/reshape that keeps
+// the dimensions: what a packing GEMM reads as strides and conversions.
+bool IsViewOrConvert(const HloInstruction& instr) {
+  switch (instr.opcode()) {
+    case HloOpcode::kConvert:
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kTranspose:
+      return true;
+    case HloOpcode::kCopy:
+      return instr.operand(0)->shape().SameDimensions(instr.shape());
+    case HloOpcode::kBitcast:
+    case HloOpcode::kReshape:
+      return instr.operand(0)->shape().SameDimensions(instr.shape()) &&
+             instr.operand(0)->shape().layout() == instr.shape().layout();
+    default:
+      return false;
+  }
+}
+
 // True if `consumer` can be the elementwise epilogue of `dot` (a dot or a
 // dot-epilogue fusion), which is one of its operands.
 bool CanExtendDotEpilogue(const HloInstruction& consumer,
@@ -622,6 +641,11 @@ FusionDecision ShouldFuseIntoDotPrologue(const HloInstruction& producer,
   if (producer.opcode() == HloOpcode::kFusion &&
       producer.fusion_kind() != FusionKind::kLoop) {
     return FusionDecision::No("producer is not a loop fusion");
+  }
+  if (options.dot_prologue_views_only && !IsViewOrConvert(producer)) {
+    return FusionDecision::No(absl::StrCat(
+        "producer ", HloOpcodeString(producer.opcode()),
+        " is no view or convert (the GEMM's packing reads only those)"));
   }
   if (CostOf(producer) == OpCost::kExpensive) {
     return FusionDecision::No(absl::StrCat(

@@ -65,16 +65,21 @@ struct FusionOptions {
   bool dot_epilogue_fusion = true;
   // kCustom row-reduction fusions (GPU); see fusion_kinds.h.
   bool row_reduction_fusion = true;
-  // Dot prologues (dot-prologue-fusion, GPU): cheap producers of a dot's
-  // operands computed by the tiled dot kernel as it loads its tiles, for
-  // dots of at most this many flops (2*m*n*k*batch); 0: never (the CPU,
-  // whose dot reads fusion parameters only). CUDA's limit: larger dots stay
-  // cuBLASLt calls, which beat the tiled kernel (CUDA cores, no tensor
-  // cores) by far. At 2^25 flops (256x256x256) the tiled kernel takes a few
-  // microseconds, about what the operands' own kernel launches and the
-  // library call's fixed cost add up to. (ROCm: every dot is the tiled
-  // kernel, so there is no limit.)
+  // Dot prologues (dot-prologue-fusion): cheap producers of a dot's
+  // operands computed by the dot's kernel as it loads its operands, for
+  // dots of at most this many flops (2*m*n*k*batch); 0: never. CUDA's
+  // limit: larger dots stay cuBLASLt calls, which beat the tiled kernel
+  // (CUDA cores, no tensor cores) by far. At 2^25 flops (256x256x256) the
+  // tiled kernel takes a few microseconds, about what the operands' own
+  // kernel launches and the library call's fixed cost add up to. (ROCm's
+  // dots are all the tiled kernel and the CPU's its packing GEMM: no
+  // limit.)
   int64_t dot_prologue_max_flops = int64_t{1} << 25;
+  // Only views and converts of a buffer join a prologue (the CPU: its GEMM
+  // packs operands through strides, converting each element, so a
+  // broadcast, a transpose, a layout copy or a convert costs nothing there;
+  // arithmetic would be recomputed for every panel).
+  bool dot_prologue_views_only = false;
 };
 
 // An expensive producer's element may be computed at most this many times
@@ -145,9 +150,11 @@ int64_t DotFlops(const HloInstruction& dot);
 // producers already chosen), joins the dot's prologue: it must be cheap and
 // loop-fusible, with no users outside the prologue (`users_inside`: all its
 // users are the dot or chosen producers), and the dot small enough
-// (FusionOptions::dot_prologue_max_flops). The tiled kernel computes an
-// operand element once per output tile that reads it (n / 64 times for the
-// lhs): an expensive op would be recomputed that often.
+// (FusionOptions::dot_prologue_max_flops); with dot_prologue_views_only, a
+// convert, broadcast, transpose or dimension-preserving copy/bitcast. The
+// tiled kernel computes an operand element once per output tile that
+// reads it (n / 64 times for the lhs): an expensive op would be recomputed
+// that often.
 FusionDecision ShouldFuseIntoDotPrologue(const HloInstruction& producer,
                                          const HloInstruction& dot,
                                          bool users_inside,

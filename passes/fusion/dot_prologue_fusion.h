@@ -15,6 +15,11 @@
 // converts never get here: dot-convert-folding gives the dot their narrow
 // values first, at any size.
 //
+// On the CPU only views and converts join (FusionOptions::
+// dot_prologue_views_only): its packing GEMM reads a broadcast operand
+// with stride 0, a transposed one with swapped strides, a rounded one
+// through the conversion (backends/cpu/dot_emitter.cc), at any size.
+//
 // Runs before instruction-fusion, which may then add an elementwise
 // epilogue to the fusion (fusion_kinds.h, kDotEpilogue) but adds nothing
 // to its prologue. Every producer considered is recorded in the

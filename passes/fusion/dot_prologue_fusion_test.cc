@@ -5,6 +5,7 @@
 // prologue. Results are the evaluator's before and after.
 #include "passes/fusion/dot_prologue_fusion.h"
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -126,12 +127,27 @@ TEST(DotPrologueFusionTest, LeavesLargeDotsToTheLibrary) {
   EXPECT_TRUE(said_why);
 }
 
-TEST(DotPrologueFusionTest, NoPrologueOnTheCpu) {
+TEST(DotPrologueFusionTest, NoPrologueWithoutALimit) {
   FusionOptions options;
   options.dot_prologue_max_flops = 0;
   Result run;
   RunPasses(kSmallDot, options, false, &run);
   EXPECT_TRUE(FusedWithDot(*run.module).empty()) << ModuleText(*run.module);
+}
+
+// The CPU's form: converts and views join at any size, arithmetic (the
+// add, and so the broadcast behind it) does not.
+TEST(DotPrologueFusionTest, CpuPrologueHoldsOnlyViewsAndConverts) {
+  FusionOptions options;
+  options.dot_prologue_max_flops = std::numeric_limits<int64_t>::max();
+  options.dot_prologue_views_only = true;
+  Result run;
+  RunPasses(kSmallDot, options, false, &run);
+  const std::vector<std::string> fused = FusedWithDot(*run.module);
+  EXPECT_TRUE(Has(fused, "wa")) << ModuleText(*run.module);
+  EXPECT_TRUE(Has(fused, "ra"));
+  EXPECT_FALSE(Has(fused, "nb"));
+  EXPECT_FALSE(Has(fused, "bv"));
 }
 
 // exp is expensive (recomputed once per output tile): it stays a kernel,

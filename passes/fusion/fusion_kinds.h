@@ -59,8 +59,8 @@
 //     (bias add, activation) that is computed in the GEMM's register tile
 //     before the store, as cuBLASLt epilogues or a hand-written GEMM do.
 //     Exactly one dot; its operands are fusion parameters or loop-fusible
-//     ops of them (a prologue, which only the GPUs' tiled dot kernel
-//     computes: dot_prologue_fusion.h); every instruction that depends on
+//     ops of them (a prologue: dot_prologue_fusion.h; the CPU's GEMM reads
+//     only converts and views); every instruction that depends on
 //     the dot is elementwise with the dot's dimensions; the root (never a
 //     tuple) is one of them, or the dot itself when there is no epilogue.
 //     Other values (a bias broadcast) are invariant and loop-fusible.
