@@ -33,9 +33,9 @@ absl::StatusOr<bool> CustomCallLayout::Run(HloModule* module) {
               }
               Shape target = operand->shape();
               target.mutable_layout()->minor_to_major = want.MinorToMajor();
-              HloInstruction* copy = computation->AddInstruction(
-                  HloInstruction::CreateUnary(target, HloOpcode::kCopy,
-                                              operand));
+              HloInstruction* copy =
+                  computation->AddInstruction(HloInstruction::CreateUnary(
+                      target, HloOpcode::kCopy, operand));
               ++copies;
               HLOC_RETURN_IF_ERROR(call->ReplaceOperandWith(i, copy));
               rewired = true;

@@ -8,8 +8,8 @@
 // such a constraint is not met; this pass does the same, so the library
 // step (backends/gpu/solver_lowering.h) reads its operand in place:
 //
-//   c = (f32[4,4]{0,1}, s32[]) custom-call(p), operand_layout_constraints={f32[4,4]{0,1}}
-//                                                p: f32[4,4]{1,0}
+//   c = (...) custom-call(p), operand_layout_constraints={f32[4,4]{0,1}}
+//                                       p: f32[4,4]{1,0}
 // becomes
 //   t = f32[4,4]{0,1} copy(p)
 //   c = (...) custom-call(t), ...

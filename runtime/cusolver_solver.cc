@@ -25,10 +25,14 @@ constexpr int CUSOLVER_EIG_MODE_NOVECTOR = 0, CUSOLVER_EIG_MODE_VECTOR = 1;
 
 const char* StatusName(Status status) {
   static const char* const kNames[] = {
-      "CUSOLVER_STATUS_SUCCESS",          "CUSOLVER_STATUS_NOT_INITIALIZED",
-      "CUSOLVER_STATUS_ALLOC_FAILED",     "CUSOLVER_STATUS_INVALID_VALUE",
-      "CUSOLVER_STATUS_ARCH_MISMATCH",    "CUSOLVER_STATUS_MAPPING_ERROR",
-      "CUSOLVER_STATUS_EXECUTION_FAILED", "CUSOLVER_STATUS_INTERNAL_ERROR",
+      "CUSOLVER_STATUS_SUCCESS",
+      "CUSOLVER_STATUS_NOT_INITIALIZED",
+      "CUSOLVER_STATUS_ALLOC_FAILED",
+      "CUSOLVER_STATUS_INVALID_VALUE",
+      "CUSOLVER_STATUS_ARCH_MISMATCH",
+      "CUSOLVER_STATUS_MAPPING_ERROR",
+      "CUSOLVER_STATUS_EXECUTION_FAILED",
+      "CUSOLVER_STATUS_INTERNAL_ERROR",
       "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED",
       "CUSOLVER_STATUS_NOT_SUPPORTED"};
   if (status >= 0 && status < static_cast<int>(std::size(kNames))) {
@@ -143,24 +147,23 @@ struct CusolverSolver::Library {
   Status (*potrf_size[4])(Handle, int, int, void*, int, int*) = {};
   Status (*potrf[4])(Handle, int, int, void*, int, void*, int, void*) = {};
   Status (*getrf_size[4])(Handle, int, int, void*, int, int*) = {};
-  Status (*getrf[4])(Handle, int, int, void*, int, void*, void*,
-                     void*) = {};
+  Status (*getrf[4])(Handle, int, int, void*, int, void*, void*, void*) = {};
   Status (*geqrf_size[4])(Handle, int, int, void*, int, int*) = {};
   Status (*geqrf[4])(Handle, int, int, void*, int, void*, void*, int,
                      void*) = {};
-  Status (*orgqr_size[4])(Handle, int, int, int, const void*, int,
-                          const void*, int*) = {};
-  Status (*orgqr[4])(Handle, int, int, int, void*, int, const void*, void*,
-                     int, void*) = {};
-  Status (*syevd_size[4])(Handle, int, int, int, const void*, int,
-                          const void*, int*) = {};
+  Status (*orgqr_size[4])(Handle, int, int, int, const void*, int, const void*,
+                          int*) = {};
+  Status (*orgqr[4])(Handle, int, int, int, void*, int, const void*, void*, int,
+                     void*) = {};
+  Status (*syevd_size[4])(Handle, int, int, int, const void*, int, const void*,
+                          int*) = {};
   Status (*syevd[4])(Handle, int, int, int, void*, int, void*, void*, int,
                      void*) = {};
   Status (*gesvdj_size[4])(Handle, int, int, int, int, const void*, int,
                            const void*, const void*, int, const void*, int,
                            int*, void*) = {};
-  Status (*gesvdj[4])(Handle, int, int, int, int, void*, int, void*, void*,
-                      int, void*, int, void*, int, void*, void*) = {};
+  Status (*gesvdj[4])(Handle, int, int, int, int, void*, int, void*, void*, int,
+                      void*, int, void*, int, void*, void*) = {};
 
   ~Library() {
     if (handle != nullptr) dlclose(handle);
@@ -170,9 +173,9 @@ struct CusolverSolver::Library {
   absl::Status Check(Status status, const char* function,
                      const std::string& what) const {
     if (status == CUSOLVER_STATUS_SUCCESS) return absl::OkStatus();
-    return absl::InternalError(absl::StrCat(function, " failed: ",
-                                            StatusName(status), " (", status,
-                                            ") in ", what));
+    return absl::InternalError(absl::StrCat(function,
+                                            " failed: ", StatusName(status),
+                                            " (", status, ") in ", what));
   }
 };
 
@@ -237,9 +240,10 @@ absl::Status CheckSolverStep(const Executable& executable,
   for (const Shape& shape : shapes) {
     for (int64_t d : shape.dimensions()) {
       if (d > INT_MAX / 2) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            what, ": ", shape.ToString(), " is too large for cuSOLVER's int "
-            "sizes"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, ": ", shape.ToString(),
+                         " is too large for cuSOLVER's int "
+                         "sizes"));
       }
     }
   }
@@ -247,7 +251,8 @@ absl::Status CheckSolverStep(const Executable& executable,
 }
 
 std::string CusolverSolver::DefaultLibraries() {
-  return LibraryNames("HLOC_LIBCUSOLVER", "libcusolver.so.12,libcusolver.so.11");
+  return LibraryNames("HLOC_LIBCUSOLVER",
+                      "libcusolver.so.12,libcusolver.so.11");
 }
 
 absl::StatusOr<std::unique_ptr<CusolverSolver>> CusolverSolver::Create(
@@ -264,8 +269,7 @@ absl::StatusOr<std::unique_ptr<CusolverSolver>> CusolverSolver::Create(
   binder.Bind(&l.cusolverDnDestroy, {"cusolverDnDestroy"});
   binder.Bind(&l.cusolverDnSetStream, {"cusolverDnSetStream"});
   binder.Bind(&l.cusolverDnCreateGesvdjInfo, {"cusolverDnCreateGesvdjInfo"});
-  binder.Bind(&l.cusolverDnDestroyGesvdjInfo,
-              {"cusolverDnDestroyGesvdjInfo"});
+  binder.Bind(&l.cusolverDnDestroyGesvdjInfo, {"cusolverDnDestroyGesvdjInfo"});
   static const char kPrefix[] = {'S', 'D', 'C', 'Z'};
   for (int t = 0; t < 4; ++t) {
     const bool complex = t >= 2;
@@ -275,14 +279,18 @@ absl::StatusOr<std::unique_ptr<CusolverSolver>> CusolverSolver::Create(
     };
     // The names must outlive Bind's initializer_list only for the call.
     const std::string names[] = {
-        name("potrf", "_bufferSize"), name("potrf"),
-        name("getrf", "_bufferSize"), name("getrf"),
-        name("geqrf", "_bufferSize"), name("geqrf"),
+        name("potrf", "_bufferSize"),
+        name("potrf"),
+        name("getrf", "_bufferSize"),
+        name("getrf"),
+        name("geqrf", "_bufferSize"),
+        name("geqrf"),
         name(complex ? "ungqr" : "orgqr", "_bufferSize"),
         name(complex ? "ungqr" : "orgqr"),
         name(complex ? "heevd" : "syevd", "_bufferSize"),
         name(complex ? "heevd" : "syevd"),
-        name("gesvdj", "_bufferSize"), name("gesvdj")};
+        name("gesvdj", "_bufferSize"),
+        name("gesvdj")};
     binder.Bind(&l.potrf_size[t], {names[0].c_str()});
     binder.Bind(&l.potrf[t], {names[1].c_str()});
     binder.Bind(&l.getrf_size[t], {names[2].c_str()});
@@ -308,9 +316,9 @@ absl::StatusOr<std::unique_ptr<CusolverSolver>> CusolverSolver::Create(
   status = HLOC_CUDA_CALL(driver, what, cuModuleLoadDataEx, &solver->module_,
                           ptx.c_str(), 0, nullptr, nullptr);
   if (!status.ok()) return status;
-  status = HLOC_CUDA_CALL(driver, what, cuModuleGetFunction,
-                          &solver->permutation_, solver->module_,
-                          "hloc_lu_pivots_to_permutation");
+  status =
+      HLOC_CUDA_CALL(driver, what, cuModuleGetFunction, &solver->permutation_,
+                     solver->module_, "hloc_lu_pivots_to_permutation");
   if (!status.ok()) return status;
   return solver;
 }
@@ -320,9 +328,9 @@ CusolverSolver::~CusolverSolver() {
   if (module_ != nullptr) driver_->cuModuleUnload(module_);
 }
 
-absl::StatusOr<SolverPlanPtr> CusolverSolver::Plan(
-    const Executable& executable, const ExecutableStep& step,
-    const std::string& what) {
+absl::StatusOr<SolverPlanPtr> CusolverSolver::Plan(const Executable& executable,
+                                                   const ExecutableStep& step,
+                                                   const std::string& what) {
   absl::Status status = CheckSolverStep(executable, step, what);
   if (!status.ok()) return status;
   SolverPlanPtr plan(new SolverPlan());
@@ -344,14 +352,13 @@ absl::StatusOr<SolverPlanPtr> CusolverSolver::Plan(
     plan->k = a.dimensions(a.rank() - 1);
     plan->n = perm.dimensions(perm.rank() - 1);
     plan->batch = a.ElementCount() / std::max<int64_t>(plan->k, 1);
-    if (plan->k == 0) plan->batch = perm.ElementCount() /
-                                    std::max<int64_t>(plan->n, 1);
+    if (plan->k == 0)
+      plan->batch = perm.ElementCount() / std::max<int64_t>(plan->n, 1);
     return plan;
   }
   plan->type = TypeIndex(a.element_type());
   plan->element_bytes = ByteWidth(a.element_type());
-  plan->real_bytes =
-      ByteWidth(ComplexComponentType(a.element_type()));
+  plan->real_bytes = ByteWidth(ComplexComponentType(a.element_type()));
   plan->m = a.dimensions(a.rank() - 2);
   plan->n = a.dimensions(a.rank() - 1);
   plan->batch = 1;
@@ -461,13 +468,13 @@ absl::Status CusolverSolver::Run(SolverPlan* plan,
       break;
     case SolverRoutine::kSyevd:
       status = HLOC_CUSOLVER_CALL(l, what, syevd_size[t], handle_, plan->jobz,
-                                  plan->uplo, ni, Ptr(a), lda,
-                                  Ptr(buffers[2]), &lwork);
+                                  plan->uplo, ni, Ptr(a), lda, Ptr(buffers[2]),
+                                  &lwork);
       break;
     case SolverRoutine::kGesvdj:
       status = HLOC_CUSOLVER_CALL(
-          l, what, gesvdj_size[t], handle_, plan->jobz, plan->econ ? 1 : 0,
-          mi, ni, Ptr(a), lda, Ptr(buffers[2]), Ptr(buffers[3]), lda,
+          l, what, gesvdj_size[t], handle_, plan->jobz, plan->econ ? 1 : 0, mi,
+          ni, Ptr(a), lda, Ptr(buffers[2]), Ptr(buffers[3]), lda,
           Ptr(buffers[4]), std::max(ni, 1), &lwork, plan->gesvdj_params);
       break;
     case SolverRoutine::kPivotsToPermutation:
@@ -492,25 +499,25 @@ absl::Status CusolverSolver::Run(SolverPlan* plan,
     void* ab = Ptr(At(a, b, m * n, eb));
     switch (plan->routine) {
       case SolverRoutine::kPotrf:
-        status = HLOC_CUSOLVER_CALL(l, what, potrf[t], handle_, plan->uplo, ni,
-                                    ab, lda, work, lwork,
-                                    Ptr(At(buffers[2], b, 1, 4)));
+        status =
+            HLOC_CUSOLVER_CALL(l, what, potrf[t], handle_, plan->uplo, ni, ab,
+                               lda, work, lwork, Ptr(At(buffers[2], b, 1, 4)));
         break;
       case SolverRoutine::kGetrf:
-        status = HLOC_CUSOLVER_CALL(l, what, getrf[t], handle_, mi, ni, ab,
-                                    lda, work, Ptr(At(buffers[2], b, k, 4)),
+        status = HLOC_CUSOLVER_CALL(l, what, getrf[t], handle_, mi, ni, ab, lda,
+                                    work, Ptr(At(buffers[2], b, k, 4)),
                                     Ptr(At(buffers[3], b, 1, 4)));
         break;
       case SolverRoutine::kGeqrf:
-        status = HLOC_CUSOLVER_CALL(l, what, geqrf[t], handle_, mi, ni, ab,
-                                    lda, Ptr(At(buffers[2], b, k, eb)), work,
-                                    lwork, Ptr(plan->scratch_info));
+        status = HLOC_CUSOLVER_CALL(l, what, geqrf[t], handle_, mi, ni, ab, lda,
+                                    Ptr(At(buffers[2], b, k, eb)), work, lwork,
+                                    Ptr(plan->scratch_info));
         break;
       case SolverRoutine::kOrgqr:
-        status = HLOC_CUSOLVER_CALL(
-            l, what, orgqr[t], handle_, mi, ni, static_cast<int>(plan->k), ab,
-            lda, Ptr(At(buffers[1], b, plan->k, eb)), work, lwork,
-            Ptr(plan->scratch_info));
+        status = HLOC_CUSOLVER_CALL(l, what, orgqr[t], handle_, mi, ni,
+                                    static_cast<int>(plan->k), ab, lda,
+                                    Ptr(At(buffers[1], b, plan->k, eb)), work,
+                                    lwork, Ptr(plan->scratch_info));
         break;
       case SolverRoutine::kSyevd:
         status = HLOC_CUSOLVER_CALL(l, what, syevd[t], handle_, plan->jobz,
@@ -520,8 +527,8 @@ absl::Status CusolverSolver::Run(SolverPlan* plan,
         break;
       case SolverRoutine::kGesvdj:
         status = HLOC_CUSOLVER_CALL(
-            l, what, gesvdj[t], handle_, plan->jobz, plan->econ ? 1 : 0, mi,
-            ni, ab, lda, Ptr(At(buffers[2], b, k, rb)),
+            l, what, gesvdj[t], handle_, plan->jobz, plan->econ ? 1 : 0, mi, ni,
+            ab, lda, Ptr(At(buffers[2], b, k, rb)),
             Ptr(At(buffers[3], b, m * plan->columns_u, eb)), lda,
             Ptr(At(buffers[4], b, n * plan->columns_v, eb)), std::max(ni, 1),
             work, lwork, Ptr(At(buffers[5], b, 1, 4)), plan->gesvdj_params);

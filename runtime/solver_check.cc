@@ -40,10 +40,11 @@ std::vector<int64_t> Significant(const Shape& shape,
 
 Shape Wanted(PrimitiveType type, const std::vector<int64_t>& dims,
              bool matrix) {
-  return matrix ? Shape::ArrayWithLayout(
-                      type, dims,
-                      ColumnMajorMatrixLayout(static_cast<int64_t>(dims.size())))
-                : Shape::Array(type, dims);
+  return matrix
+             ? Shape::ArrayWithLayout(
+                   type, dims,
+                   ColumnMajorMatrixLayout(static_cast<int64_t>(dims.size())))
+             : Shape::Array(type, dims);
 }
 
 // Checks that `shape` is `wanted`, its bytes in the same order.
@@ -53,13 +54,11 @@ absl::Status Expect(const Shape& shape, const Shape& wanted,
       (shape.ElementCount() > 0 &&
        Significant(shape, shape.MinorToMajor()) !=
            Significant(wanted, wanted.MinorToMajor()))) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, " is ", shape.ToString(), ", expected ",
-                     wanted.ToString(),
-                     wanted.rank() >= 2 && wanted.MinorToMajor()[0] ==
-                                               wanted.rank() - 2
-                         ? " (column-major matrices)"
-                         : ""));
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " is ", shape.ToString(), ", expected ", wanted.ToString(),
+        wanted.rank() >= 2 && wanted.MinorToMajor()[0] == wanted.rank() - 2
+            ? " (column-major matrices)"
+            : ""));
   }
   return absl::OkStatus();
 }
@@ -79,8 +78,7 @@ std::string SolverLibraryName(SolverRoutine routine) {
   return "cusolver.?";
 }
 
-std::optional<SolverRoutine> SolverRoutineOfLibrary(
-    absl::string_view library) {
+std::optional<SolverRoutine> SolverRoutineOfLibrary(absl::string_view library) {
   for (const RoutineName& r : kRoutines) {
     if (library == SolverLibraryName(r.routine)) return r.routine;
   }
@@ -119,9 +117,9 @@ absl::Status CheckSolverShapes(SolverRoutine routine,
       break;
   }
   if (shapes.size() != operands + results) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name, " takes ", operands, " operand and ", results,
-        " result buffers, not ", shapes.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " takes ", operands, " operand and ", results,
+                     " result buffers, not ", shapes.size()));
   }
   if (config.uplo != 'L' && config.uplo != 'U') {
     return absl::InvalidArgumentError(
@@ -154,8 +152,8 @@ absl::Status CheckSolverShapes(SolverRoutine routine,
                                " does not fit the pivots ", a.ToString()));
     }
     return Expect(
-        perm, Wanted(S32, With(batch, {perm.dimensions(perm.rank() - 1)}),
-                     false),
+        perm,
+        Wanted(S32, With(batch, {perm.dimensions(perm.rank() - 1)}), false),
         absl::StrCat(name, ": the permutation"));
   }
   if (!a.IsArray() || a.rank() < 2 || !IsSolverType(a.element_type())) {
@@ -170,8 +168,8 @@ absl::Status CheckSolverShapes(SolverRoutine routine,
   const int64_t m = a.dimensions(a.rank() - 2);
   const int64_t n = a.dimensions(a.rank() - 1);
   const int64_t k = std::min(m, n);
-  const bool square = routine == SolverRoutine::kPotrf ||
-                      routine == SolverRoutine::kSyevd;
+  const bool square =
+      routine == SolverRoutine::kPotrf || routine == SolverRoutine::kSyevd;
   if (square && m != n) {
     return fail(absl::StrCat("operand 0 ", a.ToString(), " is not square"));
   }
@@ -203,8 +201,8 @@ absl::Status CheckSolverShapes(SolverRoutine routine,
                                  tau.ToString(),
                                  " do not fit (tau[batch, l], l <= n <= m)"));
       }
-      wanted.push_back({t, With(batch, {tau.dimensions(tau.rank() - 1)}),
-                        false});
+      wanted.push_back(
+          {t, With(batch, {tau.dimensions(tau.rank() - 1)}), false});
       wanted.push_back({t, a.dimensions(), true});
       break;
     }

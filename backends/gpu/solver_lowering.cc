@@ -25,8 +25,7 @@ const std::vector<Target>& Targets() {
   static const auto* targets = new std::vector<Target>{
       {"cusolver_potrf_ffi", SolverRoutine::kPotrf, {"lower"}},
       {"cusolver_getrf_ffi", SolverRoutine::kGetrf, {}},
-      {"cu_lu_pivots_to_permutation", SolverRoutine::kPivotsToPermutation,
-       {}},
+      {"cu_lu_pivots_to_permutation", SolverRoutine::kPivotsToPermutation, {}},
       {"cusolver_geqrf_ffi", SolverRoutine::kGeqrf, {}},
       {"cusolver_orgqr_ffi", SolverRoutine::kOrgqr, {}},
       {"cusolver_syevd_ffi", SolverRoutine::kSyevd, {"algorithm", "lower"}},
@@ -51,10 +50,10 @@ absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> ParseAttributes(
   std::vector<std::pair<std::string, int64_t>> attributes;
   if (text.empty()) return attributes;
   if (!absl::ConsumePrefix(&text, "{") || !absl::ConsumeSuffix(&text, "}")) {
-    return CallError(call, absl::StrCat("backend_config '",
-                                        call.backend_config(),
-                                        "' is not an attribute dictionary "
-                                        "{name = value, ...}"));
+    return CallError(call,
+                     absl::StrCat("backend_config '", call.backend_config(),
+                                  "' is not an attribute dictionary "
+                                  "{name = value, ...}"));
   }
   for (absl::string_view entry :
        absl::StrSplit(text, ',', absl::SkipWhitespace())) {
@@ -122,11 +121,11 @@ absl::StatusOr<std::optional<ExecutableStep>> MakeSolverStep(
     const bool boolean = name != "algorithm";
     if ((boolean && value != 0 && value != 1) ||
         (!boolean && (value < 0 || value > 2))) {
-      return CallError(call, absl::StrCat("attribute ", name, " = ", value,
-                                          boolean
-                                              ? " is not a boolean"
-                                              : " is not 0 (default), 1 (QR) "
-                                                "or 2 (Jacobi)"));
+      return CallError(call,
+                       absl::StrCat("attribute ", name, " = ", value,
+                                    boolean ? " is not a boolean"
+                                            : " is not 0 (default), 1 (QR) "
+                                              "or 2 (Jacobi)"));
     }
     if (name == "lower") config.uplo = value ? 'L' : 'U';
     if (name == "compute_uv") config.mode = value ? 'V' : 'N';
@@ -135,9 +134,9 @@ absl::StatusOr<std::optional<ExecutableStep>> MakeSolverStep(
   std::vector<Shape> shapes;
   for (const HloInstruction* operand : call.operands()) {
     if (!operand->shape().IsArray()) {
-      return CallError(call, absl::StrCat("operand ", operand->name(), " is ",
-                                          operand->shape().ToString(),
-                                          ", not an array"));
+      return CallError(
+          call, absl::StrCat("operand ", operand->name(), " is ",
+                             operand->shape().ToString(), ", not an array"));
     }
     shapes.push_back(operand->shape());
   }

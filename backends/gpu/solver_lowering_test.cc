@@ -23,8 +23,8 @@ namespace {
 // as JAX computes them) returning `result`.
 std::string CallModule(const std::string& parameters, const std::string& call,
                        const std::string& result) {
-  return "HloModule m\n\nENTRY main {\n" + parameters + "  ROOT c = " +
-         result + " " + call + "\n}\n";
+  return "HloModule m\n\nENTRY main {\n" + parameters + "  ROOT c = " + result +
+         " " + call + "\n}\n";
 }
 
 absl::StatusOr<Executable> Compile(const std::string& text) {
@@ -178,8 +178,9 @@ TEST(SolverLoweringTest, MalformedCallsAreRefusedByName) {
               "custom-call c (cusolver_potrf_ffi): unknown attribute 'side'");
   ExpectError(CallModule(a, potrf + "{lower = 3}", "(f32[4,4]{0,1}, s32[])"),
               "lower = 3 is not a boolean");
-  ExpectError(CallModule(a, potrf + "{lower = true}", "(f32[4,4]{0,1}, s32[2])"),
-              "result 1 is s32[2]{0}, expected s32[]");
+  ExpectError(
+      CallModule(a, potrf + "{lower = true}", "(f32[4,4]{0,1}, s32[2])"),
+      "result 1 is s32[2]{0}, expected s32[]");
   ExpectError(CallModule(a, potrf + "{lower = true}", "(f32[4,4]{1,0}, s32[])"),
               "(column-major matrices)");
   ExpectError(
@@ -215,13 +216,13 @@ TEST(SolverLoweringTest, MalformedCallsAreRefusedByName) {
 }
 
 TEST(SolverLoweringTest, TheRuntimeChecksStepsWithoutAGpu) {
-  absl::StatusOr<Executable> e = Compile(CallModule(
-      "  a = f32[3,6,4]{2,1,0} parameter(0)\n",
-      "custom-call(a), custom_call_target=\"cusolver_gesvdj_ffi\", "
-      "operand_layout_constraints={f32[3,6,4]{1,2,0}}, "
-      "backend_config={compute_uv = true, full_matrices = true}",
-      "(f32[3,6,4]{1,2,0}, f32[3,4]{1,0}, f32[3,6,6]{1,2,0}, "
-      "f32[3,4,4]{1,2,0}, s32[3]{0})"));
+  absl::StatusOr<Executable> e = Compile(
+      CallModule("  a = f32[3,6,4]{2,1,0} parameter(0)\n",
+                 "custom-call(a), custom_call_target=\"cusolver_gesvdj_ffi\", "
+                 "operand_layout_constraints={f32[3,6,4]{1,2,0}}, "
+                 "backend_config={compute_uv = true, full_matrices = true}",
+                 "(f32[3,6,4]{1,2,0}, f32[3,4]{1,0}, f32[3,6,6]{1,2,0}, "
+                 "f32[3,4,4]{1,2,0}, s32[3]{0})"));
   ASSERT_TRUE(e.ok()) << e.status().message();
   size_t index = 0;
   while (e->steps[index].library != "cusolver.gesvdj") ++index;
@@ -259,8 +260,8 @@ TEST(SolverLoweringTest, PermutationPtxAssembles) {
   const std::string dir = ::testing::TempDir();
   const std::string ptx = dir + "/permutation.ptx";
   std::ofstream(ptx) << cuda::PivotsToPermutationPtx();
-  const std::string command = ptxas.string() + " -arch=sm_90 " + ptx +
-                              " -o " + dir + "/permutation.cubin";
+  const std::string command = ptxas.string() + " -arch=sm_90 " + ptx + " -o " +
+                              dir + "/permutation.cubin";
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
 }
 
