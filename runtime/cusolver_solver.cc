@@ -203,12 +203,15 @@ struct SolverPlan {
   CUdeviceptr workspace = 0;
   int64_t workspace_bytes = 0;
   CUdeviceptr scratch_info = 0;
+  // orgqr: a copy of tau where the buffer plan put q over it.
+  CUdeviceptr tau_copy = 0;
   void* gesvdj_params = nullptr;
 };
 
 void SolverPlanDeleter::operator()(SolverPlan* plan) const {
   if (plan->workspace != 0) plan->driver->cuMemFree(plan->workspace);
   if (plan->scratch_info != 0) plan->driver->cuMemFree(plan->scratch_info);
+  if (plan->tau_copy != 0) plan->driver->cuMemFree(plan->tau_copy);
   if (plan->gesvdj_params != nullptr) {
     plan->library->cusolverDnDestroyGesvdjInfo(plan->gesvdj_params);
   }
@@ -412,6 +415,22 @@ absl::Status CusolverSolver::Run(SolverPlan* plan,
   const size_t operands = plan->routine == SolverRoutine::kOrgqr ? 2 : 1;
   const CUdeviceptr a = buffers[operands];
   absl::Status status;
+  // orgqr reads tau after q is written: where the buffer plan put q over
+  // tau (tau dies here), tau is read from a copy.
+  CUdeviceptr tau = operands == 2 ? buffers[1] : 0;
+  const int64_t q_bytes = plan->bytes[operands];
+  if (operands == 2 && plan->bytes[1] > 0 && tau < a + q_bytes &&
+      a < tau + plan->bytes[1]) {
+    if (plan->tau_copy == 0) {
+      status = HLOC_CUDA_CALL(d, what, cuMemAlloc, &plan->tau_copy,
+                              static_cast<size_t>(plan->bytes[1]));
+      if (!status.ok()) return status;
+    }
+    status = HLOC_CUDA_CALL(d, what, cuMemcpyDtoDAsync, plan->tau_copy, tau,
+                            static_cast<size_t>(plan->bytes[1]), stream);
+    if (!status.ok()) return status;
+    tau = plan->tau_copy;
+  }
   if (a != buffers[0] && plan->bytes[0] > 0) {
     status = HLOC_CUDA_CALL(d, what, cuMemcpyDtoDAsync, a, buffers[0],
                             static_cast<size_t>(plan->bytes[0]), stream);
@@ -464,7 +483,7 @@ absl::Status CusolverSolver::Run(SolverPlan* plan,
     case SolverRoutine::kOrgqr:
       status = HLOC_CUSOLVER_CALL(l, what, orgqr_size[t], handle_, mi, ni,
                                   static_cast<int>(plan->k), Ptr(a), lda,
-                                  Ptr(buffers[1]), &lwork);
+                                  Ptr(tau), &lwork);
       break;
     case SolverRoutine::kSyevd:
       status = HLOC_CUSOLVER_CALL(l, what, syevd_size[t], handle_, plan->jobz,
@@ -516,8 +535,8 @@ absl::Status CusolverSolver::Run(SolverPlan* plan,
       case SolverRoutine::kOrgqr:
         status = HLOC_CUSOLVER_CALL(l, what, orgqr[t], handle_, mi, ni,
                                     static_cast<int>(plan->k), ab, lda,
-                                    Ptr(At(buffers[1], b, plan->k, eb)), work,
-                                    lwork, Ptr(plan->scratch_info));
+                                    Ptr(At(tau, b, plan->k, eb)), work, lwork,
+                                    Ptr(plan->scratch_info));
         break;
       case SolverRoutine::kSyevd:
         status = HLOC_CUSOLVER_CALL(l, what, syevd[t], handle_, plan->jobz,
