@@ -7,6 +7,7 @@
 #include "passes/async_collectives_to_sync.h"
 #include "passes/cholesky_expander.h"
 #include "passes/collective_layout.h"
+#include "passes/custom_call_layout.h"
 #include "passes/convolution_layout.h"
 #include "passes/convolution_to_gemm.h"
 #include "passes/cudnn_convolution_calls.h"
@@ -103,6 +104,9 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // A tuple holds its operands' buffers: an element in another layout
   // than its operand's needs a copy (before fusion, which may fuse it).
   pipeline.AddPass<TupleLayout>();
+  // cuSOLVER's calls read column-major matrices (their
+  // operand_layout_constraints); the CPU's LAPACK calls read any layout.
+  if (platform == "cuda") pipeline.AddPass<CustomCallLayout>();
   // Every runtime gathers, scatters and exchanges flat chunks.
   pipeline.AddPass<CollectiveLayout>();
   // On CUDA, convolutions are cuDNN calls, in the tensor orders cuDNN

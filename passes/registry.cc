@@ -34,6 +34,7 @@
 #include "passes/tree_reduction.h"
 #include "passes/triangular_solve_expander.h"
 #include "passes/tuple_layout.h"
+#include "passes/custom_call_layout.h"
 #include "passes/tuple_simplifier.h"
 
 namespace hloc {
@@ -164,6 +165,10 @@ const PassEntry kPasses[] = {
     {"tuple-layout",
      "a copy where a tuple element's layout differs from its operand's",
      Make<TupleLayout>},
+    {"custom-call-layout",
+     "a copy where a custom call's operand_layout_constraints ask for "
+     "another layout than its operand's (cuda)",
+     Make<CustomCallLayout>},
 };
 
 constexpr absl::string_view kFixedPoint = "fixed-point";

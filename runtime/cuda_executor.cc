@@ -5,6 +5,7 @@
 #include <functional>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hlo/status_macros.h"
@@ -45,6 +46,7 @@ struct CudaExecutor::Thunk {
   cuda::GemmPlanPtr gemm;
   cuda::ConvPlanPtr conv;
   cuda::FftPlanPtr fft;
+  cuda::SolverPlanPtr solver;
   // A collective's clique and NCCL element type (a replicated run).
   cuda::NcclCollectives::PreparedStep collective;
   std::unique_ptr<ThunkList> condition, body;
@@ -120,6 +122,7 @@ CudaExecutor::~CudaExecutor() {
   gemm_.reset();
   cudnn_.reset();
   fft_.reset();
+  solver_.reset();
   if (block_ != 0) driver_->cuMemFree(block_);
   if (module_ != nullptr) driver_->cuModuleUnload(module_);
   if (stream_ != nullptr) driver_->cuStreamDestroy(stream_);
@@ -433,10 +436,17 @@ absl::Status CudaExecutor::PrepareLibraryCall(const ExecutableStep& step,
     HLOC_ASSIGN_OR_RETURN(thunk->fft, fft_->Plan(executable_, step, what));
     return absl::OkStatus();
   }
+  if (absl::StartsWith(step.library, "cusolver.")) {
+    HLOC_RETURN_IF_ERROR(cuda::CheckSolverStep(executable_, step, what));
+    HLOC_RETURN_IF_ERROR(OpenLibraryOnce(&solver_, driver_, what));
+    HLOC_ASSIGN_OR_RETURN(thunk->solver,
+                          solver_->Plan(executable_, step, what));
+    return absl::OkStatus();
+  }
   return absl::UnimplementedError(
       absl::StrCat(what, ": library '", step.library,
                    "' is not supported by the cuda runtime (it knows "
-                   "cublas.gemm, cudnn.conv and cufft)"));
+                   "cublas.gemm, cudnn.conv, cufft and cusolver.*)"));
 }
 
 // One run: the steps on the stream, timing and counting as asked.
@@ -589,6 +599,11 @@ class CudaExecutor::Runner {
         if (thunk.fft != nullptr) {
           return e_.fft_->Run(*thunk.fft, address[b[0]], address[b[1]],
                               e_.stream_);
+        }
+        if (thunk.solver != nullptr) {
+          std::vector<cuda::CUdeviceptr> slots;
+          for (int64_t slot : b) slots.push_back(address[slot]);
+          return e_.solver_->Run(thunk.solver.get(), slots, e_.stream_);
         }
         return e_.gemm_->Run(*thunk.gemm, address[b[0]], address[b[1]],
                              b.size() == 4 ? address[b[2]] : 0,

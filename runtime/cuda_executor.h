@@ -41,6 +41,7 @@
 #include "runtime/cublas_gemm.h"
 #include "runtime/cudnn_conv.h"
 #include "runtime/cufft_fft.h"
+#include "runtime/cusolver_solver.h"
 #include "runtime/cuda_device.h"
 #include "runtime/executable.h"
 #include "runtime/nccl_collectives.h"
@@ -212,6 +213,7 @@ class CudaExecutor {
   std::unique_ptr<cuda::CublasGemm> gemm_;
   std::unique_ptr<cuda::CudnnConv> cudnn_;
   std::unique_ptr<cuda::CufftFft> fft_;
+  std::unique_ptr<cuda::CusolverSolver> solver_;
   // Per timed step (kernel, copy, library call): its name and kind.
   std::vector<CudaStepTime> timed_steps_;
   // Instantiated graphs, destroyed with the executor.

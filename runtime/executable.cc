@@ -211,6 +211,7 @@ void StepToProto(const ExecutableStep& step, runtime::StepProto* p) {
     cp->set_diag(c.diag);
     cp->set_mode(c.mode);
     cp->set_hlo_cholesky(c.hlo_cholesky);
+    cp->set_econ(c.econ);
   }
 }
 
@@ -348,6 +349,7 @@ absl::StatusOr<ExecutableStep> StepFromProto(const runtime::StepProto& p,
   c.trans = static_cast<char>(cp.trans());
   c.diag = static_cast<char>(cp.diag());
   c.mode = static_cast<char>(cp.mode());
+  c.econ = cp.econ();
   c.hlo_cholesky = cp.hlo_cholesky();
   // Checked against the buffers by ValidateExecutable; here only kept in
   // range of the enums.
@@ -1157,6 +1159,12 @@ void DescribeSteps(const std::vector<ExecutableStep>& steps,
                       std::string(1, c.trans), " diag=",
                       std::string(1, c.diag),
                       c.hlo_cholesky ? " (cholesky)" : "");
+    }
+    if (step.kind == ExecutableStep::Kind::kLibraryCall &&
+        absl::StartsWith(step.library, "cusolver.")) {
+      const LibraryConfig& c = step.library_config;
+      absl::StrAppend(out, " uplo=", std::string(1, c.uplo), " mode=",
+                      std::string(1, c.mode), c.econ ? " econ" : "");
     }
     if (step.kind == ExecutableStep::Kind::kCollective) {
       absl::StrAppend(out, DescribeCollective(step.collective));

@@ -104,6 +104,8 @@ struct LibraryConfig {
   std::vector<int64_t> fft_length;
   char uplo = 'L', side = 'L', trans = 'N', diag = 'N', mode = 'V';
   bool hlo_cholesky = false;
+  // "cusolver.gesvdj": U and V with min(m, n) columns only.
+  bool econ = false;
 };
 
 // A collective across the devices of a replicated run, or a device's own
@@ -173,8 +175,9 @@ struct ExecutableStep {
   int64_t predicate_buffer = -1;
   // kLibraryCall: "cublas.gemm" (buffers: lhs, rhs, [bias,] out),
   // "cudnn.conv" (buffers: input, filter, out), "cufft" (buffers: input,
-  // out; runtime/cufft_fft.h); on the CPU "fft" and "lapack.<routine>"
-  // (runtime/cpu_library_call.h).
+  // out; runtime/cufft_fft.h), "cusolver.<routine>" (buffers: operands,
+  // then results; runtime/solver_check.h); on the CPU "fft" and
+  // "lapack.<routine>" (runtime/cpu_library_call.h).
   std::string library;
   GemmConfig gemm;
   ConvConfig conv;

@@ -3,13 +3,21 @@
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
+#include "backends/gpu/solver_lowering.h"
 
 namespace hloc {
 
 bool GpuSupportsCustomCall(absl::string_view target) {
   // One line per implemented target. The sharding annotations are not
   // here: passes/sharding_remover.h removes them before compilation.
-  static const auto* targets = new absl::flat_hash_set<std::string>{};
+  static const auto* targets = [] {
+    auto* names = new absl::flat_hash_set<std::string>{};
+    // JAX's cuSOLVER calls (solver_lowering.h).
+    for (const std::string& name : SolverCustomCallTargets()) {
+      names->insert(name);
+    }
+    return names;
+  }();
   return targets->contains(std::string(target));
 }
 

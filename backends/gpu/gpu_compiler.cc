@@ -18,6 +18,7 @@
 #include "backends/gpu/gpu_kernel_emitter.h"
 #include "backends/gpu/nvptx_target.h"
 #include "backends/gpu/fft_lowering.h"
+#include "backends/gpu/solver_lowering.h"
 #include "backends/gpu/ptxas.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
@@ -214,6 +215,14 @@ class StepEmitter {
       if (!fft.ok()) return fft.status();
       steps->push_back(*std::move(fft));
       return absl::OkStatus();
+    }
+    if (vendor_libraries_ && instr.opcode() == HloOpcode::kCustomCall) {
+      HLOC_ASSIGN_OR_RETURN(std::optional<ExecutableStep> solver,
+                            MakeSolverStep(instr, slots));
+      if (solver.has_value()) {
+        steps->push_back(*std::move(solver));
+        return absl::OkStatus();
+      }
     }
     if (vendor_libraries_ && HasDot(instr)) {
       absl::StatusOr<std::optional<ExecutableStep>> gemm =

@@ -1,0 +1,47 @@
+// JAX's CUDA linear-algebra custom calls as cuSOLVER library steps
+// ("cusolver.<routine>", runtime/solver_check.h), which the cuda runtime
+// runs through cuSOLVER (runtime/cusolver_solver.h).
+//
+// The custom calls are jaxlib's typed-FFI GPU kernels as
+// jax/_src/lax/linalg.py lowers jnp.linalg for CUDA:
+//   cusolver_potrf_ffi       {lower = true}                     Cholesky
+//   cusolver_getrf_ffi       {}                                 LU
+//   cu_lu_pivots_to_permutation {}                              LU's rows
+//   cusolver_geqrf_ffi       {}                                 QR
+//   cusolver_orgqr_ffi       {}                                 Q of QR
+//   cusolver_syevd_ffi       {algorithm = 0 : ui8, lower = true} eigh
+//   cusolver_gesvdj_ffi      {compute_uv = true, full_matrices = true} SVD
+// with the operands and results of solver_check.h. An attribute the call
+// does not take, or a value it cannot have, is an error naming the
+// instruction; so are shapes that do not fit. syevd's algorithm (0
+// default, 1 QR, 2 Jacobi) only picks cuSOLVER's method in jaxlib: every
+// value runs syevd here, the same decomposition. JAX's gesvd
+// (cusolver_gesvd_ffi, for matrices larger than 1024) is not implemented
+// and is refused by name (custom_call_targets.h).
+#ifndef BACKENDS_GPU_SOLVER_LOWERING_H_
+#define BACKENDS_GPU_SOLVER_LOWERING_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlo/instruction.h"
+#include "runtime/executable.h"
+
+namespace hloc {
+
+// The custom_call_targets MakeSolverStep lowers.
+std::vector<std::string> SolverCustomCallTargets();
+
+// nullopt when `call` is not a custom call to one of
+// SolverCustomCallTargets(); else its step on `slots` (the operands'
+// leaves, then the results'), or an error (InvalidArgument) naming the
+// instruction and what does not fit.
+absl::StatusOr<std::optional<ExecutableStep>> MakeSolverStep(
+    const HloInstruction& call, const std::vector<int64_t>& slots);
+
+}  // namespace hloc
+
+#endif  // BACKENDS_GPU_SOLVER_LOWERING_H_

@@ -1,0 +1,563 @@
+#include "runtime/cusolver_solver.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "hlo/shape.h"
+#include "runtime/dlopen_symbols.h"
+#include "runtime/solver_check.h"
+
+namespace hloc {
+namespace cuda {
+namespace {
+
+// cusolverDn.h's ABI: handles are pointers, statuses and modes are ints.
+using Handle = void*;
+using Status = int;
+constexpr Status CUSOLVER_STATUS_SUCCESS = 0;
+constexpr int CUBLAS_FILL_MODE_LOWER = 0, CUBLAS_FILL_MODE_UPPER = 1;
+constexpr int CUSOLVER_EIG_MODE_NOVECTOR = 0, CUSOLVER_EIG_MODE_VECTOR = 1;
+
+const char* StatusName(Status status) {
+  static const char* const kNames[] = {
+      "CUSOLVER_STATUS_SUCCESS",
+      "CUSOLVER_STATUS_NOT_INITIALIZED",
+      "CUSOLVER_STATUS_ALLOC_FAILED",
+      "CUSOLVER_STATUS_INVALID_VALUE",
+      "CUSOLVER_STATUS_ARCH_MISMATCH",
+      "CUSOLVER_STATUS_MAPPING_ERROR",
+      "CUSOLVER_STATUS_EXECUTION_FAILED",
+      "CUSOLVER_STATUS_INTERNAL_ERROR",
+      "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED",
+      "CUSOLVER_STATUS_NOT_SUPPORTED"};
+  if (status >= 0 && status < static_cast<int>(std::size(kNames))) {
+    return kNames[status];
+  }
+  return "an unknown cusolverStatus_t";
+}
+
+// The batch element `b` of `buffer`, elements of `bytes` each, `count` per
+// batch element.
+CUdeviceptr At(CUdeviceptr buffer, int64_t b, int64_t count, int64_t bytes) {
+  return buffer + static_cast<CUdeviceptr>(b * count * bytes);
+}
+
+void* Ptr(CUdeviceptr address) { return reinterpret_cast<void*>(address); }
+
+// perm[b][i] = i, then for i < k: swap perm[b][i] and perm[b][pivots[b][i]]
+// (a pivot outside [0, p) is skipped): the rows LU's swaps move to row i,
+// as jaxlib's kernel computes them. One thread per batch element.
+constexpr char kPivotsToPermutationPtx[] = R"(
+.version 7.0
+.target sm_52
+.address_size 64
+
+.visible .entry hloc_lu_pivots_to_permutation(.param .u64 pivots,
+    .param .u64 perm, .param .u32 batch, .param .u32 k, .param .u32 p)
+{
+  .reg .pred %q<3>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [pivots];
+  ld.param.u64 %rd2, [perm];
+  ld.param.u32 %r1, [batch];
+  ld.param.u32 %r2, [k];
+  ld.param.u32 %r3, [p];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r4, %ctaid.x;
+  mov.u32 %r5, %ntid.x;
+  mov.u32 %r6, %tid.x;
+  mad.lo.u32 %r7, %r4, %r5, %r6;
+  setp.ge.u32 %q1, %r7, %r1;
+  @%q1 bra $L_done;
+  mul.wide.u32 %rd3, %r7, %r2;
+  shl.b64 %rd3, %rd3, 2;
+  add.u64 %rd3, %rd1, %rd3;
+  mul.wide.u32 %rd4, %r7, %r3;
+  shl.b64 %rd4, %rd4, 2;
+  add.u64 %rd4, %rd2, %rd4;
+  mov.u32 %r8, 0;
+$L_init:
+  setp.ge.u32 %q1, %r8, %r3;
+  @%q1 bra $L_init_done;
+  mul.wide.u32 %rd5, %r8, 4;
+  add.u64 %rd6, %rd4, %rd5;
+  st.global.u32 [%rd6], %r8;
+  add.u32 %r8, %r8, 1;
+  bra.uni $L_init;
+$L_init_done:
+  mov.u32 %r8, 0;
+$L_swap:
+  setp.ge.u32 %q1, %r8, %r2;
+  @%q1 bra $L_done;
+  mul.wide.u32 %rd5, %r8, 4;
+  add.u64 %rd6, %rd3, %rd5;
+  ld.global.u32 %r9, [%rd6];
+  setp.ge.u32 %q2, %r9, %r3;
+  @%q2 bra $L_next;
+  add.u64 %rd7, %rd4, %rd5;
+  mul.wide.u32 %rd8, %r9, 4;
+  add.u64 %rd9, %rd4, %rd8;
+  ld.global.u32 %r10, [%rd7];
+  ld.global.u32 %r11, [%rd9];
+  st.global.u32 [%rd7], %r11;
+  st.global.u32 [%rd9], %r10;
+$L_next:
+  add.u32 %r8, %r8, 1;
+  bra.uni $L_swap;
+$L_done:
+  ret;
+}
+)";
+
+// The element types in the order of the routines' tables: S, D, C, Z.
+int TypeIndex(PrimitiveType type) {
+  switch (type) {
+    case F32:
+      return 0;
+    case F64:
+      return 1;
+    case C64:
+      return 2;
+    default:
+      return 3;
+  }
+}
+
+}  // namespace
+
+std::string PivotsToPermutationPtx() { return kPivotsToPermutationPtx; }
+
+// Data pointers are void*: the ABI of float*, double*, cuComplex* alike.
+struct CusolverSolver::Library {
+  void* handle = nullptr;
+  std::string name;
+  Status (*cusolverDnCreate)(Handle*) = nullptr;
+  Status (*cusolverDnDestroy)(Handle) = nullptr;
+  Status (*cusolverDnSetStream)(Handle, CUstream) = nullptr;
+  Status (*cusolverDnCreateGesvdjInfo)(void**) = nullptr;
+  Status (*cusolverDnDestroyGesvdjInfo)(void*) = nullptr;
+  // Per type, S D C Z.
+  Status (*potrf_size[4])(Handle, int, int, void*, int, int*) = {};
+  Status (*potrf[4])(Handle, int, int, void*, int, void*, int, void*) = {};
+  Status (*getrf_size[4])(Handle, int, int, void*, int, int*) = {};
+  Status (*getrf[4])(Handle, int, int, void*, int, void*, void*, void*) = {};
+  Status (*geqrf_size[4])(Handle, int, int, void*, int, int*) = {};
+  Status (*geqrf[4])(Handle, int, int, void*, int, void*, void*, int,
+                     void*) = {};
+  Status (*orgqr_size[4])(Handle, int, int, int, const void*, int, const void*,
+                          int*) = {};
+  Status (*orgqr[4])(Handle, int, int, int, void*, int, const void*, void*, int,
+                     void*) = {};
+  Status (*syevd_size[4])(Handle, int, int, int, const void*, int, const void*,
+                          int*) = {};
+  Status (*syevd[4])(Handle, int, int, int, void*, int, void*, void*, int,
+                     void*) = {};
+  Status (*gesvdj_size[4])(Handle, int, int, int, int, const void*, int,
+                           const void*, const void*, int, const void*, int,
+                           int*, void*) = {};
+  Status (*gesvdj[4])(Handle, int, int, int, int, void*, int, void*, void*, int,
+                      void*, int, void*, int, void*, void*) = {};
+
+  ~Library() {
+    if (handle != nullptr) dlclose(handle);
+  }
+
+  // An error naming the cuSOLVER function, its status and the step.
+  absl::Status Check(Status status, const char* function,
+                     const std::string& what) const {
+    if (status == CUSOLVER_STATUS_SUCCESS) return absl::OkStatus();
+    return absl::InternalError(absl::StrCat(function,
+                                            " failed: ", StatusName(status),
+                                            " (", status, ") in ", what));
+  }
+};
+
+#define HLOC_CUSOLVER_CALL(library, what, fn, ...) \
+  (library).Check((library).fn(__VA_ARGS__), #fn, (what))
+
+struct SolverPlan {
+  const CusolverSolver::Library* library = nullptr;
+  CudaDriver* driver = nullptr;
+  std::string what;
+  SolverRoutine routine = SolverRoutine::kPotrf;
+  int type = 0;  // TypeIndex
+  int64_t element_bytes = 0, real_bytes = 0;
+  int64_t batch = 0, m = 0, n = 0;
+  // orgqr: the reflectors; gesvdj: the columns of U and V; permutation:
+  // the pivots and the permutation's length.
+  int64_t k = 0, columns_u = 0, columns_v = 0;
+  int uplo = CUBLAS_FILL_MODE_LOWER;
+  int jobz = CUSOLVER_EIG_MODE_VECTOR;
+  bool econ = false;
+  // Bytes of each slot, operands then results.
+  std::vector<int64_t> bytes;
+  // cuSOLVER's workspace (elements of the type) and a devInfo for the
+  // routines whose result has none.
+  CUdeviceptr workspace = 0;
+  int64_t workspace_bytes = 0;
+  CUdeviceptr scratch_info = 0;
+  // orgqr: a copy of tau where the buffer plan put q over it.
+  CUdeviceptr tau_copy = 0;
+  void* gesvdj_params = nullptr;
+};
+
+void SolverPlanDeleter::operator()(SolverPlan* plan) const {
+  if (plan->workspace != 0) plan->driver->cuMemFree(plan->workspace);
+  if (plan->scratch_info != 0) plan->driver->cuMemFree(plan->scratch_info);
+  if (plan->tau_copy != 0) plan->driver->cuMemFree(plan->tau_copy);
+  if (plan->gesvdj_params != nullptr) {
+    plan->library->cusolverDnDestroyGesvdjInfo(plan->gesvdj_params);
+  }
+  delete plan;
+}
+
+absl::Status CheckSolverStep(const Executable& executable,
+                             const ExecutableStep& step,
+                             const std::string& what) {
+  std::optional<SolverRoutine> routine = SolverRoutineOfLibrary(step.library);
+  if (!routine.has_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": '", step.library, "' is no cuSOLVER routine"));
+  }
+  std::vector<Shape> shapes;
+  for (int64_t slot : step.buffers) {
+    if (slot < 0 || slot >= static_cast<int64_t>(executable.buffers.size())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": buffer slot ", slot, " out of range"));
+    }
+    shapes.push_back(executable.buffers[slot].shape);
+  }
+  absl::Status status =
+      CheckSolverShapes(*routine, step.library_config, shapes);
+  if (!status.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", status.message()));
+  }
+  for (const Shape& shape : shapes) {
+    for (int64_t d : shape.dimensions()) {
+      if (d > INT_MAX / 2) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, ": ", shape.ToString(),
+                         " is too large for cuSOLVER's int "
+                         "sizes"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string CusolverSolver::DefaultLibraries() {
+  return LibraryNames("HLOC_LIBCUSOLVER",
+                      "libcusolver.so.12,libcusolver.so.11");
+}
+
+absl::StatusOr<std::unique_ptr<CusolverSolver>> CusolverSolver::Create(
+    CudaDriver* driver) {
+  absl::StatusOr<OpenedLibrary> opened =
+      OpenFirstLibrary(DefaultLibraries(), "cuSOLVER");
+  if (!opened.ok()) return opened.status();
+  auto library = std::make_unique<Library>();
+  library->handle = opened->handle;
+  library->name = opened->name;
+  Library& l = *library;
+  SymbolBinder binder(l.handle);
+  binder.Bind(&l.cusolverDnCreate, {"cusolverDnCreate"});
+  binder.Bind(&l.cusolverDnDestroy, {"cusolverDnDestroy"});
+  binder.Bind(&l.cusolverDnSetStream, {"cusolverDnSetStream"});
+  binder.Bind(&l.cusolverDnCreateGesvdjInfo, {"cusolverDnCreateGesvdjInfo"});
+  binder.Bind(&l.cusolverDnDestroyGesvdjInfo, {"cusolverDnDestroyGesvdjInfo"});
+  static const char kPrefix[] = {'S', 'D', 'C', 'Z'};
+  for (int t = 0; t < 4; ++t) {
+    const bool complex = t >= 2;
+    auto name = [&](const char* routine, const char* suffix = "") {
+      return absl::StrCat("cusolverDn", std::string(1, kPrefix[t]), routine,
+                          suffix);
+    };
+    // The names must outlive Bind's initializer_list only for the call.
+    const std::string names[] = {
+        name("potrf", "_bufferSize"),
+        name("potrf"),
+        name("getrf", "_bufferSize"),
+        name("getrf"),
+        name("geqrf", "_bufferSize"),
+        name("geqrf"),
+        name(complex ? "ungqr" : "orgqr", "_bufferSize"),
+        name(complex ? "ungqr" : "orgqr"),
+        name(complex ? "heevd" : "syevd", "_bufferSize"),
+        name(complex ? "heevd" : "syevd"),
+        name("gesvdj", "_bufferSize"),
+        name("gesvdj")};
+    binder.Bind(&l.potrf_size[t], {names[0].c_str()});
+    binder.Bind(&l.potrf[t], {names[1].c_str()});
+    binder.Bind(&l.getrf_size[t], {names[2].c_str()});
+    binder.Bind(&l.getrf[t], {names[3].c_str()});
+    binder.Bind(&l.geqrf_size[t], {names[4].c_str()});
+    binder.Bind(&l.geqrf[t], {names[5].c_str()});
+    binder.Bind(&l.orgqr_size[t], {names[6].c_str()});
+    binder.Bind(&l.orgqr[t], {names[7].c_str()});
+    binder.Bind(&l.syevd_size[t], {names[8].c_str()});
+    binder.Bind(&l.syevd[t], {names[9].c_str()});
+    binder.Bind(&l.gesvdj_size[t], {names[10].c_str()});
+    binder.Bind(&l.gesvdj[t], {names[11].c_str()});
+  }
+  absl::Status status = binder.Check(l.name, "cuSOLVER 11 or newer");
+  if (!status.ok()) return status;
+  std::unique_ptr<CusolverSolver> solver(new CusolverSolver());
+  solver->driver_ = driver;
+  solver->library_ = std::move(library);
+  const std::string what = "starting cuSOLVER";
+  status = HLOC_CUSOLVER_CALL(l, what, cusolverDnCreate, &solver->handle_);
+  if (!status.ok()) return status;
+  const std::string ptx = PivotsToPermutationPtx();
+  status = HLOC_CUDA_CALL(driver, what, cuModuleLoadDataEx, &solver->module_,
+                          ptx.c_str(), 0, nullptr, nullptr);
+  if (!status.ok()) return status;
+  status =
+      HLOC_CUDA_CALL(driver, what, cuModuleGetFunction, &solver->permutation_,
+                     solver->module_, "hloc_lu_pivots_to_permutation");
+  if (!status.ok()) return status;
+  return solver;
+}
+
+CusolverSolver::~CusolverSolver() {
+  if (handle_ != nullptr) library_->cusolverDnDestroy(handle_);
+  if (module_ != nullptr) driver_->cuModuleUnload(module_);
+}
+
+absl::StatusOr<SolverPlanPtr> CusolverSolver::Plan(const Executable& executable,
+                                                   const ExecutableStep& step,
+                                                   const std::string& what) {
+  absl::Status status = CheckSolverStep(executable, step, what);
+  if (!status.ok()) return status;
+  SolverPlanPtr plan(new SolverPlan());
+  plan->library = library_.get();
+  plan->driver = driver_;
+  plan->what = what;
+  plan->routine = *SolverRoutineOfLibrary(step.library);
+  for (int64_t slot : step.buffers) {
+    plan->bytes.push_back(executable.buffers[slot].size);
+  }
+  const Shape& a = executable.buffers[step.buffers[0]].shape;
+  const LibraryConfig& c = step.library_config;
+  plan->uplo = c.uplo == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+  plan->jobz =
+      c.mode == 'N' ? CUSOLVER_EIG_MODE_NOVECTOR : CUSOLVER_EIG_MODE_VECTOR;
+  plan->econ = c.econ;
+  if (plan->routine == SolverRoutine::kPivotsToPermutation) {
+    const Shape& perm = executable.buffers[step.buffers[1]].shape;
+    plan->k = a.dimensions(a.rank() - 1);
+    plan->n = perm.dimensions(perm.rank() - 1);
+    plan->batch = a.ElementCount() / std::max<int64_t>(plan->k, 1);
+    if (plan->k == 0)
+      plan->batch = perm.ElementCount() / std::max<int64_t>(plan->n, 1);
+    return plan;
+  }
+  plan->type = TypeIndex(a.element_type());
+  plan->element_bytes = ByteWidth(a.element_type());
+  plan->real_bytes = ByteWidth(ComplexComponentType(a.element_type()));
+  plan->m = a.dimensions(a.rank() - 2);
+  plan->n = a.dimensions(a.rank() - 1);
+  plan->batch = 1;
+  for (int64_t d = 0; d + 2 < a.rank(); ++d) plan->batch *= a.dimensions(d);
+  const int64_t k = std::min(plan->m, plan->n);
+  if (plan->routine == SolverRoutine::kOrgqr) {
+    const Shape& tau = executable.buffers[step.buffers[1]].shape;
+    plan->k = tau.dimensions(tau.rank() - 1);
+  }
+  if (plan->routine == SolverRoutine::kGesvdj) {
+    plan->columns_u = c.econ ? k : plan->m;
+    plan->columns_v = c.econ ? k : plan->n;
+    if (plan->m > 0 && plan->n > 0) {
+      status = HLOC_CUSOLVER_CALL(*library_, what, cusolverDnCreateGesvdjInfo,
+                                  &plan->gesvdj_params);
+      if (!status.ok()) return status;
+    }
+  }
+  if (plan->routine == SolverRoutine::kGeqrf ||
+      plan->routine == SolverRoutine::kOrgqr) {
+    status = HLOC_CUDA_CALL(driver_, what, cuMemAlloc, &plan->scratch_info,
+                            sizeof(int));
+    if (!status.ok()) return status;
+  }
+  return plan;
+}
+
+absl::Status CusolverSolver::Run(SolverPlan* plan,
+                                 const std::vector<CUdeviceptr>& buffers,
+                                 CUstream stream) {
+  const Library& l = *library_;
+  const std::string& what = plan->what;
+  CudaDriver* d = driver_;
+  const int t = plan->type;
+  const int64_t batch = plan->batch, m = plan->m, n = plan->n;
+  const int mi = static_cast<int>(m), ni = static_cast<int>(n);
+  const int lda = std::max(mi, 1);
+  if (plan->routine == SolverRoutine::kPivotsToPermutation) {
+    if (batch == 0 || plan->n == 0) return absl::OkStatus();
+    constexpr unsigned kThreads = 128;
+    CUdeviceptr pivots = buffers[0], perm = buffers[1];
+    unsigned batch_u = static_cast<unsigned>(batch);
+    unsigned k_u = static_cast<unsigned>(plan->k);
+    unsigned p_u = static_cast<unsigned>(plan->n);
+    void* args[] = {&pivots, &perm, &batch_u, &k_u, &p_u};
+    return HLOC_CUDA_CALL(d, what, cuLaunchKernel, permutation_,
+                          (batch_u + kThreads - 1) / kThreads, 1, 1, kThreads,
+                          1, 1, 0, stream, args, nullptr);
+  }
+  // The factorisations work in the result that JAX aliases with operand 0.
+  const size_t operands = plan->routine == SolverRoutine::kOrgqr ? 2 : 1;
+  const CUdeviceptr a = buffers[operands];
+  absl::Status status;
+  // orgqr reads tau after q is written: where the buffer plan put q over
+  // tau (tau dies here), tau is read from a copy.
+  CUdeviceptr tau = operands == 2 ? buffers[1] : 0;
+  const int64_t q_bytes = plan->bytes[operands];
+  if (operands == 2 && plan->bytes[1] > 0 && tau < a + q_bytes &&
+      a < tau + plan->bytes[1]) {
+    if (plan->tau_copy == 0) {
+      status = HLOC_CUDA_CALL(d, what, cuMemAlloc, &plan->tau_copy,
+                              static_cast<size_t>(plan->bytes[1]));
+      if (!status.ok()) return status;
+    }
+    status = HLOC_CUDA_CALL(d, what, cuMemcpyDtoDAsync, plan->tau_copy, tau,
+                            static_cast<size_t>(plan->bytes[1]), stream);
+    if (!status.ok()) return status;
+    tau = plan->tau_copy;
+  }
+  if (a != buffers[0] && plan->bytes[0] > 0) {
+    status = HLOC_CUDA_CALL(d, what, cuMemcpyDtoDAsync, a, buffers[0],
+                            static_cast<size_t>(plan->bytes[0]), stream);
+    if (!status.ok()) return status;
+  }
+  // The info result, where the routine has one: zero when nothing is
+  // factored.
+  std::optional<size_t> info_slot;
+  switch (plan->routine) {
+    case SolverRoutine::kPotrf:
+      info_slot = 2;
+      break;
+    case SolverRoutine::kGetrf:
+    case SolverRoutine::kSyevd:
+      info_slot = 3;
+      break;
+    case SolverRoutine::kGesvdj:
+      info_slot = 5;
+      break;
+    default:
+      break;
+  }
+  if (batch == 0) return absl::OkStatus();
+  if (m == 0 || n == 0) {
+    if (info_slot.has_value()) {
+      status = HLOC_CUDA_CALL(d, what, cuMemsetD32Async, buffers[*info_slot],
+                              0u, static_cast<size_t>(batch), stream);
+    }
+    return status;
+  }
+  status = HLOC_CUSOLVER_CALL(l, what, cusolverDnSetStream, handle_, stream);
+  if (!status.ok()) return status;
+  const int64_t eb = plan->element_bytes, rb = plan->real_bytes;
+  const int64_t k = std::min(m, n);
+  // cuSOLVER's workspace for this step, the same for every batch element.
+  int lwork = 0;
+  switch (plan->routine) {
+    case SolverRoutine::kPotrf:
+      status = HLOC_CUSOLVER_CALL(l, what, potrf_size[t], handle_, plan->uplo,
+                                  ni, Ptr(a), lda, &lwork);
+      break;
+    case SolverRoutine::kGetrf:
+      status = HLOC_CUSOLVER_CALL(l, what, getrf_size[t], handle_, mi, ni,
+                                  Ptr(a), lda, &lwork);
+      break;
+    case SolverRoutine::kGeqrf:
+      status = HLOC_CUSOLVER_CALL(l, what, geqrf_size[t], handle_, mi, ni,
+                                  Ptr(a), lda, &lwork);
+      break;
+    case SolverRoutine::kOrgqr:
+      status = HLOC_CUSOLVER_CALL(l, what, orgqr_size[t], handle_, mi, ni,
+                                  static_cast<int>(plan->k), Ptr(a), lda,
+                                  Ptr(tau), &lwork);
+      break;
+    case SolverRoutine::kSyevd:
+      status = HLOC_CUSOLVER_CALL(l, what, syevd_size[t], handle_, plan->jobz,
+                                  plan->uplo, ni, Ptr(a), lda, Ptr(buffers[2]),
+                                  &lwork);
+      break;
+    case SolverRoutine::kGesvdj:
+      status = HLOC_CUSOLVER_CALL(
+          l, what, gesvdj_size[t], handle_, plan->jobz, plan->econ ? 1 : 0, mi,
+          ni, Ptr(a), lda, Ptr(buffers[2]), Ptr(buffers[3]), lda,
+          Ptr(buffers[4]), std::max(ni, 1), &lwork, plan->gesvdj_params);
+      break;
+    case SolverRoutine::kPivotsToPermutation:
+      break;
+  }
+  if (!status.ok()) return status;
+  const int64_t workspace_bytes = std::max<int64_t>(lwork, 1) * eb;
+  if (workspace_bytes > plan->workspace_bytes) {
+    if (plan->workspace != 0) {
+      status = HLOC_CUDA_CALL(d, what, cuMemFree, plan->workspace);
+      plan->workspace = 0;
+      plan->workspace_bytes = 0;
+      if (!status.ok()) return status;
+    }
+    status = HLOC_CUDA_CALL(d, what, cuMemAlloc, &plan->workspace,
+                            static_cast<size_t>(workspace_bytes));
+    if (!status.ok()) return status;
+    plan->workspace_bytes = workspace_bytes;
+  }
+  void* work = Ptr(plan->workspace);
+  for (int64_t b = 0; b < batch && status.ok(); ++b) {
+    void* ab = Ptr(At(a, b, m * n, eb));
+    switch (plan->routine) {
+      case SolverRoutine::kPotrf:
+        status =
+            HLOC_CUSOLVER_CALL(l, what, potrf[t], handle_, plan->uplo, ni, ab,
+                               lda, work, lwork, Ptr(At(buffers[2], b, 1, 4)));
+        break;
+      case SolverRoutine::kGetrf:
+        status = HLOC_CUSOLVER_CALL(l, what, getrf[t], handle_, mi, ni, ab, lda,
+                                    work, Ptr(At(buffers[2], b, k, 4)),
+                                    Ptr(At(buffers[3], b, 1, 4)));
+        break;
+      case SolverRoutine::kGeqrf:
+        status = HLOC_CUSOLVER_CALL(l, what, geqrf[t], handle_, mi, ni, ab, lda,
+                                    Ptr(At(buffers[2], b, k, eb)), work, lwork,
+                                    Ptr(plan->scratch_info));
+        break;
+      case SolverRoutine::kOrgqr:
+        status = HLOC_CUSOLVER_CALL(l, what, orgqr[t], handle_, mi, ni,
+                                    static_cast<int>(plan->k), ab, lda,
+                                    Ptr(At(tau, b, plan->k, eb)), work, lwork,
+                                    Ptr(plan->scratch_info));
+        break;
+      case SolverRoutine::kSyevd:
+        status = HLOC_CUSOLVER_CALL(l, what, syevd[t], handle_, plan->jobz,
+                                    plan->uplo, ni, ab, lda,
+                                    Ptr(At(buffers[2], b, n, rb)), work, lwork,
+                                    Ptr(At(buffers[3], b, 1, 4)));
+        break;
+      case SolverRoutine::kGesvdj:
+        status = HLOC_CUSOLVER_CALL(
+            l, what, gesvdj[t], handle_, plan->jobz, plan->econ ? 1 : 0, mi, ni,
+            ab, lda, Ptr(At(buffers[2], b, k, rb)),
+            Ptr(At(buffers[3], b, m * plan->columns_u, eb)), lda,
+            Ptr(At(buffers[4], b, n * plan->columns_v, eb)), std::max(ni, 1),
+            work, lwork, Ptr(At(buffers[5], b, 1, 4)), plan->gesvdj_params);
+        break;
+      case SolverRoutine::kPivotsToPermutation:
+        break;
+    }
+  }
+  return status;
+}
+
+}  // namespace cuda
+}  // namespace hloc

@@ -1,0 +1,235 @@
+#include "runtime/solver_check.h"
+
+#include <algorithm>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace hloc {
+namespace {
+
+struct RoutineName {
+  SolverRoutine routine;
+  const char* name;
+};
+constexpr RoutineName kRoutines[] = {
+    {SolverRoutine::kPotrf, "potrf"},
+    {SolverRoutine::kGetrf, "getrf"},
+    {SolverRoutine::kGeqrf, "geqrf"},
+    {SolverRoutine::kOrgqr, "orgqr"},
+    {SolverRoutine::kSyevd, "syevd"},
+    {SolverRoutine::kGesvdj, "gesvdj"},
+    {SolverRoutine::kPivotsToPermutation, "pivots_to_permutation"},
+};
+
+bool IsSolverType(PrimitiveType type) {
+  return type == F32 || type == F64 || type == C64 || type == C128;
+}
+
+// The dimensions of minor_to_major that have more than one element: two
+// layouts that agree on them store the same bytes in the same order.
+std::vector<int64_t> Significant(const Shape& shape,
+                                 const std::vector<int64_t>& minor_to_major) {
+  std::vector<int64_t> order;
+  for (int64_t d : minor_to_major) {
+    if (shape.dimensions(d) != 1) order.push_back(d);
+  }
+  return order;
+}
+
+Shape Wanted(PrimitiveType type, const std::vector<int64_t>& dims,
+             bool matrix) {
+  return matrix
+             ? Shape::ArrayWithLayout(
+                   type, dims,
+                   ColumnMajorMatrixLayout(static_cast<int64_t>(dims.size())))
+             : Shape::Array(type, dims);
+}
+
+// Checks that `shape` is `wanted`, its bytes in the same order.
+absl::Status Expect(const Shape& shape, const Shape& wanted,
+                    absl::string_view what) {
+  if (!shape.IsArray() || !shape.Compatible(wanted) ||
+      (shape.ElementCount() > 0 &&
+       Significant(shape, shape.MinorToMajor()) !=
+           Significant(wanted, wanted.MinorToMajor()))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " is ", shape.ToString(), ", expected ", wanted.ToString(),
+        wanted.rank() >= 2 && wanted.MinorToMajor()[0] == wanted.rank() - 2
+            ? " (column-major matrices)"
+            : ""));
+  }
+  return absl::OkStatus();
+}
+
+std::vector<int64_t> With(std::vector<int64_t> batch,
+                          std::initializer_list<int64_t> more) {
+  batch.insert(batch.end(), more.begin(), more.end());
+  return batch;
+}
+
+}  // namespace
+
+std::string SolverLibraryName(SolverRoutine routine) {
+  for (const RoutineName& r : kRoutines) {
+    if (r.routine == routine) return absl::StrCat("cusolver.", r.name);
+  }
+  return "cusolver.?";
+}
+
+std::optional<SolverRoutine> SolverRoutineOfLibrary(absl::string_view library) {
+  for (const RoutineName& r : kRoutines) {
+    if (library == SolverLibraryName(r.routine)) return r.routine;
+  }
+  return std::nullopt;
+}
+
+std::vector<int64_t> ColumnMajorMatrixLayout(int64_t rank) {
+  std::vector<int64_t> minor_to_major;
+  if (rank < 2) return DefaultMinorToMajor(rank);
+  minor_to_major = {rank - 2, rank - 1};
+  for (int64_t d = rank - 3; d >= 0; --d) minor_to_major.push_back(d);
+  return minor_to_major;
+}
+
+absl::Status CheckSolverShapes(SolverRoutine routine,
+                               const LibraryConfig& config,
+                               const std::vector<Shape>& shapes) {
+  const std::string name = SolverLibraryName(routine);
+  const size_t operands = routine == SolverRoutine::kOrgqr ? 2 : 1;
+  size_t results = 0;
+  switch (routine) {
+    case SolverRoutine::kPotrf:
+    case SolverRoutine::kGeqrf:
+      results = 2;
+      break;
+    case SolverRoutine::kGetrf:
+    case SolverRoutine::kSyevd:
+      results = 3;
+      break;
+    case SolverRoutine::kOrgqr:
+    case SolverRoutine::kPivotsToPermutation:
+      results = 1;
+      break;
+    case SolverRoutine::kGesvdj:
+      results = 5;
+      break;
+  }
+  if (shapes.size() != operands + results) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " takes ", operands, " operand and ", results,
+                     " result buffers, not ", shapes.size()));
+  }
+  if (config.uplo != 'L' && config.uplo != 'U') {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": uplo must be 'L' or 'U', not code ",
+                     static_cast<int>(config.uplo)));
+  }
+  if (config.mode != 'V' && config.mode != 'N') {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": mode must be 'V' or 'N', not code ",
+                     static_cast<int>(config.mode)));
+  }
+  const Shape& a = shapes[0];
+  auto fail = [&](absl::string_view message) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": ", message));
+  };
+  if (routine == SolverRoutine::kPivotsToPermutation) {
+    if (!a.IsArray() || a.rank() < 1 || a.element_type() != S32) {
+      return fail(absl::StrCat("the pivots are ", a.ToString(),
+                               ", expected s32[batch..., k]"));
+    }
+    std::vector<int64_t> batch(a.dimensions().begin(),
+                               a.dimensions().end() - 1);
+    absl::Status status = Expect(a, Wanted(S32, a.dimensions(), false),
+                                 absl::StrCat(name, ": the pivots"));
+    if (!status.ok()) return status;
+    const Shape& perm = shapes[1];
+    if (!perm.IsArray() || perm.rank() != a.rank() ||
+        perm.dimensions(perm.rank() - 1) < a.dimensions(a.rank() - 1)) {
+      return fail(absl::StrCat("the permutation ", perm.ToString(),
+                               " does not fit the pivots ", a.ToString()));
+    }
+    return Expect(
+        perm,
+        Wanted(S32, With(batch, {perm.dimensions(perm.rank() - 1)}), false),
+        absl::StrCat(name, ": the permutation"));
+  }
+  if (!a.IsArray() || a.rank() < 2 || !IsSolverType(a.element_type())) {
+    return fail(absl::StrCat("operand 0 is ", a.ToString(),
+                             ", expected an f32, f64, c64 or c128 array of "
+                             "rank >= 2 (batch dimensions, then a matrix)"));
+  }
+  const PrimitiveType t = a.element_type();
+  const PrimitiveType real = ComplexComponentType(t);
+  const std::vector<int64_t> batch(a.dimensions().begin(),
+                                   a.dimensions().end() - 2);
+  const int64_t m = a.dimensions(a.rank() - 2);
+  const int64_t n = a.dimensions(a.rank() - 1);
+  const int64_t k = std::min(m, n);
+  const bool square =
+      routine == SolverRoutine::kPotrf || routine == SolverRoutine::kSyevd;
+  if (square && m != n) {
+    return fail(absl::StrCat("operand 0 ", a.ToString(), " is not square"));
+  }
+  struct Buffer {
+    PrimitiveType type;
+    std::vector<int64_t> dims;
+    bool matrix;
+  };
+  std::vector<Buffer> wanted = {{t, a.dimensions(), true}};
+  switch (routine) {
+    case SolverRoutine::kPotrf:
+      wanted.push_back({t, a.dimensions(), true});
+      wanted.push_back({S32, batch, false});
+      break;
+    case SolverRoutine::kGetrf:
+      wanted.push_back({t, a.dimensions(), true});
+      wanted.push_back({S32, With(batch, {k}), false});
+      wanted.push_back({S32, batch, false});
+      break;
+    case SolverRoutine::kGeqrf:
+      wanted.push_back({t, a.dimensions(), true});
+      wanted.push_back({t, With(batch, {k}), false});
+      break;
+    case SolverRoutine::kOrgqr: {
+      const Shape& tau = shapes[1];
+      if (!tau.IsArray() || tau.rank() != a.rank() - 1 ||
+          tau.dimensions(tau.rank() - 1) > n || n > m) {
+        return fail(absl::StrCat("operands ", a.ToString(), " and ",
+                                 tau.ToString(),
+                                 " do not fit (tau[batch, l], l <= n <= m)"));
+      }
+      wanted.push_back(
+          {t, With(batch, {tau.dimensions(tau.rank() - 1)}), false});
+      wanted.push_back({t, a.dimensions(), true});
+      break;
+    }
+    case SolverRoutine::kSyevd:
+      wanted.push_back({t, a.dimensions(), true});
+      wanted.push_back({real, With(batch, {n}), false});
+      wanted.push_back({S32, batch, false});
+      break;
+    case SolverRoutine::kGesvdj:
+      wanted.push_back({t, a.dimensions(), true});
+      wanted.push_back({real, With(batch, {k}), false});
+      wanted.push_back({t, With(batch, {m, config.econ ? k : m}), true});
+      wanted.push_back({t, With(batch, {n, config.econ ? k : n}), true});
+      wanted.push_back({S32, batch, false});
+      break;
+    case SolverRoutine::kPivotsToPermutation:
+      break;
+  }
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const bool is_operand = i < operands;
+    absl::Status status = Expect(
+        shapes[i], Wanted(wanted[i].type, wanted[i].dims, wanted[i].matrix),
+        absl::StrCat(name, ": ", is_operand ? "operand " : "result ",
+                     is_operand ? i : i - operands));
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hloc
