@@ -274,8 +274,8 @@ ENTRY e {
                     .empty())
         << uplo;
   }
-  for (const char* config : {"left = true, transpose = false",
-                             "left = true, transpose = true"}) {
+  for (const char* config :
+       {"left = true, transpose = false", "left = true, transpose = true"}) {
     EXPECT_TRUE(CheckAgainstEvaluator(absl::StrCat(R"(
 HloModule ormqr
 ENTRY e {
@@ -292,8 +292,8 @@ ENTRY e {
                     .empty())
         << config;
   }
-  for (const char* config : {"left = false, transpose = false",
-                             "left = false, transpose = true"}) {
+  for (const char* config :
+       {"left = false, transpose = false", "left = false, transpose = true"}) {
     EXPECT_TRUE(CheckAgainstEvaluator(absl::StrCat(R"(
 HloModule ormqr
 ENTRY e {
@@ -342,9 +342,8 @@ TEST(CpuLibraryCallTest, SvdEigSchurInvariants) {
     return std::move(*result);
   };
   auto at = [](const Literal& l, int64_t i) {
-    return l.shape().element_type() == C64
-               ? complex128(l.data<complex64>()[i])
-               : complex128(l.GetAsDouble(i), 0);
+    return l.shape().element_type() == C64 ? complex128(l.data<complex64>()[i])
+                                           : complex128(l.GetAsDouble(i), 0);
   };
   // Batched thin c64 SVD of 2 x (5 x 3).
   const Literal a = ComplexInput(C64, {2, 5, 3}, 4);

@@ -117,8 +117,8 @@ absl::StatusOr<Literal> Gehrd(const LapackCall& call,
   std::vector<Literal> results;
   results.push_back(WithValues(instr.shape().tuple_shapes(0), a));
   results.push_back(WithValues(instr.shape().tuple_shapes(1), tau));
-  results.push_back(S32Values(instr.shape().tuple_shapes(2),
-                              std::vector<int32_t>(m.batch)));
+  results.push_back(
+      S32Values(instr.shape().tuple_shapes(2), std::vector<int32_t>(m.batch)));
   return Literal::MakeTuple(std::move(results));
 }
 
@@ -144,8 +144,8 @@ absl::StatusOr<Literal> Sytrd(const LapackCall& call,
   results.push_back(WithValues(instr.shape().tuple_shapes(2),
                                std::vector<complex128>(e.begin(), e.end())));
   results.push_back(WithValues(instr.shape().tuple_shapes(3), tau));
-  results.push_back(S32Values(instr.shape().tuple_shapes(4),
-                              std::vector<int32_t>(m.batch)));
+  results.push_back(
+      S32Values(instr.shape().tuple_shapes(4), std::vector<int32_t>(m.batch)));
   return Literal::MakeTuple(std::move(results));
 }
 
@@ -160,11 +160,10 @@ absl::StatusOr<Literal> Ormqr(const LapackCall& call,
   const std::vector<complex128> tau = ToComplexValues(operands.Get(1));
   std::vector<complex128> c = ToComplexValues(operands.Get(2));
   for (int64_t b = 0; b < c_batch.batch; ++b) {
-    ApplyHouseholderInPlace(a.data() + b * a_batch.rows * a_batch.cols,
-                            a_batch.rows, a_batch.cols, tau.data() + b * k, k,
-                            c.data() + b * c_batch.rows * c_batch.cols,
-                            c_batch.rows, c_batch.cols, call.side == 'L',
-                            call.trans != 'N');
+    ApplyHouseholderInPlace(
+        a.data() + b * a_batch.rows * a_batch.cols, a_batch.rows, a_batch.cols,
+        tau.data() + b * k, k, c.data() + b * c_batch.rows * c_batch.cols,
+        c_batch.rows, c_batch.cols, call.side == 'L', call.trans != 'N');
   }
   return WithValues(instr.shape(), c);
 }

@@ -194,7 +194,9 @@ void ApplyHouseholderInPlace(const complex128* a, int64_t r, int64_t ka,
     const int64_t i = from_last ? k - 1 - step : step;
     const complex128 t = conjugate ? std::conj(tau[i]) : tau[i];
     if (t == 0.0) continue;
-    auto v = [&](int64_t l) { return l == i ? complex128(1.0) : a[l * ka + i]; };
+    auto v = [&](int64_t l) {
+      return l == i ? complex128(1.0) : a[l * ka + i];
+    };
     if (left) {
       for (int64_t col = 0; col < q; ++col) {
         complex128 w = 0;
@@ -287,8 +289,8 @@ void HessenbergInPlace(complex128* a, int64_t n, int64_t ilo, int64_t ihi,
   for (int64_t i = ilo - 1; i < hi; ++i) {
     complex128* alpha = &a[(i + 1) * n + i];
     const int64_t below = hi - i - 1;
-    const complex128 t = Larfg(alpha, &a[std::min(i + 2, n - 1) * n + i],
-                               below, n);
+    const complex128 t =
+        Larfg(alpha, &a[std::min(i + 2, n - 1) * n + i], below, n);
     tau[i] = t;
     const complex128 beta = *alpha;
     *alpha = 1.0;
@@ -352,8 +354,8 @@ void TridiagonalizeInPlace(complex128* a, int64_t n, bool lower, double* d,
     a[0] = a[0].real();
     for (int64_t i = 0; i + 1 < n; ++i) {
       complex128* alpha = &a[(i + 1) * n + i];
-      const complex128 t = Larfg(alpha, &a[std::min(i + 2, n - 1) * n + i],
-                                 n - i - 2, n);
+      const complex128 t =
+          Larfg(alpha, &a[std::min(i + 2, n - 1) * n + i], n - i - 2, n);
       e[i] = alpha->real();
       if (t != 0.0) {
         *alpha = 1.0;
