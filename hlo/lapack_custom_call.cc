@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -33,6 +34,13 @@ constexpr RoutineName kRoutines[] = {
     {LapackRoutine::kGeqrf, "geqrf", "geqrf"},
     {LapackRoutine::kOrgqr, "orgqr", "ungqr"},
     {LapackRoutine::kSyevd, "syevd", "heevd"},
+    {LapackRoutine::kGesdd, "gesdd", "gesdd"},
+    {LapackRoutine::kGeev, "geev", "geev"},
+    {LapackRoutine::kGees, "gees", "gees"},
+    {LapackRoutine::kGehrd, "gehrd", "gehrd"},
+    {LapackRoutine::kSytrd, "sytrd", "hetrd"},
+    {LapackRoutine::kOrmqr, "ormqr", "unmqr"},
+    {LapackRoutine::kGtsv, "gtsv", "gtsv"},
 };
 
 char Prefix(PrimitiveType type) {
@@ -106,17 +114,47 @@ absl::StatusOr<char> CharAttribute(
   return fallback;
 }
 
+PrimitiveType ComplexOf(PrimitiveType type) {
+  return type == F32 ? C64 : type == F64 ? C128 : type;
+}
+
+// Checks operand `i` is `type` with `dims`.
+absl::Status ExpectOperand(const HloInstruction& instruction, int64_t i,
+                           PrimitiveType type,
+                           const std::vector<int64_t>& dims) {
+  return Expect(instruction, instruction.operand(i)->shape(), type, dims,
+                absl::StrCat("operand ", i));
+}
+
 absl::Status CheckShapes(const HloInstruction& instruction,
                          const LapackCall& call) {
-  const int64_t expected_operands =
-      call.routine == LapackRoutine::kTrsm ||
-              call.routine == LapackRoutine::kOrgqr
-          ? 2
-          : 1;
+  const int64_t expected_operands = LapackOperandCount(call.routine);
   if (instruction.operand_count() != expected_operands) {
     return CallError(instruction, absl::StrCat("takes ", expected_operands,
                                                " operands, has ",
                                                instruction.operand_count()));
+  }
+  if (call.routine == LapackRoutine::kGtsv) {
+    // The diagonals are vectors [batch, n]; b is [batch, n, nrhs].
+    const Shape& b = instruction.operand(3)->shape();
+    if (!b.IsArray() || b.rank() < 2 || b.element_type() != call.type) {
+      return CallError(
+          instruction,
+          absl::StrCat("operand 3 is ", b.ToString(false), ", expected a ",
+                       PrimitiveTypeName(call.type),
+                       " array of rank >= 2 (batch dimensions, "
+                       "then n x nrhs)"));
+    }
+    const std::vector<int64_t> diagonal(b.dimensions().begin(),
+                                        b.dimensions().end() - 1);
+    for (int64_t i = 0; i < 3; ++i) {
+      HLOC_RETURN_IF_ERROR(ExpectOperand(instruction, i, call.type, diagonal));
+    }
+    const std::vector<int64_t> batch(b.dimensions().begin(),
+                                     b.dimensions().end() - 2);
+    return ExpectTuple(instruction,
+                       {call.type, call.type, call.type, call.type, S32},
+                       {diagonal, diagonal, diagonal, b.dimensions(), batch});
   }
   const Shape& a = instruction.operand(0)->shape();
   if (!a.IsArray() || a.rank() < 2 || a.element_type() != call.type) {
@@ -131,13 +169,20 @@ absl::Status CheckShapes(const HloInstruction& instruction,
   const int64_t m = a.dimensions(a.rank() - 2);
   const int64_t n = a.dimensions(a.rank() - 1);
   const int64_t k = std::min(m, n);
+  const PrimitiveType real = ComplexComponentType(call.type);
   const bool square = call.routine == LapackRoutine::kPotrf ||
                       call.routine == LapackRoutine::kTrsm ||
-                      call.routine == LapackRoutine::kSyevd;
+                      call.routine == LapackRoutine::kSyevd ||
+                      call.routine == LapackRoutine::kGeev ||
+                      call.routine == LapackRoutine::kGees ||
+                      call.routine == LapackRoutine::kGehrd ||
+                      call.routine == LapackRoutine::kSytrd;
   if (square && m != n) {
     return CallError(instruction, absl::StrCat("operand 0 ", a.ToString(false),
                                                " is not square"));
   }
+  // n - 1 reflectors (none for an empty matrix).
+  const int64_t reflectors = std::max<int64_t>(n - 1, 0);
   switch (call.routine) {
     case LapackRoutine::kPotrf:
       return ExpectTuple(instruction, {call.type, S32},
@@ -186,14 +231,106 @@ absl::Status CheckShapes(const HloInstruction& instruction,
                     "the result");
     }
     case LapackRoutine::kSyevd:
-      return ExpectTuple(instruction,
-                         {call.type, ComplexComponentType(call.type), S32},
+      return ExpectTuple(instruction, {call.type, real, S32},
                          {a.dimensions(), Concat(batch, {n}), batch});
+    case LapackRoutine::kGesdd: {
+      // 'N' computes no vectors; JAX still sizes u and vt full or thin.
+      const Shape& result = instruction.shape();
+      const bool tuple5 = result.IsTuple() && result.tuple_shapes_size() == 5;
+      bool full = call.mode == 'A';
+      if (call.mode == 'N' && tuple5 && result.tuple_shapes(2).IsArray() &&
+          result.tuple_shapes(2).rank() == a.rank()) {
+        full = result.tuple_shapes(2).dimensions().back() == m;
+      }
+      const int64_t u_cols = full ? m : k;
+      const int64_t vt_rows = full ? n : k;
+      return ExpectTuple(
+          instruction, {call.type, real, call.type, call.type, S32},
+          {a.dimensions(), Concat(batch, {k}), Concat(batch, {m, u_cols}),
+           Concat(batch, {vt_rows, n}), batch});
+    }
+    case LapackRoutine::kGeev: {
+      const PrimitiveType complex = ComplexOf(call.type);
+      if (IsComplexType(call.type)) {
+        return ExpectTuple(
+            instruction, {call.type, call.type, call.type, S32},
+            {Concat(batch, {n}), a.dimensions(), a.dimensions(), batch});
+      }
+      return ExpectTuple(instruction,
+                         {call.type, call.type, complex, complex, S32},
+                         {Concat(batch, {n}), Concat(batch, {n}),
+                          a.dimensions(), a.dimensions(), batch});
+    }
+    case LapackRoutine::kGees:
+      if (IsComplexType(call.type)) {
+        return ExpectTuple(
+            instruction, {call.type, call.type, call.type, S32, S32},
+            {a.dimensions(), a.dimensions(), Concat(batch, {n}), batch, batch});
+      }
+      return ExpectTuple(instruction,
+                         {call.type, call.type, call.type, call.type, S32, S32},
+                         {a.dimensions(), a.dimensions(), Concat(batch, {n}),
+                          Concat(batch, {n}), batch, batch});
+    case LapackRoutine::kGehrd:
+      if (n > 0 ? !(1 <= call.ilo && call.ilo <= call.ihi && call.ihi <= n)
+                : !(call.ilo == 1 && call.ihi == 0)) {
+        return CallError(
+            instruction,
+            absl::StrCat("low = ", call.ilo, ", high = ", call.ihi,
+                         " do not fit n = ", n, " (1 <= low <= high <= n)"));
+      }
+      return ExpectTuple(instruction, {call.type, call.type, S32},
+                         {a.dimensions(), Concat(batch, {reflectors}), batch});
+    case LapackRoutine::kSytrd:
+      return ExpectTuple(
+          instruction, {call.type, real, real, call.type, S32},
+          {a.dimensions(), Concat(batch, {n}), Concat(batch, {reflectors}),
+           Concat(batch, {reflectors}), batch});
+    case LapackRoutine::kOrmqr: {
+      const Shape& tau = instruction.operand(1)->shape();
+      const Shape& c = instruction.operand(2)->shape();
+      const bool fits =
+          tau.IsArray() && tau.element_type() == call.type &&
+          tau.rank() == a.rank() - 1 &&
+          std::equal(batch.begin(), batch.end(), tau.dimensions().begin()) &&
+          c.IsArray() && c.element_type() == call.type &&
+          c.rank() == a.rank() &&
+          std::equal(batch.begin(), batch.end(), c.dimensions().begin()) &&
+          c.dimensions(c.rank() - (call.side == 'L' ? 2 : 1)) == m &&
+          tau.dimensions().back() <= std::min(m, n);
+      if (!fits) {
+        return CallError(
+            instruction,
+            absl::StrCat("operands ", a.ToString(false), ", ",
+                         tau.ToString(false), " and ", c.ToString(false),
+                         " do not fit (a[batch, r, ka], tau[batch, k], "
+                         "c[batch, p, q], r = ",
+                         call.side == 'L' ? "p" : "q", ", k <= min(r, ka))"));
+      }
+      return Expect(instruction, instruction.shape(), call.type, c.dimensions(),
+                    "the result");
+    }
+    case LapackRoutine::kGtsv:
+      break;
   }
   return CallError(instruction, "unknown routine");
 }
 
 }  // namespace
+
+int64_t LapackOperandCount(LapackRoutine routine) {
+  switch (routine) {
+    case LapackRoutine::kTrsm:
+    case LapackRoutine::kOrgqr:
+      return 2;
+    case LapackRoutine::kOrmqr:
+      return 3;
+    case LapackRoutine::kGtsv:
+      return 4;
+    default:
+      return 1;
+  }
+}
 
 std::string LapackRoutineName(LapackRoutine routine, PrimitiveType type) {
   for (const RoutineName& r : kRoutines) {
@@ -237,7 +374,10 @@ ParseFfiIntegerAttributes(absl::string_view dictionary) {
     const size_t colon = value.find(':');
     if (colon != absl::string_view::npos) value = value.substr(0, colon);
     int64_t number = 0;
-    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(value), &number)) {
+    value = absl::StripAsciiWhitespace(value);
+    if (value == "true" || value == "false") {
+      number = value == "true" ? 1 : 0;
+    } else if (!absl::SimpleAtoi(value, &number)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "backend_config entry '", entry, "' has no integer value"));
     }
@@ -281,8 +421,41 @@ absl::StatusOr<std::optional<LapackCall>> ParseLapackCall(
                                                   "trans_x", "NTC", 'N'));
   HLOC_ASSIGN_OR_RETURN(
       call.diag, CharAttribute(instruction, *attributes, "diag", "UN", 'N'));
-  HLOC_ASSIGN_OR_RETURN(
-      call.mode, CharAttribute(instruction, *attributes, "mode", "VN", 'V'));
+  const bool svd = call.routine == LapackRoutine::kGesdd;
+  HLOC_ASSIGN_OR_RETURN(call.mode,
+                        CharAttribute(instruction, *attributes, "mode",
+                                      svd ? "ASN" : "VN", svd ? 'A' : 'V'));
+  HLOC_ASSIGN_OR_RETURN(call.jobvl, CharAttribute(instruction, *attributes,
+                                                  "compute_left", "VN", 'N'));
+  HLOC_ASSIGN_OR_RETURN(call.jobvr, CharAttribute(instruction, *attributes,
+                                                  "compute_right", "VN", 'N'));
+  HLOC_ASSIGN_OR_RETURN(const char sort, CharAttribute(instruction, *attributes,
+                                                       "sort", "NS", 'N'));
+  if (sort == 'S') {
+    // As jaxlib's gees: sorting needs a select function, which no custom
+    // call can pass.
+    return CallError(instruction,
+                     "sort = 'S' (ordered Schur form) is not supported: it "
+                     "needs a select function");
+  }
+  for (const auto& [key, value] : *attributes) {
+    if (key == "low") call.ilo = value;
+    if (key == "high") call.ihi = value;
+    if (call.routine == LapackRoutine::kOrmqr && key == "left") {
+      call.side = value ? 'L' : 'R';
+    }
+    if (call.routine == LapackRoutine::kOrmqr && key == "transpose") {
+      call.trans = !value ? 'N' : IsComplexType(call.type) ? 'C' : 'T';
+    }
+  }
+  if (call.routine == LapackRoutine::kGehrd &&
+      instruction.operand_count() > 0 &&
+      instruction.operand(0)->shape().IsArray() &&
+      instruction.operand(0)->shape().rank() >= 2 &&
+      absl::c_none_of(*attributes,
+                      [](const auto& a) { return a.first == "high"; })) {
+    call.ihi = instruction.operand(0)->shape().dimensions().back();
+  }
   HLOC_RETURN_IF_ERROR(CheckShapes(instruction, call));
   return call;
 }

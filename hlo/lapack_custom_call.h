@@ -16,6 +16,23 @@
 //   geqrf(a)    -> (a', tau[batch, min(m,n)])
 //   orgqr/ungqr(a, tau) -> q                     (householder product)
 //   syevd/heevd(a) -> (v, w real[batch, n], info s32[batch])  mode, uplo
+//   gesdd(a)    -> (a', s real[batch, k], u[batch, m, m|k],
+//                   vt[batch, n|k, n], info)      mode 'A' (full), 'S'
+//                                                (thin) or 'N' (values only;
+//                                                u and vt keep either shape)
+//   geev(a)     -> real: (wr, wi [batch, n], vl, vr complex[batch, n, n],
+//                   info); complex: (w, vl, vr, info)
+//                                                compute_left, compute_right
+//   gees(a)     -> real: (t, vs, wr, wi, sdim s32[batch], info);
+//                  complex: (t, vs, w, sdim, info)  mode, sort ('N' only)
+//   gehrd(a)    -> (a', tau[batch, n-1], info)   low, high (i32, 1-based)
+//   sytrd/hetrd(a) -> (a', d real[batch, n], e real[batch, n-1],
+//                   tau[batch, n-1], info)       uplo
+//   ormqr/unmqr(a[batch, r, ka], tau[batch, k], c[batch, p, q]) -> c'
+//                                                left, transpose (booleans;
+//                                                r = p if left, else q)
+//   gtsv(dl, d, du [batch, n], b[batch, n, nrhs]) -> (dl', d', du', b',
+//                   info)                        dl[0] and du[n-1] unused
 #ifndef HLO_LAPACK_CUSTOM_CALL_H_
 #define HLO_LAPACK_CUSTOM_CALL_H_
 
@@ -30,7 +47,24 @@
 
 namespace hloc {
 
-enum class LapackRoutine { kPotrf, kTrsm, kGetrf, kGeqrf, kOrgqr, kSyevd };
+enum class LapackRoutine {
+  kPotrf,
+  kTrsm,
+  kGetrf,
+  kGeqrf,
+  kOrgqr,
+  kSyevd,
+  kGesdd,
+  kGeev,
+  kGees,
+  kGehrd,
+  kSytrd,
+  kOrmqr,
+  kGtsv,
+};
+
+// How many operands the routine's custom call (and library step) takes.
+int64_t LapackOperandCount(LapackRoutine routine);
 
 struct LapackCall {
   LapackRoutine routine = LapackRoutine::kPotrf;
@@ -42,7 +76,14 @@ struct LapackCall {
   char side = 'L';
   char trans = 'N';
   char diag = 'N';
+  // syevd: 'V'/'N'; gesdd: 'A', 'S' or 'N'; gees: jobvs 'V'/'N'.
   char mode = 'V';
+  // geev's compute_left / compute_right: 'V' or 'N'.
+  char jobvl = 'N';
+  char jobvr = 'N';
+  // gehrd's low and high (LAPACK's ilo, ihi; 1-based).
+  int64_t ilo = 1;
+  int64_t ihi = 0;
 };
 
 // The routine's name as LAPACK spells it for `type` ("spotrf", "zungqr").
@@ -59,7 +100,7 @@ absl::StatusOr<std::optional<LapackCall>> ParseLapackCall(
 
 // The `name = value : type` entries of an MLIR attribute dictionary as
 // jaxlib's FFI calls carry it in backend_config ("{uplo = 76 : ui8}"); only
-// integer values.
+// integer values and booleans (true 1, false 0).
 absl::StatusOr<std::vector<std::pair<std::string, int64_t>>>
 ParseFfiIntegerAttributes(absl::string_view dictionary);
 

@@ -127,9 +127,7 @@ absl::StatusOr<std::unique_ptr<CpuLibraryCall>> CpuLibraryCall::Create(
   absl::StatusOr<LapackRoutine> routine =
       LapackRoutineFromLibrary(step.library);
   if (!routine.ok()) return fail(routine.status());
-  const size_t num_operands =
-      *routine == LapackRoutine::kTrsm || *routine == LapackRoutine::kOrgqr ? 2
-                                                                            : 1;
+  const size_t num_operands = LapackOperandCount(*routine);
   if (shapes.size() < num_operands) {
     return fail(absl::InvalidArgumentError("too few slots"));
   }

@@ -210,6 +210,10 @@ void StepToProto(const ExecutableStep& step, runtime::StepProto* p) {
     cp->set_trans(c.trans);
     cp->set_diag(c.diag);
     cp->set_mode(c.mode);
+    cp->set_jobvl(c.jobvl);
+    cp->set_jobvr(c.jobvr);
+    cp->set_ilo(c.ilo);
+    cp->set_ihi(c.ihi);
     cp->set_hlo_cholesky(c.hlo_cholesky);
     cp->set_econ(c.econ);
   }
@@ -337,8 +341,8 @@ absl::StatusOr<ExecutableStep> StepFromProto(const runtime::StepProto& p,
   }
   c.fft_type = static_cast<FftType>(cp.fft_type());
   c.fft_length.assign(cp.fft_length().begin(), cp.fft_length().end());
-  for (int32_t code : {cp.uplo(), cp.side(), cp.trans(), cp.diag(),
-                       cp.mode()}) {
+  for (int32_t code : {cp.uplo(), cp.side(), cp.trans(), cp.diag(), cp.mode(),
+                       cp.jobvl(), cp.jobvr()}) {
     if (code < 0 || code > 127) {
       return absl::InvalidArgumentError(absl::StrCat(
           where, ": a LAPACK character code ", code, " out of range"));
@@ -350,6 +354,10 @@ absl::StatusOr<ExecutableStep> StepFromProto(const runtime::StepProto& p,
   c.diag = static_cast<char>(cp.diag());
   c.mode = static_cast<char>(cp.mode());
   c.econ = cp.econ();
+  c.jobvl = static_cast<char>(cp.jobvl());
+  c.jobvr = static_cast<char>(cp.jobvr());
+  c.ilo = cp.ilo();
+  c.ihi = cp.ihi();
   c.hlo_cholesky = cp.hlo_cholesky();
   // Checked against the buffers by ValidateExecutable; here only kept in
   // range of the enums.
@@ -1157,8 +1165,15 @@ void DescribeSteps(const std::vector<ExecutableStep>& steps,
       absl::StrAppend(out, " uplo=", std::string(1, c.uplo), " side=",
                       std::string(1, c.side), " trans=",
                       std::string(1, c.trans), " diag=",
-                      std::string(1, c.diag),
+                      std::string(1, c.diag), " mode=", std::string(1, c.mode),
                       c.hlo_cholesky ? " (cholesky)" : "");
+      if (step.library == "lapack.geev") {
+        absl::StrAppend(out, " jobvl=", std::string(1, c.jobvl),
+                        " jobvr=", std::string(1, c.jobvr));
+      }
+      if (step.library == "lapack.gehrd") {
+        absl::StrAppend(out, " ilo=", c.ilo, " ihi=", c.ihi);
+      }
     }
     if (step.kind == ExecutableStep::Kind::kLibraryCall &&
         absl::StartsWith(step.library, "cusolver.")) {

@@ -103,6 +103,9 @@ struct LibraryConfig {
   FftType fft_type = FftType::kFft;
   std::vector<int64_t> fft_length;
   char uplo = 'L', side = 'L', trans = 'N', diag = 'N', mode = 'V';
+  // geev's jobvl and jobvr; gehrd's ilo and ihi.
+  char jobvl = 'N', jobvr = 'N';
+  int64_t ilo = 1, ihi = 0;
   bool hlo_cholesky = false;
   // "cusolver.gesvdj": U and V with min(m, n) columns only.
   bool econ = false;

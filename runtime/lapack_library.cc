@@ -5,6 +5,7 @@
 #include <complex>
 #include <cstddef>
 #include <limits>
+#include <type_traits>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -57,6 +58,82 @@ void cheevd_(const char*, const char*, const int*, lapack_c*, const int*,
 void zheevd_(const char*, const char*, const int*, lapack_z*, const int*,
              double*, lapack_z*, const int*, double*, const int*, int*,
              const int*, int*, size_t, size_t);
+
+// gesdd: jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, [rwork,]
+// iwork, info.
+#define HLOC_GESDD(name, T, R)                                           \
+  void name(const char*, const int*, const int*, T*, const int*, R*, T*, \
+            const int*, T*, const int*, T*, const int*, int*, int*, size_t);
+HLOC_GESDD(sgesdd_, float, float)
+HLOC_GESDD(dgesdd_, double, double)
+#undef HLOC_GESDD
+#define HLOC_GESDD_COMPLEX(name, T, R)                                   \
+  void name(const char*, const int*, const int*, T*, const int*, R*, T*, \
+            const int*, T*, const int*, T*, const int*, R*, int*, int*,  \
+            size_t);
+HLOC_GESDD_COMPLEX(cgesdd_, lapack_c, float)
+HLOC_GESDD_COMPLEX(zgesdd_, lapack_z, double)
+#undef HLOC_GESDD_COMPLEX
+#define HLOC_GEEV(name, T)                                                    \
+  void name(const char*, const char*, const int*, T*, const int*, T*, T*, T*, \
+            const int*, T*, const int*, T*, const int*, int*, size_t, size_t);
+HLOC_GEEV(sgeev_, float)
+HLOC_GEEV(dgeev_, double)
+#undef HLOC_GEEV
+#define HLOC_GEEV_COMPLEX(name, T, R)                                     \
+  void name(const char*, const char*, const int*, T*, const int*, T*, T*, \
+            const int*, T*, const int*, T*, const int*, R*, int*, size_t, \
+            size_t);
+HLOC_GEEV_COMPLEX(cgeev_, lapack_c, float)
+HLOC_GEEV_COMPLEX(zgeev_, lapack_z, double)
+#undef HLOC_GEEV_COMPLEX
+// gees' select function is never called (sort = 'N'); bwork is LOGICAL.
+#define HLOC_GEES(name, T)                                                     \
+  void name(const char*, const char*, void*, const int*, T*, const int*, int*, \
+            T*, T*, T*, const int*, T*, const int*, int*, int*, size_t,        \
+            size_t);
+HLOC_GEES(sgees_, float)
+HLOC_GEES(dgees_, double)
+#undef HLOC_GEES
+#define HLOC_GEES_COMPLEX(name, T, R)                                          \
+  void name(const char*, const char*, void*, const int*, T*, const int*, int*, \
+            T*, T*, const int*, T*, const int*, R*, int*, int*, size_t,        \
+            size_t);
+HLOC_GEES_COMPLEX(cgees_, lapack_c, float)
+HLOC_GEES_COMPLEX(zgees_, lapack_z, double)
+#undef HLOC_GEES_COMPLEX
+#define HLOC_GEHRD(name, T)                                             \
+  void name(const int*, const int*, const int*, T*, const int*, T*, T*, \
+            const int*, int*);
+HLOC_GEHRD(sgehrd_, float)
+HLOC_GEHRD(dgehrd_, double)
+HLOC_GEHRD(cgehrd_, lapack_c)
+HLOC_GEHRD(zgehrd_, lapack_z)
+#undef HLOC_GEHRD
+#define HLOC_SYTRD(name, T, R)                                       \
+  void name(const char*, const int*, T*, const int*, R*, R*, T*, T*, \
+            const int*, int*, size_t);
+HLOC_SYTRD(ssytrd_, float, float)
+HLOC_SYTRD(dsytrd_, double, double)
+HLOC_SYTRD(chetrd_, lapack_c, float)
+HLOC_SYTRD(zhetrd_, lapack_z, double)
+#undef HLOC_SYTRD
+#define HLOC_ORMQR(name, T)                                                 \
+  void name(const char*, const char*, const int*, const int*, const int*,   \
+            const T*, const int*, const T*, T*, const int*, T*, const int*, \
+            int*, size_t, size_t);
+HLOC_ORMQR(sormqr_, float)
+HLOC_ORMQR(dormqr_, double)
+HLOC_ORMQR(cunmqr_, lapack_c)
+HLOC_ORMQR(zunmqr_, lapack_z)
+#undef HLOC_ORMQR
+#define HLOC_GTSV(name, T) \
+  void name(const int*, const int*, T*, T*, T*, T*, const int*, int*);
+HLOC_GTSV(sgtsv_, float)
+HLOC_GTSV(dgtsv_, double)
+HLOC_GTSV(cgtsv_, lapack_c)
+HLOC_GTSV(zgtsv_, lapack_z)
+#undef HLOC_GTSV
 }
 
 namespace hloc {
@@ -166,6 +243,134 @@ template <typename T>
 struct RealOf<std::complex<T>> {
   using type = T;
 };
+template <typename T>
+constexpr bool kIsComplex = !std::is_same_v<T, typename RealOf<T>::type>;
+
+// rwork is only the complex routines'.
+void Gesdd(char jobz, int m, int n, float* a, float* s, float* u, int ldu,
+           float* vt, int ldvt, float* work, int lwork, float*, int* iwork,
+           int* info) {
+  sgesdd_(&jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, &lwork, iwork,
+          info, 1);
+}
+void Gesdd(char jobz, int m, int n, double* a, double* s, double* u, int ldu,
+           double* vt, int ldvt, double* work, int lwork, double*, int* iwork,
+           int* info) {
+  dgesdd_(&jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, &lwork, iwork,
+          info, 1);
+}
+void Gesdd(char jobz, int m, int n, lapack_c* a, float* s, lapack_c* u, int ldu,
+           lapack_c* vt, int ldvt, lapack_c* work, int lwork, float* rwork,
+           int* iwork, int* info) {
+  cgesdd_(&jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, &lwork, rwork,
+          iwork, info, 1);
+}
+void Gesdd(char jobz, int m, int n, lapack_z* a, double* s, lapack_z* u,
+           int ldu, lapack_z* vt, int ldvt, lapack_z* work, int lwork,
+           double* rwork, int* iwork, int* info) {
+  zgesdd_(&jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, &lwork, rwork,
+          iwork, info, 1);
+}
+
+// Real geev: eigenvalues as (wr, wi), eigenvectors packed in real
+// matrices.
+void Geev(char jobvl, char jobvr, int n, float* a, float* wr, float* wi,
+          float* vl, float* vr, int ldv, float* work, int lwork, int* info) {
+  sgeev_(&jobvl, &jobvr, &n, a, &n, wr, wi, vl, &ldv, vr, &ldv, work, &lwork,
+         info, 1, 1);
+}
+void Geev(char jobvl, char jobvr, int n, double* a, double* wr, double* wi,
+          double* vl, double* vr, int ldv, double* work, int lwork, int* info) {
+  dgeev_(&jobvl, &jobvr, &n, a, &n, wr, wi, vl, &ldv, vr, &ldv, work, &lwork,
+         info, 1, 1);
+}
+void Geev(char jobvl, char jobvr, int n, lapack_c* a, lapack_c* w, lapack_c* vl,
+          lapack_c* vr, int ldv, lapack_c* work, int lwork, float* rwork,
+          int* info) {
+  cgeev_(&jobvl, &jobvr, &n, a, &n, w, vl, &ldv, vr, &ldv, work, &lwork, rwork,
+         info, 1, 1);
+}
+void Geev(char jobvl, char jobvr, int n, lapack_z* a, lapack_z* w, lapack_z* vl,
+          lapack_z* vr, int ldv, lapack_z* work, int lwork, double* rwork,
+          int* info) {
+  zgeev_(&jobvl, &jobvr, &n, a, &n, w, vl, &ldv, vr, &ldv, work, &lwork, rwork,
+         info, 1, 1);
+}
+
+// gees without sorting: no select function, no bwork.
+void Gees(char jobvs, int n, float* a, int* sdim, float* wr, float* wi,
+          float* vs, int ldvs, float* work, int lwork, int* info) {
+  const char sort = 'N';
+  sgees_(&jobvs, &sort, nullptr, &n, a, &n, sdim, wr, wi, vs, &ldvs, work,
+         &lwork, nullptr, info, 1, 1);
+}
+void Gees(char jobvs, int n, double* a, int* sdim, double* wr, double* wi,
+          double* vs, int ldvs, double* work, int lwork, int* info) {
+  const char sort = 'N';
+  dgees_(&jobvs, &sort, nullptr, &n, a, &n, sdim, wr, wi, vs, &ldvs, work,
+         &lwork, nullptr, info, 1, 1);
+}
+void Gees(char jobvs, int n, lapack_c* a, int* sdim, lapack_c* w, lapack_c* vs,
+          int ldvs, lapack_c* work, int lwork, float* rwork, int* info) {
+  const char sort = 'N';
+  cgees_(&jobvs, &sort, nullptr, &n, a, &n, sdim, w, vs, &ldvs, work, &lwork,
+         rwork, nullptr, info, 1, 1);
+}
+void Gees(char jobvs, int n, lapack_z* a, int* sdim, lapack_z* w, lapack_z* vs,
+          int ldvs, lapack_z* work, int lwork, double* rwork, int* info) {
+  const char sort = 'N';
+  zgees_(&jobvs, &sort, nullptr, &n, a, &n, sdim, w, vs, &ldvs, work, &lwork,
+         rwork, nullptr, info, 1, 1);
+}
+
+#define HLOC_GEHRD_CALL(T, fn)                                          \
+  void Gehrd(int n, int ilo, int ihi, T* a, T* tau, T* work, int lwork, \
+             int* info) {                                               \
+    const int lda = std::max(n, 1);                                     \
+    fn(&n, &ilo, &ihi, a, &lda, tau, work, &lwork, info);               \
+  }
+HLOC_GEHRD_CALL(float, sgehrd_)
+HLOC_GEHRD_CALL(double, dgehrd_)
+HLOC_GEHRD_CALL(lapack_c, cgehrd_)
+HLOC_GEHRD_CALL(lapack_z, zgehrd_)
+#undef HLOC_GEHRD_CALL
+
+#define HLOC_SYTRD_CALL(T, fn)                                        \
+  void Sytrd(char uplo, int n, T* a, typename RealOf<T>::type* d,     \
+             typename RealOf<T>::type* e, T* tau, T* work, int lwork, \
+             int* info) {                                             \
+    const int lda = std::max(n, 1);                                   \
+    fn(&uplo, &n, a, &lda, d, e, tau, work, &lwork, info, 1);         \
+  }
+HLOC_SYTRD_CALL(float, ssytrd_)
+HLOC_SYTRD_CALL(double, dsytrd_)
+HLOC_SYTRD_CALL(lapack_c, chetrd_)
+HLOC_SYTRD_CALL(lapack_z, zhetrd_)
+#undef HLOC_SYTRD_CALL
+
+#define HLOC_ORMQR_CALL(T, fn)                                                \
+  void Ormqr(char side, char trans, int m, int n, int k, const T* a, int lda, \
+             const T* tau, T* c, T* work, int lwork, int* info) {             \
+    const int ldc = std::max(m, 1);                                           \
+    fn(&side, &trans, &m, &n, &k, a, &lda, tau, c, &ldc, work, &lwork, info,  \
+       1, 1);                                                                 \
+  }
+HLOC_ORMQR_CALL(float, sormqr_)
+HLOC_ORMQR_CALL(double, dormqr_)
+HLOC_ORMQR_CALL(lapack_c, cunmqr_)
+HLOC_ORMQR_CALL(lapack_z, zunmqr_)
+#undef HLOC_ORMQR_CALL
+
+#define HLOC_GTSV_CALL(T, fn)                                       \
+  void Gtsv(int n, int nrhs, T* dl, T* d, T* du, T* b, int* info) { \
+    const int ldb = std::max(n, 1);                                 \
+    fn(&n, &nrhs, dl, d, du, b, &ldb, info);                        \
+  }
+HLOC_GTSV_CALL(float, sgtsv_)
+HLOC_GTSV_CALL(double, dgtsv_)
+HLOC_GTSV_CALL(lapack_c, cgtsv_)
+HLOC_GTSV_CALL(lapack_z, zgtsv_)
+#undef HLOC_GTSV_CALL
 
 // The matrices (the last two dimensions) of a row-major array, column-major
 // for LAPACK, and back.
@@ -356,6 +561,312 @@ void SyevdBatch(const LibraryConfig& config, std::vector<Literal>* operands,
   FromColumnMajor(a, &(*results)[0]);
 }
 
+// The number of elements of a matrix, as LAPACK's 32-bit sizes.
+int AsInt(int64_t value) { return static_cast<int>(value); }
+
+template <typename T>
+void GesddBatch(const LibraryConfig& config, std::vector<Literal>* operands,
+                std::vector<Literal>* results) {
+  using Real = typename RealOf<T>::type;
+  const Batch b = BatchOf((*operands)[0].shape());
+  const int64_t m = b.rows, n = b.cols, k = std::min(m, n);
+  const Batch ub = BatchOf((*results)[2].shape());
+  const Batch vb = BatchOf((*results)[3].shape());
+  std::vector<T> a = ToColumnMajor<T>((*operands)[0]);
+  std::vector<T> u(ub.count * ub.rows * ub.cols);
+  std::vector<T> vt(vb.count * vb.rows * vb.cols);
+  Real* s = (*results)[1].data<Real>().data();
+  int32_t* infos = (*results)[4].data<int32_t>().data();
+  if (k > 0) {
+    const int ldu = AsInt(std::max<int64_t>(m, 1));
+    const int ldvt = AsInt(std::max<int64_t>(vb.rows, 1));
+    // LAPACK's bound for rwork (the complex routines only).
+    const int64_t rwork_size =
+        config.mode == 'N' ? 7 * k
+                           : std::max(5 * k * k + 5 * k,
+                                      2 * std::max(m, n) * k + 2 * k * k + k);
+    std::vector<Real> rwork(kIsComplex<T> ? rwork_size : 1);
+    std::vector<int> iwork(8 * k);
+    // u and vt are not referenced for 'N' (still valid pointers).
+    T dummy = 0;
+    T* u0 = u.empty() ? &dummy : u.data();
+    T* vt0 = vt.empty() ? &dummy : vt.data();
+    T query = 0;
+    int info = 0;
+    Gesdd(config.mode, AsInt(m), AsInt(n), a.data(), s, u0, ldu, vt0, ldvt,
+          &query, -1, rwork.data(), iwork.data(), &info);
+    std::vector<T> work(WorkSize(query));
+    for (int64_t i = 0; i < b.count; ++i) {
+      Gesdd(config.mode, AsInt(m), AsInt(n), a.data() + i * m * n, s + i * k,
+            u.empty() ? &dummy : u.data() + i * ub.rows * ub.cols, ldu,
+            vt.empty() ? &dummy : vt.data() + i * vb.rows * vb.cols, ldvt,
+            work.data(), static_cast<int>(work.size()), rwork.data(),
+            iwork.data(), &info);
+      infos[i] = info;
+    }
+  }
+  FromColumnMajor(a, &(*results)[0]);
+  if (config.mode != 'N') {
+    FromColumnMajor(u, &(*results)[2]);
+    FromColumnMajor(vt, &(*results)[3]);
+  }
+}
+
+template <typename T>
+bool AllFinite(const T* data, int64_t size) {
+  for (int64_t i = 0; i < size; ++i) {
+    if (!std::isfinite(std::real(data[i])) ||
+        !std::isfinite(std::imag(data[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Real geev packs a complex conjugate pair of eigenvectors (columns j and
+// j + 1, column-major n x n) as their real and imaginary parts.
+template <typename Real>
+void UnpackEigenvectors(int64_t n, const Real* wi, const Real* packed,
+                        std::complex<Real>* out) {
+  for (int64_t j = 0; j < n;) {
+    if (wi[j] == 0 || std::isnan(wi[j]) || j + 1 == n) {
+      for (int64_t i = 0; i < n; ++i) out[j * n + i] = packed[j * n + i];
+      ++j;
+      continue;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      const Real re = packed[j * n + i], im = packed[(j + 1) * n + i];
+      out[j * n + i] = {re, im};
+      out[(j + 1) * n + i] = {re, -im};
+    }
+    j += 2;
+  }
+}
+
+// As jaxlib: a matrix with a non-finite element is not passed to LAPACK
+// (info -4, outputs zero); eigenvectors not asked for stay zero.
+template <typename T>
+void GeevBatch(const LibraryConfig& config, std::vector<Literal>* operands,
+               std::vector<Literal>* results) {
+  using Real = typename RealOf<T>::type;
+  using Complex = std::complex<Real>;
+  const Batch b = BatchOf((*operands)[0].shape());
+  const int64_t n = b.rows;
+  const std::vector<T> a = ToColumnMajor<T>((*operands)[0]);
+  std::vector<Complex> vl(a.size()), vr(a.size());
+  const int vectors_at = kIsComplex<T> ? 1 : 2;
+  int32_t* infos = (*results)[vectors_at + 2].data<int32_t>().data();
+  if (n > 0) {
+    const int ldv = AsInt(n);
+    std::vector<T> work_a(n * n), work_vl(n * n), work_vr(n * n);
+    std::vector<Real> rwork(2 * n);
+    T query = 0;
+    int info = 0;
+    std::vector<Real> wr_query(n), wi_query(n);
+    std::vector<Complex> w_query(n);
+    if constexpr (kIsComplex<T>) {
+      Geev(config.jobvl, config.jobvr, AsInt(n), work_a.data(), w_query.data(),
+           work_vl.data(), work_vr.data(), ldv, &query, -1, rwork.data(),
+           &info);
+    } else {
+      Geev(config.jobvl, config.jobvr, AsInt(n), work_a.data(), wr_query.data(),
+           wi_query.data(), work_vl.data(), work_vr.data(), ldv, &query, -1,
+           &info);
+    }
+    std::vector<T> work(WorkSize(query));
+    for (int64_t i = 0; i < b.count; ++i) {
+      const T* matrix = a.data() + i * n * n;
+      if (!AllFinite(matrix, n * n)) {
+        infos[i] = -4;
+        continue;
+      }
+      std::copy(matrix, matrix + n * n, work_a.begin());
+      if constexpr (kIsComplex<T>) {
+        T* w = (*results)[0].data<T>().data() + i * n;
+        Geev(config.jobvl, config.jobvr, AsInt(n), work_a.data(), w,
+             vl.data() + i * n * n, vr.data() + i * n * n, ldv, work.data(),
+             static_cast<int>(work.size()), rwork.data(), &info);
+      } else {
+        Real* wr = (*results)[0].data<Real>().data() + i * n;
+        Real* wi = (*results)[1].data<Real>().data() + i * n;
+        Geev(config.jobvl, config.jobvr, AsInt(n), work_a.data(), wr, wi,
+             work_vl.data(), work_vr.data(), ldv, work.data(),
+             static_cast<int>(work.size()), &info);
+        if (info == 0) {
+          if (config.jobvl == 'V') {
+            UnpackEigenvectors(n, wi, work_vl.data(), vl.data() + i * n * n);
+          }
+          if (config.jobvr == 'V') {
+            UnpackEigenvectors(n, wi, work_vr.data(), vr.data() + i * n * n);
+          }
+        }
+      }
+      infos[i] = info;
+    }
+  }
+  if (config.jobvl == 'V') FromColumnMajor(vl, &(*results)[vectors_at]);
+  if (config.jobvr == 'V') FromColumnMajor(vr, &(*results)[vectors_at + 1]);
+}
+
+template <typename T>
+void GeesBatch(const LibraryConfig& config, std::vector<Literal>* operands,
+               std::vector<Literal>* results) {
+  using Real = typename RealOf<T>::type;
+  const Batch b = BatchOf((*operands)[0].shape());
+  const int64_t n = b.rows;
+  std::vector<T> a = ToColumnMajor<T>((*operands)[0]);
+  std::vector<T> vs(a.size());
+  const int sdim_at = kIsComplex<T> ? 3 : 4;
+  int32_t* sdims = (*results)[sdim_at].data<int32_t>().data();
+  int32_t* infos = (*results)[sdim_at + 1].data<int32_t>().data();
+  if (n > 0) {
+    const int ldvs = AsInt(n);
+    std::vector<Real> rwork(n);
+    T query = 0;
+    int info = 0, sdim = 0;
+    std::vector<T> w_query(n), w2_query(n);
+    if constexpr (kIsComplex<T>) {
+      Gees(config.mode, AsInt(n), a.data(), &sdim, w_query.data(), vs.data(),
+           ldvs, &query, -1, rwork.data(), &info);
+    } else {
+      Gees(config.mode, AsInt(n), a.data(), &sdim, w_query.data(),
+           w2_query.data(), vs.data(), ldvs, &query, -1, &info);
+    }
+    std::vector<T> work(WorkSize(query));
+    for (int64_t i = 0; i < b.count; ++i) {
+      T* matrix = a.data() + i * n * n;
+      T* vectors = vs.data() + i * n * n;
+      if constexpr (kIsComplex<T>) {
+        Gees(config.mode, AsInt(n), matrix, &sdim,
+             (*results)[2].data<T>().data() + i * n, vectors, ldvs, work.data(),
+             static_cast<int>(work.size()), rwork.data(), &info);
+      } else {
+        Gees(config.mode, AsInt(n), matrix, &sdim,
+             (*results)[2].data<T>().data() + i * n,
+             (*results)[3].data<T>().data() + i * n, vectors, ldvs, work.data(),
+             static_cast<int>(work.size()), &info);
+      }
+      sdims[i] = sdim;
+      infos[i] = info;
+    }
+  }
+  FromColumnMajor(a, &(*results)[0]);
+  if (config.mode == 'V') FromColumnMajor(vs, &(*results)[1]);
+}
+
+template <typename T>
+void GehrdBatch(const LibraryConfig& config, std::vector<Literal>* operands,
+                std::vector<Literal>* results) {
+  const Batch b = BatchOf((*operands)[0].shape());
+  const int64_t n = b.rows;
+  std::vector<T> a = ToColumnMajor<T>((*operands)[0]);
+  int32_t* infos = (*results)[2].data<int32_t>().data();
+  if (n > 0) {
+    T* tau = (*results)[1].data<T>().data();
+    // n = 1 has no reflector; LAPACK still writes nothing there.
+    std::vector<T> tau_scratch(std::max<int64_t>(n - 1, 1));
+    T query = 0;
+    int info = 0;
+    Gehrd(AsInt(n), AsInt(config.ilo), AsInt(config.ihi), a.data(),
+          tau_scratch.data(), &query, -1, &info);
+    std::vector<T> work(WorkSize(query));
+    for (int64_t i = 0; i < b.count; ++i) {
+      Gehrd(AsInt(n), AsInt(config.ilo), AsInt(config.ihi),
+            a.data() + i * n * n, tau_scratch.data(), work.data(),
+            static_cast<int>(work.size()), &info);
+      std::copy(tau_scratch.begin(), tau_scratch.begin() + (n - 1),
+                tau + i * (n - 1));
+      infos[i] = info;
+    }
+  }
+  FromColumnMajor(a, &(*results)[0]);
+}
+
+template <typename T>
+void SytrdBatch(const LibraryConfig& config, std::vector<Literal>* operands,
+                std::vector<Literal>* results) {
+  using Real = typename RealOf<T>::type;
+  const Batch b = BatchOf((*operands)[0].shape());
+  const int64_t n = b.rows;
+  std::vector<T> a = ToColumnMajor<T>((*operands)[0]);
+  int32_t* infos = (*results)[4].data<int32_t>().data();
+  if (n > 0) {
+    Real* d = (*results)[1].data<Real>().data();
+    Real* e = (*results)[2].data<Real>().data();
+    T* tau = (*results)[3].data<T>().data();
+    std::vector<Real> e_scratch(std::max<int64_t>(n - 1, 1));
+    std::vector<T> tau_scratch(std::max<int64_t>(n - 1, 1));
+    T query = 0;
+    int info = 0;
+    Sytrd(config.uplo, AsInt(n), a.data(), d, e_scratch.data(),
+          tau_scratch.data(), &query, -1, &info);
+    std::vector<T> work(WorkSize(query));
+    for (int64_t i = 0; i < b.count; ++i) {
+      Sytrd(config.uplo, AsInt(n), a.data() + i * n * n, d + i * n,
+            e_scratch.data(), tau_scratch.data(), work.data(),
+            static_cast<int>(work.size()), &info);
+      std::copy(e_scratch.begin(), e_scratch.begin() + (n - 1),
+                e + i * (n - 1));
+      std::copy(tau_scratch.begin(), tau_scratch.begin() + (n - 1),
+                tau + i * (n - 1));
+      infos[i] = info;
+    }
+  }
+  FromColumnMajor(a, &(*results)[0]);
+}
+
+template <typename T>
+void OrmqrBatch(const LibraryConfig& config, std::vector<Literal>* operands,
+                std::vector<Literal>* results) {
+  const Batch ab = BatchOf((*operands)[0].shape());
+  const Batch cb = BatchOf((*operands)[2].shape());
+  const int64_t k = (*operands)[1].shape().dimensions().back();
+  const std::vector<T> a = ToColumnMajor<T>((*operands)[0]);
+  const T* tau = (*operands)[1].data<T>().data();
+  std::vector<T> c = ToColumnMajor<T>((*operands)[2]);
+  if (cb.rows > 0 && cb.cols > 0) {
+    const int lda = AsInt(std::max<int64_t>(ab.rows, 1));
+    T query = 0;
+    int info = 0;
+    Ormqr(config.side, config.trans, AsInt(cb.rows), AsInt(cb.cols), AsInt(k),
+          a.data(), lda, tau, c.data(), &query, -1, &info);
+    std::vector<T> work(WorkSize(query));
+    for (int64_t i = 0; i < cb.count; ++i) {
+      Ormqr(config.side, config.trans, AsInt(cb.rows), AsInt(cb.cols), AsInt(k),
+            a.data() + i * ab.rows * ab.cols, lda, tau + i * k,
+            c.data() + i * cb.rows * cb.cols, work.data(),
+            static_cast<int>(work.size()), &info);
+    }
+  }
+  FromColumnMajor(c, &(*results)[0]);
+}
+
+// The diagonals are overwritten in place as jaxlib's are: LAPACK's dl
+// starts at dl[1] (dl[0] is outside the matrix).
+template <typename T>
+void GtsvBatch(std::vector<Literal>* operands, std::vector<Literal>* results) {
+  const Batch b = BatchOf((*operands)[3].shape());
+  const int64_t n = b.rows;
+  for (int i = 0; i < 3; ++i) {
+    auto in = (*operands)[i].data<T>();
+    std::copy(in.begin(), in.end(), (*results)[i].data<T>().begin());
+  }
+  T* dl = (*results)[0].data<T>().data();
+  T* d = (*results)[1].data<T>().data();
+  T* du = (*results)[2].data<T>().data();
+  std::vector<T> x = ToColumnMajor<T>((*operands)[3]);
+  int32_t* infos = (*results)[4].data<int32_t>().data();
+  if (n > 0) {
+    for (int64_t i = 0; i < b.count; ++i) {
+      int info = 0;
+      Gtsv(AsInt(n), AsInt(b.cols), dl + i * n + 1, d + i * n, du + i * n,
+           x.data() + i * n * b.cols, &info);
+      infos[i] = info;
+    }
+  }
+  FromColumnMajor(x, &(*results)[3]);
+}
+
 template <typename T>
 void Dispatch(LapackRoutine routine, const LibraryConfig& config,
               std::vector<Literal>* operands, std::vector<Literal>* results) {
@@ -372,6 +883,20 @@ void Dispatch(LapackRoutine routine, const LibraryConfig& config,
       return OrgqrBatch<T>(operands, results);
     case LapackRoutine::kSyevd:
       return SyevdBatch<T>(config, operands, results);
+    case LapackRoutine::kGesdd:
+      return GesddBatch<T>(config, operands, results);
+    case LapackRoutine::kGeev:
+      return GeevBatch<T>(config, operands, results);
+    case LapackRoutine::kGees:
+      return GeesBatch<T>(config, operands, results);
+    case LapackRoutine::kGehrd:
+      return GehrdBatch<T>(config, operands, results);
+    case LapackRoutine::kSytrd:
+      return SytrdBatch<T>(config, operands, results);
+    case LapackRoutine::kOrmqr:
+      return OrmqrBatch<T>(config, operands, results);
+    case LapackRoutine::kGtsv:
+      return GtsvBatch<T>(operands, results);
   }
 }
 
@@ -382,6 +907,13 @@ constexpr std::pair<LapackRoutine, const char*> kLibraries[] = {
     {LapackRoutine::kGeqrf, "lapack.geqrf"},
     {LapackRoutine::kOrgqr, "lapack.orgqr"},
     {LapackRoutine::kSyevd, "lapack.syevd"},
+    {LapackRoutine::kGesdd, "lapack.gesdd"},
+    {LapackRoutine::kGeev, "lapack.geev"},
+    {LapackRoutine::kGees, "lapack.gees"},
+    {LapackRoutine::kGehrd, "lapack.gehrd"},
+    {LapackRoutine::kSytrd, "lapack.sytrd"},
+    {LapackRoutine::kOrmqr, "lapack.ormqr"},
+    {LapackRoutine::kGtsv, "lapack.gtsv"},
 };
 
 }  // namespace
@@ -409,12 +941,17 @@ absl::Status CheckLapack(LapackRoutine routine, const LibraryConfig& config,
     return absl::InvalidArgumentError(
         absl::StrCat(LapackLibraryName(routine), ": ", why));
   };
-  const bool two_operands =
-      routine == LapackRoutine::kTrsm || routine == LapackRoutine::kOrgqr;
-  if (operands.size() != (two_operands ? 2u : 1u)) {
+  if (operands.size() != static_cast<size_t>(LapackOperandCount(routine))) {
     return fail(absl::StrCat(operands.size(), " operands"));
   }
-  const Shape& a = operands[0];
+  for (const Shape& operand : operands) {
+    if (operand.IsArray() &&
+        operand.ElementCount() > std::numeric_limits<int>::max()) {
+      return fail("more elements than LAPACK indexes");
+    }
+  }
+  // gtsv's first operands are vectors: its matrix is b.
+  const Shape& a = operands[routine == LapackRoutine::kGtsv ? 3 : 0];
   const PrimitiveType type = a.element_type();
   if (!a.IsArray() || a.rank() < 2 ||
       (type != F32 && type != F64 && type != C64 && type != C128)) {
@@ -474,6 +1011,96 @@ absl::Status CheckLapack(LapackRoutine routine, const LibraryConfig& config,
       expected = {Shape::Array(type, a.dimensions()),
                   Shape::Array(real, with({n})), Shape::Array(S32, batch)};
       break;
+    case LapackRoutine::kGesdd: {
+      const int64_t k = std::min(m, n);
+      // 'N' leaves u and vt alone, whichever shape JAX gave them.
+      const bool full =
+          config.mode == 'A' ||
+          (config.mode == 'N' && results.size() == 5 && results[2].IsArray() &&
+           results[2].rank() == a.rank() &&
+           results[2].dimensions().back() == m);
+      expected = {Shape::Array(type, a.dimensions()),
+                  Shape::Array(real, with({k})),
+                  Shape::Array(type, with({m, full ? m : k})),
+                  Shape::Array(type, with({full ? n : k, n})),
+                  Shape::Array(S32, batch)};
+      break;
+    }
+    case LapackRoutine::kGeev: {
+      if (m != n) return fail("not square");
+      const PrimitiveType complex = type == F32   ? C64
+                                    : type == F64 ? C128
+                                                  : type;
+      expected = {Shape::Array(type, with({n}))};
+      if (type == F32 || type == F64) {
+        expected.push_back(Shape::Array(type, with({n})));
+      }
+      expected.push_back(Shape::Array(complex, a.dimensions()));
+      expected.push_back(Shape::Array(complex, a.dimensions()));
+      expected.push_back(Shape::Array(S32, batch));
+      break;
+    }
+    case LapackRoutine::kGees:
+      if (m != n) return fail("not square");
+      expected = {Shape::Array(type, a.dimensions()),
+                  Shape::Array(type, a.dimensions()),
+                  Shape::Array(type, with({n}))};
+      if (type == F32 || type == F64) {
+        expected.push_back(Shape::Array(type, with({n})));
+      }
+      expected.push_back(Shape::Array(S32, batch));
+      expected.push_back(Shape::Array(S32, batch));
+      break;
+    case LapackRoutine::kGehrd:
+      if (m != n) return fail("not square");
+      if (n > 0 ? !(1 <= config.ilo && config.ilo <= config.ihi &&
+                    config.ihi <= n)
+                : !(config.ilo == 1 && config.ihi == 0)) {
+        return fail(absl::StrCat("ilo ", config.ilo, ", ihi ", config.ihi,
+                                 " do not fit n = ", n));
+      }
+      expected = {Shape::Array(type, a.dimensions()),
+                  Shape::Array(type, with({std::max<int64_t>(n - 1, 0)})),
+                  Shape::Array(S32, batch)};
+      break;
+    case LapackRoutine::kSytrd:
+      if (m != n) return fail("not square");
+      expected = {Shape::Array(type, a.dimensions()),
+                  Shape::Array(real, with({n})),
+                  Shape::Array(real, with({std::max<int64_t>(n - 1, 0)})),
+                  Shape::Array(type, with({std::max<int64_t>(n - 1, 0)})),
+                  Shape::Array(S32, batch)};
+      break;
+    case LapackRoutine::kOrmqr: {
+      const Shape& tau = operands[1];
+      const Shape& c = operands[2];
+      if (!tau.IsArray() || tau.element_type() != type ||
+          tau.rank() != a.rank() - 1 ||
+          !std::equal(batch.begin(), batch.end(), tau.dimensions().begin()) ||
+          !c.IsArray() || c.element_type() != type || c.rank() != a.rank() ||
+          !std::equal(batch.begin(), batch.end(), c.dimensions().begin()) ||
+          c.dimensions(c.rank() - (config.side == 'L' ? 2 : 1)) != m ||
+          tau.dimensions().back() > std::min(m, n)) {
+        return fail(absl::StrCat(a.ToString(false), ", ", tau.ToString(false),
+                                 " and ", c.ToString(false), " do not fit"));
+      }
+      expected.push_back(Shape::Array(type, c.dimensions()));
+      break;
+    }
+    case LapackRoutine::kGtsv: {
+      const std::vector<int64_t> diagonal(a.dimensions().begin(),
+                                          a.dimensions().end() - 1);
+      for (int i = 0; i < 3; ++i) {
+        if (!operands[i].Compatible(Shape::Array(type, diagonal))) {
+          return fail(absl::StrCat("diagonal ", operands[i].ToString(false),
+                                   " does not fit ", a.ToString(false)));
+        }
+      }
+      expected = {Shape::Array(type, diagonal), Shape::Array(type, diagonal),
+                  Shape::Array(type, diagonal),
+                  Shape::Array(type, a.dimensions()), Shape::Array(S32, batch)};
+      break;
+    }
   }
   if (results.size() != expected.size()) {
     return fail(
@@ -485,22 +1112,21 @@ absl::Status CheckLapack(LapackRoutine routine, const LibraryConfig& config,
                                ", expected ", expected[i].ToString(false)));
     }
   }
+  const bool geev = routine == LapackRoutine::kGeev;
   const std::pair<char, absl::string_view> characters[] = {
       {config.uplo, "LU"},
       {config.side, "LR"},
       {config.trans, "NTC"},
       {config.diag, "UN"},
-      {config.mode, "VN"}};
+      {config.mode, routine == LapackRoutine::kGesdd ? "ASN" : "VN"},
+      // Only geev's: executables saved before it have none.
+      {geev ? config.jobvl : 'N', "VN"},
+      {geev ? config.jobvr : 'N', "VN"}};
   for (const auto& [c, allowed] : characters) {
     if (c == 0 || allowed.find(c) == absl::string_view::npos) {
       return fail(absl::StrCat("LAPACK character code ", static_cast<int>(c),
                                " is not one of '", allowed, "'"));
     }
-  }
-  if (a.ElementCount() > std::numeric_limits<int>::max() ||
-      (two_operands &&
-       operands[1].ElementCount() > std::numeric_limits<int>::max())) {
-    return fail("more elements than LAPACK indexes");
   }
   return absl::OkStatus();
 }
@@ -514,7 +1140,7 @@ absl::Status RunLapack(LapackRoutine routine, const LibraryConfig& config,
   absl::Status status =
       CheckLapack(routine, config, operand_shapes, result_shapes);
   if (!status.ok()) return status;
-  switch ((*operands)[0].element_type()) {
+  switch ((*operands)[routine == LapackRoutine::kGtsv ? 3 : 0].element_type()) {
     case F32:
       Dispatch<float>(routine, config, operands, results);
       break;

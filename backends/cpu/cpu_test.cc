@@ -784,6 +784,57 @@ ENTRY main {
   EXPECT_EQ(r.fallbacks, 0);
 }
 
+// jnp.argmax's reducer (NaN wins, ties to the lower index) on rows full of
+// ties and NaNs; 13 rows, so the rows reduced four at a time
+// (kVariadicRowsPerPass) leave one over, and a small parallel chunking
+// starts groups anywhere.
+TEST(CpuReductionTest, VariadicArgmaxNanAndTiesInterleavedRows) {
+  Literal x(Shape::Array(F32, {13, 37}));
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t i = 0; i < 13; ++i) {
+    for (int64_t j = 0; j < 37; ++j) {
+      float v = static_cast<float>((i * 7 + j * 3) % 5);
+      if (i % 3 == 0 && (j == 20 || j == 30)) v = nan;
+      if (i % 4 == 1 && j == 2 + i) v = nan;
+      if (i == 12) v = -std::numeric_limits<float>::infinity();
+      x.data<float>()[i * 37 + j] = v;
+    }
+  }
+  for (bool parallel : {false, true}) {
+    CpuCompileOptions options;
+    options.codegen.parallel = parallel;
+    options.codegen.min_parallel_elements = 1;
+    RunResult r = CheckAgainstEvaluator(R"(
+HloModule argmax
+argmax {
+  a = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  b = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(a, b), direction=GT
+  nan = pred[] compare(a, a), direction=NE
+  eq = pred[] compare(a, b), direction=EQ
+  lower = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lower)
+  a_wins = pred[] or(gt, nan)
+  first = pred[] or(a_wins, tie)
+  v = f32[] select(first, a, b)
+  i = s32[] select(first, ai, bi)
+  ROOT r = (f32[], s32[]) tuple(v, i)
+}
+ENTRY main {
+  x = f32[13,37] parameter(0)
+  iota = s32[13,37] iota(), iota_dimension=1
+  ninf = f32[] constant(-inf)
+  z = s32[] constant(0)
+  ROOT r = (f32[13], s32[13]) reduce(x, iota, ninf, z), dimensions={1}, to_apply=argmax
+}
+)",
+                                        {x}, {0, 0}, options);
+    EXPECT_EQ(r.fallbacks, 0);
+  }
+}
+
 TEST(CpuReductionTest, MultiOutputReductionFusion) {
   // Softmax-like: row max and row sum of exp(x - max) computed by a fusion
   // that also returns the elementwise exp.

@@ -227,6 +227,13 @@ absl::Status EmitCombine(
   return absl::OkStatus();
 }
 
+// How many output rows one pass over the reduced dimensions computes. A
+// variadic reduce (argmax: value and index) carries a chain of compares
+// and selects from one element to the next that LLVM cannot vectorize or
+// reassociate; interleaving independent rows hides that chain's latency.
+// Each row is still reduced in order, so the results are the same.
+constexpr int64_t kVariadicRowsPerPass = 4;
+
 LoopSpec RowReductionLoop(const KernelInfo& info, const ReductionInfo& r) {
   // The first reduce output's layout gives the order outputs are written in.
   const Shape* first_out = nullptr;
@@ -246,57 +253,85 @@ LoopSpec RowReductionLoop(const KernelInfo& info, const ReductionInfo& r) {
         std::vector<ReduceState> states,
         MakeReduceStates(info, r, ctx.generator, ctx.b->getContext()));
     std::vector<int64_t> loop_order = ReducedLoopOrder(r);
-    return EmitForLoop(
-        "out", ctx.lo, ctx.hi, b->getInt64(1),
-        [&](llvm::Value* w) -> absl::Status {
-          IrIndex out_index = IrIndex::FromLinear(w, iteration, b);
-          std::vector<llvm::Value*> in_index(r.input_shape.rank());
-          for (size_t j = 0; j < r.kept_dims.size(); ++j) {
-            in_index[r.kept_dims[j]] = out_index[j];
+    bool variadic = false;
+    for (const ReduceState& state : states) variadic |= state.n > 1;
+    // Output rows w .. w + rows - 1, their reductions side by side.
+    auto emit_rows = [&](llvm::Value* w, int64_t rows) -> absl::Status {
+      std::vector<IrIndex> out_index;
+      std::vector<std::vector<llvm::Value*>> in_index(
+          rows, std::vector<llvm::Value*>(r.input_shape.rank()));
+      // slots[u][i][k]: row u's accumulator k of reduce i.
+      std::vector<std::vector<std::vector<llvm::Value*>>> slots(rows);
+      IrIndex scalar = IrIndex::Scalar(b->getInt64Ty());
+      for (int64_t u = 0; u < rows; ++u) {
+        llvm::Value* row =
+            u == 0 ? w : b->CreateAdd(w, b->getInt64(u), "", true, true);
+        out_index.push_back(IrIndex::FromLinear(row, iteration, b));
+        for (size_t j = 0; j < r.kept_dims.size(); ++j) {
+          in_index[u][r.kept_dims[j]] = out_index[u][j];
+        }
+        slots[u].resize(states.size());
+        for (size_t i = 0; i < states.size(); ++i) {
+          for (size_t k = 0; k < states[i].n; ++k) {
+            HLOC_ASSIGN_OR_RETURN(llvm::Value * init,
+                                  states[i].inits[k](scalar));
+            slots[u][i].push_back(
+                EmitAllocaAtEntry(states[i].types[k], "acc", b));
+            b->CreateStore(init, slots[u][i][k]);
           }
-          std::vector<std::vector<llvm::Value*>> slots(states.size());
-          IrIndex scalar = IrIndex::Scalar(b->getInt64Ty());
-          for (size_t i = 0; i < states.size(); ++i) {
-            for (size_t k = 0; k < states[i].n; ++k) {
-              HLOC_ASSIGN_OR_RETURN(llvm::Value * init,
-                                    states[i].inits[k](scalar));
-              slots[i].push_back(
-                  EmitAllocaAtEntry(states[i].types[k], "acc", b));
-              b->CreateStore(init, slots[i][k]);
-            }
-          }
-          HLOC_RETURN_IF_ERROR(EmitNestedLoops(
-              loop_order, r.input_shape, in_index,
-              [&]() -> absl::Status {
-                IrIndex index(in_index, b->getInt64Ty());
-                for (size_t i = 0; i < states.size(); ++i) {
-                  std::vector<llvm::Value*> accs;
-                  for (size_t k = 0; k < states[i].n; ++k) {
-                    accs.push_back(
-                        b->CreateLoad(states[i].types[k], slots[i][k]));
-                  }
-                  HLOC_RETURN_IF_ERROR(EmitCombine(
-                      ctx, states[i], accs, index, /*reassociate=*/true,
-                      [&](size_t k, llvm::Value* v) {
-                        b->CreateStore(v, slots[i][k]);
-                        return absl::OkStatus();
-                      }));
+        }
+      }
+      HLOC_RETURN_IF_ERROR(EmitNestedLoops(
+          loop_order, r.input_shape, in_index[0],
+          [&]() -> absl::Status {
+            for (int64_t u = 0; u < rows; ++u) {
+              for (int64_t d : loop_order) in_index[u][d] = in_index[0][d];
+              IrIndex index(in_index[u], b->getInt64Ty());
+              for (size_t i = 0; i < states.size(); ++i) {
+                std::vector<llvm::Value*> accs;
+                for (size_t k = 0; k < states[i].n; ++k) {
+                  accs.push_back(
+                      b->CreateLoad(states[i].types[k], slots[u][i][k]));
                 }
-                return EmitExtraOutputs(info, ctx, index);
-              },
-              b));
-          for (size_t i = 0; i < states.size(); ++i) {
-            for (size_t k = 0; k < states[i].n; ++k) {
-              if (states[i].output_of[k] < 0) continue;
-              HLOC_RETURN_IF_ERROR(
-                  ctx.outputs[states[i].output_of[k]].EmitWrite(
-                      out_index, b->CreateLoad(states[i].types[k], slots[i][k]),
-                      b));
+                HLOC_RETURN_IF_ERROR(EmitCombine(
+                    ctx, states[i], accs, index, /*reassociate=*/true,
+                    [&](size_t k, llvm::Value* v) {
+                      b->CreateStore(v, slots[u][i][k]);
+                      return absl::OkStatus();
+                    }));
+              }
+              HLOC_RETURN_IF_ERROR(EmitExtraOutputs(info, ctx, index));
             }
+            return absl::OkStatus();
+          },
+          b));
+      for (int64_t u = 0; u < rows; ++u) {
+        for (size_t i = 0; i < states.size(); ++i) {
+          for (size_t k = 0; k < states[i].n; ++k) {
+            if (states[i].output_of[k] < 0) continue;
+            HLOC_RETURN_IF_ERROR(
+                ctx.outputs[states[i].output_of[k]].EmitWrite(
+                    out_index[u],
+                    b->CreateLoad(states[i].types[k], slots[u][i][k]), b));
           }
-          return absl::OkStatus();
-        },
-        b);
+        }
+      }
+      return absl::OkStatus();
+    };
+    auto one_row = [&](llvm::Value* w) { return emit_rows(w, 1); };
+    if (!variadic) {
+      return EmitForLoop("out", ctx.lo, ctx.hi, b->getInt64(1), one_row, b);
+    }
+    // Whole groups of rows, then the rows left over one at a time.
+    const int64_t group = kVariadicRowsPerPass;
+    llvm::Value* count = b->CreateSub(ctx.hi, ctx.lo, "", true, true);
+    llvm::Value* grouped_end = b->CreateSub(
+        ctx.hi, b->CreateURem(count, b->getInt64(group)), "", true, true);
+    HLOC_RETURN_IF_ERROR(EmitForLoop(
+        "out", ctx.lo, grouped_end, b->getInt64(group),
+        [&](llvm::Value* w) { return emit_rows(w, group); }, b));
+    return EmitForLoop("out.rest", grouped_end, ctx.hi, b->getInt64(1),
+                       one_row, b);
   };
   return spec;
 }

@@ -61,6 +61,10 @@ absl::StatusOr<bool> Configure(const HloInstruction& instruction,
       config.trans = (*call)->trans;
       config.diag = (*call)->diag;
       config.mode = (*call)->mode;
+      config.jobvl = (*call)->jobvl;
+      config.jobvr = (*call)->jobvr;
+      config.ilo = (*call)->ilo;
+      config.ihi = (*call)->ihi;
       return true;
     }
     default:

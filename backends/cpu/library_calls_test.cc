@@ -234,6 +234,192 @@ ENTRY e {
   }
 }
 
+// The Householder reductions, ormqr and gtsv are deterministic: LAPACK's
+// blocked routines against the evaluator's unblocked ones.
+TEST(CpuLibraryCallTest, ReductionsAndSolvesMatchTheEvaluator) {
+  EXPECT_TRUE(CheckAgainstEvaluator(R"(
+HloModule gehrd
+ENTRY e {
+  a = f64[2,7,7]{1,2,0} parameter(0)
+  ROOT h = (f64[2,7,7]{1,2,0}, f64[2,6], s32[2]) custom-call(a), custom_call_target="lapack_dgehrd_ffi", operand_layout_constraints={f64[2,7,7]{1,2,0}}, api_version=API_VERSION_TYPED_FFI, backend_config={high = 7 : i32, low = 1 : i32}
+})")
+                  .empty());
+  EXPECT_TRUE(CheckAgainstEvaluator(R"(
+HloModule gehrd
+ENTRY e {
+  a = c64[6,6]{0,1} parameter(0)
+  ROOT h = (c64[6,6]{0,1}, c64[5], s32[]) custom-call(a), custom_call_target="lapack_cgehrd_ffi", operand_layout_constraints={c64[6,6]{0,1}}, api_version=API_VERSION_TYPED_FFI, backend_config={high = 5 : i32, low = 2 : i32}
+})",
+                                    {ComplexInput(C64, {6, 6}, 5)})
+                  .empty());
+  for (const char* uplo : {"76", "85"}) {
+    EXPECT_TRUE(CheckAgainstEvaluator(absl::StrCat(R"(
+HloModule sytrd
+ENTRY e {
+  a = f32[2,6,6]{1,2,0} parameter(0)
+  ROOT t = (f32[2,6,6]{1,2,0}, f32[2,6], f32[2,5], f32[2,5], s32[2]) custom-call(a), custom_call_target="lapack_ssytrd_ffi", operand_layout_constraints={f32[2,6,6]{1,2,0}}, api_version=API_VERSION_TYPED_FFI, backend_config={uplo = )",
+                                                   uplo, R"( : ui8}
+})"),
+                                      {PositiveDefinite(F32, {2, 6, 6})})
+                    .empty())
+        << uplo;
+    EXPECT_TRUE(CheckAgainstEvaluator(absl::StrCat(R"(
+HloModule hetrd
+ENTRY e {
+  a = c128[5,5]{0,1} parameter(0)
+  ROOT t = (c128[5,5]{0,1}, f64[5], f64[4], c128[4], s32[]) custom-call(a), custom_call_target="lapack_zhetrd_ffi", operand_layout_constraints={c128[5,5]{0,1}}, api_version=API_VERSION_TYPED_FFI, backend_config={uplo = )",
+                                                   uplo, R"( : ui8}
+})"),
+                                      {PositiveDefinite(C128, {5, 5})})
+                    .empty())
+        << uplo;
+  }
+  for (const char* config :
+       {"left = true, transpose = false", "left = true, transpose = true"}) {
+    EXPECT_TRUE(CheckAgainstEvaluator(absl::StrCat(R"(
+HloModule ormqr
+ENTRY e {
+  a = c64[2,6,3]{1,2,0} parameter(0)
+  c = c64[2,6,4]{1,2,0} parameter(1)
+  qr = (c64[2,6,3]{1,2,0}, c64[2,3]) custom-call(a), custom_call_target="lapack_cgeqrf_ffi", operand_layout_constraints={c64[2,6,3]{1,2,0}}, api_version=API_VERSION_TYPED_FFI, backend_config={}
+  r = c64[2,6,3]{1,2,0} get-tuple-element(qr), index=0
+  tau = c64[2,3] get-tuple-element(qr), index=1
+  ROOT x = c64[2,6,4]{1,2,0} custom-call(r, tau, c), custom_call_target="lapack_cunmqr_ffi", operand_layout_constraints={c64[2,6,3]{1,2,0}, c64[2,3], c64[2,6,4]{1,2,0}}, api_version=API_VERSION_TYPED_FFI, backend_config={)",
+                                                   config, R"(}
+})"),
+                                      {ComplexInput(C64, {2, 6, 3}, 8),
+                                       ComplexInput(C64, {2, 6, 4}, 9)})
+                    .empty())
+        << config;
+  }
+  for (const char* config :
+       {"left = false, transpose = false", "left = false, transpose = true"}) {
+    EXPECT_TRUE(CheckAgainstEvaluator(absl::StrCat(R"(
+HloModule ormqr
+ENTRY e {
+  a = f64[5,5]{0,1} parameter(0)
+  c = f64[3,5]{0,1} parameter(1)
+  qr = (f64[5,5]{0,1}, f64[5]) custom-call(a), custom_call_target="lapack_dgeqrf_ffi", operand_layout_constraints={f64[5,5]{0,1}}, api_version=API_VERSION_TYPED_FFI, backend_config={}
+  r = f64[5,5]{0,1} get-tuple-element(qr), index=0
+  tau = f64[5] get-tuple-element(qr), index=1
+  ROOT x = f64[3,5]{0,1} custom-call(r, tau, c), custom_call_target="lapack_dormqr_ffi", operand_layout_constraints={f64[5,5]{0,1}, f64[5], f64[3,5]{0,1}}, api_version=API_VERSION_TYPED_FFI, backend_config={)",
+                                                   config, R"(}
+})"))
+                    .empty())
+        << config;
+  }
+  // Diagonally dominant, and not: row interchanges both ways.
+  for (const char* shift : {"4", "0"}) {
+    EXPECT_TRUE(CheckAgainstEvaluator(absl::StrCat(R"(
+HloModule gtsv
+ENTRY e {
+  dl = f32[3,9] parameter(0)
+  d0 = f32[3,9] parameter(1)
+  du = f32[3,9] parameter(2)
+  b = f32[3,9,2]{1,2,0} parameter(3)
+  k = f32[] constant()",
+                                                   shift, R"()
+  s = f32[3,9] broadcast(k), dimensions={}
+  d = f32[3,9] add(d0, s)
+  ROOT x = (f32[3,9], f32[3,9], f32[3,9], f32[3,9,2]{1,2,0}, s32[3]) custom-call(dl, d, du, b), custom_call_target="lapack_sgtsv_ffi", operand_layout_constraints={f32[3,9], f32[3,9], f32[3,9], f32[3,9,2]{1,2,0}}, api_version=API_VERSION_TYPED_FFI, backend_config={}
+})"))
+                    .empty())
+        << shift;
+  }
+}
+
+// gesdd, geev and gees choose signs (phases) of their vectors: check what
+// is defined instead (A = U S V^H, A V = V W, A = Z T Z^H).
+TEST(CpuLibraryCallTest, SvdEigSchurInvariants) {
+  auto run = [](const std::string& text, const Literal& a) {
+    auto module = ParseHloModule(text, "t");
+    EXPECT_TRUE(module.ok()) << module.status();
+    auto executable = CompileForCpu(**module);
+    EXPECT_TRUE(executable.ok()) << executable.status();
+    EXPECT_TRUE((*executable)->fallback_instructions().empty());
+    absl::StatusOr<Literal> result = (*executable)->Run({a});
+    EXPECT_TRUE(result.ok()) << result.status();
+    return std::move(*result);
+  };
+  auto at = [](const Literal& l, int64_t i) {
+    return l.shape().element_type() == C64 ? complex128(l.data<complex64>()[i])
+                                           : complex128(l.GetAsDouble(i), 0);
+  };
+  // Batched thin c64 SVD of 2 x (5 x 3).
+  const Literal a = ComplexInput(C64, {2, 5, 3}, 4);
+  Literal svd = run(R"(
+HloModule svd
+ENTRY e {
+  a = c64[2,5,3]{1,2,0} parameter(0)
+  ROOT s = (c64[2,5,3]{1,2,0}, f32[2,3], c64[2,5,3]{1,2,0}, c64[2,3,3]{1,2,0}, s32[2]) custom-call(a), custom_call_target="lapack_cgesdd_ffi", operand_layout_constraints={c64[2,5,3]{1,2,0}}, api_version=API_VERSION_TYPED_FFI, backend_config={mode = 83 : ui8}
+})",
+                    a);
+  for (int64_t b = 0; b < 2; ++b) {
+    EXPECT_EQ(svd.tuple_elements()[4].GetAsInt64(b), 0);
+    for (int64_t i = 0; i < 5; ++i) {
+      for (int64_t j = 0; j < 3; ++j) {
+        complex128 x = 0;
+        for (int64_t k = 0; k < 3; ++k) {
+          x += at(svd.tuple_elements()[2], b * 15 + i * 3 + k) *
+               at(svd.tuple_elements()[1], b * 3 + k) *
+               at(svd.tuple_elements()[3], b * 9 + k * 3 + j);
+        }
+        EXPECT_LT(std::abs(x - at(a, b * 15 + i * 3 + j)), 1e-4);
+      }
+    }
+    EXPECT_GE(svd.tuple_elements()[1].GetAsDouble(b * 3),
+              svd.tuple_elements()[1].GetAsDouble(b * 3 + 1));
+  }
+  // Real geev: complex pairs unpacked into columns v, conj(v).
+  const Literal g = MakeOpInput(Shape::Array(F32, {6, 6}), 11);
+  Literal eig = run(R"(
+HloModule eig
+ENTRY e {
+  a = f32[6,6]{0,1} parameter(0)
+  ROOT r = (f32[6], f32[6], c64[6,6]{0,1}, c64[6,6]{0,1}, s32[]) custom-call(a), custom_call_target="lapack_sgeev_ffi", operand_layout_constraints={f32[6,6]{0,1}}, api_version=API_VERSION_TYPED_FFI, backend_config={compute_left = 78 : ui8, compute_right = 86 : ui8}
+})",
+                    g);
+  EXPECT_EQ(eig.tuple_elements()[4].GetAsInt64(0), 0);
+  for (int64_t k = 0; k < 6; ++k) {
+    const complex128 w(eig.tuple_elements()[0].GetAsDouble(k),
+                       eig.tuple_elements()[1].GetAsDouble(k));
+    for (int64_t i = 0; i < 6; ++i) {
+      complex128 av = 0;
+      for (int64_t j = 0; j < 6; ++j) {
+        av += at(g, i * 6 + j) * at(eig.tuple_elements()[3], j * 6 + k);
+      }
+      EXPECT_LT(std::abs(av - w * at(eig.tuple_elements()[3], i * 6 + k)),
+                1e-4);
+      // Left eigenvectors were not asked for.
+      EXPECT_EQ(at(eig.tuple_elements()[2], i * 6 + k), 0.0);
+    }
+  }
+  // Real Schur form: A = Z T Z^T, T zero below its first sub-diagonal.
+  Literal schur = run(R"(
+HloModule schur
+ENTRY e {
+  a = f32[6,6]{0,1} parameter(0)
+  ROOT r = (f32[6,6]{0,1}, f32[6,6]{0,1}, f32[6], f32[6], s32[], s32[]) custom-call(a), custom_call_target="lapack_sgees_ffi", operand_layout_constraints={f32[6,6]{0,1}}, api_version=API_VERSION_TYPED_FFI, backend_config={mode = 86 : ui8, sort = 78 : ui8}
+})",
+                      g);
+  const Literal& t = schur.tuple_elements()[0];
+  const Literal& z = schur.tuple_elements()[1];
+  EXPECT_EQ(schur.tuple_elements()[5].GetAsInt64(0), 0);
+  for (int64_t i = 0; i < 6; ++i) {
+    for (int64_t j = 0; j < 6; ++j) {
+      if (i > j + 1) EXPECT_EQ(t.GetAsDouble(i * 6 + j), 0.0);
+      double x = 0;
+      for (int64_t k = 0; k < 6; ++k) {
+        for (int64_t l = 0; l < 6; ++l) {
+          x += z.GetAsDouble(i * 6 + k) * t.GetAsDouble(k * 6 + l) *
+               z.GetAsDouble(j * 6 + l);
+        }
+      }
+      EXPECT_NEAR(x, g.GetAsDouble(i * 6 + j), 1e-4);
+    }
+  }
+}
+
 TEST(CpuLibraryCallTest, StepsAreLibraryCallsAndSurviveSaving) {
   auto module = ParseHloModule(R"(
 HloModule saved
@@ -300,6 +486,51 @@ ENTRY e {
                                 "custom-call c (lapack_spotrf_ffi)"))
       << executable.status();
 
+  // Shapes that do not fit the convention, and gees' unsupported sort.
+  for (const char* text : {
+           R"(HloModule bad
+ENTRY e {
+  a = f32[4,3] parameter(0)
+  ROOT c = (f32[4,3], f32[3], f32[4,3], f32[3,3], s32[]) custom-call(a), custom_call_target="lapack_sgesdd_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={mode = 65 : ui8}
+})",
+           R"(HloModule bad
+ENTRY e {
+  a = f32[4,3] parameter(0)
+  ROOT c = (f32[3], f32[3], c64[3,3], c64[3,3], s32[]) custom-call(a), custom_call_target="lapack_sgeev_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={compute_left = 78 : ui8, compute_right = 86 : ui8}
+})",
+           R"(HloModule bad
+ENTRY e {
+  a = f32[3,3] parameter(0)
+  ROOT c = (f32[3,3], f32[3,3], f32[3], f32[3], s32[], s32[]) custom-call(a), custom_call_target="lapack_sgees_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={mode = 86 : ui8, sort = 83 : ui8}
+})",
+           R"(HloModule bad
+ENTRY e {
+  a = f32[3,3] parameter(0)
+  ROOT c = (f32[3,3], f32[2], s32[]) custom-call(a), custom_call_target="lapack_sgehrd_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={high = 4 : i32, low = 1 : i32}
+})",
+           R"(HloModule bad
+ENTRY e {
+  a = f32[5,3] parameter(0)
+  t = f32[3] parameter(1)
+  c = f32[4,2] parameter(2)
+  ROOT x = f32[4,2] custom-call(a, t, c), custom_call_target="lapack_sormqr_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={left = true, transpose = false}
+})",
+           R"(HloModule bad
+ENTRY e {
+  dl = f32[4] parameter(0)
+  d = f32[5] parameter(1)
+  du = f32[4] parameter(2)
+  b = f32[4,1] parameter(3)
+  ROOT x = (f32[4], f32[5], f32[4], f32[4,1], s32[]) custom-call(dl, d, du, b), custom_call_target="lapack_sgtsv_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={}
+})"}) {
+    auto bad = ParseHloModule(text, "bad");
+    ASSERT_TRUE(bad.ok()) << bad.status();
+    auto compiled = CompileForCpu(**bad);
+    ASSERT_FALSE(compiled.ok()) << text;
+    EXPECT_TRUE(absl::StrContains(compiled.status().message(), "custom-call"))
+        << compiled.status();
+  }
+
   // A loaded executable whose fft step does not fit its slots.
   module = ParseHloModule(R"(
 HloModule fft
@@ -339,11 +570,13 @@ TEST(CpuLibraryCallTest, CustomCallTargetsListed) {
   for (const char* target :
        {"lapack_spotrf_ffi", "lapack_zpotrf_ffi", "lapack_dtrsm_ffi",
         "lapack_cgetrf_ffi", "lapack_sgeqrf_ffi", "lapack_zungqr_ffi",
-        "lapack_dsyevd_ffi", "lapack_cheevd_ffi"}) {
+        "lapack_dsyevd_ffi", "lapack_cheevd_ffi", "lapack_sgesdd_ffi",
+        "lapack_zgeev_ffi", "lapack_cgees_ffi", "lapack_dgehrd_ffi",
+        "lapack_chetrd_ffi", "lapack_zunmqr_ffi", "lapack_sgtsv_ffi"}) {
     EXPECT_NE(std::find(targets.begin(), targets.end(), target), targets.end())
         << target;
   }
-  EXPECT_EQ(targets.size(), 24u);
+  EXPECT_EQ(targets.size(), 52u);
 }
 
 }  // namespace

@@ -101,6 +101,96 @@ absl::StatusOr<Literal> Orgqr(const HloInstruction& instr,
   return WithValues(instr.shape(), a);
 }
 
+// gehrd(a) -> (a', tau, info).
+absl::StatusOr<Literal> Gehrd(const LapackCall& call,
+                              const HloInstruction& instr,
+                              OperandValues& operands) {
+  const MatrixBatch m = BatchOf(instr.operand(0)->shape());
+  const int64_t n = m.rows;
+  const int64_t reflectors = std::max<int64_t>(n - 1, 0);
+  std::vector<complex128> a = ToComplexValues(operands.Get(0));
+  std::vector<complex128> tau(m.batch * reflectors);
+  for (int64_t b = 0; b < m.batch; ++b) {
+    HessenbergInPlace(a.data() + b * n * n, n, call.ilo, call.ihi,
+                      tau.data() + b * reflectors);
+  }
+  std::vector<Literal> results;
+  results.push_back(WithValues(instr.shape().tuple_shapes(0), a));
+  results.push_back(WithValues(instr.shape().tuple_shapes(1), tau));
+  results.push_back(
+      S32Values(instr.shape().tuple_shapes(2), std::vector<int32_t>(m.batch)));
+  return Literal::MakeTuple(std::move(results));
+}
+
+// sytrd/hetrd(a) -> (a', d, e, tau, info).
+absl::StatusOr<Literal> Sytrd(const LapackCall& call,
+                              const HloInstruction& instr,
+                              OperandValues& operands) {
+  const MatrixBatch m = BatchOf(instr.operand(0)->shape());
+  const int64_t n = m.rows;
+  const int64_t reflectors = std::max<int64_t>(n - 1, 0);
+  std::vector<complex128> a = ToComplexValues(operands.Get(0));
+  std::vector<double> d(m.batch * n), e(m.batch * reflectors);
+  std::vector<complex128> tau(m.batch * reflectors);
+  for (int64_t b = 0; b < m.batch; ++b) {
+    TridiagonalizeInPlace(a.data() + b * n * n, n, call.uplo == 'L',
+                          d.data() + b * n, e.data() + b * reflectors,
+                          tau.data() + b * reflectors);
+  }
+  std::vector<Literal> results;
+  results.push_back(WithValues(instr.shape().tuple_shapes(0), a));
+  results.push_back(WithValues(instr.shape().tuple_shapes(1),
+                               std::vector<complex128>(d.begin(), d.end())));
+  results.push_back(WithValues(instr.shape().tuple_shapes(2),
+                               std::vector<complex128>(e.begin(), e.end())));
+  results.push_back(WithValues(instr.shape().tuple_shapes(3), tau));
+  results.push_back(
+      S32Values(instr.shape().tuple_shapes(4), std::vector<int32_t>(m.batch)));
+  return Literal::MakeTuple(std::move(results));
+}
+
+// ormqr/unmqr(a, tau, c) -> c'.
+absl::StatusOr<Literal> Ormqr(const LapackCall& call,
+                              const HloInstruction& instr,
+                              OperandValues& operands) {
+  const MatrixBatch a_batch = BatchOf(instr.operand(0)->shape());
+  const MatrixBatch c_batch = BatchOf(instr.operand(2)->shape());
+  const int64_t k = instr.operand(1)->shape().dimensions().back();
+  const std::vector<complex128> a = ToComplexValues(operands.Get(0));
+  const std::vector<complex128> tau = ToComplexValues(operands.Get(1));
+  std::vector<complex128> c = ToComplexValues(operands.Get(2));
+  for (int64_t b = 0; b < c_batch.batch; ++b) {
+    ApplyHouseholderInPlace(
+        a.data() + b * a_batch.rows * a_batch.cols, a_batch.rows, a_batch.cols,
+        tau.data() + b * k, k, c.data() + b * c_batch.rows * c_batch.cols,
+        c_batch.rows, c_batch.cols, call.side == 'L', call.trans != 'N');
+  }
+  return WithValues(instr.shape(), c);
+}
+
+// gtsv(dl, d, du, b) -> (dl', d', du', b', info).
+absl::StatusOr<Literal> Gtsv(const HloInstruction& instr,
+                             OperandValues& operands) {
+  const MatrixBatch m = BatchOf(instr.operand(3)->shape());
+  std::vector<complex128> dl = ToComplexValues(operands.Get(0));
+  std::vector<complex128> d = ToComplexValues(operands.Get(1));
+  std::vector<complex128> du = ToComplexValues(operands.Get(2));
+  std::vector<complex128> b = ToComplexValues(operands.Get(3));
+  std::vector<int32_t> info(m.batch);
+  for (int64_t i = 0; i < m.batch; ++i) {
+    info[i] = static_cast<int32_t>(TridiagonalSolveInPlace(
+        dl.data() + i * m.rows, d.data() + i * m.rows, du.data() + i * m.rows,
+        b.data() + i * m.rows * m.cols, m.rows, m.cols));
+  }
+  std::vector<Literal> results;
+  results.push_back(WithValues(instr.shape().tuple_shapes(0), dl));
+  results.push_back(WithValues(instr.shape().tuple_shapes(1), d));
+  results.push_back(WithValues(instr.shape().tuple_shapes(2), du));
+  results.push_back(WithValues(instr.shape().tuple_shapes(3), b));
+  results.push_back(S32Values(instr.shape().tuple_shapes(4), info));
+  return Literal::MakeTuple(std::move(results));
+}
+
 // Solves every matrix of operand 1 against the matching one of operand 0.
 Literal SolveBatch(const HloInstruction& instr, OperandValues& operands,
                    bool left, bool lower, char trans, bool unit_diagonal) {
@@ -169,6 +259,7 @@ absl::StatusOr<Literal> EvaluateCustomCall(const HloInstruction& instr,
         instr.attrs().custom_call_target, "'"));
   }
   const LapackCall& c = **call;
+  const char* reason = "eigenvectors";
   switch (c.routine) {
     case LapackRoutine::kPotrf:
       return Potrf(c, instr, operands);
@@ -182,13 +273,29 @@ absl::StatusOr<Literal> EvaluateCustomCall(const HloInstruction& instr,
     case LapackRoutine::kOrgqr:
       return Orgqr(instr, operands);
     case LapackRoutine::kSyevd:
+    case LapackRoutine::kGeev:
       break;
+    case LapackRoutine::kGesdd:
+      reason = "singular vectors";
+      break;
+    case LapackRoutine::kGees:
+      reason = "Schur vectors";
+      break;
+    case LapackRoutine::kOrmqr:
+      return Ormqr(c, instr, operands);
+    case LapackRoutine::kGtsv:
+      return Gtsv(instr, operands);
+    case LapackRoutine::kGehrd:
+      return Gehrd(c, instr, operands);
+    case LapackRoutine::kSytrd:
+      return Sytrd(c, instr, operands);
   }
-  // Eigenvectors are defined up to a sign (a phase): a second
+  // Eigenvectors, singular and Schur vectors are defined up to a sign (a
+  // phase), and iterative solvers' rounding is their own: a second
   // implementation could not be compared with LAPACK's element by element.
   return absl::UnimplementedError(absl::StrCat(
       "not supported by the evaluator: custom-call (", instr.name(), ") to '",
-      instr.attrs().custom_call_target, "' (eigenvectors)"));
+      instr.attrs().custom_call_target, "' (", reason, ")"));
 }
 
 }  // namespace eval

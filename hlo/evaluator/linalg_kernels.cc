@@ -184,6 +184,213 @@ void HouseholderProductInPlace(complex128* a, int64_t m, int64_t n,
   }
 }
 
+void ApplyHouseholderInPlace(const complex128* a, int64_t r, int64_t ka,
+                             const complex128* tau, int64_t k, complex128* c,
+                             int64_t p, int64_t q, bool left, bool conjugate) {
+  // Q C and C Q^H take the reflectors from the last; Q^H C and C Q from
+  // the first. Q^H's reflectors are H(i)^H: conj(tau).
+  const bool from_last = left != conjugate;
+  for (int64_t step = 0; step < k; ++step) {
+    const int64_t i = from_last ? k - 1 - step : step;
+    const complex128 t = conjugate ? std::conj(tau[i]) : tau[i];
+    if (t == 0.0) continue;
+    auto v = [&](int64_t l) {
+      return l == i ? complex128(1.0) : a[l * ka + i];
+    };
+    if (left) {
+      for (int64_t col = 0; col < q; ++col) {
+        complex128 w = 0;
+        for (int64_t l = i; l < r; ++l) w += std::conj(v(l)) * c[l * q + col];
+        for (int64_t l = i; l < r; ++l) c[l * q + col] -= t * v(l) * w;
+      }
+    } else {
+      for (int64_t row = 0; row < p; ++row) {
+        complex128 w = 0;
+        for (int64_t l = i; l < r; ++l) w += c[row * q + l] * v(l);
+        for (int64_t l = i; l < r; ++l) {
+          c[row * q + l] -= t * w * std::conj(v(l));
+        }
+      }
+    }
+  }
+}
+
+int64_t TridiagonalSolveInPlace(complex128* dl, complex128* d, complex128* du,
+                                complex128* b, int64_t n, int64_t nrhs) {
+  // LAPACK's DL(i) is dl[i + 1]: row i + 1's entry left of the diagonal.
+  complex128* sub = dl + 1;
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    if (Abs1(d[i]) >= Abs1(sub[i])) {
+      if (d[i] == 0.0) return i + 1;
+      const complex128 fact = sub[i] / d[i];
+      d[i + 1] -= fact * du[i];
+      for (int64_t j = 0; j < nrhs; ++j) {
+        b[(i + 1) * nrhs + j] -= fact * b[i * nrhs + j];
+      }
+      if (i + 2 < n) sub[i] = 0.0;
+    } else {
+      // Rows i and i + 1 change places; row i gains a second
+      // super-diagonal entry, kept in sub[i].
+      const complex128 fact = d[i] / sub[i];
+      d[i] = sub[i];
+      const complex128 temp = d[i + 1];
+      d[i + 1] = du[i] - fact * temp;
+      if (i + 2 < n) {
+        sub[i] = du[i + 1];
+        du[i + 1] = -fact * sub[i];
+      }
+      du[i] = temp;
+      for (int64_t j = 0; j < nrhs; ++j) {
+        const complex128 upper = b[i * nrhs + j];
+        b[i * nrhs + j] = b[(i + 1) * nrhs + j];
+        b[(i + 1) * nrhs + j] = upper - fact * b[(i + 1) * nrhs + j];
+      }
+    }
+  }
+  if (n > 0 && d[n - 1] == 0.0) return n;
+  for (int64_t j = 0; j < nrhs; ++j) {
+    for (int64_t i = n - 1; i >= 0; --i) {
+      complex128 x = b[i * nrhs + j];
+      if (i + 1 < n) x -= du[i] * b[(i + 1) * nrhs + j];
+      if (i + 2 < n) x -= sub[i] * b[(i + 2) * nrhs + j];
+      b[i * nrhs + j] = x / d[i];
+    }
+  }
+  return 0;
+}
+
+namespace {
+
+// larfg on alpha and the `count` elements x[0], x[stride], ...: returns
+// tau and leaves beta in alpha and v's tail (v = (1, x)) in x, so that
+// H^H (alpha, x) = (beta, 0) with H = I - tau v v^H.
+complex128 Larfg(complex128* alpha, complex128* x, int64_t count,
+                 int64_t stride) {
+  double xnorm2 = 0;
+  for (int64_t i = 0; i < count; ++i) xnorm2 += std::norm(x[i * stride]);
+  if (xnorm2 == 0 && alpha->imag() == 0) return 0.0;
+  const double norm = std::sqrt(std::norm(*alpha) + xnorm2);
+  const double beta = alpha->real() >= 0 ? -norm : norm;
+  const complex128 tau((beta - alpha->real()) / beta, -alpha->imag() / beta);
+  const complex128 scale = 1.0 / (*alpha - beta);
+  for (int64_t i = 0; i < count; ++i) x[i * stride] *= scale;
+  *alpha = beta;
+  return tau;
+}
+
+}  // namespace
+
+void HessenbergInPlace(complex128* a, int64_t n, int64_t ilo, int64_t ihi,
+                       complex128* tau) {
+  for (int64_t i = 0; i + 1 < n; ++i) tau[i] = 0.0;
+  // 0-based: columns ilo - 1 .. ihi - 2, each reflector acting on rows and
+  // columns i + 1 .. ihi - 1.
+  const int64_t hi = ihi - 1;
+  for (int64_t i = ilo - 1; i < hi; ++i) {
+    complex128* alpha = &a[(i + 1) * n + i];
+    const int64_t below = hi - i - 1;
+    const complex128 t =
+        Larfg(alpha, &a[std::min(i + 2, n - 1) * n + i], below, n);
+    tau[i] = t;
+    const complex128 beta = *alpha;
+    *alpha = 1.0;
+    auto v = [&](int64_t l) { return a[l * n + i]; };
+    // A := A H on rows 0 .. hi, columns i + 1 .. hi.
+    for (int64_t r = 0; r <= hi; ++r) {
+      complex128 w = 0;
+      for (int64_t l = i + 1; l <= hi; ++l) w += a[r * n + l] * v(l);
+      for (int64_t l = i + 1; l <= hi; ++l) {
+        a[r * n + l] -= t * w * std::conj(v(l));
+      }
+    }
+    // A := H^H A on rows i + 1 .. hi, columns i + 1 .. n - 1.
+    for (int64_t c = i + 1; c < n; ++c) {
+      complex128 w = 0;
+      for (int64_t l = i + 1; l <= hi; ++l) w += std::conj(v(l)) * a[l * n + c];
+      for (int64_t l = i + 1; l <= hi; ++l) {
+        a[l * n + c] -= std::conj(t) * v(l) * w;
+      }
+    }
+    *alpha = beta;
+  }
+}
+
+void TridiagonalizeInPlace(complex128* a, int64_t n, bool lower, double* d,
+                           double* e, complex128* tau) {
+  if (n == 0) return;
+  // The stored triangle's (r, c) of the Hermitian matrix, its diagonal
+  // taken as real (hemv/her2 never read the imaginary parts there).
+  auto at = [&](int64_t r, int64_t c) -> complex128 {
+    if (r == c) return a[r * n + r].real();
+    const bool stored = lower ? r > c : r < c;
+    return stored ? a[r * n + c] : std::conj(a[c * n + r]);
+  };
+  // One step on the block [lo, hi] with v (its 1 included) in `v`:
+  // w = tau A v, w -= tau/2 (w^H v) v, A -= v w^H + w v^H on the stored
+  // triangle.
+  std::vector<complex128> w(n);
+  auto update = [&](int64_t lo, int64_t hi, const std::vector<complex128>& v,
+                    complex128 t) {
+    for (int64_t r = lo; r <= hi; ++r) {
+      complex128 sum = 0;
+      for (int64_t c = lo; c <= hi; ++c) sum += at(r, c) * v[c];
+      w[r] = t * sum;
+    }
+    complex128 dot = 0;
+    for (int64_t l = lo; l <= hi; ++l) dot += std::conj(w[l]) * v[l];
+    const complex128 scale = -0.5 * t * dot;
+    for (int64_t l = lo; l <= hi; ++l) w[l] += scale * v[l];
+    for (int64_t r = lo; r <= hi; ++r) {
+      for (int64_t c = lo; c <= hi; ++c) {
+        if (lower ? r < c : r > c) continue;
+        complex128& x = a[r * n + c];
+        x -= v[r] * std::conj(w[c]) + w[r] * std::conj(v[c]);
+        if (r == c) x = x.real();
+      }
+    }
+  };
+  std::vector<complex128> v(n);
+  if (lower) {
+    a[0] = a[0].real();
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      complex128* alpha = &a[(i + 1) * n + i];
+      const complex128 t =
+          Larfg(alpha, &a[std::min(i + 2, n - 1) * n + i], n - i - 2, n);
+      e[i] = alpha->real();
+      if (t != 0.0) {
+        *alpha = 1.0;
+        for (int64_t l = i + 1; l < n; ++l) v[l] = a[l * n + i];
+        update(i + 1, n - 1, v, t);
+      } else {
+        a[(i + 1) * n + i + 1] = a[(i + 1) * n + i + 1].real();
+      }
+      *alpha = e[i];
+      d[i] = a[i * n + i].real();
+      tau[i] = t;
+    }
+    d[n - 1] = a[(n - 1) * n + n - 1].real();
+    return;
+  }
+  a[(n - 1) * n + n - 1] = a[(n - 1) * n + n - 1].real();
+  for (int64_t i = n - 2; i >= 0; --i) {
+    // alpha is (i, i + 1); x the column above it, v = (x, 1).
+    complex128* alpha = &a[i * n + i + 1];
+    const complex128 t = Larfg(alpha, &a[i + 1], i, n);
+    e[i] = alpha->real();
+    if (t != 0.0) {
+      *alpha = 1.0;
+      for (int64_t l = 0; l <= i; ++l) v[l] = a[l * n + i + 1];
+      update(0, i, v, t);
+    } else {
+      a[i * n + i] = a[i * n + i].real();
+    }
+    *alpha = e[i];
+    d[i + 1] = a[(i + 1) * n + i + 1].real();
+    tau[i] = t;
+  }
+  d[0] = a[0].real();
+}
+
 std::vector<complex128> ToComplexValues(const Literal& literal) {
   std::vector<complex128> values(literal.element_count());
   for (int64_t i = 0; i < literal.element_count(); ++i) {

@@ -48,6 +48,38 @@ void QrInPlace(complex128* a, int64_t m, int64_t n, complex128* tau);
 void HouseholderProductInPlace(complex128* a, int64_t m, int64_t n,
                                const complex128* tau, int64_t k);
 
+// ormqr/unmqr: C (p x q) times Q = H(0) ... H(k-1) from the k reflectors
+// in the columns of the r x ka matrix `a` (QrInPlace's form), in place of
+// C: Q C or Q^H C (`left`, r = p), C Q or C Q^H (r = q); `conjugate`
+// applies Q^H (LAPACK's trans 'T' or 'C').
+void ApplyHouseholderInPlace(const complex128* a, int64_t r, int64_t ka,
+                             const complex128* tau, int64_t k, complex128* c,
+                             int64_t p, int64_t q, bool left, bool conjugate);
+
+// gtsv: solves the n x n tridiagonal system with sub-diagonal dl[1..n),
+// diagonal d and super-diagonal du[0..n-1) for the n x nrhs matrix b in
+// place, by LAPACK's Gaussian elimination with row interchanges (the
+// larger of |d[i]| and |dl[i+1]|, as |re| + |im|, is the pivot). dl, d
+// and du are overwritten as LAPACK's are. Returns 0, or the 1-based index
+// of the first zero pivot (b then holds no solution).
+int64_t TridiagonalSolveInPlace(complex128* dl, complex128* d, complex128* du,
+                                complex128* b, int64_t n, int64_t nrhs);
+
+// gehrd: reduces the n x n matrix `a` to upper Hessenberg form in place
+// (gehd2: H = Q^H A Q, Q's reflectors below the first sub-diagonal as
+// LAPACK stores them), acting on rows and columns ilo..ihi (1-based); tau
+// gets n - 1 scalars, zero outside [ilo, ihi).
+void HessenbergInPlace(complex128* a, int64_t n, int64_t ilo, int64_t ihi,
+                       complex128* tau);
+
+// sytrd/hetrd: reduces the Hermitian n x n matrix `a`, read from its
+// `lower` (else upper) triangle, to real tridiagonal form (sytd2/hetd2):
+// d the diagonal (n), e the off-diagonal (n - 1), tau the reflectors'
+// scalars (n - 1), the reflectors written over that triangle as LAPACK
+// stores them; the other triangle is untouched.
+void TridiagonalizeInPlace(complex128* a, int64_t n, bool lower, double* d,
+                           double* e, complex128* tau);
+
 // An array literal's values as complex128 (real types with zero imaginary
 // parts), in row-major order; and back, rounded to the literal's type (the
 // imaginary parts dropped for real types).

@@ -347,9 +347,14 @@ def main():
                         if rc != 0:
                             failures.append(f"{name}.{trial} hlo-opt "
                                             f"--platform={pipeline}:\n{out}")
-                for module, platform in (
-                        [("module.pb", p) for p in platforms]
-                        + [("module.hlo", "interpreter")]):
+                runs_of_case = (
+                    [("module.pb", p) for p in platforms]
+                    + [("module.hlo", "interpreter")])
+                if name in fft_linalg_cases.CPU_ONLY:
+                    runs_of_case = [(m, "cpu") for m in
+                                    ("module.pb", "module.hlo")
+                                    if "cpu" in platforms]
+                for module, platform in runs_of_case:
                     strict = (["--no-fallback"] if platform == "cpu"
                               and name in COMPILED else [])
                     rc, out = hlo_run(args.hlo_run, case_dir, platform,

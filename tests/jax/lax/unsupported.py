@@ -5,27 +5,21 @@ must print. The coverage test checks each still fails exactly so (a pass,
 or another failure, is an error). WHY: the reason, for LAX_COVERAGE.md.
 """
 
-# jaxlib's LAPACK custom calls that neither the evaluator nor the cpu
-# backend (runtime/cpu custom calls) implements: hloc has potrf, getrf,
-# geqrf/orgqr, trsm and syevd, not these.
+# jaxlib's LAPACK custom calls that the cpu backend runs through LAPACK
+# (runtime/lapack_library.h) but the evaluator refuses: it has no LAPACK, and
+# these results are unique only up to signs and order (svd, eig, schur).
 _LAPACK = {
-    "eig_p": "lapack_sgeev_ffi",
-    "hessenberg_p": "lapack_sgehrd_ffi",
-    "ormqr_p": "lapack_sormqr_ffi",
-    "schur_p": "lapack_sgees_ffi",
-    "svd_p": "lapack_sgesdd_ffi",
-    "tridiagonal_p": "lapack_ssytrd_ffi",
-    "tridiagonal_solve_p": "lapack_sgtsv_ffi",
+    "eig_p": ("lapack_sgeev_ffi", "eigenvectors"),
+    "schur_p": ("lapack_sgees_ffi", "Schur vectors"),
+    "svd_p": ("lapack_sgesdd_ffi", "singular vectors"),
 }
 
 UNSUPPORTED = {}
 WHY = {}
-for _name, _target in _LAPACK.items():
-    UNSUPPORTED[(_name, "evaluator")] = f"to '{_target}'"
-    UNSUPPORTED[(_name, "cpu")] = (f'custom_call_target="{_target}" has no '
-                                   "cpu implementation")
-    WHY[_name] = (f"LAPACK custom call {_target}: no evaluator or cpu "
-                  "implementation")
+for _name, (_target, _why) in _LAPACK.items():
+    UNSUPPORTED[(_name, "evaluator")] = f"to '{_target}' ({_why})"
+    WHY[_name] = (f"LAPACK custom call {_target}: the cpu backend calls "
+                  "LAPACK; the evaluator has no implementation")
 
 # The evaluator's syevd gives eigenvalues only; the cpu runs LAPACK's.
 UNSUPPORTED[("eigh_p", "evaluator")] = "to 'lapack_ssyevd_ffi' (eigenvectors)"
