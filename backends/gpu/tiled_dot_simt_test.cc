@@ -157,9 +157,9 @@ ENTRY e {
       // A 3x3 convolution, NHWC/HWIO with SAME padding and a stride:
       // convolution-to-gemm makes it pads, slices, a concatenate and one
       // dot (the test lowers its threshold so this small one qualifies).
-      // Prologues (dot-prologue-fusion): f32 values rounded to bf16 by the
-      // kernel as it loads its tiles; a negated operand and a broadcast
-      // bias matrix, with a bias-and-relu epilogue.
+      // Prologues (dot-prologue-fusion, on rocm): f32 values rounded to
+      // bf16 by the kernel as it loads its tiles; a negated operand and a
+      // broadcast bias matrix, with a bias-and-relu epilogue.
       {"bf16_prologue_converts", R"(
 HloModule m
 ENTRY e {
@@ -272,8 +272,9 @@ TEST_P(TiledDotSimtTest, MatchesTheEvaluator) {
     EXPECT_LE(step.launch.NumThreadsPerBlock(), device->max_threads_per_block)
         << step.kernel_name;
   }
-  // A prologue (and an epilogue) are computed by the dot's own kernel.
-  if (c.module.find("prologue") != std::string::npos) {
+  // On ROCm a prologue (and an epilogue) are computed by the dot's own
+  // kernel (CUDA leaves prologues to separate kernels: cost_model.h).
+  if (c.platform == "rocm" && c.module.find("prologue") != std::string::npos) {
     int kernels = 0;
     for (const ExecutableStep& step : executable->steps) {
       kernels += step.kind == ExecutableStep::Kind::kKernel ? 1 : 0;

@@ -19,11 +19,10 @@
 //     tuples.
 //  3. Dot epilogues (option): a dot whose only user is an elementwise loop
 //     consumer of the dot's shape becomes a kOutput fusion.
-//     Dot prologues (option, GPU): the cheap producers of a small dot's
-//     operands fuse into the dot (ShouldFuseIntoDotPrologue), computed by
-//     the tiled dot kernel as it loads its tiles, where the converts and
-//     broadcasts would otherwise be kernels of their own before a library
-//     gemm.
+//     Dot prologues (option: ROCm, and views and converts on the CPU): the
+//     cheap producers of a dot's operands fuse into the dot
+//     (ShouldFuseIntoDotPrologue), computed by the dot's kernel as it
+//     loads its operands instead of by kernels of their own.
 //  4. Duplication: a producer with consumers outside this one is fused by
 //     copying it. Cheap ops (elementwise arithmetic, compare/select, convert,
 //     broadcast, reshape/bitcast, transpose, slice, concatenate, pad,
@@ -67,14 +66,16 @@ struct FusionOptions {
   bool row_reduction_fusion = true;
   // Dot prologues (dot-prologue-fusion): cheap producers of a dot's
   // operands computed by the dot's kernel as it loads its operands, for
-  // dots of at most this many flops (2*m*n*k*batch); 0: never. CUDA's
-  // limit: larger dots stay cuBLASLt calls, which beat the tiled kernel
-  // (CUDA cores, no tensor cores) by far. At 2^25 flops (256x256x256) the
-  // tiled kernel takes a few microseconds, about what the operands' own
-  // kernel launches and the library call's fixed cost add up to. (ROCm's
-  // dots are all the tiled kernel and the CPU's its packing GEMM: no
-  // limit.)
-  int64_t dot_prologue_max_flops = int64_t{1} << 25;
+  // dots of at most this many flops (2*m*n*k*batch); 0: never. CUDA: never.
+  // Its dots are cuBLASLt calls, and a prologue would move a dot to the
+  // tiled kernel (CUDA cores, no tensor cores), which on an H100 lost even
+  // where launches dominate: f32 values rounded to bf16 into a 128^3 dot
+  // took 14.8 us as one tiled kernel against 12.3 us as two convert
+  // kernels and a gemm, and 32.8 against 13.6 us at 256^3
+  // (tools/gpu_bench/MODELS.md, 2026-11-26). Exact converts still reach
+  // cuBLASLt's own reads (dot-convert-folding). ROCm's dots are all the
+  // tiled kernel and the CPU's its packing GEMM: no limit there.
+  int64_t dot_prologue_max_flops = 0;
   // Only views and converts of a buffer join a prologue (the CPU: its GEMM
   // packs operands through strides, converting each element, so a
   // broadcast, a transpose, a layout copy or a convert costs nothing there;

@@ -1,19 +1,18 @@
-// Producers of a small dot's operands fused into the dot
-// ("dot-prologue-fusion"), as XLA:GPU's gemm fusions take the converts and
-// broadcasts that feed a dot.
+// Producers of a dot's operands fused into the dot ("dot-prologue-
+// fusion"), as XLA:GPU's gemm fusions take the converts and broadcasts
+// that feed a dot.
 //
 // A dot whose operands are computed (x.astype(bf16) @ w.astype(bf16) on f32
 // values, a broadcast bias matrix, a negated operand) otherwise runs as
-// kernels that write each computed operand, then the gemm that reads it
-// back. For a small dot those kernels' launches cost more than the dot
-// itself. Here the cheap producers (ShouldFuseIntoDotPrologue, the cost
-// model's rule) become part of a kOutput fusion with the dot, and the tiled
-// dot kernel (backends/gpu/tiled_dot_emitter.cc) computes them as it loads
-// its operand tiles: one kernel. Large dots are left to the library gemm,
-// which reads its operands from memory far faster than the tiled kernel
-// computes (FusionOptions::dot_prologue_max_flops). Exact widening
-// converts never get here: dot-convert-folding gives the dot their narrow
-// values first, at any size.
+// kernels that write each computed operand, then the dot that reads it
+// back. Here the cheap producers (ShouldFuseIntoDotPrologue, the cost
+// model's rule) become part of a kOutput fusion with the dot, computed as
+// the dot's kernel loads its operands: on ROCm by the tiled dot kernel
+// (backends/gpu/tiled_dot_emitter.cc), at any size, since every ROCm dot
+// is that kernel. CUDA does not run this pass (FusionOptions::
+// dot_prologue_max_flops is 0 there: cuBLASLt beats the tiled kernel even
+// on small dots, measured); exact widening converts reach cuBLASLt through
+// dot-convert-folding instead, on every pipeline and before this pass.
 //
 // On the CPU only views and converts join (FusionOptions::
 // dot_prologue_views_only): its packing GEMM reads a broadcast operand

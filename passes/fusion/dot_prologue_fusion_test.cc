@@ -38,6 +38,13 @@ ENTRY main {
 }
 )";
 
+// The GPU form with a flops limit (ROCm's has none; CUDA's is 0).
+FusionOptions GpuOptions(int64_t max_flops = int64_t{1} << 25) {
+  FusionOptions options;
+  options.dot_prologue_max_flops = max_flops;
+  return options;
+}
+
 struct Result {
   std::unique_ptr<HloModule> module;
   Literal before;
@@ -102,7 +109,7 @@ bool Has(const std::vector<std::string>& names, const std::string& prefix) {
 
 TEST(DotPrologueFusionTest, FusesConvertsAndBroadcastsOfASmallDot) {
   Result run;
-  RunPasses(kSmallDot, FusionOptions(), false, &run);
+  RunPasses(kSmallDot, GpuOptions(), false, &run);
   const std::vector<std::string> fused = FusedWithDot(*run.module);
   EXPECT_TRUE(Has(fused, "d")) << ModuleText(*run.module);
   EXPECT_TRUE(Has(fused, "wa"));
@@ -115,10 +122,8 @@ TEST(DotPrologueFusionTest, FusesConvertsAndBroadcastsOfASmallDot) {
 }
 
 TEST(DotPrologueFusionTest, LeavesLargeDotsToTheLibrary) {
-  FusionOptions options;
-  options.dot_prologue_max_flops = 2 * 24 * 16 * 40 - 1;
   Result run;
-  RunPasses(kSmallDot, options, false, &run);
+  RunPasses(kSmallDot, GpuOptions(2 * 24 * 16 * 40 - 1), false, &run);
   EXPECT_TRUE(FusedWithDot(*run.module).empty()) << ModuleText(*run.module);
   bool said_why = false;
   for (const FusionDecisionRecord& r : run.report.records()) {
@@ -168,7 +173,7 @@ ENTRY main {
   ROOT r = f32[24,16] maximum(d, zb)
 }
 )",
-            FusionOptions(), true, &run);
+            GpuOptions(), true, &run);
   const std::vector<std::string> fused = FusedWithDot(*run.module);
   EXPECT_TRUE(Has(fused, "n")) << ModuleText(*run.module);
   EXPECT_TRUE(Has(fused, "r"));

@@ -66,12 +66,12 @@ for _dtype in ("f32", "bf16"):
 
 # Small dots whose operands are computed: f32 values rounded to bf16, the
 # bf16 product widened back (mixed-precision code as JAX users write it).
-# hloc fuses the roundings into the tiled dot kernel up to
-# FusionOptions::dot_prologue_max_flops (2^25) and runs larger ones as
-# convert kernels and a cuBLASLt call; XLA:GPU fuses them into a Triton
-# gemm; torch eager runs two casts and cuBLAS. gpu_models.sh also compiles
-# these without dot-prologue-fusion (m_unfused.hloexe) to show what the
-# limit trades.
+# XLA:GPU fuses the roundings into a Triton gemm; torch eager runs two
+# casts and cuBLAS; hloc on cuda runs two convert kernels and a cuBLASLt
+# call. gpu_models.sh also compiles each without dot-prologue-fusion
+# (m_unfused.hloexe): with a flops limit on cuda the pair shows what
+# fusing the roundings into the tiled dot kernel trades (the run of
+# 2026-11-26 in MODELS.md is why cuda's limit is 0).
 PROLOGUE_SIZES = (128, 256, 512, 1024)
 
 
