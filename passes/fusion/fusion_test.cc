@@ -766,9 +766,12 @@ void ExpectInPlaceMatchesRebuild(absl::string_view text,
   auto in_place = Parse(text);
   ASSERT_TRUE(rebuilt && in_place);
   HloInstruction* f = Find(*rebuilt, fusion);
+  // Copies: f is gone once FuseInstructions has expanded it.
+  const std::string name = f->name();
+  const std::string backend_config = f->backend_config();
   absl::StatusOr<HloInstruction*> a = FuseInstructions(
       rebuilt->entry_computation(), {Find(*rebuilt, producer), f},
-      f->fusion_kind(), f->name(), /*keep_name=*/true, f->backend_config());
+      f->fusion_kind(), name, /*keep_name=*/true, backend_config);
   ASSERT_TRUE(a.ok()) << a.status();
   absl::StatusOr<HloInstruction*> b = FuseProducerIntoFusion(
       in_place->entry_computation(), Find(*in_place, producer),
