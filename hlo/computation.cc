@@ -188,6 +188,43 @@ void HloComputation::SortInstructionsInPostOrder() {
   instructions_.swap(sorted);
 }
 
+absl::Status HloComputation::SetInstructionOrder(
+    absl::Span<HloInstruction* const> order) {
+  if (order.size() != instructions_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name_, ": an order of ", order.size(), " instructions for ",
+        instructions_.size()));
+  }
+  absl::flat_hash_set<const HloInstruction*> seen;
+  seen.reserve(order.size());
+  for (HloInstruction* instr : order) {
+    if (!positions_.contains(instr) || !seen.insert(instr).second) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          name_, ": the order repeats or misses ", instr->name()));
+    }
+  }
+  std::vector<HloInstruction*> params;
+  std::list<std::unique_ptr<HloInstruction>> sorted;
+  for (HloInstruction* instr : order) {
+    sorted.splice(sorted.end(), instructions_, positions_[instr]);
+    if (instr->opcode() == HloOpcode::kParameter) params.push_back(instr);
+  }
+  instructions_.swap(sorted);
+  std::vector<HloInstruction*> numbered(params.size(), nullptr);
+  for (HloInstruction* param : params) {
+    int64_t number = param->parameter_number();
+    if (number < 0 || number >= static_cast<int64_t>(numbered.size()) ||
+        numbered[number] != nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name_, ": parameter numbers are not 0..",
+                       params.size() - 1, " (", param->name(), ")"));
+    }
+    numbered[number] = param;
+  }
+  parameters_ = std::move(numbered);
+  return absl::OkStatus();
+}
+
 HloInstruction* HloComputation::GetInstructionWithName(
     absl::string_view name) const {
   for (const auto& instr : instructions_) {

@@ -74,6 +74,12 @@ class HloComputation {
   std::vector<HloInstruction*> MakeInstructionPostOrder() const;
   // Re-sorts the stored order into MakeInstructionPostOrder().
   void SortInstructionsInPostOrder();
+  // Re-sorts the stored order into `order`, which must hold every
+  // instruction once, and rebuilds the parameter list from the parameters'
+  // numbers (which must be 0..n-1). Lets a pass that edits a computation in
+  // place (instruction fusion growing a fusion) give it the order and
+  // parameter numbering a rebuilt one would have, in time linear in its size.
+  absl::Status SetInstructionOrder(absl::Span<HloInstruction* const> order);
   // Finds an instruction by name (nullptr if none).
   HloInstruction* GetInstructionWithName(absl::string_view name) const;
 

@@ -166,6 +166,33 @@ TEST_F(MutationTest, FusesIntoOneLoopFusion) {
   EXPECT_EQ(module_->computations().back(), entry_);
 }
 
+TEST_F(MutationTest, SetInstructionOrderAndMoveComputation) {
+  // A second parameter, then the stored order given explicitly: the
+  // parameter list follows the numbers, not the order.
+  HloInstruction* p1 = entry_->AddInstruction(
+      HloInstruction::CreateParameter(1, p0_->shape(), "p1"));
+  ASSERT_TRUE(entry_->SetInstructionOrder({p1, p0_, exp_, neg_, add_}).ok());
+  EXPECT_EQ(entry_->instructions(),
+            (std::vector<HloInstruction*>{p1, p0_, exp_, neg_, add_}));
+  EXPECT_EQ(entry_->parameter_instructions(),
+            (std::vector<HloInstruction*>{p0_, p1}));
+  EXPECT_FALSE(entry_->SetInstructionOrder({p0_, exp_, neg_, add_}).ok());
+  EXPECT_FALSE(
+      entry_->SetInstructionOrder({p0_, p0_, exp_, neg_, add_}).ok());
+  EXPECT_EQ(entry_->instruction_count(), 5);
+
+  auto fused = entry_->CreateFusionInstruction({exp_}, FusionKind::kLoop);
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  HloComputation* body = (*fused)->fused_computation();
+  auto other = std::make_unique<HloComputation>("other");
+  HloComputation* last = module_->AddEmbeddedComputation(std::move(other));
+  EXPECT_EQ(module_->computations(),
+            (std::vector<HloComputation*>{body, entry_, last}));
+  module_->MoveComputationBefore(body, last);
+  EXPECT_EQ(module_->computations(),
+            (std::vector<HloComputation*>{entry_, body, last}));
+}
+
 TEST_F(MutationTest, FusionWithOutsideUserIsMultiOutput) {
   auto fused =
       entry_->CreateFusionInstruction({exp_, neg_}, FusionKind::kLoop);

@@ -129,6 +129,18 @@ void HloModule::RemoveUnusedComputations() {
       computations_.end());
 }
 
+void HloModule::MoveComputationBefore(HloComputation* computation,
+                                      const HloComputation* before) {
+  auto from = std::find_if(computations_.begin(), computations_.end(),
+                           [&](const auto& c) { return c.get() == computation; });
+  if (from == computations_.end()) return;
+  std::unique_ptr<HloComputation> moved = std::move(*from);
+  computations_.erase(from);
+  auto to = std::find_if(computations_.begin(), computations_.end(),
+                         [&](const auto& c) { return c.get() == before; });
+  computations_.insert(to, std::move(moved));
+}
+
 absl::Status HloModule::RemoveComputation(HloComputation* computation) {
   auto it = std::find_if(computations_.begin(), computations_.end(),
                          [&](const auto& c) { return c.get() == computation; });

@@ -115,6 +115,10 @@ class HloModule {
   HloComputation* entry_computation() const { return entry_; }
   void set_entry_computation(HloComputation* entry) { entry_ = entry; }
 
+  // Moves `computation` (of this module) to just before `before`, where
+  // AddEmbeddedComputation(..., before) would have put a new one.
+  void MoveComputationBefore(HloComputation* computation,
+                             const HloComputation* before);
   // Computations in stored (callee-first) order.
   std::vector<HloComputation*> computations() const;
   int64_t computation_count() const {

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "hlo/evaluator/evaluator.h"
 #include "hlo/text/parser.h"
+#include "hlo/text/printer.h"
 #include "hlo/verifier.h"
 #include "passes/fusion/cost_model.h"
 #include "passes/fusion/fusion_kinds.h"
@@ -753,6 +754,103 @@ ENTRY e {
   EXPECT_FALSE(Reaches(Find(*module, "b"), Find(*module, "a")));
   EXPECT_TRUE(ReachesIndirectly(Find(*module, "a"), Find(*module, "c")));
   EXPECT_FALSE(ReachesIndirectly(Find(*module, "b"), Find(*module, "c")));
+}
+
+// Growing a fusion in place must give exactly the fusion FuseInstructions
+// gives (instruction-fusion's decisions depend on its operand order):
+// fuse `producer` into `fusion` both ways and compare, names aside.
+void ExpectInPlaceMatchesRebuild(absl::string_view text,
+                                 absl::string_view producer,
+                                 absl::string_view fusion) {
+  auto rebuilt = Parse(text);
+  auto in_place = Parse(text);
+  ASSERT_TRUE(rebuilt && in_place);
+  HloInstruction* f = Find(*rebuilt, fusion);
+  // Copies: f is gone once FuseInstructions has expanded it.
+  const std::string name = f->name();
+  const std::string backend_config = f->backend_config();
+  absl::StatusOr<HloInstruction*> a = FuseInstructions(
+      rebuilt->entry_computation(), {Find(*rebuilt, producer), f},
+      f->fusion_kind(), name, /*keep_name=*/true, backend_config);
+  ASSERT_TRUE(a.ok()) << a.status();
+  absl::StatusOr<HloInstruction*> b = FuseProducerIntoFusion(
+      in_place->entry_computation(), Find(*in_place, producer),
+      Find(*in_place, fusion));
+  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_NE(*b, nullptr);
+  in_place->entry_computation()->SortInstructionsInPostOrder();
+  EXPECT_TRUE(VerifyModule(*in_place).ok()) << VerifyModule(*in_place);
+  EXPECT_EQ((*b)->name(), (*a)->name());
+  EXPECT_TRUE(
+      rebuilt->entry_computation()->Equal(*in_place->entry_computation()))
+      << "rebuilt:\n"
+      << PrintModule(*rebuilt) << "\nin place:\n"
+      << PrintModule(*in_place);
+  std::vector<HloComputation*> ca = rebuilt->computations();
+  std::vector<HloComputation*> cb = in_place->computations();
+  ASSERT_EQ(ca.size(), cb.size());
+  for (size_t i = 0; i < ca.size(); ++i) {
+    EXPECT_TRUE(ca[i]->Equal(*cb[i])) << "computation " << i;
+  }
+}
+
+TEST(FusionUtils, GrowingInPlaceRenumbersParameters) {
+  // The producer takes parameter 1's place and is reached first: its
+  // operand becomes parameter 0.
+  ExpectInPlaceMatchesRebuild(R"(HloModule m
+fused {
+  p0 = f32[4] parameter(0)
+  p1 = f32[4] parameter(1)
+  m = f32[4] multiply(p1, p1)
+  ROOT a = f32[4] add(m, p0)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  y = f32[4] parameter(1)
+  a = f32[4] exponential(x)
+  b = f32[4] add(y, x)
+  f = f32[4] fusion(a, b), kind=kLoop, calls=fused
+  ROOT r = f32[4] negate(f)
+})",
+                              "b", "f");
+}
+
+TEST(FusionUtils, GrowingInPlaceMergesIdenticalInstructions) {
+  // exp(x) is already fused: the copy merges with it, and then so do the
+  // two negates, as MergeIdenticalInstructions merges them.
+  ExpectInPlaceMatchesRebuild(R"(HloModule m
+fused {
+  p0 = f32[4] parameter(0)
+  p1 = f32[4] parameter(1)
+  e = f32[4] exponential(p0)
+  n0 = f32[4] negate(e)
+  n1 = f32[4] negate(p1)
+  c = f32[] constant(2)
+  bc = f32[4] broadcast(c), dimensions={}
+  s = f32[4] multiply(n1, bc)
+  ROOT a = f32[4] add(n0, s)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  ex = f32[4] exponential(x)
+  ROOT f = f32[4] fusion(x, ex), kind=kLoop, calls=fused
+})",
+                              "ex", "f");
+  // An operand-less producer (a constant's broadcast copied in).
+  ExpectInPlaceMatchesRebuild(R"(HloModule m
+fused {
+  p0 = f32[4] parameter(0)
+  p1 = f32[4] parameter(1)
+  c = f32[4] constant({1, 2, 3, 4})
+  m = f32[4] multiply(p0, c)
+  ROOT a = f32[4] add(m, p1)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  k = f32[4] constant({1, 2, 3, 4})
+  ROOT f = f32[4] fusion(x, k), kind=kLoop, calls=fused
+})",
+                              "k", "f");
 }
 
 // ---- Fusion shapes

@@ -309,4 +309,210 @@ absl::StatusOr<HloInstruction*> FuseInstructions(
   return fusion;
 }
 
+namespace {
+
+bool Mergeable(const HloInstruction* instr) {
+  return instr->opcode() != HloOpcode::kParameter &&
+         instr->opcode() != HloOpcode::kTuple && !instr->HasSideEffect() &&
+         instr->opcode() != HloOpcode::kRngBitGenerator;
+}
+
+bool HasControlDeps(const HloInstruction* instr) {
+  return !instr->control_predecessors().empty() ||
+         !instr->control_successors().empty();
+}
+
+// What MergeIdenticalInstructions does to a fused computation in which
+// only `added` can be identical to another instruction: the one of a pair
+// stored first is kept, and the users of the one removed are looked at in
+// turn (they may have become identical). `order` is the stored order;
+// removed instructions are added to `removed`.
+absl::Status MergeIdenticalTo(HloComputation* fused, HloInstruction* added,
+                              const std::vector<HloInstruction*>& order,
+                              absl::flat_hash_set<HloInstruction*>* removed) {
+  auto eq_computations = [](const HloComputation* a, const HloComputation* b) {
+    return a == b;
+  };
+  absl::flat_hash_map<const HloInstruction*, size_t> position;
+  auto pos = [&](const HloInstruction* instr) {
+    if (position.empty()) {
+      for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
+    }
+    return position.at(instr);
+  };
+  std::vector<HloInstruction*> worklist = {added};
+  while (!worklist.empty()) {
+    HloInstruction* instr = worklist.back();
+    worklist.pop_back();
+    if (removed->contains(instr) || !Mergeable(instr)) continue;
+    auto same = [&](const HloInstruction* other) {
+      return other != instr && other->opcode() == instr->opcode() &&
+             other->operands() == instr->operands() &&
+             other->IdenticalSlowPath(*instr, eq_computations);
+    };
+    HloInstruction* twin = nullptr;
+    if (instr->operand_count() > 0) {
+      for (HloInstruction* user : instr->operand(0)->users()) {
+        if (same(user)) {
+          twin = user;
+          break;
+        }
+      }
+    } else {
+      for (HloInstruction* other : order) {
+        if (!removed->contains(other) && same(other)) {
+          twin = other;
+          break;
+        }
+      }
+    }
+    if (twin == nullptr) continue;
+    HloInstruction* keep = pos(twin) < pos(instr) ? twin : instr;
+    HloInstruction* gone = keep == twin ? instr : twin;
+    std::vector<HloInstruction*> users = gone->users();
+    if (absl::Status s = gone->ReplaceAllUsesWith(keep); !s.ok()) return s;
+    if (absl::Status s = fused->RemoveInstruction(gone); !s.ok()) return s;
+    removed->insert(gone);
+    worklist.insert(worklist.end(), users.begin(), users.end());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<HloInstruction*> FuseProducerIntoFusion(
+    HloComputation* computation, HloInstruction* producer,
+    HloInstruction* fusion) {
+  if (fusion->opcode() != HloOpcode::kFusion ||
+      producer->opcode() == HloOpcode::kFusion ||
+      producer->opcode() == HloOpcode::kParameter ||
+      producer == computation->root_instruction() ||
+      producer->user_count() != 1 || producer->users()[0] != fusion ||
+      HasControlDeps(producer) || HasControlDeps(fusion)) {
+    return nullptr;
+  }
+  HloComputation* fused = fusion->fused_computation();
+  HloInstruction* root = fused->root_instruction();
+  if (root == nullptr || root->opcode() == HloOpcode::kTuple ||
+      root->opcode() == HloOpcode::kParameter ||
+      fused->num_parameters() != fusion->operand_count()) {
+    return nullptr;
+  }
+  std::vector<int64_t> indices = fusion->OperandIndices(producer);
+  if (indices.size() != 1) return nullptr;
+  HloInstruction* replaced = fused->parameter_instruction(indices[0]);
+  if (replaced == nullptr) return nullptr;
+
+  // FuseInstructions would copy the fused instructions out, with
+  // `replaced` read from `producer`, and fuse them again in the post order
+  // of the computation; the fused instructions are reached only through the
+  // root, so that order is the post order from the root (operands in
+  // order), `producer` where `replaced` is first reached.
+  std::vector<HloInstruction*> post;
+  post.reserve(fused->instruction_count());
+  {
+    absl::flat_hash_set<const HloInstruction*> visited;
+    visited.reserve(fused->instruction_count());
+    std::vector<std::pair<HloInstruction*, int64_t>> stack = {{root, 0}};
+    visited.insert(root);
+    while (!stack.empty()) {
+      auto& [instr, next] = stack.back();
+      if (HasControlDeps(instr)) return nullptr;
+      if (next < instr->operand_count()) {
+        HloInstruction* operand = instr->operand(next++);
+        if (visited.insert(operand).second) stack.push_back({operand, 0});
+        continue;
+      }
+      if (instr->opcode() != HloOpcode::kParameter || instr == replaced) {
+        post.push_back(instr);
+      }
+      stack.pop_back();
+    }
+  }
+  // Unreachable fused instructions would be fused in another order.
+  if (static_cast<int64_t>(post.size()) !=
+      fused->instruction_count() - fused->num_parameters() + 1) {
+    return nullptr;
+  }
+
+  // Parameters numbered in order of first use, each placed just before
+  // its first user, as CreateFusionInstruction numbers and places them.
+  HloModule* module = computation->parent();
+  std::vector<HloInstruction*> fusion_operands;
+  absl::flat_hash_map<HloInstruction*, HloInstruction*> param_for;
+  std::vector<HloInstruction*> order;
+  order.reserve(post.size() + fused->num_parameters() + 1);
+  auto param_of = [&](HloInstruction* outside) {
+    auto it = param_for.find(outside);
+    if (it != param_for.end()) return it->second;
+    int64_t number = static_cast<int64_t>(fusion_operands.size());
+    fusion_operands.push_back(outside);
+    HloInstruction* param = fused->AddInstruction(HloInstruction::CreateParameter(
+        number, outside->shape(), absl::StrCat("param_", number)));
+    order.push_back(param);
+    param_for.emplace(outside, param);
+    return param;
+  };
+  HloInstruction* added = nullptr;
+  for (HloInstruction* instr : post) {
+    if (instr == replaced) {
+      std::vector<HloInstruction*> operands;
+      for (HloInstruction* operand : producer->operands()) {
+        operands.push_back(param_of(operand));
+      }
+      auto copy = producer->CloneWithNewOperands(producer->shape(), operands);
+      copy->SetName(CanonicalName(producer->name()));
+      added = fused->AddInstruction(std::move(copy));
+      order.push_back(added);
+      continue;
+    }
+    for (HloInstruction* operand : instr->operands()) {
+      if (operand->opcode() == HloOpcode::kParameter && operand != replaced) {
+        param_of(fusion->operand(operand->parameter_number()));
+      }
+    }
+    order.push_back(instr);
+  }
+  for (HloInstruction* old : fused->parameter_instructions()) {
+    if (old->user_count() == 0) continue;
+    HloInstruction* now =
+        old == replaced ? added
+                        : param_for.at(fusion->operand(old->parameter_number()));
+    if (absl::Status s = old->ReplaceAllUsesWith(now); !s.ok()) return s;
+  }
+  for (HloInstruction* old :
+       std::vector<HloInstruction*>(fused->parameter_instructions())) {
+    if (absl::Status s = fused->RemoveInstruction(old); !s.ok()) return s;
+  }
+  absl::flat_hash_set<HloInstruction*> removed;
+  if (absl::Status s = MergeIdenticalTo(fused, added, order, &removed);
+      !s.ok()) {
+    return s;
+  }
+  if (!removed.empty()) {
+    order.erase(std::remove_if(order.begin(), order.end(),
+                               [&](HloInstruction* instr) {
+                                 return removed.contains(instr);
+                               }),
+                order.end());
+  }
+  if (absl::Status s = fused->SetInstructionOrder(order); !s.ok()) return s;
+
+  auto grown = HloInstruction::CreateFusion(
+      fusion->shape(), fusion->fusion_kind(), fusion_operands, fused);
+  grown->set_backend_config(fusion->backend_config());
+  std::string name = fusion->name();
+  HloInstruction* result = computation->AddInstruction(std::move(grown));
+  result->SetName(name);
+  if (absl::Status s = fusion->ReplaceAllUsesWith(result); !s.ok()) return s;
+  if (absl::Status s = computation->RemoveInstruction(fusion); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = computation->RemoveInstruction(producer); !s.ok()) {
+    return s;
+  }
+  module->MoveComputationBefore(fused, computation);
+  return result;
+}
+
 }  // namespace hloc

@@ -45,6 +45,25 @@ absl::StatusOr<HloInstruction*> FuseInstructions(
     FusionKind kind, absl::string_view name, bool keep_name,
     absl::string_view backend_config = "");
 
+// Fuses `producer`, whose only user is `fusion` (a single-output fusion of
+// `computation`), into that fusion in place: the result is the fusion
+// FuseInstructions(computation, {producer, fusion}, kind, fusion's name,
+// /*keep_name=*/true, fusion's backend_config) makes -- the same fused
+// instructions in the same order, the same parameters and operands in the
+// same order, identical instructions merged alike -- but the fused
+// instructions already there are kept rather than copied out and back in
+// (they keep their names), so growing a fusion costs time linear in its
+// size instead of copies and name look-ups for every fused instruction.
+// The fused computation moves to just before `computation`, where a new one
+// would go. `computation`'s stored order is left for the caller to sort
+// (SortInstructionsInPostOrder). Returns the new fusion instruction, or
+// nullptr, having changed nothing, when the case is one FuseInstructions
+// must handle (a fusion producer, control dependencies, a multi-output
+// fusion, a producer with other users or that is the root).
+absl::StatusOr<HloInstruction*> FuseProducerIntoFusion(
+    HloComputation* computation, HloInstruction* producer,
+    HloInstruction* fusion);
+
 // A readable name for a new fusion of `kind` whose main result is `root`
 // ("loop_fusion", "reduction_fusion", "row_reduction_fusion",
 // "dot_epilogue_fusion").
