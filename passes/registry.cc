@@ -1,6 +1,7 @@
 #include "passes/registry.h"
 
 #include <cctype>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -52,6 +53,14 @@ std::unique_ptr<HloPass> MakeBitcastingSimplifier() {
 }
 
 std::unique_ptr<HloPass> MakeSimplify() { return MakeSimplificationPipeline(); }
+
+// The rocm form (any size, any cheap producer): the default options are
+// cuda's, which form no prologues.
+std::unique_ptr<HloPass> MakeDotPrologueFusion() {
+  FusionOptions options;
+  options.dot_prologue_max_flops = std::numeric_limits<int64_t>::max();
+  return std::make_unique<DotPrologueFusion>(options);
+}
 
 struct PassEntry {
   const char* name;
@@ -112,9 +121,10 @@ const PassEntry kPasses[] = {
      "roundings between ops)",
      Make<FloatNormalization>},
     {"dot-prologue-fusion",
-     "cheap producers of a small dot's operands fused into a kOutput fusion "
-     "with the dot, computed by the tiled dot kernel (GPU)",
-     Make<DotPrologueFusion>},
+     "cheap producers of a dot's operands fused into a kOutput fusion with "
+     "the dot, computed as its kernel loads them (rocm's form; the cpu "
+     "pipeline takes only views and converts, cuda none)",
+     MakeDotPrologueFusion},
     {"instruction-fusion",
      "producer-consumer fusion into kLoop and kInput (reduction) fusions",
      Make<InstructionFusion>},
