@@ -46,19 +46,19 @@ expect_no_file() {
 for choice in "" --fallback --no-fallback; do
   expect_status 3 "$HLO_OPT" "$DATA/custom_call.hlo" --platform=cpu \
     --stage=executable -o "$TMP/cc.hloexe" $choice
-  expect_stderr 'c (custom-call): custom_call_target="lapack_sgesdd_ffi" has no cpu implementation'
+  expect_stderr 'c (custom-call): custom_call_target="lapack_sgesvd_ffi" has no cpu implementation'
   expect_no_file "$TMP/cc.hloexe"
 done
 expect_status 3 "$HLO_OPT" "$DATA/custom_call.hlo" --platform=cuda \
   --stage=executable -o "$TMP/cc.hloexe"
-expect_stderr 'c (custom-call): custom_call_target="lapack_sgesdd_ffi" has no cuda implementation'
+expect_stderr 'c (custom-call): custom_call_target="lapack_sgesvd_ffi" has no cuda implementation'
 expect_no_file "$TMP/cc.hloexe"
 expect_status 3 "$HLO_OPT" "$DATA/custom_call.hlo" --platform=cpu \
   --target=aarch64 --stage=object -o "$TMP/cc.o" --fallback
-expect_stderr 'custom_call_target="lapack_sgesdd_ffi" has no aarch64 AOT implementation'
+expect_stderr 'custom_call_target="lapack_sgesvd_ffi" has no aarch64 AOT implementation'
 expect_no_file "$TMP/cc.o"
 expect_status 3 "$HLO_RUN" "$DATA/custom_call.hlo" --platform=cpu --random-inputs=1
-expect_stderr 'custom_call_target="lapack_sgesdd_ffi"'
+expect_stderr 'custom_call_target="lapack_sgesvd_ffi"'
 
 # --- x86 host: fallback allowed by default, one warning line each. ---
 expect_status 0 "$HLO_OPT" "$DATA/fallback.hlo" --platform=cpu \
