@@ -203,9 +203,7 @@ absl::Status CheckGemmStep(const Executable& executable,
   return absl::OkStatus();
 }
 
-struct CublasGemm::Library {
-  void* handle = nullptr;
-  std::string name;
+struct CublasGemm::Library : LoadedLibrary {
   cublasStatus_t (*cublasLtCreate)(cublasLtHandle_t*) = nullptr;
   cublasStatus_t (*cublasLtDestroy)(cublasLtHandle_t) = nullptr;
   const char* (*cublasLtGetStatusName)(cublasStatus_t) = nullptr;
@@ -240,9 +238,6 @@ struct CublasGemm::Library {
       const void*, cublasLtMatrixLayout_t, void*, cublasLtMatrixLayout_t,
       const cublasLtMatmulAlgo_t*, void*, size_t, CUstream) = nullptr;
 
-  ~Library() {
-    if (handle != nullptr) dlclose(handle);
-  }
 
   // An error naming the cuBLASLt function, its status and the step.
   absl::Status Check(cublasStatus_t status, const char* function,
@@ -299,12 +294,10 @@ std::string CublasGemm::DefaultLibraries() {
 
 absl::StatusOr<std::unique_ptr<CublasGemm>> CublasGemm::Create(
     CudaDriver* driver) {
-  absl::StatusOr<OpenedLibrary> opened =
-      OpenFirstLibrary(DefaultLibraries(), "cuBLASLt");
+  absl::StatusOr<std::unique_ptr<Library>> opened =
+      OpenLibraryTable<Library>(DefaultLibraries(), "cuBLASLt");
   if (!opened.ok()) return opened.status();
-  auto library = std::make_unique<Library>();
-  library->handle = opened->handle;
-  library->name = opened->name;
+  std::unique_ptr<Library> library = *std::move(opened);
   Library& l = *library;
   SymbolBinder binder(l.handle);
   binder.Bind(&l.cublasLtCreate, {"cublasLtCreate"});

@@ -205,9 +205,7 @@ absl::Status CheckConvStep(const Executable& executable,
   return absl::OkStatus();
 }
 
-struct CudnnConv::Library {
-  void* handle = nullptr;
-  std::string name;
+struct CudnnConv::Library : LoadedLibrary {
   cudnnStatus_t (*cudnnCreate)(cudnnHandle_t*) = nullptr;
   cudnnStatus_t (*cudnnDestroy)(cudnnHandle_t) = nullptr;
   cudnnStatus_t (*cudnnSetStream)(cudnnHandle_t, CUstream) = nullptr;
@@ -249,9 +247,6 @@ struct CudnnConv::Library {
       cudnnFilterDescriptor_t, const void*, cudnnConvolutionDescriptor_t, int,
       void*, size_t, const void*, cudnnTensorDescriptor_t, void*) = nullptr;
 
-  ~Library() {
-    if (handle != nullptr) dlclose(handle);
-  }
 
   // An error naming the cuDNN function, its status and the step.
   absl::Status Check(cudnnStatus_t status, const char* function,
@@ -309,12 +304,10 @@ std::string CudnnConv::DefaultLibraries() {
 
 absl::StatusOr<std::unique_ptr<CudnnConv>> CudnnConv::Create(
     CudaDriver* driver) {
-  absl::StatusOr<OpenedLibrary> opened =
-      OpenFirstLibrary(DefaultLibraries(), "cuDNN");
+  absl::StatusOr<std::unique_ptr<Library>> opened =
+      OpenLibraryTable<Library>(DefaultLibraries(), "cuDNN");
   if (!opened.ok()) return opened.status();
-  auto library = std::make_unique<Library>();
-  library->handle = opened->handle;
-  library->name = opened->name;
+  std::unique_ptr<Library> library = *std::move(opened);
   Library& l = *library;
   SymbolBinder binder(l.handle);
   binder.Bind(&l.cudnnCreate, {"cudnnCreate"});

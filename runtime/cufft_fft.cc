@@ -93,9 +93,7 @@ std::string ScalePtx() {
                           {{"$T", "f64"}, {"$R", "fd"}, {"$S", "3"}}));
 }
 
-struct CufftFft::Library {
-  void* handle = nullptr;
-  std::string name;
+struct CufftFft::Library : LoadedLibrary {
   cufftResult (*cufftPlanMany)(cufftHandle*, int, int*, int*, int, int, int*,
                                int, int, int, int) = nullptr;
   cufftResult (*cufftSetStream)(cufftHandle, CUstream) = nullptr;
@@ -107,9 +105,6 @@ struct CufftFft::Library {
   cufftResult (*cufftExecC2R)(cufftHandle, void*, void*) = nullptr;
   cufftResult (*cufftExecZ2D)(cufftHandle, void*, void*) = nullptr;
 
-  ~Library() {
-    if (handle != nullptr) dlclose(handle);
-  }
 
   // An error naming the cuFFT function, its result and the step.
   absl::Status Check(cufftResult result, const char* function,
@@ -180,12 +175,10 @@ std::string CufftFft::DefaultLibraries() {
 
 absl::StatusOr<std::unique_ptr<CufftFft>> CufftFft::Create(
     CudaDriver* driver) {
-  absl::StatusOr<OpenedLibrary> opened =
-      OpenFirstLibrary(DefaultLibraries(), "cuFFT");
+  absl::StatusOr<std::unique_ptr<Library>> opened =
+      OpenLibraryTable<Library>(DefaultLibraries(), "cuFFT");
   if (!opened.ok()) return opened.status();
-  auto library = std::make_unique<Library>();
-  library->handle = opened->handle;
-  library->name = opened->name;
+  std::unique_ptr<Library> library = *std::move(opened);
   Library& l = *library;
   SymbolBinder binder(l.handle);
   binder.Bind(&l.cufftPlanMany, {"cufftPlanMany"});

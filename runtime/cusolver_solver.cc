@@ -135,9 +135,7 @@ int TypeIndex(PrimitiveType type) {
 std::string PivotsToPermutationPtx() { return kPivotsToPermutationPtx; }
 
 // Data pointers are void*: the ABI of float*, double*, cuComplex* alike.
-struct CusolverSolver::Library {
-  void* handle = nullptr;
-  std::string name;
+struct CusolverSolver::Library : LoadedLibrary {
   Status (*cusolverDnCreate)(Handle*) = nullptr;
   Status (*cusolverDnDestroy)(Handle) = nullptr;
   Status (*cusolverDnSetStream)(Handle, CUstream) = nullptr;
@@ -165,9 +163,6 @@ struct CusolverSolver::Library {
   Status (*gesvdj[4])(Handle, int, int, int, int, void*, int, void*, void*, int,
                       void*, int, void*, int, void*, void*) = {};
 
-  ~Library() {
-    if (handle != nullptr) dlclose(handle);
-  }
 
   // An error naming the cuSOLVER function, its status and the step.
   absl::Status Check(Status status, const char* function,
@@ -260,12 +255,10 @@ std::string CusolverSolver::DefaultLibraries() {
 
 absl::StatusOr<std::unique_ptr<CusolverSolver>> CusolverSolver::Create(
     CudaDriver* driver) {
-  absl::StatusOr<OpenedLibrary> opened =
-      OpenFirstLibrary(DefaultLibraries(), "cuSOLVER");
+  absl::StatusOr<std::unique_ptr<Library>> opened =
+      OpenLibraryTable<Library>(DefaultLibraries(), "cuSOLVER");
   if (!opened.ok()) return opened.status();
-  auto library = std::make_unique<Library>();
-  library->handle = opened->handle;
-  library->name = opened->name;
+  std::unique_ptr<Library> library = *std::move(opened);
   Library& l = *library;
   SymbolBinder binder(l.handle);
   binder.Bind(&l.cusolverDnCreate, {"cusolverDnCreate"});

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 
 #include <initializer_list>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -44,6 +45,33 @@ struct OpenedLibrary {
 absl::StatusOr<OpenedLibrary> OpenFirstLibrary(absl::string_view names,
                                                absl::string_view what,
                                                absl::string_view hint = "");
+
+// A vendor library's function table (cuBLASLt, cuDNN, cuFFT, cuSOLVER)
+// derives from this: the handle it was loaded with, closed with it, and the
+// name that loaded.
+struct LoadedLibrary {
+  LoadedLibrary() = default;
+  LoadedLibrary(const LoadedLibrary&) = delete;
+  LoadedLibrary& operator=(const LoadedLibrary&) = delete;
+  ~LoadedLibrary() {
+    if (handle != nullptr) dlclose(handle);
+  }
+  void* handle = nullptr;
+  std::string name;
+};
+
+// OpenFirstLibrary into a new `Library` (a LoadedLibrary) whose functions
+// the caller then binds with a SymbolBinder on its handle.
+template <typename Library>
+absl::StatusOr<std::unique_ptr<Library>> OpenLibraryTable(
+    absl::string_view names, absl::string_view what) {
+  absl::StatusOr<OpenedLibrary> opened = OpenFirstLibrary(names, what);
+  if (!opened.ok()) return opened.status();
+  auto library = std::make_unique<Library>();
+  library->handle = opened->handle;
+  library->name = opened->name;
+  return library;
+}
 
 // Resolves a library's functions one by one and reports every missing one
 // at once.
