@@ -183,6 +183,20 @@ TEST(DotTest, ElementTypes) {
   }
 }
 
+// Checks a dot fusion written with $M, $K, $N against the evaluator at
+// wide and tall (computed transposed) results and several k blocks.
+void CheckFusionAtSizes(const std::string& text) {
+  for (auto [m, k, n] : std::vector<std::tuple<int, int, int>>{
+           {128, 256, 64}, {300, 40, 3}, {17, 600, 45}}) {
+    SCOPED_TRACE(absl::StrCat(m, "x", k, "x", n));
+    EXPECT_TRUE(CheckAgainstEvaluator(
+                    absl::StrReplaceAll(text, {{"$M", absl::StrCat(m)},
+                                               {"$K", absl::StrCat(k)},
+                                               {"$N", absl::StrCat(n)}}))
+                    .empty());
+  }
+}
+
 // kOutput fusions: the epilogue runs on the register tile.
 TEST(DotTest, EpilogueFusion) {
   const std::string text = R"(
@@ -205,16 +219,7 @@ ENTRY main {
   ROOT f = f32[$M,$N] fusion(a, w, bias), kind=kOutput, calls=epilogue
 }
 )";
-  // Wide and tall (computed transposed) results, several k blocks.
-  for (auto [m, k, n] : std::vector<std::tuple<int, int, int>>{
-           {128, 256, 64}, {300, 40, 3}, {17, 600, 45}}) {
-    SCOPED_TRACE(absl::StrCat(m, "x", k, "x", n));
-    EXPECT_TRUE(CheckAgainstEvaluator(
-                    absl::StrReplaceAll(text, {{"$M", absl::StrCat(m)},
-                                               {"$K", absl::StrCat(k)},
-                                               {"$N", absl::StrCat(n)}}))
-                    .empty());
-  }
+  CheckFusionAtSizes(text);
 }
 
 TEST(DotTest, EpilogueWithBatchConvertAndOperandOrder) {
@@ -266,15 +271,7 @@ ENTRY main {
   ROOT f = f32[$M,$N] fusion(a, v, bias), kind=kOutput, calls=fused
 }
 )";
-  for (auto [m, k, n] : std::vector<std::tuple<int, int, int>>{
-           {128, 256, 64}, {300, 40, 3}, {17, 600, 45}}) {
-    SCOPED_TRACE(absl::StrCat(m, "x", k, "x", n));
-    EXPECT_TRUE(CheckAgainstEvaluator(
-                    absl::StrReplaceAll(text, {{"$M", absl::StrCat(m)},
-                                               {"$K", absl::StrCat(k)},
-                                               {"$N", absl::StrCat(n)}}))
-                    .empty());
-  }
+  CheckFusionAtSizes(text);
 }
 
 TEST(DotTest, PrologueWithBatchBroadcastAndLayoutCopy) {
