@@ -154,38 +154,38 @@ class AmdgpuTarget : public GpuTarget {
 
   const MathLibrary& math() const override { return math_; }
 
-  std::optional<MfmaShape> MatrixInstruction(
+  std::optional<MatrixShape> MatrixInstruction(
       PrimitiveType operand_type) const override {
     return AmdgpuMatrixInstruction(device(), operand_type);
   }
 
-  // Never run on an AMD GPU here: see mfma_layout.h.
+  // Never run on an AMD GPU here: see matrix_layout.h.
   llvm::Value* EmitMatrixMultiplyAdd(
-      const MfmaShape& shape, llvm::Value* a, llvm::Value* b, llvm::Value* c,
+      const MatrixShape& shape, llvm::Value* a, llvm::Value* b, llvm::Value* c,
       llvm::IRBuilderBase* builder) const override {
     llvm::Intrinsic::ID id = llvm::Intrinsic::not_intrinsic;
     switch (shape.kind) {
-      case MfmaKind::kF32_32x32x2:
+      case MatrixKind::kF32_32x32x2:
         id = llvm::Intrinsic::amdgcn_mfma_f32_32x32x2f32;
         break;
-      case MfmaKind::kF32_16x16x4:
+      case MatrixKind::kF32_16x16x4:
         id = llvm::Intrinsic::amdgcn_mfma_f32_16x16x4f32;
         break;
-      case MfmaKind::kF16_32x32x8:
+      case MatrixKind::kF16_32x32x8:
         id = llvm::Intrinsic::amdgcn_mfma_f32_32x32x8f16;
         break;
-      case MfmaKind::kF16_16x16x16:
+      case MatrixKind::kF16_16x16x16:
         id = llvm::Intrinsic::amdgcn_mfma_f32_16x16x16f16;
         break;
-      case MfmaKind::kBF16_32x32x8:
+      case MatrixKind::kBF16_32x32x8:
         id = llvm::Intrinsic::amdgcn_mfma_f32_32x32x8bf16_1k;
         break;
-      case MfmaKind::kBF16_16x16x16:
+      case MatrixKind::kBF16_16x16x16:
         id = llvm::Intrinsic::amdgcn_mfma_f32_16x16x16bf16_1k;
         break;
     }
-    if (shape.kind == MfmaKind::kBF16_32x32x8 ||
-        shape.kind == MfmaKind::kBF16_16x16x16) {
+    if (shape.kind == MatrixKind::kBF16_32x32x8 ||
+        shape.kind == MatrixKind::kBF16_16x16x16) {
       llvm::Type* i16x4 = llvm::FixedVectorType::get(builder->getInt16Ty(), 4);
       a = builder->CreateBitCast(a, i16x4);
       b = builder->CreateBitCast(b, i16x4);
@@ -334,18 +334,18 @@ class AmdgpuTarget : public GpuTarget {
 // The 32x32 single-block MFMAs: a wave's 32x32 output tile in 16
 // accumulators per lane, f32 (K = 2) or f16/bf16 (K = 8; bf16 as the "1k"
 // variant, which both gfx90a and gfx942 have and which takes <4 x i16>).
-std::optional<MfmaShape> AmdgpuMatrixInstruction(const GpuDeviceInfo& device,
+std::optional<MatrixShape> AmdgpuMatrixInstruction(const GpuDeviceInfo& device,
                                                  PrimitiveType operand_type) {
   if (!device.matrix_cores || device.warp_size != kMfmaWaveSize) {
     return std::nullopt;
   }
   switch (operand_type) {
     case F32:
-      return GetMfmaShape(MfmaKind::kF32_32x32x2);
+      return GetMatrixShape(MatrixKind::kF32_32x32x2);
     case F16:
-      return GetMfmaShape(MfmaKind::kF16_32x32x8);
+      return GetMatrixShape(MatrixKind::kF16_32x32x8);
     case BF16:
-      return GetMfmaShape(MfmaKind::kBF16_32x32x8);
+      return GetMatrixShape(MatrixKind::kBF16_32x32x8);
     default:
       return std::nullopt;
   }

@@ -33,7 +33,7 @@ absl::StatusOr<std::unique_ptr<GpuTarget>> CreateAmdgpuTarget(
 // of `operand_type` (gfx90a, gfx942: the 32x32 single-block f32, f16 and
 // bf16 ones), or none. Shared with the simulated GPU, which executes the
 // same choice with a model of the instruction (testing/host_simt.h).
-std::optional<MfmaShape> AmdgpuMatrixInstruction(const GpuDeviceInfo& device,
+std::optional<MatrixShape> AmdgpuMatrixInstruction(const GpuDeviceInfo& device,
                                                  PrimitiveType operand_type);
 
 }  // namespace hloc

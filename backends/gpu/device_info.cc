@@ -9,10 +9,14 @@ namespace {
 // From NVIDIA's CUDA C++ Programming Guide (compute capabilities table) and
 // the A100 / H100 whitepapers: the SXM parts' SM counts (a PCIe H100 has
 // 114; more blocks than SMs is harmless, fewer wastes the difference).
+// Both have tensor cores reachable by mma.sync (PTX ISA: m16n8k16 with
+// f16/bf16 operands from sm_80).
 const std::vector<GpuDeviceInfo>& KnownDevices() {
   static const auto* devices = new std::vector<GpuDeviceInfo>{
-      {"sm_80", "A100 SXM", 108, 1024, 2048, 48 * 1024, 32},
-      {"sm_90", "H100 SXM", 132, 1024, 2048, 48 * 1024, 32},
+      {"sm_80", "A100 SXM", 108, 1024, 2048, 48 * 1024, 32,
+       (int64_t{1} << 31) - 1, 65535, "cuda", true},
+      {"sm_90", "H100 SXM", 132, 1024, 2048, 48 * 1024, 32,
+       (int64_t{1} << 31) - 1, 65535, "cuda", true},
       // From AMD's CDNA2/CDNA3 ISA guides and the MI250X/MI300X data sheets
       // (compute units of one GCD / of the whole MI300X; 64 KiB of LDS per
       // workgroup, wave64, 32 waves per CU) and the RDNA3 ISA guide for

@@ -33,9 +33,11 @@ struct GpuDeviceInfo {
   int64_t max_grid_y = 65535;
   // The platform whose code runs on it: "cuda" or "rocm".
   std::string platform = "cuda";
-  // AMD's matrix cores (MFMA instructions, wave64: CDNA2/CDNA3), which the
-  // tiled dot kernel uses where the element type has one. NVIDIA's tensor
-  // cores are cuBLASLt's business here, so false for every sm_*.
+  // Matrix instructions the tiled dot kernel uses where the element type
+  // has one (matrix_layout.h): AMD's MFMA (wave64, CDNA2/CDNA3) and
+  // NVIDIA's tensor cores through mma.sync (sm_80 and later). On cuda the
+  // tiled kernel runs only where cuBLASLt cannot (a dot with a fused
+  // prologue, integer dots): cuBLASLt has the plain dots.
   bool matrix_cores = false;
 };
 

@@ -19,7 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "backends/gpu/device_info.h"
-#include "backends/gpu/mfma_layout.h"
+#include "backends/gpu/matrix_layout.h"
 #include "hlo/primitive_type.h"
 
 namespace llvm {
@@ -66,20 +66,20 @@ class GpuTarget {
   // broadcast within the warp).
   virtual llvm::Value* EmitShuffleIndexI32(llvm::Value* value, int source_lane,
                                            llvm::IRBuilderBase* b) const = 0;
-  // The wave-wide matrix multiply-add instruction (AMD's MFMA) the tiled
-  // dot kernel may use for operands of `operand_type` accumulating in f32,
-  // or none: NVIDIA's tensor cores are reached through cuBLASLt here, RDNA
-  // has no MFMA, and the host simulator none.
-  virtual std::optional<MfmaShape> MatrixInstruction(
+  // The warp-wide matrix multiply-add instruction (AMD's MFMA, NVIDIA's
+  // mma.sync) the tiled dot kernel may use for operands of `operand_type`
+  // accumulating in f32, or none (RDNA has no MFMA; pre-Ampere NVIDIA
+  // parts are not modelled).
+  virtual std::optional<MatrixShape> MatrixInstruction(
       PrimitiveType operand_type) const {
     return std::nullopt;
   }
-  // D = A * B + C of one instruction of `shape`, every lane of the wave
-  // taking part (mfma_layout.h says which elements a lane holds): `a` and
-  // `b` are the lane's operand elements (a scalar, or a vector of
-  // values_per_lane), `c` its accumulators (<accumulators x float>).
+  // D = A * B + C of one instruction of `shape`, every lane of the warp
+  // taking part (matrix_layout.h says which elements a lane holds): `a` and
+  // `b` are the lane's operand elements (a scalar, or a vector of a_values
+  // / b_values), `c` its accumulators (<accumulators x float>).
   virtual llvm::Value* EmitMatrixMultiplyAdd(
-      const MfmaShape& shape, llvm::Value* a, llvm::Value* b, llvm::Value* c,
+      const MatrixShape& shape, llvm::Value* a, llvm::Value* b, llvm::Value* c,
       llvm::IRBuilderBase* builder) const {
     return nullptr;
   }

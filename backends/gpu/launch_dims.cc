@@ -231,24 +231,42 @@ ColumnReductionLaunch ComputeColumnReductionLaunch(
 // memory (16 KiB for f64), far below every device's limit, and a thread
 // does 16 multiply-adds per 8 shared-memory reads. A side of the output of
 // at most 32 takes a 32-wide tile instead, so small dots do not idle
-// three quarters of the block. With matrix cores (wave64, MFMA 32 x 32)
-// the block is four waves on a 2 x 2 grid of 32 x 32 tiles.
+// three quarters of the block.
+//
+// With a matrix instruction the block is four warps on a 2 x 2 grid of
+// 32 x 32 warp tiles (one MFMA 32 x 32; 2 x 4 mma.sync m16n8k16). The
+// NVIDIA instruction also allows 16 x 16 warp tiles (32 x 32 blocks),
+// taken when 64 x 64 blocks would leave SMs idle: the dots the tiled
+// kernel gets on cuda are the small ones (cost_model.h), where a 128^3
+// dot is 4 blocks of 64 x 64 on 132 SMs. K slices cover at least two
+// instructions' K (32 for mma.sync's 16), so each slice's barrier pair
+// pays for more than one step.
 constexpr int64_t kDotTile = 64;
 constexpr int64_t kDotSmallTile = 32;
 constexpr int64_t kDotTileK = 16;
 constexpr int64_t kDotMicroTile = 4;
-constexpr int64_t kMfmaTile = 32;
+constexpr int64_t kMatrixWaveTile = 32;
+constexpr int64_t kMatrixSmallWaveTile = 16;
+constexpr int64_t kMatrixWarps = 2;  // a side of the block's warp grid
 
 TiledDotLaunch ComputeTiledDotLaunch(int64_t batch, int64_t m, int64_t n,
-                                     bool matrix_cores,
+                                     const std::optional<MatrixShape>& matrix,
                                      const GpuDeviceInfo& device) {
   TiledDotLaunch launch;
   launch.tile_k = kDotTileK;
   launch.micro_m = launch.micro_n = kDotMicroTile;
-  if (matrix_cores) {
-    launch.tile_m = launch.tile_n = kDotTile;
-    launch.threads_per_block =
-        (kDotTile / kMfmaTile) * (kDotTile / kMfmaTile) * device.warp_size;
+  if (matrix.has_value()) {
+    int64_t wave = kMatrixWaveTile;
+    const int64_t big_blocks = CeilDiv(m, kMatrixWarps * wave) *
+                               CeilDiv(n, kMatrixWarps * wave) * batch;
+    if (matrix->m <= kMatrixSmallWaveTile &&
+        matrix->n <= kMatrixSmallWaveTile && big_blocks < device.core_count) {
+      wave = kMatrixSmallWaveTile;
+    }
+    launch.wave_m = launch.wave_n = wave;
+    launch.tile_m = launch.tile_n = kMatrixWarps * wave;
+    launch.tile_k = std::max<int64_t>(kDotTileK, 2 * matrix->k);
+    launch.threads_per_block = kMatrixWarps * kMatrixWarps * matrix->lanes;
   } else {
     launch.tile_m = m <= kDotSmallTile ? kDotSmallTile : kDotTile;
     launch.tile_n = n <= kDotSmallTile ? kDotSmallTile : kDotTile;

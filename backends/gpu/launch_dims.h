@@ -5,8 +5,10 @@
 #define BACKENDS_GPU_LAUNCH_DIMS_H_
 
 #include <cstdint>
+#include <optional>
 
 #include "backends/gpu/device_info.h"
+#include "backends/gpu/matrix_layout.h"
 #include "runtime/executable.h"
 
 namespace hloc {
@@ -117,8 +119,10 @@ RowScanLaunch ComputeRowScanLaunch(int64_t rows, int64_t row_length,
 // tile_k staged through shared memory. Without matrix cores each thread
 // accumulates a micro_m x micro_n register tile (its rows and columns
 // strided by tile / micro across the tile, so a warp's shared-memory reads
-// are broadcasts or consecutive); with them each wave of the block owns
-// one 32 x 32 MFMA tile.
+// are broadcasts or consecutive); with a matrix instruction
+// (matrix_layout.h) the block is four warps on a 2 x 2 grid, each owning a
+// wave_m x wave_n tile that it covers with (wave_m / instruction m) x
+// (wave_n / instruction n) instructions.
 struct TiledDotLaunch {
   LaunchDims dims;
   int64_t threads_per_block = 0;
@@ -127,11 +131,13 @@ struct TiledDotLaunch {
   int64_t tile_k = 0;
   int64_t micro_m = 0;
   int64_t micro_n = 0;
+  int64_t wave_m = 0;
+  int64_t wave_n = 0;
   int64_t tiles_m = 0;
   int64_t tiles_n = 0;
 };
 TiledDotLaunch ComputeTiledDotLaunch(int64_t batch, int64_t m, int64_t n,
-                                     bool matrix_cores,
+                                     const std::optional<MatrixShape>& matrix,
                                      const GpuDeviceInfo& device);
 
 // Transposes that move the minor dimension: square tiles of kTransposeTile

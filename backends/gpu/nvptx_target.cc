@@ -118,6 +118,15 @@ class NvptxTarget : public GpuTarget {
                               {b->getInt32(0xffffffffu), value,
                                b->getInt32(source_lane), b->getInt32(0x1f)});
   }
+  std::optional<MatrixShape> MatrixInstruction(
+      PrimitiveType operand_type) const override {
+    return NvptxMatrixInstruction(device(), operand_type);
+  }
+  llvm::Value* EmitMatrixMultiplyAdd(
+      const MatrixShape& shape, llvm::Value* a, llvm::Value* b, llvm::Value* c,
+      llvm::IRBuilderBase* builder) const override {
+    return EmitNvptxMatrixMultiplyAdd(shape, a, b, c, builder);
+  }
   unsigned shared_address_space() const override { return kSharedAddressSpace; }
   unsigned global_address_space() const override { return kGlobalAddressSpace; }
 
@@ -199,7 +208,70 @@ class NvptxTarget : public GpuTarget {
   LibdeviceMathLibrary math_;
 };
 
+// Elements [first, first + 2) of `v` as one 32-bit operand register, of
+// type `reg` (<2 x half> for f16, i32 for bf16: the intrinsics' types).
+llvm::Value* PackPair(llvm::Value* v, int first, llvm::Type* reg,
+                      llvm::IRBuilderBase* b) {
+  llvm::Value* pair =
+      b->CreateShuffleVector(v, {first, first + 1}, "mma.pair");
+  return b->CreateBitCast(pair, reg);
+}
+
 }  // namespace
+
+std::optional<MatrixShape> NvptxMatrixInstruction(const GpuDeviceInfo& device,
+                                                  PrimitiveType operand_type) {
+  if (!device.matrix_cores || device.warp_size != kNvWarpSize) {
+    return std::nullopt;
+  }
+  switch (operand_type) {
+    case F16:
+      return GetMatrixShape(MatrixKind::kNvF16_16x8x16);
+    case BF16:
+      return GetMatrixShape(MatrixKind::kNvBF16_16x8x16);
+    default:
+      return std::nullopt;
+  }
+}
+
+llvm::Value* EmitNvptxMatrixMultiplyAdd(const MatrixShape& shape,
+                                        llvm::Value* a, llvm::Value* b,
+                                        llvm::Value* c,
+                                        llvm::IRBuilderBase* builder) {
+  llvm::Type* reg = nullptr;
+  llvm::Intrinsic::ID id = llvm::Intrinsic::not_intrinsic;
+  switch (shape.kind) {
+    case MatrixKind::kNvF16_16x8x16:
+      reg = llvm::FixedVectorType::get(builder->getHalfTy(), 2);
+      id = llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32;
+      break;
+    case MatrixKind::kNvBF16_16x8x16:
+      reg = builder->getInt32Ty();
+      id = llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16;
+      break;
+    default:
+      return nullptr;
+  }
+  // The operands, in the intrinsic's order: A's four registers (elements
+  // 0-1, 2-3, 4-5, 6-7), B's two, C's four floats.
+  std::vector<llvm::Value*> args;
+  for (int r = 0; r < shape.a_values / 2; ++r) {
+    args.push_back(PackPair(a, 2 * r, reg, builder));
+  }
+  for (int r = 0; r < shape.b_values / 2; ++r) {
+    args.push_back(PackPair(b, 2 * r, reg, builder));
+  }
+  for (int r = 0; r < shape.accumulators; ++r) {
+    args.push_back(builder->CreateExtractElement(c, r));
+  }
+  llvm::Value* d = builder->CreateIntrinsic(id, {}, args);
+  llvm::Value* result = llvm::UndefValue::get(c->getType());
+  for (int r = 0; r < shape.accumulators; ++r) {
+    result = builder->CreateInsertElement(
+        result, builder->CreateExtractValue(d, r), builder->getInt32(r));
+  }
+  return result;
+}
 
 std::string FindCudaPath(const std::string& flag) {
   if (!flag.empty()) return flag;

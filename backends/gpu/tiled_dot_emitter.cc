@@ -1,6 +1,7 @@
 // Dots as tiled kernels, for every GPU target: rocm (no BLAS library on
 // these machines) and cuda where cuBLASLt has no call (integer dots, a
-// layout or type it refuses, see gemm_lowering.h).
+// layout or type it refuses, see gemm_lowering.h) or where the dot reads
+// a fused prologue (small bf16/f16 dots, cost_model.h).
 //
 // The dot is seen as `batch` independent [M, K] x [K, N] products: M is
 // the lhs's free dimensions, N the rhs's, K the contracting ones (each a
@@ -14,7 +15,10 @@
 // inner loop), lanes walking the operand's physically minor dimension so
 // the reads coalesce; a barrier; then every thread multiplies what it
 // needs from the shared slices into its accumulators; a barrier before the
-// next slice overwrites them. Finally each accumulator is rounded to the
+// next slice overwrites them. The next slice's elements are read from
+// memory into registers before the multiplications (and stored to shared
+// memory after the second barrier), so their latency hides behind the
+// arithmetic instead of stalling every slice. Finally each accumulator is rounded to the
 // output type and written, bounds-checked, through the fusion's epilogue
 // (an elementwise kDotEpilogue root: bias, activation), which reads the
 // dot only at the position being written.
@@ -24,13 +28,16 @@
 // The plain inner loop adds the products of one output element in k
 // order, exactly as the simple kernel does, so float results are the same
 // bits. With matrix cores (target.MatrixInstruction: MFMA on gfx90a and
-// gfx942, f32/f16/bf16 operands of one type accumulating in f32) each of
-// the block's four waves owns a 32 x 32 quadrant of the tile: its lanes
-// load their MFMA operand elements from the shared slices by the lane
-// layout of mfma_layout.h and keep the quadrant in the instruction's
-// accumulator registers (the hardware's summation order differs: results
-// are within rounding, not the same bits). NO AMD GPU HAS RUN THE MFMA
-// PATH; the plain path runs on the simulated GPU (tiled_dot_simt_test.cc).
+// gfx942 for f32/f16/bf16, mma.sync on sm_80+ for f16/bf16; operands of
+// one type accumulating in f32) each of the block's four warps owns a
+// quadrant of the tile (launch.wave_m x wave_n), covered by one or more
+// instructions: its lanes load their operand elements from the shared
+// slices by the lane layout of matrix_layout.h and keep the quadrant in
+// the instructions' accumulator registers (the hardware's summation order
+// differs: results are within rounding, not the same bits). NO AMD GPU
+// HAS RUN THE MFMA PATH; the mma.sync path runs on the H100 (tests/gpu),
+// and every path on the simulated GPU (tiled_dot_simt_test.cc), the
+// matrix instructions there being a model.
 #include <memory>
 #include <optional>
 #include <utility>
@@ -39,7 +46,7 @@
 #include "backends/gpu/kernel_builder.h"
 #include "backends/gpu/kernel_emitters.h"
 #include "backends/gpu/launch_dims.h"
-#include "backends/gpu/mfma_layout.h"
+#include "backends/gpu/matrix_layout.h"
 #include "backends/gpu/reduction_util.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
@@ -116,7 +123,7 @@ DotGeometry AnalyzeDot(const HloInstruction* dot) {
   return g;
 }
 
-// An index-typed value with the arithmetic mfma_layout.h's functions use,
+// An index-typed value with the arithmetic matrix_layout.h's functions use,
 // so the lane layout is the same code in the kernel and in its unit test.
 struct IrInt {
   llvm::Value* v;
@@ -134,19 +141,28 @@ struct IrInt {
   }
 };
 
+// Padding elements per row of a matrix tile (row-major, k minor): 8 keeps
+// every run of a lane's register aligned (runs are at most 4 elements)
+// and, for mma.sync's 32-wide k slices of bf16 (rows of 80 bytes, 20
+// banks apart), puts the 8 rows x 4 lanes of an operand read in 32
+// different banks.
+constexpr int64_t kMatrixRowPad = 8;
+// The shared tiles' alignment: a vector load of a run needs its size.
+constexpr uint64_t kMatrixTileAlign = 16;
+
 // The emitter of one dot kernel: shared slices, accumulators, output.
 class TiledDot {
  public:
   TiledDot(KernelBuilder* kernel, const KernelInfo& info,
            const HloInstruction* dot, const DotGeometry& g,
-           const TiledDotLaunch& launch, std::optional<MfmaShape> mfma)
+           const TiledDotLaunch& launch, std::optional<MatrixShape> matrix)
       : kernel_(*kernel),
         b_(kernel->b()),
         info_(info),
         dot_(dot),
         g_(g),
         l_(launch),
-        mfma_(mfma) {}
+        matrix_(matrix) {}
 
   absl::Status Emit() {
     const PrimitiveType out = dot_->shape().element_type();
@@ -155,20 +171,28 @@ class TiledDot {
     rhs_type_ = dot_->operand(1)->shape().element_type();
     llvm::LLVMContext& ctx = b_->getContext();
     HLOC_ASSIGN_OR_RETURN(acc_llvm_, RegisterType(acc_type_, ctx));
-    // MFMA reads the operands in their own type; the plain loop converts
-    // them once, when they are staged.
+    // Matrix instructions read the operands in their own type; the plain
+    // loop converts them once, when they are staged.
     HLOC_ASSIGN_OR_RETURN(lhs_stage_,
-                          RegisterType(mfma_ ? lhs_type_ : acc_type_, ctx));
+                          RegisterType(matrix_ ? lhs_type_ : acc_type_, ctx));
     HLOC_ASSIGN_OR_RETURN(rhs_stage_,
-                          RegisterType(mfma_ ? rhs_type_ : acc_type_, ctx));
-    // A padding element per row of a slice: lanes that copy along k write
-    // a column of it, and tile_m + 1 spreads that column over the banks.
-    lhs_stride_ = l_.tile_m + 1;
-    rhs_stride_ = l_.tile_n + 1;
+                          RegisterType(matrix_ ? rhs_type_ : acc_type_, ctx));
+    // Plain tiles are k-major ([tile_k][tile + 1]): a padding element per
+    // row of a slice, since lanes that copy along k write a column of it,
+    // and tile + 1 spreads that column over the banks. Matrix tiles are
+    // row-major ([tile][tile_k + kMatrixRowPad]): the elements of an
+    // operand register are consecutive in k, so a lane reads each register
+    // (a run of the layout) with one load.
+    lhs_stride_ = matrix_ ? l_.tile_k + kMatrixRowPad : l_.tile_m + 1;
+    rhs_stride_ = matrix_ ? l_.tile_k + kMatrixRowPad : l_.tile_n + 1;
+    const int64_t lhs_rows = matrix_ ? l_.tile_m : l_.tile_k;
+    const int64_t rhs_rows = matrix_ ? l_.tile_n : l_.tile_k;
     lhs_tile_ =
-        SharedArray(kernel_, lhs_stage_, l_.tile_k * lhs_stride_, "dot_lhs");
+        SharedArray(kernel_, lhs_stage_, lhs_rows * lhs_stride_, "dot_lhs");
     rhs_tile_ =
-        SharedArray(kernel_, rhs_stage_, l_.tile_k * rhs_stride_, "dot_rhs");
+        SharedArray(kernel_, rhs_stage_, rhs_rows * rhs_stride_, "dot_rhs");
+    lhs_tile_->setAlignment(llvm::Align(kMatrixTileAlign));
+    rhs_tile_->setAlignment(llvm::Align(kMatrixTileAlign));
     HLOC_ASSIGN_OR_RETURN(lhs_gen_, kernel_.generators().Get(dot_->operand(0)));
     HLOC_ASSIGN_OR_RETURN(rhs_gen_, kernel_.generators().Get(dot_->operand(1)));
 
@@ -183,22 +207,38 @@ class TiledDot {
 
     InitAccumulators();
     const int64_t slices = (g_.k + l_.tile_k - 1) / l_.tile_k;
+    lhs_next_ = EmitAllocaAtEntry(
+        llvm::ArrayType::get(lhs_stage_, StagedPerThread(true)), "dot.lhs_next",
+        b_);
+    rhs_next_ = EmitAllocaAtEntry(
+        llvm::ArrayType::get(rhs_stage_, StagedPerThread(false)),
+        "dot.rhs_next", b_);
+    HLOC_RETURN_IF_ERROR(LoadSlice(/*lhs=*/true, I(0)));
+    HLOC_RETURN_IF_ERROR(LoadSlice(/*lhs=*/false, I(0)));
     llvm::BasicBlock* preheader = b_->GetInsertBlock();
     HLOC_RETURN_IF_ERROR(EmitForLoop(
         "dot.k", I(0), I(slices), I(1),
         [&](llvm::Value* slice) -> absl::Status {
-          llvm::Value* k0 =
-              b_->CreateMul(slice, I(l_.tile_k), "k0", true, true);
-          HLOC_RETURN_IF_ERROR(StageSlice(/*lhs=*/true, k0));
-          HLOC_RETURN_IF_ERROR(StageSlice(/*lhs=*/false, k0));
+          StoreSlice(/*lhs=*/true);
+          StoreSlice(/*lhs=*/false);
           kernel_.target().EmitBarrier(b_);
-          HLOC_RETURN_IF_ERROR(mfma_ ? MultiplyMfma() : MultiplyPlain());
+          llvm::Value* next = b_->CreateAdd(slice, I(1), "", true, true);
+          HLOC_RETURN_IF_ERROR(EmitIfThenElse(
+              b_->CreateICmpULT(next, I(slices)),
+              [&]() -> absl::Status {
+                llvm::Value* k0 =
+                    b_->CreateMul(next, I(l_.tile_k), "k0", true, true);
+                HLOC_RETURN_IF_ERROR(LoadSlice(/*lhs=*/true, k0));
+                return LoadSlice(/*lhs=*/false, k0);
+              },
+              nullptr, b_));
+          HLOC_RETURN_IF_ERROR(matrix_ ? MultiplyMatrix() : MultiplyPlain());
           kernel_.target().EmitBarrier(b_);
           return absl::OkStatus();
         },
         b_));
     KeepRolled(preheader);
-    return mfma_ ? WriteMfma() : WritePlain();
+    return matrix_ ? WriteMatrix() : WritePlain();
   }
 
  private:
@@ -247,37 +287,61 @@ class TiledDot {
     return IrIndex(index, kernel_.index_type());
   }
 
+  // The shared element of (k within the slice, row within the tile).
   llvm::Value* Slot(bool lhs, llvm::Value* kk, llvm::Value* row) {
+    llvm::Value* major = matrix_ ? row : kk;
+    llvm::Value* minor = matrix_ ? kk : row;
     llvm::Value* i = b_->CreateAdd(
-        b_->CreateMul(kk, I(lhs ? lhs_stride_ : rhs_stride_), "", true, true),
-        row, "", true, true);
+        b_->CreateMul(major, I(lhs ? lhs_stride_ : rhs_stride_), "", true,
+                      true),
+        minor, "", true, true);
     return SharedElement(kernel_, lhs ? lhs_tile_ : rhs_tile_, i);
   }
 
-  // Copies the operand's [tile, tile_k] slice at k0 into shared memory,
-  // zeros outside the matrix.
-  absl::Status StageSlice(bool lhs, llvm::Value* k0) {
+  // Elements of one operand's slice each thread copies. Every tile side
+  // and thread count is a power of two (launch_dims.cc), so the threads
+  // divide the slice.
+  int64_t StagedPerThread(bool lhs) const {
+    return (lhs ? l_.tile_m : l_.tile_n) * l_.tile_k / l_.threads_per_block;
+  }
+
+  // The (k within the slice, row within the tile) of the thread's i-th
+  // element of a slice: consecutive lanes take consecutive elements of the
+  // operand's physically minor dimension.
+  std::pair<llvm::Value*, llvm::Value*> StagedPosition(bool lhs, int64_t i) {
+    const int64_t tile = lhs ? l_.tile_m : l_.tile_n;
+    const bool k_minor = lhs ? g_.lhs_k_minor : g_.rhs_k_minor;
+    llvm::Value* e =
+        b_->CreateAdd(tid_, I(i * l_.threads_per_block), "", true, true);
+    llvm::Value* kk = k_minor ? b_->CreateURem(e, I(l_.tile_k))
+                              : b_->CreateUDiv(e, I(tile));
+    llvm::Value* row = k_minor ? b_->CreateUDiv(e, I(l_.tile_k))
+                               : b_->CreateURem(e, I(tile));
+    return {kk, row};
+  }
+
+  llvm::Value* NextSlot(bool lhs, int64_t i) {
+    llvm::Type* array = llvm::ArrayType::get(lhs ? lhs_stage_ : rhs_stage_,
+                                             StagedPerThread(lhs));
+    return b_->CreateConstInBoundsGEP2_32(array, lhs ? lhs_next_ : rhs_next_,
+                                          0, i);
+  }
+
+  // Reads the thread's elements of the operand's [tile, tile_k] slice at
+  // k0 into its registers (zeros outside the matrix), converted to the
+  // staging type.
+  absl::Status LoadSlice(bool lhs, llvm::Value* k0) {
     const int64_t tile = lhs ? l_.tile_m : l_.tile_n;
     const int64_t extent = lhs ? g_.m : g_.n;
     llvm::Value* origin = lhs ? m0_ : n0_;
-    const bool k_minor = lhs ? g_.lhs_k_minor : g_.rhs_k_minor;
     llvm::Type* stage = lhs ? lhs_stage_ : rhs_stage_;
     const PrimitiveType from = lhs ? lhs_type_ : rhs_type_;
-    const PrimitiveType to = mfma_ ? from : acc_type_;
+    const PrimitiveType to = matrix_ ? from : acc_type_;
     const ElementGenerator& gen = lhs ? lhs_gen_ : rhs_gen_;
     const bool checked = extent % tile != 0 || g_.k % l_.tile_k != 0;
-    // Every tile side and thread count is a power of two (launch_dims.cc),
-    // so the threads divide the slice.
-    const int64_t elements = tile * l_.tile_k;
-    for (int64_t first = 0; first < elements; first += l_.threads_per_block) {
-      llvm::Value* e = b_->CreateAdd(tid_, I(first), "", true, true);
-      // Consecutive lanes take consecutive elements of the operand's
-      // minor dimension.
-      llvm::Value* kk = k_minor ? b_->CreateURem(e, I(l_.tile_k))
-                                : b_->CreateUDiv(e, I(tile));
-      llvm::Value* row = k_minor ? b_->CreateUDiv(e, I(l_.tile_k))
-                                 : b_->CreateURem(e, I(tile));
-      llvm::Value* slot = Slot(lhs, kk, row);
+    for (int64_t i = 0; i < StagedPerThread(lhs); ++i) {
+      auto [kk, row] = StagedPosition(lhs, i);
+      llvm::Value* slot = NextSlot(lhs, i);
       llvm::Value* r = b_->CreateAdd(origin, row, "", true, true);
       llvm::Value* k = b_->CreateAdd(k0, kk, "", true, true);
       auto load = [&]() -> absl::Status {
@@ -301,12 +365,29 @@ class TiledDot {
     return absl::OkStatus();
   }
 
+  // Stores the registers LoadSlice filled into the shared slice.
+  void StoreSlice(bool lhs) {
+    llvm::Type* stage = lhs ? lhs_stage_ : rhs_stage_;
+    for (int64_t i = 0; i < StagedPerThread(lhs); ++i) {
+      auto [kk, row] = StagedPosition(lhs, i);
+      b_->CreateStore(b_->CreateLoad(stage, NextSlot(lhs, i)),
+                      Slot(lhs, kk, row));
+    }
+  }
+
+  // Instructions a warp's tile takes along m and n.
+  int64_t InstructionsM() const { return l_.wave_m / matrix_->m; }
+  int64_t InstructionsN() const { return l_.wave_n / matrix_->n; }
+
   void InitAccumulators() {
-    if (mfma_) {
+    if (matrix_) {
+      // One <accumulators x float> per instruction of the warp's tile.
       acc_vector_type_ =
-          llvm::FixedVectorType::get(b_->getFloatTy(), mfma_->accumulators);
-      acc_ = EmitAllocaAtEntry(acc_vector_type_, "dot.acc", b_);
-      b_->CreateStore(llvm::Constant::getNullValue(acc_vector_type_), acc_);
+          llvm::FixedVectorType::get(b_->getFloatTy(), matrix_->accumulators);
+      llvm::Type* array = llvm::ArrayType::get(
+          acc_vector_type_, InstructionsM() * InstructionsN());
+      acc_ = EmitAllocaAtEntry(array, "dot.acc", b_);
+      b_->CreateStore(llvm::Constant::getNullValue(array), acc_);
       return;
     }
     llvm::Type* array =
@@ -380,32 +461,54 @@ class TiledDot {
         b_);
   }
 
-  // The wave's quadrant of the tile and the lane within the wave.
-  void WaveOrigin(llvm::Value** row, llvm::Value** column, IrInt* lane) {
-    const int64_t wave = kMfmaWaveSize;
-    llvm::Value* w = b_->CreateUDiv(tid_, I(wave));
-    const int64_t waves_n = l_.tile_n / mfma_->n;
-    *row = b_->CreateMul(b_->CreateUDiv(w, I(waves_n)), I(mfma_->m), "", true,
-                         true);
-    *column = b_->CreateMul(b_->CreateURem(w, I(waves_n)), I(mfma_->n), "",
-                            true, true);
-    *lane = IrInt{b_->CreateURem(tid_, I(wave)), b_};
+  // The accumulators of the warp's instruction (i, j).
+  llvm::Value* MatrixAccumulator(int64_t i, int64_t j) {
+    llvm::Type* array = llvm::ArrayType::get(
+        acc_vector_type_, InstructionsM() * InstructionsN());
+    return b_->CreateConstInBoundsGEP2_32(array, acc_, 0,
+                                          i * InstructionsN() + j);
   }
 
-  // Operand `v` of the lane for the instruction at slice row kk0.
-  llvm::Value* MfmaOperand(bool lhs, llvm::Value* kk0, llvm::Value* origin,
-                           const IrInt& lane) {
+  // The warp's quadrant of the tile and the lane within the warp.
+  void WaveOrigin(llvm::Value** row, llvm::Value** column, IrInt* lane) {
+    const int64_t lanes = matrix_->lanes;
+    llvm::Value* w = b_->CreateUDiv(tid_, I(lanes));
+    const int64_t waves_n = l_.tile_n / l_.wave_n;
+    *row = b_->CreateMul(b_->CreateUDiv(w, I(waves_n)), I(l_.wave_m), "", true,
+                         true);
+    *column = b_->CreateMul(b_->CreateURem(w, I(waves_n)), I(l_.wave_n), "",
+                            true, true);
+    *lane = IrInt{b_->CreateURem(tid_, I(lanes)), b_};
+  }
+
+  // The lane's operand elements of the instruction at slice row kk0 whose
+  // A (B) block starts at row (column) `origin` of the tile.
+  llvm::Value* MatrixOperand(bool lhs, llvm::Value* kk0, llvm::Value* origin,
+                             const IrInt& lane) {
     std::vector<llvm::Value*> values;
-    for (int v = 0; v < mfma_->values_per_lane; ++v) {
-      MfmaElement<IrInt> e =
-          lhs ? MfmaAElement(*mfma_, lane, v) : MfmaBElement(*mfma_, lane, v);
+    const int count = lhs ? matrix_->a_values : matrix_->b_values;
+    llvm::Type* stage = lhs ? lhs_stage_ : rhs_stage_;
+    const int run = matrix_->k_run;
+    llvm::Type* run_type =
+        run == 1 ? stage : llvm::FixedVectorType::get(stage, run);
+    const uint64_t element_bytes = stage->getPrimitiveSizeInBits() / 8;
+    for (int v = 0; v < count; v += run) {
+      MatrixElement<IrInt> e = lhs ? MatrixAElement(*matrix_, lane, v)
+                                   : MatrixBElement(*matrix_, lane, v);
       // A[row = i][col = k], B[row = k][col = j].
       llvm::Value* k = lhs ? e.col.v : e.row.v;
       llvm::Value* rc = lhs ? e.row.v : e.col.v;
-      values.push_back(
-          b_->CreateLoad(lhs ? lhs_stage_ : rhs_stage_,
-                         Slot(lhs, b_->CreateAdd(kk0, k, "", true, true),
-                              b_->CreateAdd(origin, rc, "", true, true))));
+      // The run starts at a multiple of its length in k, and rows are a
+      // multiple of kMatrixRowPad apart: the load is aligned to its size.
+      llvm::Value* loaded = b_->CreateAlignedLoad(
+          run_type,
+          Slot(lhs, b_->CreateAdd(kk0, k, "", true, true),
+               b_->CreateAdd(origin, rc, "", true, true)),
+          llvm::Align(run * element_bytes));
+      for (int r = 0; r < run; ++r) {
+        values.push_back(run == 1 ? loaded
+                                  : b_->CreateExtractElement(loaded, r));
+      }
     }
     if (values.size() == 1) return values[0];
     llvm::Value* vec = llvm::UndefValue::get(
@@ -416,20 +519,46 @@ class TiledDot {
     return vec;
   }
 
-  absl::Status MultiplyMfma() {
+  absl::Status MultiplyMatrix() {
     llvm::Value *row, *column;
     IrInt lane;
     WaveOrigin(&row, &column, &lane);
-    llvm::Value* acc = b_->CreateLoad(acc_vector_type_, acc_);
-    for (int64_t kk = 0; kk < l_.tile_k; kk += mfma_->k) {
-      llvm::Value* a = MfmaOperand(true, I(kk), row, lane);
-      llvm::Value* c = MfmaOperand(false, I(kk), column, lane);
-      acc = kernel_.target().EmitMatrixMultiplyAdd(*mfma_, a, c, acc, b_);
-      if (acc == nullptr) {
-        return absl::InternalError("the target has no matrix instruction");
+    const int64_t im = InstructionsM();
+    const int64_t jn = InstructionsN();
+    std::vector<llvm::Value*> acc;
+    for (int64_t i = 0; i < im; ++i) {
+      for (int64_t j = 0; j < jn; ++j) {
+        acc.push_back(b_->CreateLoad(acc_vector_type_, MatrixAccumulator(i, j)));
       }
     }
-    b_->CreateStore(acc, acc_);
+    for (int64_t kk = 0; kk < l_.tile_k; kk += matrix_->k) {
+      std::vector<llvm::Value*> a, c;
+      for (int64_t i = 0; i < im; ++i) {
+        a.push_back(MatrixOperand(
+            true, I(kk),
+            b_->CreateAdd(row, I(i * matrix_->m), "", true, true), lane));
+      }
+      for (int64_t j = 0; j < jn; ++j) {
+        c.push_back(MatrixOperand(
+            false, I(kk),
+            b_->CreateAdd(column, I(j * matrix_->n), "", true, true), lane));
+      }
+      for (int64_t i = 0; i < im; ++i) {
+        for (int64_t j = 0; j < jn; ++j) {
+          llvm::Value*& d = acc[i * jn + j];
+          d = kernel_.target().EmitMatrixMultiplyAdd(*matrix_, a[i], c[j], d,
+                                                     b_);
+          if (d == nullptr) {
+            return absl::InternalError("the target has no matrix instruction");
+          }
+        }
+      }
+    }
+    for (int64_t i = 0; i < im; ++i) {
+      for (int64_t j = 0; j < jn; ++j) {
+        b_->CreateStore(acc[i * jn + j], MatrixAccumulator(i, j));
+      }
+    }
     return absl::OkStatus();
   }
 
@@ -486,20 +615,29 @@ class TiledDot {
     return absl::OkStatus();
   }
 
-  absl::Status WriteMfma() {
+  absl::Status WriteMatrix() {
     HLOC_RETURN_IF_ERROR(PrepareEpilogue());
     llvm::Value *row, *column;
     IrInt lane;
     WaveOrigin(&row, &column, &lane);
-    llvm::Value* acc = b_->CreateLoad(acc_vector_type_, acc_);
-    for (int r = 0; r < mfma_->accumulators; ++r) {
-      MfmaElement<IrInt> e = MfmaAccumulatorElement(*mfma_, lane, r);
-      llvm::Value* m = b_->CreateAdd(
-          m0_, b_->CreateAdd(row, e.row.v, "", true, true), "", true, true);
-      llvm::Value* n = b_->CreateAdd(
-          n0_, b_->CreateAdd(column, e.col.v, "", true, true), "", true, true);
-      HLOC_RETURN_IF_ERROR(
-          WriteElement(m, n, b_->CreateExtractElement(acc, r)));
+    for (int64_t i = 0; i < InstructionsM(); ++i) {
+      for (int64_t j = 0; j < InstructionsN(); ++j) {
+        llvm::Value* acc =
+            b_->CreateLoad(acc_vector_type_, MatrixAccumulator(i, j));
+        llvm::Value* m_origin = b_->CreateAdd(
+            m0_, b_->CreateAdd(row, I(i * matrix_->m), "", true, true), "",
+            true, true);
+        llvm::Value* n_origin = b_->CreateAdd(
+            n0_, b_->CreateAdd(column, I(j * matrix_->n), "", true, true), "",
+            true, true);
+        for (int r = 0; r < matrix_->accumulators; ++r) {
+          MatrixElement<IrInt> e = MatrixAccumulatorElement(*matrix_, lane, r);
+          llvm::Value* m = b_->CreateAdd(m_origin, e.row.v, "", true, true);
+          llvm::Value* n = b_->CreateAdd(n_origin, e.col.v, "", true, true);
+          HLOC_RETURN_IF_ERROR(
+              WriteElement(m, n, b_->CreateExtractElement(acc, r)));
+        }
+      }
     }
     return absl::OkStatus();
   }
@@ -510,7 +648,7 @@ class TiledDot {
   const HloInstruction* dot_;
   const DotGeometry& g_;
   const TiledDotLaunch& l_;
-  std::optional<MfmaShape> mfma_;
+  std::optional<MatrixShape> matrix_;
 
   PrimitiveType acc_type_ = F32, lhs_type_ = F32, rhs_type_ = F32;
   llvm::Type* acc_llvm_ = nullptr;
@@ -526,6 +664,10 @@ class TiledDot {
   llvm::Value* m0_ = nullptr;
   llvm::Value* n0_ = nullptr;
   llvm::Value* acc_ = nullptr;
+  // The thread's elements of the next slice, between LoadSlice and
+  // StoreSlice.
+  llvm::Value* lhs_next_ = nullptr;
+  llvm::Value* rhs_next_ = nullptr;
   std::shared_ptr<llvm::Value*> current_;
 };
 
@@ -577,20 +719,21 @@ absl::StatusOr<LaunchDims> EmitTiledDotKernel(const KernelRequest& request,
   const PrimitiveType out = dot->shape().element_type();
   const PrimitiveType lhs = dot->operand(0)->shape().element_type();
   const PrimitiveType rhs = dot->operand(1)->shape().element_type();
-  std::optional<MfmaShape> mfma;
-  // MFMA multiplies operands of one type into f32 accumulators: f32 dots,
-  // and f16/bf16 dots (which accumulate in f32 anyway).
+  std::optional<MatrixShape> matrix;
+  // Matrix instructions multiply operands of one type into f32
+  // accumulators: f32 dots (MFMA), and f16/bf16 dots (which accumulate in
+  // f32 anyway).
   if (lhs == rhs && (out == F32 || out == lhs)) {
-    mfma = request.target->MatrixInstruction(lhs);
+    matrix = request.target->MatrixInstruction(lhs);
   }
   const TiledDotLaunch launch = ComputeTiledDotLaunch(
-      g.batch, g.m, g.n, mfma.has_value(), request.target->device());
+      g.batch, g.m, g.n, matrix, request.target->device());
   const bool index64 = !Use32BitIndexing(
       MaxElementsTouched(info),
       launch.dims.NumBlocks() * launch.tile_m * launch.tile_n);
   KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
                        request.symbol, launch.threads_per_block, index64);
-  TiledDot emitter(&kernel, info, dot, g, launch, mfma);
+  TiledDot emitter(&kernel, info, dot, g, launch, matrix);
   HLOC_RETURN_IF_ERROR(kernel.Finish(emitter.Emit()));
   return launch.dims;
 }

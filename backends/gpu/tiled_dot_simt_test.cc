@@ -5,12 +5,15 @@
 // operands and a column-major layout, f32/f16/bf16/f64/s32/s8 operands, a
 // fused bias + relu epilogue, and a convolution that convolution-to-gemm
 // turns into a dot. Each module is compiled by the same emitters with the
-// facts of gfx942 (wave64, MFMA: the simulator executes the MFMA
-// instruction with the model of testing/mfma_model.h, so the MFMA path's
-// staging, lane layout and output positions run, the instruction itself
-// being the model, not an AMD GPU), gfx1100 (wave32, plain tiles) and sm_90
-// (warp 32, plain tiles: what cuda gets where cuBLASLt has no call). Every
-// case also checks that the tiled kernel is the one emitted.
+// facts of gfx942 (wave64, MFMA), gfx1100 (wave32, plain tiles) and sm_90
+// (warp 32, mma.sync for f16/bf16 operands, plain tiles otherwise: what
+// cuda gets where cuBLASLt has no call or a prologue is fused). The
+// simulator executes the matrix instructions with the model of
+// testing/matrix_model.h, so the matrix paths' staging, lane layout and
+// output positions run, the instruction itself being the model, not the
+// hardware. Every case also checks that the tiled kernel is the one
+// emitted, and with the matrix instruction exactly where the device has
+// one for the operand type.
 #include <string>
 #include <vector>
 
@@ -257,11 +260,14 @@ TEST_P(TiledDotSimtTest, MatchesTheEvaluator) {
   ASSERT_TRUE(ir.ok()) << ir.status();
   EXPECT_NE(ir->find(".dot_lhs"), std::string::npos) << *ir;
   EXPECT_NE(ir->find(".dot_rhs"), std::string::npos);
-  const bool mfma_type =
-      c.module.rfind("f32", 0) == 0 || c.module.rfind("bf16", 0) == 0 ||
-      c.module.rfind("f16", 0) == 0 || c.module.rfind("conv", 0) == 0;
-  const bool expect_mfma = device->matrix_cores && mfma_type;
-  EXPECT_EQ(ir->find("mfma.c") != std::string::npos, expect_mfma);
+  // MFMA has f32, f16 and bf16 forms, mma.sync f16 and bf16 ones.
+  const bool half_type =
+      c.module.rfind("bf16", 0) == 0 || c.module.rfind("f16", 0) == 0;
+  const bool matrix_type =
+      half_type || (c.platform == "rocm" && (c.module.rfind("f32", 0) == 0 ||
+                                             c.module.rfind("conv", 0) == 0));
+  const bool expect_matrix = device->matrix_cores && matrix_type;
+  EXPECT_EQ(ir->find("matrix.c") != std::string::npos, expect_matrix);
 
   absl::StatusOr<Executable> executable = CompileForGpu(**module, options);
   ASSERT_TRUE(executable.ok()) << executable.status();
@@ -273,8 +279,11 @@ TEST_P(TiledDotSimtTest, MatchesTheEvaluator) {
         << step.kernel_name;
   }
   // On ROCm a prologue (and an epilogue) are computed by the dot's own
-  // kernel (CUDA leaves prologues to separate kernels: cost_model.h).
-  if (c.platform == "rocm" && c.module.find("prologue") != std::string::npos) {
+  // kernel; on CUDA where the tensor-core kernel reads it (a small f16 or
+  // bf16 dot: cost_model.h).
+  const bool prologue_fused =
+      c.platform == "rocm" || (c.platform == "cuda" && half_type);
+  if (prologue_fused && c.module.find("prologue") != std::string::npos) {
     int kernels = 0;
     for (const ExecutableStep& step : executable->steps) {
       kernels += step.kind == ExecutableStep::Kind::kKernel ? 1 : 0;

@@ -623,6 +623,16 @@ FusionDecision ShouldFuseIntoDotPrologue(const HloInstruction& producer,
     return FusionDecision::No(
         "consumer dot is complex or pred (no tiled kernel reads a prologue)");
   }
+  if (options.dot_prologue_matrix_types_only) {
+    const PrimitiveType lhs = dot.operand(0)->shape().element_type();
+    const PrimitiveType rhs = dot.operand(1)->shape().element_type();
+    if (lhs != rhs || (lhs != F16 && lhs != BF16) ||
+        (type != F32 && type != lhs)) {
+      return FusionDecision::No(
+          "consumer dot has no matrix-instruction form (f16/bf16 operands of "
+          "one type): the library gemm is faster than the tiled kernel");
+    }
+  }
   const int64_t flops = DotFlops(dot);
   if (flops > options.dot_prologue_max_flops) {
     return FusionDecision::No(absl::StrCat(

@@ -66,16 +66,18 @@ struct FusionOptions {
   bool row_reduction_fusion = true;
   // Dot prologues (dot-prologue-fusion): cheap producers of a dot's
   // operands computed by the dot's kernel as it loads its operands, for
-  // dots of at most this many flops (2*m*n*k*batch); 0: never. CUDA: never.
-  // Its dots are cuBLASLt calls, and a prologue would move a dot to the
-  // tiled kernel (CUDA cores, no tensor cores), which on an H100 lost even
-  // where launches dominate: f32 values rounded to bf16 into a 128^3 dot
-  // took 14.8 us as one tiled kernel against 12.3 us as two convert
-  // kernels and a gemm, and 32.8 against 13.6 us at 256^3
-  // (tools/gpu_bench/MODELS.md, 2026-11-26). Exact converts still reach
-  // cuBLASLt's own reads (dot-convert-folding). ROCm's dots are all the
-  // tiled kernel and the CPU's its packing GEMM: no limit there.
+  // dots of at most this many flops (2*m*n*k*batch); 0: never. ROCm's dots
+  // are all the tiled kernel and the CPU's its packing GEMM: no limit
+  // there. CUDA's dots are cuBLASLt calls, and a prologue moves a dot to
+  // the tiled kernel, which pays only where launches and the operands'
+  // round trip through memory outweigh cuBLASLt's faster arithmetic: small
+  // dots (the limit and its measurement are in pipelines.cc).
   int64_t dot_prologue_max_flops = 0;
+  // Only dots the tiled kernel computes with a matrix instruction take a
+  // prologue: f16 or bf16 operands of one type, an f32 or same-type
+  // result (CUDA: its CUDA-core tiles lost to cuBLASLt at every size
+  // measured, an f32 128^3 dot with bf16 roundings 14.8 us against 12.3).
+  bool dot_prologue_matrix_types_only = false;
   // Only views and converts of a buffer join a prologue (the CPU: its GEMM
   // packs operands through strides, converting each element, so a
   // broadcast, a transpose, a layout copy or a convert costs nothing there;

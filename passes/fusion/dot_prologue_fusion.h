@@ -9,10 +9,13 @@
 // model's rule) become part of a kOutput fusion with the dot, computed as
 // the dot's kernel loads its operands: on ROCm by the tiled dot kernel
 // (backends/gpu/tiled_dot_emitter.cc), at any size, since every ROCm dot
-// is that kernel. CUDA does not run this pass (FusionOptions::
-// dot_prologue_max_flops is 0 there: cuBLASLt beats the tiled kernel even
-// on small dots, measured); exact widening converts reach cuBLASLt through
-// dot-convert-folding instead, on every pipeline and before this pass.
+// is that kernel. On CUDA, only into small dots with f16/bf16 operands,
+// which the tiled kernel computes on the tensor cores (mma.sync) and
+// where one kernel beats the producers' kernels plus a cuBLASLt call
+// (FusionOptions::dot_prologue_matrix_types_only and
+// dot_prologue_max_flops, measured); larger dots keep cuBLASLt, and exact
+// widening converts reach it through dot-convert-folding, on every
+// pipeline and before this pass.
 //
 // On the CPU only views and converts join (FusionOptions::
 // dot_prologue_views_only): its packing GEMM reads a broadcast operand

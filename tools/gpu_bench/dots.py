@@ -64,15 +64,15 @@ for _dtype in ("f32", "bf16"):
         _register(f"dot_bias_{_kind}_4096_{_dtype}", "4096", _dtype, _kind)
 
 
-# Small dots whose operands are computed: f32 values rounded to bf16, the
-# bf16 product widened back (mixed-precision code as JAX users write it).
+# Dots whose operands are computed: f32 values rounded to bf16, the bf16
+# product widened back (mixed-precision code as JAX users write it).
 # XLA:GPU fuses the roundings into a Triton gemm; torch eager runs two
-# casts and cuBLAS; hloc on cuda runs two convert kernels and a cuBLASLt
-# call. gpu_models.sh also compiles each without dot-prologue-fusion
-# (m_unfused.hloexe): with a flops limit on cuda the pair shows what
-# fusing the roundings into the tiled dot kernel trades (the run of
-# 2026-11-26 in MODELS.md is why cuda's limit is 0).
-PROLOGUE_SIZES = (128, 256, 512, 1024)
+# casts and cuBLAS; hloc on cuda fuses them into its tensor-core tiled
+# kernel up to a flops limit and runs two convert kernels and a cuBLASLt
+# call above it. gpu_models.sh also compiles each without
+# dot-prologue-fusion (m_unfused.hloexe): the pair on every size is the
+# measurement cuda's limit comes from (passes/pipelines.cc).
+PROLOGUE_SIZES = (128, 256, 512, 1024, 2048)
 
 
 def _register_prologue(size):

@@ -18,7 +18,8 @@
 #include "backends/common/math_library.h"
 #include "backends/gpu/amdgpu_target.h"
 #include "backends/gpu/llvm_codegen.h"
-#include "backends/gpu/testing/mfma_model.h"
+#include "backends/gpu/nvptx_target.h"
+#include "backends/gpu/testing/matrix_model.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
@@ -73,8 +74,8 @@ class ShrinkingBarrier {
   int64_t generation_ = 0;
 };
 
-// One lane's registers of an MFMA instruction (as floats).
-struct MfmaRegisters {
+// One lane's registers of a matrix instruction (as floats).
+struct MatrixRegisters {
   std::vector<float> a, b, acc;
 };
 
@@ -85,7 +86,7 @@ struct Block {
         warp(warp),
         barrier(threads),
         exchange(threads),
-        mfma(threads) {
+        matrix(threads) {
     for (int64_t first = 0; first < threads; first += warp) {
       warps.push_back(
           std::make_unique<ShrinkingBarrier>(std::min(warp, threads - first)));
@@ -96,7 +97,7 @@ struct Block {
   ShrinkingBarrier barrier;
   std::vector<std::unique_ptr<ShrinkingBarrier>> warps;
   std::vector<int32_t> exchange;
-  std::vector<MfmaRegisters> mfma;
+  std::vector<MatrixRegisters> matrix;
   int32_t block_id[3] = {0, 0, 0};
   int32_t block_dim[3] = {1, 1, 1};
 };
@@ -134,29 +135,29 @@ int32_t SimtShuffle(int32_t value, int32_t source_lane) {
   return result;
 }
 
-// An MFMA instruction of kind `kind`: every lane of the wave publishes its
+// A matrix instruction of kind `kind`: every lane of the warp publishes its
 // operands and accumulators, waits for the others, and takes its own part
-// of the model's D = A * B + C (testing/mfma_model.h); a second wait keeps
+// of the model's D = A * B + C (testing/matrix_model.h); a second wait keeps
 // the registers until every lane has read them.
-void SimtMfma(int32_t kind, const float* a, const float* b, float* acc) {
+void SimtMatrix(int32_t kind, const float* a, const float* b, float* acc) {
   Block* block = current->block;
-  const MfmaShape s = GetMfmaShape(static_cast<MfmaKind>(kind));
+  const MatrixShape s = GetMatrixShape(static_cast<MatrixKind>(kind));
   const int64_t w = current->linear / block->warp;
   const int64_t first = w * block->warp;
   const int64_t lane = current->linear - first;
-  MfmaRegisters& mine = block->mfma[current->linear];
-  mine.a.assign(a, a + s.values_per_lane);
-  mine.b.assign(b, b + s.values_per_lane);
+  MatrixRegisters& mine = block->matrix[current->linear];
+  mine.a.assign(a, a + s.a_values);
+  mine.b.assign(b, b + s.b_values);
   mine.acc.assign(acc, acc + s.accumulators);
   block->warps[w]->Wait();
   std::vector<std::vector<float>> wa, wb, wacc;
-  for (int64_t l = 0; l < kMfmaWaveSize; ++l) {
-    const MfmaRegisters& r = block->mfma[first + l];
+  for (int64_t l = 0; l < s.lanes; ++l) {
+    const MatrixRegisters& r = block->matrix[first + l];
     wa.push_back(r.a);
     wb.push_back(r.b);
     wacc.push_back(r.acc);
   }
-  ExecuteMfmaModel(s, wa, wb, wacc);
+  ExecuteMatrixModel(s, wa, wb, wacc);
   std::copy(wacc[lane].begin(), wacc[lane].end(), acc);
   block->warps[w]->Wait();
 }
@@ -208,16 +209,20 @@ class HostSimtTarget : public GpuTarget {
                                    llvm::IRBuilderBase* b) const override {
     return Shuffle(value, b->getInt32(source_lane), b);
   }
-  // gfx90a's and gfx942's facts get their MFMA instructions, executed by
-  // the model of testing/mfma_model.h: the tiled dot kernel's MFMA path
-  // (staging, lane layout, accumulators, output positions) runs here; only
-  // the instruction itself is the model, not the hardware.
-  std::optional<MfmaShape> MatrixInstruction(
+  // gfx90a's and gfx942's facts get their MFMA instructions and sm_80's
+  // and sm_90's their mma.sync, executed by the model of
+  // testing/matrix_model.h: the tiled dot kernel's matrix path (staging,
+  // lane layout, accumulators, output positions) runs here; only the
+  // instruction itself is the model, not the hardware.
+  std::optional<MatrixShape> MatrixInstruction(
       PrimitiveType operand_type) const override {
+    if (device().platform == "cuda") {
+      return NvptxMatrixInstruction(device(), operand_type);
+    }
     return AmdgpuMatrixInstruction(device(), operand_type);
   }
   llvm::Value* EmitMatrixMultiplyAdd(
-      const MfmaShape& shape, llvm::Value* a, llvm::Value* b, llvm::Value* c,
+      const MatrixShape& shape, llvm::Value* a, llvm::Value* b, llvm::Value* c,
       llvm::IRBuilderBase* builder) const override {
     llvm::Type* f32 = builder->getFloatTy();
     auto spill = [&](llvm::Value* v, int count, const char* name) {
@@ -233,16 +238,16 @@ class HostSimtTarget : public GpuTarget {
       }
       return slot;
     };
-    llvm::Value* pa = spill(a, shape.values_per_lane, "mfma.a");
-    llvm::Value* pb = spill(b, shape.values_per_lane, "mfma.b");
-    llvm::Value* pc = spill(c, shape.accumulators, "mfma.c");
+    llvm::Value* pa = spill(a, shape.a_values, "matrix.a");
+    llvm::Value* pb = spill(b, shape.b_values, "matrix.b");
+    llvm::Value* pc = spill(c, shape.accumulators, "matrix.c");
     llvm::FunctionType* type =
         llvm::FunctionType::get(builder->getVoidTy(),
                                 {builder->getInt32Ty(), builder->getPtrTy(),
                                  builder->getPtrTy(), builder->getPtrTy()},
                                 false);
     builder->CreateCall(
-        type, Address(reinterpret_cast<void*>(&SimtMfma), builder),
+        type, Address(reinterpret_cast<void*>(&SimtMatrix), builder),
         {builder->getInt32(static_cast<int32_t>(shape.kind)), pa, pb, pc});
     llvm::Value* d = llvm::UndefValue::get(c->getType());
     llvm::Type* array = llvm::ArrayType::get(f32, shape.accumulators);

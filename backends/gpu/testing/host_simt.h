@@ -15,7 +15,7 @@
 // broadcasts, per-warp partials in shared memory) run and are checked.
 // With gfx90a's or gfx942's facts, dots take the MFMA path of the tiled
 // dot kernel and each MFMA instruction is executed by the model of
-// testing/mfma_model.h (AMD's documented lane layout), every lane of the
+// testing/matrix_model.h (AMD's documented lane layout), every lane of the
 // wave taking part as on the hardware.
 // Slow (a thread per GPU thread): for small test shapes only.
 #ifndef BACKENDS_GPU_TESTING_HOST_SIMT_H_
