@@ -238,9 +238,11 @@ ColumnReductionLaunch ComputeColumnReductionLaunch(
 // NVIDIA instruction also allows 16 x 16 warp tiles (32 x 32 blocks),
 // taken when 64 x 64 blocks would leave SMs idle: the dots the tiled
 // kernel gets on cuda are the small ones (cost_model.h), where a 128^3
-// dot is 4 blocks of 64 x 64 on 132 SMs. K slices cover at least two
-// instructions' K (32 for mma.sync's 16), so each slice's barrier pair
-// pays for more than one step.
+// dot is 4 blocks of 64 x 64 on 132 SMs. K slices cover at least four
+// instructions' K (64 for mma.sync's 16): on those small dots a slice is
+// bound by the latency of its loads and barriers, not by its arithmetic,
+// so fewer, longer slices are faster (on the H100, 32-deep slices made a
+// 512^3 bf16 dot 13.1 us; MODELS.md has the 64-deep figure).
 constexpr int64_t kDotTile = 64;
 constexpr int64_t kDotSmallTile = 32;
 constexpr int64_t kDotTileK = 16;
@@ -265,7 +267,7 @@ TiledDotLaunch ComputeTiledDotLaunch(int64_t batch, int64_t m, int64_t n,
     }
     launch.wave_m = launch.wave_n = wave;
     launch.tile_m = launch.tile_n = kMatrixWarps * wave;
-    launch.tile_k = std::max<int64_t>(kDotTileK, 2 * matrix->k);
+    launch.tile_k = std::max<int64_t>(kDotTileK, 4 * matrix->k);
     launch.threads_per_block = kMatrixWarps * kMatrixWarps * matrix->lanes;
   } else {
     launch.tile_m = m <= kDotSmallTile ? kDotSmallTile : kDotTile;

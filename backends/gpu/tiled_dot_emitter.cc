@@ -143,7 +143,7 @@ struct IrInt {
 
 // Padding elements per row of a matrix tile (row-major, k minor): 8 keeps
 // every run of a lane's register aligned (runs are at most 4 elements)
-// and, for mma.sync's 32-wide k slices of bf16 (rows of 80 bytes, 20
+// and, for mma.sync's 64-deep k slices of bf16 (rows of 144 bytes, 36
 // banks apart), puts the 8 rows x 4 lanes of an operand read in 32
 // different banks.
 constexpr int64_t kMatrixRowPad = 8;
