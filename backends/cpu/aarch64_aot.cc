@@ -268,26 +268,20 @@ absl::StatusOr<Aarch64AotModule> CompileForAarch64(
     step.buffers = std::move(planned.buffers);
     // The executable carries collective steps as the host's does; the
     // qemu driver has no runtime to run them, so the object gets no entry.
-    absl::Status collective_status = absl::OkStatus();
-    if (IsCollectiveStep(*instr)) {
-      absl::StatusOr<ExecutableStep> collective =
-          MakeCollectiveStep(*instr, hlo->config(), step.buffers);
-      if (collective.ok()) {
-        result.missing.push_back(absl::StrCat(instr->name(), " (",
-                                              HloOpcodeString(opcode),
-                                              ", a collective step)"));
-        e.steps.push_back(*std::move(collective));
-        continue;
-      }
-      if (!absl::IsUnimplemented(collective.status())) {
-        return collective.status();
-      }
-      collective_status = collective.status();
+    HLOC_ASSIGN_OR_RETURN(
+        CollectiveStepOrFallback collective,
+        MakeCollectiveStepOrFallback(*instr, hlo->config(), step.buffers));
+    if (collective.step.has_value()) {
+      result.missing.push_back(absl::StrCat(instr->name(), " (",
+                                            HloOpcodeString(opcode),
+                                            ", a collective step)"));
+      e.steps.push_back(*std::move(collective.step));
+      continue;
     }
     absl::StatusOr<std::string> symbol =
-        collective_status.ok()
+        collective.fallback.ok()
             ? emitter.EmitKernel(*instr, absl::StrCat("hloc.", instr->name()))
-            : absl::StatusOr<std::string>(collective_status);
+            : absl::StatusOr<std::string>(collective.fallback);
     if (symbol.ok()) {
       step.kind = ExecutableStep::Kind::kKernel;
       step.kernel_name = *symbol;
