@@ -21,10 +21,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "backends/common/collective_step.h"
 #include "backends/common/custom_call_support.h"
 #include "backends/common/evaluator_fallback.h"
+#include "backends/common/find_on_path.h"
 #include "backends/common/step_plan.h"
 #include "backends/cpu/custom_call_targets.h"
 #include "backends/cpu/jit.h"
@@ -340,18 +340,6 @@ absl::StatusOr<Aarch64AotModule> CompileForAarch64(
 }
 
 namespace {
-
-// The first executable called `name` in $PATH, or "".
-std::string FindOnPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return "";
-  for (absl::string_view dir : absl::StrSplit(path, ':')) {
-    if (dir.empty()) continue;
-    std::string candidate = absl::StrCat(dir, "/", name);
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
 
 std::string FromEnv(const char* variable) {
   const char* value = std::getenv(variable);
