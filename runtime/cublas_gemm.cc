@@ -241,20 +241,15 @@ struct CublasGemm::Library : LoadedLibrary {
 
   // An error naming the cuBLASLt function, its status and the step.
   absl::Status Check(cublasStatus_t status, const char* function,
-                     const std::string& what) const {
+                     absl::string_view what) const {
     if (status == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
-    const char* name = cublasLtGetStatusName != nullptr
-                           ? cublasLtGetStatusName(status)
-                           : nullptr;
-    return absl::InternalError(absl::StrCat(
-        function,
-        " failed: ", name != nullptr ? name : absl::StrCat("status ", status),
-        " in ", what));
+    return LibraryCallError("cuBLASLt", function, status,
+                            cublasLtGetStatusName != nullptr
+                                ? cublasLtGetStatusName(status)
+                                : nullptr,
+                            what);
   }
 };
-
-#define HLOC_CUBLASLT_CALL(library, what, fn, ...) \
-  (library).Check((library).fn(__VA_ARGS__), #fn, (what))
 
 struct GemmPlan {
   const CublasGemm::Library* library = nullptr;
@@ -325,8 +320,8 @@ absl::StatusOr<std::unique_ptr<CublasGemm>> CublasGemm::Create(
   std::unique_ptr<CublasGemm> gemm(new CublasGemm());
   gemm->driver_ = driver;
   gemm->library_ = std::move(library);
-  status = HLOC_CUBLASLT_CALL(l, "creating a cuBLASLt handle", cublasLtCreate,
-                              &gemm->handle_);
+  status = HLOC_LIBRARY_CALL(l, "creating a cuBLASLt handle", cublasLtCreate,
+                             &gemm->handle_);
   if (!status.ok()) return status;
   status = HLOC_CUDA_CALL(driver, "allocating the cuBLASLt workspace",
                           cuMemAlloc, &gemm->workspace_, kWorkspaceBytes);
@@ -365,8 +360,8 @@ absl::StatusOr<GemmPlanPtr> CublasGemm::Plan(const Executable& executable,
                           : CUBLAS_COMPUTE_32F;
   const int scale_type = complex ? (plan->scale_f64 ? CUDA_C_64F : CUDA_C_32F)
                                  : (plan->scale_f64 ? CUDA_R_64F : CUDA_R_32F);
-  status = HLOC_CUBLASLT_CALL(l, what, cublasLtMatmulDescCreate, &plan->desc,
-                              compute, scale_type);
+  status = HLOC_LIBRARY_CALL(l, what, cublasLtMatmulDescCreate, &plan->desc,
+                             compute, scale_type);
   if (!status.ok()) return status;
   const int32_t transa = g.transpose_lhs ? CUBLAS_OP_T : CUBLAS_OP_N;
   const int32_t transb = g.transpose_rhs ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -378,8 +373,8 @@ absl::StatusOr<GemmPlanPtr> CublasGemm::Plan(const Executable& executable,
                    static_cast<const void*>(&transb), sizeof(transb)},
         std::tuple{CUBLASLT_MATMUL_DESC_EPILOGUE,
                    static_cast<const void*>(&epilogue), sizeof(epilogue)}}) {
-    status = HLOC_CUBLASLT_CALL(l, what, cublasLtMatmulDescSetAttribute,
-                                plan->desc, attribute, value, size);
+    status = HLOC_LIBRARY_CALL(l, what, cublasLtMatmulDescSetAttribute,
+                               plan->desc, attribute, value, size);
     if (!status.ok()) return status;
   }
   struct Matrix {
@@ -395,38 +390,38 @@ absl::StatusOr<GemmPlanPtr> CublasGemm::Plan(const Executable& executable,
       {&plan->c, g.out_type, g.m, g.n, g.ldc, g.stride_out},
   };
   for (const Matrix& m : matrices) {
-    status = HLOC_CUBLASLT_CALL(l, what, cublasLtMatrixLayoutCreate, m.layout,
-                                DataType(m.type), static_cast<uint64_t>(m.rows),
-                                static_cast<uint64_t>(m.cols), m.ld);
+    status = HLOC_LIBRARY_CALL(l, what, cublasLtMatrixLayoutCreate, m.layout,
+                               DataType(m.type), static_cast<uint64_t>(m.rows),
+                               static_cast<uint64_t>(m.cols), m.ld);
     if (!status.ok()) return status;
     if (g.batch == 1) continue;
     const int32_t batch = static_cast<int32_t>(g.batch);
-    status = HLOC_CUBLASLT_CALL(l, what, cublasLtMatrixLayoutSetAttribute,
-                                *m.layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
-                                &batch, sizeof(batch));
+    status = HLOC_LIBRARY_CALL(l, what, cublasLtMatrixLayoutSetAttribute,
+                               *m.layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
+                               &batch, sizeof(batch));
     if (status.ok()) {
-      status = HLOC_CUBLASLT_CALL(l, what, cublasLtMatrixLayoutSetAttribute,
-                                  *m.layout,
-                                  CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
-                                  &m.stride, sizeof(m.stride));
+      status = HLOC_LIBRARY_CALL(l, what, cublasLtMatrixLayoutSetAttribute,
+                                 *m.layout,
+                                 CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                 &m.stride, sizeof(m.stride));
     }
     if (!status.ok()) return status;
   }
   cublasLtMatmulPreference_t preference = nullptr;
   status =
-      HLOC_CUBLASLT_CALL(l, what, cublasLtMatmulPreferenceCreate, &preference);
+      HLOC_LIBRARY_CALL(l, what, cublasLtMatmulPreferenceCreate, &preference);
   if (!status.ok()) return status;
   const uint64_t workspace = kWorkspaceBytes;
-  status = HLOC_CUBLASLT_CALL(
+  status = HLOC_LIBRARY_CALL(
       l, what, cublasLtMatmulPreferenceSetAttribute, preference,
       CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof(workspace));
   cublasLtMatmulHeuristicResult_t results[kAutotuneCandidates] = {};
   int found = 0;
   if (status.ok()) {
-    status = HLOC_CUBLASLT_CALL(l, what, cublasLtMatmulAlgoGetHeuristic,
-                                handle_, plan->desc, plan->a, plan->b, plan->c,
-                                plan->c, preference, kAutotuneCandidates,
-                                results, &found);
+    status =
+        HLOC_LIBRARY_CALL(l, what, cublasLtMatmulAlgoGetHeuristic, handle_,
+                          plan->desc, plan->a, plan->b, plan->c, plan->c,
+                          preference, kAutotuneCandidates, results, &found);
   }
   l.cublasLtMatmulPreferenceDestroy(preference);
   if (!status.ok()) return status;
@@ -478,7 +473,7 @@ absl::Status CublasGemm::Run(const GemmPlan& plan, CUdeviceptr lhs,
     // The bias pointer is an attribute of the descriptor; cuBLASLt reads
     // it when the call is made (and when a graph captures it).
     void* bias_pointer = reinterpret_cast<void*>(bias);
-    absl::Status status = HLOC_CUBLASLT_CALL(
+    absl::Status status = HLOC_LIBRARY_CALL(
         l, plan.what, cublasLtMatmulDescSetAttribute, plan.desc,
         CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_pointer, sizeof(bias_pointer));
     if (!status.ok()) return status;
@@ -488,12 +483,12 @@ absl::Status CublasGemm::Run(const GemmPlan& plan, CUdeviceptr lhs,
   const void* beta = plan.scale_f64 ? static_cast<const void*>(plan.beta64)
                                     : static_cast<const void*>(plan.beta32);
   void* c = reinterpret_cast<void*>(out);
-  return HLOC_CUBLASLT_CALL(l, plan.what, cublasLtMatmul, handle_, plan.desc,
-                            alpha, reinterpret_cast<const void*>(lhs), plan.a,
-                            reinterpret_cast<const void*>(rhs), plan.b, beta, c,
-                            plan.c, c, plan.c, &plan.algo,
-                            reinterpret_cast<void*>(workspace_),
-                            plan.workspace_bytes, stream);
+  return HLOC_LIBRARY_CALL(l, plan.what, cublasLtMatmul, handle_, plan.desc,
+                           alpha, reinterpret_cast<const void*>(lhs), plan.a,
+                           reinterpret_cast<const void*>(rhs), plan.b, beta, c,
+                           plan.c, c, plan.c, &plan.algo,
+                           reinterpret_cast<void*>(workspace_),
+                           plan.workspace_bytes, stream);
 }
 
 }  // namespace cuda

@@ -250,20 +250,14 @@ struct CudnnConv::Library : LoadedLibrary {
 
   // An error naming the cuDNN function, its status and the step.
   absl::Status Check(cudnnStatus_t status, const char* function,
-                     const std::string& what) const {
+                     absl::string_view what) const {
     if (status == CUDNN_STATUS_SUCCESS) return absl::OkStatus();
-    const char* text = cudnnGetErrorString != nullptr
-                           ? cudnnGetErrorString(status)
-                           : nullptr;
-    return absl::InternalError(absl::StrCat(
-        function,
-        " failed: ", text != nullptr ? text : absl::StrCat("status ", status),
-        " in ", what));
+    return LibraryCallError(
+        "cuDNN", function, status,
+        cudnnGetErrorString != nullptr ? cudnnGetErrorString(status) : nullptr,
+        what);
   }
 };
-
-#define HLOC_CUDNN_CALL(library, what, fn, ...) \
-  (library).Check((library).fn(__VA_ARGS__), #fn, (what))
 
 struct ConvPlan {
   const CudnnConv::Library* library = nullptr;
@@ -342,8 +336,8 @@ absl::StatusOr<std::unique_ptr<CudnnConv>> CudnnConv::Create(
   std::unique_ptr<CudnnConv> conv(new CudnnConv());
   conv->driver_ = driver;
   conv->library_ = std::move(library);
-  status =
-      HLOC_CUDNN_CALL(l, "creating a cuDNN handle", cudnnCreate, &conv->handle_);
+  status = HLOC_LIBRARY_CALL(l, "creating a cuDNN handle", cudnnCreate,
+                             &conv->handle_);
   if (!status.ok()) return status;
   return conv;
 }
@@ -382,65 +376,66 @@ absl::StatusOr<ConvPlanPtr> CudnnConv::Plan(const Executable& executable,
   plan->library = library_.get();
   plan->what = what;
   plan->scale_f64 = c.type == F64;
-  status = HLOC_CUDNN_CALL(l, what, cudnnCreateTensorDescriptor, &plan->input);
+  status =
+      HLOC_LIBRARY_CALL(l, what, cudnnCreateTensorDescriptor, &plan->input);
   if (status.ok()) {
     status =
-        HLOC_CUDNN_CALL(l, what, cudnnCreateTensorDescriptor, &plan->output);
-  }
-  if (status.ok()) {
-    status =
-        HLOC_CUDNN_CALL(l, what, cudnnCreateFilterDescriptor, &plan->filter);
+        HLOC_LIBRARY_CALL(l, what, cudnnCreateTensorDescriptor, &plan->output);
   }
   if (status.ok()) {
     status =
-        HLOC_CUDNN_CALL(l, what, cudnnCreateConvolutionDescriptor, &plan->conv);
+        HLOC_LIBRARY_CALL(l, what, cudnnCreateFilterDescriptor, &plan->filter);
   }
   if (status.ok()) {
-    status = HLOC_CUDNN_CALL(l, what, cudnnSetTensorNdDescriptor, plan->input,
-                             type, dims, t.input.data(),
-                             t.input_strides.data());
+    status = HLOC_LIBRARY_CALL(l, what, cudnnCreateConvolutionDescriptor,
+                               &plan->conv);
   }
   if (status.ok()) {
-    status = HLOC_CUDNN_CALL(l, what, cudnnSetTensorNdDescriptor, plan->output,
-                             type, dims, t.output.data(),
-                             t.output_strides.data());
+    status =
+        HLOC_LIBRARY_CALL(l, what, cudnnSetTensorNdDescriptor, plan->input,
+                          type, dims, t.input.data(), t.input_strides.data());
   }
   if (status.ok()) {
-    status = HLOC_CUDNN_CALL(
+    status =
+        HLOC_LIBRARY_CALL(l, what, cudnnSetTensorNdDescriptor, plan->output,
+                          type, dims, t.output.data(), t.output_strides.data());
+  }
+  if (status.ok()) {
+    status = HLOC_LIBRARY_CALL(
         l, what, cudnnSetFilterNdDescriptor, plan->filter, type,
         c.channels_last ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, dims,
         t.filter.data());
   }
   if (status.ok()) {
     // 16-bit data accumulates in f32, as XLA's convolutions do.
-    status = HLOC_CUDNN_CALL(
-        l, what, cudnnSetConvolutionNdDescriptor, plan->conv, dims - 2,
-        t.padding.data(), t.strides.data(), t.dilation.data(),
-        CUDNN_CROSS_CORRELATION,
-        c.type == F64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT);
+    status =
+        HLOC_LIBRARY_CALL(l, what, cudnnSetConvolutionNdDescriptor, plan->conv,
+                          dims - 2, t.padding.data(), t.strides.data(),
+                          t.dilation.data(), CUDNN_CROSS_CORRELATION,
+                          c.type == F64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT);
   }
   if (status.ok()) {
-    status = HLOC_CUDNN_CALL(l, what, cudnnSetConvolutionGroupCount,
-                             plan->conv,
-                             static_cast<int>(c.feature_group_count));
+    status =
+        HLOC_LIBRARY_CALL(l, what, cudnnSetConvolutionGroupCount, plan->conv,
+                          static_cast<int>(c.feature_group_count));
   }
   // f32 without TF32 keeps to FMA kernels; otherwise each algorithm runs
   // with the math type the heuristic ranked it with.
   const bool strict_f32 = c.type == F32 && !c.allow_tf32;
   if (status.ok()) {
-    status = HLOC_CUDNN_CALL(
-        l, what, cudnnSetConvolutionMathType, plan->conv,
-        strict_f32 ? CUDNN_FMA_MATH
-        : c.type == F16 || c.type == BF16 ? CUDNN_TENSOR_OP_MATH
-                                           : CUDNN_DEFAULT_MATH);
+    status = HLOC_LIBRARY_CALL(l, what, cudnnSetConvolutionMathType, plan->conv,
+                               strict_f32 ? CUDNN_FMA_MATH
+                               : c.type == F16 || c.type == BF16
+                                   ? CUDNN_TENSOR_OP_MATH
+                                   : CUDNN_DEFAULT_MATH);
   }
   cudnnConvolutionFwdAlgoPerf_t results[CUDNN_CONVOLUTION_FWD_ALGO_COUNT] = {};
   int found = 0;
   if (status.ok()) {
-    status = HLOC_CUDNN_CALL(l, what, cudnnGetConvolutionForwardAlgorithm_v7,
-                             handle_, plan->input, plan->filter, plan->conv,
-                             plan->output, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
-                             &found, results);
+    status = HLOC_LIBRARY_CALL(l, what, cudnnGetConvolutionForwardAlgorithm_v7,
+                               handle_, plan->input, plan->filter, plan->conv,
+                               plan->output, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                               &found, results);
   }
   if (!status.ok()) return status;
   size_t workspace = 0;
@@ -456,8 +451,8 @@ absl::StatusOr<ConvPlanPtr> CudnnConv::Plan(const Executable& executable,
     }
     // The workspace for this algorithm under the math type it will run
     // with (the heuristic's figure is for its own math type).
-    if (!l.Check(l.cudnnSetConvolutionMathType(plan->conv, a.math),
-                 "cudnnSetConvolutionMathType", what)
+    if (!HLOC_LIBRARY_CALL(l, what, cudnnSetConvolutionMathType, plan->conv,
+                           a.math)
              .ok() ||
         l.cudnnGetConvolutionForwardWorkspaceSize(
             handle_, plan->input, plan->filter, plan->conv, plan->output,
@@ -476,8 +471,8 @@ absl::StatusOr<ConvPlanPtr> CudnnConv::Plan(const Executable& executable,
         absl::StrJoin(t.filter, "x"), ", groups ", c.feature_group_count,
         ")"));
   }
-  status = HLOC_CUDNN_CALL(l, what, cudnnSetConvolutionMathType, plan->conv,
-                           plan->candidates[0].math);
+  status = HLOC_LIBRARY_CALL(l, what, cudnnSetConvolutionMathType, plan->conv,
+                             plan->candidates[0].math);
   if (status.ok()) status = ReserveWorkspace(workspace, what);
   if (!status.ok()) return status;
   plan->tuned = plan->candidates.size() == 1;
@@ -511,19 +506,19 @@ absl::Status CudnnConv::Run(const ConvPlan& plan, CUdeviceptr input,
   const Library& l = *library_;
   const ConvPlan::Algorithm& a = plan.candidates[0];
   absl::Status status =
-      HLOC_CUDNN_CALL(l, plan.what, cudnnSetStream, handle_, stream);
+      HLOC_LIBRARY_CALL(l, plan.what, cudnnSetStream, handle_, stream);
   // The math type belongs to the shared descriptor: set for this call's
   // algorithm (host-side only).
   if (status.ok()) {
-    status = HLOC_CUDNN_CALL(l, plan.what, cudnnSetConvolutionMathType,
-                             plan.conv, a.math);
+    status = HLOC_LIBRARY_CALL(l, plan.what, cudnnSetConvolutionMathType,
+                               plan.conv, a.math);
   }
   if (!status.ok()) return status;
   const void* alpha = plan.scale_f64 ? static_cast<const void*>(&plan.alpha64)
                                      : static_cast<const void*>(&plan.alpha32);
   const void* beta = plan.scale_f64 ? static_cast<const void*>(&plan.beta64)
                                     : static_cast<const void*>(&plan.beta32);
-  return HLOC_CUDNN_CALL(
+  return HLOC_LIBRARY_CALL(
       l, plan.what, cudnnConvolutionForward, handle_, alpha, plan.input,
       reinterpret_cast<const void*>(input), plan.filter,
       reinterpret_cast<const void*>(filter), plan.conv, a.algo,

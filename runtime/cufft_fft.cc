@@ -108,16 +108,12 @@ struct CufftFft::Library : LoadedLibrary {
 
   // An error naming the cuFFT function, its result and the step.
   absl::Status Check(cufftResult result, const char* function,
-                     const std::string& what) const {
+                     absl::string_view what) const {
     if (result == CUFFT_SUCCESS) return absl::OkStatus();
-    return absl::InternalError(absl::StrCat(function, " failed: ",
-                                            ResultName(result), " (", result,
-                                            ") in ", what));
+    return LibraryCallError("cuFFT", function, result, ResultName(result),
+                            what);
   }
 };
-
-#define HLOC_CUFFT_CALL(library, what, fn, ...) \
-  (library).Check((library).fn(__VA_ARGS__), #fn, (what))
 
 struct FftPlan {
   const CufftFft::Library* library = nullptr;
@@ -255,9 +251,9 @@ absl::StatusOr<FftPlanPtr> CufftFft::Plan(const Executable& executable,
       break;
   }
   // nullptr embeddings: dense transforms, the strides and distances unused.
-  status = HLOC_CUFFT_CALL(l, what, cufftPlanMany, &plan->handle,
-                           static_cast<int>(n.size()), n.data(), nullptr, 1, 0,
-                           nullptr, 1, 0, type, batch);
+  status = HLOC_LIBRARY_CALL(l, what, cufftPlanMany, &plan->handle,
+                             static_cast<int>(n.size()), n.data(), nullptr, 1,
+                             0, nullptr, 1, 0, type, batch);
   if (!status.ok()) return status;
   plan->planned = true;
   if (c.fft_type == FftType::kIfft || c.fft_type == FftType::kIrfft) {
@@ -283,7 +279,7 @@ absl::Status CufftFft::Run(const FftPlan& plan, CUdeviceptr input,
                           static_cast<size_t>(plan.out_bytes), stream);
   }
   absl::Status status =
-      HLOC_CUFFT_CALL(l, what, cufftSetStream, plan.handle, stream);
+      HLOC_LIBRARY_CALL(l, what, cufftSetStream, plan.handle, stream);
   if (!status.ok()) return status;
   void* in = reinterpret_cast<void*>(input);
   void* o = reinterpret_cast<void*>(out);
@@ -292,16 +288,17 @@ absl::Status CufftFft::Run(const FftPlan& plan, CUdeviceptr input,
     case FftType::kIfft: {
       const int direction =
           plan.type == FftType::kFft ? CUFFT_FORWARD : CUFFT_INVERSE;
-      status = plan.f64 ? HLOC_CUFFT_CALL(l, what, cufftExecZ2Z, plan.handle,
-                                          in, o, direction)
-                        : HLOC_CUFFT_CALL(l, what, cufftExecC2C, plan.handle,
-                                          in, o, direction);
+      status = plan.f64 ? HLOC_LIBRARY_CALL(l, what, cufftExecZ2Z, plan.handle,
+                                            in, o, direction)
+                        : HLOC_LIBRARY_CALL(l, what, cufftExecC2C, plan.handle,
+                                            in, o, direction);
       break;
     }
     case FftType::kRfft:
-      status = plan.f64
-                   ? HLOC_CUFFT_CALL(l, what, cufftExecD2Z, plan.handle, in, o)
-                   : HLOC_CUFFT_CALL(l, what, cufftExecR2C, plan.handle, in, o);
+      status =
+          plan.f64
+              ? HLOC_LIBRARY_CALL(l, what, cufftExecD2Z, plan.handle, in, o)
+              : HLOC_LIBRARY_CALL(l, what, cufftExecR2C, plan.handle, in, o);
       break;
     case FftType::kIrfft: {
       status = HLOC_CUDA_CALL(driver_, what, cuMemcpyDtoDAsync, plan.scratch,
@@ -311,8 +308,8 @@ absl::Status CufftFft::Run(const FftPlan& plan, CUdeviceptr input,
       void* copy = reinterpret_cast<void*>(plan.scratch);
       status =
           plan.f64
-              ? HLOC_CUFFT_CALL(l, what, cufftExecZ2D, plan.handle, copy, o)
-              : HLOC_CUFFT_CALL(l, what, cufftExecC2R, plan.handle, copy, o);
+              ? HLOC_LIBRARY_CALL(l, what, cufftExecZ2D, plan.handle, copy, o)
+              : HLOC_LIBRARY_CALL(l, what, cufftExecC2R, plan.handle, copy, o);
       break;
     }
   }

@@ -166,16 +166,12 @@ struct CusolverSolver::Library : LoadedLibrary {
 
   // An error naming the cuSOLVER function, its status and the step.
   absl::Status Check(Status status, const char* function,
-                     const std::string& what) const {
+                     absl::string_view what) const {
     if (status == CUSOLVER_STATUS_SUCCESS) return absl::OkStatus();
-    return absl::InternalError(absl::StrCat(function,
-                                            " failed: ", StatusName(status),
-                                            " (", status, ") in ", what));
+    return LibraryCallError("cuSOLVER", function, status, StatusName(status),
+                            what);
   }
 };
-
-#define HLOC_CUSOLVER_CALL(library, what, fn, ...) \
-  (library).Check((library).fn(__VA_ARGS__), #fn, (what))
 
 struct SolverPlan {
   const CusolverSolver::Library* library = nullptr;
@@ -306,7 +302,7 @@ absl::StatusOr<std::unique_ptr<CusolverSolver>> CusolverSolver::Create(
   solver->driver_ = driver;
   solver->library_ = std::move(library);
   const std::string what = "starting cuSOLVER";
-  status = HLOC_CUSOLVER_CALL(l, what, cusolverDnCreate, &solver->handle_);
+  status = HLOC_LIBRARY_CALL(l, what, cusolverDnCreate, &solver->handle_);
   if (!status.ok()) return status;
   const std::string ptx = PivotsToPermutationPtx();
   status = HLOC_CUDA_CALL(driver, what, cuModuleLoadDataEx, &solver->module_,
@@ -368,8 +364,8 @@ absl::StatusOr<SolverPlanPtr> CusolverSolver::Plan(const Executable& executable,
     plan->columns_u = c.econ ? k : plan->m;
     plan->columns_v = c.econ ? k : plan->n;
     if (plan->m > 0 && plan->n > 0) {
-      status = HLOC_CUSOLVER_CALL(*library_, what, cusolverDnCreateGesvdjInfo,
-                                  &plan->gesvdj_params);
+      status = HLOC_LIBRARY_CALL(*library_, what, cusolverDnCreateGesvdjInfo,
+                                 &plan->gesvdj_params);
       if (!status.ok()) return status;
     }
   }
@@ -454,7 +450,7 @@ absl::Status CusolverSolver::Run(SolverPlan* plan,
     }
     return status;
   }
-  status = HLOC_CUSOLVER_CALL(l, what, cusolverDnSetStream, handle_, stream);
+  status = HLOC_LIBRARY_CALL(l, what, cusolverDnSetStream, handle_, stream);
   if (!status.ok()) return status;
   const int64_t eb = plan->element_bytes, rb = plan->real_bytes;
   const int64_t k = std::min(m, n);
@@ -462,29 +458,29 @@ absl::Status CusolverSolver::Run(SolverPlan* plan,
   int lwork = 0;
   switch (plan->routine) {
     case SolverRoutine::kPotrf:
-      status = HLOC_CUSOLVER_CALL(l, what, potrf_size[t], handle_, plan->uplo,
-                                  ni, Ptr(a), lda, &lwork);
+      status = HLOC_LIBRARY_CALL(l, what, potrf_size[t], handle_, plan->uplo,
+                                 ni, Ptr(a), lda, &lwork);
       break;
     case SolverRoutine::kGetrf:
-      status = HLOC_CUSOLVER_CALL(l, what, getrf_size[t], handle_, mi, ni,
-                                  Ptr(a), lda, &lwork);
+      status = HLOC_LIBRARY_CALL(l, what, getrf_size[t], handle_, mi, ni,
+                                 Ptr(a), lda, &lwork);
       break;
     case SolverRoutine::kGeqrf:
-      status = HLOC_CUSOLVER_CALL(l, what, geqrf_size[t], handle_, mi, ni,
-                                  Ptr(a), lda, &lwork);
+      status = HLOC_LIBRARY_CALL(l, what, geqrf_size[t], handle_, mi, ni,
+                                 Ptr(a), lda, &lwork);
       break;
     case SolverRoutine::kOrgqr:
-      status = HLOC_CUSOLVER_CALL(l, what, orgqr_size[t], handle_, mi, ni,
-                                  static_cast<int>(plan->k), Ptr(a), lda,
-                                  Ptr(tau), &lwork);
+      status = HLOC_LIBRARY_CALL(l, what, orgqr_size[t], handle_, mi, ni,
+                                 static_cast<int>(plan->k), Ptr(a), lda,
+                                 Ptr(tau), &lwork);
       break;
     case SolverRoutine::kSyevd:
-      status = HLOC_CUSOLVER_CALL(l, what, syevd_size[t], handle_, plan->jobz,
-                                  plan->uplo, ni, Ptr(a), lda, Ptr(buffers[2]),
-                                  &lwork);
+      status = HLOC_LIBRARY_CALL(l, what, syevd_size[t], handle_, plan->jobz,
+                                 plan->uplo, ni, Ptr(a), lda, Ptr(buffers[2]),
+                                 &lwork);
       break;
     case SolverRoutine::kGesvdj:
-      status = HLOC_CUSOLVER_CALL(
+      status = HLOC_LIBRARY_CALL(
           l, what, gesvdj_size[t], handle_, plan->jobz, plan->econ ? 1 : 0, mi,
           ni, Ptr(a), lda, Ptr(buffers[2]), Ptr(buffers[3]), lda,
           Ptr(buffers[4]), std::max(ni, 1), &lwork, plan->gesvdj_params);
@@ -512,33 +508,33 @@ absl::Status CusolverSolver::Run(SolverPlan* plan,
     switch (plan->routine) {
       case SolverRoutine::kPotrf:
         status =
-            HLOC_CUSOLVER_CALL(l, what, potrf[t], handle_, plan->uplo, ni, ab,
-                               lda, work, lwork, Ptr(At(buffers[2], b, 1, 4)));
+            HLOC_LIBRARY_CALL(l, what, potrf[t], handle_, plan->uplo, ni, ab,
+                              lda, work, lwork, Ptr(At(buffers[2], b, 1, 4)));
         break;
       case SolverRoutine::kGetrf:
-        status = HLOC_CUSOLVER_CALL(l, what, getrf[t], handle_, mi, ni, ab, lda,
-                                    work, Ptr(At(buffers[2], b, k, 4)),
-                                    Ptr(At(buffers[3], b, 1, 4)));
+        status = HLOC_LIBRARY_CALL(l, what, getrf[t], handle_, mi, ni, ab, lda,
+                                   work, Ptr(At(buffers[2], b, k, 4)),
+                                   Ptr(At(buffers[3], b, 1, 4)));
         break;
       case SolverRoutine::kGeqrf:
-        status = HLOC_CUSOLVER_CALL(l, what, geqrf[t], handle_, mi, ni, ab, lda,
-                                    Ptr(At(buffers[2], b, k, eb)), work, lwork,
-                                    Ptr(plan->scratch_info));
+        status = HLOC_LIBRARY_CALL(l, what, geqrf[t], handle_, mi, ni, ab, lda,
+                                   Ptr(At(buffers[2], b, k, eb)), work, lwork,
+                                   Ptr(plan->scratch_info));
         break;
       case SolverRoutine::kOrgqr:
-        status = HLOC_CUSOLVER_CALL(l, what, orgqr[t], handle_, mi, ni,
-                                    static_cast<int>(plan->k), ab, lda,
-                                    Ptr(At(tau, b, plan->k, eb)), work, lwork,
-                                    Ptr(plan->scratch_info));
+        status = HLOC_LIBRARY_CALL(l, what, orgqr[t], handle_, mi, ni,
+                                   static_cast<int>(plan->k), ab, lda,
+                                   Ptr(At(tau, b, plan->k, eb)), work, lwork,
+                                   Ptr(plan->scratch_info));
         break;
       case SolverRoutine::kSyevd:
-        status = HLOC_CUSOLVER_CALL(l, what, syevd[t], handle_, plan->jobz,
-                                    plan->uplo, ni, ab, lda,
-                                    Ptr(At(buffers[2], b, n, rb)), work, lwork,
-                                    Ptr(At(buffers[3], b, 1, 4)));
+        status = HLOC_LIBRARY_CALL(l, what, syevd[t], handle_, plan->jobz,
+                                   plan->uplo, ni, ab, lda,
+                                   Ptr(At(buffers[2], b, n, rb)), work, lwork,
+                                   Ptr(At(buffers[3], b, 1, 4)));
         break;
       case SolverRoutine::kGesvdj:
-        status = HLOC_CUSOLVER_CALL(
+        status = HLOC_LIBRARY_CALL(
             l, what, gesvdj[t], handle_, plan->jobz, plan->econ ? 1 : 0, mi, ni,
             ab, lda, Ptr(At(buffers[2], b, k, rb)),
             Ptr(At(buffers[3], b, m * plan->columns_u, eb)), lda,

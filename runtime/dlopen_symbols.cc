@@ -33,6 +33,16 @@ absl::StatusOr<OpenedLibrary> OpenFirstLibrary(absl::string_view names,
                    hint));
 }
 
+absl::Status LibraryCallError(absl::string_view library,
+                              absl::string_view function, int code,
+                              const char* status_name, absl::string_view what) {
+  return absl::InternalError(absl::StrCat(
+      library, " ", function, " failed: ",
+      status_name != nullptr ? absl::StrCat(status_name, " (", code, ")")
+                             : absl::StrCat("status ", code),
+      " in ", what));
+}
+
 absl::Status SymbolBinder::Check(absl::string_view library,
                                  absl::string_view requirement) const {
   if (missing_.empty()) return absl::OkStatus();

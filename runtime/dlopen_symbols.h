@@ -73,6 +73,20 @@ absl::StatusOr<std::unique_ptr<Library>> OpenLibraryTable(
   return library;
 }
 
+// The error of a call of `library`'s (cuBLASLt, cuDNN, cuFFT, cuSOLVER)
+// `function` that returned `code`, not success: Internal "<library>
+// <function> failed: <status_name> (<code>) in <what>", with "status
+// <code>" in place of the name where `status_name` is null.
+absl::Status LibraryCallError(absl::string_view library,
+                              absl::string_view function, int code,
+                              const char* status_name, absl::string_view what);
+
+// Calls `fn` of `library`, a function table whose Check(status, function,
+// what) turns the status the call returns into an absl::Status (through
+// LibraryCallError).
+#define HLOC_LIBRARY_CALL(library, what, fn, ...) \
+  (library).Check((library).fn(__VA_ARGS__), #fn, (what))
+
 // Resolves a library's functions one by one and reports every missing one
 // at once.
 class SymbolBinder {

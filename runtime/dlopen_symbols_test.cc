@@ -1,6 +1,6 @@
 // The error texts every vendor library's loader (CUDA driver, cuBLASLt,
-// cuDNN, HIP) reports through these helpers, checked with libraries every
-// machine has.
+// cuDNN, HIP) and library calls (cuBLASLt, cuDNN, cuFFT, cuSOLVER) report
+// through these helpers, checked with libraries every machine has.
 #include "runtime/dlopen_symbols.h"
 
 #include <cstdlib>
@@ -69,6 +69,19 @@ TEST(DlopenSymbolsTest, BinderResolvesAlternativesAndReportsAllMissing) {
   EXPECT_EQ(status.message(),
             "libc.so.6 lacks hloc_missing_a, hloc_missing_b (a newer libc)");
   dlclose(libc->handle);
+}
+
+TEST(DlopenSymbolsTest, LibraryCallErrorNamesLibraryFunctionStatusAndStep) {
+  absl::Status named = LibraryCallError("cuBLASLt", "cublasLtMatmul", 15,
+                                        "CUBLAS_STATUS_NOT_SUPPORTED", "dot.1");
+  EXPECT_EQ(named.code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(named.message(),
+            "cuBLASLt cublasLtMatmul failed: CUBLAS_STATUS_NOT_SUPPORTED (15) "
+            "in dot.1");
+  absl::Status unnamed =
+      LibraryCallError("cuDNN", "cudnnCreate", 4, nullptr, "creating a handle");
+  EXPECT_EQ(unnamed.message(),
+            "cuDNN cudnnCreate failed: status 4 in creating a handle");
 }
 
 }  // namespace

@@ -115,4 +115,21 @@ absl::StatusOr<ExecutableStep> MakeCollectiveStep(
   return step;
 }
 
+absl::StatusOr<CollectiveStepOrFallback> MakeCollectiveStepOrFallback(
+    const HloInstruction& instr, const HloModuleConfig& config,
+    const std::vector<int64_t>& slots) {
+  CollectiveStepOrFallback result;
+  if (!IsCollectiveStep(instr)) return result;
+  absl::StatusOr<ExecutableStep> step =
+      MakeCollectiveStep(instr, config, slots);
+  if (step.ok()) {
+    result.step = *std::move(step);
+  } else if (absl::IsUnimplemented(step.status())) {
+    result.fallback = step.status();
+  } else {
+    return step.status();
+  }
+  return result;
+}
+
 }  // namespace hloc

@@ -14,8 +14,10 @@
 #define BACKENDS_COMMON_COLLECTIVE_STEP_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hlo/instruction.h"
 #include "hlo/module.h"
@@ -32,6 +34,23 @@ bool IsCollectiveStep(const HloInstruction& instr);
 // run (a dimension not the most major, a to_apply of another kind, a
 // collective-permute with in-place buffers).
 absl::StatusOr<ExecutableStep> MakeCollectiveStep(
+    const HloInstruction& instr, const HloModuleConfig& config,
+    const std::vector<int64_t>& slots);
+
+// What MakeCollectiveStepOrFallback makes of an instruction.
+struct CollectiveStepOrFallback {
+  // The step, where `instr` is a collective in a form the runtimes run.
+  std::optional<ExecutableStep> step;
+  // Unimplemented, saying why, where `instr` is a collective in a form the
+  // runtimes do not run: the instruction's fallback reason, and it gets no
+  // kernel. OK where `instr` is no collective: it is compiled as any other.
+  absl::Status fallback;
+};
+
+// MakeCollectiveStep for a backend that runs in the evaluator what it does
+// not compile (the CPU's JIT and its AArch64 object): a form the runtimes do
+// not run becomes the fallback; any other error is returned.
+absl::StatusOr<CollectiveStepOrFallback> MakeCollectiveStepOrFallback(
     const HloInstruction& instr, const HloModuleConfig& config,
     const std::vector<int64_t>& slots);
 

@@ -21,10 +21,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "backends/common/collective_step.h"
 #include "backends/common/custom_call_support.h"
 #include "backends/common/evaluator_fallback.h"
+#include "backends/common/find_on_path.h"
 #include "backends/common/step_plan.h"
 #include "backends/cpu/custom_call_targets.h"
 #include "backends/cpu/jit.h"
@@ -268,26 +268,20 @@ absl::StatusOr<Aarch64AotModule> CompileForAarch64(
     step.buffers = std::move(planned.buffers);
     // The executable carries collective steps as the host's does; the
     // qemu driver has no runtime to run them, so the object gets no entry.
-    absl::Status collective_status = absl::OkStatus();
-    if (IsCollectiveStep(*instr)) {
-      absl::StatusOr<ExecutableStep> collective =
-          MakeCollectiveStep(*instr, hlo->config(), step.buffers);
-      if (collective.ok()) {
-        result.missing.push_back(absl::StrCat(instr->name(), " (",
-                                              HloOpcodeString(opcode),
-                                              ", a collective step)"));
-        e.steps.push_back(*std::move(collective));
-        continue;
-      }
-      if (!absl::IsUnimplemented(collective.status())) {
-        return collective.status();
-      }
-      collective_status = collective.status();
+    HLOC_ASSIGN_OR_RETURN(
+        CollectiveStepOrFallback collective,
+        MakeCollectiveStepOrFallback(*instr, hlo->config(), step.buffers));
+    if (collective.step.has_value()) {
+      result.missing.push_back(absl::StrCat(instr->name(), " (",
+                                            HloOpcodeString(opcode),
+                                            ", a collective step)"));
+      e.steps.push_back(*std::move(collective.step));
+      continue;
     }
     absl::StatusOr<std::string> symbol =
-        collective_status.ok()
+        collective.fallback.ok()
             ? emitter.EmitKernel(*instr, absl::StrCat("hloc.", instr->name()))
-            : absl::StatusOr<std::string>(collective_status);
+            : absl::StatusOr<std::string>(collective.fallback);
     if (symbol.ok()) {
       step.kind = ExecutableStep::Kind::kKernel;
       step.kernel_name = *symbol;
@@ -346,18 +340,6 @@ absl::StatusOr<Aarch64AotModule> CompileForAarch64(
 }
 
 namespace {
-
-// The first executable called `name` in $PATH, or "".
-std::string FindOnPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return "";
-  for (absl::string_view dir : absl::StrSplit(path, ':')) {
-    if (dir.empty()) continue;
-    std::string candidate = absl::StrCat(dir, "/", name);
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
 
 std::string FromEnv(const char* variable) {
   const char* value = std::getenv(variable);

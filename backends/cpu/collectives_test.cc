@@ -472,6 +472,63 @@ TEST(CpuCollectivesTest, Aarch64ExecutablesCarryCollectiveSteps) {
   EXPECT_TRUE(ValidateExecutable(compiled->executable).ok());
 }
 
+// A form the runtimes do not run (a to_apply that is no sum, product, min or
+// max) goes to the evaluator with the step maker's reason; the AArch64
+// object, which has no evaluator, names it missing.
+TEST(CpuCollectivesTest, ADeclinedFormFallsBackWithItsReason) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(
+      Module(2, 1, "f32", "subtract", "p: f32[4]", "f32[4]",
+             "  ROOT %ar = f32[4] all-reduce(%p), replica_groups={}, "
+             "to_apply=%red"),
+      "declined.hlo");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::string reason_start = "all-reduce ar: ";
+
+  CpuCompileOptions options;
+  options.log_fallbacks = false;
+  absl::StatusOr<std::unique_ptr<CpuExecutable>> executable =
+      CompileForCpu(**module, options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  int fallbacks = 0;
+  for (const CpuStep& step : (*executable)->steps()) {
+    if (step.instruction->name() != "ar") continue;
+    ++fallbacks;
+    EXPECT_EQ(step.kind, CpuStep::Kind::kEvaluator);
+    EXPECT_EQ(step.fallback_reason.rfind(reason_start, 0), 0u)
+        << step.fallback_reason;
+  }
+  EXPECT_EQ(fallbacks, 1);
+
+  options.allow_fallback = false;
+  executable = CompileForCpu(**module, options);
+  ASSERT_FALSE(executable.ok());
+  EXPECT_NE(std::string(executable.status().message()).find(reason_start),
+            std::string::npos)
+      << executable.status();
+
+  Aarch64AotOptions aarch64_options;
+  absl::StatusOr<Aarch64AotModule> compiled =
+      CompileForAarch64(**module, aarch64_options);
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_NE(std::string(compiled.status().message()).find(reason_start),
+            std::string::npos)
+      << compiled.status();
+  aarch64_options.allow_fallback = true;
+  aarch64_options.log_fallbacks = false;
+  compiled = CompileForAarch64(**module, aarch64_options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  ASSERT_EQ(compiled->missing.size(), 1u);
+  EXPECT_EQ(compiled->missing[0], "ar (all-reduce)");
+  int evaluator_steps = 0;
+  for (const ExecutableStep& step : compiled->executable.steps) {
+    if (step.kind != ExecutableStep::Kind::kEvaluator) continue;
+    ++evaluator_steps;
+    EXPECT_EQ(step.fallback_reason.rfind(reason_start, 0), 0u)
+        << step.fallback_reason;
+  }
+  EXPECT_EQ(evaluator_steps, 1);
+}
+
 // A module for four devices run as one: a clear error.
 TEST(CpuCollectivesTest, ARunWithTooFewDevicesIsAnError) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(

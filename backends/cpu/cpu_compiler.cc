@@ -94,20 +94,14 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
     // Collectives run in the runtime, between the device threads of a
     // replicated run (runtime/host_collectives.h); a form the step maker
     // declines goes to the evaluator with its reason, like any other.
-    absl::Status collective_status = absl::OkStatus();
-    if (IsCollectiveStep(*instr)) {
-      absl::StatusOr<ExecutableStep> collective =
-          MakeCollectiveStep(*instr, module->config(), step.buffers);
-      if (collective.ok()) {
-        step.kind = CpuStep::Kind::kCollective;
-        steps.push_back(std::move(step));
-        executable.steps.push_back(*std::move(collective));
-        continue;
-      }
-      if (!absl::IsUnimplemented(collective.status())) {
-        return collective.status();
-      }
-      collective_status = collective.status();
+    HLOC_ASSIGN_OR_RETURN(
+        CollectiveStepOrFallback collective,
+        MakeCollectiveStepOrFallback(*instr, module->config(), step.buffers));
+    if (collective.step.has_value()) {
+      step.kind = CpuStep::Kind::kCollective;
+      steps.push_back(std::move(step));
+      executable.steps.push_back(*std::move(collective.step));
+      continue;
     }
     HLOC_ASSIGN_OR_RETURN(bool library_call,
                           MakeCpuLibraryCall(*instr, executable,
@@ -120,9 +114,9 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
       continue;
     }
     absl::StatusOr<std::string> symbol =
-        collective_status.ok()
+        collective.fallback.ok()
             ? emitter.EmitKernel(*instr, absl::StrCat("hloc.", instr->name()))
-            : absl::StatusOr<std::string>(collective_status);
+            : absl::StatusOr<std::string>(collective.fallback);
     absl::Status status = symbol.status();
     if (status.ok()) {
       step.kind = CpuStep::Kind::kKernel;

@@ -8,21 +8,10 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
+#include "backends/common/find_on_path.h"
 
 namespace hloc {
 namespace {
-
-std::string FindOnPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return "";
-  for (absl::string_view dir : absl::StrSplit(path, ':')) {
-    if (dir.empty()) continue;
-    std::string candidate = absl::StrCat(dir, "/", name);
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
