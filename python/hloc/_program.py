@@ -214,21 +214,62 @@ def as_argument(value, dtype, index=0, name="the program"):
     return array.view(_UINT16) if dtype == _BF16 else array
 
 
-def result_dtypes(program):
-    """Per result leaf, the dtype to view it as (None: as it comes; cuda
-    results are DLPack arrays that say bf16 themselves)."""
+# A JAX array's sharding -> whether it is one CPU device's, whose buffer
+# the extension reads in place. A process sees few shardings, and this
+# look-up costs a third of the array's __dlpack_device__ (Python code in
+# JAX) and a fifth of numpy.asarray.
+_host_shardings = {}
+
+
+def _on_one_host_device(value):
+    sharding = getattr(value, "sharding", None)
+    if sharding is None:
+        return False
+    try:
+        on_host = _host_shardings.get(sharding)
+        if on_host is None:
+            devices = list(getattr(sharding, "device_set", ()))
+            on_host = (len(devices) == 1 and
+                       getattr(devices[0], "platform", None) == "cpu")
+            _host_shardings[sharding] = on_host
+        return on_host
+    except TypeError:  # An unhashable sharding: as_argument decides.
+        return False
+
+
+def host_arguments(values, dtypes, name):
+    """What the extension takes for each value: the value itself where it
+    is a NumPy array or a one-CPU-device JAX array of the parameter's dtype
+    (the extension reads its buffer in place, or copies it where it is not
+    C-contiguous or aligned), else as_argument's checked conversion (a GPU
+    array's error, Python scalars, other dtypes, bf16, which crosses as its
+    bits)."""
+    arrays = []
+    for i, (value, dtype) in enumerate(zip(values, dtypes)):
+        if ((type(value) is np.ndarray or _on_one_host_device(value)) and
+                value.dtype is dtype and dtype is not _BF16):
+            arrays.append(value)
+        else:
+            arrays.append(as_argument(value, dtype, i, name))
+    return arrays
+
+
+def result_views(program):
+    """(index, dtype) of each result leaf that must be viewed as another
+    dtype than it crosses as: cpu bf16 leaves (cuda results are DLPack
+    arrays that say bf16 themselves)."""
     if program.platform == "cuda":
-        return [None] * len(program.result_types)
-    return [(_BF16 if t == "bf16" else None) for t in program.result_types]
+        return []
+    return [(i, _BF16) for i, t in enumerate(program.result_types)
+            if t == "bf16"]
 
 
-def run_program(program, arrays, out_dtypes):
+def run_program(program, arrays, views):
     """Runs on converted arguments; a list of NumPy arrays, one per result
-    leaf, owning the memory the program wrote."""
+    leaf, owning the memory the program wrote. `views`: result_views."""
     results = program.run(arrays)
-    for i, dtype in enumerate(out_dtypes):
-        if dtype is not None:
-            results[i] = results[i].view(dtype)
+    for i, dtype in views:
+        results[i] = results[i].view(dtype)
     return results
 
 
@@ -243,7 +284,7 @@ class Executable:
         self._dtypes = [_NUMPY_TYPES.get(t) for t in program.parameter_types]
         self._shapes = list(program.parameter_shapes)
         self._dims = [tuple(d) for d in program.parameter_dims]
-        self._out_dtypes = result_dtypes(program)
+        self._result_views = result_views(program)
         self._tuple = program.result_is_tuple
 
     @property
@@ -290,7 +331,7 @@ class Executable:
                     f"argument {i} of {self._name}: the parameter is "
                     f"{shape}, given shape {array.shape}")
             converted.append(as_argument(array, dtype))
-        results = run_program(self._program, converted, self._out_dtypes)
+        results = run_program(self._program, converted, self._result_views)
         return tuple(results) if self._tuple else results[0]
 
     def save(self, path):
