@@ -12,6 +12,7 @@ usage: hloc_test.py SITE/hloc/__init__.py LIVE_TEST.py [unittest args]
 
 import importlib.util
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -369,6 +370,31 @@ class DispatchTest(unittest.TestCase):
                                     "on cuda:0, and this program runs on "
                                     "the host"):
             f(np.ones(3, np.float32), OnGpu())
+
+    def test_a_jax_array_over_several_cpu_devices_is_gathered(self):
+        # Its own process: the device count is fixed when JAX starts.
+        script = """
+import numpy as np, jax, jax.numpy as jnp, hloc
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+mesh = Mesh(np.array(jax.devices()), ("d",))
+x = jax.device_put(jnp.arange(8, dtype=jnp.float32).reshape(4, 2),
+                   NamedSharding(mesh, PartitionSpec("d")))
+assert len(x.sharding.device_set) == 2
+expected = np.arange(8, dtype=np.float32).reshape(4, 2) * 2
+f = hloc.jit(lambda a: a * 2)
+for _ in range(2):  # the first call and the cached one
+    np.testing.assert_array_equal(f(x), expected)
+exe = f.lower(x).compile()
+np.testing.assert_array_equal(exe.run(x), expected)
+print("gathered")
+"""
+        env = dict(os.environ,
+                   XLA_FLAGS="--xla_force_host_platform_device_count=2",
+                   PYTHONPATH=os.pathsep.join(sys.path))
+        result = subprocess.run([sys.executable, "-c", script], env=env,
+                                capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("gathered", result.stdout)
 
     def test_the_extension_checks_what_it_is_given(self):
         exe = hloc.compile(jax.jit(lambda a, b: a * b).lower(

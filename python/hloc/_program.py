@@ -204,9 +204,11 @@ def _save(write, path):
 
 def as_argument(value, dtype, index=0, name="the program"):
     """`value` as the C-contiguous NumPy array of `dtype` the extension
-    takes in place: no copy when it already is one (JAX CPU arrays too).
-    A GPU array is a ValueError (see _cuda.check_on_host)."""
-    _cuda.check_on_host(value, index, name)
+    takes in place: no copy when it already is one (JAX CPU arrays too; a
+    JAX array sharded over several CPU devices is gathered). A GPU array is
+    a ValueError (see _cuda.check_on_host)."""
+    if _placement(value) is _ELSEWHERE:
+        _cuda.check_on_host(value, index, name)
     array = np.asarray(value, dtype=dtype)
     if not array.flags.c_contiguous:
         array = np.ascontiguousarray(array)
@@ -214,27 +216,38 @@ def as_argument(value, dtype, index=0, name="the program"):
     return array.view(_UINT16) if dtype == _BF16 else array
 
 
-# A JAX array's sharding -> whether it is one CPU device's, whose buffer
-# the extension reads in place. A process sees few shardings, and this
-# look-up costs a third of the array's __dlpack_device__ (Python code in
-# JAX) and a fifth of numpy.asarray.
-_host_shardings = {}
+# Where a value's memory is, as far as its sharding says (JAX arrays):
+# on one CPU device (the extension reads its buffer in place), on several
+# (numpy.asarray gathers them; JAX has no DLPack export for them), or
+# elsewhere or unknown (_cuda.check_on_host asks DLPack, ~1.6 us a JAX
+# array, which refuses a GPU array).
+_ONE_HOST_DEVICE = "one host device"
+_HOST_DEVICES = "host devices"
+_ELSEWHERE = "elsewhere"
+# A sharding -> its placement: a process sees few shardings, and the
+# look-up costs a third of a JAX array's __dlpack_device__.
+_placements = {}
 
 
-def _on_one_host_device(value):
+def _placement(value):
     sharding = getattr(value, "sharding", None)
     if sharding is None:
-        return False
+        return _ELSEWHERE
     try:
-        on_host = _host_shardings.get(sharding)
-        if on_host is None:
-            devices = list(getattr(sharding, "device_set", ()))
-            on_host = (len(devices) == 1 and
-                       getattr(devices[0], "platform", None) == "cpu")
-            _host_shardings[sharding] = on_host
-        return on_host
-    except TypeError:  # An unhashable sharding: as_argument decides.
-        return False
+        placement = _placements.get(sharding)
+    except TypeError:  # An unhashable sharding: DLPack decides.
+        return _ELSEWHERE
+    if placement is None:
+        platforms = [getattr(d, "platform", None)
+                     for d in getattr(sharding, "device_set", ())]
+        if not platforms or any(p != "cpu" for p in platforms):
+            placement = _ELSEWHERE
+        elif len(platforms) == 1:
+            placement = _ONE_HOST_DEVICE
+        else:
+            placement = _HOST_DEVICES
+        _placements[sharding] = placement
+    return placement
 
 
 def host_arguments(values, dtypes, name):
@@ -246,7 +259,8 @@ def host_arguments(values, dtypes, name):
     bits)."""
     arrays = []
     for i, (value, dtype) in enumerate(zip(values, dtypes)):
-        if ((type(value) is np.ndarray or _on_one_host_device(value)) and
+        if ((type(value) is np.ndarray or
+             _placement(value) is _ONE_HOST_DEVICE) and
                 value.dtype is dtype and dtype is not _BF16):
             arrays.append(value)
         else:
@@ -319,7 +333,7 @@ class Executable:
                 converted.append(
                     _cuda.as_cuda_argument(value, dtype, self._program))
                 continue
-            if not cuda:
+            if not cuda and _placement(value) is _ELSEWHERE:
                 _cuda.check_on_host(value, i, self._name)
             array = np.asarray(value)
             if dtype is None or array.dtype != dtype:
