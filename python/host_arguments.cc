@@ -167,12 +167,15 @@ void HostArguments::Add(PyObject* object, const Shape& parameter,
                        "-bit elements (format '",
                        view.format == nullptr ? "B" : view.format, "')"));
   }
-  // Literals are row-major: the parameter's own shape serves (no shape
-  // built per call) unless its layout is another (the executor lays such a
-  // parameter out itself).
+  // Literals are row-major and static: the parameter's own shape serves
+  // (no shape built per call) unless its layout is another (the executor
+  // lays such a parameter out itself) or it has dynamic dimensions (which
+  // Program::Run refuses an array for).
+  const bool use_parameter =
+      parameter.HasDescendingLayout() && parameter.is_static();
   Shape row_major;
-  if (!parameter.HasDescendingLayout()) row_major = Shape::Array(type, want);
-  const Shape& shape = parameter.HasDescendingLayout() ? parameter : row_major;
+  if (!use_parameter) row_major = Shape::Array(type, want);
+  const Shape& shape = use_parameter ? parameter : row_major;
   const auto address = reinterpret_cast<uintptr_t>(view.buf);
   if (IsCContiguous(view) && address % ByteWidth(type) == 0) {
     literals_.push_back(Literal::CreateView(shape, view.buf));
