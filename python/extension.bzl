@@ -64,7 +64,11 @@ def hloc_extension(name, python_ext, cuda_bindings, rpath = None, tags = []):
     (e.g. "$$ORIGIN/lib" for a bundle that carries them)."""
     native.cc_binary(
         name = name,
-        srcs = ["hloc_extension.cc"],
+        srcs = [
+            "hloc_extension.cc",
+            "host_arguments.cc",
+            "host_arguments.h",
+        ],
         linkopts = _rpath_linkopts(rpath),
         linkshared = True,
         tags = tags,

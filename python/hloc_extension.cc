@@ -3,19 +3,19 @@
 // this converts arrays and statuses.
 //
 // Arrays cross without a copy where the layout allows: an argument is a
-// C-contiguous host array, viewed in place as a Literal (Literal::CreateView)
-// for the run, with the GIL released. Only an argument whose data is not
-// aligned to its element size is copied first (kernels load whole
-// elements). Results are the run's own Literals, handed to NumPy with a
-// capsule that frees them: the CPU executor writes result leaves in place,
-// so a result is written once and never copied afterwards.
+// host buffer (NumPy or a JAX CPU array), viewed in place as a Literal
+// (host_arguments.h) for the run, with the GIL released. Only an argument
+// that is not C-contiguous or not aligned to its element size (kernels
+// load whole elements) is copied first. Results are the run's own
+// Literals, handed to NumPy with a capsule that frees them: the CPU
+// executor writes result leaves in place, so a result is written once and
+// never copied afterwards.
 //
 // bf16 crosses as its uint16 bits: NumPy's bf16 (ml_dtypes) has no DLPack
 // or buffer-protocol code, so the Python side views it as uint16 both ways.
 // Errors are hloc.HlocError (a RuntimeError, hloc/_errors.py) with the
 // compiler's message.
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -36,6 +36,7 @@
 #include "nanobind/stl/unique_ptr.h"
 #include "nanobind/stl/vector.h"
 #include "python/cuda_bindings.h"
+#include "python/host_arguments.h"
 #include "python/status_error.h"
 #include "python/program.h"
 #include "tools/compile_stages.h"
@@ -46,8 +47,6 @@ namespace nb = nanobind;
 
 namespace hloc {
 namespace {
-
-using HostArray = nb::ndarray<nb::ro, nb::device::cpu>;
 
 // The DLPack type of an element type as it crosses (bf16 as uint16).
 nb::dlpack::dtype CrossingType(PrimitiveType type) {
@@ -74,44 +73,6 @@ nb::dlpack::dtype CrossingType(PrimitiveType type) {
       return {static_cast<uint8_t>(nb::dlpack::dtype_code::UInt),
               static_cast<uint8_t>(bits), 1};
   }
-}
-
-// A Literal over `array`'s memory (a copy only if it is misaligned), after
-// checking it against the parameter's shape.
-Literal ArgumentLiteral(const HostArray& array, const Shape& parameter,
-                        size_t index) {
-  if (!parameter.IsArray()) {
-    throw StatusError(absl::InvalidArgumentError(
-        absl::StrCat("parameter ", index, " is a ", parameter.ToString(),
-                     ", not an array: only array parameters are supported")));
-  }
-  std::vector<int64_t> dims(array.ndim());
-  for (size_t d = 0; d < array.ndim(); ++d) dims[d] = array.shape(d);
-  const PrimitiveType type = parameter.element_type();
-  const Shape shape = Shape::Array(type, dims);
-  const nb::dlpack::dtype want = CrossingType(type);
-  if (array.dtype() != want || !shape.Compatible(parameter)) {
-    throw StatusError(absl::InvalidArgumentError(absl::StrCat(
-        "argument ", index, " does not match parameter ", index, " (",
-        parameter.ToString(), "): given ", array.ndim(), "-d array of ",
-        static_cast<int>(array.dtype().bits), "-bit elements")));
-  }
-  for (size_t d = array.ndim(), stride = 1; d-- > 0;) {
-    if (array.shape(d) > 1 && array.stride(d) != static_cast<int64_t>(stride)) {
-      throw StatusError(absl::InvalidArgumentError(absl::StrCat(
-          "argument ", index,
-          " is not C-contiguous (hloc passes arrays in "
-          "place; numpy.ascontiguousarray makes a contiguous copy)")));
-    }
-    stride *= array.shape(d);
-  }
-  const auto address = reinterpret_cast<uintptr_t>(array.data());
-  if (address % ByteWidth(type) == 0) {
-    return Literal::CreateView(shape, array.data());
-  }
-  Literal copy = Literal::CreateUninitialized(shape);
-  std::memcpy(copy.untyped_data(), array.data(), copy.size_bytes());
-  return copy;
 }
 
 // Hands a result leaf to NumPy: the array points into the Literal, which
@@ -144,23 +105,12 @@ std::vector<std::string> LeafTypeNames(const Shape& shape) {
   return names;
 }
 
-nb::list RunProgram(const Program& program,
-                    const std::vector<HostArray>& arrays) {
-  const std::vector<Shape>& parameters = program.parameter_shapes();
-  if (arrays.size() != parameters.size()) {
-    throw StatusError(absl::InvalidArgumentError(
-        absl::StrCat("the program takes ", parameters.size(),
-                     " arguments, given ", arrays.size())));
-  }
-  std::vector<Literal> arguments;
-  arguments.reserve(arrays.size());
-  for (size_t i = 0; i < arrays.size(); ++i) {
-    arguments.push_back(ArgumentLiteral(arrays[i], parameters[i], i));
-  }
+nb::list RunProgram(const Program& program, nb::handle arrays) {
+  const HostArguments arguments(arrays.ptr(), program.parameter_shapes());
   absl::StatusOr<Literal> result;
   {
     nb::gil_scoped_release release;
-    result = program.Run(arguments);
+    result = program.Run(arguments.literals());
   }
   std::vector<Literal> leaves = FlattenResult(ValueOrThrow(std::move(result)));
   nb::list out;

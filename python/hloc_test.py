@@ -12,6 +12,7 @@ usage: hloc_test.py SITE/hloc/__init__.py LIVE_TEST.py [unittest args]
 
 import importlib.util
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -257,6 +258,186 @@ class CacheTest(unittest.TestCase):
                 np.testing.assert_array_equal(first, second)
             finally:
                 hloc.set_cache_dir(None)
+
+
+class DispatchTest(unittest.TestCase):
+    """A repeated call's fast path (hloc/_program.host_arguments: NumPy
+    arrays and host JAX arrays passed as they are; the extension reads any
+    host buffer) gives what the full conversion gives, and every argument
+    it cannot take in place still takes the checked path."""
+
+    @staticmethod
+    def step_inputs():
+        rng = np.random.default_rng(5)
+        params = {"w": rng.standard_normal((6, 4), np.float32),
+                  "b": rng.standard_normal((4,), np.float32)}
+        return params, rng.standard_normal((3, 6), np.float32)
+
+    @staticmethod
+    def step(params, x, scale):
+        h = jnp.tanh(x @ params["w"] + params["b"]) * scale
+        return {"w": params["w"] - 0.1 * h.sum(), "b": params["b"] * scale}, h
+
+    def test_cached_calls_take_any_host_array(self):
+        params, x = self.step_inputs()
+        jitted = hloc.jit(self.step)
+        expected = jax.jit(self.step)(params, x, 0.5)
+        assert_matches(self, jitted(params, x, 0.5), expected, "first call")
+        jax_params = jax.tree_util.tree_map(jnp.asarray, params)
+        wide = np.zeros((3, 12), np.float32)
+        wide[:, ::2] = x  # x again, as a view with a stride of 2 elements
+        read_only = x.copy()
+        read_only.flags.writeable = False
+        unaligned = np.frombuffer(b"\0" + x.tobytes(), np.float32,
+                                  offset=1).reshape(3, 6)
+        for what, p, arg in (
+                ("JAX arrays", jax_params, jnp.asarray(x)),
+                ("read-only NumPy", params, read_only),
+                ("non-contiguous NumPy", params, wide[:, ::2]),
+                ("Fortran-ordered NumPy", params, np.asfortranarray(x)),
+                ("unaligned NumPy", params, unaligned),
+                ("NumPy views of JAX arrays",
+                 jax.tree_util.tree_map(np.asarray, jax_params),
+                 np.asarray(jnp.asarray(x)))):
+            with self.subTest(what):
+                assert_matches(self, jitted(p, arg, 0.5), expected, what)
+        self.assertEqual(jitted.lowerings, 1)
+
+    def test_a_new_signature_lowers_again(self):
+        params, x = self.step_inputs()
+        jitted = hloc.jit(self.step)
+        jitted(params, x, 0.5)
+        wider = np.ones((3, 6, 1), np.float32)[..., 0]  # same shape, a view
+        jitted(params, wider, 0.5)
+        self.assertEqual(jitted.lowerings, 1)
+        for what, p, arg in (
+                ("another batch", params, np.ones((5, 6), np.float32)),
+                ("another dtype", jax.tree_util.tree_map(
+                    lambda a: a.astype(np.float64), params),
+                 x.astype(np.float64)),
+                ("a NumPy scalar for the Python one", params, x)):
+            with self.subTest(what):
+                scale = np.float32(0.5) if what.startswith("a NumPy") else 0.5
+                assert_matches(self, jitted(p, arg, scale),
+                               jax.jit(self.step)(p, arg, scale), what)
+        self.assertEqual(jitted.lowerings, 4)
+
+    def test_bf16_on_the_cached_path(self):
+        f = hloc.jit(lambda a, b: (a * b, a + 1))
+        a = np.linspace(-2, 2, 12).astype(ml_dtypes.bfloat16).reshape(3, 4)
+        b = np.full((3, 4), 1.5, ml_dtypes.bfloat16)
+        for _ in range(2):
+            assert_matches(self, f(a, b), jax.jit(lambda a, b: (a * b, a + 1))(
+                a, b), "bf16")
+
+    def test_inputs_are_not_written_or_aliased(self):
+        # hloc.jit has no donation: a result never shares an argument's
+        # memory, and the arguments keep their values.
+        params, x = self.step_inputs()
+        before = jax.tree_util.tree_map(np.copy, (params, x))
+        jitted = hloc.jit(lambda p, x: (p, x, p["w"] * 2))
+        for inputs in ((params, x), jax.tree_util.tree_map(jnp.asarray,
+                                                           (params, x))):
+            results = jitted(*inputs)
+            for leaf in jax.tree_util.tree_leaves(results):
+                for arg in jax.tree_util.tree_leaves(inputs):
+                    self.assertFalse(np.shares_memory(leaf, np.asarray(arg)))
+            assert_matches(self, results[:2], before, "identity")
+        assert_matches(self, (params, x), before, "arguments after the calls")
+
+    def test_a_gpu_array_is_refused_on_a_cached_signature(self):
+        class GpuDevice:
+            platform = "gpu"
+
+        class GpuSharding:
+            device_set = frozenset([GpuDevice()])
+
+        class OnGpu:
+            # Looks like a JAX array on a GPU to the signature and the fast
+            # path; must never be read through the host.
+            shape, dtype, weak_type = (3,), np.dtype(np.float32), False
+            sharding = GpuSharding()
+
+            def __dlpack_device__(self):
+                return (2, 0)  # kDLCUDA, device 0
+
+            def __array__(self, dtype=None, copy=None):
+                raise AssertionError("copied through the host")
+
+        f = hloc.jit(lambda a, b: a + b, platform="cpu")
+        f(np.ones(3, np.float32), np.ones(3, np.float32))
+        with self.assertRaisesRegex(ValueError, "argument 1 of <lambda> is "
+                                    "on cuda:0, and this program runs on "
+                                    "the host"):
+            f(np.ones(3, np.float32), OnGpu())
+
+    def test_a_jax_array_over_several_cpu_devices_is_gathered(self):
+        # Its own process: the device count is fixed when JAX starts.
+        script = """
+import numpy as np, jax, jax.numpy as jnp, hloc
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+mesh = Mesh(np.array(jax.devices()), ("d",))
+x = jax.device_put(jnp.arange(8, dtype=jnp.float32).reshape(4, 2),
+                   NamedSharding(mesh, PartitionSpec("d")))
+assert len(x.sharding.device_set) == 2
+expected = np.arange(8, dtype=np.float32).reshape(4, 2) * 2
+f = hloc.jit(lambda a: a * 2)
+for _ in range(2):  # the first call and the cached one
+    np.testing.assert_array_equal(f(x), expected)
+exe = f.lower(x).compile()
+np.testing.assert_array_equal(exe.run(x), expected)
+print("gathered")
+"""
+        env = dict(os.environ,
+                   XLA_FLAGS="--xla_force_host_platform_device_count=2",
+                   PYTHONPATH=os.pathsep.join(sys.path))
+        result = subprocess.run([sys.executable, "-c", script], env=env,
+                                capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("gathered", result.stdout)
+
+    def test_the_extension_checks_what_it_is_given(self):
+        exe = hloc.compile(jax.jit(lambda a, b: a * b).lower(
+            np.ones((2, 3), np.float32), np.ones((2, 3), np.float32))
+            .compiler_ir("hlo").as_serialized_hlo_module_proto(), name="mul")
+        run = exe.program.run
+        ones = np.ones((2, 3), np.float32)
+        np.testing.assert_array_equal(run([ones, ones * 2])[0], ones * 2)
+        # What it cannot view in place it copies: another layout, a
+        # reversed view, a JAX array's buffer.
+        a = np.arange(6, dtype=np.float32).reshape(2, 3)
+        for what, arg in (("Fortran order", np.asfortranarray(a)),
+                          ("reversed", a[::-1, ::-1].copy()[::-1, ::-1]),
+                          ("JAX array", jnp.asarray(a))):
+            with self.subTest(what):
+                np.testing.assert_array_equal(run([arg, ones * 2])[0], a * 2)
+        # A parameter in another layout than row-major still reads the
+        # argument as row-major (the executor lays it out).
+        transposed = hloc.compile("""
+HloModule layout
+ENTRY e {
+  p = f32[2,3]{0,1} parameter(0)
+  q = f32[2,3]{1,0} parameter(1)
+  ROOT r = f32[2,3]{1,0} subtract(p, q)
+}""")
+        for arg in (a, np.asfortranarray(a)):
+            np.testing.assert_array_equal(
+                transposed.program.run([arg, ones])[0], a - 1)
+        for what, arrays, message in (
+                ("count", [ones], "the program takes 2 arguments, given 1"),
+                ("dtype", [ones, ones.astype(np.float64)],
+                 r"argument 1 does not match parameter 1 \(f32\[2,3\]\{1,0\}\): "
+                 r"given 2-d array of 64-bit elements \(format 'd'\)"),
+                ("kind", [ones.astype(np.int32), ones],
+                 r"argument 0 does not match parameter 0 .*format 'i'"),
+                ("shape", [ones, np.ones((3, 2), np.float32)],
+                 "argument 1 does not match parameter 1"),
+                ("no buffer", [ones, "abc"],
+                 r"argument 1 \(str\) is not a host array"),
+                ("not a sequence", 7, "must be a sequence of arrays")):
+            with self.subTest(what):
+                with self.assertRaisesRegex(hloc.HlocError, message):
+                    run(arrays)
 
 
 class CompileAndLowerTest(unittest.TestCase):

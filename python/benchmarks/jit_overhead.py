@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Per-call time of hloc.jit against jax.jit in one process: a tiny input,
-where the time is the dispatch overhead, and a large elementwise chain,
-where it is the kernel. Median of repeated calls after a warm-up
-(compilation excluded); prints a Markdown table.
+where the time is the dispatch overhead; a small MLP training step (a
+params dict of 6 arrays and a batch in, 6 updated params and the loss
+out), where it is the dispatch overhead of many arguments and results; and
+a large elementwise chain, where it is the kernel. Median of repeated calls
+after a warm-up (compilation excluded); prints a Markdown table.
 
 --platform=cpu (default): against XLA:CPU.
 --platform=cuda: against jax.jit on the GPU. Every call is timed to its
@@ -35,6 +37,31 @@ def chain(x):
     return jnp.tanh(x) * 2.0 + jnp.exp(-x) * x - 1.0
 
 
+def mlp_loss(params, x, y):
+    h = jax.nn.relu(x @ params["w1"] + params["b1"])
+    h = jax.nn.relu(h @ params["w2"] + params["b2"])
+    out = h @ params["w3"] + params["b3"]
+    return jnp.mean((out - y) ** 2)
+
+
+def train_step(params, x, y):
+    """One SGD step: the updated params and the loss."""
+    loss, grads = jax.value_and_grad(mlp_loss)(params, x, y)
+    new = jax.tree_util.tree_map(lambda p, g: p - 0.01 * g, params, grads)
+    return new, loss
+
+
+def train_step_args(rng):
+    sizes = (16, 32, 32, 4)
+    params = {}
+    for i, (n, m) in enumerate(zip(sizes[:-1], sizes[1:]), start=1):
+        params[f"w{i}"] = rng.standard_normal((n, m), np.float32) * 0.2
+        params[f"b{i}"] = np.zeros(m, np.float32)
+    x = rng.standard_normal((8, sizes[0]), np.float32)
+    y = rng.standard_normal((8, sizes[-1]), np.float32)
+    return params, x, y
+
+
 def median_seconds(call, repeats):
     call()
     call()
@@ -46,16 +73,19 @@ def median_seconds(call, repeats):
     return float(np.median(times))
 
 
-def cpu_row(fn, x_np, repeats):
-    x_jax = jnp.asarray(x_np)
+def cpu_row(fn, args_np, repeats):
+    args_jax = jax.tree_util.tree_map(jnp.asarray, args_np)
     ours, theirs = hloc.jit(fn), jax.jit(fn)
-    np.testing.assert_allclose(ours(x_np), theirs(x_np), rtol=1e-5,
-                               atol=1e-5)
+    for a, b in zip(jax.tree_util.tree_leaves(ours(*args_np)),
+                    jax.tree_util.tree_leaves(theirs(*args_np))):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
     return [
-        median_seconds(lambda: ours(x_np), repeats),
-        median_seconds(lambda: ours(x_jax), repeats),
-        median_seconds(lambda: theirs(x_jax).block_until_ready(), repeats),
-        median_seconds(lambda: theirs(x_np).block_until_ready(), repeats),
+        median_seconds(lambda: ours(*args_np), repeats),
+        median_seconds(lambda: ours(*args_jax), repeats),
+        median_seconds(lambda: jax.block_until_ready(theirs(*args_jax)),
+                       repeats),
+        median_seconds(lambda: jax.block_until_ready(theirs(*args_np)),
+                       repeats),
     ]
 
 
@@ -105,18 +135,25 @@ def main():
     args = parser.parse_args()
     cuda = args.platform == "cuda"
     rows = []
-    for name, fn, shape, repeats, unit, scale in (
-            ("small", small, (8,), args.repeats or 2000, "us", 1e6),
-            ("chain", chain, (4096, 4096),
-             args.repeats or (200 if cuda else 20), "ms", 1e3)):
-        x_np = np.random.default_rng(0).standard_normal(shape, np.float32)
+    one_input = lambda shape: lambda rng: (  # noqa: E731
+        rng.standard_normal(shape, np.float32),)
+    for name, label, fn, make_args, repeats, unit, scale in (
+            ("small", "f32[8], x*2+1", small, one_input((8,)),
+             args.repeats or 2000, "us", 1e6),
+            ("train_step", "MLP train step, 8 arrays in, 7 out",
+             train_step, train_step_args, args.repeats or 2000, "us", 1e6),
+            ("chain", "f32[4096,4096], tanh/exp chain", chain,
+             one_input((4096, 4096)), args.repeats or (200 if cuda else 20),
+             "ms", 1e3)):
+        # The cuda rows run saved executables of one-input functions.
+        if cuda and name == "train_step":
+            continue
+        inputs = make_args(np.random.default_rng(0))
         if cuda:
-            results = cuda_row(fn, name, x_np, repeats,
+            results = cuda_row(fn, name, inputs[0], repeats,
                                args.cuda_executables)
         else:
-            results = cpu_row(fn, x_np, repeats)
-        label = ("f32[8], x*2+1" if name == "small" else
-                 "f32[4096,4096], tanh/exp chain")
+            results = cpu_row(fn, inputs, repeats)
         rows.append(f"| {label} | " + " | ".join(
             f"{t * scale:.1f} {unit}" if unit == "us" or t * scale >= 1
             else f"{t * scale:.3f} {unit}" for t in results) + " |")

@@ -23,6 +23,8 @@ import jax
 from hloc import _cuda, _program
 from hloc._errors import HlocError
 
+_tree_flatten = jax.tree_util.tree_flatten
+
 
 class Lowered:
     """A function lowered by JAX and optimised by hloc's pipeline for a
@@ -82,14 +84,14 @@ class _Entry:
     """What a call with one signature needs: the program and the
     conversions of its arguments and results."""
 
-    __slots__ = ("program", "in_dtypes", "out_dtypes", "out_tree", "cuda")
+    __slots__ = ("program", "in_dtypes", "result_views", "out_tree", "cuda")
 
     def __init__(self, program, out_tree):
         self.program = program
         self.cuda = program.platform == "cuda"
         self.in_dtypes = [_program._NUMPY_TYPES.get(t)
                           for t in program.parameter_types]
-        self.out_dtypes = _program.result_dtypes(program)
+        self.result_views = _program.result_views(program)
         self.out_tree = out_tree
 
 
@@ -150,7 +152,7 @@ class Jitted:
         self._dispatch = {}
         self.lowerings = 0
 
-    def _signature(self, args, kwargs):
+    def _split_static(self, args, kwargs):
         static = []
         dynamic = []
         for i, arg in enumerate(args):
@@ -164,10 +166,18 @@ class Jitted:
                 static.append((name, value))
             else:
                 dynamic_kwargs[name] = value
-        leaves, tree = jax.tree_util.tree_flatten(
-            (tuple(dynamic), dynamic_kwargs))
-        key = (tree, tuple(_leaf_signature(leaf) for leaf in leaves),
-               tuple(static), jax.config.jax_enable_x64)
+        return tuple(dynamic), dynamic_kwargs, tuple(static)
+
+    def _signature(self, args, kwargs):
+        # Every call computes this, so a function without static arguments
+        # flattens its arguments as they came (the same tree as split).
+        if self._static_nums or self._static_names:
+            args, kwargs, static = self._split_static(args, kwargs)
+        else:
+            static = ()
+        leaves, tree = _tree_flatten((args, kwargs))
+        key = (tree, tuple([_leaf_signature(leaf) for leaf in leaves]),
+               static, jax.config.jax_enable_x64)
         return key, leaves
 
     def __call__(self, *args, **kwargs):
@@ -185,13 +195,11 @@ class Jitted:
             arrays = [_cuda.as_cuda_argument(leaf, dtype, program)
                       for leaf, dtype in zip(leaves, entry.in_dtypes)]
             results = [jax.dlpack.from_dlpack(r) for r in program.run(arrays)]
-            return jax.tree_util.tree_unflatten(entry.out_tree, results)
-        arrays = [_program.as_argument(leaf, dtype, i, self._name)
-                  for i, (leaf, dtype) in enumerate(zip(leaves,
-                                                        entry.in_dtypes))]
+            return entry.out_tree.unflatten(results)
+        arrays = _program.host_arguments(leaves, entry.in_dtypes, self._name)
         results = _program.run_program(entry.program, arrays,
-                                       entry.out_dtypes)
-        return jax.tree_util.tree_unflatten(entry.out_tree, results)
+                                       entry.result_views)
+        return entry.out_tree.unflatten(results)
 
     def _lower_with_jax(self, args, kwargs):
         # Shape errors, wrong argument counts and unhashable statics are

@@ -204,9 +204,11 @@ def _save(write, path):
 
 def as_argument(value, dtype, index=0, name="the program"):
     """`value` as the C-contiguous NumPy array of `dtype` the extension
-    takes in place: no copy when it already is one (JAX CPU arrays too).
-    A GPU array is a ValueError (see _cuda.check_on_host)."""
-    _cuda.check_on_host(value, index, name)
+    takes in place: no copy when it already is one (JAX CPU arrays too; a
+    JAX array sharded over several CPU devices is gathered). A GPU array is
+    a ValueError (see _cuda.check_on_host)."""
+    if _placement(value) is _ELSEWHERE:
+        _cuda.check_on_host(value, index, name)
     array = np.asarray(value, dtype=dtype)
     if not array.flags.c_contiguous:
         array = np.ascontiguousarray(array)
@@ -214,21 +216,74 @@ def as_argument(value, dtype, index=0, name="the program"):
     return array.view(_UINT16) if dtype == _BF16 else array
 
 
-def result_dtypes(program):
-    """Per result leaf, the dtype to view it as (None: as it comes; cuda
-    results are DLPack arrays that say bf16 themselves)."""
+# Where a value's memory is, as far as its sharding says (JAX arrays):
+# on one CPU device (the extension reads its buffer in place), on several
+# (numpy.asarray gathers them; JAX has no DLPack export for them), or
+# elsewhere or unknown (_cuda.check_on_host asks DLPack, ~1.6 us a JAX
+# array, which refuses a GPU array).
+_ONE_HOST_DEVICE = "one host device"
+_HOST_DEVICES = "host devices"
+_ELSEWHERE = "elsewhere"
+# A sharding -> its placement: a process sees few shardings, and the
+# look-up costs a third of a JAX array's __dlpack_device__.
+_placements = {}
+
+
+def _placement(value):
+    sharding = getattr(value, "sharding", None)
+    if sharding is None:
+        return _ELSEWHERE
+    try:
+        placement = _placements.get(sharding)
+    except TypeError:  # An unhashable sharding: DLPack decides.
+        return _ELSEWHERE
+    if placement is None:
+        platforms = [getattr(d, "platform", None)
+                     for d in getattr(sharding, "device_set", ())]
+        if not platforms or any(p != "cpu" for p in platforms):
+            placement = _ELSEWHERE
+        elif len(platforms) == 1:
+            placement = _ONE_HOST_DEVICE
+        else:
+            placement = _HOST_DEVICES
+        _placements[sharding] = placement
+    return placement
+
+
+def host_arguments(values, dtypes, name):
+    """What the extension takes for each value: the value itself where it
+    is a NumPy array or a one-CPU-device JAX array of the parameter's dtype
+    (the extension reads its buffer in place, or copies it where it is not
+    C-contiguous or aligned), else as_argument's checked conversion (a GPU
+    array's error, Python scalars, other dtypes, bf16, which crosses as its
+    bits)."""
+    arrays = []
+    for i, (value, dtype) in enumerate(zip(values, dtypes)):
+        if ((type(value) is np.ndarray or
+             _placement(value) is _ONE_HOST_DEVICE) and
+                value.dtype is dtype and dtype is not _BF16):
+            arrays.append(value)
+        else:
+            arrays.append(as_argument(value, dtype, i, name))
+    return arrays
+
+
+def result_views(program):
+    """(index, dtype) of each result leaf that must be viewed as another
+    dtype than it crosses as: cpu bf16 leaves (cuda results are DLPack
+    arrays that say bf16 themselves)."""
     if program.platform == "cuda":
-        return [None] * len(program.result_types)
-    return [(_BF16 if t == "bf16" else None) for t in program.result_types]
+        return []
+    return [(i, _BF16) for i, t in enumerate(program.result_types)
+            if t == "bf16"]
 
 
-def run_program(program, arrays, out_dtypes):
+def run_program(program, arrays, views):
     """Runs on converted arguments; a list of NumPy arrays, one per result
-    leaf, owning the memory the program wrote."""
+    leaf, owning the memory the program wrote. `views`: result_views."""
     results = program.run(arrays)
-    for i, dtype in enumerate(out_dtypes):
-        if dtype is not None:
-            results[i] = results[i].view(dtype)
+    for i, dtype in views:
+        results[i] = results[i].view(dtype)
     return results
 
 
@@ -243,7 +298,7 @@ class Executable:
         self._dtypes = [_NUMPY_TYPES.get(t) for t in program.parameter_types]
         self._shapes = list(program.parameter_shapes)
         self._dims = [tuple(d) for d in program.parameter_dims]
-        self._out_dtypes = result_dtypes(program)
+        self._result_views = result_views(program)
         self._tuple = program.result_is_tuple
 
     @property
@@ -278,7 +333,7 @@ class Executable:
                 converted.append(
                     _cuda.as_cuda_argument(value, dtype, self._program))
                 continue
-            if not cuda:
+            if not cuda and _placement(value) is _ELSEWHERE:
                 _cuda.check_on_host(value, i, self._name)
             array = np.asarray(value)
             if dtype is None or array.dtype != dtype:
@@ -290,7 +345,7 @@ class Executable:
                     f"argument {i} of {self._name}: the parameter is "
                     f"{shape}, given shape {array.shape}")
             converted.append(as_argument(array, dtype))
-        results = run_program(self._program, converted, self._out_dtypes)
+        results = run_program(self._program, converted, self._result_views)
         return tuple(results) if self._tuple else results[0]
 
     def save(self, path):
