@@ -11,11 +11,13 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
 #include "hlo/evaluator/evaluator.h"
 #include "passes/fusion/fusion_kinds.h"
 #include "passes/fusion/instruction_fusion.h"
+#include "passes/pipelines.h"
 #include "passes/test_util.h"
 
 namespace hloc {
@@ -38,7 +40,8 @@ ENTRY main {
 }
 )";
 
-// The GPU form with a flops limit (ROCm's has none; CUDA's is 0).
+// The GPU form with a flops limit (ROCm's has none; CUDA's is small and
+// only for f16/bf16 dots: CudaFusesOnlyIntoSmallHalfPrecisionDots).
 FusionOptions GpuOptions(int64_t max_flops = int64_t{1} << 25) {
   FusionOptions options;
   options.dot_prologue_max_flops = max_flops;
@@ -138,6 +141,46 @@ TEST(DotPrologueFusionTest, NoPrologueWithoutALimit) {
   Result run;
   RunPasses(kSmallDot, options, false, &run);
   EXPECT_TRUE(FusedWithDot(*run.module).empty()) << ModuleText(*run.module);
+}
+
+// CUDA's form (its pipeline's options): roundings to bf16 join a small
+// bf16 dot, which the tensor-core tiled kernel computes; the same dot
+// above the limit, and an f32 dot (no tensor-core form), keep cuBLASLt.
+std::string RoundedDot(int64_t n) {
+  const std::string f = absl::StrCat("f32[", n, ",", n, "]");
+  const std::string h = absl::StrCat("bf16[", n, ",", n, "]");
+  return absl::StrCat("HloModule m\nENTRY main {\n  a = ", f,
+                      " parameter(0)\n  b = ", f, " parameter(1)\n  ra = ", h,
+                      " convert(a)\n  rb = ", h, " convert(b)\n  ROOT d = ", f,
+                      " dot(ra, rb), lhs_contracting_dims={1}, "
+                      "rhs_contracting_dims={0}\n}\n");
+}
+
+TEST(DotPrologueFusionTest, CudaFusesOnlyIntoSmallHalfPrecisionDots) {
+  absl::StatusOr<FusionOptions> cuda = FusionOptionsForPlatform("cuda");
+  ASSERT_TRUE(cuda.ok()) << cuda.status();
+  {
+    Result run;
+    RunPasses(RoundedDot(128), *cuda, false, &run);
+    const std::vector<std::string> fused = FusedWithDot(*run.module);
+    EXPECT_TRUE(Has(fused, "ra")) << ModuleText(*run.module);
+    EXPECT_TRUE(Has(fused, "rb"));
+  }
+  {
+    Result run;
+    RunPasses(RoundedDot(512), *cuda, false, &run);
+    EXPECT_TRUE(FusedWithDot(*run.module).empty()) << ModuleText(*run.module);
+  }
+  {
+    Result run;
+    RunPasses(kSmallDot, *cuda, false, &run);
+    EXPECT_TRUE(FusedWithDot(*run.module).empty()) << ModuleText(*run.module);
+    bool said_why = false;
+    for (const FusionDecisionRecord& r : run.report.records()) {
+      said_why |= !r.fused && absl::StrContains(r.rule, "matrix-instruction");
+    }
+    EXPECT_TRUE(said_why);
+  }
 }
 
 // The CPU's form: converts and views join at any size, arithmetic (the

@@ -72,7 +72,7 @@ for _dtype in ("f32", "bf16"):
 # call above it. gpu_models.sh also compiles each without
 # dot-prologue-fusion (m_unfused.hloexe): the pair on every size is the
 # measurement cuda's limit comes from (passes/pipelines.cc).
-PROLOGUE_SIZES = (128, 256, 512, 1024, 2048)
+PROLOGUE_SIZES = (128, 256, 512, 1024)
 
 
 def _register_prologue(size):
