@@ -70,10 +70,10 @@ constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 // Measured on the H100 (tools/gpu_bench/MODELS.md) it did not close the
 // gap to torch's cuBLAS on the f32/bf16 transformer shapes (66-84% of its
 // FLOP/s before, 63-80% after, within the spread between machines): that
-// gap has another cause, still to be found. Nor did timing the top 32 close
-// the bf16 bias epilogues' gap to XLA:GPU (session 10: bias + relu 649 and
-// bias + gelu 589 TFLOP/s at 4096^3 with 8, 640 and 592 with 32, XLA 716
-// and 610), so each gemm's first call times 8.
+// gap has another cause, still to be found. Timing the top 32 changed
+// nothing either (session 10: bf16 bias + relu 649 and bias + gelu 589
+// TFLOP/s at 4096^3 with 8, 640 and 592 with 32), so each gemm's first
+// call times 8.
 constexpr int kAutotuneCandidates = 8;
 
 struct Epilogue {

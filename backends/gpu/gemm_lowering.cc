@@ -21,8 +21,16 @@ int64_t ParameterOf(const HloInstruction* instr) {
                                                   : -1;
 }
 
+const HloInstruction* SkipConvert(const HloInstruction* instr) {
+  return instr->opcode() == HloOpcode::kConvert ? instr->operand(0) : instr;
+}
+
+// A zero, broadcast or not; converts of it (an excess-precision epilogue
+// widens a bf16 zero) are zeros too.
 bool IsBroadcastOfZero(const HloInstruction* instr) {
+  instr = SkipConvert(instr);
   if (instr->opcode() == HloOpcode::kBroadcast) instr = instr->operand(0);
+  instr = SkipConvert(instr);
   if (instr->opcode() != HloOpcode::kConstant || instr->shape().rank() != 0) {
     return false;
   }
@@ -75,6 +83,8 @@ absl::StatusOr<GemmCall> LowerToGemmCall(const HloInstruction& hlo) {
   const HloInstruction* dot = &hlo;
   GemmCall call;
   std::string epilogue;
+  // The type the gemm writes where it is narrower than the dot's (below).
+  PrimitiveType narrow = PRIMITIVE_TYPE_INVALID;
   if (hlo.opcode() == HloOpcode::kFusion) {
     dot = FusedDot(hlo);
     if (dot == nullptr) {
@@ -82,6 +92,33 @@ absl::StatusOr<GemmCall> LowerToGemmCall(const HloInstruction& hlo) {
     }
     // Peel the epilogue from the root down to the dot.
     const HloInstruction* value = SkipBitcasts(hlo.fused_expression_root());
+    // Excess precision (allow-excess-precision, XLA's default): a bf16 or
+    // f16 dot gives f32, its epilogue computes in f32 (the bias and zero
+    // widened) and the root rounds once to the dot's operand type. That is
+    // exactly what cuBLASLt does with D in that type: the epilogue in its
+    // f32 compute type, one rounding when D is written. So D takes the
+    // root's type, and the gemm writes the fusion's output directly,
+    // instead of an f32 result read back by a kernel.
+    const PrimitiveType lhs_type = dot->operand(0)->shape().element_type();
+    if (value->opcode() == HloOpcode::kConvert &&
+        dot->shape().element_type() == F32 &&
+        (lhs_type == BF16 || lhs_type == F16) &&
+        dot->operand(1)->shape().element_type() == lhs_type &&
+        value->shape().element_type() == lhs_type) {
+      narrow = lhs_type;
+      value = SkipBitcasts(value->operand(0));
+    }
+    // A value of the gemm's output type widened to f32 by the epilogue.
+    auto narrowed = [&](const HloInstruction* i) -> const HloInstruction* {
+      if (narrow != PRIMITIVE_TYPE_INVALID &&
+          i->opcode() == HloOpcode::kConvert &&
+          i->operand(0)->shape().element_type() == narrow) {
+        return i->operand(0);
+      }
+      return i;
+    };
+    const PrimitiveType d_type =
+        narrow != PRIMITIVE_TYPE_INVALID ? narrow : dot->shape().element_type();
     const HloInstruction *zero, *bias, *x;
     bool relu = false;
     if (value->opcode() == HloOpcode::kMaximum &&
@@ -94,14 +131,19 @@ absl::StatusOr<GemmCall> LowerToGemmCall(const HloInstruction& hlo) {
     if (value->opcode() == HloOpcode::kAdd &&
         SplitOperands(value, is_dot, &x, &bias)) {
       // cuBLASLt adds bias[i] to row i of the column-major C: after the
-      // swap (row-major output) that is the output's last dimension.
+      // swap (row-major output) that is the output's last dimension. It
+      // reads the bias in D's type.
       const Shape& out = dot->shape();
+      bias = narrowed(bias);
+      const HloInstruction* vector =
+          bias->opcode() == HloOpcode::kBroadcast ? narrowed(bias->operand(0))
+                                                  : nullptr;
       const bool along_n =
-          out.rank() == 2 && bias->opcode() == HloOpcode::kBroadcast &&
+          out.rank() == 2 && vector != nullptr &&
           bias->dimensions() == std::vector<int64_t>{1} &&
-          bias->operand(0)->shape().rank() == 1 &&
-          bias->operand(0)->shape().element_type() == out.element_type() &&
-          ParameterOf(bias->operand(0)) >= 0 &&
+          vector->shape().rank() == 1 &&
+          vector->shape().element_type() == d_type &&
+          ParameterOf(vector) >= 0 &&
           dot->attrs().dot_dimension_numbers->lhs_batch_dimensions.empty();
       if (!along_n) {
         return Unimplemented(
@@ -109,7 +151,7 @@ absl::StatusOr<GemmCall> LowerToGemmCall(const HloInstruction& hlo) {
             "output's last dimension");
       }
       has_bias = true;
-      call.bias_operand = ParameterOf(bias->operand(0));
+      call.bias_operand = ParameterOf(vector);
       value = dot;
     }
     if (value != dot) {
@@ -150,6 +192,7 @@ absl::StatusOr<GemmCall> LowerToGemmCall(const HloInstruction& hlo) {
   }
   call.config = mapping->config;
   call.config.epilogue = epilogue;
+  if (narrow != PRIMITIVE_TYPE_INVALID) call.config.out_type = narrow;
   if (mapping->swap_operands) std::swap(call.a_operand, call.b_operand);
   return call;
 }

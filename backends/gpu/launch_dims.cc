@@ -282,4 +282,8 @@ TiledDotLaunch ComputeTiledDotLaunch(int64_t batch, int64_t m, int64_t n,
   return launch;
 }
 
+int64_t TransposeTile(int64_t element_bytes) {
+  return element_bytes <= 2 ? 2 * kTransposeLanes : kTransposeLanes;
+}
+
 }  // namespace hloc

@@ -5,15 +5,17 @@
 // not the output's, or a fusion parameter whose layout puts another
 // dimension minor than the output's (after layout assignment, x.T + y is
 // a bitcast of x plus y read in the other order). Read element by element,
-// either its reads or the kernel's writes would stride through memory. Instead
-// a block owns a kTransposeTile x kTransposeTile tile of the output over the
-// two dimensions concerned (k: the one that is minor in the operand, j: the one
-// minor in the output) at one position of the other dimensions. First its lanes
-// walk k, reading the hero's operand (computed through the fused producers)
-// along the operand's minor dimension, into a shared tile; after a barrier they
-// walk j, computing the output along its minor dimension, the hero's value now
-// read from the tile's other axis. A padding column (tile rows of
-// kTransposeTile + 1) puts the 32 reads of a warp in 32 different banks.
+// either its reads or the kernel's writes would stride through memory.
+// Instead a block owns a square tile (TransposeTile, launch_dims.h) of the
+// output over the two dimensions concerned (k: the one that is minor in
+// the operand, j: the one minor in the output) at one position of the
+// other dimensions. First its lanes walk k, reading the hero's operand
+// (computed through the fused producers) along the operand's minor
+// dimension, into a shared tile; after a barrier they walk j, computing
+// the output along its minor dimension, the hero's value now read from
+// the tile's other axis. Padding (a 4-byte word, or one element of 8
+// bytes, after each tile row) makes the rows an odd number of words
+// apart, which puts the 32 column reads of a warp in 32 different banks.
 //
 // Only where every use of the hero reaches the single output through
 // elementwise ops of the output's dimensions, so it is only read at the
@@ -109,8 +111,14 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
   const KernelInfo& info = *request.info;
   const Shape& output = info.output_shapes[0];
   const TilePlane plane = *PlaneOf(hero, output);
-  const int64_t tile = kTransposeTile;
+  const int64_t bytes =
+      std::max(ByteWidth(hero->shape().element_type()),
+               ByteWidth(output.element_type()));
+  const int64_t tile = TransposeTile(bytes);
+  const int64_t lanes = kTransposeLanes;
   const int64_t rows = kTransposeRows;
+  const int64_t hero_bytes = ByteWidth(hero->shape().element_type());
+  const int64_t stride = tile + std::max<int64_t>(1, 4 / hero_bytes);
   const int64_t dk = output.dimensions(plane.k);
   const int64_t dj = output.dimensions(plane.j);
   const int64_t tiles_k = (dk + tile - 1) / tile;
@@ -125,22 +133,22 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
   }
   const int64_t other_count = output.ElementCount() / (dk * dj);
   LaunchDims dims;
-  dims.block[0] = tile * rows;
+  dims.block[0] = lanes * rows;
   dims.grid[0] = tiles_k * tiles_j * other_count;
   bool index64 = !Use32BitIndexing(MaxElementsTouched(info),
                                    dims.NumBlocks() * tile * tile);
   KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
-                       request.symbol, tile * rows, index64);
+                       request.symbol, lanes * rows, index64);
   absl::Status status = [&]() -> absl::Status {
     llvm::IRBuilderBase* b = kernel.b();
     HLOC_ASSIGN_OR_RETURN(
         llvm::Type * type,
         RegisterType(hero->shape().element_type(), b->getContext()));
     llvm::GlobalVariable* shared =
-        SharedArray(kernel, type, tile * (tile + 1), "tile");
+        SharedArray(kernel, type, tile * stride, "tile");
     llvm::Value* tid = kernel.ThreadId(0);
-    llvm::Value* tx = b->CreateURem(tid, kernel.Index(tile), "tx");
-    llvm::Value* ty = b->CreateUDiv(tid, kernel.Index(tile), "ty");
+    llvm::Value* tx = b->CreateURem(tid, kernel.Index(lanes), "tx");
+    llvm::Value* ty = b->CreateUDiv(tid, kernel.Index(lanes), "ty");
     llvm::Value* block = kernel.BlockId(0);
     llvm::Value* tj = b->CreateURem(block, kernel.Index(tiles_j));
     llvm::Value* rest = b->CreateUDiv(block, kernel.Index(tiles_j));
@@ -164,7 +172,7 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
       return SharedElement(
           kernel, shared,
           b->CreateAdd(
-              b->CreateMul(row, kernel.Index(tile + 1), "", true, true), column,
+              b->CreateMul(row, kernel.Index(stride), "", true, true), column,
               "", true, true));
     };
     // Runs body(k, j) for the thread's elements of the tile: the lane
@@ -176,20 +184,23 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
                                              llvm::Value*, llvm::Value*)>& body)
         -> absl::Status {
       for (int64_t r = 0; r < tile; r += rows) {
-        llvm::Value* across =
-            b->CreateAdd(ty, kernel.Index(r), "", true, true);  // tile row
-        llvm::Value* tk_off = lanes_along_k ? tx : across;
-        llvm::Value* tj_off = lanes_along_k ? across : tx;
-        llvm::Value* k = b->CreateAdd(k0, tk_off, "", true, true);
-        llvm::Value* j = b->CreateAdd(j0, tj_off, "", true, true);
-        auto visit = [&]() { return body(k, j, tk_off, tj_off); };
-        if (dk % tile == 0 && dj % tile == 0) {
-          HLOC_RETURN_IF_ERROR(visit());
-        } else {
-          HLOC_RETURN_IF_ERROR(EmitIfThenElse(
-              b->CreateAnd(b->CreateICmpULT(k, kernel.Index(dk)),
-                           b->CreateICmpULT(j, kernel.Index(dj))),
-              visit, nullptr, b));
+        for (int64_t c = 0; c < tile; c += lanes) {
+          llvm::Value* across =
+              b->CreateAdd(ty, kernel.Index(r), "", true, true);  // tile row
+          llvm::Value* along = b->CreateAdd(tx, kernel.Index(c), "", true, true);
+          llvm::Value* tk_off = lanes_along_k ? along : across;
+          llvm::Value* tj_off = lanes_along_k ? across : along;
+          llvm::Value* k = b->CreateAdd(k0, tk_off, "", true, true);
+          llvm::Value* j = b->CreateAdd(j0, tj_off, "", true, true);
+          auto visit = [&]() { return body(k, j, tk_off, tj_off); };
+          if (dk % tile == 0 && dj % tile == 0) {
+            HLOC_RETURN_IF_ERROR(visit());
+          } else {
+            HLOC_RETURN_IF_ERROR(EmitIfThenElse(
+                b->CreateAnd(b->CreateICmpULT(k, kernel.Index(dk)),
+                             b->CreateICmpULT(j, kernel.Index(dj))),
+                visit, nullptr, b));
+          }
         }
       }
       return absl::OkStatus();
