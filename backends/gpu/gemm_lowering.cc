@@ -1,5 +1,7 @@
 #include "backends/gpu/gemm_lowering.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/gemm_config.h"
 #include "hlo/computation.h"
@@ -46,6 +48,70 @@ bool SplitOperands(const HloInstruction* instr, Match match,
     if (match(instr->operand(i))) {
       *matched = instr->operand(i);
       *other = instr->operand(1 - i);
+      return true;
+    }
+  }
+  return false;
+}
+
+// A scalar constant (broadcast, maybe behind converts) within the
+// rounding of its own type of `want`: 16-bit floats hold the gelu
+// constants only to 2^-8 (bf16 writes 0.044715 as 0.04468).
+bool IsScalarNear(const HloInstruction* instr, double want) {
+  instr = SkipConvert(instr);
+  if (instr->opcode() == HloOpcode::kBroadcast) instr = instr->operand(0);
+  instr = SkipConvert(instr);
+  if (instr->opcode() != HloOpcode::kConstant || instr->shape().rank() != 0) {
+    return false;
+  }
+  const PrimitiveType type = instr->shape().element_type();
+  const double tolerance =
+      type == BF16 || type == F16 ? 1.0 / 256 : type == F32 ? 1e-6 : 1e-12;
+  const double got = instr->literal().GetAsDouble(0);
+  return std::abs(got - want) <= tolerance * std::abs(want);
+}
+
+// `op` of two operands, one matching `first`: the other in *rest.
+template <typename Match>
+bool IsOpWith(const HloInstruction* instr, HloOpcode op, Match first,
+              const HloInstruction** rest) {
+  const HloInstruction* matched;
+  return instr->opcode() == op && SplitOperands(instr, first, &matched, rest);
+}
+
+// x * x * x, either way round.
+bool IsCubeOf(const HloInstruction* instr, const HloInstruction* x) {
+  const HloInstruction* square;
+  auto is_x = [x](const HloInstruction* i) { return i == x; };
+  return IsOpWith(instr, HloOpcode::kMultiply, is_x, &square) &&
+         square->opcode() == HloOpcode::kMultiply &&
+         square->operand(0) == x && square->operand(1) == x;
+}
+
+// gelu's tanh approximation of x as jax.nn.gelu (approximate=True, the
+// default) writes it: x * (0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 *
+// x^3)))), each product and sum either way round; cuBLASLt's GELU
+// epilogue is this function. Other spellings (and the erf form) are not
+// matched: they stay a kernel after the gemm.
+bool IsTanhGelu(const HloInstruction* root, const HloInstruction** x) {
+  if (root->opcode() != HloOpcode::kMultiply) return false;
+  for (int i = 0; i < 2; ++i) {
+    const HloInstruction* v = root->operand(i);
+    const HloInstruction *one_plus, *tanh, *inner, *cubic, *cube;
+    auto is_v = [v](const HloInstruction* c) { return c == v; };
+    auto near = [](double want) {
+      return [want](const HloInstruction* c) { return IsScalarNear(c, want); };
+    };
+    if (IsOpWith(root->operand(1 - i), HloOpcode::kMultiply, near(0.5),
+                 &one_plus) &&
+        IsOpWith(one_plus, HloOpcode::kAdd, near(1.0), &tanh) &&
+        tanh->opcode() == HloOpcode::kTanh &&
+        IsOpWith(tanh->operand(0), HloOpcode::kMultiply,
+                 near(0.7978845608028654), &inner) &&
+        IsOpWith(inner, HloOpcode::kAdd, is_v, &cubic) &&
+        IsOpWith(cubic, HloOpcode::kMultiply, near(0.044715), &cube) &&
+        IsCubeOf(cube, v)) {
+      *x = v;
       return true;
     }
   }
@@ -121,9 +187,13 @@ absl::StatusOr<GemmCall> LowerToGemmCall(const HloInstruction& hlo) {
         narrow != PRIMITIVE_TYPE_INVALID ? narrow : dot->shape().element_type();
     const HloInstruction *zero, *bias, *x;
     bool relu = false;
+    bool gelu = false;
     if (value->opcode() == HloOpcode::kMaximum &&
         SplitOperands(value, IsBroadcastOfZero, &zero, &x)) {
       relu = true;
+      value = x;
+    } else if (IsTanhGelu(value, &x)) {
+      gelu = true;
       value = x;
     }
     bool has_bias = false;
@@ -157,9 +227,11 @@ absl::StatusOr<GemmCall> LowerToGemmCall(const HloInstruction& hlo) {
     if (value != dot) {
       return Unimplemented(absl::StrCat(
           "the dot's epilogue (", value->name(),
-          ") is no cuBLASLt epilogue (bias, relu, bias then relu)"));
+          ") is no cuBLASLt epilogue (bias, then optionally relu or gelu)"));
     }
-    epilogue = has_bias ? (relu ? "bias_relu" : "bias") : (relu ? "relu" : "");
+    const std::string activation = relu ? "relu" : gelu ? "gelu" : "";
+    epilogue = has_bias ? (activation.empty() ? "bias" : "bias_" + activation)
+                        : activation;
     if (!epilogue.empty() && IsComplexType(dot->shape().element_type())) {
       return Unimplemented("cuBLASLt has no epilogue for complex gemms");
     }

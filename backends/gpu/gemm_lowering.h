@@ -3,12 +3,12 @@
 // __triton_nested_gemm_fusion, bitcasts around the dot allowed: they only
 // rename the same bytes), and a dot-epilogue fusion (kOutput) whose
 // epilogue is exactly one of cuBLASLt's: a bias broadcast along the
-// output's contiguous (N) dimension, then optionally relu = max(x, 0);
-// also in the excess-precision form of a bf16/f16 dot (an f32 dot whose
-// epilogue widens the bias and rounds once at the root), where the gemm
-// writes the root's narrow type.
-// The gelu epilogue (tanh approximation) is not matched: XLA's modules
-// spell it many ways, and the erf form JAX uses by default is different.
+// output's contiguous (N) dimension, then optionally relu = max(x, 0) or
+// gelu's tanh approximation as jax.nn.gelu writes it (its constants to
+// their type's precision; other spellings and the erf form are not
+// matched); also in the excess-precision form of a bf16/f16 dot (an f32
+// dot whose epilogue widens the bias and rounds once at the root), where
+// the gemm writes the root's narrow type.
 // Other epilogues are split off by SplitDotFusions (dot_fusion_split.h).
 #ifndef BACKENDS_GPU_GEMM_LOWERING_H_
 #define BACKENDS_GPU_GEMM_LOWERING_H_
