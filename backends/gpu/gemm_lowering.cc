@@ -54,9 +54,10 @@ bool SplitOperands(const HloInstruction* instr, Match match,
   return false;
 }
 
-// A scalar constant (broadcast, maybe behind converts) within the
-// rounding of its own type of `want`: 16-bit floats hold the gelu
-// constants only to 2^-8 (bf16 writes 0.044715 as 0.04468).
+// A scalar constant (broadcast, maybe behind converts) that is `want`
+// rounded to its own type: within half a unit in the last place of `want`
+// in that type (bf16 writes 0.044715 as 0.04468 and sqrt(2/pi) as
+// 0.7969; its neighbours 0.04492 and 0.8008 are other constants).
 bool IsScalarNear(const HloInstruction* instr, double want) {
   instr = SkipConvert(instr);
   if (instr->opcode() == HloOpcode::kBroadcast) instr = instr->operand(0);
@@ -65,10 +66,15 @@ bool IsScalarNear(const HloInstruction* instr, double want) {
     return false;
   }
   const PrimitiveType type = instr->shape().element_type();
-  const double tolerance =
-      type == BF16 || type == F16 ? 1.0 / 256 : type == F32 ? 1e-6 : 1e-12;
-  const double got = instr->literal().GetAsDouble(0);
-  return std::abs(got - want) <= tolerance * std::abs(want);
+  // Significand bits, the implicit one included.
+  const int bits = type == BF16  ? 8
+                   : type == F16 ? 11
+                   : type == F32 ? 24
+                                 : 53;
+  int exponent = 0;
+  std::frexp(want, &exponent);  // want = m * 2^exponent, 0.5 <= |m| < 1
+  const double half_ulp = std::ldexp(1.0, exponent - bits - 1);
+  return std::abs(instr->literal().GetAsDouble(0) - want) <= half_ulp;
 }
 
 // `op` of two operands, one matching `first`: the other in *rest.
