@@ -13,8 +13,8 @@
 // (computed through the fused producers) along the operand's minor
 // dimension, into a shared tile; after a barrier they walk j, computing
 // the output along its minor dimension, the hero's value now read from
-// the tile's other axis. Padding (a 4-byte word, or one element of 8
-// bytes, after each tile row) makes the rows an odd number of words
+// the tile's other axis. Padding (a 4-byte word, or one element of a
+// wider type, after each tile row) makes the rows an odd number of words
 // apart, which puts the 32 column reads of a warp in 32 different banks.
 //
 // Only where every use of the hero reaches the single output through
@@ -111,13 +111,13 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
   const KernelInfo& info = *request.info;
   const Shape& output = info.output_shapes[0];
   const TilePlane plane = *PlaneOf(hero, output);
-  const int64_t bytes =
-      std::max(ByteWidth(hero->shape().element_type()),
-               ByteWidth(output.element_type()));
-  const int64_t tile = TransposeTile(bytes);
+  const int64_t hero_bytes = ByteWidth(hero->shape().element_type());
+  const int64_t tile =
+      TransposeTile(std::max(hero_bytes, ByteWidth(output.element_type())));
   const int64_t lanes = kTransposeLanes;
   const int64_t rows = kTransposeRows;
-  const int64_t hero_bytes = ByteWidth(hero->shape().element_type());
+  // Tile rows of the hero's type, a 4-byte word (or one wider element)
+  // apart beyond the tile's width.
   const int64_t stride = tile + std::max<int64_t>(1, 4 / hero_bytes);
   const int64_t dk = output.dimensions(plane.k);
   const int64_t dj = output.dimensions(plane.j);
