@@ -34,7 +34,7 @@ absl::StatusOr<std::unique_ptr<GpuTarget>> CreateAmdgpuTarget(
 // bf16 ones), or none. Shared with the simulated GPU, which executes the
 // same choice with a model of the instruction (testing/host_simt.h).
 std::optional<MatrixShape> AmdgpuMatrixInstruction(const GpuDeviceInfo& device,
-                                                 PrimitiveType operand_type);
+                                                   PrimitiveType operand_type);
 
 }  // namespace hloc
 

@@ -67,10 +67,7 @@ bool IsScalarNear(const HloInstruction* instr, double want) {
   }
   const PrimitiveType type = instr->shape().element_type();
   // Significand bits, the implicit one included.
-  const int bits = type == BF16  ? 8
-                   : type == F16 ? 11
-                   : type == F32 ? 24
-                                 : 53;
+  const int bits = type == BF16 ? 8 : type == F16 ? 11 : type == F32 ? 24 : 53;
   int exponent = 0;
   std::frexp(want, &exponent);  // want = m * 2^exponent, 0.5 <= |m| < 1
   const double half_ulp = std::ldexp(1.0, exponent - bits - 1);
@@ -90,8 +87,8 @@ bool IsCubeOf(const HloInstruction* instr, const HloInstruction* x) {
   const HloInstruction* square;
   auto is_x = [x](const HloInstruction* i) { return i == x; };
   return IsOpWith(instr, HloOpcode::kMultiply, is_x, &square) &&
-         square->opcode() == HloOpcode::kMultiply &&
-         square->operand(0) == x && square->operand(1) == x;
+         square->opcode() == HloOpcode::kMultiply && square->operand(0) == x &&
+         square->operand(1) == x;
 }
 
 // gelu's tanh approximation of x as jax.nn.gelu (approximate=True, the
@@ -211,9 +208,9 @@ absl::StatusOr<GemmCall> LowerToGemmCall(const HloInstruction& hlo) {
       // reads the bias in D's type.
       const Shape& out = dot->shape();
       bias = narrowed(bias);
-      const HloInstruction* vector =
-          bias->opcode() == HloOpcode::kBroadcast ? narrowed(bias->operand(0))
-                                                  : nullptr;
+      const HloInstruction* vector = bias->opcode() == HloOpcode::kBroadcast
+                                         ? narrowed(bias->operand(0))
+                                         : nullptr;
       const bool along_n =
           out.rank() == 2 && vector != nullptr &&
           bias->dimensions() == std::vector<int64_t>{1} &&

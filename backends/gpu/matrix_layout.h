@@ -106,7 +106,8 @@ struct MatrixElement {
 template <typename Int>
 MatrixElement<Int> MatrixAElement(const MatrixShape& s, Int lane, int v) {
   if (IsNvidiaMatrixKind(s.kind)) {
-    return {lane / 4 + 8 * ((v / 2) % 2), (lane % 4) * 2 + (v % 2 + 8 * (v / 4))};
+    return {lane / 4 + 8 * ((v / 2) % 2),
+            (lane % 4) * 2 + (v % 2 + 8 * (v / 4))};
   }
   return {lane % s.m, (lane / s.m) * s.a_values + v};
 }

@@ -212,8 +212,7 @@ class NvptxTarget : public GpuTarget {
 // type `reg` (<2 x half> for f16, i32 for bf16: the intrinsics' types).
 llvm::Value* PackPair(llvm::Value* v, int first, llvm::Type* reg,
                       llvm::IRBuilderBase* b) {
-  llvm::Value* pair =
-      b->CreateShuffleVector(v, {first, first + 1}, "mma.pair");
+  llvm::Value* pair = b->CreateShuffleVector(v, {first, first + 1}, "mma.pair");
   return b->CreateBitCast(pair, reg);
 }
 

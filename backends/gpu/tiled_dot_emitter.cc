@@ -18,10 +18,10 @@
 // next slice overwrites them. The next slice's elements are read from
 // memory into registers before the multiplications (and stored to shared
 // memory after the second barrier), so their latency hides behind the
-// arithmetic instead of stalling every slice. Finally each accumulator is rounded to the
-// output type and written, bounds-checked, through the fusion's epilogue
-// (an elementwise kDotEpilogue root: bias, activation), which reads the
-// dot only at the position being written.
+// arithmetic instead of stalling every slice. Finally each accumulator is
+// rounded to the output type and written, bounds-checked, through the fusion's
+// epilogue (an elementwise kDotEpilogue root: bias, activation), which reads
+// the dot only at the position being written.
 //
 // Accumulation as XLA and the simple kernel (contraction_generators.cc):
 // f16 and bf16 in f32, other types in the output type, integers wrapping.
@@ -291,10 +291,10 @@ class TiledDot {
   llvm::Value* Slot(bool lhs, llvm::Value* kk, llvm::Value* row) {
     llvm::Value* major = matrix_ ? row : kk;
     llvm::Value* minor = matrix_ ? kk : row;
-    llvm::Value* i = b_->CreateAdd(
-        b_->CreateMul(major, I(lhs ? lhs_stride_ : rhs_stride_), "", true,
-                      true),
-        minor, "", true, true);
+    llvm::Value* i =
+        b_->CreateAdd(b_->CreateMul(major, I(lhs ? lhs_stride_ : rhs_stride_),
+                                    "", true, true),
+                      minor, "", true, true);
     return SharedElement(kernel_, lhs ? lhs_tile_ : rhs_tile_, i);
   }
 
@@ -313,18 +313,18 @@ class TiledDot {
     const bool k_minor = lhs ? g_.lhs_k_minor : g_.rhs_k_minor;
     llvm::Value* e =
         b_->CreateAdd(tid_, I(i * l_.threads_per_block), "", true, true);
-    llvm::Value* kk = k_minor ? b_->CreateURem(e, I(l_.tile_k))
-                              : b_->CreateUDiv(e, I(tile));
-    llvm::Value* row = k_minor ? b_->CreateUDiv(e, I(l_.tile_k))
-                               : b_->CreateURem(e, I(tile));
+    llvm::Value* kk =
+        k_minor ? b_->CreateURem(e, I(l_.tile_k)) : b_->CreateUDiv(e, I(tile));
+    llvm::Value* row =
+        k_minor ? b_->CreateUDiv(e, I(l_.tile_k)) : b_->CreateURem(e, I(tile));
     return {kk, row};
   }
 
   llvm::Value* NextSlot(bool lhs, int64_t i) {
     llvm::Type* array = llvm::ArrayType::get(lhs ? lhs_stage_ : rhs_stage_,
                                              StagedPerThread(lhs));
-    return b_->CreateConstInBoundsGEP2_32(array, lhs ? lhs_next_ : rhs_next_,
-                                          0, i);
+    return b_->CreateConstInBoundsGEP2_32(array, lhs ? lhs_next_ : rhs_next_, 0,
+                                          i);
   }
 
   // Reads the thread's elements of the operand's [tile, tile_k] slice at
@@ -463,8 +463,8 @@ class TiledDot {
 
   // The accumulators of the warp's instruction (i, j).
   llvm::Value* MatrixAccumulator(int64_t i, int64_t j) {
-    llvm::Type* array = llvm::ArrayType::get(
-        acc_vector_type_, InstructionsM() * InstructionsN());
+    llvm::Type* array = llvm::ArrayType::get(acc_vector_type_,
+                                             InstructionsM() * InstructionsN());
     return b_->CreateConstInBoundsGEP2_32(array, acc_, 0,
                                           i * InstructionsN() + j);
   }
@@ -500,11 +500,11 @@ class TiledDot {
       llvm::Value* rc = lhs ? e.row.v : e.col.v;
       // The run starts at a multiple of its length in k, and rows are a
       // multiple of kMatrixRowPad apart: the load is aligned to its size.
-      llvm::Value* loaded = b_->CreateAlignedLoad(
-          run_type,
-          Slot(lhs, b_->CreateAdd(kk0, k, "", true, true),
-               b_->CreateAdd(origin, rc, "", true, true)),
-          llvm::Align(run * element_bytes));
+      llvm::Value* loaded =
+          b_->CreateAlignedLoad(run_type,
+                                Slot(lhs, b_->CreateAdd(kk0, k, "", true, true),
+                                     b_->CreateAdd(origin, rc, "", true, true)),
+                                llvm::Align(run * element_bytes));
       for (int r = 0; r < run; ++r) {
         values.push_back(run == 1 ? loaded
                                   : b_->CreateExtractElement(loaded, r));
@@ -528,15 +528,16 @@ class TiledDot {
     std::vector<llvm::Value*> acc;
     for (int64_t i = 0; i < im; ++i) {
       for (int64_t j = 0; j < jn; ++j) {
-        acc.push_back(b_->CreateLoad(acc_vector_type_, MatrixAccumulator(i, j)));
+        acc.push_back(
+            b_->CreateLoad(acc_vector_type_, MatrixAccumulator(i, j)));
       }
     }
     for (int64_t kk = 0; kk < l_.tile_k; kk += matrix_->k) {
       std::vector<llvm::Value*> a, c;
       for (int64_t i = 0; i < im; ++i) {
         a.push_back(MatrixOperand(
-            true, I(kk),
-            b_->CreateAdd(row, I(i * matrix_->m), "", true, true), lane));
+            true, I(kk), b_->CreateAdd(row, I(i * matrix_->m), "", true, true),
+            lane));
       }
       for (int64_t j = 0; j < jn; ++j) {
         c.push_back(MatrixOperand(
@@ -726,8 +727,8 @@ absl::StatusOr<LaunchDims> EmitTiledDotKernel(const KernelRequest& request,
   if (lhs == rhs && (out == F32 || out == lhs)) {
     matrix = request.target->MatrixInstruction(lhs);
   }
-  const TiledDotLaunch launch = ComputeTiledDotLaunch(
-      g.batch, g.m, g.n, matrix, request.target->device());
+  const TiledDotLaunch launch = ComputeTiledDotLaunch(g.batch, g.m, g.n, matrix,
+                                                      request.target->device());
   const bool index64 = !Use32BitIndexing(
       MaxElementsTouched(info),
       launch.dims.NumBlocks() * launch.tile_m * launch.tile_n);

@@ -171,9 +171,8 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
     auto slot = [&](llvm::Value* row, llvm::Value* column) {
       return SharedElement(
           kernel, shared,
-          b->CreateAdd(
-              b->CreateMul(row, kernel.Index(stride), "", true, true), column,
-              "", true, true));
+          b->CreateAdd(b->CreateMul(row, kernel.Index(stride), "", true, true),
+                       column, "", true, true));
     };
     // Runs body(k, j) for the thread's elements of the tile: the lane
     // walks `lane_dim` (k or j), the thread's rows the other, bounds
@@ -187,7 +186,8 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
         for (int64_t c = 0; c < tile; c += lanes) {
           llvm::Value* across =
               b->CreateAdd(ty, kernel.Index(r), "", true, true);  // tile row
-          llvm::Value* along = b->CreateAdd(tx, kernel.Index(c), "", true, true);
+          llvm::Value* along =
+              b->CreateAdd(tx, kernel.Index(c), "", true, true);
           llvm::Value* tk_off = lanes_along_k ? along : across;
           llvm::Value* tj_off = lanes_along_k ? across : along;
           llvm::Value* k = b->CreateAdd(k0, tk_off, "", true, true);

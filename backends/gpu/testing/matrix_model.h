@@ -46,9 +46,10 @@ inline std::pair<int, int> ModelDPosition(const MatrixShape& s, int i, int j) {
 // acc[lane][r] (C in, D out), summing each element's k products in order
 // after C, in T's precision.
 template <typename T>
-void ExecuteMatrixModel(const MatrixShape& s, const std::vector<std::vector<T>>& a,
-                      const std::vector<std::vector<T>>& b,
-                      std::vector<std::vector<T>>& acc) {
+void ExecuteMatrixModel(const MatrixShape& s,
+                        const std::vector<std::vector<T>>& a,
+                        const std::vector<std::vector<T>>& b,
+                        std::vector<std::vector<T>>& acc) {
   std::vector<std::vector<T>> d(s.m, std::vector<T>(s.n));
   for (int i = 0; i < s.m; ++i) {
     for (int j = 0; j < s.n; ++j) {
