@@ -27,59 +27,52 @@ const HloInstruction* SkipConvert(const HloInstruction* instr) {
   return instr->opcode() == HloOpcode::kConvert ? instr->operand(0) : instr;
 }
 
-// A zero, broadcast or not; converts of it (an excess-precision epilogue
-// widens a bf16 zero) are zeros too.
+// The scalar constant `instr` is, broadcast or not, maybe behind converts
+// (an excess-precision epilogue widens bf16 constants), or nullptr.
+const HloInstruction* ScalarConstantBehind(const HloInstruction* instr) {
+  instr = SkipConvert(instr);
+  if (instr->opcode() == HloOpcode::kBroadcast) instr = instr->operand(0);
+  instr = SkipConvert(instr);
+  if (instr->opcode() != HloOpcode::kConstant || instr->shape().rank() != 0) {
+    return nullptr;
+  }
+  return instr;
+}
+
 bool IsBroadcastOfZero(const HloInstruction* instr) {
-  instr = SkipConvert(instr);
-  if (instr->opcode() == HloOpcode::kBroadcast) instr = instr->operand(0);
-  instr = SkipConvert(instr);
-  if (instr->opcode() != HloOpcode::kConstant || instr->shape().rank() != 0) {
-    return false;
-  }
-  return instr->literal().GetAsDouble(0) == 0.0;
+  const HloInstruction* constant = ScalarConstantBehind(instr);
+  return constant != nullptr && constant->literal().GetAsDouble(0) == 0.0;
 }
 
-// One of `instr`'s two operands satisfies `match`: it, and the other one.
-template <typename Match>
-bool SplitOperands(const HloInstruction* instr, Match match,
-                   const HloInstruction** matched,
-                   const HloInstruction** other) {
-  for (int i = 0; i < 2; ++i) {
-    if (match(instr->operand(i))) {
-      *matched = instr->operand(i);
-      *other = instr->operand(1 - i);
-      return true;
-    }
-  }
-  return false;
-}
-
-// A scalar constant (broadcast, maybe behind converts) that is `want`
-// rounded to its own type: within half a unit in the last place of `want`
-// in that type (bf16 writes 0.044715 as 0.04468 and sqrt(2/pi) as
-// 0.7969; its neighbours 0.04492 and 0.8008 are other constants).
+// A scalar constant (ScalarConstantBehind) that is `want` rounded to its
+// own type: within half a unit in the last place of `want` in that type
+// (bf16 writes 0.044715 as 0.04468 and sqrt(2/pi) as 0.7969; its
+// neighbours 0.04492 and 0.8008 are other constants).
 bool IsScalarNear(const HloInstruction* instr, double want) {
-  instr = SkipConvert(instr);
-  if (instr->opcode() == HloOpcode::kBroadcast) instr = instr->operand(0);
-  instr = SkipConvert(instr);
-  if (instr->opcode() != HloOpcode::kConstant || instr->shape().rank() != 0) {
-    return false;
-  }
-  const PrimitiveType type = instr->shape().element_type();
+  const HloInstruction* constant = ScalarConstantBehind(instr);
+  if (constant == nullptr) return false;
+  const PrimitiveType type = constant->shape().element_type();
   // Significand bits, the implicit one included.
   const int bits = type == BF16 ? 8 : type == F16 ? 11 : type == F32 ? 24 : 53;
   int exponent = 0;
   std::frexp(want, &exponent);  // want = m * 2^exponent, 0.5 <= |m| < 1
   const double half_ulp = std::ldexp(1.0, exponent - bits - 1);
-  return std::abs(instr->literal().GetAsDouble(0) - want) <= half_ulp;
+  return std::abs(constant->literal().GetAsDouble(0) - want) <= half_ulp;
 }
 
-// `op` of two operands, one matching `first`: the other in *rest.
+// `op` of two operands, either of which matches `first`: the other in
+// *rest.
 template <typename Match>
 bool IsOpWith(const HloInstruction* instr, HloOpcode op, Match first,
               const HloInstruction** rest) {
-  const HloInstruction* matched;
-  return instr->opcode() == op && SplitOperands(instr, first, &matched, rest);
+  if (instr->opcode() != op || instr->operand_count() != 2) return false;
+  for (int i = 0; i < 2; ++i) {
+    if (first(instr->operand(i))) {
+      *rest = instr->operand(1 - i);
+      return true;
+    }
+  }
+  return false;
 }
 
 // x * x * x, either way round.
@@ -188,11 +181,10 @@ absl::StatusOr<GemmCall> LowerToGemmCall(const HloInstruction& hlo) {
     };
     const PrimitiveType d_type =
         narrow != PRIMITIVE_TYPE_INVALID ? narrow : dot->shape().element_type();
-    const HloInstruction *zero, *bias, *x;
+    const HloInstruction *bias, *x;
     bool relu = false;
     bool gelu = false;
-    if (value->opcode() == HloOpcode::kMaximum &&
-        SplitOperands(value, IsBroadcastOfZero, &zero, &x)) {
+    if (IsOpWith(value, HloOpcode::kMaximum, IsBroadcastOfZero, &x)) {
       relu = true;
       value = x;
     } else if (IsTanhGelu(value, &x)) {
@@ -201,8 +193,7 @@ absl::StatusOr<GemmCall> LowerToGemmCall(const HloInstruction& hlo) {
     }
     bool has_bias = false;
     auto is_dot = [&](const HloInstruction* i) { return i == dot; };
-    if (value->opcode() == HloOpcode::kAdd &&
-        SplitOperands(value, is_dot, &x, &bias)) {
+    if (IsOpWith(value, HloOpcode::kAdd, is_dot, &bias)) {
       // cuBLASLt adds bias[i] to row i of the column-major C: after the
       // swap (row-major output) that is the output's last dimension. It
       // reads the bias in D's type.
