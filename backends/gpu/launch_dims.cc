@@ -286,4 +286,14 @@ int64_t TransposeTile(int64_t element_bytes) {
   return element_bytes <= 2 ? 2 * kTransposeLanes : kTransposeLanes;
 }
 
+int64_t TransposeTileStride(int64_t tile, int64_t run, int64_t element_bytes) {
+  // Runs of 8 bytes or more leave lanes' rows an even number of words
+  // apart whatever the padding: one element then, as for wide types.
+  for (int64_t pad = 1; element_bytes <= 4 && pad <= 8; ++pad) {
+    const int64_t bytes = run * (tile + pad) * element_bytes;
+    if (bytes % 4 == 0 && (bytes / 4) % 2 == 1) return tile + pad;
+  }
+  return tile + 1;
+}
+
 }  // namespace hloc

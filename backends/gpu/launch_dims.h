@@ -147,9 +147,17 @@ TiledDotLaunch ComputeTiledDotLaunch(int64_t batch, int64_t m, int64_t n,
 // a warp's 32 two-byte reads are only 64 bytes, and the H100 ran x.T + y
 // in bf16 at 89% of copy with 32-wide tiles (f32 at 96%); twice the
 // elements per thread keeps as many bytes in flight as f32 does.
+// A lane takes tile / kTransposeLanes consecutive elements of a row (its
+// "run": two 2-byte elements of a 64-wide tile are one 4-byte access).
 inline constexpr int64_t kTransposeLanes = 32;
 inline constexpr int64_t kTransposeRows = 8;
 int64_t TransposeTile(int64_t element_bytes);
+// Elements from one row of the shared tile to the next: the tile's width
+// plus padding, so that the rows read by neighbouring lanes in the column
+// walk (`run` rows apart) start an odd number of 4-byte words apart and a
+// warp's 32 reads hit 32 different banks. Elements wider than 4 bytes get
+// one element of padding.
+int64_t TransposeTileStride(int64_t tile, int64_t run, int64_t element_bytes);
 
 }  // namespace hloc
 

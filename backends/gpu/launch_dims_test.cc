@@ -1,6 +1,9 @@
 // Launch dimensions and the index-width decision (launch_dims.h).
 #include "backends/gpu/launch_dims.h"
 
+#include <map>
+#include <set>
+
 #include "gtest/gtest.h"
 
 namespace hloc {
@@ -147,4 +150,34 @@ TEST(LaunchDimsTest, ColumnReductionsKeepEverySmBusy) {
 }
 
 }  // namespace
+// The transpose's column walk: lane l reads element `column` of tile rows
+// l * run + v. Distinct 4-byte words a warp reads must lie in distinct
+// banks (of 32), for every element size the tiles take.
+TEST(LaunchDimsTest, TransposeColumnReadsAreConflictFree) {
+  for (int64_t bytes : {1, 2, 4}) {
+    const int64_t tile = TransposeTile(bytes);
+    const int64_t run = tile / kTransposeLanes;
+    const int64_t stride = TransposeTileStride(tile, run, bytes);
+    EXPECT_GT(stride, tile) << bytes;
+    for (int64_t v = 0; v < run; ++v) {
+      for (int64_t column : {int64_t{0}, int64_t{1}, int64_t{7}, tile - 1}) {
+        std::map<int64_t, std::set<int64_t>> words_in_bank;
+        for (int64_t lane = 0; lane < kTransposeLanes; ++lane) {
+          const int64_t word =
+              ((lane * run + v) * stride + column) * bytes / 4;
+          words_in_bank[word % 32].insert(word);
+        }
+        for (const auto& [bank, words] : words_in_bank) {
+          EXPECT_EQ(words.size(), 1u) << bytes << "-byte elements, run element "
+                                      << v << ", column " << column
+                                      << ": bank " << bank;
+        }
+      }
+    }
+  }
+  // 2-byte elements: 64-wide tiles, runs of two, rows 65 elements apart.
+  EXPECT_EQ(TransposeTile(2), 64);
+  EXPECT_EQ(TransposeTileStride(64, 2, 2), 65);
+}
+
 }  // namespace hloc

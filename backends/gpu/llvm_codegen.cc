@@ -7,6 +7,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Vectorize/LoadStoreVectorizer.h"
 
 namespace hloc {
 
@@ -23,6 +24,15 @@ void OptimizeModule(llvm::Module* module, llvm::TargetMachine* tm) {
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm =
       pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  // Adjacent accesses the emitters leave as scalars (a transpose lane's two
+  // bf16 elements, a fusion's neighbouring parameter reads) become one
+  // vector access here, after O3 has inferred their alignment from the
+  // kernels' 16-byte-aligned parameters. The NVPTX code generator runs
+  // this pass too, but only after lowering the parameters to the global
+  // address space, where it no longer proves that alignment: x.T + y in
+  // bf16 kept 2-byte loads and stores.
+  mpm.addPass(llvm::createModuleToFunctionPassAdaptor(
+      llvm::LoadStoreVectorizerPass()));
   mpm.run(*module, mam);
 }
 

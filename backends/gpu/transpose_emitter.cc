@@ -13,9 +13,10 @@
 // (computed through the fused producers) along the operand's minor
 // dimension, into a shared tile; after a barrier they walk j, computing
 // the output along its minor dimension, the hero's value now read from
-// the tile's other axis. Padding (a 4-byte word, or one element of a
-// wider type, after each tile row) makes the rows an odd number of words
-// apart, which puts the 32 column reads of a warp in 32 different banks.
+// the tile's other axis. Padding after each tile row
+// (TransposeTileStride) puts the rows that a warp's lanes read in that
+// second walk an odd number of 4-byte words apart, so its 32 column reads
+// fall in 32 different banks.
 //
 // Only where every use of the hero reaches the single output through
 // elementwise ops of the output's dimensions, so it is only read at the
@@ -116,9 +117,12 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
       TransposeTile(std::max(hero_bytes, ByteWidth(output.element_type())));
   const int64_t lanes = kTransposeLanes;
   const int64_t rows = kTransposeRows;
-  // Tile rows of the hero's type, a 4-byte word (or one wider element)
-  // apart beyond the tile's width.
-  const int64_t stride = tile + std::max<int64_t>(1, 4 / hero_bytes);
+  // A lane takes `run` consecutive elements of a tile row (two for 64-wide
+  // tiles of 2-byte elements): adjacent accesses that LLVM's load/store
+  // vectorizer makes one 4-byte access, so a warp moves 128 bytes of its
+  // global row per instruction instead of 64.
+  const int64_t run = tile / lanes;
+  const int64_t stride = TransposeTileStride(tile, run, hero_bytes);
   const int64_t dk = output.dimensions(plane.k);
   const int64_t dj = output.dimensions(plane.j);
   const int64_t tiles_k = (dk + tile - 1) / tile;
@@ -182,12 +186,14 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
             const std::function<absl::Status(llvm::Value*, llvm::Value*,
                                              llvm::Value*, llvm::Value*)>& body)
         -> absl::Status {
+      llvm::Value* first =
+          b->CreateMul(tx, kernel.Index(run), "", true, true);  // lane's run
       for (int64_t r = 0; r < tile; r += rows) {
-        for (int64_t c = 0; c < tile; c += lanes) {
+        for (int64_t c = 0; c < run; ++c) {
           llvm::Value* across =
               b->CreateAdd(ty, kernel.Index(r), "", true, true);  // tile row
           llvm::Value* along =
-              b->CreateAdd(tx, kernel.Index(c), "", true, true);
+              b->CreateAdd(first, kernel.Index(c), "", true, true);
           llvm::Value* tk_off = lanes_along_k ? along : across;
           llvm::Value* tj_off = lanes_along_k ? across : along;
           llvm::Value* k = b->CreateAdd(k0, tk_off, "", true, true);

@@ -37,6 +37,11 @@ HloInstruction* Rewriter::Convert(HloInstruction* operand, PrimitiveType type) {
   return Add(HloInstruction::CreateUnary(shape, HloOpcode::kConvert, operand));
 }
 
+HloInstruction* Rewriter::Unary(const Shape& shape, HloOpcode opcode,
+                                HloInstruction* operand) {
+  return Add(HloInstruction::CreateUnary(shape, opcode, operand));
+}
+
 HloInstruction* Rewriter::Binary(const Shape& shape, HloOpcode opcode,
                                  HloInstruction* lhs, HloInstruction* rhs) {
   return Add(HloInstruction::CreateBinary(shape, opcode, lhs, rhs));

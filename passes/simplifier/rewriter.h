@@ -52,6 +52,8 @@ class Rewriter {
                             std::vector<int64_t> dimensions);
   // `operand` itself when it already has `type`.
   HloInstruction* Convert(HloInstruction* operand, PrimitiveType type);
+  HloInstruction* Unary(const Shape& shape, HloOpcode opcode,
+                        HloInstruction* operand);
   HloInstruction* Binary(const Shape& shape, HloOpcode opcode,
                          HloInstruction* lhs, HloInstruction* rhs);
   // A scalar constant of `type` holding `value` (converted to the type).

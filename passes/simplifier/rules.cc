@@ -24,6 +24,7 @@ const SimplifierRule kRules[] = {
     {"multiply-zero-integer", Op::kMultiply, MultiplyZeroInteger},
     {"divide-one", Op::kDivide, DivideOne},
     {"divide-by-power-of-two", Op::kDivide, DivideByPowerOfTwo},
+    {"divide-by-sqrt", Op::kDivide, DivideBySqrt},
     {"double-negation", Op::kNegate, DoubleNegation},
     {"idempotent-self", Op::kAnd, IdempotentSelf},
     {"idempotent-self", Op::kOr, IdempotentSelf},

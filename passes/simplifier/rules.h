@@ -19,6 +19,7 @@ HloInstruction* MultiplyOne(HloInstruction* mul, Rewriter& rw);
 HloInstruction* MultiplyZeroInteger(HloInstruction* mul, Rewriter& rw);
 HloInstruction* DivideOne(HloInstruction* div, Rewriter& rw);
 HloInstruction* DivideByPowerOfTwo(HloInstruction* div, Rewriter& rw);
+HloInstruction* DivideBySqrt(HloInstruction* div, Rewriter& rw);
 HloInstruction* DoubleNegation(HloInstruction* neg, Rewriter& rw);
 HloInstruction* AddNegation(HloInstruction* add, Rewriter& rw);
 HloInstruction* SubtractNegation(HloInstruction* sub, Rewriter& rw);

@@ -7,6 +7,7 @@
 // compare equal, and XLA makes the same trade; every other rule here is
 // exact in IEEE arithmetic.
 #include <cmath>
+#include <vector>
 
 #include "passes/simplifier/rules.h"
 
@@ -74,6 +75,45 @@ HloInstruction* DivideByPowerOfTwo(HloInstruction* div, Rewriter& rw) {
   HloInstruction* factor = rw.ScalarConstant(type, reciprocal);
   if (!div->shape().IsScalar()) {
     factor = rw.Broadcast(factor, div->shape(), {});
+  }
+  return rw.Binary(div->shape(), HloOpcode::kMultiply, div->operand(0),
+                   factor);
+}
+
+// divide(a, sqrt(b)) -> multiply(a, rsqrt(b)), and divide(a, rsqrt(b)) ->
+// multiply(a, sqrt(b)), also where the root reaches the divide through
+// broadcasts and reshapes (a layer norm's per-row 1/sqrt(var + eps)
+// broadcast along its rows), as XLA's algebraic simplifier does. Not
+// exact: rsqrt is not correctly rounded on every target, so a result may
+// move by a few ulps (simplification_preserves_results_test allows for
+// it). It turns a division per element into a multiplication, and on a GPU
+// the division is what bounds a bf16 layer norm: one reciprocal square
+// root per row replaces a full-precision divide of every element.
+HloInstruction* DivideBySqrt(HloInstruction* div, Rewriter& rw) {
+  const PrimitiveType type = div->shape().element_type();
+  if (type != F16 && type != BF16 && type != F32 && type != F64) {
+    return nullptr;
+  }
+  std::vector<HloInstruction*> views;  // outermost first
+  HloInstruction* root = div->operand(1);
+  while (root->opcode() == HloOpcode::kBroadcast ||
+         root->opcode() == HloOpcode::kReshape) {
+    views.push_back(root);
+    root = root->operand(0);
+  }
+  HloOpcode inverse;
+  if (root->opcode() == HloOpcode::kSqrt) {
+    inverse = HloOpcode::kRsqrt;
+  } else if (root->opcode() == HloOpcode::kRsqrt) {
+    inverse = HloOpcode::kSqrt;
+  } else {
+    return nullptr;
+  }
+  HloInstruction* factor = rw.Unary(root->shape(), inverse, root->operand(0));
+  for (auto view = views.rbegin(); view != views.rend(); ++view) {
+    factor = (*view)->opcode() == HloOpcode::kBroadcast
+                 ? rw.Broadcast(factor, (*view)->shape(), (*view)->dimensions())
+                 : rw.Reshape(factor, (*view)->shape());
   }
   return rw.Binary(div->shape(), HloOpcode::kMultiply, div->operand(0),
                    factor);

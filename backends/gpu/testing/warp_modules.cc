@@ -147,6 +147,34 @@ ENTRY main {
   cols = c128[1500] reduce(w, one), dimensions={0}, to_apply=mul128
   ROOT t = (c64[5], c128[1500]) tuple(rows, cols)
 })"},
+          // Transposes through shared tiles: 64-wide tiles of 2- and
+          // 1-byte elements whose lanes take runs of two, with edge tiles
+          // on both sides (70 and 130 are not multiples of 64), and a
+          // full-tile bf16 case.
+          {"transpose_bf16_edges", R"(
+HloModule transpose_bf16_edges
+ENTRY main {
+  x = bf16[70,130] parameter(0)
+  y = bf16[130,70] parameter(1)
+  t = bf16[130,70] transpose(x), dimensions={1,0}
+  ROOT r = bf16[130,70] add(t, y)
+})"},
+          {"transpose_bf16_full", R"(
+HloModule transpose_bf16_full
+ENTRY main {
+  x = bf16[128,192] parameter(0)
+  y = bf16[192,128] parameter(1)
+  t = bf16[192,128] transpose(x), dimensions={1,0}
+  ROOT r = bf16[192,128] multiply(t, y)
+})"},
+          {"transpose_s8", R"(
+HloModule transpose_s8
+ENTRY main {
+  x = s8[67,129] parameter(0)
+  y = s8[129,67] parameter(1)
+  t = s8[129,67] transpose(x), dimensions={1,0}
+  ROOT r = s8[129,67] add(t, y)
+})"},
       };
   return *modules;
 }
