@@ -11,7 +11,9 @@
 # CASE_DIR a folder with m.hloexe (hlo-opt --platform=cuda
 #          --stage=executable -o m.hloexe), in<i>.npy and, to compare,
 #          out<i>.npy, and optionally `flags` (more hlo-run flags, one a
-#          line, e.g. a tolerance); copied to DIR/cases/<name>/
+#          line, e.g. a tolerance), and for XLA:GPU's side of the
+#          corpus benchmark (tools/gpu_bench/corpus_bench.py) the source
+#          HloModuleProto as xla_module.pb; copied to DIR/cases/<name>/
 #
 # On the GPU machine, one command runs everything in the bundle:
 #   DIR/run.sh
@@ -72,6 +74,7 @@ for dir in "${cases[@]}"; do
   mkdir -p "$out/cases/$(basename "$dir")"
   cp "$dir"/m.hloexe "$dir"/*.npy "$out/cases/$(basename "$dir")/" 2>/dev/null || true
   [[ -f "$dir/flags" ]] && cp "$dir/flags" "$out/cases/$(basename "$dir")/"
+  [[ -f "$dir/xla_module.pb" ]] && cp "$dir/xla_module.pb" "$out/cases/$(basename "$dir")/"
 done
 
 cat > "$out/run.sh" <<'RUN'

@@ -10,6 +10,10 @@
 #   scripts/gpu_check.sh [--tests] [--gpu-arch=sm_90]   # here -> gpu-bundle/
 #   gpu-bundle/run.sh                                   # on the GPU machine
 #
+# The corpus cases also carry JAX's HloModuleProto (xla_module.pb), which
+# tools/gpu_bench/corpus_bench.py times on XLA:GPU beside hloc's
+# executable (issue 10's small modules, per call).
+#
 # With the device tool: run `gpu-bundle/run.sh` with carry ["gpu-bundle"].
 # A module that does not compile is listed in gpu-bundle/compile.txt (and
 # by run.sh) with the compiler's message; it is not a pass.
@@ -72,6 +76,11 @@ if [[ -d $corpus ]]; then
   for case in "$corpus"/*/; do
     name="$(basename "$case")"
     compile "corpus.$name" "$case/module.hlo" "$case"
+    # JAX's own proto of the module: XLA:GPU's side of the per-call
+    # comparison (tools/gpu_bench/corpus_bench.py).
+    if [[ -d "$stage/cases/corpus.$name" && -f "$case/module.pb" ]]; then
+      cp "$case/module.pb" "$stage/cases/corpus.$name/xla_module.pb"
+    fi
     compile "corpus_xla_opt.$name" "$case/xla_gpu_opt.hlo" "$case"
     count=$((count + 2))
   done

@@ -286,6 +286,11 @@ int64_t TransposeTile(int64_t element_bytes) {
   return element_bytes <= 2 ? 2 * kTransposeLanes : kTransposeLanes;
 }
 
+int64_t TransposeRun(int64_t element_bytes) {
+  return std::clamp<int64_t>(4 / std::max<int64_t>(1, element_bytes), 1,
+                             TransposeTile(element_bytes) / kTransposeLanes);
+}
+
 int64_t TransposeTileStride(int64_t tile, int64_t run, int64_t element_bytes) {
   // Runs of 8 bytes or more leave lanes' rows an even number of words
   // apart whatever the padding: one element then, as for wide types.

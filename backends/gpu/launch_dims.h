@@ -147,11 +147,13 @@ TiledDotLaunch ComputeTiledDotLaunch(int64_t batch, int64_t m, int64_t n,
 // a warp's 32 two-byte reads are only 64 bytes, and the H100 ran x.T + y
 // in bf16 at 89% of copy with 32-wide tiles (f32 at 96%); twice the
 // elements per thread keeps as many bytes in flight as f32 does.
-// A lane takes tile / kTransposeLanes consecutive elements of a row (its
-// "run": two 2-byte elements of a 64-wide tile are one 4-byte access).
 inline constexpr int64_t kTransposeLanes = 32;
 inline constexpr int64_t kTransposeRows = 8;
 int64_t TransposeTile(int64_t element_bytes);
+// A lane walks a tile row in runs of this many consecutive elements, up to
+// a 4-byte word (two 2-byte elements are one 4-byte access), the warp's
+// runs side by side.
+int64_t TransposeRun(int64_t element_bytes);
 // Elements from one row of the shared tile to the next: the tile's width
 // plus padding, so that the rows read by neighbouring lanes in the column
 // walk (`run` rows apart) start an odd number of 4-byte words apart and a

@@ -156,7 +156,7 @@ TEST(LaunchDimsTest, ColumnReductionsKeepEverySmBusy) {
 TEST(LaunchDimsTest, TransposeColumnReadsAreConflictFree) {
   for (int64_t bytes : {1, 2, 4}) {
     const int64_t tile = TransposeTile(bytes);
-    const int64_t run = tile / kTransposeLanes;
+    const int64_t run = TransposeRun(bytes);
     const int64_t stride = TransposeTileStride(tile, run, bytes);
     EXPECT_GT(stride, tile) << bytes;
     for (int64_t v = 0; v < run; ++v) {

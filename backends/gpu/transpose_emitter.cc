@@ -113,15 +113,15 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
   const Shape& output = info.output_shapes[0];
   const TilePlane plane = *PlaneOf(hero, output);
   const int64_t hero_bytes = ByteWidth(hero->shape().element_type());
-  const int64_t tile =
-      TransposeTile(std::max(hero_bytes, ByteWidth(output.element_type())));
+  const int64_t widest = std::max(hero_bytes, ByteWidth(output.element_type()));
+  const int64_t tile = TransposeTile(widest);
   const int64_t lanes = kTransposeLanes;
   const int64_t rows = kTransposeRows;
-  // A lane takes `run` consecutive elements of a tile row (two for 64-wide
-  // tiles of 2-byte elements): adjacent accesses that LLVM's load/store
-  // vectorizer makes one 4-byte access, so a warp moves 128 bytes of its
-  // global row per instruction instead of 64.
-  const int64_t run = tile / lanes;
+  // A lane takes `run` consecutive elements of a tile row at a time (two
+  // 2-byte elements): adjacent accesses that LLVM's load/store vectorizer
+  // makes one 4-byte access, so a warp moves 128 bytes of its global row
+  // per instruction instead of 64.
+  const int64_t run = TransposeRun(widest);
   const int64_t stride = TransposeTileStride(tile, run, hero_bytes);
   const int64_t dk = output.dimensions(plane.k);
   const int64_t dj = output.dimensions(plane.j);
@@ -189,11 +189,13 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
       llvm::Value* first =
           b->CreateMul(tx, kernel.Index(run), "", true, true);  // lane's run
       for (int64_t r = 0; r < tile; r += rows) {
-        for (int64_t c = 0; c < run; ++c) {
+        // The warp's runs cover lanes * run elements of the row at a time.
+        for (int64_t c = 0; c < tile; c += lanes * run) {
+          for (int64_t e = 0; e < run; ++e) {
           llvm::Value* across =
               b->CreateAdd(ty, kernel.Index(r), "", true, true);  // tile row
           llvm::Value* along =
-              b->CreateAdd(first, kernel.Index(c), "", true, true);
+              b->CreateAdd(first, kernel.Index(c + e), "", true, true);
           llvm::Value* tk_off = lanes_along_k ? along : across;
           llvm::Value* tj_off = lanes_along_k ? across : along;
           llvm::Value* k = b->CreateAdd(k0, tk_off, "", true, true);
@@ -206,6 +208,7 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
                 b->CreateAnd(b->CreateICmpULT(k, kernel.Index(dk)),
                              b->CreateICmpULT(j, kernel.Index(dj))),
                 visit, nullptr, b));
+          }
           }
         }
       }
