@@ -141,25 +141,25 @@ TiledDotLaunch ComputeTiledDotLaunch(int64_t batch, int64_t m, int64_t n,
                                      const GpuDeviceInfo& device);
 
 // Transposes that move the minor dimension: square tiles through shared
-// memory, kTransposeLanes x kTransposeRows threads; a thread takes
+// memory, kTransposeLanes x kTransposeRows threads. A thread takes
 // tile / kTransposeLanes elements of each of its tile / kTransposeRows
-// rows. Tiles are 32 elements wide, 64 for elements of at most two bytes:
-// a warp's 32 two-byte reads are only 64 bytes, and the H100 ran x.T + y
-// in bf16 at 89% of copy with 32-wide tiles (f32 at 96%); twice the
-// elements per thread keeps as many bytes in flight as f32 does.
+// rows, walking a row in runs of `run` consecutive elements (up to a
+// 4-byte word: two 2-byte elements are one 4-byte access), the warp's runs
+// side by side.
 inline constexpr int64_t kTransposeLanes = 32;
 inline constexpr int64_t kTransposeRows = 8;
-int64_t TransposeTile(int64_t element_bytes);
-// A lane walks a tile row in runs of this many consecutive elements, up to
-// a 4-byte word (two 2-byte elements are one 4-byte access), the warp's
-// runs side by side.
-int64_t TransposeRun(int64_t element_bytes);
-// Elements from one row of the shared tile to the next: the tile's width
-// plus padding, so that the rows read by neighbouring lanes in the column
-// walk (`run` rows apart) start an odd number of 4-byte words apart and a
-// warp's 32 reads hit 32 different banks. Elements wider than 4 bytes get
-// one element of padding.
-int64_t TransposeTileStride(int64_t tile, int64_t run, int64_t element_bytes);
+struct TransposeTiling {
+  int64_t tile = 32;    // the square tile's side
+  int64_t run = 1;      // consecutive elements a lane takes at a time
+  int64_t stride = 33;  // elements from one row of the shared tile to the
+                        // next (the tile's side plus padding)
+};
+// `widest_bytes`: the widest element the kernel reads or writes along a
+// tile row (the hero's operand or the output); `tile_bytes`: the element
+// of the shared tile (the hero's); `elements`: the output's element count.
+TransposeTiling ComputeTransposeTiling(int64_t widest_bytes,
+                                       int64_t tile_bytes, int64_t elements,
+                                       const GpuDeviceInfo& device);
 
 }  // namespace hloc
 

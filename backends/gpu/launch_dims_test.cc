@@ -152,32 +152,53 @@ TEST(LaunchDimsTest, ColumnReductionsKeepEverySmBusy) {
 }  // namespace
 // The transpose's column walk: lane l reads element `column` of tile rows
 // l * run + v. Distinct 4-byte words a warp reads must lie in distinct
-// banks (of 32), for every element size the tiles take.
+// banks (of 32), for every element size and tile the tilings take.
 TEST(LaunchDimsTest, TransposeColumnReadsAreConflictFree) {
+  const int64_t large = int64_t{1} << 28;  // 16384 x 16384 elements
   for (int64_t bytes : {1, 2, 4}) {
-    const int64_t tile = TransposeTile(bytes);
-    const int64_t run = TransposeRun(bytes);
-    const int64_t stride = TransposeTileStride(tile, run, bytes);
-    EXPECT_GT(stride, tile) << bytes;
-    for (int64_t v = 0; v < run; ++v) {
-      for (int64_t column : {int64_t{0}, int64_t{1}, int64_t{7}, tile - 1}) {
-        std::map<int64_t, std::set<int64_t>> words_in_bank;
-        for (int64_t lane = 0; lane < kTransposeLanes; ++lane) {
-          const int64_t word =
-              ((lane * run + v) * stride + column) * bytes / 4;
-          words_in_bank[word % 32].insert(word);
-        }
-        for (const auto& [bank, words] : words_in_bank) {
-          EXPECT_EQ(words.size(), 1u) << bytes << "-byte elements, run element "
-                                      << v << ", column " << column
-                                      << ": bank " << bank;
+    for (int64_t elements : {int64_t{1024 * 1024}, large}) {
+      const TransposeTiling t =
+          ComputeTransposeTiling(bytes, bytes, elements, H100());
+      EXPECT_GT(t.stride, t.tile) << bytes;
+      for (int64_t v = 0; v < t.run; ++v) {
+        for (int64_t column : {int64_t{0}, int64_t{1}, int64_t{7}, t.tile - 1}) {
+          std::map<int64_t, std::set<int64_t>> words_in_bank;
+          for (int64_t lane = 0; lane < kTransposeLanes; ++lane) {
+            const int64_t word =
+                ((lane * t.run + v) * t.stride + column) * bytes / 4;
+            words_in_bank[word % 32].insert(word);
+          }
+          for (const auto& [bank, words] : words_in_bank) {
+            EXPECT_EQ(words.size(), 1u)
+                << bytes << "-byte elements, tile " << t.tile
+                << ", run element " << v << ", column " << column
+                << ": bank " << bank;
+          }
         }
       }
     }
   }
-  // 2-byte elements: 64-wide tiles, runs of two, rows 65 elements apart.
-  EXPECT_EQ(TransposeTile(2), 64);
-  EXPECT_EQ(TransposeTileStride(64, 2, 2), 65);
+}
+
+// Large transposes take the larger tiles (more loads in flight per
+// thread); small ones the smaller, so that every SM of the H100 still gets
+// 8 blocks.
+TEST(LaunchDimsTest, TransposeTilesGrowOnlyWithEnoughBlocks) {
+  const int64_t big = 8192 * 8192;
+  TransposeTiling f32 = ComputeTransposeTiling(4, 4, big, H100());
+  EXPECT_EQ(f32.tile, 64);
+  EXPECT_EQ(f32.run, 1);
+  EXPECT_EQ(f32.stride, 65);
+  TransposeTiling bf16 = ComputeTransposeTiling(2, 2, big, H100());
+  EXPECT_EQ(bf16.tile, 128);
+  EXPECT_EQ(bf16.run, 2);
+  EXPECT_EQ(bf16.stride, 129);
+  // 1024 x 1024: 256 blocks of 64 x 64 f32 would be 2 per SM.
+  EXPECT_EQ(ComputeTransposeTiling(4, 4, 1024 * 1024, H100()).tile, 32);
+  EXPECT_EQ(ComputeTransposeTiling(2, 2, 1024 * 1024, H100()).tile, 64);
+  EXPECT_EQ(ComputeTransposeTiling(8, 8, big, H100()).tile, 32);
+  // A bf16 tile read into f32 outputs: the widest element decides.
+  EXPECT_EQ(ComputeTransposeTiling(4, 2, big, H100()).tile, 64);
 }
 
 }  // namespace hloc

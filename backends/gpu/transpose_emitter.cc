@@ -113,16 +113,18 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
   const Shape& output = info.output_shapes[0];
   const TilePlane plane = *PlaneOf(hero, output);
   const int64_t hero_bytes = ByteWidth(hero->shape().element_type());
-  const int64_t widest = std::max(hero_bytes, ByteWidth(output.element_type()));
-  const int64_t tile = TransposeTile(widest);
-  const int64_t lanes = kTransposeLanes;
-  const int64_t rows = kTransposeRows;
   // A lane takes `run` consecutive elements of a tile row at a time (two
   // 2-byte elements): adjacent accesses that LLVM's load/store vectorizer
   // makes one 4-byte access, so a warp moves 128 bytes of its global row
   // per instruction instead of 64.
-  const int64_t run = TransposeRun(widest);
-  const int64_t stride = TransposeTileStride(tile, run, hero_bytes);
+  const TransposeTiling tiling = ComputeTransposeTiling(
+      std::max(hero_bytes, ByteWidth(output.element_type())), hero_bytes,
+      output.ElementCount(), request.target->device());
+  const int64_t tile = tiling.tile;
+  const int64_t run = tiling.run;
+  const int64_t stride = tiling.stride;
+  const int64_t lanes = kTransposeLanes;
+  const int64_t rows = kTransposeRows;
   const int64_t dk = output.dimensions(plane.k);
   const int64_t dj = output.dimensions(plane.j);
   const int64_t tiles_k = (dk + tile - 1) / tile;

@@ -167,6 +167,25 @@ ENTRY main {
   t = bf16[192,128] transpose(x), dimensions={1,0}
   ROOT r = bf16[192,128] multiply(t, y)
 })"},
+          // With one SM (wave_simt_test), the larger tiles large
+          // transposes take (128 wide for bf16, 64 for f32), edges on both
+          // sides.
+          {"transpose_bf16_large_tiles", R"(
+HloModule transpose_bf16_large_tiles
+ENTRY main {
+  x = bf16[300,520] parameter(0)
+  y = bf16[520,300] parameter(1)
+  t = bf16[520,300] transpose(x), dimensions={1,0}
+  ROOT r = bf16[520,300] add(t, y)
+})"},
+          {"transpose_f32_large_tiles", R"(
+HloModule transpose_f32_large_tiles
+ENTRY main {
+  x = f32[200,330] parameter(0)
+  y = f32[330,200] parameter(1)
+  t = f32[330,200] transpose(x), dimensions={1,0}
+  ROOT r = f32[330,200] subtract(t, y)
+})"},
           {"transpose_s8", R"(
 HloModule transpose_s8
 ENTRY main {
