@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/computation.h"
@@ -82,29 +83,108 @@ absl::StatusOr<KernelInfo> AnalyzeKernel(const HloInstruction& hlo) {
   return info;
 }
 
-std::optional<ReductionInfo> AnalyzeReduction(const KernelInfo& info) {
-  ReductionInfo r;
-  for (const KernelOutput& o : info.outputs) {
-    if (o.root->opcode() != HloOpcode::kReduce) continue;
-    if (std::find(r.reduces.begin(), r.reduces.end(), o.root) !=
-        r.reduces.end()) {
-      continue;
+namespace {
+
+// A reduce over at least one dimension of size > 1 (one over size-1
+// dimensions only is a reshape, computed per element like any op).
+bool ReducesElements(const HloInstruction& instr) {
+  if (instr.opcode() != HloOpcode::kReduce) return false;
+  const Shape& input = instr.operand(0)->shape();
+  for (int64_t d : instr.dimensions()) {
+    if (input.dimensions(d) != 1) return true;
+  }
+  return false;
+}
+
+// Whether fused `value` depends on a reduce (ReducesElements); those it
+// reaches go to `reduces`. Clears `*elementwise` if a path to one passes
+// through anything but elementwise ops of `dims`. `memo` remembers the
+// answer per instruction.
+bool DependsOnReduce(const HloInstruction* value, const Shape& dims,
+                     bool* elementwise,
+                     std::vector<const HloInstruction*>* reduces,
+                     absl::flat_hash_map<const HloInstruction*, bool>* memo) {
+  if (auto it = memo->find(value); it != memo->end()) return it->second;
+  bool depends = false;
+  if (ReducesElements(*value)) {
+    depends = true;
+    if (std::find(reduces->begin(), reduces->end(), value) == reduces->end()) {
+      reduces->push_back(value);
     }
-    const Shape& in = o.root->operand(0)->shape();
-    std::vector<int64_t> dims = o.root->dimensions();
+  } else {
+    for (const HloInstruction* operand : value->operands()) {
+      depends |= DependsOnReduce(operand, dims, elementwise, reduces, memo);
+    }
+    if (depends && (!value->IsElementwise() || !value->shape().IsArray() ||
+                    !value->shape().SameDimensions(dims))) {
+      *elementwise = false;
+    }
+  }
+  (*memo)[value] = depends;
+  return depends;
+}
+
+}  // namespace
+
+bool ReductionInfo::IsEpilogueOutput(size_t o) const {
+  return std::find(epilogue_outputs.begin(), epilogue_outputs.end(), o) !=
+         epilogue_outputs.end();
+}
+
+std::optional<ReductionInfo> AnalyzeReduction(const KernelInfo& info,
+                                              bool allow_epilogue) {
+  ReductionInfo r;
+  auto add_reduce = [&r](const HloInstruction* reduce) {
+    if (std::find(r.reduces.begin(), r.reduces.end(), reduce) !=
+        r.reduces.end()) {
+      return true;
+    }
+    const Shape& in = reduce->operand(0)->shape();
+    std::vector<int64_t> dims = reduce->dimensions();
     std::sort(dims.begin(), dims.end());
     if (r.reduces.empty()) {
       r.input_shape = in;
       r.reduced_dims = dims;
     } else if (!in.SameDimensions(r.input_shape) || dims != r.reduced_dims) {
-      return std::nullopt;
+      return false;
     }
-    r.reduces.push_back(o.root);
+    r.reduces.push_back(reduce);
+    return true;
+  };
+  for (const KernelOutput& o : info.outputs) {
+    if (o.root->opcode() != HloOpcode::kReduce) continue;
+    if (!add_reduce(o.root)) return std::nullopt;
+  }
+  if (allow_epilogue && info.fused) {
+    absl::flat_hash_map<const HloInstruction*, bool> memo;
+    for (size_t o = 0; o < info.outputs.size(); ++o) {
+      const HloInstruction* root = info.outputs[o].root;
+      if (root->opcode() == HloOpcode::kReduce || !root->shape().IsArray()) {
+        continue;
+      }
+      bool elementwise = true;
+      std::vector<const HloInstruction*> reduces;
+      if (!DependsOnReduce(root, root->shape(), &elementwise, &reduces,
+                           &memo)) {
+        continue;
+      }
+      if (!elementwise) return std::nullopt;
+      for (const HloInstruction* reduce : reduces) {
+        // The epilogue reads the result as an array of its own dimensions.
+        if (!reduce->shape().IsArray() ||
+            !reduce->shape().SameDimensions(root->shape()) ||
+            !add_reduce(reduce)) {
+          return std::nullopt;
+        }
+      }
+      r.epilogue_outputs.push_back(o);
+    }
   }
   if (r.reduces.empty() || r.input_shape.rank() == 0) return std::nullopt;
-  for (const KernelOutput& o : info.outputs) {
-    if (o.root->opcode() != HloOpcode::kReduce &&
-        !o.root->shape().SameDimensions(r.input_shape)) {
+  for (size_t o = 0; o < info.outputs.size(); ++o) {
+    const HloInstruction* root = info.outputs[o].root;
+    if (root->opcode() != HloOpcode::kReduce && !r.IsEpilogueOutput(o) &&
+        !root->shape().SameDimensions(r.input_shape)) {
       return std::nullopt;
     }
   }

@@ -44,16 +44,28 @@ absl::StatusOr<KernelInfo> AnalyzeKernel(const HloInstruction& hlo);
 
 // A reduction kernel: every output is either a reduce over the same input
 // dimensions and reduced dimensions, or an array of the reduce input's
-// dimensions (computed along the way).
+// dimensions (computed along the way), or (with `allow_epilogue`) an
+// epilogue of the reduces' results: a fused value that reaches reduces only
+// through elementwise ops of the reduce output's dimensions, so it can be
+// computed at an output position from the reduces' results there
+// (fusion_kinds.h, kReduction). Without `allow_epilogue` (a backend whose
+// reduction loops write reduce results only) a kernel with such an output
+// is no reduction: its loop computes the reduce per output element.
 struct ReductionInfo {
+  // Every reduce the kernel computes, outputs or read by an epilogue.
   std::vector<const HloInstruction*> reduces;
   Shape input_shape;
   std::vector<int64_t> reduced_dims;  // sorted
   std::vector<int64_t> kept_dims;
   bool row;  // the physically minor input dimension is reduced
+  // Indices into KernelInfo::outputs of the epilogue outputs.
+  std::vector<size_t> epilogue_outputs;
+
+  bool IsEpilogueOutput(size_t o) const;
 };
 
-std::optional<ReductionInfo> AnalyzeReduction(const KernelInfo& info);
+std::optional<ReductionInfo> AnalyzeReduction(const KernelInfo& info,
+                                              bool allow_epilogue = false);
 
 // The concatenate a loop fusion's single output is made of, when a kernel
 // may walk each of its operands and write every element at its offset in

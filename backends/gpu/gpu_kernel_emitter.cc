@@ -137,7 +137,11 @@ absl::StatusOr<std::vector<GpuKernel>> GpuModuleEmitter::EmitKernels(
     if (!s.ok()) return cleanup(s);
     return kernels;
   }
-  if (std::optional<ReductionInfo> r = AnalyzeReduction(info);
+  // Reduction kernels compute epilogue outputs (fusion_kinds.h) as they
+  // write; a reduction fusion neither kernel takes falls to the loop kernel
+  // below, which reduces per output element.
+  if (std::optional<ReductionInfo> r =
+          AnalyzeReduction(info, /*allow_epilogue=*/true);
       r && IsContiguousRowReduction(*r)) {
     request.symbol = state_->UniqueSymbol(name);
     absl::Status s =
@@ -145,7 +149,8 @@ absl::StatusOr<std::vector<GpuKernel>> GpuModuleEmitter::EmitKernels(
     if (!s.ok()) return cleanup(s);
     return kernels;
   }
-  if (std::optional<ReductionInfo> r = AnalyzeReduction(info);
+  if (std::optional<ReductionInfo> r =
+          AnalyzeReduction(info, /*allow_epilogue=*/true);
       r && IsColumnReduction(*r)) {
     request.symbol = state_->UniqueSymbol(name);
     absl::Status s =

@@ -8,7 +8,9 @@
 // every warp leaves its result in shared memory and the first warp combines
 // those. The sum order differs from a sequential loop (as in XLA).
 // Extra outputs of the reduce input's shape (multi-output kInput fusions)
-// are stored during the same pass.
+// are stored during the same pass. The thread that writes an output element
+// (row and column kernels alike) computes the fusion's epilogue outputs
+// there from the complete results (ReductionOutputWriter).
 #include <algorithm>
 #include <optional>
 
@@ -121,6 +123,7 @@ absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
     HLOC_ASSIGN_OR_RETURN(std::vector<ReduceState> states,
                           MakeReduceStates(info, r, ReduceGenerators(kernel),
                                            kernel.b()->getContext()));
+    ReductionOutputWriter output_writer(kernel, info, r);
     const int64_t warp = device.warp_size;
     llvm::Value* tid = kernel.ThreadId(0);
     llvm::Value* lane = b->CreateURem(tid, kernel.Index(warp), "lane");
@@ -191,7 +194,8 @@ absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
           HLOC_RETURN_IF_ERROR(Combine(kernel, s, values));
         }
         for (size_t o = 0; o < info.outputs.size(); ++o) {
-          if (info.outputs[o].root->opcode() == HloOpcode::kReduce) {
+          if (info.outputs[o].root->opcode() == HloOpcode::kReduce ||
+              r.IsEpilogueOutput(o)) {
             continue;
           }
           HLOC_ASSIGN_OR_RETURN(ElementGenerator g,
@@ -270,17 +274,8 @@ absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
           [&]() -> absl::Status {
             std::vector<llvm::Value*> out_multi;
             for (int64_t d : r.kept_dims) out_multi.push_back(in_index[d]);
-            IrIndex out_index(out_multi, kernel.index_type());
-            for (ReduceState& s : states) {
-              for (size_t k = 0; k < s.n; ++k) {
-                if (s.output_of[k] < 0) continue;
-                HLOC_RETURN_IF_ERROR(
-                    kernel.output(s.output_of[k])
-                        .EmitWrite(out_index,
-                                   b->CreateLoad(s.types[k], s.slots[k]), b));
-              }
-            }
-            return absl::OkStatus();
+            return output_writer.Write(states,
+                                IrIndex(out_multi, kernel.index_type()));
           },
           nullptr, b);
     };
@@ -419,6 +414,7 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
         }
       }
     }
+    ReductionOutputWriter output_writer(kernel, info, r);
     // Every dimension's index for (outer o, row, column c).
     std::vector<llvm::Value*> base_index(in.rank(), kernel.Index(0));
     SplitInto(o, in, groups.outer, base_index, b);
@@ -466,7 +462,8 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
                 Combine(kernel, states[v][i], values[u][v][i]));
           }
           for (size_t out = 0; out < info.outputs.size(); ++out) {
-            if (info.outputs[out].root->opcode() == HloOpcode::kReduce) {
+            if (info.outputs[out].root->opcode() == HloOpcode::kReduce ||
+                r.IsEpilogueOutput(out)) {
               continue;
             }
             HLOC_ASSIGN_OR_RETURN(
@@ -527,16 +524,8 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
         SplitInto(c, in, groups.columns, index, b);
         std::vector<llvm::Value*> out_multi;
         for (int64_t d : r.kept_dims) out_multi.push_back(index[d]);
-        IrIndex out_index(out_multi, kernel.index_type());
-        for (ReduceState& s : states[v]) {
-          for (size_t k = 0; k < s.n; ++k) {
-            if (s.output_of[k] < 0) continue;
-            HLOC_RETURN_IF_ERROR(
-                kernel.output(s.output_of[k])
-                    .EmitWrite(out_index, b->CreateLoad(s.types[k], s.slots[k]),
-                               b));
-          }
-        }
+        HLOC_RETURN_IF_ERROR(output_writer.Write(
+            states[v], IrIndex(out_multi, kernel.index_type())));
       }
       return absl::OkStatus();
     };

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/register_bits.h"
+#include "hlo/status_macros.h"
 #include "hlo/instruction.h"
 #include "llvm/IR/Module.h"
 
@@ -93,6 +94,57 @@ bool ReadAtOutputPositionOnly(const HloInstruction* value,
     }
   }
   return true;
+}
+
+ReductionOutputWriter::ReductionOutputWriter(KernelBuilder& kernel,
+                                             const KernelInfo& info,
+                                             const ReductionInfo& r)
+    : kernel_(kernel),
+      info_(info),
+      r_(r),
+      results_(std::make_shared<
+               absl::flat_hash_map<const HloInstruction*, llvm::Value*>>()) {
+  if (r.epilogue_outputs.empty()) return;
+  // AnalyzeReduction(allow_epilogue) found every path from an epilogue
+  // output to a reduce elementwise, so a reduce is only ever asked for the
+  // position being written: the index can be ignored.
+  for (const HloInstruction* reduce : r.reduces) {
+    if (!reduce->shape().IsArray()) continue;
+    auto results = results_;
+    kernel.generators().Bind(
+        reduce,
+        [results, reduce](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+          auto it = results->find(reduce);
+          if (it == results->end() || it->second == nullptr) {
+            return absl::InternalError(absl::StrCat(
+                "codegen: the result of ", reduce->name(),
+                " was read outside the reduction's output stage"));
+          }
+          return it->second;
+        });
+  }
+}
+
+absl::Status ReductionOutputWriter::Write(
+    const std::vector<ReduceState>& states, const IrIndex& out_index) {
+  llvm::IRBuilderBase* b = kernel_.b();
+  for (const ReduceState& s : states) {
+    for (size_t k = 0; k < s.n; ++k) {
+      llvm::Value* value = b->CreateLoad(s.types[k], s.slots[k]);
+      if (s.n == 1) (*results_)[s.reduce] = value;
+      if (s.output_of[k] < 0) continue;
+      HLOC_RETURN_IF_ERROR(
+          kernel_.output(s.output_of[k]).EmitWrite(out_index, value, b));
+    }
+  }
+  for (size_t o : r_.epilogue_outputs) {
+    HLOC_ASSIGN_OR_RETURN(ElementGenerator g,
+                          kernel_.generators().ForOutput(info_.outputs[o]));
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * value, g(out_index));
+    HLOC_RETURN_IF_ERROR(kernel_.output(o).EmitWrite(out_index, value, b));
+  }
+  results_->clear();
+  return absl::OkStatus();
 }
 
 }  // namespace hloc

@@ -6,8 +6,14 @@
 #define BACKENDS_GPU_REDUCTION_UTIL_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "backends/common/kernel_analysis.h"
+#include "backends/common/kernel_generators.h"
 #include "backends/gpu/kernel_builder.h"
 
 namespace hloc {
@@ -40,6 +46,34 @@ llvm::Value* SharedElement(KernelBuilder& kernel, llvm::GlobalVariable* array,
 // only asked for it at the output position it is writing.
 bool ReadAtOutputPositionOnly(const HloInstruction* value,
                               const HloInstruction* root);
+
+// Writes what a reduction kernel's reduces give at one output position,
+// once their accumulators hold the complete results there: each reduce
+// result that is a kernel output and each epilogue output
+// (ReductionInfo::epilogue_outputs, fusion_kinds.h's kReduction), which the
+// fused computation computes elementwise from those results before its
+// store (a convert to bf16, a mean's divide). The reduces' generators are
+// bound to the results of the position being written, so construct the
+// writer before anything asks for an epilogue's generator.
+class ReductionOutputWriter {
+ public:
+  ReductionOutputWriter(KernelBuilder& kernel, const KernelInfo& info,
+                        const ReductionInfo& r);
+
+  // `states`: the reduces' accumulators (r.reduces' order); `out_index`: a
+  // position of the reduce output's dimensions.
+  absl::Status Write(const std::vector<ReduceState>& states,
+                     const IrIndex& out_index);
+
+ private:
+  KernelBuilder& kernel_;
+  const KernelInfo& info_;
+  const ReductionInfo& r_;
+  // The result of each single-result reduce at the position being written
+  // (null outside Write).
+  std::shared_ptr<absl::flat_hash_map<const HloInstruction*, llvm::Value*>>
+      results_;
+};
 
 }  // namespace hloc
 

@@ -183,16 +183,81 @@ bool IsViewOrConvert(const HloInstruction& instr) {
 
 // True if `consumer` can be the elementwise epilogue of `dot` (a dot or a
 // dot-epilogue fusion), which is one of its operands.
-bool CanExtendDotEpilogue(const HloInstruction& consumer,
-                          const HloInstruction& dot) {
+// True if `consumer` (an elementwise op, or a loop fusion of elementwise
+// ops over its operand) only reads `producer` (a dot or a reduce) at the
+// consumer's own output position: an epilogue its kernel can compute where
+// it holds the producer's element.
+bool IsElementwiseEpilogue(const HloInstruction& consumer,
+                           const HloInstruction& producer) {
   if (consumer.opcode() == HloOpcode::kFusion) {
     if (consumer.fusion_kind() != FusionKind::kLoop) return false;
     return IsElementwiseEpilogueOf(*consumer.fused_computation(),
-                                   ParamsFor(consumer, dot), dot.shape());
+                                   ParamsFor(consumer, producer),
+                                   producer.shape());
   }
   return HloOpcodeIsElementwise(consumer.opcode()) &&
          !consumer.HasSideEffect() &&
-         consumer.shape().SameDimensions(dot.shape());
+         consumer.shape().SameDimensions(producer.shape());
+}
+
+// A kernel whose single output is a reduction's result (possibly with an
+// epilogue already): a single-result reduce, or a reduction fusion with one
+// root.
+bool IsSingleReductionKernel(const HloInstruction& instr) {
+  if (instr.opcode() == HloOpcode::kReduce) {
+    return !IsTrivialReduce(instr) && instr.shape().IsArray();
+  }
+  return instr.opcode() == HloOpcode::kFusion &&
+         GetFusionShape(instr) == FusionShape::kReduction &&
+         instr.fused_expression_root()->opcode() != HloOpcode::kTuple;
+}
+
+// The reduction-epilogue decision (FusionOptions::reduction_epilogue_fusion)
+// for a reduction `producer` and an elementwise `consumer`; nullopt when the
+// consumer is not elementwise at all (the reduction barrier's rule says
+// why).
+std::optional<FusionDecision> ReductionEpilogueDecision(
+    const HloInstruction& producer, const HloInstruction& consumer,
+    const FusionOptions& options) {
+  const bool elementwise_consumer =
+      consumer.opcode() == HloOpcode::kFusion
+          ? consumer.fusion_kind() == FusionKind::kLoop
+          : HloOpcodeIsElementwise(consumer.opcode());
+  if (!elementwise_consumer) return std::nullopt;
+  const std::string op(HloOpcodeString(producer.opcode()));
+  if (producer.user_count() > 1) {
+    // Its other users need the result in memory anyway; a second output of
+    // the reduction kernel would keep the launch but write both values
+    // (multi-output fusion does not make epilogue outputs).
+    return FusionDecision::No(absl::StrCat(
+        "producer ", op, " has ", producer.user_count(),
+        " consumers; a reduction epilogue must be its only one"));
+  }
+  if (!IsElementwiseEpilogue(consumer, producer)) {
+    return FusionDecision::No(
+        "consumer is not an elementwise epilogue over the reduction's result");
+  }
+  const int64_t operands = MergedOperandCount(producer, consumer);
+  if (operands > options.max_operands) {
+    return FusionDecision::No(absl::StrCat("fusion would have ", operands,
+                                           " operands (limit ",
+                                           options.max_operands, ")"));
+  }
+  const int64_t size =
+      FusedInstructionCount(producer) + FusedInstructionCount(consumer);
+  if (size > options.max_fused_instructions) {
+    return FusionDecision::No(absl::StrCat(
+        "fusion would have ", size, " instructions (code growth limit ",
+        options.max_fused_instructions, ")"));
+  }
+  FusionDecision d;
+  d.fuse = true;
+  d.kind = FusionKind::kInput;
+  d.bytes_saved = 2 * BytesOf(producer.shape());
+  d.rule =
+      "fused: elementwise epilogue computed by the reduction kernel as it "
+      "writes each result (one kernel fewer)";
+  return d;
 }
 
 // The dynamic-update-slice `consumer` (or the root of a loop fusion) updates
@@ -491,7 +556,7 @@ FusionDecision ShouldFuse(const HloInstruction& producer,
                        producer.user_count(),
                        " consumers; a dot epilogue must be its only one"));
     }
-    if (!CanExtendDotEpilogue(consumer, producer)) {
+    if (!IsElementwiseEpilogue(consumer, producer)) {
       return FusionDecision::No(
           "consumer is not an elementwise epilogue over the dot's result");
     }
@@ -501,6 +566,13 @@ FusionDecision ShouldFuse(const HloInstruction& producer,
     d.bytes_saved = 2 * BytesOf(producer.shape());
     d.rule = "fused: elementwise epilogue computed in the dot's output tile";
     return d;
+  }
+
+  if (options.reduction_epilogue_fusion && IsSingleReductionKernel(producer)) {
+    if (std::optional<FusionDecision> d =
+            ReductionEpilogueDecision(producer, consumer, options)) {
+      return *d;
+    }
   }
 
   if (std::optional<std::string> why = WhyNotFusibleProducer(producer)) {

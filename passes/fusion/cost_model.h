@@ -19,6 +19,14 @@
 //     tuples.
 //  3. Dot epilogues (option): a dot whose only user is an elementwise loop
 //     consumer of the dot's shape becomes a kOutput fusion.
+//     Reduction epilogues (option: the GPUs): a reduce, or a reduction
+//     fusion with one output, whose only user is an elementwise consumer
+//     (an op or a loop fusion) over the reduce's result joins it in the
+//     kInput fusion (fusion_kinds.h, kReduction): the convert back to bf16
+//     of JAX's f32 sums, a mean's divide. The thread that writes an output
+//     element computes the epilogue first; a kernel launch and a round trip
+//     of the result through memory are saved. With other users the result
+//     is needed in memory anyway, so the reduction stays a barrier.
 //     Dot prologues (option: ROCm, and views and converts on the CPU): the
 //     cheap producers of a dot's operands fuse into the dot
 //     (ShouldFuseIntoDotPrologue), computed by the dot's kernel as it
@@ -64,6 +72,10 @@ struct FusionOptions {
   bool dot_epilogue_fusion = true;
   // kCustom row-reduction fusions (GPU); see fusion_kinds.h.
   bool row_reduction_fusion = true;
+  // Elementwise consumers of a reduction fused into its kInput fusion as an
+  // epilogue (rule 3). Off unless a pipeline turns it on: only the GPU's
+  // reduction emitters compute an epilogue (FusionOptionsForPlatform).
+  bool reduction_epilogue_fusion = false;
   // Dot prologues (dot-prologue-fusion): cheap producers of a dot's
   // operands computed by the dot's kernel as it loads its operands, for
   // dots of at most this many flops (2*m*n*k*batch); 0: never. ROCm's dots

@@ -110,63 +110,104 @@ absl::Status VerifyLoop(const HloComputation& fused) {
   return absl::OkStatus();
 }
 
+bool IsNonTrivialReduce(const HloInstruction& instr) {
+  return instr.opcode() == HloOpcode::kReduce && !IsTrivialReduce(instr);
+}
+
+// The shape of one result of `reduce` (all results of a variadic reduce
+// have the same dimensions).
+const Shape& ReduceResultShape(const HloInstruction& reduce) {
+  return reduce.shape().IsTuple() ? reduce.shape().tuple_shapes(0)
+                                  : reduce.shape();
+}
+
 absl::Status VerifyReduction(const HloComputation& fused) {
   std::vector<const HloInstruction*> roots = Roots(fused);
+  // Values that depend on a reduce: the reduces themselves and their
+  // epilogue. The epilogue is computed at the output position once the
+  // reduces' results are complete, so it may only be elementwise over them.
+  absl::flat_hash_set<const HloInstruction*> dependent;
+  const HloInstruction* first_reduce = nullptr;
   for (const HloInstruction* instr : PostOrder(fused)) {
     if (instr->opcode() == HloOpcode::kParameter ||
-        instr == fused.root_instruction()) {
+        (instr == fused.root_instruction() &&
+         instr->opcode() == HloOpcode::kTuple)) {
       continue;
     }
-    if (instr->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*instr)) {
-      bool is_root =
-          std::find(roots.begin(), roots.end(), instr) != roots.end();
-      if (!is_root) {
+    bool depends = false;
+    for (const HloInstruction* operand : instr->operands()) {
+      depends |= dependent.contains(operand);
+    }
+    if (IsNonTrivialReduce(*instr)) {
+      if (depends) {
         return FusedError(*instr,
-                          "a reduction inside a reduction fusion must be "
-                          "an output (its consumers are a barrier)");
+                          "a reduction reads another reduction's result "
+                          "(its consumers are a barrier)");
       }
-      for (const HloInstruction* user : instr->users()) {
-        if (user != fused.root_instruction()) {
+      if (first_reduce == nullptr) first_reduce = instr;
+      dependent.insert(instr);
+      continue;
+    }
+    if (depends) {
+      if (!HloOpcodeIsElementwise(instr->opcode()) || instr->HasSideEffect() ||
+          !instr->shape().IsArray() ||
+          !instr->shape().SameDimensions(ReduceResultShape(*first_reduce))) {
+        return FusedError(*instr,
+                          "an epilogue op must be elementwise over the "
+                          "reductions' result");
+      }
+      for (const HloInstruction* operand : instr->operands()) {
+        if (IsNonTrivialReduce(*operand) && !operand->shape().IsArray()) {
           return FusedError(*instr,
-                            "a reduction's result is used inside "
-                            "its reduction fusion");
+                            "an epilogue reads a variadic reduce (only "
+                            "single-result reduces have an epilogue)");
         }
       }
+      dependent.insert(instr);
       continue;
-    }
-    if (instr->opcode() == HloOpcode::kGetTupleElement &&
-        instr->operand(0)->opcode() == HloOpcode::kReduce) {
-      continue;  // Results of a variadic reduce (argmax).
     }
     if (!IsLoopFusibleOp(*instr)) {
       return FusedError(*instr, "not fusible into a reduction's input");
     }
   }
-  const HloInstruction* first_reduce = nullptr;
-  for (const HloInstruction* root : roots) {
-    if (root->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*root)) {
-      first_reduce = root;
-      break;
-    }
-  }
   if (first_reduce == nullptr) {
     return FusedError(*fused.root_instruction(),
-                      "a reduction fusion needs a reduce output");
+                      "a reduction fusion needs a reduce");
+  }
+  // Every reduce is computed by the kernel: it must be an output or feed
+  // one through the epilogue (else nothing would read it).
+  for (const HloInstruction* instr : fused.instructions()) {
+    if (!IsNonTrivialReduce(*instr)) continue;
+    if (instr->user_count() == 0 && instr != fused.root_instruction()) {
+      return FusedError(*instr, "a reduction nothing reads");
+    }
   }
   const Shape& input = first_reduce->operand(0)->shape();
   for (const HloInstruction* root : roots) {
-    if (root->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*root)) {
+    if (IsNonTrivialReduce(*root)) {
       if (!root->operand(0)->shape().SameDimensions(input) ||
           root->dimensions() != first_reduce->dimensions()) {
         return FusedError(*root,
                           "reductions of one fusion must reduce the same "
                           "input shape over the same dimensions");
       }
+    } else if (dependent.contains(root)) {
+      continue;  // An epilogue value, checked above.
     } else if (!root->shape().IsArray() ||
                !root->shape().SameDimensions(input)) {
       return FusedError(*root,
                         "extra outputs of a reduction fusion must have the "
-                        "reduction's input shape");
+                        "reduction's input shape or be an epilogue of its "
+                        "result");
+    }
+  }
+  for (const HloInstruction* instr : fused.instructions()) {
+    if (IsNonTrivialReduce(*instr) &&
+        (!instr->operand(0)->shape().SameDimensions(input) ||
+         instr->dimensions() != first_reduce->dimensions())) {
+      return FusedError(*instr,
+                        "reductions of one fusion must reduce the same "
+                        "input shape over the same dimensions");
     }
   }
   return absl::OkStatus();

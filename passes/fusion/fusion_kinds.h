@@ -15,13 +15,22 @@
 //     is a fusion parameter read by nothing else in the fusion, so the
 //     emitter only iterates over the update.
 //
-//   kReduction (kind=kInput): the classic reduction kernel. The root is a
-//     reduce, or a tuple of reduces that all reduce the same input shape over
-//     the same dimensions, possibly with extra outputs that have exactly that
-//     input shape (a producer whose value is also needed outside). Producers
-//     of the reduce inputs are fused (computed on the fly while reading);
-//     nothing consumes a reduce inside the fusion: a reduction's result is
-//     complete only after the whole kernel, so its consumers are a barrier.
+//   kReduction (kind=kInput): the classic reduction kernel. Its reduces all
+//     reduce the same input shape over the same dimensions; producers of the
+//     reduce inputs are fused (computed on the fly while reading). A
+//     reduction's result is complete only once the thread that owns an
+//     output element has combined every partial result, so no reduce reads
+//     another's result (a barrier) and the only consumers of reduces inside
+//     the fusion are an elementwise epilogue ("reduction epilogue fusion",
+//     as XLA's): every instruction that depends on a reduce is elementwise
+//     with the reduce output's dimensions (the convert back to bf16 after
+//     an f32 sum, the divide of a mean), and reads only single-result
+//     reduces. The epilogue's other operands are invariant (parameters,
+//     constants and loop-fusible ops of them), read at the output index.
+//     The writing thread computes the epilogue before its store. The root
+//     is a reduce, an epilogue value, or a tuple of them, possibly with
+//     extra outputs that have exactly the reduces' input shape and do not
+//     depend on a reduce (a producer whose value is also needed outside).
 //
 //   kRowReduction (kind=kCustom, backend_config kRowReductionBackendConfig):
 //     the answer to "softmax is one kernel in XLA (Triton) and three in a

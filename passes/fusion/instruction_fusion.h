@@ -6,7 +6,8 @@
 // the cost model (cost_model.h) whether each producer should fuse into it.
 // On yes, the producer (a copy of it, if it has other users and is cheap) and
 // the consumer become one fusion -- kLoop, or kInput when the consumer is a
-// reduce, or kOutput when the producer is a dot and the consumer its
+// reduce or (GPU) the producer a reduction and the consumer its elementwise
+// epilogue, or kOutput when the producer is a dot and the consumer its
 // elementwise epilogue -- and the new fusion is examined again, since it has
 // new operands. An expensive producer with several users is re-examined
 // every time its consumer fusion grows: once all its users are inside that
@@ -15,7 +16,9 @@
 // A producer fused without copying has no other users, and a copied producer
 // leaves the original in place, so this pass cannot create cycles.
 // Reductions are barriers: a reduce is never fused into its consumers here
-// (row-reduction-fusion does that where a row fits one block).
+// (row-reduction-fusion does that where a row fits one block), except into
+// an elementwise epilogue where FusionOptions::reduction_epilogue_fusion
+// allows it.
 //
 // Every pair considered is recorded in the FusionReport with its rule.
 // Statistics: "fusions" (fusion instructions created or grown),

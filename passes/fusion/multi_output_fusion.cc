@@ -52,7 +52,9 @@ std::optional<IterationSpace> SpaceOf(const HloInstruction& instr) {
         space.dims = roots[0]->shape();
         return space;
       case FusionShape::kReduction:
-        for (const HloInstruction* r : roots) {
+        // Any reduce: an output, or read by an epilogue output (all reduce
+        // the same input shape over the same dimensions).
+        for (const HloInstruction* r : fused.instructions()) {
           if (r->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*r)) {
             space.dims = r->operand(0)->shape();
             space.reduced = r->dimensions();
