@@ -3,6 +3,7 @@
 #include "backends/common/kernel_analysis.h"
 
 #include <memory>
+#include <vector>
 
 #include "backends/common/scatter_analysis.h"
 #include "gtest/gtest.h"
@@ -74,6 +75,67 @@ ENTRY main {
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->reduces.size(), 2u);
   EXPECT_TRUE(r->row);
+}
+
+// An epilogue output (fusion_kinds.h, kReduction) is a reduction output
+// only where the backend asks for epilogues, and only if every path from it
+// to a reduce is elementwise: a reverse of the result is not.
+TEST(KernelAnalysisTest, ReductionEpilogueOutputs) {
+  auto module = Parse(R"(
+HloModule m
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+
+epilogue {
+  x = f32[4,8] parameter(0)
+  q = f32[8] parameter(1)
+  zero = f32[] constant(0)
+  sum = f32[8] reduce(x, zero), dimensions={0}, to_apply=add
+  mean = f32[8] divide(sum, q)
+  c = bf16[8] convert(mean)
+  ROOT t = (bf16[8], f32[4,8]) tuple(c, x)
+}
+
+reversed {
+  x = f32[4,8] parameter(0)
+  zero = f32[] constant(0)
+  sum = f32[8] reduce(x, zero), dimensions={0}, to_apply=add
+  ROOT v = f32[8] reverse(sum), dimensions={0}
+}
+
+ENTRY main {
+  x = f32[4,8] parameter(0)
+  q = f32[8] parameter(1)
+  with_epilogue = (bf16[8], f32[4,8]) fusion(x, q), kind=kInput, calls=epilogue
+  with_reverse = f32[8] fusion(x), kind=kInput, calls=reversed
+  ROOT out = ((bf16[8], f32[4,8]), f32[8]) tuple(with_epilogue, with_reverse)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  const HloComputation* entry = module->entry_computation();
+  absl::StatusOr<KernelInfo> info =
+      AnalyzeKernel(*entry->GetInstructionWithName("with_epilogue"));
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_FALSE(AnalyzeReduction(*info).has_value());
+  std::optional<ReductionInfo> r =
+      AnalyzeReduction(*info, /*allow_epilogue=*/true);
+  ASSERT_TRUE(r.has_value());
+  ASSERT_EQ(r->reduces.size(), 1u);
+  EXPECT_EQ(r->reduces[0]->name(), "sum");
+  EXPECT_FALSE(r->row);
+  EXPECT_EQ(r->epilogue_outputs, std::vector<size_t>{0});
+  EXPECT_TRUE(r->IsEpilogueOutput(0));
+  EXPECT_FALSE(r->IsEpilogueOutput(1));
+
+  absl::StatusOr<KernelInfo> reversed =
+      AnalyzeKernel(*entry->GetInstructionWithName("with_reverse"));
+  ASSERT_TRUE(reversed.ok()) << reversed.status();
+  EXPECT_FALSE(
+      AnalyzeReduction(*reversed, /*allow_epilogue=*/true).has_value());
 }
 
 TEST(ScatterAnalysisTest, WindowsIndicesAndBatchingDimensions) {

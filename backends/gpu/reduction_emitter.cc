@@ -275,7 +275,7 @@ absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
             std::vector<llvm::Value*> out_multi;
             for (int64_t d : r.kept_dims) out_multi.push_back(in_index[d]);
             return output_writer.Write(states,
-                                IrIndex(out_multi, kernel.index_type()));
+                                       IrIndex(out_multi, kernel.index_type()));
           },
           nullptr, b);
     };

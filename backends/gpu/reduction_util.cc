@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/register_bits.h"
-#include "hlo/status_macros.h"
 #include "hlo/instruction.h"
+#include "hlo/status_macros.h"
 #include "llvm/IR/Module.h"
 
 namespace hloc {
@@ -116,9 +116,9 @@ ReductionOutputWriter::ReductionOutputWriter(KernelBuilder& kernel,
         [results, reduce](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
           auto it = results->find(reduce);
           if (it == results->end() || it->second == nullptr) {
-            return absl::InternalError(absl::StrCat(
-                "codegen: the result of ", reduce->name(),
-                " was read outside the reduction's output stage"));
+            return absl::InternalError(
+                absl::StrCat("codegen: the result of ", reduce->name(),
+                             " was read outside the reduction's output stage"));
           }
           return it->second;
         });

@@ -229,9 +229,9 @@ std::optional<FusionDecision> ReductionEpilogueDecision(
     // Its other users need the result in memory anyway; a second output of
     // the reduction kernel would keep the launch but write both values
     // (multi-output fusion does not make epilogue outputs).
-    return FusionDecision::No(absl::StrCat(
-        "producer ", op, " has ", producer.user_count(),
-        " consumers; a reduction epilogue must be its only one"));
+    return FusionDecision::No(
+        absl::StrCat("producer ", op, " has ", producer.user_count(),
+                     " consumers; a reduction epilogue must be its only one"));
   }
   if (!IsElementwiseEpilogue(consumer, producer)) {
     return FusionDecision::No(

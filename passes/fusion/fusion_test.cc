@@ -864,11 +864,11 @@ loop_with_reduce {
   r = f32[4] reduce(p, z), dimensions={1}, to_apply=add_f32
   ROOT n = f32[4] negate(r)
 }
-reduce_used_inside {
+reduce_of_reduce {
   p = f32[4,8] parameter(0)
   z = f32[] constant(0)
   r = f32[4] reduce(p, z), dimensions={1}, to_apply=add_f32
-  ROOT n = f32[4] negate(r)
+  ROOT s = f32[] reduce(r, z), dimensions={0}, to_apply=add_f32
 }
 row_transpose {
   p = f32[4,4] parameter(0)
@@ -888,10 +888,10 @@ ENTRY e {
   x = f32[4,8] parameter(0)
   y = f32[4,4] parameter(1)
   f1 = f32[4] fusion(x), kind=kLoop, calls=loop_with_reduce
-  f2 = f32[4] fusion(x), kind=kInput, calls=reduce_used_inside
+  f2 = f32[] fusion(x), kind=kInput, calls=reduce_of_reduce
   f3 = f32[4,4] fusion(y), kind=kCustom, calls=row_transpose, backend_config={"fusion_backend_config":{"kind":"__hloc_row_reduction"}}
   f4 = f32[4,4] fusion(y), kind=kOutput, calls=reduce_prologue
-  ROOT t = (f32[4], f32[4], f32[4,4], f32[4,4]) tuple(f1, f2, f3, f4)
+  ROOT t = (f32[4], f32[], f32[4,4], f32[4,4]) tuple(f1, f2, f3, f4)
 })"));
   auto error = [&](absl::string_view name) {
     absl::Status s = VerifyFusionShape(*Find(*module, name));

@@ -1,0 +1,219 @@
+// Reduction epilogue fusion (fusion_kinds.h, kReduction) run on a GPU
+// simulated on this CPU (testing/host_simt.h): each module goes through the
+// cuda or rocm pipeline, which fuses the elementwise consumers of its
+// reductions into the reduction kernels, is compiled by the GPU emitters
+// and must match the reference evaluator on the unoptimized module. The
+// kernel count shows the epilogue is not a kernel of its own. Devices:
+// sm_90 (warp 32), gfx942 (wavefront 64), and sm_90's facts with only 4
+// SMs, where the column kernel already gives each thread a run of 4
+// columns at these small sizes (one epilogue per column of the run).
+#include <string>
+#include <vector>
+
+#include "backends/gpu/device_info.h"
+#include "backends/gpu/gpu_compiler.h"
+#include "backends/gpu/testing/host_simt.h"
+#include "gtest/gtest.h"
+#include "hlo/evaluator/evaluator.h"
+#include "hlo/text/parser.h"
+#include "passes/pipelines.h"
+#include "runtime/compare.h"
+#include "tools/hlo_run_core.h"
+
+namespace hloc {
+namespace {
+
+constexpr char kAdd[] = R"(
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+)";
+
+struct Module {
+  std::string name;
+  std::string entry;
+  int kernels;       // Kernel steps after fusion.
+  double tolerance;  // rtol and atol (bf16 outputs: a sum in another order
+                     // may round to the neighbouring bf16).
+};
+
+std::vector<Module> Modules() {
+  return {
+      // JAX's bf16 sum over the major dimension, odd sizes.
+      {"column_bf16_sum", R"(
+ENTRY main {
+  x = bf16[301,67] parameter(0)
+  xf = f32[301,67] convert(x)
+  z = f32[] constant(0)
+  r = f32[67] reduce(xf, z), dimensions={0}, to_apply=add
+  ROOT o = bf16[67] convert(r)
+})",
+       1, 1e-2},
+      // Kept dimensions on both sides of the reduced one; a mean.
+      {"column_mean_outer", R"(
+ENTRY main {
+  x = f32[6,50,70] parameter(0)
+  z = f32[] constant(0)
+  r = f32[6,70] reduce(x, z), dimensions={1}, to_apply=add
+  n = f32[] constant(50)
+  nb = f32[6,70] broadcast(n), dimensions={}
+  ROOT d = f32[6,70] divide(r, nb)
+})",
+       1, 1e-4},
+      // An operand of the output's shape, read at each column.
+      {"column_scale", R"(
+ENTRY main {
+  x = f32[8,2048] parameter(0)
+  w = f32[2048] parameter(1)
+  z = f32[] constant(0)
+  r = f32[2048] reduce(x, z), dimensions={0}, to_apply=add
+  ROOT m = f32[2048] multiply(r, w)
+})",
+       1, 1e-4},
+      // Multi-output: mean (with an epilogue) and a sum of squares (none)
+      // of the same columns, siblings in one kernel.
+      {"column_mean_and_sum_of_squares", R"(
+ENTRY main {
+  x = f32[100,33] parameter(0)
+  z = f32[] constant(0)
+  s = f32[33] reduce(x, z), dimensions={0}, to_apply=add
+  n = f32[] constant(100)
+  nb = f32[33] broadcast(n), dimensions={}
+  mean = f32[33] divide(s, nb)
+  xx = f32[100,33] multiply(x, x)
+  sq = f32[33] reduce(xx, z), dimensions={0}, to_apply=add
+  ROOT out = (f32[33], f32[33]) tuple(mean, sq)
+})",
+       1, 1e-4},
+      // Rows too long for a row fusion (a block per row): divided by a
+      // parameter of the output's shape and converted to bf16.
+      {"row_long_divide_bf16", R"(
+ENTRY main {
+  x = f32[3,20011] parameter(0)
+  q = f32[3] parameter(1)
+  z = f32[] constant(0)
+  r = f32[3] reduce(x, z), dimensions={1}, to_apply=add
+  d = f32[3] divide(r, q)
+  ROOT o = bf16[3] convert(d)
+})",
+       1, 1e-2},
+      // A long-row mean with an extra output of the input's shape (exp(x),
+      // also needed outside): the extra output is written per element, the
+      // epilogue once per row.
+      {"row_long_mean_with_extra_output", R"(
+ENTRY main {
+  x = f32[2,17000] parameter(0)
+  e = f32[2,17000] exponential(x)
+  z = f32[] constant(0)
+  r = f32[2] reduce(e, z), dimensions={1}, to_apply=add
+  n = f32[] constant(17000)
+  nb = f32[2] broadcast(n), dimensions={}
+  m = f32[2] divide(r, nb)
+  ROOT out = (f32[2], f32[2,17000]) tuple(m, e)
+})",
+       1, 1e-4},
+      // Rows contiguous only in the physical layout (not a row fusion):
+      // short rows, a warp per row.
+      {"row_physical_layout", R"(
+ENTRY main {
+  x = f32[200,10]{0,1} parameter(0)
+  w = f32[10] parameter(1)
+  z = f32[] constant(0)
+  r = f32[10] reduce(x, z), dimensions={0}, to_apply=add
+  ROOT m = f32[10] multiply(r, w)
+})",
+       1, 1e-4},
+      // Reduced dimensions that are neither rows nor columns: the loop
+      // kernel computes the reduce per output element, epilogue included.
+      {"non_contiguous", R"(
+ENTRY main {
+  x = f32[8,6,10] parameter(0)
+  z = f32[] constant(0)
+  r = f32[6] reduce(x, z), dimensions={0,2}, to_apply=add
+  ROOT e = f32[6] exponential(r)
+})",
+       1, 1e-4},
+  };
+}
+
+struct Case {
+  Module module;
+  std::string platform;
+  std::string arch;
+  int64_t core_count;  // 0: the arch's.
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.module.name << "/" << c.arch << "/" << c.core_count;
+}
+
+std::vector<Case> Cases() {
+  std::vector<Case> cases;
+  for (const Module& m : Modules()) {
+    cases.push_back({m, "cuda", "sm_90", 0});
+    cases.push_back({m, "rocm", "gfx942", 0});
+    cases.push_back({m, "cuda", "sm_90", 4});
+  }
+  return cases;
+}
+
+class ReductionEpilogueSimtTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ReductionEpilogueSimtTest, MatchesTheEvaluator) {
+  const Case& c = GetParam();
+  absl::StatusOr<GpuDeviceInfo> device = GetGpuDeviceInfo(c.platform, c.arch);
+  ASSERT_TRUE(device.ok()) << device.status();
+  if (c.core_count > 0) device->core_count = c.core_count;
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(
+      std::string("HloModule ") + c.module.name + "\n" + kAdd + c.module.entry,
+      c.module.name);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::vector<Literal>> inputs = RandomInputs(**module, 5);
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  absl::StatusOr<Literal> expected = EvaluateModule(**module, *inputs);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  auto pipeline = MakePipeline(c.platform, PipelineOptions{});
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  ASSERT_TRUE(pipeline->Run(module->get()).ok());
+
+  absl::StatusOr<std::unique_ptr<GpuTarget>> target =
+      CreateHostSimtTarget(*device);
+  ASSERT_TRUE(target.ok()) << target.status();
+  GpuCompileOptions options;
+  options.platform = c.platform;
+  options.arch = c.arch;
+  options.target = target->get();
+  absl::StatusOr<Executable> executable = CompileForGpu(**module, options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  int kernels = 0;
+  for (const ExecutableStep& step : executable->steps) {
+    kernels += step.kind == ExecutableStep::Kind::kKernel ? 1 : 0;
+  }
+  EXPECT_EQ(kernels, c.module.kernels);
+  absl::StatusOr<Literal> actual = RunOnHostSimt(*executable, *device, *inputs);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  Tolerance tolerance;
+  tolerance.rtol = c.module.tolerance;
+  tolerance.atol = c.module.tolerance;
+  ComparisonResult result = CompareLiterals(*actual, *expected, tolerance);
+  EXPECT_TRUE(result.ok()) << result.mismatch_count << " of "
+                           << result.element_count << " elements differ"
+                           << (result.first_mismatches.empty()
+                                   ? ""
+                                   : ", first " +
+                                         result.first_mismatches[0].ToString());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Epilogues, ReductionEpilogueSimtTest, ::testing::ValuesIn(Cases()),
+    [](const ::testing::TestParamInfo<Case>& info) {
+      return info.param.module.name + "_" + info.param.arch +
+             (info.param.core_count > 0
+                  ? "_" + std::to_string(info.param.core_count) + "cores"
+                  : "");
+    });
+
+}  // namespace
+}  // namespace hloc
