@@ -125,6 +125,23 @@ ENTRY main {
   ROOT m = f32[10] multiply(r, w)
 })",
        1, 1e-4},
+      // A reduction fusion (made elsewhere: row-reduction-fusion would make
+      // this a row fusion) whose rows fit a block: the row fusion kernel
+      // computes its epilogue as any row fusion's.
+      {"row_fits_block_reduction_fusion", R"(
+fused {
+  p = f32[37,100] parameter(0)
+  p1 = f32[37] parameter(1)
+  zero = f32[] constant(0)
+  sum = f32[37] reduce(p, zero), dimensions={1}, to_apply=add
+  ROOT scaled = f32[37] divide(sum, p1)
+}
+ENTRY main {
+  x = f32[37,100] parameter(0)
+  w = f32[37] parameter(1)
+  ROOT f = f32[37] fusion(x, w), kind=kInput, calls=fused
+})",
+       1, 1e-4},
       // Reduced dimensions that are neither rows nor columns: the loop
       // kernel computes the reduce per output element, epilogue included.
       {"non_contiguous", R"(
