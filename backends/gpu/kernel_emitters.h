@@ -43,8 +43,9 @@ absl::StatusOr<LaunchDims> EmitInPlaceDynamicUpdateSliceKernel(
 // physically most minor ones): EmitRowReductionKernel's case.
 bool IsContiguousRowReduction(const ReductionInfo& r);
 
-// A reduction kernel (reduce, or kInput fusion with multi-output) whose
-// reduces each reduce contiguous rows: warp shuffles, shared memory.
+// A reduction kernel (reduce, or kInput fusion with multi-output and
+// epilogue outputs, AnalyzeReduction(allow_epilogue)) whose reduces each
+// reduce contiguous rows: warp shuffles, shared memory.
 absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
                                                   const ReductionInfo& r);
 
@@ -97,7 +98,8 @@ absl::StatusOr<LaunchDims> EmitScanKernel(const KernelRequest& request,
 bool IsColumnReduction(const ReductionInfo& r);
 
 // A reduction kernel over columns: lanes along the kept minor columns
-// (coalesced, vector loads), warps over rows, one deterministic pass.
+// (coalesced, vector loads), warps over rows, one deterministic pass;
+// epilogue outputs as EmitRowReductionKernel's.
 absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
     const KernelRequest& request, const ReductionInfo& r);
 

@@ -114,6 +114,17 @@ ENTRY main {
   ROOT out = (f32[2], f32[2,17000]) tuple(m, e)
 })",
        1, 1e-4},
+      // A whole array to a scalar (one row, too long for a row fusion):
+      // the epilogue at the empty index.
+      {"row_to_scalar_bf16", R"(
+ENTRY main {
+  x = bf16[40000] parameter(0)
+  xf = f32[40000] convert(x)
+  z = f32[] constant(0)
+  r = f32[] reduce(xf, z), dimensions={0}, to_apply=add
+  ROOT o = bf16[] convert(r)
+})",
+       1, 1e-2},
       // Rows contiguous only in the physical layout (not a row fusion):
       // short rows, a warp per row.
       {"row_physical_layout", R"(

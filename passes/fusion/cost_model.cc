@@ -226,9 +226,10 @@ std::optional<FusionDecision> ReductionEpilogueDecision(
   if (!elementwise_consumer) return std::nullopt;
   const std::string op(HloOpcodeString(producer.opcode()));
   if (producer.user_count() > 1) {
-    // Its other users need the result in memory anyway; a second output of
-    // the reduction kernel would keep the launch but write both values
-    // (multi-output fusion does not make epilogue outputs).
+    // Its other users need the result in memory. Keeping it as a second
+    // output beside the epilogue (multi-output) would still save the
+    // epilogue's launch, but only multi-output-fusion keeps a producer's
+    // value as an extra output, and it takes loop producers only.
     return FusionDecision::No(
         absl::StrCat("producer ", op, " has ", producer.user_count(),
                      " consumers; a reduction epilogue must be its only one"));

@@ -25,8 +25,8 @@
 //     kInput fusion (fusion_kinds.h, kReduction): the convert back to bf16
 //     of JAX's f32 sums, a mean's divide. The thread that writes an output
 //     element computes the epilogue first; a kernel launch and a round trip
-//     of the result through memory are saved. With other users the result
-//     is needed in memory anyway, so the reduction stays a barrier.
+//     of the result through memory are saved. A reduction with other users
+//     stays a barrier (its result is needed in memory anyway).
 //     Dot prologues (option: ROCm, and views and converts on the CPU): the
 //     cheap producers of a dot's operands fuse into the dot
 //     (ShouldFuseIntoDotPrologue), computed by the dot's kernel as it

@@ -183,24 +183,6 @@ absl::Status VerifyReduction(const HloComputation& fused) {
     }
   }
   const Shape& input = first_reduce->operand(0)->shape();
-  for (const HloInstruction* root : roots) {
-    if (IsNonTrivialReduce(*root)) {
-      if (!root->operand(0)->shape().SameDimensions(input) ||
-          root->dimensions() != first_reduce->dimensions()) {
-        return FusedError(*root,
-                          "reductions of one fusion must reduce the same "
-                          "input shape over the same dimensions");
-      }
-    } else if (dependent.contains(root)) {
-      continue;  // An epilogue value, checked above.
-    } else if (!root->shape().IsArray() ||
-               !root->shape().SameDimensions(input)) {
-      return FusedError(*root,
-                        "extra outputs of a reduction fusion must have the "
-                        "reduction's input shape or be an epilogue of its "
-                        "result");
-    }
-  }
   for (const HloInstruction* instr : fused.instructions()) {
     if (IsNonTrivialReduce(*instr) &&
         (!instr->operand(0)->shape().SameDimensions(input) ||
@@ -208,6 +190,17 @@ absl::Status VerifyReduction(const HloComputation& fused) {
       return FusedError(*instr,
                         "reductions of one fusion must reduce the same "
                         "input shape over the same dimensions");
+    }
+  }
+  for (const HloInstruction* root : roots) {
+    // Reduces and epilogue values (checked above) are written where the
+    // reductions' results are complete; anything else along the way.
+    if (dependent.contains(root)) continue;
+    if (!root->shape().IsArray() || !root->shape().SameDimensions(input)) {
+      return FusedError(*root,
+                        "extra outputs of a reduction fusion must have the "
+                        "reduction's input shape or be an epilogue of its "
+                        "result");
     }
   }
   return absl::OkStatus();
