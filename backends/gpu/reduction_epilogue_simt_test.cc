@@ -153,6 +153,26 @@ ENTRY main {
   ROOT f = f32[37] fusion(x, w), kind=kInput, calls=fused
 })",
        1, 1e-4},
+      // A loop fusion made elsewhere (XLA's split-K dot: the partial
+      // products summed inside a kLoop fusion, then bias and relu): the
+      // column kernel computes the reduce, the add and maximum as its
+      // epilogue.
+      {"loop_fusion_with_reduce", R"(
+fused {
+  p = f32[4,33,40] parameter(0)
+  bias = f32[33,40] parameter(1)
+  zero = f32[] constant(0)
+  sum = f32[33,40] reduce(p, zero), dimensions={0}, to_apply=add
+  biased = f32[33,40] add(sum, bias)
+  zb = f32[33,40] broadcast(zero), dimensions={}
+  ROOT relu = f32[33,40] maximum(biased, zb)
+}
+ENTRY main {
+  x = f32[4,33,40] parameter(0)
+  b = f32[33,40] parameter(1)
+  ROOT f = f32[33,40] fusion(x, b), kind=kLoop, calls=fused
+})",
+       1, 1e-4},
       // Reduced dimensions that are neither rows nor columns: the loop
       // kernel computes the reduce per output element, epilogue included.
       {"non_contiguous", R"(
