@@ -141,15 +141,14 @@ TiledDotLaunch ComputeTiledDotLaunch(int64_t batch, int64_t m, int64_t n,
                                      const GpuDeviceInfo& device);
 
 // Transposes that move the minor dimension: square tiles through shared
-// memory, kTransposeLanes x kTransposeRows threads. A thread takes
-// tile / kTransposeLanes elements of each of its tile / kTransposeRows
-// rows, walking a row in runs of `run` consecutive elements (up to a
-// 4-byte word: two 2-byte elements are one 4-byte access), the warp's runs
-// side by side.
+// memory, kTransposeLanes x `rows` threads. A thread takes
+// tile / kTransposeLanes elements of each of its tile / rows rows, walking
+// a row in runs of `run` consecutive elements (up to a 4-byte word: two
+// 2-byte elements are one 4-byte access), the warp's runs side by side.
 inline constexpr int64_t kTransposeLanes = 32;
-inline constexpr int64_t kTransposeRows = 8;
 struct TransposeTiling {
   int64_t tile = 32;    // the square tile's side
+  int64_t rows = 8;     // threads along the tile's other side
   int64_t run = 1;      // consecutive elements a lane takes at a time
   int64_t stride = 33;  // elements from one row of the shared tile to the
                         // next (the tile's side plus padding)

@@ -189,10 +189,12 @@ TEST(LaunchDimsTest, TransposeTilesGrowOnlyWithEnoughBlocks) {
   EXPECT_EQ(f32.tile, 64);
   EXPECT_EQ(f32.run, 1);
   EXPECT_EQ(f32.stride, 65);
+  EXPECT_EQ(f32.rows, 16);
   TransposeTiling bf16 = ComputeTransposeTiling(2, 2, big, H100());
   EXPECT_EQ(bf16.tile, 128);
   EXPECT_EQ(bf16.run, 2);
   EXPECT_EQ(bf16.stride, 129);
+  EXPECT_EQ(bf16.rows, 8);
   // 1024 x 1024: 256 blocks of 64 x 64 f32 would be 2 per SM.
   EXPECT_EQ(ComputeTransposeTiling(4, 4, 1024 * 1024, H100()).tile, 32);
   EXPECT_EQ(ComputeTransposeTiling(2, 2, 1024 * 1024, H100()).tile, 64);

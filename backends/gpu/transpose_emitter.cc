@@ -14,7 +14,7 @@
 // dimension, into a shared tile; after a barrier they walk j, computing
 // the output along its minor dimension, the hero's value now read from
 // the tile's other axis. Padding after each tile row
-// (TransposeTileStride) puts the rows that a warp's lanes read in that
+// (ComputeTransposeTiling) puts the rows that a warp's lanes read in that
 // second walk an odd number of 4-byte words apart, so its 32 column reads
 // fall in 32 different banks.
 //
@@ -124,7 +124,7 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
   const int64_t run = tiling.run;
   const int64_t stride = tiling.stride;
   const int64_t lanes = kTransposeLanes;
-  const int64_t rows = kTransposeRows;
+  const int64_t rows = tiling.rows;
   const int64_t dk = output.dimensions(plane.k);
   const int64_t dj = output.dimensions(plane.j);
   const int64_t tiles_k = (dk + tile - 1) / tile;
