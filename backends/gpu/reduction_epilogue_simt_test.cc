@@ -226,14 +226,8 @@ TEST_P(ReductionEpilogueSimtTest, MatchesTheEvaluator) {
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   ASSERT_TRUE(pipeline->Run(module->get()).ok());
 
-  absl::StatusOr<std::unique_ptr<GpuTarget>> target =
-      CreateHostSimtTarget(*device);
-  ASSERT_TRUE(target.ok()) << target.status();
-  GpuCompileOptions options;
-  options.platform = c.platform;
-  options.arch = c.arch;
-  options.target = target->get();
-  absl::StatusOr<Executable> executable = CompileForGpu(**module, options);
+  absl::StatusOr<Executable> executable =
+      CompileForHostSimt(**module, c.platform, c.arch, *device);
   ASSERT_TRUE(executable.ok()) << executable.status();
   int kernels = 0;
   for (const ExecutableStep& step : executable->steps) {

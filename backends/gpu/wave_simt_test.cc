@@ -74,15 +74,8 @@ TEST_P(WaveSimtTest, MatchesTheEvaluator) {
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   ASSERT_TRUE(pipeline->Run(module->get()).ok());
 
-  absl::StatusOr<std::unique_ptr<GpuTarget>> target =
-      CreateHostSimtTarget(*device);
-  ASSERT_TRUE(target.ok()) << target.status();
-  ASSERT_EQ((*target)->device().warp_size, device->warp_size);
-  GpuCompileOptions options;
-  options.platform = c.platform;
-  options.arch = c.arch;
-  options.target = target->get();
-  absl::StatusOr<Executable> executable = CompileForGpu(**module, options);
+  absl::StatusOr<Executable> executable =
+      CompileForHostSimt(**module, c.platform, c.arch, *device);
   ASSERT_TRUE(executable.ok()) << executable.status();
   // Every block is whole warps of this size.
   for (const ExecutableStep& step : executable->steps) {

@@ -212,6 +212,27 @@ bool IsSingleReductionKernel(const HloInstruction& instr) {
          instr.fused_expression_root()->opcode() != HloOpcode::kTuple;
 }
 
+// The limits every producer/consumer fusion keeps to (operands of the
+// fused kernel, instructions in it): the refusal, or nullopt within them.
+std::optional<FusionDecision> SizeLimitRefusal(const HloInstruction& producer,
+                                               const HloInstruction& consumer,
+                                               const FusionOptions& options) {
+  const int64_t operands = MergedOperandCount(producer, consumer);
+  if (operands > options.max_operands) {
+    return FusionDecision::No(absl::StrCat("fusion would have ", operands,
+                                           " operands (limit ",
+                                           options.max_operands, ")"));
+  }
+  const int64_t size =
+      FusedInstructionCount(producer) + FusedInstructionCount(consumer);
+  if (size > options.max_fused_instructions) {
+    return FusionDecision::No(absl::StrCat(
+        "fusion would have ", size, " instructions (code growth limit ",
+        options.max_fused_instructions, ")"));
+  }
+  return std::nullopt;
+}
+
 // The reduction-epilogue decision (FusionOptions::reduction_epilogue_fusion)
 // for a reduction `producer` and an elementwise `consumer`; nullopt when the
 // consumer is not elementwise at all (the reduction barrier's rule says
@@ -238,18 +259,9 @@ std::optional<FusionDecision> ReductionEpilogueDecision(
     return FusionDecision::No(
         "consumer is not an elementwise epilogue over the reduction's result");
   }
-  const int64_t operands = MergedOperandCount(producer, consumer);
-  if (operands > options.max_operands) {
-    return FusionDecision::No(absl::StrCat("fusion would have ", operands,
-                                           " operands (limit ",
-                                           options.max_operands, ")"));
-  }
-  const int64_t size =
-      FusedInstructionCount(producer) + FusedInstructionCount(consumer);
-  if (size > options.max_fused_instructions) {
-    return FusionDecision::No(absl::StrCat(
-        "fusion would have ", size, " instructions (code growth limit ",
-        options.max_fused_instructions, ")"));
+  if (std::optional<FusionDecision> refused =
+          SizeLimitRefusal(producer, consumer, options)) {
+    return *refused;
   }
   FusionDecision d;
   d.fuse = true;
@@ -643,18 +655,9 @@ FusionDecision ShouldFuse(const HloInstruction& producer,
     bytes_saved = producer_bytes - extra_reads;
   }
 
-  const int64_t operands = MergedOperandCount(producer, consumer);
-  if (operands > options.max_operands) {
-    return FusionDecision::No(absl::StrCat("fusion would have ", operands,
-                                           " operands (limit ",
-                                           options.max_operands, ")"));
-  }
-  const int64_t size =
-      FusedInstructionCount(producer) + FusedInstructionCount(consumer);
-  if (size > options.max_fused_instructions) {
-    return FusionDecision::No(absl::StrCat(
-        "fusion would have ", size, " instructions (code growth limit ",
-        options.max_fused_instructions, ")"));
+  if (std::optional<FusionDecision> refused =
+          SizeLimitRefusal(producer, consumer, options)) {
+    return *refused;
   }
 
   FusionDecision d;

@@ -17,6 +17,7 @@
 #include "backends/common/loop_emitter.h"
 #include "backends/common/math_library.h"
 #include "backends/gpu/amdgpu_target.h"
+#include "backends/gpu/gpu_compiler.h"
 #include "backends/gpu/llvm_codegen.h"
 #include "backends/gpu/nvptx_target.h"
 #include "backends/gpu/testing/matrix_model.h"
@@ -517,6 +518,20 @@ absl::StatusOr<Literal> RunOnHostSimt(const Executable& e,
     CopyBufferToLiteral(slots[s], e.buffers[s].shape, leaves[l]);
   }
   return result;
+}
+
+absl::StatusOr<Executable> CompileForHostSimt(const HloModule& module,
+                                              const std::string& platform,
+                                              const std::string& arch,
+                                              const GpuDeviceInfo& device) {
+  absl::StatusOr<std::unique_ptr<GpuTarget>> target =
+      CreateHostSimtTarget(device);
+  if (!target.ok()) return target.status();
+  GpuCompileOptions options;
+  options.platform = platform;
+  options.arch = arch;
+  options.target = target->get();
+  return CompileForGpu(module, options);
 }
 
 }  // namespace hloc

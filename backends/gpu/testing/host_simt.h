@@ -22,12 +22,14 @@
 #define BACKENDS_GPU_TESTING_HOST_SIMT_H_
 
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "backends/gpu/device_info.h"
 #include "backends/gpu/gpu_target.h"
 #include "hlo/literal.h"
+#include "hlo/module.h"
 #include "runtime/executable.h"
 
 namespace hloc {
@@ -37,6 +39,14 @@ namespace hloc {
 // (an x86 relocatable object).
 absl::StatusOr<std::unique_ptr<GpuTarget>> CreateHostSimtTarget(
     const GpuDeviceInfo& device);
+
+// `module`, already through `platform`'s pipeline, compiled by the GPU
+// compiler for such a target with `device`'s facts, as it would be for
+// `platform` ("cuda" or "rocm") and `arch`.
+absl::StatusOr<Executable> CompileForHostSimt(const HloModule& module,
+                                              const std::string& platform,
+                                              const std::string& arch,
+                                              const GpuDeviceInfo& device);
 
 // Runs an executable compiled for such a target (GpuCompileOptions::target)
 // on `arguments`; the warp size is the one it was compiled with.

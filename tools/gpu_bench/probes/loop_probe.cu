@@ -29,22 +29,14 @@
 #include <string>
 #include <vector>
 
+#include "check_cu.h"
+
 #define CHECK(x)                                                        \
   do {                                                                  \
     cudaError_t e = (x);                                                \
     if (e != cudaSuccess) {                                             \
       std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,    \
                    cudaGetErrorString(e));                              \
-      std::exit(1);                                                     \
-    }                                                                   \
-  } while (0)
-#define CHECK_CU(x)                                                     \
-  do {                                                                  \
-    CUresult e = (x);                                                   \
-    if (e != CUDA_SUCCESS) {                                            \
-      const char* s = nullptr;                                          \
-      cuGetErrorString(e, &s);                                          \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, s); \
       std::exit(1);                                                     \
     }                                                                   \
   } while (0)

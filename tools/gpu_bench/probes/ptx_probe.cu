@@ -26,16 +26,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK_CU(x)                                                       \
-  do {                                                                    \
-    CUresult e = (x);                                                     \
-    if (e != CUDA_SUCCESS) {                                              \
-      const char* s = nullptr;                                            \
-      cuGetErrorString(e, &s);                                            \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, s);  \
-      std::exit(1);                                                       \
-    }                                                                     \
-  } while (0)
+#include "check_cu.h"
 
 int main(int argc, char** argv) {
   if (argc < 7) {
