@@ -156,8 +156,8 @@ struct TransposeTiling {
 // `widest_bytes`: the widest element the kernel reads or writes along a
 // tile row (the hero's operand or the output); `tile_bytes`: the element
 // of the shared tile (the hero's); `elements`: the output's element count.
-TransposeTiling ComputeTransposeTiling(int64_t widest_bytes,
-                                       int64_t tile_bytes, int64_t elements,
+TransposeTiling ComputeTransposeTiling(int64_t widest_bytes, int64_t tile_bytes,
+                                       int64_t elements,
                                        const GpuDeviceInfo& device);
 
 }  // namespace hloc

@@ -194,23 +194,23 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
         // The warp's runs cover lanes * run elements of the row at a time.
         for (int64_t c = 0; c < tile; c += lanes * run) {
           for (int64_t e = 0; e < run; ++e) {
-          llvm::Value* across =
-              b->CreateAdd(ty, kernel.Index(r), "", true, true);  // tile row
-          llvm::Value* along =
-              b->CreateAdd(first, kernel.Index(c + e), "", true, true);
-          llvm::Value* tk_off = lanes_along_k ? along : across;
-          llvm::Value* tj_off = lanes_along_k ? across : along;
-          llvm::Value* k = b->CreateAdd(k0, tk_off, "", true, true);
-          llvm::Value* j = b->CreateAdd(j0, tj_off, "", true, true);
-          auto visit = [&]() { return body(k, j, tk_off, tj_off); };
-          if (dk % tile == 0 && dj % tile == 0) {
-            HLOC_RETURN_IF_ERROR(visit());
-          } else {
-            HLOC_RETURN_IF_ERROR(EmitIfThenElse(
-                b->CreateAnd(b->CreateICmpULT(k, kernel.Index(dk)),
-                             b->CreateICmpULT(j, kernel.Index(dj))),
-                visit, nullptr, b));
-          }
+            llvm::Value* across =
+                b->CreateAdd(ty, kernel.Index(r), "", true, true);  // tile row
+            llvm::Value* along =
+                b->CreateAdd(first, kernel.Index(c + e), "", true, true);
+            llvm::Value* tk_off = lanes_along_k ? along : across;
+            llvm::Value* tj_off = lanes_along_k ? across : along;
+            llvm::Value* k = b->CreateAdd(k0, tk_off, "", true, true);
+            llvm::Value* j = b->CreateAdd(j0, tj_off, "", true, true);
+            auto visit = [&]() { return body(k, j, tk_off, tj_off); };
+            if (dk % tile == 0 && dj % tile == 0) {
+              HLOC_RETURN_IF_ERROR(visit());
+            } else {
+              HLOC_RETURN_IF_ERROR(EmitIfThenElse(
+                  b->CreateAnd(b->CreateICmpULT(k, kernel.Index(dk)),
+                               b->CreateICmpULT(j, kernel.Index(dj))),
+                  visit, nullptr, b));
+            }
           }
         }
       }

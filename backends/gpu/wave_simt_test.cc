@@ -60,8 +60,7 @@ TEST_P(WaveSimtTest, MatchesTheEvaluator) {
   ASSERT_TRUE(device.ok()) << device.status();
   // The tile choice of large transposes, at a size the simulator runs: a
   // device of one SM counts these outputs as large (launch_dims.h).
-  const bool large_tiles =
-      c.module.find("large_tiles") != std::string::npos;
+  const bool large_tiles = c.module.find("large_tiles") != std::string::npos;
   if (large_tiles) device->core_count = 1;
   absl::StatusOr<std::unique_ptr<HloModule>> module =
       ParseHloModule(ModuleText(c.module), c.module);
