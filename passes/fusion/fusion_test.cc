@@ -1,18 +1,19 @@
 // Unit tests of the fusion cost model, the legality rules and the three
 // fusion passes, on small modules written as HLO text.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
-#include "hlo/evaluator/evaluator.h"
 #include "hlo/text/parser.h"
 #include "hlo/text/printer.h"
 #include "hlo/verifier.h"
 #include "passes/fusion/cost_model.h"
 #include "passes/fusion/fusion_kinds.h"
+#include "passes/fusion/fusion_test_util.h"
 #include "passes/fusion/fusion_utils.h"
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/kernel_count.h"
@@ -44,15 +45,6 @@ HloInstruction* Find(const HloModule& module, absl::string_view name) {
   return nullptr;
 }
 
-std::vector<HloInstruction*> EntryFusions(const HloModule& module) {
-  std::vector<HloInstruction*> out;
-  for (HloInstruction* instr :
-       module.entry_computation()->MakeInstructionPostOrder()) {
-    if (instr->opcode() == HloOpcode::kFusion) out.push_back(instr);
-  }
-  return out;
-}
-
 int64_t CountIn(const HloComputation& comp, HloOpcode opcode) {
   int64_t n = 0;
   for (HloInstruction* instr : comp.instructions()) {
@@ -68,56 +60,15 @@ FusionOptions CpuOptions() {
   return options;
 }
 
-// Deterministic arguments for the entry: small values, so integer operands
-// used as indices stay in range.
-std::vector<Literal> MakeArguments(const HloModule& module) {
-  std::vector<Literal> args;
-  for (const HloInstruction* param :
-       module.entry_computation()->parameter_instructions()) {
-    Literal arg(param->shape());
-    const bool real = IsFloatingPointType(param->shape().element_type());
-    for (int64_t i = 0; i < arg.element_count(); ++i) {
-      const int64_t h = (i * 7919 + param->parameter_number() * 104729) % 97;
-      if (real) {
-        arg.SetFromDouble(i, (h - 48) / 16.0);
-      } else {
-        arg.SetFromInt64(i, h % 4);
-      }
-    }
-    args.push_back(std::move(arg));
-  }
-  return args;
-}
-
 // Runs the GPU fusion passes (or the CPU ones) and checks the result is a
 // valid module whose fusions all keep their shape's invariant and that
 // computes what the module computed before (under the evaluator), unless
 // `check_results` is off (rng, custom calls).
 void RunFusion(HloModule* module, FusionReport* report, bool gpu = true,
                bool check_results = true) {
-  std::unique_ptr<HloModule> original = module->Clone();
-  FusionOptions options = gpu ? FusionOptions() : CpuOptions();
-  if (gpu) {
-    ASSERT_TRUE(RowReductionFusion(options, report).Run(module).ok());
-  }
-  ASSERT_TRUE(InstructionFusion(options, report).Run(module).ok());
-  ASSERT_TRUE(MultiOutputFusion(options, report).Run(module).ok());
-  absl::Status verified = VerifyModule(*module);
-  ASSERT_TRUE(verified.ok()) << verified;
-  for (HloInstruction* fusion : EntryFusions(*module)) {
-    absl::Status status = VerifyFusionShape(*fusion);
-    EXPECT_TRUE(status.ok()) << status;
-  }
-  if (!check_results) return;
-  std::vector<Literal> args = MakeArguments(*original);
-  absl::StatusOr<Literal> before = EvaluateModule(*original, args);
-  ASSERT_TRUE(before.ok()) << before.status();
-  absl::StatusOr<Literal> after = EvaluateModule(*module, args);
-  ASSERT_TRUE(after.ok()) << after.status();
-  ComparisonResult result =
-      CompareLiterals(*after, *before, Tolerance{1e-6, 1e-6});
-  EXPECT_TRUE(result.ok()) << result.mismatch_count << " elements differ "
-                           << result.shape_message;
+  RunFusionAndCheck(module, gpu ? FusionOptions() : CpuOptions(), report,
+                    check_results ? std::optional<Tolerance>({1e-6, 1e-6})
+                                  : std::nullopt);
 }
 
 bool ReportHas(const FusionReport& report, absl::string_view producer,

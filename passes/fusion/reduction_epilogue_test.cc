@@ -10,16 +10,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
-#include "hlo/evaluator/evaluator.h"
 #include "hlo/text/parser.h"
-#include "hlo/verifier.h"
 #include "passes/fusion/cost_model.h"
 #include "passes/fusion/fusion_kinds.h"
-#include "passes/fusion/instruction_fusion.h"
+#include "passes/fusion/fusion_test_util.h"
 #include "passes/fusion/kernel_count.h"
-#include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/report.h"
-#include "passes/fusion/row_reduction_fusion.h"
 #include "passes/pipelines.h"
 #include "runtime/compare.h"
 
@@ -56,58 +52,13 @@ FusionOptions OptionsFor(absl::string_view platform) {
   return options.ok() ? *options : FusionOptions();
 }
 
-std::vector<HloInstruction*> EntryFusions(const HloModule& module) {
-  std::vector<HloInstruction*> out;
-  for (HloInstruction* instr :
-       module.entry_computation()->MakeInstructionPostOrder()) {
-    if (instr->opcode() == HloOpcode::kFusion) out.push_back(instr);
-  }
-  return out;
-}
-
-// Deterministic arguments of modest size (sums of a few hundred stay
-// exact enough for the tolerance below).
-std::vector<Literal> MakeArguments(const HloModule& module) {
-  std::vector<Literal> args;
-  for (const HloInstruction* param :
-       module.entry_computation()->parameter_instructions()) {
-    Literal arg(param->shape());
-    for (int64_t i = 0; i < arg.element_count(); ++i) {
-      const int64_t h = (i * 7919 + param->parameter_number() * 104729) % 97;
-      arg.SetFromDouble(i, (h - 48) / 16.0);
-    }
-    args.push_back(std::move(arg));
-  }
-  return args;
-}
-
 // The fusion passes of `platform` (as its pipeline orders them); checks the
 // module stays valid, every fusion keeps its shape's invariant and the
 // evaluator computes the same before and after.
 void RunFusion(HloModule* module, absl::string_view platform,
                FusionReport* report) {
-  std::unique_ptr<HloModule> original = module->Clone();
-  const FusionOptions options = OptionsFor(platform);
-  if (options.row_reduction_fusion) {
-    ASSERT_TRUE(RowReductionFusion(options, report).Run(module).ok());
-  }
-  ASSERT_TRUE(InstructionFusion(options, report).Run(module).ok());
-  ASSERT_TRUE(MultiOutputFusion(options, report).Run(module).ok());
-  absl::Status verified = VerifyModule(*module);
-  ASSERT_TRUE(verified.ok()) << verified;
-  for (HloInstruction* fusion : EntryFusions(*module)) {
-    absl::Status status = VerifyFusionShape(*fusion);
-    EXPECT_TRUE(status.ok()) << status;
-  }
-  std::vector<Literal> args = MakeArguments(*original);
-  absl::StatusOr<Literal> before = EvaluateModule(*original, args);
-  ASSERT_TRUE(before.ok()) << before.status();
-  absl::StatusOr<Literal> after = EvaluateModule(*module, args);
-  ASSERT_TRUE(after.ok()) << after.status();
-  ComparisonResult result =
-      CompareLiterals(*after, *before, Tolerance{1e-5, 1e-5});
-  EXPECT_TRUE(result.ok()) << result.mismatch_count << " elements differ "
-                           << result.shape_message;
+  RunFusionAndCheck(module, OptionsFor(platform), report,
+                    Tolerance{1e-5, 1e-5});
 }
 
 // JAX's bf16 sum over the major dimension: a column reduction.
