@@ -66,9 +66,9 @@ FusionOptions CpuOptions() {
 // `check_results` is off (rng, custom calls).
 void RunFusion(HloModule* module, FusionReport* report, bool gpu = true,
                bool check_results = true) {
-  RunFusionAndCheck(module, gpu ? FusionOptions() : CpuOptions(), report,
-                    check_results ? std::optional<Tolerance>({1e-6, 1e-6})
-                                  : std::nullopt);
+  RunFusionAndCheck(
+      module, gpu ? FusionOptions() : CpuOptions(), report,
+      check_results ? std::optional<Tolerance>({1e-6, 1e-6}) : std::nullopt);
 }
 
 bool ReportHas(const FusionReport& report, absl::string_view producer,
