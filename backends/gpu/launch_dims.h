@@ -37,14 +37,18 @@ bool Use32BitIndexing(int64_t max_elements, int64_t launched_elements);
 
 // Row reductions (the physically minor dimension reduced; each output
 // element reduces one contiguous row): rows of up to kWarpRowMaxLength
-// elements get one warp each (several rows per block), longer rows a whole
-// block each.
+// elements are short: each gets a group of `threads_per_row` lanes of one
+// warp (a power of two, at most the warp: as many lanes as the row has
+// vector runs), so a warp reduces warp / threads_per_row rows and a block
+// several warps of them. Longer rows get a whole block each.
 struct RowReductionLaunch {
   LaunchDims dims;
   int64_t threads_per_block = 0;
-  // Rows one block reduces (warp-per-row: warps per block; else 1).
+  // Rows one block reduces (1 for long rows).
   int64_t rows_per_block = 1;
-  bool warp_per_row = false;
+  bool short_rows = false;
+  // Lanes that reduce one row (long rows: threads_per_block).
+  int64_t threads_per_row = 0;
   // A thread reads runs of `vector` consecutive elements (divides the row
   // length): 16-byte loads.
   int64_t vector = 1;

@@ -45,10 +45,13 @@ TEST(LaunchDimsTest, Wave64BlocksStayWithinTheBlockLimit) {
   EXPECT_LE(col.threads_per_block, mi300.max_threads_per_block);
   EXPECT_EQ(col.threads_per_block % 64, 0);
   EXPECT_EQ(col.row_groups, 16);
-  // Warp-per-row reductions: 8 wavefronts of 64.
+  // Short-row reductions: 8 wavefronts of 64, 32 lanes for a row of 25
+  // runs, so two rows a wavefront.
   RowReductionLaunch row = ComputeRowReductionLaunch(4096, 100, 4, mi300);
-  EXPECT_TRUE(row.warp_per_row);
+  EXPECT_TRUE(row.short_rows);
   EXPECT_EQ(row.threads_per_block, 8 * 64);
+  EXPECT_EQ(row.threads_per_row, 32);
+  EXPECT_EQ(row.rows_per_block, 16);
   RowScanLaunch scan = ComputeRowScanLaunch(4096, 4096, 4, mi300);
   EXPECT_EQ(scan.threads_per_block, scan.rows_per_block * 64);
   for (int64_t n : {1, 63, 65, 1000003}) {
@@ -95,16 +98,28 @@ TEST(LaunchDimsTest, IndexWidth) {
   EXPECT_FALSE(Use32BitIndexing(1, int64_t{1} << 31));
 }
 
-TEST(LaunchDimsTest, RowReductionsWarpPerShortRowBlockPerLongRow) {
+TEST(LaunchDimsTest, RowReductionsLanesPerShortRowBlockPerLongRow) {
+  // 64 f32: 16 runs of 4, so 16 lanes a row and two rows a warp.
   RowReductionLaunch short_rows =
       ComputeRowReductionLaunch(262144, 64, 4, H100());
-  EXPECT_TRUE(short_rows.warp_per_row);
-  EXPECT_EQ(short_rows.rows_per_block, 8);
-  EXPECT_EQ(short_rows.dims.grid[0], 262144 / 8);
+  EXPECT_TRUE(short_rows.short_rows);
+  EXPECT_EQ(short_rows.threads_per_row, 16);
+  EXPECT_EQ(short_rows.threads_per_block, 256);
+  EXPECT_EQ(short_rows.rows_per_block, 16);
+  EXPECT_EQ(short_rows.dims.grid[0], 262144 / 16);
   EXPECT_EQ(short_rows.vector, 4);
+  // A whole warp for rows of more runs than lanes (512 f32: 128 runs).
+  EXPECT_EQ(ComputeRowReductionLaunch(1000, 512, 4, H100()).threads_per_row,
+            32);
+  // A row of one run is one lane's; 3 rows need only one warp.
+  RowReductionLaunch tiny = ComputeRowReductionLaunch(3, 8, 2, H100());
+  EXPECT_EQ(tiny.threads_per_row, 1);
+  EXPECT_EQ(tiny.threads_per_block, 32);
+  EXPECT_EQ(tiny.rows_per_block, 32);
+  EXPECT_EQ(tiny.dims.grid[0], 1);
   RowReductionLaunch long_rows =
       ComputeRowReductionLaunch(64, 1 << 20, 4, H100());
-  EXPECT_FALSE(long_rows.warp_per_row);
+  EXPECT_FALSE(long_rows.short_rows);
   EXPECT_EQ(long_rows.dims.grid[0], 64);
   EXPECT_EQ(long_rows.rows_per_block, 1);
   // Fewer rows than SMs: the biggest blocks.

@@ -1,10 +1,11 @@
 // Row reductions: every output element reduces one contiguous run of the
-// input (the reduced dimensions are the physically most minor ones). A warp
-// per row for short rows (several rows per block), a block per row for long
-// ones (launch_dims.h decides). Each thread strides over its row with a
-// private accumulator, then the warp (32 lanes; an AMD wavefront 64 or 32)
-// combines its partial results with butterfly shuffles (shfl.sync.bfly,
-// ds_bpermute); with a block per row, lane 0 of
+// input (the reduced dimensions are the physically most minor ones). A
+// group of lanes of one warp per row for short rows (several rows per warp
+// and block), a block per row for long ones (launch_dims.h decides). Each
+// thread strides over its row with a private accumulator, then the group
+// (up to a warp: 32 lanes; an AMD wavefront 64 or 32) combines its partial
+// results with butterfly shuffles (shfl.sync.bfly, ds_bpermute), which stay
+// within aligned power-of-two groups; with a block per row, lane 0 of
 // every warp leaves its result in shared memory and the first warp combines
 // those. The sum order differs from a sequential loop (as in XLA).
 // Extra outputs of the reduce input's shape (multi-output kInput fusions)
@@ -55,12 +56,13 @@ absl::Status Combine(KernelBuilder& kernel, ReduceState& s,
   return absl::OkStatus();
 }
 
-// Combines the accumulators of the `warp_size` lanes of each warp; every
-// lane ends with the warp's result.
+// Combines the accumulators of each aligned group of `group` lanes (a power
+// of two, at most the warp); every lane ends with its group's result. Every
+// lane of the warp must take part: the shuffles name the whole warp.
 absl::Status WarpReduce(KernelBuilder& kernel, std::vector<ReduceState>& states,
-                        int64_t warp_size) {
+                        int64_t group) {
   llvm::IRBuilderBase* b = kernel.b();
-  for (int mask = static_cast<int>(warp_size) / 2; mask > 0; mask /= 2) {
+  for (int mask = static_cast<int>(group) / 2; mask > 0; mask /= 2) {
     for (ReduceState& s : states) {
       std::vector<llvm::Value*> others;
       for (size_t k = 0; k < s.n; ++k) {
@@ -129,18 +131,24 @@ absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
     llvm::Value* lane = b->CreateURem(tid, kernel.Index(warp), "lane");
     llvm::Value* warp_id = b->CreateUDiv(tid, kernel.Index(warp), "warp");
     llvm::Value* row;
-    llvm::Value* first;  // first column of this thread
-    int64_t stride;      // columns between this thread's elements
-    if (launch.warp_per_row) {
-      row = b->CreateAdd(
-          b->CreateMul(kernel.BlockId(0), kernel.Index(launch.rows_per_block)),
-          warp_id, "row");
-      first = lane;
-      stride = warp;
+    llvm::Value* first;  // first run of this thread
+    // Short rows: the warp's first row, and whether this lane's row exists
+    // (the last warp may hold rows past the end; its lanes still shuffle).
+    llvm::Value* warp_row = nullptr;
+    llvm::Value* row_exists = nullptr;
+    const int64_t group = launch.threads_per_row;
+    if (launch.short_rows) {
+      llvm::Value* block_row =
+          b->CreateMul(kernel.BlockId(0), kernel.Index(launch.rows_per_block));
+      row = b->CreateAdd(block_row,
+                         b->CreateUDiv(tid, kernel.Index(group)), "row");
+      warp_row = b->CreateAdd(
+          block_row, b->CreateMul(warp_id, kernel.Index(warp / group)));
+      row_exists = b->CreateICmpULT(row, kernel.Index(num_outputs_rows));
+      first = b->CreateURem(tid, kernel.Index(group), "lane_in_row");
     } else {
       row = kernel.BlockId(0);
       first = tid;
-      stride = launch.threads_per_block;
     }
     // The kept dimensions in the input's physical order, as one shape whose
     // row-major linear index is the row number.
@@ -205,11 +213,16 @@ absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
         }
         return absl::OkStatus();
       };
-      // Runs of `vector` consecutive elements, strided over the threads:
-      // one vector load per operand and run.
+      // Runs of `vector` consecutive elements, strided over the row's
+      // threads: one vector load per operand and run. A lane whose row
+      // does not exist runs none.
       const int64_t vector = launch.vector;
+      llvm::Value* runs = kernel.Index(row_length / vector);
+      if (row_exists != nullptr) {
+        runs = b->CreateSelect(row_exists, runs, kernel.Index(0));
+      }
       HLOC_RETURN_IF_ERROR(EmitForLoop(
-          "run", first, kernel.Index(row_length / vector), kernel.Index(stride),
+          "run", first, runs, kernel.Index(group),
           [&](llvm::Value* run) -> absl::Status {
             llvm::Value* c0 =
                 b->CreateMul(run, kernel.Index(vector), "", true, true);
@@ -221,8 +234,9 @@ absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
             return absl::OkStatus();
           },
           b));
-      HLOC_RETURN_IF_ERROR(WarpReduce(kernel, states, warp));
-      if (!launch.warp_per_row) {
+      HLOC_RETURN_IF_ERROR(
+          WarpReduce(kernel, states, launch.short_rows ? group : warp));
+      if (!launch.short_rows) {
         // Lane 0 of each warp -> shared memory; warp 0 combines them.
         const int64_t warps = launch.threads_per_block / warp;
         std::vector<std::vector<llvm::GlobalVariable*>> shared(states.size());
@@ -266,9 +280,11 @@ absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
         }
         HLOC_RETURN_IF_ERROR(WarpReduce(kernel, states, warp));
       }
-      llvm::Value* writer = launch.warp_per_row
-                                ? b->CreateICmpEQ(lane, kernel.Index(0))
-                                : b->CreateICmpEQ(tid, kernel.Index(0));
+      llvm::Value* writer =
+          launch.short_rows
+              ? b->CreateAnd(row_exists,
+                             b->CreateICmpEQ(first, kernel.Index(0)))
+              : b->CreateICmpEQ(tid, kernel.Index(0));
       return EmitIfThenElse(
           writer,
           [&]() -> absl::Status {
@@ -279,11 +295,11 @@ absl::StatusOr<LaunchDims> EmitRowReductionKernel(const KernelRequest& request,
           },
           nullptr, b);
     };
-    if (launch.warp_per_row) {
+    if (launch.short_rows) {
       // Whole warps leave together: the shuffles need every lane.
       return EmitIfThenElse(
-          b->CreateICmpULT(row, kernel.Index(num_outputs_rows)), body, nullptr,
-          b);
+          b->CreateICmpULT(warp_row, kernel.Index(num_outputs_rows)), body,
+          nullptr, b);
     }
     return body();
   }();

@@ -298,7 +298,7 @@ def evaluate_module(tools, work, name, units, columns, results):
                 bound = u.tf32_bound
             mask = np.zeros(value.shape, dtype=bool)
             for e in expected:
-                mask |= compare.within(value, e, u.tol, bound)
+                mask |= compare.within(value, e, C.rule_for(u, column), bound)
             if mask.all():
                 results.set(u, column, "pass")
             else:

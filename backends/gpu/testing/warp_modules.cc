@@ -17,6 +17,64 @@ ENTRY main {
   zero = f32[] constant(0)
   ROOT r = f32[37] reduce(x, zero), dimensions={1}, to_apply=add
 })"},
+          // Rows of 16 runs: 16-lane groups, the last warp half past the
+          // end on 32-lane warps (37 rows).
+          {"short_rows_lane_groups", R"(
+HloModule short_rows_lane_groups
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[37,64] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[37] reduce(x, zero), dimensions={1}, to_apply=add
+})"},
+          // bf16 rows of 3 runs of 8 (4-lane groups), an odd row count of
+          // 5 runs of one s32 (8-lane groups), and a variadic argmax over
+          // rows of 3 runs (two accumulators shuffled per step).
+          {"tiny_rows", R"(
+HloModule tiny_rows
+max {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT m = bf16[] maximum(a, b)
+}
+add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(av, bv), direction=GT
+  eq = pred[] compare(av, bv), direction=EQ
+  lt = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lt)
+  take_a = pred[] or(gt, tie)
+  v = f32[] select(take_a, av, bv)
+  i = s32[] select(take_a, ai, bi)
+  ROOT r = (f32[], s32[]) tuple(v, i)
+}
+ENTRY main {
+  x = bf16[45,24] parameter(0)
+  y = s32[33,5] parameter(1)
+  z = f32[19,12] parameter(2)
+  ninf = bf16[] constant(-inf)
+  zero = s32[] constant(0)
+  m = bf16[45] reduce(x, ninf), dimensions={1}, to_apply=max
+  s = s32[33] reduce(y, zero), dimensions={1}, to_apply=add
+  iota = s32[19,12] iota(), iota_dimension=1
+  fninf = f32[] constant(-inf)
+  am = (f32[19], s32[19]) reduce(z, iota, fninf, zero), dimensions={1}, to_apply=argmax
+  v = f32[19] get-tuple-element(am), index=0
+  i = s32[19] get-tuple-element(am), index=1
+  ROOT r = (bf16[45], s32[33], f32[19], s32[19]) tuple(m, s, v, i)
+})"},
           {"long_rows", R"(
 HloModule long_rows
 add {
