@@ -18,7 +18,11 @@
 # On the GPU machine, one command runs everything in the bundle:
 #   DIR/run.sh
 # (each case with --expect when it has outputs, then the tests; a summary
-# last; exit status non-zero if anything failed).
+# last; exit status non-zero if anything failed). HLOC_RUN_JOBS=N runs N
+# cases at once (default 1): a device lease is short and each case spends
+# most of its time starting a process and a CUDA context, but the
+# per-kernel profiles of cases run together share the GPU, so read them
+# from a run of one job.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -85,19 +89,35 @@ export LD_LIBRARY_PATH="$here${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 summary=()
 failed=0
 "$here/hlo-run-gpu" --help > /dev/null || { echo "hlo-run-gpu does not start"; exit 2; }
-for case in "$here"/cases/*/; do
-  [[ -f "$case/m.hloexe" ]] || continue
+jobs="${HLOC_RUN_JOBS:-1}"
+logs="$(mktemp -d)"
+# run_case CASE_DIR: its output and exit status into $logs/<name>.{log,code}.
+run_case() {
+  local case="$1" name
   name=$(basename "$case")
-  args=("$case/m.hloexe" --platform=cuda --profile)
+  local args=("$case/m.hloexe" --platform=cuda --profile)
   ls "$case"/in*.npy > /dev/null 2>&1 && args+=(--inputs="$case")
   ls "$case"/out*.npy > /dev/null 2>&1 && args+=(--expect="$case")
   [[ -f "$case/flags" ]] && mapfile -t -O "${#args[@]}" args < "$case/flags"
+  "$here/hlo-run-gpu" "${args[@]}" > "$logs/$name.log" 2>&1
+  echo $? > "$logs/$name.code"
+}
+names=()
+for case in "$here"/cases/*/; do
+  [[ -f "$case/m.hloexe" ]] || continue
+  names+=("$(basename "$case")")
+  while (( $(jobs -rp | wc -l) >= jobs )); do wait -n; done
+  run_case "$case" &
+done
+wait
+for name in "${names[@]}"; do
   echo "=== case $name"
-  "$here/hlo-run-gpu" "${args[@]}"
-  code=$?
+  cat "$logs/$name.log"
+  code=$(cat "$logs/$name.code")
   summary+=("case $name: exit $code")
   [[ $code == 0 ]] || failed=1
 done
+rm -rf "$logs"
 for test in "$here"/tests/*_test; do
   [[ -x "$test" ]] || continue
   echo "=== test $(basename "$test")"
