@@ -40,15 +40,25 @@ _TOLERANCES = {
     np.dtype(np.float32): (1e-4, 1e-5),
     np.dtype(np.float16): (2e-2, 1e-2),
     np.dtype(ml_dtypes.bfloat16): (5e-2, 5e-2),
+    # One ulp of the 8-bit floats (a value computed in another order in f32
+    # may round to the neighbour).
+    np.dtype(ml_dtypes.float8_e4m3fn): (0.125, 1e-2),
+    np.dtype(ml_dtypes.float8_e5m2): (0.25, 1e-2),
     np.dtype(np.complex64): (1e-4, 1e-5),
     # FFTs (FFTW here, DUCC in XLA) round differently.
     np.dtype(np.complex128): (1e-6, 1e-8),
 }
 
 
-def assert_matches(test, actual, expected, what):
+def assert_matches(test, actual, expected, what, computed_in=()):
     """hloc's result against XLA's: same tree, dtypes and shapes; floats
-    within tolerance (NaN matches NaN), everything else exactly."""
+    within tolerance (NaN matches NaN), everything else exactly.
+
+    computed_in: the dtypes of the arguments. A float result gets the
+    tolerance of the least precise of them and its own dtype, as hlo-run
+    gives a module's outputs (runtime/compare.h): an f32 result of f16
+    arithmetic carries f16 roundings, and XLA:CPU rounds f16 arithmetic
+    differently on CPUs with AVX512-FP16 (fused, natively in f16)."""
     actual_leaves, actual_tree = jax.tree_util.tree_flatten(actual)
     expected_leaves, expected_tree = jax.tree_util.tree_flatten(expected)
     test.assertEqual(actual_tree, expected_tree, what)
@@ -58,7 +68,11 @@ def assert_matches(test, actual, expected, what):
         test.assertEqual(a.dtype, e.dtype, f"{what} leaf {i}")
         test.assertEqual(a.shape, e.shape, f"{what} leaf {i}")
         if e.dtype in _TOLERANCES:
-            rtol, atol = _TOLERANCES[e.dtype]
+            rows = [e.dtype]
+            if e.dtype.kind == "f":
+                rows += [d for d in map(np.dtype, computed_in)
+                         if d in _TOLERANCES]
+            rtol, atol = max(_TOLERANCES[d] for d in rows)
             # A sum's rounding error scales with the terms summed, not with
             # the (possibly near-zero) partial sum: as runtime/compare.h,
             # atol is at least the elementwise rtol times max |expected|.
@@ -86,7 +100,10 @@ class LiveCasesTest(unittest.TestCase):
             with self.subTest(case=name, platform=platform):
                 actual = hloc.jit(fn, platform=platform)(*inputs)
                 assert_matches(self, actual, jax.jit(fn)(*inputs),
-                               f"{name} on {platform}")
+                               f"{name} on {platform}",
+                               computed_in=[np.asarray(x).dtype for x in
+                                            jax.tree_util.tree_leaves(
+                                                inputs)])
 
     def test_cpu(self):
         self.check_platform("cpu", live.CASES)
@@ -162,7 +179,8 @@ class PytreeAndStaticTest(unittest.TestCase):
             return a * b + a, jnp.maximum(a, b), (a > b)
 
         rng = np.random.default_rng(2)
-        for dtype in (np.float32, np.float64, ml_dtypes.bfloat16, np.int32):
+        for dtype in (np.float32, np.float64, ml_dtypes.bfloat16, np.int32,
+                      ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2):
             with self.subTest(dtype=np.dtype(dtype).name):
                 a = rng.uniform(-4, 4, (3, 9)).astype(dtype)
                 b = rng.uniform(-4, 4, (3, 9)).astype(dtype)

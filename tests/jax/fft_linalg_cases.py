@@ -223,12 +223,15 @@ LAPACK_CASES = {
         jnp.linalg.eig,
         lambda r: [(lambda n: _floats(r, (2, n, n), np.float64))(
             _size(r, 1, 7))]),
+    # Real forms only: the complex Schur form of a 5x5 matrix came out with
+    # other phases and another eigenvalue order than jaxlib's on a host
+    # where Debian's LAPACK is OpenBLAS's (its kernels are chosen per CPU;
+    # 2026-12-02), all of it a valid Schur decomposition, which
+    # schur_complex checks by its invariants.
     "schur_raw": (
-        lambda a, b: (jsl.schur(a), jsl.schur(b, output="complex")),
+        jsl.schur,
         lambda r: [(lambda n: _floats(r, (2, n, n), np.float64))(
-            _size(r, 1, 7)),
-                   (lambda n: _complex(r, (n, n), np.complex128))(
-                       _size(r, 1, 6))]),
+            _size(r, 1, 7))]),
     "eigvals": (
         lambda a, b: (_sorted_eigenvalues(jnp.linalg.eigvals(a)),
                       _sorted_eigenvalues(jnp.linalg.eigvals(b))),
