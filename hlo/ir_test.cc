@@ -1,9 +1,12 @@
 // Unit tests of the IR core: types, shapes, literals, opcodes and the
 // mutation API (replace uses, remove, fusion creation, cloning).
 #include <cmath>
+#include <limits>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
+#include "hlo/float8.h"
 #include "hlo/module.h"
 
 namespace hloc {
@@ -25,7 +28,10 @@ TEST(PrimitiveTypeTest, NamesRoundTripWithXlaEnumValues) {
   }
   EXPECT_FALSE(ParsePrimitiveType("f33").ok());
   EXPECT_TRUE(IsSupportedElementType(BF16));
-  EXPECT_FALSE(IsSupportedElementType(F8E5M2));
+  EXPECT_TRUE(IsSupportedElementType(F8E5M2));
+  EXPECT_FALSE(IsSupportedElementType(F8E8M0FNU));
+  EXPECT_FALSE(IsSupportedElementType(F4E2M1FN));
+  EXPECT_FALSE(IsSupportedElementType(S4));
   EXPECT_EQ(BitWidth(S4), 4);
   EXPECT_EQ(ByteWidth(C64), 8);
 }
@@ -243,6 +249,68 @@ TEST_F(MutationTest, PostOrderPutsOperandsFirst) {
   ASSERT_EQ(order.size(), 4u);
   EXPECT_EQ(order.front(), p0_);
   EXPECT_EQ(order.back(), add_);
+}
+
+// Spot values of each 8-bit float conversion, as ml_dtypes and XLA:CPU
+// (jax 0.10.2) give them: rounding ties to even (464 -> 448 in e4m3fn,
+// 2^-10 -> 0), overflow to inf (e5m2) or NaN (no-inf formats), NaN and inf
+// inputs, denormals, and fnuz's lack of -0.
+TEST(Float8Test, FromFloatAsMlDtypes) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> x = {
+      0.0f,     -0.0f,    1.0f,     448.0f,   460.0f,   464.0f,  465.0f,
+      500.0f,   1e9f,     inf,      -inf,     nan,      0x1p-9f, 0x1p-10f,
+      0x3p-11f, 0x3p-11f, 57344.0f, 61440.0f, 61441.0f, -1e-30f};
+  const std::vector<std::pair<PrimitiveType, std::vector<int>>> expected = {
+      {F8E4M3FN, {0,   128, 56, 126, 126, 126, 127, 127, 127, 127,
+                  255, 127, 1,  0,   1,   1,   127, 127, 127, 128}},
+      {F8E5M2, {0,   128, 60, 95, 95, 95, 95,  96,  124, 124,
+                252, 126, 24, 20, 22, 22, 123, 124, 124, 128}},
+      {F8E4M3FNUZ, {0,   0,   64, 128, 128, 128, 128, 128, 128, 128,
+                    128, 128, 2,  1,   2,   2,   128, 128, 128, 0}},
+      {F8E5M2FNUZ, {0,   0,   64, 99, 99, 99, 99,  100, 128, 128,
+                    128, 128, 28, 24, 26, 26, 127, 128, 128, 0}},
+      {F8E4M3B11FNUZ, {0,   0,   88, 128, 128, 128, 128, 128, 128, 128,
+                       128, 128, 16, 8,   12,  12,  128, 128, 128, 0}},
+  };
+  for (const auto& [type, bits] : expected) {
+    const Float8Format& format = *Float8FormatOf(type);
+    for (size_t i = 0; i < x.size(); ++i) {
+      EXPECT_EQ(FloatToFloat8Bits(x[i], format), bits[i])
+          << PrimitiveTypeName(type) << " of " << x[i];
+    }
+  }
+}
+
+// Every bit pattern decodes to a value that encodes back to it (NaNs to
+// the format's NaN of the same sign), and decoding is monotonic over the
+// positive finite patterns.
+TEST(Float8Test, EveryPatternRoundTrips) {
+  for (PrimitiveType type : {F8E5M2, F8E4M3, F8E3M4, F8E4M3FN, F8E4M3FNUZ,
+                             F8E5M2FNUZ, F8E4M3B11FNUZ}) {
+    const Float8Format& format = *Float8FormatOf(type);
+    float previous = -1.0f;
+    for (int b = 0; b < 256; ++b) {
+      const float v = Float8BitsToFloat(static_cast<uint8_t>(b), format);
+      const uint8_t back = FloatToFloat8Bits(v, format);
+      if (std::isnan(v)) {
+        EXPECT_EQ(back, format.Nan(std::signbit(v)))
+            << PrimitiveTypeName(type) << " pattern " << b;
+        continue;
+      }
+      EXPECT_EQ(back, b) << PrimitiveTypeName(type) << " pattern " << b << " = "
+                         << v;
+      if (b < 0x80 && std::isfinite(v)) {
+        EXPECT_GT(v, previous) << PrimitiveTypeName(type) << " pattern " << b;
+        previous = v;
+      }
+    }
+  }
+  EXPECT_EQ(Float8BitsToFloat(0x7b, *Float8FormatOf(F8E5M2)), 57344.0f);
+  EXPECT_EQ(Float8BitsToFloat(0x7e, *Float8FormatOf(F8E4M3FN)), 448.0f);
+  EXPECT_EQ(Float8BitsToFloat(0x7f, *Float8FormatOf(F8E4M3FNUZ)), 240.0f);
+  EXPECT_EQ(Float8BitsToFloat(0x01, *Float8FormatOf(F8E4M3FN)), 0x1p-9f);
 }
 
 }  // namespace

@@ -36,6 +36,8 @@ std::string ElementToString(T v) {
     return RoundTripFloat<T>(static_cast<float>(v), 3, 5);
   } else if constexpr (std::is_same_v<T, BFloat16>) {
     return RoundTripFloat<T>(static_cast<float>(v), 2, 4);
+  } else if constexpr (IsFloat8<T>::value) {
+    return RoundTripFloat<T>(static_cast<float>(v), 3, 4);
   } else if constexpr (std::is_same_v<T, float>) {
     return RoundTripFloat<float>(v, 6, 9);
   } else if constexpr (std::is_same_v<T, double>) {
@@ -112,9 +114,8 @@ double Literal::GetAsDouble(int64_t linear) const {
                   std::is_same_v<T, complex128>) {
       out = static_cast<double>(v.real());
     } else {
-      out = static_cast<double>(static_cast<std::conditional_t<
-          std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>>(
-          v));
+      out = static_cast<double>(
+          static_cast<std::conditional_t<kIsNarrowFloat<T>, float, T>>(v));
     }
   });
   return out;
@@ -128,8 +129,7 @@ int64_t Literal::GetAsInt64(int64_t linear) const {
     if constexpr (std::is_same_v<T, complex64> ||
                   std::is_same_v<T, complex128>) {
       out = static_cast<int64_t>(v.real());
-    } else if constexpr (std::is_same_v<T, Half> ||
-                         std::is_same_v<T, BFloat16>) {
+    } else if constexpr (kIsNarrowFloat<T>) {
       out = static_cast<int64_t>(static_cast<float>(v));
     } else {
       out = static_cast<int64_t>(v);
@@ -147,7 +147,7 @@ complex128 Literal::GetAsComplex(int64_t linear) const {
 void Literal::SetFromDouble(int64_t linear, double value) {
   (void)TypeSwitch(element_type(), [&](auto t) {
     using T = NativeType<decltype(t)::value>;
-    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    if constexpr (kIsNarrowFloat<T>) {
       data<T>()[linear] = T(value);
     } else {
       data<T>()[linear] = static_cast<T>(value);
@@ -158,7 +158,7 @@ void Literal::SetFromDouble(int64_t linear, double value) {
 void Literal::SetFromInt64(int64_t linear, int64_t value) {
   (void)TypeSwitch(element_type(), [&](auto t) {
     using T = NativeType<decltype(t)::value>;
-    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    if constexpr (kIsNarrowFloat<T>) {
       data<T>()[linear] = T(static_cast<double>(value));
     } else {
       data<T>()[linear] = static_cast<T>(value);

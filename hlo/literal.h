@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "hlo/float16.h"
+#include "hlo/float8.h"
 #include "hlo/large_block_allocator.h"
 #include "hlo/primitive_type.h"
 #include "hlo/shape.h"
@@ -43,6 +44,13 @@ HLOC_NATIVE_TYPE(U32, uint32_t)
 HLOC_NATIVE_TYPE(U64, uint64_t)
 HLOC_NATIVE_TYPE(F16, Half)
 HLOC_NATIVE_TYPE(BF16, BFloat16)
+HLOC_NATIVE_TYPE(F8E5M2, Float8E5M2)
+HLOC_NATIVE_TYPE(F8E4M3, Float8E4M3)
+HLOC_NATIVE_TYPE(F8E3M4, Float8E3M4)
+HLOC_NATIVE_TYPE(F8E4M3FN, Float8E4M3FN)
+HLOC_NATIVE_TYPE(F8E4M3FNUZ, Float8E4M3FNUZ)
+HLOC_NATIVE_TYPE(F8E5M2FNUZ, Float8E5M2FNUZ)
+HLOC_NATIVE_TYPE(F8E4M3B11FNUZ, Float8E4M3B11FNUZ)
 HLOC_NATIVE_TYPE(F32, float)
 HLOC_NATIVE_TYPE(F64, double)
 HLOC_NATIVE_TYPE(C64, complex64)
@@ -52,9 +60,17 @@ HLOC_NATIVE_TYPE(C128, complex128)
 template <PrimitiveType kType>
 using NativeType = typename NativeTypeOf<kType>::type;
 
+// The float types stored as bits and computed in f32 (f16, bf16, the 8-bit
+// floats): host code converts them to float, computes, and rounds back.
+template <typename T>
+inline constexpr bool kIsNarrowFloat =
+    std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> ||
+    IsFloat8<T>::value;
+
 // Calls fn(std::integral_constant<PrimitiveType, T>{}) for a supported
 // element type, so one generic lambda serves every type:
-//   TypeSwitch(type, [&](auto t) { using T = NativeType<decltype(t)::value>; });
+//   TypeSwitch(type, [&](auto t) { using T = NativeType<decltype(t)::value>;
+//   });
 // Returns an "unsupported type" error for the others.
 template <typename Fn>
 absl::Status TypeSwitch(PrimitiveType type, Fn&& fn) {
@@ -74,6 +90,13 @@ absl::Status TypeSwitch(PrimitiveType type, Fn&& fn) {
     HLOC_CASE(U64)
     HLOC_CASE(F16)
     HLOC_CASE(BF16)
+    HLOC_CASE(F8E5M2)
+    HLOC_CASE(F8E4M3)
+    HLOC_CASE(F8E3M4)
+    HLOC_CASE(F8E4M3FN)
+    HLOC_CASE(F8E4M3FNUZ)
+    HLOC_CASE(F8E5M2FNUZ)
+    HLOC_CASE(F8E4M3B11FNUZ)
     HLOC_CASE(F32)
     HLOC_CASE(F64)
     HLOC_CASE(C64)

@@ -57,8 +57,11 @@ absl::string_view PrimitiveTypeName(PrimitiveType type);
 absl::StatusOr<PrimitiveType> ParsePrimitiveType(absl::string_view name);
 
 // True for the types every stage of this compiler computes with: pred, the
-// 8..64-bit integers, f16, bf16, f32, f64, c64, c128. The sub-byte integers
-// and the F8/F4 family parse and print but are rejected by later stages.
+// 8..64-bit integers, f16, bf16, f32, f64, c64, c128 and the 8-bit floats
+// of hlo/float8.h (the code generators convert them and move them; the
+// `float8-normalization` pass computes on them in f32). The sub-byte
+// integers, f8e8m0fnu and the F4/F6 floats parse and print but are
+// rejected by later stages.
 bool IsSupportedElementType(PrimitiveType type);
 
 // An error naming `type` and `where`, for stages that meet an unsupported type.

@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "hlo/computation.h"
+#include "passes/widen_to_f32.h"
 
 namespace hloc {
 namespace {
@@ -103,46 +104,7 @@ bool IsNarrowedF32(const HloInstruction* instr) {
 // select is exact in either precision; widening it pays only when one of
 // its values comes from a rewritten operation, whose rounding then goes.
 bool WidensSelect(const HloInstruction* select) {
-  return IsNarrowedF32(select->operand(1)) ||
-         IsNarrowedF32(select->operand(2));
-}
-
-Shape WithElementType(Shape shape, PrimitiveType type) {
-  shape.set_element_type(type);
-  return shape;
-}
-
-absl::Status Widen(HloComputation* computation, HloInstruction* instr,
-                   PrimitiveType narrow) {
-  std::vector<HloInstruction*> operands;
-  for (int i = 0; i < instr->operand_count(); ++i) {
-    HloInstruction* operand = instr->operand(i);
-    if (operand->shape().element_type() == narrow) {
-      // add(x, x) widens x once.
-      HloInstruction* widened = nullptr;
-      for (int j = 0; j < i; ++j) {
-        if (instr->operand(j) == operand) widened = operands[j];
-      }
-      operand = widened != nullptr
-                    ? widened
-                    : computation->AddInstruction(HloInstruction::CreateUnary(
-                          WithElementType(operand->shape(), F32),
-                          HloOpcode::kConvert, operand));
-    }
-    operands.push_back(operand);
-  }
-  if (instr->opcode() == HloOpcode::kCompare) {
-    // The predicate needs no rounding.
-    HloInstruction* wide = computation->AddInstruction(
-        instr->CloneWithNewOperands(instr->shape(), operands));
-    return computation->ReplaceInstruction(instr, wide);
-  }
-  HloInstruction* wide = computation->AddInstruction(instr->CloneWithNewOperands(
-      WithElementType(instr->shape(), F32), operands));
-  HloInstruction* rounded =
-      computation->AddInstruction(HloInstruction::CreateUnary(
-          instr->shape(), HloOpcode::kConvert, wide));
-  return computation->ReplaceInstruction(instr, rounded);
+  return IsNarrowedF32(select->operand(1)) || IsNarrowedF32(select->operand(2));
 }
 
 // Computations applied per element or per pair by another instruction
@@ -183,7 +145,10 @@ absl::StatusOr<bool> FloatNormalization::Run(HloModule* module) {
       if (instr->opcode() == HloOpcode::kSelect && !WidensSelect(instr)) {
         continue;
       }
-      if (absl::Status s = Widen(computation, instr, narrow); !s.ok()) {
+      if (absl::Status s =
+              WidenToF32(computation, instr,
+                         [narrow](PrimitiveType t) { return t == narrow; });
+          !s.ok()) {
         return s;
       }
       Count("ops-widened");

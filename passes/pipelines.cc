@@ -7,18 +7,19 @@
 #include "passes/async_collectives_to_sync.h"
 #include "passes/cholesky_expander.h"
 #include "passes/collective_layout.h"
-#include "passes/custom_call_layout.h"
 #include "passes/convolution_layout.h"
 #include "passes/convolution_to_gemm.h"
 #include "passes/cudnn_convolution_calls.h"
+#include "passes/custom_call_layout.h"
 #include "passes/dce.h"
-#include "passes/fusion/dot_prologue_fusion.h"
 #include "passes/dot_convert_folding.h"
+#include "passes/dot_operand_order.h"
+#include "passes/float8_normalization.h"
+#include "passes/float_normalization.h"
+#include "passes/fusion/dot_prologue_fusion.h"
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
-#include "passes/dot_operand_order.h"
-#include "passes/float_normalization.h"
 #include "passes/reduce_window_to_scan.h"
 #include "passes/rng_bit_generator_expander.h"
 #include "passes/schedule_remover.h"
@@ -99,6 +100,8 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
     pipeline.AddPass<TriangularSolveExpander>();
   }
   pipeline.AddPass(MakeSimplificationPipeline());
+  // The code generators only move and convert 8-bit floats.
+  pipeline.AddPass<Float8Normalization>();
   if (options.allow_excess_precision) {
     pipeline.AddPass<FloatNormalization>();
     // XLA:CPU keeps the roundings a program writes (x.astype(f16) saturates

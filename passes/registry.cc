@@ -6,16 +6,21 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "passes/call_inliner.h"
-#include "passes/constant_folding.h"
 #include "passes/async_collectives_to_sync.h"
+#include "passes/call_inliner.h"
 #include "passes/cholesky_expander.h"
 #include "passes/collective_layout.h"
+#include "passes/constant_folding.h"
 #include "passes/convolution_layout.h"
 #include "passes/convolution_to_gemm.h"
-#include "passes/cudnn_convolution_calls.h"
 #include "passes/cse.h"
+#include "passes/cudnn_convolution_calls.h"
+#include "passes/custom_call_layout.h"
 #include "passes/dce.h"
+#include "passes/dot_convert_folding.h"
+#include "passes/dot_operand_order.h"
+#include "passes/float8_normalization.h"
+#include "passes/float_normalization.h"
 #include "passes/fusion/dot_prologue_fusion.h"
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
@@ -26,16 +31,12 @@
 #include "passes/sharding_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplifier/algebraic_simplifier.h"
-#include "passes/dot_convert_folding.h"
-#include "passes/dot_operand_order.h"
-#include "passes/float_normalization.h"
 #include "passes/simplify_fp_conversions.h"
 #include "passes/topk_expander.h"
 #include "passes/topk_splitter.h"
 #include "passes/tree_reduction.h"
 #include "passes/triangular_solve_expander.h"
 #include "passes/tuple_layout.h"
-#include "passes/custom_call_layout.h"
 #include "passes/tuple_simplifier.h"
 
 namespace hloc {
@@ -115,6 +116,10 @@ const PassEntry kPasses[] = {
      "dot operands transposed to [batch, free, contracting] where they are "
      "no strided batch of matrices, so the dot can be a gemm call (GPU)",
      Make<DotOperandOrder>},
+    {"float8-normalization",
+     "8-bit float arithmetic computed in f32 and rounded back after each "
+     "op (the code generators only move and convert 8-bit floats)",
+     Make<Float8Normalization>},
     {"float-normalization",
      "excess precision: bf16 elementwise arithmetic computed in f32 and "
      "rounded after each op (simplify-fp-conversions then drops the "

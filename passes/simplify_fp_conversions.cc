@@ -12,6 +12,15 @@ bool IsFloatConvert(const HloInstruction* instr) {
          IsFloatingPointType(instr->shape().element_type());
 }
 
+// A link of a chain that may collapse: a convert to a float type wider
+// than 8 bits. Rounding to an 8-bit float is a quantisation the program
+// asks for (x.astype(f8e4m3fn).astype(f32) is how JAX code simulates fp8
+// training), which excess precision must not remove; the evaluator and
+// float8-normalization's per-operation roundings keep it too.
+bool IsChainLink(const HloInstruction* instr) {
+  return IsFloatConvert(instr) && BitWidth(instr->shape().element_type()) > 8;
+}
+
 int MantissaBits(PrimitiveType type) {
   return FloatFormatOf(type).mantissa_bits;
 }
@@ -79,7 +88,7 @@ HloInstruction* ChainStart(HloInstruction* convert,
   HloInstruction* start = convert;
   HloInstruction* first = nullptr;
   int length = 0;
-  while (IsFloatConvert(start)) {
+  while (IsChainLink(start)) {
     first = start;
     start = start->operand(0);
     ++length;
@@ -106,7 +115,7 @@ absl::StatusOr<bool> SimplifyFpConversions::Run(HloModule* module) {
         computation_changed = true;
         continue;
       }
-      if (!IsFloatConvert(instr)) continue;
+      if (!IsChainLink(instr)) continue;
       HloInstruction* start =
           ChainStart(instr, scope_ == Scope::kCompilerRoundings);
       if (start == nullptr) continue;

@@ -18,6 +18,7 @@
 //     Unlike the algebraic simplifier's round-trip rule, which only removes
 //     exact round trips (bf16 -> f32 -> bf16), this one removes the rounding
 //     in the middle, so results may be more precise than strict evaluation.
+//     Never a rounding to an 8-bit float: that is a quantisation.
 //
 // Scope (the cpu pipeline asks for kCompilerRoundings): XLA:CPU removes only
 // the roundings its own widening introduced. A round trip the program wrote,

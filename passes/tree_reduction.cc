@@ -40,7 +40,7 @@ int64_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
 }
 
 bool AccumulatesInWideType(PrimitiveType type) {
-  return type != BF16 && type != F16 && type != PRED &&
+  return type != BF16 && type != F16 && type != PRED && BitWidth(type) > 8 &&
          (IsFloatingPointType(type) || IsIntegralType(type));
 }
 

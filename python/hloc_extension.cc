@@ -37,8 +37,8 @@
 #include "nanobind/stl/vector.h"
 #include "python/cuda_bindings.h"
 #include "python/host_arguments.h"
-#include "python/status_error.h"
 #include "python/program.h"
+#include "python/status_error.h"
 #include "tools/compile_stages.h"
 #include "tools/hlo_run_core.h"
 #include "tools/module_loader.h"
@@ -48,7 +48,8 @@ namespace nb = nanobind;
 namespace hloc {
 namespace {
 
-// The DLPack type of an element type as it crosses (bf16 as uint16).
+// The DLPack type of an element type as it crosses (bf16 as uint16, the
+// 8-bit floats as uint8).
 nb::dlpack::dtype CrossingType(PrimitiveType type) {
   const int bits = BitWidth(type);
   switch (type) {
@@ -69,7 +70,7 @@ nb::dlpack::dtype CrossingType(PrimitiveType type) {
     case S64:
       return {static_cast<uint8_t>(nb::dlpack::dtype_code::Int),
               static_cast<uint8_t>(bits), 1};
-    default:  // unsigned integers and BF16
+    default:  // unsigned integers, bf16 and the 8-bit floats (their bits)
       return {static_cast<uint8_t>(nb::dlpack::dtype_code::UInt),
               static_cast<uint8_t>(bits), 1};
   }

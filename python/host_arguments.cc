@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "hlo/float8.h"
 #include "hlo/primitive_type.h"
 #include "python/status_error.h"
 
@@ -17,11 +18,13 @@ namespace {
 
 enum class ElementKind { kBool, kSigned, kUnsigned, kFloat, kComplex, kOther };
 
-// How an element type crosses: bf16 as its uint16 bits (NumPy's bf16 has no
-// buffer-protocol code, so the Python side views it as uint16).
+// How an element type crosses: bf16 and the 8-bit floats as their bits
+// (ml_dtypes' floats have no buffer-protocol code, so the Python side views
+// them as uint16 and uint8).
 ElementKind CrossingKind(PrimitiveType type) {
   if (type == PRED) return ElementKind::kBool;
-  if (type == BF16 || IsUnsignedIntegralType(type)) {
+  if (type == BF16 || Float8FormatOf(type) != nullptr ||
+      IsUnsignedIntegralType(type)) {
     return ElementKind::kUnsigned;
   }
   if (IsSignedIntegralType(type)) return ElementKind::kSigned;

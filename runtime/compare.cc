@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "hlo/computation.h"
+#include "hlo/float8.h"
 #include "hlo/instruction.h"
 
 namespace hloc {
@@ -81,15 +82,10 @@ bool RoundsNothing(HloOpcode opcode) {
 // 0 for every other type.
 int MantissaBits(PrimitiveType type) {
   if (IsComplexType(type)) type = ComplexComponentType(type);
-  switch (type) {
-    case BF16:
-    case F16:
-    case F32:
-    case F64:
-      return FloatFormatOf(type).mantissa_bits;
-    default:
-      return 0;
+  if (IsSupportedElementType(type) && IsFloatingPointType(type)) {
+    return FloatFormatOf(type).mantissa_bits;  // the 8-bit floats too
   }
+  return 0;
 }
 
 // The less precise of two float types; a type tolerances do not know loses.
@@ -182,8 +178,7 @@ void CompareArrays(const Literal& actual, const Literal& expected,
         const bool re = comparer.CompareFloat(a[i].real(), e[i].real());
         const bool im = comparer.CompareFloat(a[i].imag(), e[i].imag());
         match = re && im;
-      } else if constexpr (std::is_same_v<T, Half> ||
-                           std::is_same_v<T, BFloat16>) {
+      } else if constexpr (kIsNarrowFloat<T>) {
         match = comparer.CompareFloat(static_cast<float>(a[i]),
                                       static_cast<float>(e[i]));
       } else if constexpr (std::is_floating_point_v<T>) {
@@ -280,8 +275,16 @@ Tolerance DefaultTolerance(PrimitiveType type, bool accumulating) {
     case BF16:
       return accumulating ? Tolerance{5e-2, 5e-2} : Tolerance{2e-2, 1e-2};
     default:
-      return Tolerance{0, 0};
+      break;
   }
+  if (Float8FormatOf(type) != nullptr) {
+    // One ulp of the 8-bit type (2^-mantissa bits relative: 12.5% for
+    // e4m3, 25% for e5m2): a value computed in another order in f32 may
+    // round to the neighbour.
+    const double ulp = std::ldexp(1.0, -FloatFormatOf(type).mantissa_bits);
+    return accumulating ? Tolerance{2 * ulp, 5e-2} : Tolerance{ulp, 1e-2};
+  }
+  return Tolerance{0, 0};
 }
 
 bool HasDefaultPrecisionF32Contractions(const HloModule& module) {
@@ -344,9 +347,7 @@ std::string ElementToText(const Literal& literal, int64_t linear) {
     } else if constexpr (std::is_same_v<T, complex128>) {
       out = absl::StrCat("(", FloatText(v.real(), 17), ", ",
                          FloatText(v.imag(), 17), ")");
-    } else if constexpr (std::is_same_v<T, Half> ||
-                         std::is_same_v<T, BFloat16> ||
-                         std::is_same_v<T, float>) {
+    } else if constexpr (kIsNarrowFloat<T> || std::is_same_v<T, float>) {
       out = FloatText(static_cast<float>(v), 9);
     } else if constexpr (std::is_same_v<T, double>) {
       out = FloatText(v, 17);

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hlo/float8.h"
 #include "runtime/file_util.h"
 
 namespace hloc {
@@ -280,6 +281,16 @@ absl::StatusOr<DataType> ParseDescr(absl::string_view descr,
       if (width == 8) type = U64;
       break;
     case 'f':
+      // ml_dtypes' float8_e5m2 saves as 'f1' (the others as 'V1'): which
+      // 8-bit float it holds is the expected element type's to say.
+      if (width == 1) {
+        if (Float8FormatOf(options.expected_type) == nullptr) {
+          return unknown(
+              "1-byte floats are ml_dtypes' 8-bit floats; reading one needs "
+              "the expected element type");
+        }
+        return DataType{options.expected_type, false};
+      }
       if (width == 2) type = F16;
       if (width == 4) type = F32;
       if (width == 8) type = F64;
@@ -350,6 +361,14 @@ absl::StatusOr<std::string> NpyDescr(PrimitiveType type) {
       return std::string("<f2");
     case BF16:
       return std::string("<V2");
+    case F8E5M2:
+    case F8E4M3:
+    case F8E3M4:
+    case F8E4M3FN:
+    case F8E4M3FNUZ:
+    case F8E5M2FNUZ:
+    case F8E4M3B11FNUZ:
+      return std::string("|V1");
     case F32:
       return std::string("<f4");
     case F64:

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/common/complex_emitter.h"
+#include "backends/common/float8_convert.h"
 #include "backends/common/loop_emitter.h"
 #include "backends/common/math_library.h"
 #include "hlo/status_macros.h"
@@ -20,6 +21,18 @@ absl::Status Unimplemented(const HloInstruction* hlo, absl::string_view what) {
   return absl::UnimplementedError(
       absl::StrCat("elemental emitter: ", std::string(what), " (",
                    hlo->ToShortString(), ")"));
+}
+
+// Whether `hlo` or one of its operands has an 8-bit float element type.
+bool TouchesFloat8(const HloInstruction* hlo) {
+  auto is_float8 = [](const Shape& shape) {
+    return shape.IsArray() && Float8FormatOf(shape.element_type()) != nullptr;
+  };
+  if (is_float8(hlo->shape())) return true;
+  for (const HloInstruction* operand : hlo->operands()) {
+    if (is_float8(operand->shape())) return true;
+  }
+  return false;
 }
 
 std::vector<int64_t> RowMajorStrides(absl::Span<const int64_t> dims) {
@@ -127,6 +140,21 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitConvert(llvm::Value* x,
   if (IsComplexType(from) || IsComplexType(to)) {
     return EmitComplexConvert(x, from, to);
   }
+  // 8-bit floats convert through f32: exactly from them, and to them after
+  // a conversion to f32 whose rounding cannot change the result (f32 has
+  // more than twice their mantissa bits plus two; integers that f32 rounds
+  // overflow every 8-bit float).
+  const Float8Format* from8 = Float8FormatOf(from);
+  const Float8Format* to8 = Float8FormatOf(to);
+  if (from8 != nullptr || to8 != nullptr) {
+    if (from8 != nullptr) {
+      x = EmitFloat8ToF32(b_, x, *from8);
+      from = F32;
+    }
+    if (to8 == nullptr) return EmitConvert(x, from, to);
+    HLOC_ASSIGN_OR_RETURN(x, EmitConvert(x, from, F32));
+    return EmitF32ToFloat8(b_, x, *to8);
+  }
   HLOC_ASSIGN_OR_RETURN(llvm::Type * to_type,
                         RegisterType(to, b_->getContext()));
   if (to == PRED) {
@@ -197,6 +225,16 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitComplexConvert(
 
 absl::StatusOr<llvm::Value*> ElementalEmitter::EmitElementwise(
     const HloInstruction* hlo, absl::Span<llvm::Value* const> operands) {
+  // 8-bit floats are only moved and converted here (their values are i8
+  // bits); the pipelines' float8-normalization computes their arithmetic
+  // in f32 before code generation.
+  if (hlo->opcode() != HloOpcode::kSelect &&
+      hlo->opcode() != HloOpcode::kConvert &&
+      hlo->opcode() != HloOpcode::kBitcastConvert && TouchesFloat8(hlo)) {
+    return Unimplemented(hlo,
+                         "arithmetic on an 8-bit float type (compute it in "
+                         "f32: the float8-normalization pass)");
+  }
   switch (hlo->opcode()) {
     case HloOpcode::kSelect:
       return b_->CreateSelect(operands[0], operands[1], operands[2]);

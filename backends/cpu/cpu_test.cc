@@ -473,6 +473,55 @@ ENTRY main {
   EXPECT_EQ(r.fallbacks, 0);
 }
 
+// Every 8-bit float format both ways, bit for bit against the evaluator
+// (whose conversions hlo/ir_test.cc checks against ml_dtypes): f32 values
+// on a grid with every tie of every format (1 + k/64 times powers of two
+// from their denormals past their largest values), the specials, and all
+// 256 bit patterns decoded.
+TEST(CpuElementwiseTest, Float8ConversionsBitForBit) {
+  std::vector<float> v = {0.0f,
+                          -0.0f,
+                          std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity(),
+                          std::numeric_limits<float>::quiet_NaN(),
+                          1e-30f,
+                          -1e-30f,
+                          3e38f};
+  for (int e = -20; e <= 17; ++e) {
+    for (int k = 0; k < 64; ++k) {
+      const float f = std::ldexp(1.0f + k / 64.0f, e);
+      v.push_back(f);
+      v.push_back(-f);
+    }
+  }
+  std::vector<uint8_t> patterns(256);
+  for (int i = 0; i < 256; ++i) patterns[i] = static_cast<uint8_t>(i);
+  std::string lines, results, shapes;
+  for (const char* t : {"f8e5m2", "f8e4m3", "f8e3m4", "f8e4m3fn", "f8e4m3fnuz",
+                        "f8e5m2fnuz", "f8e4m3b11fnuz"}) {
+    absl::StrAppend(&lines, "  q_", t, " = ", t, "[N] convert(x)\n", "  b_", t,
+                    " = u8[N] bitcast-convert(q_", t, ")\n", "  back_", t,
+                    " = f32[N] convert(q_", t, ")\n", "  p_", t, " = ", t,
+                    "[256] bitcast-convert(bits)\n", "  d_", t,
+                    " = f32[256] convert(p_", t, ")\n");
+    absl::StrAppend(&results, results.empty() ? "" : ", ", "b_", t, ", back_",
+                    t, ", d_", t);
+    absl::StrAppend(&shapes, shapes.empty() ? "" : ", ",
+                    "u8[N], f32[N], f32[256]");
+  }
+  std::string text = absl::StrCat(
+      "HloModule float8_converts\nENTRY main {\n  x = f32[N] parameter(0)\n"
+      "  bits = u8[256] parameter(1)\n",
+      lines, "  ROOT t = (", shapes, ") tuple(", results, ")\n}\n");
+  std::string sized =
+      absl::StrReplaceAll(text, {{"[N]", absl::StrCat("[", v.size(), "]")}});
+  std::vector<Literal> args;
+  args.push_back(R1<float>(F32, v));
+  args.push_back(R1<uint8_t>(U8, patterns));
+  RunResult r = CheckAgainstEvaluator(sized, std::move(args), {0, 0});
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
 TEST(CpuElementwiseTest, HalfAndBFloat16ComputeInF32) {
   RunResult r = CheckAgainstEvaluator(R"(
 HloModule halves

@@ -18,9 +18,9 @@
 namespace hloc {
 namespace eval {
 
+// f16, bf16 and the 8-bit floats: stored as bits, computed in f32.
 template <typename T>
-inline constexpr bool kIsHalf =
-    std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+inline constexpr bool kIsHalf = kIsNarrowFloat<T>;
 template <typename T>
 inline constexpr bool kIsComplex =
     std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
@@ -79,6 +79,7 @@ constexpr PrimitiveType PrimitiveTypeOf() {
   if constexpr (std::is_same_v<T, uint64_t>) return U64;
   if constexpr (std::is_same_v<T, Half>) return F16;
   if constexpr (std::is_same_v<T, BFloat16>) return BF16;
+  if constexpr (IsFloat8<T>::value) return T::kType;
   if constexpr (std::is_same_v<T, float>) return F32;
   if constexpr (std::is_same_v<T, double>) return F64;
   if constexpr (std::is_same_v<T, complex64>) return C64;
@@ -89,6 +90,10 @@ constexpr PrimitiveType PrimitiveTypeOf() {
 // Signed integer with the bits of T (for total order and bit tricks).
 template <int kBytes>
 struct IntOfSize;
+template <>
+struct IntOfSize<1> {
+  using type = int8_t;
+};
 template <>
 struct IntOfSize<2> {
   using type = int16_t;

@@ -48,9 +48,19 @@ _NUMPY_TYPES = {
     "f64": np.dtype(np.float64),
     "c64": np.dtype(np.complex64),
     "c128": np.dtype(np.complex128),
+    "f8e5m2": np.dtype(ml_dtypes.float8_e5m2),
+    "f8e4m3": np.dtype(ml_dtypes.float8_e4m3),
+    "f8e3m4": np.dtype(ml_dtypes.float8_e3m4),
+    "f8e4m3fn": np.dtype(ml_dtypes.float8_e4m3fn),
+    "f8e4m3fnuz": np.dtype(ml_dtypes.float8_e4m3fnuz),
+    "f8e5m2fnuz": np.dtype(ml_dtypes.float8_e5m2fnuz),
+    "f8e4m3b11fnuz": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
 }
 _BF16 = _NUMPY_TYPES["bf16"]
-_UINT16 = np.dtype(np.uint16)
+# ml_dtypes' floats have no buffer-protocol code: they cross as their bits.
+_BITS_OF = {dtype: np.dtype(np.uint16 if dtype == _BF16 else np.uint8)
+            for name, dtype in _NUMPY_TYPES.items()
+            if name == "bf16" or name.startswith("f8")}
 
 _lock = threading.Lock()
 _programs = {}
@@ -212,8 +222,9 @@ def as_argument(value, dtype, index=0, name="the program"):
     array = np.asarray(value, dtype=dtype)
     if not array.flags.c_contiguous:
         array = np.ascontiguousarray(array)
-    # NumPy's bf16 has no buffer-protocol code: it crosses as its bits.
-    return array.view(_UINT16) if dtype == _BF16 else array
+    # ml_dtypes' floats have no buffer-protocol code: they cross as bits.
+    bits = _BITS_OF.get(dtype)
+    return array.view(bits) if bits is not None else array
 
 
 # Where a value's memory is, as far as its sharding says (JAX arrays):
@@ -261,7 +272,7 @@ def host_arguments(values, dtypes, name):
     for i, (value, dtype) in enumerate(zip(values, dtypes)):
         if ((type(value) is np.ndarray or
              _placement(value) is _ONE_HOST_DEVICE) and
-                value.dtype is dtype and dtype is not _BF16):
+                value.dtype is dtype and dtype not in _BITS_OF):
             arrays.append(value)
         else:
             arrays.append(as_argument(value, dtype, i, name))
@@ -274,8 +285,8 @@ def result_views(program):
     arrays that say bf16 themselves)."""
     if program.platform == "cuda":
         return []
-    return [(i, _BF16) for i, t in enumerate(program.result_types)
-            if t == "bf16"]
+    return [(i, _NUMPY_TYPES[t]) for i, t in enumerate(program.result_types)
+            if _NUMPY_TYPES.get(t) in _BITS_OF]
 
 
 def run_program(program, arrays, views):

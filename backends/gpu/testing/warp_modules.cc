@@ -75,6 +75,31 @@ ENTRY main {
   i = s32[19] get-tuple-element(am), index=1
   ROOT r = (bf16[45], s32[33], f32[19], s32[19]) tuple(m, s, v, i)
 })"},
+          // 8-bit floats on the GPU: converts both ways (every format
+          // kind: IEEE-like e5m2, e4m3fn, fnuz), arithmetic that
+          // float8-normalization computes in f32, and a max reduction over
+          // f8 rows (order-independent, so exact against the evaluator).
+          {"float8", R"(
+HloModule float8
+max {
+  a = f8e4m3fn[] parameter(0)
+  b = f8e4m3fn[] parameter(1)
+  ROOT m = f8e4m3fn[] maximum(a, b)
+}
+ENTRY main {
+  x = f32[37,64] parameter(0)
+  s = f32[] constant(300)
+  sb = f32[37,64] broadcast(s), dimensions={}
+  big = f32[37,64] multiply(x, sb)
+  q = f8e4m3fn[37,64] convert(big)
+  e = f8e5m2[37,64] convert(big)
+  z = f8e4m3fnuz[37,64] convert(x)
+  sum = f8e4m3fn[37,64] add(q, q)
+  ninf = f8e4m3fn[] constant(-448)
+  m = f8e4m3fn[37] reduce(q, ninf), dimensions={1}, to_apply=max
+  back = f32[37,64] convert(e)
+  ROOT r = (f8e4m3fn[37,64], f32[37,64], f8e4m3fnuz[37,64], f8e4m3fn[37,64], f8e4m3fn[37]) tuple(q, back, z, sum, m)
+})"},
           {"long_rows", R"(
 HloModule long_rows
 add {

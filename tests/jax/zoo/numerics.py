@@ -1,4 +1,5 @@
 """Types and numerics: f32/bf16/f16/f64 mixes (mixed-precision training),
+fp8 (quantisation, fp8 gemms, conversions of every 8-bit format),
 integer and bit ops, random numbers inside jit, special functions."""
 
 import jax
@@ -67,7 +68,63 @@ def random_suite(key):
             jax.random.choice(k2, 10, (4,), replace=False))
 
 
+FLOAT8_TYPES = (jnp.float8_e4m3fn, jnp.float8_e5m2, jnp.float8_e4m3fnuz,
+                jnp.float8_e5m2fnuz, jnp.float8_e4m3b11fnuz, jnp.float8_e4m3,
+                jnp.float8_e3m4)
+
+
+def fp8_quantize_dequantize(x):
+    # Per-tensor scaled fp8 as FP8 training recipes write it: e4m3fn for
+    # activations and weights, e5m2 for gradients, both kept as fp8 too.
+    scale = jnp.max(jnp.abs(x)) / 448.0
+    q = (x / scale).astype(jnp.float8_e4m3fn)
+    g = jnp.clip(x * 1e3, -57344, 57344).astype(jnp.float8_e5m2)
+    return q, q.astype(jnp.float32) * scale, g, g.T.astype(jnp.bfloat16)
+
+
+def fp8_matmul(a, b):
+    # An fp8 gemm: e4m3fn x e5m2 into f32, and e4m3fn x e4m3fn into bf16.
+    a8, b8 = a.astype(jnp.float8_e4m3fn), b.astype(jnp.float8_e5m2)
+    return (jnp.dot(a8, b8, preferred_element_type=jnp.float32),
+            jnp.dot(a8, a8.T, preferred_element_type=jnp.bfloat16))
+
+
+def fp8_conversions(x, bits):
+    # Every format from f32 (ties, overflow, NaN, inf, denormals in x), from
+    # f64, bf16 and f16, and every bit pattern decoded.
+    out = [x.astype(t).astype(jnp.float32) for t in FLOAT8_TYPES]
+    out += [x.astype(jnp.float64).astype(jnp.float8_e4m3fn),
+            x.astype(jnp.bfloat16).astype(jnp.float8_e5m2),
+            x.astype(jnp.float16).astype(jnp.float8_e4m3fnuz)]
+    out += [lax.bitcast_convert_type(bits, t).astype(jnp.float32)
+            for t in FLOAT8_TYPES]
+    return tuple(out)
+
+
+def fp8_arithmetic(x, y):
+    # Arithmetic in fp8 (each op rounds to fp8), compares, sort, reductions.
+    a, b = x.astype(jnp.float8_e4m3fn), y.astype(jnp.float8_e4m3fn)
+    return ((a + b) * a, jnp.maximum(a, b), a < b, jnp.sort(a), jnp.sum(a),
+            jnp.where(a > 0, a, b), jnp.abs(b) - 1, jnp.max(b))
+
+
+_FLOAT8_EDGES = np.array(
+    [0.0, -0.0, 1.0, 448.0, 464.0, 465.0, 1e9, np.inf, -np.inf, np.nan,
+     2.0**-9, 2.0**-10, 3 * 2.0**-11, 57344.0, 61440.0, -1e-30, 240.0, 248.0,
+     15.5, 16.5], np.float32)
+
+
 PROGRAMS = {
+    "fp8_quantize_dequantize": (
+        fp8_quantize_dequantize, lambda r: [floats(r, (16, 32))]),
+    "fp8_matmul": (
+        fp8_matmul, lambda r: [floats(r, (8, 32)), floats(r, (32, 16))]),
+    "fp8_conversions": (
+        fp8_conversions,
+        lambda r: [np.concatenate([_FLOAT8_EDGES, floats(r, (40,)) * 100]),
+                   np.arange(256, dtype=np.uint8)]),
+    "fp8_arithmetic": (
+        fp8_arithmetic, lambda r: [floats(r, (40,)), floats(r, (40,))]),
     "bf16_mixed_precision_mlp_grad": (
         mixed_precision_mlp_grad,
         lambda r: [floats(r, (6, 8)) * 0.4, floats(r, (8, 3)) * 0.4,

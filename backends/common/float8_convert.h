@@ -1,0 +1,26 @@
+// Conversions between f32 and the 8-bit floats in LLVM IR, for every
+// target: the same arithmetic as the host's (hlo/float8.h), on values the
+// code generators keep as i8. No target has an instruction with XLA's
+// semantics (NVIDIA's cvt.rn.satfinite saturates where XLA gives NaN or
+// inf), so both directions are integer and float arithmetic that
+// vectorises: about twenty instructions from f32, a dozen to it.
+#ifndef BACKENDS_COMMON_FLOAT8_CONVERT_H_
+#define BACKENDS_COMMON_FLOAT8_CONVERT_H_
+
+#include "hlo/float8.h"
+#include "llvm/IR/IRBuilder.h"
+
+namespace hloc {
+
+// i8 bits of `format` -> f32 (exact).
+llvm::Value* EmitFloat8ToF32(llvm::IRBuilderBase* b, llvm::Value* bits,
+                             const Float8Format& format);
+
+// f32 -> i8 bits of `format`, rounding to nearest even, overflowing to inf
+// (IEEE-like formats) or NaN (the others).
+llvm::Value* EmitF32ToFloat8(llvm::IRBuilderBase* b, llvm::Value* value,
+                             const Float8Format& format);
+
+}  // namespace hloc
+
+#endif  // BACKENDS_COMMON_FLOAT8_CONVERT_H_

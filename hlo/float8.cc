@@ -1,0 +1,101 @@
+#include "hlo/float8.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace hloc {
+
+const Float8Format* Float8FormatOf(PrimitiveType type) {
+  switch (type) {
+    case F8E5M2:
+      return &Float8FormatFor<F8E5M2>::kFormat;
+    case F8E4M3:
+      return &Float8FormatFor<F8E4M3>::kFormat;
+    case F8E3M4:
+      return &Float8FormatFor<F8E3M4>::kFormat;
+    case F8E4M3FN:
+      return &Float8FormatFor<F8E4M3FN>::kFormat;
+    case F8E4M3FNUZ:
+      return &Float8FormatFor<F8E4M3FNUZ>::kFormat;
+    case F8E5M2FNUZ:
+      return &Float8FormatFor<F8E5M2FNUZ>::kFormat;
+    case F8E4M3B11FNUZ:
+      return &Float8FormatFor<F8E4M3B11FNUZ>::kFormat;
+    default:
+      return nullptr;
+  }
+}
+
+uint8_t FloatToFloat8Bits(float f, const Float8Format& format) {
+  const uint32_t x = FloatBits(f);
+  const bool negative = (x >> 31) != 0;
+  const uint32_t abs = x & 0x7fffffffu;
+  if (abs > 0x7f800000u) return format.Nan(negative);
+  if (abs == 0x7f800000u) {
+    return format.kind == Float8Format::kIeee ? format.Inf(negative)
+                                              : format.Nan(negative);
+  }
+  const int m = format.mantissa_bits;
+  // The exponent the result is quantised at: |f|'s own, or the smallest
+  // normal one for values in (or below) the format's denormal range.
+  const int exponent =
+      std::max(static_cast<int>(abs >> 23) - 127, format.MinExponent());
+  // One unit in the last place at that exponent becomes 1 (exact: a power
+  // of two), so rounding to an integer is rounding to the format.
+  uint32_t mantissa = static_cast<uint32_t>(
+      std::nearbyint(std::ldexp(BitsToFloat(abs), m - exponent)));
+  int result_exponent = exponent;
+  if (mantissa >= (2u << m)) {  // rounded up into the next binade
+    mantissa >>= 1;
+    ++result_exponent;
+  }
+  uint8_t magnitude;
+  if (mantissa < (1u << m)) {  // a denormal or zero
+    magnitude = static_cast<uint8_t>(mantissa);
+  } else {
+    const int field = result_exponent + format.bias;
+    const int fraction = static_cast<int>(mantissa - (1u << m));
+    if (field > format.MaxExponentField() ||
+        (field == format.MaxExponentField() &&
+         fraction > format.MaxMantissaAtTop())) {
+      return format.kind == Float8Format::kIeee ? format.Inf(negative)
+                                                : format.Nan(negative);
+    }
+    magnitude = static_cast<uint8_t>((field << m) | fraction);
+  }
+  if (!negative) return magnitude;
+  // fnuz formats have no -0: 0x80 is their NaN.
+  if (format.kind == Float8Format::kFnuz && magnitude == 0) return 0;
+  return magnitude | 0x80;
+}
+
+float Float8BitsToFloat(uint8_t bits, const Float8Format& format) {
+  const bool negative = (bits & 0x80) != 0;
+  const int m = format.mantissa_bits;
+  const int field = (bits & 0x7f) >> m;
+  const int fraction = bits & ((1 << m) - 1);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  switch (format.kind) {
+    case Float8Format::kFnuz:
+      if (bits == 0x80) return nan;
+      break;
+    case Float8Format::kFn:
+      if ((bits & 0x7f) == 0x7f) return negative ? -nan : nan;
+      break;
+    case Float8Format::kIeee:
+      if (field == (1 << format.exponent_bits) - 1) {
+        const float v =
+            fraction != 0 ? nan : std::numeric_limits<float>::infinity();
+        return negative ? -v : v;
+      }
+      break;
+  }
+  const float v =
+      field == 0
+          ? std::ldexp(static_cast<float>(fraction), format.MinExponent() - m)
+          : std::ldexp(static_cast<float>((1 << m) + fraction),
+                       field - format.bias - m);
+  return negative ? -v : v;
+}
+
+}  // namespace hloc

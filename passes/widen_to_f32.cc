@@ -1,0 +1,47 @@
+#include "passes/widen_to_f32.h"
+
+#include <vector>
+
+namespace hloc {
+namespace {
+
+Shape WithElementType(Shape shape, PrimitiveType type) {
+  shape.set_element_type(type);
+  return shape;
+}
+
+}  // namespace
+
+absl::Status WidenToF32(HloComputation* computation, HloInstruction* instr,
+                        absl::FunctionRef<bool(PrimitiveType)> narrow) {
+  std::vector<HloInstruction*> operands;
+  for (int i = 0; i < instr->operand_count(); ++i) {
+    HloInstruction* operand = instr->operand(i);
+    if (operand->shape().IsArray() && narrow(operand->shape().element_type())) {
+      // add(x, x) widens x once.
+      HloInstruction* widened = nullptr;
+      for (int j = 0; j < i; ++j) {
+        if (instr->operand(j) == operand) widened = operands[j];
+      }
+      operand = widened != nullptr
+                    ? widened
+                    : computation->AddInstruction(HloInstruction::CreateUnary(
+                          WithElementType(operand->shape(), F32),
+                          HloOpcode::kConvert, operand));
+    }
+    operands.push_back(operand);
+  }
+  if (!narrow(instr->shape().element_type())) {
+    HloInstruction* wide = computation->AddInstruction(
+        instr->CloneWithNewOperands(instr->shape(), operands));
+    return computation->ReplaceInstruction(instr, wide);
+  }
+  HloInstruction* wide =
+      computation->AddInstruction(instr->CloneWithNewOperands(
+          WithElementType(instr->shape(), F32), operands));
+  HloInstruction* rounded = computation->AddInstruction(
+      HloInstruction::CreateUnary(instr->shape(), HloOpcode::kConvert, wide));
+  return computation->ReplaceInstruction(instr, rounded);
+}
+
+}  // namespace hloc
