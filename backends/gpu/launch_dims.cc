@@ -26,8 +26,8 @@ constexpr int64_t kMaxUnroll = 8;
 // vectorization" for short rows does the same). A row gets as many lanes
 // as it has 16-byte runs, up to the warp, so that no lane idles: with a
 // whole warp per 64-element f32 row (16 runs), half the lanes loaded
-// nothing and row sums over 262144 x 64 reached 88% of copy on the H100,
-// where loop kernels moving 16 bytes a thread reach 99%.
+// nothing, and jnp.argmax over 262144 x 64 f32 (a variadic reduction,
+// this kernel's) took 43.7 us on an H200; 16 lanes a row, 22.7 us.
 constexpr int64_t kWarpRowMaxLength = 512;
 // Block-per-row reductions: 256 threads; a long row is strided over them.
 // With fewer rows than two per SM (64 rows of 2^20 elements), a block per

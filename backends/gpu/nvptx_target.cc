@@ -61,10 +61,11 @@ class LibdeviceMathLibrary : public MathLibrary {
 // IEEE sequence with its slow-path branch. This is what XLA:GPU compiles
 // (it sets LLVM's -nvptx-prec-divf32=1 for the same reason), so results
 // match XLA's, and a softmax's division of every element by its row's sum
-// no longer makes the kernel issue-bound (the bf16 softmax ran at 73% of
+// no longer makes the kernel issue-bound (the bf16 softmax used 73% of
 // its issue slots on the H100, a division costing MUFU.RCP, FCHK and a
-// branch). f64 division stays div.rn.f64. The option is NVPTX's alone, so
-// setting it process-wide touches no other target.
+// branch; over 8192 x 8192 on an H200 it went from 79.0-79.9 to 69.5 us).
+// f64 division stays div.rn.f64. The option is NVPTX's alone, so setting
+// it process-wide touches no other target.
 void UseFullRangeF32Division() {
   llvm::StringMap<llvm::cl::Option*>& options =
       llvm::cl::getRegisteredOptions();
