@@ -14,6 +14,7 @@
 #include "passes/dce.h"
 #include "passes/dot_convert_folding.h"
 #include "passes/dot_operand_order.h"
+#include "passes/fft_layout.h"
 #include "passes/float8_normalization.h"
 #include "passes/float_normalization.h"
 #include "passes/fusion/dot_prologue_fusion.h"
@@ -126,6 +127,8 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // cuSOLVER's calls read column-major matrices (their
   // operand_layout_constraints); the CPU's LAPACK calls read any layout.
   if (platform == "cuda") pipeline.AddPass<CustomCallLayout>();
+  // cuFFT reads and writes row-major arrays.
+  if (platform == "cuda") pipeline.AddPass<FftLayout>();
   // Every runtime gathers, scatters and exchanges flat chunks.
   pipeline.AddPass<CollectiveLayout>();
   // On CUDA, convolutions are cuDNN calls, in the tensor orders cuDNN

@@ -19,6 +19,7 @@
 #include "passes/dce.h"
 #include "passes/dot_convert_folding.h"
 #include "passes/dot_operand_order.h"
+#include "passes/fft_layout.h"
 #include "passes/float8_normalization.h"
 #include "passes/float_normalization.h"
 #include "passes/fusion/dot_prologue_fusion.h"
@@ -184,6 +185,10 @@ const PassEntry kPasses[] = {
      "a copy where a custom call's operand_layout_constraints ask for "
      "another layout than its operand's (cuda)",
      Make<CustomCallLayout>},
+    {"fft-layout",
+     "an fft's operand and result copied to and from row-major layouts "
+     "(cuFFT reads and writes row-major arrays; cuda)",
+     Make<FftLayout>},
 };
 
 constexpr absl::string_view kFixedPoint = "fixed-point";

@@ -15,7 +15,7 @@
 # With --compiler: the full extension _hloc (the compiler too), so that
 # hloc.jit(f, platform="cuda") lowers, compiles and runs there in one
 # process. Its libraries (libLLVM and its dependencies, abseil, protobuf,
-# BLAS, FFTW, libomp; ~250 MB) travel xz-compressed in DIR/compiler.tar.xz
+# BLAS, FFTW, libgomp; ~250 MB) travel xz-compressed in DIR/compiler.tar.xz
 # (~50 MB: the device tool carries 64 MiB in all), with libdevice for a
 # machine whose CUDA has none. On the GPU machine DIR/run.sh unpacks it
 # into DIR/site/hloc (the extension, lib/ beside it) once, then runs
