@@ -1,6 +1,7 @@
 #include "hlo/float8.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace hloc {

@@ -12,7 +12,6 @@
 #ifndef HLO_FLOAT8_H_
 #define HLO_FLOAT8_H_
 
-#include <cmath>
 #include <cstdint>
 #include <type_traits>
 

@@ -69,8 +69,7 @@ inline constexpr bool kIsNarrowFloat =
 
 // Calls fn(std::integral_constant<PrimitiveType, T>{}) for a supported
 // element type, so one generic lambda serves every type:
-//   TypeSwitch(type, [&](auto t) { using T = NativeType<decltype(t)::value>;
-//   });
+//   TypeSwitch(type, [&](auto t) { using T = NativeType<decltype(t)::value>; });
 // Returns an "unsupported type" error for the others.
 template <typename Fn>
 absl::Status TypeSwitch(PrimitiveType type, Fn&& fn) {
