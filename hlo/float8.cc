@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "hlo/instruction.h"
+
 namespace hloc {
 
 const Float8Format* Float8FormatOf(PrimitiveType type) {
@@ -25,6 +27,17 @@ const Float8Format* Float8FormatOf(PrimitiveType type) {
     default:
       return nullptr;
   }
+}
+
+bool TouchesFloat8(const HloInstruction& instr) {
+  auto is_float8 = [](const Shape& shape) {
+    return shape.IsArray() && IsFloat8Type(shape.element_type());
+  };
+  if (is_float8(instr.shape())) return true;
+  for (const HloInstruction* operand : instr.operands()) {
+    if (is_float8(operand->shape())) return true;
+  }
+  return false;
 }
 
 uint8_t FloatToFloat8Bits(float f, const Float8Format& format) {

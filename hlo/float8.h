@@ -55,6 +55,13 @@ struct Float8Format {
 
 // The format of an 8-bit float element type; nullptr for other types.
 const Float8Format* Float8FormatOf(PrimitiveType type);
+inline bool IsFloat8Type(PrimitiveType type) {
+  return Float8FormatOf(type) != nullptr;
+}
+
+class HloInstruction;
+// Whether `instr` or one of its operands is an array of an 8-bit float.
+bool TouchesFloat8(const HloInstruction& instr);
 
 // f32 -> the format's bits (round to nearest even, see the top comment).
 uint8_t FloatToFloat8Bits(float f, const Float8Format& format);

@@ -1,6 +1,7 @@
 #include "hlo/primitive_type.h"
 
 #include "absl/strings/str_cat.h"
+#include "hlo/float8.h"
 
 namespace hloc {
 namespace {
@@ -72,16 +73,9 @@ bool IsSupportedElementType(PrimitiveType type) {
     case F64:
     case C64:
     case C128:
-    case F8E5M2:
-    case F8E4M3:
-    case F8E3M4:
-    case F8E4M3FN:
-    case F8E4M3FNUZ:
-    case F8E5M2FNUZ:
-    case F8E4M3B11FNUZ:
       return true;
     default:
-      return false;
+      return IsFloat8Type(type);
   }
 }
 

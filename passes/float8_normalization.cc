@@ -2,14 +2,11 @@
 
 #include "hlo/computation.h"
 #include "hlo/float8.h"
+#include "hlo/status_macros.h"
 #include "passes/widen_to_f32.h"
 
 namespace hloc {
 namespace {
-
-bool IsFloat8Type(PrimitiveType type) {
-  return Float8FormatOf(type) != nullptr;
-}
 
 // Operations that compute on their values (so on 8-bit floats only after
 // widening): the elementwise ones except those that move or reinterpret
@@ -36,44 +33,21 @@ bool Computes(HloOpcode opcode) {
   }
 }
 
-bool TouchesFloat8(const HloInstruction* instr) {
-  if (instr->shape().IsArray() && IsFloat8Type(instr->shape().element_type())) {
-    return true;
-  }
-  for (const HloInstruction* operand : instr->operands()) {
-    if (operand->shape().IsArray() &&
-        IsFloat8Type(operand->shape().element_type())) {
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 absl::StatusOr<bool> Float8Normalization::Run(HloModule* module) {
-  bool changed = false;
-  for (HloComputation* computation : module->computations()) {
-    bool computation_changed = false;
-    for (HloInstruction* instr : computation->MakeInstructionPostOrder()) {
-      if (!Computes(instr->opcode()) || !instr->shape().IsArray() ||
-          !TouchesFloat8(instr)) {
-        continue;
-      }
-      if (absl::Status s = WidenToF32(computation, instr, IsFloat8Type);
-          !s.ok()) {
-        return s;
-      }
-      Count("ops-widened");
-      computation_changed = true;
-    }
-    if (computation_changed) {
-      // New instructions were appended after their users.
-      computation->SortInstructionsInPostOrder();
-      changed = true;
-    }
-  }
-  return changed;
+  return RewriteEach(
+      module, [](const HloComputation*) { return true; },
+      [](const HloInstruction* instr) {
+        return Computes(instr->opcode()) && instr->shape().IsArray() &&
+               TouchesFloat8(*instr);
+      },
+      "ops-widened",
+      [](HloComputation* computation,
+         HloInstruction* instr) -> absl::StatusOr<bool> {
+        HLOC_RETURN_IF_ERROR(WidenToF32(computation, instr, IsFloat8Type));
+        return true;
+      });
 }
 
 }  // namespace hloc

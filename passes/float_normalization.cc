@@ -1,9 +1,8 @@
 #include "passes/float_normalization.h"
 
-#include <vector>
-
 #include "absl/container/flat_hash_set.h"
 #include "hlo/computation.h"
+#include "hlo/status_macros.h"
 #include "passes/widen_to_f32.h"
 
 namespace hloc {
@@ -135,32 +134,26 @@ absl::flat_hash_set<const HloComputation*> AppliedComputations(
 absl::StatusOr<bool> FloatNormalization::Run(HloModule* module) {
   const absl::flat_hash_set<const HloComputation*> applied =
       AppliedComputations(*module);
-  bool changed = false;
-  for (HloComputation* computation : module->computations()) {
-    if (applied.contains(computation)) continue;
-    bool computation_changed = false;
-    for (HloInstruction* instr : computation->MakeInstructionPostOrder()) {
-      const PrimitiveType narrow = NarrowType(instr);
-      if (narrow == PRIMITIVE_TYPE_INVALID) continue;
-      if (instr->opcode() == HloOpcode::kSelect && !WidensSelect(instr)) {
-        continue;
-      }
-      if (absl::Status s =
-              WidenToF32(computation, instr,
-                         [narrow](PrimitiveType t) { return t == narrow; });
-          !s.ok()) {
-        return s;
-      }
-      Count("ops-widened");
-      computation_changed = true;
-    }
-    if (computation_changed) {
-      // New instructions were appended after their users.
-      computation->SortInstructionsInPostOrder();
-      changed = true;
-    }
-  }
-  return changed;
+  return RewriteEach(
+      module,
+      [&applied](const HloComputation* computation) {
+        return !applied.contains(computation);
+      },
+      [](const HloInstruction* instr) {
+        // select goes only where a widened operand's rounding then goes:
+        // its operands were rewritten before the walk reaches it.
+        return NarrowType(instr) != PRIMITIVE_TYPE_INVALID &&
+               (instr->opcode() != HloOpcode::kSelect || WidensSelect(instr));
+      },
+      "ops-widened",
+      [](HloComputation* computation,
+         HloInstruction* instr) -> absl::StatusOr<bool> {
+        const PrimitiveType narrow = NarrowType(instr);
+        HLOC_RETURN_IF_ERROR(
+            WidenToF32(computation, instr,
+                       [narrow](PrimitiveType t) { return t == narrow; }));
+        return true;
+      });
 }
 
 }  // namespace hloc

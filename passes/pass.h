@@ -42,6 +42,17 @@ class HloPass {
   absl::StatusOr<bool> RewriteEach(HloModule* module, HloOpcode opcode,
                                    const std::string& counter,
                                    const InstructionRewrite& rewrite);
+  // The same loop over the computations `computations` picks (fusion
+  // bodies too, if it picks them) and in them the instructions
+  // `instructions` picks, asked in post order as the walk reaches them
+  // (after the rewrites of their operands).
+  using ComputationSelect = std::function<bool(const HloComputation*)>;
+  using InstructionSelect = std::function<bool(const HloInstruction*)>;
+  absl::StatusOr<bool> RewriteEach(HloModule* module,
+                                   const ComputationSelect& computations,
+                                   const InstructionSelect& instructions,
+                                   const std::string& counter,
+                                   const InstructionRewrite& rewrite);
 
  private:
   std::map<std::string, int64_t> stats_;

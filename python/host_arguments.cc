@@ -23,7 +23,7 @@ enum class ElementKind { kBool, kSigned, kUnsigned, kFloat, kComplex, kOther };
 // them as uint16 and uint8).
 ElementKind CrossingKind(PrimitiveType type) {
   if (type == PRED) return ElementKind::kBool;
-  if (type == BF16 || Float8FormatOf(type) != nullptr ||
+  if (type == BF16 || IsFloat8Type(type) ||
       IsUnsignedIntegralType(type)) {
     return ElementKind::kUnsigned;
   }

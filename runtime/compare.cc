@@ -277,7 +277,7 @@ Tolerance DefaultTolerance(PrimitiveType type, bool accumulating) {
     default:
       break;
   }
-  if (Float8FormatOf(type) != nullptr) {
+  if (IsFloat8Type(type)) {
     // One ulp of the 8-bit type (2^-mantissa bits relative: 12.5% for
     // e4m3, 25% for e5m2): a value computed in another order in f32 may
     // round to the neighbour.

@@ -284,7 +284,7 @@ absl::StatusOr<DataType> ParseDescr(absl::string_view descr,
       // ml_dtypes' float8_e5m2 saves as 'f1' (the others as 'V1'): which
       // 8-bit float it holds is the expected element type's to say.
       if (width == 1) {
-        if (Float8FormatOf(options.expected_type) == nullptr) {
+        if (!IsFloat8Type(options.expected_type)) {
           return unknown(
               "1-byte floats are ml_dtypes' 8-bit floats; reading one needs "
               "the expected element type");
@@ -338,6 +338,8 @@ void SwapBytes(uint8_t* data, int64_t size, int unit) {
 }  // namespace
 
 absl::StatusOr<std::string> NpyDescr(PrimitiveType type) {
+  // The 8-bit floats as opaque bytes, as ml_dtypes saves most of them.
+  if (IsFloat8Type(type)) return std::string("|V1");
   switch (type) {
     case PRED:
       return std::string("|b1");
@@ -361,14 +363,6 @@ absl::StatusOr<std::string> NpyDescr(PrimitiveType type) {
       return std::string("<f2");
     case BF16:
       return std::string("<V2");
-    case F8E5M2:
-    case F8E4M3:
-    case F8E3M4:
-    case F8E4M3FN:
-    case F8E4M3FNUZ:
-    case F8E5M2FNUZ:
-    case F8E4M3B11FNUZ:
-      return std::string("|V1");
     case F32:
       return std::string("<f4");
     case F64:

@@ -23,18 +23,6 @@ absl::Status Unimplemented(const HloInstruction* hlo, absl::string_view what) {
                    hlo->ToShortString(), ")"));
 }
 
-// Whether `hlo` or one of its operands has an 8-bit float element type.
-bool TouchesFloat8(const HloInstruction* hlo) {
-  auto is_float8 = [](const Shape& shape) {
-    return shape.IsArray() && Float8FormatOf(shape.element_type()) != nullptr;
-  };
-  if (is_float8(hlo->shape())) return true;
-  for (const HloInstruction* operand : hlo->operands()) {
-    if (is_float8(operand->shape())) return true;
-  }
-  return false;
-}
-
 std::vector<int64_t> RowMajorStrides(absl::Span<const int64_t> dims) {
   std::vector<int64_t> strides(dims.size(), 1);
   for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) {
@@ -230,7 +218,7 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitElementwise(
   // in f32 before code generation.
   if (hlo->opcode() != HloOpcode::kSelect &&
       hlo->opcode() != HloOpcode::kConvert &&
-      hlo->opcode() != HloOpcode::kBitcastConvert && TouchesFloat8(hlo)) {
+      hlo->opcode() != HloOpcode::kBitcastConvert && TouchesFloat8(*hlo)) {
     return Unimplemented(hlo,
                          "arithmetic on an 8-bit float type (compute it in "
                          "f32: the float8-normalization pass)");

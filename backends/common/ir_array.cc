@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/common/complex_emitter.h"
+#include "hlo/float8.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Type.h"
@@ -12,6 +13,8 @@ namespace hloc {
 
 absl::StatusOr<llvm::Type*> StorageType(PrimitiveType type,
                                         llvm::LLVMContext& context) {
+  // Bits: LLVM has no 8-bit float type (backends/common/float8_convert).
+  if (IsFloat8Type(type)) return llvm::Type::getInt8Ty(context);
   switch (type) {
     case PRED:
     case S8:
@@ -26,15 +29,6 @@ absl::StatusOr<llvm::Type*> StorageType(PrimitiveType type,
     case S64:
     case U64:
       return llvm::Type::getInt64Ty(context);
-    case F8E5M2:
-    case F8E4M3:
-    case F8E3M4:
-    case F8E4M3FN:
-    case F8E4M3FNUZ:
-    case F8E5M2FNUZ:
-    case F8E4M3B11FNUZ:
-      // Bits: LLVM has no 8-bit float type (backends/common/float8_convert).
-      return llvm::Type::getInt8Ty(context);
     case F16:
       return llvm::Type::getHalfTy(context);
     case BF16:
