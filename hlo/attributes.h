@@ -160,6 +160,27 @@ struct PrecisionConfig {
   }
 };
 
+// The accuracy asked of a transcendental unary op's result: XLA's
+// ResultAccuracy, which JAX emits for lax.exp(x, accuracy=...) and prints
+// as result_accuracy={mode=highest} or
+// result_accuracy={tolerance={atol=0,rtol=0.001,ulps=0}}. A tolerance
+// lets a code generator pick any implementation whose error is within
+// atol + rtol * |result|, or within `ulps` units in the last place of the
+// result's type; float-normalization also sets one on the f32 arithmetic it
+// makes of bf16/f16/8-bit transcendentals (their own rounding's error).
+struct ResultAccuracy {
+  enum class Mode { kDefault = 0, kHighest = 1 };
+  Mode mode = Mode::kDefault;
+  bool has_tolerance = false;  // tolerance={...}: mode is then unused
+  double atol = 0;
+  double rtol = 0;
+  int64_t ulps = 0;
+  bool operator==(const ResultAccuracy& o) const {
+    return mode == o.mode && has_tolerance == o.has_tolerance &&
+           atol == o.atol && rtol == o.rtol && ulps == o.ulps;
+  }
+};
+
 // Source information for an instruction; printed as metadata={...}.
 struct OpMetadata {
   std::string op_type;

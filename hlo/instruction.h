@@ -51,6 +51,7 @@ struct HloAttributes {
   int64_t feature_group_count = 1;
   int64_t batch_group_count = 1;
   std::optional<PrecisionConfig> precision_config;
+  std::optional<ResultAccuracy> result_accuracy;  // transcendental unary ops
 
   std::optional<GatherDimensionNumbers> gather_dimension_numbers;
   std::vector<int64_t> gather_slice_sizes;

@@ -81,4 +81,25 @@ bool HloOpcodeIsBinaryCommutative(HloOpcode opcode) {
   }
 }
 
+bool HloOpcodeTakesResultAccuracy(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kCbrt:
+    case HloOpcode::kCos:
+    case HloOpcode::kErf:
+    case HloOpcode::kExp:
+    case HloOpcode::kExpm1:
+    case HloOpcode::kLog:
+    case HloOpcode::kLog1p:
+    case HloOpcode::kLogistic:
+    case HloOpcode::kRsqrt:
+    case HloOpcode::kSin:
+    case HloOpcode::kSqrt:
+    case HloOpcode::kTan:
+    case HloOpcode::kTanh:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace hloc

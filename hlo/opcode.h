@@ -35,6 +35,8 @@ bool HloOpcodeHasSideEffect(HloOpcode opcode);
 bool HloOpcodeIsCollective(HloOpcode opcode);
 // add, multiply, maximum, minimum, and, or, xor, mulhi.
 bool HloOpcodeIsBinaryCommutative(HloOpcode opcode);
+// The transcendental unary ops that take result_accuracy={...}, as XLA's.
+bool HloOpcodeTakesResultAccuracy(HloOpcode opcode);
 
 }  // namespace hloc
 

@@ -1,6 +1,9 @@
 #include "passes/widen_to_f32.h"
 
+#include <cmath>
 #include <vector>
+
+#include "hlo/float8.h"
 
 namespace hloc {
 namespace {
@@ -8,6 +11,30 @@ namespace {
 Shape WithElementType(Shape shape, PrimitiveType type) {
   shape.set_element_type(type);
   return shape;
+}
+
+// Significant bits (the implicit one included) of a narrow float type.
+int SignificandBits(PrimitiveType type) {
+  if (const Float8Format* f8 = Float8FormatOf(type)) {
+    return f8->mantissa_bits + 1;
+  }
+  return type == BF16 ? 8 : 11;  // f16
+}
+
+// The narrow op rounded its result to `type`: a relative error of up to
+// 2^-SignificandBits. The f32 op computing it in its place may err that
+// much too, which lets a code generator use a faster approximation of the
+// function (backends/common/elemental_emitter.cc). A result_accuracy the
+// program asked for is kept.
+void AllowNarrowTypesError(HloInstruction* wide, PrimitiveType type) {
+  if (!HloOpcodeTakesResultAccuracy(wide->opcode()) ||
+      wide->attrs().result_accuracy) {
+    return;
+  }
+  ResultAccuracy accuracy;
+  accuracy.has_tolerance = true;
+  accuracy.rtol = std::ldexp(1.0, -SignificandBits(type));
+  wide->mutable_attrs().result_accuracy = accuracy;
 }
 
 }  // namespace
@@ -39,6 +66,7 @@ absl::Status WidenToF32(HloComputation* computation, HloInstruction* instr,
   HloInstruction* wide =
       computation->AddInstruction(instr->CloneWithNewOperands(
           WithElementType(instr->shape(), F32), operands));
+  AllowNarrowTypesError(wide, instr->shape().element_type());
   HloInstruction* rounded = computation->AddInstruction(
       HloInstruction::CreateUnary(instr->shape(), HloOpcode::kConvert, wide));
   return computation->ReplaceInstruction(instr, rounded);

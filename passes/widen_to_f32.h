@@ -15,7 +15,9 @@ namespace hloc {
 // where each operand whose element type `narrow` accepts is widened (an
 // operand used twice, once) and a result of such a type is computed in f32
 // and rounded back; any other result (a compare's predicate, a dot's f32)
-// keeps its type. New instructions are appended: the caller re-sorts the
+// keeps its type. A transcendental computed in f32 for a narrow result gets
+// a result_accuracy tolerance of the narrow type's rounding error, unless
+// it has one. New instructions are appended: the caller re-sorts the
 // computation in post order.
 absl::Status WidenToF32(HloComputation* computation, HloInstruction* instr,
                         absl::FunctionRef<bool(PrimitiveType)> narrow);

@@ -1,5 +1,8 @@
 #include "backends/common/elemental_emitter.h"
 
+#include <algorithm>
+#include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -35,6 +38,26 @@ llvm::Value* MathCall(const MathLibrary* math, MathFunction fn,
                       std::vector<llvm::Value*> args, llvm::Module* module,
                       llvm::IRBuilderBase* b) {
   return math->Emit(fn, args, module, b);
+}
+
+// The relative error a transcendental's result may have beyond the
+// default implementation's: its result_accuracy tolerance (rtol, or ulps
+// of its type, an ulp being at least 2^-(significand bits) of the value),
+// or, for an op computed here in f32 for a bf16/f16 result, the narrow
+// type's rounding. 0 for mode=highest and for f32/f64 ops without one.
+double ToleratedRelativeError(const HloInstruction& hlo) {
+  const std::optional<ResultAccuracy>& accuracy = hlo.attrs().result_accuracy;
+  const PrimitiveType type = hlo.shape().element_type();
+  if (accuracy) {
+    if (!accuracy->has_tolerance) return 0;
+    const int significand_bits = type == F64 ? 53 : type == F32 ? 24 : 8;
+    return std::max(accuracy->rtol,
+                    std::ldexp(static_cast<double>(accuracy->ulps),
+                               -significand_bits));
+  }
+  if (type == BF16) return std::ldexp(1.0, -8);
+  if (type == F16) return std::ldexp(1.0, -11);
+  return 0;
 }
 
 }  // namespace
@@ -299,7 +322,8 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitUnary(
   }
   if (IsFloatingPointType(from)) {
     HLOC_ASSIGN_OR_RETURN(llvm::Value * v,
-                          EmitFloatUnary(hlo->opcode(), Widen(x)));
+                          EmitFloatUnary(hlo->opcode(), Widen(x),
+                                         ToleratedRelativeError(*hlo)));
     return NarrowResult(hlo->opcode(), v, to);
   }
   if (IsIntegralType(from) || from == PRED) {
@@ -308,11 +332,20 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitUnary(
   return Unimplemented(hlo, "unary op on this element type");
 }
 
-absl::StatusOr<llvm::Value*> ElementalEmitter::EmitFloatUnary(HloOpcode op,
-                                                              llvm::Value* x) {
+llvm::Value* ElementalEmitter::EmitMath(MathFunction fn, llvm::Value* x,
+                                       double tolerated_error) {
+  const double error = math_->ApproximationError(fn);
+  if (x->getType()->isFloatTy() && error > 0 && error <= tolerated_error) {
+    return math_->EmitApproximation(fn, x, b_);
+  }
+  return MathCall(math_, fn, {x}, module_, b_);
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitFloatUnary(
+    HloOpcode op, llvm::Value* x, double tolerated_error) {
   llvm::Type* t = x->getType();
   auto math = [&](MathFunction fn) {
-    return MathCall(math_, fn, {x}, module_, b_);
+    return EmitMath(fn, x, tolerated_error);
   };
   switch (op) {
     case HloOpcode::kAbs:
@@ -376,9 +409,10 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitFloatUnary(HloOpcode op,
     case HloOpcode::kSinh:
       return math(MathFunction::kSinh);
     case HloOpcode::kLogistic: {
-      // 1 / (1 + exp(-x)), as the evaluator and XLA's expander compute it.
+      // 1 / (1 + exp(-x)), as the evaluator and XLA's expander compute it;
+      // exp's relative error carries over at most as large.
       llvm::Value* e =
-          MathCall(math_, MathFunction::kExp, {b_->CreateFNeg(x)}, module_, b_);
+          EmitMath(MathFunction::kExp, b_->CreateFNeg(x), tolerated_error);
       llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
       return b_->CreateFDiv(one, b_->CreateFAdd(one, e));
     }

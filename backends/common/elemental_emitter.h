@@ -34,6 +34,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "backends/common/ir_array.h"
+#include "backends/common/math_library.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 
@@ -87,7 +88,15 @@ class ElementalEmitter {
                                          llvm::Value* x);
   absl::StatusOr<llvm::Value*> EmitBinary(const HloInstruction* hlo,
                                           llvm::Value* lhs, llvm::Value* rhs);
-  absl::StatusOr<llvm::Value*> EmitFloatUnary(HloOpcode op, llvm::Value* x);
+  // `tolerated_error`: the relative error the result may have
+  // (ToleratedRelativeError); a target's faster approximation of the
+  // function is used where its error is within it.
+  absl::StatusOr<llvm::Value*> EmitFloatUnary(HloOpcode op, llvm::Value* x,
+                                              double tolerated_error);
+  // fn(x), or the target's approximation of it where that errs by at most
+  // `tolerated_error` (relative) and `x` is f32.
+  llvm::Value* EmitMath(MathFunction fn, llvm::Value* x,
+                        double tolerated_error);
   absl::StatusOr<llvm::Value*> EmitFloatBinary(HloOpcode op, llvm::Value* lhs,
                                                llvm::Value* rhs);
   absl::StatusOr<llvm::Value*> EmitIntegerUnary(HloOpcode op,

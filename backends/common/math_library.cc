@@ -343,4 +343,10 @@ llvm::Value* EmitFastTanhF32(llvm::Value* x, llvm::IRBuilderBase* b) {
   return AtMost(AtLeast(result, -1.0, b), 1.0, b);
 }
 
+llvm::Value* EmitExpThroughExp2(llvm::Value* x, llvm::Function* exp2,
+                                llvm::IRBuilderBase* b) {
+  llvm::Value* log2e = llvm::ConstantFP::get(x->getType(), 1.4426950408889634);
+  return b->CreateCall(exp2, {b->CreateFMul(x, log2e)});
+}
+
 }  // namespace hloc

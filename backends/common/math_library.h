@@ -18,6 +18,7 @@
 #include "absl/types/span.h"
 
 namespace llvm {
+class Function;
 class IRBuilderBase;
 class Module;
 class Type;
@@ -63,6 +64,20 @@ class MathLibrary {
   // The external function computing `fn` on `type` ("expf", "exp").
   virtual std::string FunctionName(MathFunction fn, llvm::Type* type) const;
 
+  // A cheaper way to compute `fn` on f32, for results that may err more
+  // than the default's couple of ulps (a result_accuracy tolerance, or
+  // arithmetic float-normalization widened from bf16, f16 or an 8-bit
+  // float, whose own rounding errs far more): the largest relative error
+  // of EmitApproximation(fn) over every f32 argument whose result is a
+  // normal f32, or 0 when the target has no such version of `fn`.
+  virtual double ApproximationError(MathFunction fn) const { return 0; }
+  // Emits that version of fn(x) on an f32 `x`; only called where
+  // ApproximationError(fn) is not 0.
+  virtual llvm::Value* EmitApproximation(MathFunction fn, llvm::Value* x,
+                                         llvm::IRBuilderBase* b) const {
+    return nullptr;
+  }
+
   // True if the target rounds f32 to bf16 in one instruction (an fptrunc
   // to bfloat lowers to it), so the elemental emitter need not round on
   // the bits, which costs about ten integer instructions per conversion.
@@ -91,6 +106,18 @@ class HostMathLibrary : public MathLibrary {
   llvm::Value* EmitCbrt(llvm::Value* x, llvm::Module* module,
                         llvm::IRBuilderBase* b) const;
 };
+
+// exp(x) on f32 as exp2(x * log2(e)), `exp2` being the hardware's f32
+// base-2 exponential (NVPTX's ex2.approx, AMDGPU's v_exp_f32): two
+// instructions where libdevice's and OCML's expf take about ten. For
+// |x| < 88.73 the product is below 128 in magnitude, so its rounding and
+// log2(e)'s each put at most 2^-18 into the exponent, about 2^-18.5 of the
+// result; the instructions' own error (PTX documents ex2.approx.f32 at
+// 2 ulp) adds less than 2^-21. kExpThroughExp2Error says 2^-16 for margin;
+// the GPU case tests/gpu/approximate_math measures it on the device.
+inline constexpr double kExpThroughExp2Error = 1.0 / 65536;
+llvm::Value* EmitExpThroughExp2(llvm::Value* x, llvm::Function* exp2,
+                                llvm::IRBuilderBase* b);
 
 // The approximations, for any target that wants them: scalar, branch-free
 // IR without calls or target intrinsics (llvm.fmuladd for the multiply-adds,

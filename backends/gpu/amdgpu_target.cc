@@ -19,6 +19,7 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/IntrinsicsAMDGPU.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
@@ -54,6 +55,21 @@ class OcmlMathLibrary : public MathLibrary {
       return absl::StrCat(kOcmlPrefix, name, "_f32");
     }
     return absl::StrCat(kOcmlPrefix, name, "_f64");
+  }
+  // exp as llvm.exp2.f32 of x * log2(e), which the AMDGPU backend lowers
+  // to v_exp_f32 with its scaling for subnormal results, where the result
+  // may err by kExpThroughExp2Error (as the NVPTX target's).
+  double ApproximationError(MathFunction fn) const override {
+    return fn == MathFunction::kExp ? kExpThroughExp2Error : 0;
+  }
+  llvm::Value* EmitApproximation(MathFunction fn, llvm::Value* x,
+                                 llvm::IRBuilderBase* b) const override {
+    llvm::Module* module = b->GetInsertBlock()->getModule();
+    return EmitExpThroughExp2(
+        x,
+        llvm::Intrinsic::getDeclaration(module, llvm::Intrinsic::exp2,
+                                        {x->getType()}),
+        b);
   }
 };
 

@@ -16,6 +16,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
@@ -54,6 +55,38 @@ class LibdeviceMathLibrary : public MathLibrary {
   // __nv_fmodf / __nv_fmod (exact) instead of NVPTX's frem expansion;
   // found by the conformance suite's cuda column (tests/conformance).
   bool HasExactFrem() const override { return false; }
+  // Where a result may err by their bounds (elemental_emitter.cc): exp as
+  // ex2.approx.f32 of x * log2(e) (subnormal results kept, unlike the .ftz
+  // form), where __nv_expf spends about ten instructions on its range
+  // reduction (a bf16 sigmoid's kernel was issue-bound on them); tanh as
+  // tanh.approx.f32 (sm_75 and later: every architecture this target
+  // takes), one MUFU.TANH where __nv_tanhf takes an exponential and a
+  // division. PTX documents tanh.approx.f32's relative error as about
+  // 2^-11; 2^-10 is said for margin, which bf16's rounding (2^-8) allows
+  // and f16's (2^-11) does not. tests/gpu/approximate_math measures both.
+  double ApproximationError(MathFunction fn) const override {
+    if (fn == MathFunction::kExp) return kExpThroughExp2Error;
+    if (fn == MathFunction::kTanh) return 1.0 / 1024;
+    return 0;
+  }
+  llvm::Value* EmitApproximation(MathFunction fn, llvm::Value* x,
+                                 llvm::IRBuilderBase* b) const override {
+    llvm::Module* module = b->GetInsertBlock()->getModule();
+    if (fn == MathFunction::kTanh) {
+      // LLVM 19 has no intrinsic for it.
+      llvm::InlineAsm* tanh = llvm::InlineAsm::get(
+          llvm::FunctionType::get(x->getType(), {x->getType()}, false),
+          "tanh.approx.f32 $0, $1;", "=f,f", /*hasSideEffects=*/false);
+      llvm::CallInst* call = b->CreateCall(tanh, {x});
+      call->setDoesNotAccessMemory();
+      return call;
+    }
+    return EmitExpThroughExp2(
+        x,
+        llvm::Intrinsic::getDeclaration(module,
+                                        llvm::Intrinsic::nvvm_ex2_approx_f),
+        b);
+  }
 };
 
 // f32 division as div.full.f32 (at most 2 ulp over the whole range: a

@@ -353,6 +353,18 @@ absl::Status ExportAttributes(const HloInstruction& instr,
   if (opcode == HloOpcode::kConvolution || a.batch_group_count != 1) {
     p->set_batch_group_count(a.batch_group_count);
   }
+  if (a.result_accuracy) {
+    xla::ResultAccuracy* r = p->mutable_result_accuracy();
+    if (a.result_accuracy->has_tolerance) {
+      r->mutable_tolerance()->set_atol(a.result_accuracy->atol);
+      r->mutable_tolerance()->set_rtol(a.result_accuracy->rtol);
+      r->mutable_tolerance()->set_ulps(a.result_accuracy->ulps);
+    } else {
+      r->set_mode(a.result_accuracy->mode == ResultAccuracy::Mode::kHighest
+                      ? xla::ResultAccuracy::HIGHEST
+                      : xla::ResultAccuracy::DEFAULT);
+    }
+  }
   if (a.precision_config || UsesPrecisionConfig(opcode)) {
     auto* config = p->mutable_precision_config();
     if (a.precision_config) {

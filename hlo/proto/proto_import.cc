@@ -613,6 +613,28 @@ absl::Status ImportAttributes(const xla::HloInstructionProto& p,
     // XLA writes DEFAULT for every operand but prints nothing then.
     if (!all_default) a.precision_config = std::move(config);
   }
+  if (p.has_result_accuracy() && HloOpcodeTakesResultAccuracy(opcode)) {
+    const xla::ResultAccuracy& r = p.result_accuracy();
+    ResultAccuracy accuracy;
+    if (r.has_tolerance()) {
+      accuracy.has_tolerance = true;
+      accuracy.atol = r.tolerance().atol();
+      accuracy.rtol = r.tolerance().rtol();
+      accuracy.ulps = r.tolerance().ulps();
+      if (!(accuracy.atol >= 0) || !(accuracy.rtol >= 0) || accuracy.ulps < 0) {
+        return Invalid("result_accuracy's tolerance must be non-negative");
+      }
+    } else if (r.mode() == xla::ResultAccuracy::HIGHEST) {
+      accuracy.mode = ResultAccuracy::Mode::kHighest;
+    } else if (r.mode() != xla::ResultAccuracy::DEFAULT) {
+      return Invalid(absl::StrCat("unknown result_accuracy mode ", r.mode()));
+    }
+    // DEFAULT asks for nothing: kept unset, as the text form has it.
+    if (accuracy.has_tolerance ||
+        accuracy.mode != ResultAccuracy::Mode::kDefault) {
+      a.result_accuracy = accuracy;
+    }
+  }
   if (p.has_gather_dimension_numbers()) {
     a.gather_dimension_numbers = ImportGather(p.gather_dimension_numbers());
   }

@@ -272,6 +272,55 @@ TEST(ProtoConfigTest, DeviceAssignmentCarriesReplicasAndPartitions) {
   EXPECT_THAT(bad.status().message(), HasSubstr("replica_count 0"));
 }
 
+// ---- result_accuracy (lax.exp(x, accuracy=...)) ----------------------------
+
+// A module of parameter p: f32[4] and ROOT `opcode`(p) with `accuracy`
+// (ResultAccuracy's text form, or "" for none).
+absl::StatusOr<std::unique_ptr<HloModule>> ImportUnary(
+    const std::string& opcode, const std::string& accuracy) {
+  const std::string f32x4 =
+      "shape { element_type: F32 dimensions: 4 layout { minor_to_major: 0 } }";
+  return ImportHloModuleProto(TextProto(absl::StrCat(
+      "name: \"m\" entry_computation_id: 1 computations { name: \"e\" id: 1 "
+      "root_id: 2 instructions { name: \"p\" opcode: \"parameter\" id: 1 ",
+      f32x4, " } instructions { name: \"r\" opcode: \"", opcode,
+      "\" id: 2 operand_ids: 1 ", f32x4, " ", accuracy, " } }")));
+}
+
+TEST(ProtoImportTest, ResultAccuracyImportsAndRoundTrips) {
+  auto tol = ImportUnary(
+      "exponential",
+      "result_accuracy { tolerance { atol: 0 rtol: 0.001 ulps: 2 } }");
+  ASSERT_TRUE(tol.ok()) << tol.status();
+  const HloInstruction* root = (*tol)->entry_computation()->root_instruction();
+  ASSERT_TRUE(root->attrs().result_accuracy.has_value());
+  EXPECT_TRUE(root->attrs().result_accuracy->has_tolerance);
+  EXPECT_EQ(root->attrs().result_accuracy->rtol, 0.001);
+  EXPECT_EQ(root->attrs().result_accuracy->ulps, 2);
+  ExpectRoundTrips(**tol);
+
+  auto highest = ImportUnary("tanh", "result_accuracy { mode: HIGHEST }");
+  ASSERT_TRUE(highest.ok()) << highest.status();
+  root = (*highest)->entry_computation()->root_instruction();
+  EXPECT_EQ(root->attrs().result_accuracy->mode,
+            ResultAccuracy::Mode::kHighest);
+  ExpectRoundTrips(**highest);
+
+  // DEFAULT is no request, as the text form prints it.
+  auto plain = ImportUnary("log", "result_accuracy { mode: DEFAULT }");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_FALSE((*plain)
+                   ->entry_computation()
+                   ->root_instruction()
+                   ->attrs()
+                   .result_accuracy.has_value());
+
+  auto negative = ImportUnary(
+      "exponential", "result_accuracy { tolerance { rtol: -0.5 } }");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_THAT(negative.status().message(), HasSubstr("non-negative"));
+}
+
 // ---- Literals of every element type ----------------------------------------
 
 // A module whose root is a constant of `shape` holding `values`.

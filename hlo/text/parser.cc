@@ -140,6 +140,7 @@ enum class Attr {
   kFeatureGroupCount,
   kBatchGroupCount,
   kOperandPrecision,
+  kResultAccuracy,
   kAlgorithm,
   kLhsContractingDims,
   kRhsContractingDims,
@@ -232,6 +233,7 @@ const absl::flat_hash_map<absl::string_view, Attr>& AttrsByName() {
       {"feature_group_count", Attr::kFeatureGroupCount},
       {"batch_group_count", Attr::kBatchGroupCount},
       {"operand_precision", Attr::kOperandPrecision},
+      {"result_accuracy", Attr::kResultAccuracy},
       {"algorithm", Attr::kAlgorithm},
       {"lhs_contracting_dims", Attr::kLhsContractingDims},
       {"rhs_contracting_dims", Attr::kRhsContractingDims},
@@ -380,6 +382,8 @@ bool AttrAllowed(Attr attr, HloOpcode op) {
       return op == O::kConvolution || op == O::kCustomCall;
     case Attr::kOperandPrecision:
       return IsDotLike(op) || op == O::kConvolution || op == O::kCustomCall;
+    case Attr::kResultAccuracy:
+      return HloOpcodeTakesResultAccuracy(op);
     case Attr::kAlgorithm:
       return IsDotLike(op) || op == O::kConvolution || op == O::kCustomCall ||
              op == O::kRngBitGenerator;
@@ -705,6 +709,7 @@ class Parser {
   absl::Status ParseWord(HloToken* out, absl::string_view what);
   absl::Status ParseName(NameRef* out, absl::string_view what);
   absl::Status ParseFloat(float* out);
+  absl::Status ParseDouble(double* out);
 
   // --- Lists and values.
   absl::Status ParseIntList(std::vector<int64_t>* out);
@@ -716,6 +721,7 @@ class Parser {
   absl::Status ParseWindow(Window* out);
   absl::Status ParsePadding(PaddingConfig* out);
   absl::Status ParseDimLabels(ConvolutionDimensionNumbers* out);
+  absl::Status ParseResultAccuracy(ResultAccuracy* out);
   absl::Status ParseSliceRanges(HloAttributes* attrs);
   absl::Status ParseReplicaGroups(HloAttributes* attrs);
   absl::Status ParsePrecisionList(std::vector<Precision>* out);
@@ -856,6 +862,16 @@ absl::Status Parser::ParseFloat(float* out) {
     return Expected("a floating-point number");
   }
   *out = static_cast<float>(FloatTextValue(t.text, F32));
+  Take();
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseDouble(double* out) {
+  const HloToken& t = Peek();
+  if (t.kind != K::kWord || !IsFloatText(t.text)) {
+    return Expected("a floating-point number");
+  }
+  *out = FloatTextValue(t.text, F64);
   Take();
   return absl::OkStatus();
 }
@@ -1305,6 +1321,62 @@ absl::Status Parser::ParseMetadata(OpMetadata* out) {
   }
   Take();
   return absl::OkStatus();
+}
+
+// {mode=default|highest} or {tolerance={atol=A,rtol=R,ulps=N}} (any of
+// the three, in any order): result_accuracy.
+absl::Status Parser::ParseResultAccuracy(ResultAccuracy* out) {
+  *out = ResultAccuracy();
+  PARSER_TRY(Expect(K::kLBrace, "'{'"));
+  HloToken key;
+  PARSER_TRY(ParseWord(&key, "'mode' or 'tolerance'"));
+  PARSER_TRY(Expect(K::kEqual, "'='"));
+  if (key.text == "mode") {
+    HloToken mode;
+    PARSER_TRY(ParseWord(&mode, "'default' or 'highest'"));
+    if (mode.text == "default") {
+      out->mode = ResultAccuracy::Mode::kDefault;
+    } else if (mode.text == "highest") {
+      out->mode = ResultAccuracy::Mode::kHighest;
+    } else {
+      return ErrorAt(mode.offset, absl::StrCat("unknown accuracy mode '",
+                                               mode.text,
+                                               "' (default or highest)"));
+    }
+  } else if (key.text == "tolerance") {
+    out->has_tolerance = true;
+    PARSER_TRY(Expect(K::kLBrace, "'{'"));
+    while (!PeekIs(K::kRBrace)) {
+      HloToken field;
+      PARSER_TRY(ParseWord(&field, "'atol', 'rtol', 'ulps' or '}'"));
+      PARSER_TRY(Expect(K::kEqual, "'='"));
+      double* bound = field.text == "atol"   ? &out->atol
+                      : field.text == "rtol" ? &out->rtol
+                                             : nullptr;
+      if (bound != nullptr) {
+        const int64_t offset = Peek().offset;
+        PARSER_TRY(ParseDouble(bound));
+        if (!(*bound >= 0)) {
+          return ErrorAt(offset, absl::StrCat(field.text,
+                                              " must be a non-negative number"));
+        }
+      } else if (field.text == "ulps") {
+        PARSER_TRY(ParseNonNegative(&out->ulps, "a number of ulps"));
+      } else {
+        return ErrorAt(field.offset,
+                       absl::StrCat("unknown tolerance field '", field.text,
+                                    "' (atol, rtol or ulps)"));
+      }
+      if (!PeekIs(K::kComma)) break;
+      Take();
+    }
+    PARSER_TRY(Expect(K::kRBrace, "',' or '}'"));
+  } else {
+    return ErrorAt(key.offset, absl::StrCat("unknown result_accuracy key '",
+                                            key.text,
+                                            "' (mode or tolerance)"));
+  }
+  return Expect(K::kRBrace, "'}'");
 }
 
 // {key="value", key2={json}}: frontend_attributes.
@@ -2282,6 +2354,16 @@ absl::Status Parser::ParseAttribute(PendingInstruction* pi, AttrState* state) {
       return ParseNonNegative(&a.batch_group_count, "a group count");
     case Attr::kOperandPrecision:
       return ParsePrecisionList(&precision().operand_precision);
+    case Attr::kResultAccuracy: {
+      ResultAccuracy accuracy;
+      PARSER_TRY(ParseResultAccuracy(&accuracy));
+      // mode=default asks for nothing: kept unset, as XLA prints it.
+      if (accuracy.has_tolerance ||
+          accuracy.mode != ResultAccuracy::Mode::kDefault) {
+        a.result_accuracy = accuracy;
+      }
+      return absl::OkStatus();
+    }
     case Attr::kAlgorithm: {
       HloToken word;
       PARSER_TRY(ParseWord(&word, "an algorithm name"));

@@ -610,6 +610,55 @@ TEST(ParserTest, EnumsAndFlags) {
   EXPECT_TRUE(chol.root->attrs().cholesky_lower);
 }
 
+TEST(ParserTest, ResultAccuracy) {
+  // As JAX prints lax.exp(x, accuracy=lax.Tolerance(rtol=1e-3)).
+  auto tol = ParseOp("  a = f32[4] parameter(0)",
+                     "f32[4] exponential(a), "
+                     "result_accuracy={tolerance={atol=0,rtol=0.001,ulps=0}}");
+  ASSERT_NE(tol.root, nullptr);
+  ASSERT_TRUE(tol.root->attrs().result_accuracy.has_value());
+  const ResultAccuracy& t = *tol.root->attrs().result_accuracy;
+  EXPECT_TRUE(t.has_tolerance);
+  EXPECT_EQ(t.atol, 0);
+  EXPECT_EQ(t.rtol, 0.001);
+  EXPECT_EQ(t.ulps, 0);
+
+  auto ulps = ParseOp("  a = f32[4] parameter(0)",
+                      "f32[4] tanh(a), result_accuracy={tolerance={ulps=4}}");
+  ASSERT_NE(ulps.root, nullptr);
+  EXPECT_EQ(ulps.root->attrs().result_accuracy->ulps, 4);
+  EXPECT_EQ(ulps.root->attrs().result_accuracy->rtol, 0);
+
+  auto highest = ParseOp("  a = f32[4] parameter(0)",
+                         "f32[4] log(a), result_accuracy={mode=highest}");
+  ASSERT_NE(highest.root, nullptr);
+  EXPECT_FALSE(highest.root->attrs().result_accuracy->has_tolerance);
+  EXPECT_EQ(highest.root->attrs().result_accuracy->mode,
+            ResultAccuracy::Mode::kHighest);
+
+  // mode=default asks for nothing, as if absent.
+  auto plain = ParseOp("  a = f32[4] parameter(0)",
+                       "f32[4] sqrt(a), result_accuracy={mode=default}");
+  ASSERT_NE(plain.root, nullptr);
+  EXPECT_FALSE(plain.root->attrs().result_accuracy.has_value());
+
+  const std::string head = "ENTRY e {\n  a = f32[4] parameter(0)\n  ROOT r = ";
+  EXPECT_NE(ParseError(head + "f32[4] add(a, a), result_accuracy={mode=highest}\n}")
+                .find("attribute 'result_accuracy' is not valid for add"),
+            std::string::npos);
+  EXPECT_NE(ParseError(head + "f32[4] exponential(a), result_accuracy={mode=best}\n}")
+                .find("unknown accuracy mode 'best'"),
+            std::string::npos);
+  EXPECT_NE(ParseError(head + "f32[4] exponential(a), "
+                              "result_accuracy={tolerance={rtol=-1}}\n}")
+                .find("rtol must be a non-negative number"),
+            std::string::npos);
+  EXPECT_NE(ParseError(head + "f32[4] exponential(a), "
+                              "result_accuracy={tolerance={eps=1}}\n}")
+                .find("unknown tolerance field 'eps'"),
+            std::string::npos);
+}
+
 TEST(ParserTest, CustomCall) {
   auto cc = ParseOp(
       "  a = f32[2] parameter(0)\n  b = f32[2] parameter(1)",

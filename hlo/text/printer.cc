@@ -30,6 +30,27 @@ std::string FloatToString(float value) {
   return buf;
 }
 
+std::string DoubleToString(double value) {
+  char buf[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, value);
+    if (std::strtod(buf, nullptr) == value) break;
+  }
+  return buf;
+}
+
+// result_accuracy={mode=highest} or {tolerance={atol=0,rtol=0.001,ulps=0}},
+// as XLA prints it.
+std::string ResultAccuracyToString(const ResultAccuracy& r) {
+  if (!r.has_tolerance) {
+    return r.mode == ResultAccuracy::Mode::kHighest ? "{mode=highest}"
+                                                    : "{mode=default}";
+  }
+  return absl::StrCat("{tolerance={atol=", DoubleToString(r.atol),
+                      ",rtol=", DoubleToString(r.rtol), ",ulps=", r.ulps,
+                      "}}");
+}
+
 // True when `text` is one balanced {...} group as the parser reads it (no
 // stray whitespace around it, no bad tokens), so it can be printed unquoted
 // and read back verbatim. XLA prints JSON backend configs this way.
@@ -533,6 +554,9 @@ void Printer::OpcodeAttributes(const HloInstruction& instr,
       return;
     default:
       break;
+  }
+  if (a.result_accuracy) {
+    add("result_accuracy=", ResultAccuracyToString(*a.result_accuracy));
   }
   if (HloOpcodeIsCollective(op)) {
     if (a.channel_id) add("channel_id=", *a.channel_id);

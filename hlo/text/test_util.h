@@ -164,6 +164,8 @@ ENTRY %main (p0: f32[8,8], p1: (s32[], f32[4])) -> (f32[8,8], f32[4]) {
   %cp = f32[8,8]{1,0} collective-permute(%p0), channel_id=1, source_target_pairs={{0,1},{1,0}}
   %io = s32[4,8]{1,0} iota(), iota_dimension=1
   %rp = f32[8,8]{1,0} reduce-precision(%p0), exponent_bits=5, mantissa_bits=10
+  %ex = f32[8,8]{1,0} exponential(%p0), result_accuracy={tolerance={atol=0,rtol=0.001,ulps=0}}
+  %tnh = f32[8,8]{1,0} tanh(%p0), result_accuracy={mode=highest}
   %tk = (f32[8,2]{1,0}, s32[8,2]{1,0}) topk(%p0), k=2, largest=true, is_stable=true
   %bn = (f32[8,8]{1,0}, f32[8]{0}, f32[8]{0}) batch-norm-training(%p0, %ch, %ch), epsilon=0.001, feature_index=1
   %rng = f32[4]{0} rng(%ch, %ch), distribution=rng_uniform
