@@ -67,6 +67,9 @@ compile() {
     cp "$data"/out*.npy "$dir/" 2>/dev/null || true
   fi
   echo "--expect-tf32" > "$dir/flags"
+  # A case's own flags (tests/gpu/*/flags: e.g. --rtol=0 --atol=0 where
+  # the outputs must be bit for bit).
+  [[ -f "$data/flags" ]] && cat "$data/flags" >> "$dir/flags"
   rm -f "$dir/log"
 }
 

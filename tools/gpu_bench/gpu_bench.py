@@ -31,7 +31,11 @@ session 5 hloc's column was one run's kernel time right after the
 arguments were copied in, up to 10% slower than the same kernels back to
 back: see hlo_run_cuda.cc.) The copy
 is timed the same way with torch's copy_ on one 1 GiB buffer (bytes read +
-bytes written).
+bytes written). Beside it, each case has a copy of its own size, timed
+alike (half its bytes copied: as many read and written as the case moves):
+a kernel that moves 256 MB in 70 us pays launch, ramp-up and the last
+wave's tail on a far smaller transfer than the 1 GiB copy does, and the
+copy of the same bytes shows what that size can reach.
 """
 
 import argparse
@@ -169,18 +173,28 @@ def table(args):
             return "n/a", "n/a", "n/a"
         gbs = r["bytes"] / s / 1e9
         return f"{s * 1e6:.1f}", f"{gbs:.0f}", f"{100 * gbs / copy_gbs:.0f}%"
+    def same_size(r):
+        # The case's time against a copy of the same bytes: what a kernel
+        # of this size can reach.
+        if r.get("copy_same_s") is None:
+            return "n/a", "n/a"
+        c = r["copy_same_s"]
+        h = r.get("hloc_s")
+        return f"{c * 1e6:.1f}", (f"{100 * c / h:.0f}%" if h else "n/a")
     lines = [
         f"{device}, {datetime.date.today().isoformat()}; copy (1 GiB, "
         f"device to device, read+write) {copy_gbs:.0f} GB/s",
         "",
         "| case | hloc us | hloc GB/s | hloc % copy | XLA:GPU us | "
-        "XLA % copy | torch.compile us | torch % copy |",
-        "|---|---|---|---|---|---|---|---|",
+        "XLA % copy | torch.compile us | torch % copy | "
+        "same-size copy us | hloc % of it |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         h, x, t = cell(r, "hloc_s"), cell(r, "xla_s"), cell(r, "torch_s")
+        c = same_size(r)
         lines.append(f"| {r['name']} | {h[0]} | {h[1]} | {h[2]} | {x[0]} | "
-                     f"{x[2]} | {t[0]} | {t[2]} |")
+                     f"{x[2]} | {t[0]} | {t[2]} | {c[0]} | {c[1]} |")
     errors = [f"- {r['name']}: {k}: {r[k]}" for r in results
               for k in ("hloc_error", "xla_error", "torch_error") if k in r]
     if errors:
@@ -256,6 +270,18 @@ def plot(args):
     print(f"wrote {args.out}: {len(results)} cases ({caption})")
 
 
+def time_copy(nbytes):
+    """Seconds per device-to-device copy of `nbytes` (torch copy_, timed as
+    the peers are)."""
+    import torch
+    src = torch.empty(max(nbytes, 1), dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    seconds = time_calls(lambda: dst.copy_(src), torch.cuda.synchronize)
+    del src, dst
+    torch.cuda.empty_cache()
+    return seconds
+
+
 def measure_peers(only, budget_s=None):
     """The copy and the peers per case; cases not started within budget_s
     seconds (torch.compile's first compile of a case can take a minute)
@@ -288,6 +314,7 @@ def measure_peers(only, budget_s=None):
             outs = out if isinstance(out, (tuple, list)) else [out]
             moved = cases.bytes_moved(name, [np.asarray(o) for o in outs])
             row["bytes"] = moved
+            row["copy_same_s"] = time_copy(moved // 2)
             last = [out]
 
             def call():
