@@ -23,8 +23,9 @@ namespace hloc {
 namespace {
 
 // At most this many bytes of row cache per thread (a row is at most
-// kMaxRowBytes); further reduction inputs are recomputed instead.
-constexpr int64_t kMaxRowCacheBytes = 4 * kMaxRowBytes;
+// kMaxRowBytes, 128 KiB); further reduction inputs are recomputed instead.
+// Stack memory: 256 KiB leaves room in a worker thread's stack.
+constexpr int64_t kMaxRowCacheBytes = 256 * 1024;
 
 // Elements of a streamed output staged at a time (2 KiB of f32).
 constexpr int64_t kStageElements = 512;

@@ -111,9 +111,15 @@ absl::string_view FusionShapeName(
 inline constexpr absl::string_view kRowReductionBackendConfig =
     R"({"fusion_backend_config":{"kind":"__hloc_row_reduction"}})";
 
-// A row must fit one thread block's working set.
-inline constexpr int64_t kMaxRowElements = 16384;
-inline constexpr int64_t kMaxRowBytes = 64 * 1024;
+// A row must fit one thread block's working set: on the GPU a block of
+// 1024 threads keeps 32 elements each in registers (launch_dims.cc,
+// kRowFusionElementsPerThread), so a 32768-element row is read from memory
+// once however many passes use it. That covers a log-sum-exp over a 32k
+// vocabulary: bf16 logits widened to f32 (128 KiB of f32 per row) were
+// two reductions, each reading the logits (cross_entropy_bf16 of
+// tools/gpu_bench/models.py at 44% of an H200's copy bandwidth).
+inline constexpr int64_t kMaxRowElements = 32768;
+inline constexpr int64_t kMaxRowBytes = 128 * 1024;
 
 // Which of the kinds above `fusion` (a kFusion instruction) claims to be, by
 // its kind and backend_config alone.

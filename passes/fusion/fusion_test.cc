@@ -576,14 +576,37 @@ ENTRY e {
   EXPECT_EQ(CountKernels(*module).total(), 2);
 }
 
+// A log-sum-exp over a 32k vocabulary of bf16 logits, as JAX's
+// cross-entropy computes it (f32 rows of 128 KiB): one kernel reading the
+// logits once, not two reductions each reading them.
+TEST(RowReductionFusion, VocabularyLogSumExpIsOneKernel) {
+  auto module = Parse(WithReducers(R"(
+ENTRY e {
+  logits = bf16[4,32768] parameter(0)
+  x = f32[4,32768] convert(logits)
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  m = f32[4] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  mb = f32[4,32768] broadcast(m), dimensions={0}
+  d = f32[4,32768] subtract(x, mb)
+  e = f32[4,32768] exponential(d)
+  s = f32[4] reduce(e, zero), dimensions={1}, to_apply=add_f32
+  l = f32[4] log(s)
+  ROOT lse = f32[4] add(l, m)
+})"));
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  EXPECT_EQ(CountKernels(*module).total(), 1);
+}
+
 TEST(RowReductionFusion, LongRowsDoNotFitOneBlock) {
   auto module = Parse(WithReducers(R"(
 ENTRY e {
-  x = f32[2,20000] parameter(0)
+  x = f32[2,40000] parameter(0)
   zero = f32[] constant(0)
   s = f32[2] reduce(x, zero), dimensions={1}, to_apply=add_f32
-  b = f32[2,20000] broadcast(s), dimensions={0}
-  ROOT d = f32[2,20000] divide(x, b)
+  b = f32[2,40000] broadcast(s), dimensions={0}
+  ROOT d = f32[2,40000] divide(x, b)
 })"));
   FusionReport report;
   RunFusion(module.get(), &report);
