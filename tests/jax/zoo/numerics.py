@@ -114,7 +114,20 @@ _FLOAT8_EDGES = np.array(
      15.5, 16.5], np.float32)
 
 
+def result_accuracy(x):
+    # lax's accuracy= (XLA's result_accuracy in the proto): a loose
+    # tolerance lets a GPU approximate exp; mode=highest and an ulps bound
+    # keep the libraries' functions; a bf16 exp gets bf16's tolerance.
+    loose = lax.Tolerance(atol=0.0, rtol=1e-3, ulps=0)
+    return (lax.exp(x, accuracy=loose),
+            lax.tanh(x, accuracy=lax.AccuracyMode.HIGHEST),
+            lax.log(jnp.abs(x) + 1,
+                    accuracy=lax.Tolerance(atol=0.0, rtol=0.0, ulps=4)),
+            jnp.exp(x.astype(jnp.bfloat16)))
+
+
 PROGRAMS = {
+    "result_accuracy": (result_accuracy, lambda r: [floats(r, (64,)) * 4]),
     "fp8_quantize_dequantize": (
         fp8_quantize_dequantize, lambda r: [floats(r, (16, 32))]),
     "fp8_matmul": (
