@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "hlo/float8.h"
+#include "hlo/primitive_type.h"
 
 namespace hloc {
 namespace {
@@ -13,16 +13,8 @@ Shape WithElementType(Shape shape, PrimitiveType type) {
   return shape;
 }
 
-// Significant bits (the implicit one included) of a narrow float type.
-int SignificandBits(PrimitiveType type) {
-  if (const Float8Format* f8 = Float8FormatOf(type)) {
-    return f8->mantissa_bits + 1;
-  }
-  return type == BF16 ? 8 : 11;  // f16
-}
-
 // The narrow op rounded its result to `type`: a relative error of up to
-// 2^-SignificandBits. The f32 op computing it in its place may err that
+// 2^-(mantissa bits + 1). The f32 op computing it in its place may err that
 // much too, which lets a code generator use a faster approximation of the
 // function (backends/common/elemental_emitter.cc). A result_accuracy the
 // program asked for is kept.
@@ -33,7 +25,7 @@ void AllowNarrowTypesError(HloInstruction* wide, PrimitiveType type) {
   }
   ResultAccuracy accuracy;
   accuracy.has_tolerance = true;
-  accuracy.rtol = std::ldexp(1.0, -SignificandBits(type));
+  accuracy.rtol = std::ldexp(1.0, -(FloatFormatOf(type).mantissa_bits + 1));
   wide->mutable_attrs().result_accuracy = accuracy;
 }
 

@@ -48,15 +48,14 @@ llvm::Value* MathCall(const MathLibrary* math, MathFunction fn,
 double ToleratedRelativeError(const HloInstruction& hlo) {
   const std::optional<ResultAccuracy>& accuracy = hlo.attrs().result_accuracy;
   const PrimitiveType type = hlo.shape().element_type();
+  const int significand_bits = FloatFormatOf(type).mantissa_bits + 1;
   if (accuracy) {
     if (!accuracy->has_tolerance) return 0;
-    const int significand_bits = type == F64 ? 53 : type == F32 ? 24 : 8;
     return std::max(accuracy->rtol,
                     std::ldexp(static_cast<double>(accuracy->ulps),
                                -significand_bits));
   }
-  if (type == BF16) return std::ldexp(1.0, -8);
-  if (type == F16) return std::ldexp(1.0, -11);
+  if (type == BF16 || type == F16) return std::ldexp(1.0, -significand_bits);
   return 0;
 }
 
