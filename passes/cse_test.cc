@@ -63,6 +63,36 @@ ENTRY main {
   EXPECT_FALSE(*changed);
 }
 
+// An exp that may be approximated and one that may not compute different
+// values on a GPU (backends/common/elemental_emitter.cc): never merged.
+// Two with the same result_accuracy are.
+TEST(CseTest, ResultAccuracyTellsExpsApart) {
+  auto module = ParseAndVerify(R"(
+HloModule m
+
+ENTRY main {
+  x = f32[4]{0} parameter(0)
+  plain = f32[4]{0} exponential(x)
+  loose1 = f32[4]{0} exponential(x), result_accuracy={tolerance={atol=0,rtol=0.001,ulps=0}}
+  loose2 = f32[4]{0} exponential(x), result_accuracy={tolerance={atol=0,rtol=0.001,ulps=0}}
+  highest = f32[4]{0} exponential(x), result_accuracy={mode=highest}
+  ROOT r = (f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}) tuple(plain, loose1, loose2, highest)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  CommonSubexpressionElimination cse;
+  absl::StatusOr<bool> changed = RunAndVerify(cse, module->get());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  EXPECT_EQ(cse.statistics().at("instructions-merged"), 1);
+  const HloInstruction* root =
+      (*module)->entry_computation()->root_instruction();
+  EXPECT_EQ(root->operand(1), root->operand(2));
+  EXPECT_NE(root->operand(0), root->operand(1));
+  EXPECT_NE(root->operand(0), root->operand(3));
+  EXPECT_NE(root->operand(1), root->operand(3));
+}
+
 TEST(CseTest, MergesReducesWithEqualReducers) {
   auto module = ParseAndVerify(R"(
 HloModule m
