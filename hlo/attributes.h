@@ -175,6 +175,9 @@ struct ResultAccuracy {
   double atol = 0;
   double rtol = 0;
   int64_t ulps = 0;
+  // mode=default: asks for nothing, kept as no attribute (XLA prints
+  // none for it).
+  bool IsDefault() const { return !has_tolerance && mode == Mode::kDefault; }
   bool operator==(const ResultAccuracy& o) const {
     return mode == o.mode && has_tolerance == o.has_tolerance &&
            atol == o.atol && rtol == o.rtol && ulps == o.ulps;

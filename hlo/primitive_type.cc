@@ -1,5 +1,7 @@
 #include "hlo/primitive_type.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "hlo/float8.h"
 
@@ -176,6 +178,10 @@ FloatFormat FloatFormatOf(PrimitiveType type) {
     default:
       return {0, 0};
   }
+}
+
+double UnitRoundoff(PrimitiveType type) {
+  return std::ldexp(1.0, -(FloatFormatOf(type).mantissa_bits + 1));
 }
 
 }  // namespace hloc

@@ -92,6 +92,10 @@ struct FloatFormat {
   int mantissa_bits;
 };
 FloatFormat FloatFormatOf(PrimitiveType type);
+// 2^-(mantissa bits + 1): the largest relative error of rounding a real
+// to the nearest value of float type `type` (bf16 2^-8, f16 2^-11), and
+// the least share of a value its last place is worth.
+double UnitRoundoff(PrimitiveType type);
 
 }  // namespace hloc
 

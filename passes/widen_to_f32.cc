@@ -1,6 +1,5 @@
 #include "passes/widen_to_f32.h"
 
-#include <cmath>
 #include <vector>
 
 #include "hlo/primitive_type.h"
@@ -14,7 +13,7 @@ Shape WithElementType(Shape shape, PrimitiveType type) {
 }
 
 // The narrow op rounded its result to `type`: a relative error of up to
-// 2^-(mantissa bits + 1). The f32 op computing it in its place may err that
+// UnitRoundoff(type). The f32 op computing it in its place may err that
 // much too, which lets a code generator use a faster approximation of the
 // function (backends/common/elemental_emitter.cc). A result_accuracy the
 // program asked for is kept.
@@ -25,7 +24,7 @@ void AllowNarrowTypesError(HloInstruction* wide, PrimitiveType type) {
   }
   ResultAccuracy accuracy;
   accuracy.has_tolerance = true;
-  accuracy.rtol = std::ldexp(1.0, -(FloatFormatOf(type).mantissa_bits + 1));
+  accuracy.rtol = UnitRoundoff(type);
   wide->mutable_attrs().result_accuracy = accuracy;
 }
 

@@ -1,7 +1,6 @@
 #include "backends/common/elemental_emitter.h"
 
 #include <algorithm>
-#include <cmath>
 #include <optional>
 #include <string>
 #include <utility>
@@ -42,20 +41,18 @@ llvm::Value* MathCall(const MathLibrary* math, MathFunction fn,
 
 // The relative error a transcendental's result may have beyond the
 // default implementation's: its result_accuracy tolerance (rtol, or ulps
-// of its type, an ulp being at least 2^-(significand bits) of the value),
-// or, for an op computed here in f32 for a bf16/f16 result, the narrow
-// type's rounding. 0 for mode=highest and for f32/f64 ops without one.
+// of its type, an ulp being at least UnitRoundoff of the value), or, for
+// an op computed here in f32 for a bf16/f16 result, the narrow type's
+// rounding. 0 for mode=highest and for f32/f64 ops without one.
 double ToleratedRelativeError(const HloInstruction& hlo) {
   const std::optional<ResultAccuracy>& accuracy = hlo.attrs().result_accuracy;
   const PrimitiveType type = hlo.shape().element_type();
-  const int significand_bits = FloatFormatOf(type).mantissa_bits + 1;
   if (accuracy) {
     if (!accuracy->has_tolerance) return 0;
     return std::max(accuracy->rtol,
-                    std::ldexp(static_cast<double>(accuracy->ulps),
-                               -significand_bits));
+                    static_cast<double>(accuracy->ulps) * UnitRoundoff(type));
   }
-  if (type == BF16 || type == F16) return std::ldexp(1.0, -significand_bits);
+  if (type == BF16 || type == F16) return UnitRoundoff(type);
   return 0;
 }
 

@@ -629,11 +629,7 @@ absl::Status ImportAttributes(const xla::HloInstructionProto& p,
     } else if (r.mode() != xla::ResultAccuracy::DEFAULT) {
       return Invalid(absl::StrCat("unknown result_accuracy mode ", r.mode()));
     }
-    // DEFAULT asks for nothing: kept unset, as the text form has it.
-    if (accuracy.has_tolerance ||
-        accuracy.mode != ResultAccuracy::Mode::kDefault) {
-      a.result_accuracy = accuracy;
-    }
+    if (!accuracy.IsDefault()) a.result_accuracy = accuracy;
   }
   if (p.has_gather_dimension_numbers()) {
     a.gather_dimension_numbers = ImportGather(p.gather_dimension_numbers());

@@ -708,8 +708,9 @@ class Parser {
   absl::Status ParseString(std::string* out);
   absl::Status ParseWord(HloToken* out, absl::string_view what);
   absl::Status ParseName(NameRef* out, absl::string_view what);
+  // A float literal's value as `type` reads it (F32 or F64).
+  absl::Status ParseFloatValue(PrimitiveType type, double* out);
   absl::Status ParseFloat(float* out);
-  absl::Status ParseDouble(double* out);
 
   // --- Lists and values.
   absl::Status ParseIntList(std::vector<int64_t>* out);
@@ -856,23 +857,20 @@ absl::Status Parser::ParseName(NameRef* out, absl::string_view what) {
   return absl::OkStatus();
 }
 
-absl::Status Parser::ParseFloat(float* out) {
+absl::Status Parser::ParseFloatValue(PrimitiveType type, double* out) {
   const HloToken& t = Peek();
   if (t.kind != K::kWord || !IsFloatText(t.text)) {
     return Expected("a floating-point number");
   }
-  *out = static_cast<float>(FloatTextValue(t.text, F32));
+  *out = FloatTextValue(t.text, type);
   Take();
   return absl::OkStatus();
 }
 
-absl::Status Parser::ParseDouble(double* out) {
-  const HloToken& t = Peek();
-  if (t.kind != K::kWord || !IsFloatText(t.text)) {
-    return Expected("a floating-point number");
-  }
-  *out = FloatTextValue(t.text, F64);
-  Take();
+absl::Status Parser::ParseFloat(float* out) {
+  double value;
+  PARSER_TRY(ParseFloatValue(F32, &value));
+  *out = static_cast<float>(value);
   return absl::OkStatus();
 }
 
@@ -1355,7 +1353,7 @@ absl::Status Parser::ParseResultAccuracy(ResultAccuracy* out) {
                                              : nullptr;
       if (bound != nullptr) {
         const int64_t offset = Peek().offset;
-        PARSER_TRY(ParseDouble(bound));
+        PARSER_TRY(ParseFloatValue(F64, bound));
         if (!(*bound >= 0)) {
           return ErrorAt(offset, absl::StrCat(field.text,
                                               " must be a non-negative number"));
@@ -2357,11 +2355,7 @@ absl::Status Parser::ParseAttribute(PendingInstruction* pi, AttrState* state) {
     case Attr::kResultAccuracy: {
       ResultAccuracy accuracy;
       PARSER_TRY(ParseResultAccuracy(&accuracy));
-      // mode=default asks for nothing: kept unset, as XLA prints it.
-      if (accuracy.has_tolerance ||
-          accuracy.mode != ResultAccuracy::Mode::kDefault) {
-        a.result_accuracy = accuracy;
-      }
+      if (!accuracy.IsDefault()) a.result_accuracy = accuracy;
       return absl::OkStatus();
     }
     case Attr::kAlgorithm: {
