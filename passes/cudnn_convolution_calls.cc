@@ -4,7 +4,9 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "hlo/computation.h"
+#include "hlo/shape_inference.h"
 
 namespace hloc {
 namespace {
@@ -65,6 +67,22 @@ absl::StatusOr<bool> Rewrite(HloComputation* computation,
   a.feature_group_count = from.feature_group_count;
   a.batch_group_count = from.batch_group_count;
   a.precision_config = from.precision_config;
+  // A call whose attributes do not make a valid convolution of its
+  // operands into its result (a window that is not the kernel's size, say)
+  // is bad input, said here with the call's name: rewritten, it would be an
+  // invalid module after this pass.
+  absl::StatusOr<Shape> inferred = InferInstructionShape(*conv);
+  if (!inferred.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("custom-call ", call->name(), " (", kForward,
+                     "): ", inferred.status().message()));
+  }
+  if (!inferred->Compatible(shape.tuple_shapes(0))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "custom-call ", call->name(), " (", kForward, "): its result ",
+        shape.tuple_shapes(0).ToString(), " is not the convolution's ",
+        inferred->ToString()));
+  }
   *conv->mutable_metadata() = call->metadata();
   HloInstruction* result = computation->AddInstruction(std::move(conv));
   // The workspace: zeros (nothing reads it).

@@ -82,5 +82,42 @@ TEST(CudnnConvolutionCallsTest, FusedActivationOrScaleStays) {
   }
 }
 
+// A call whose window is not its kernel's size (found by
+// fuzz/cpu_pipeline_fuzzer, which mutated JAX's 3x3 into 6x3) is an error
+// naming the call, not an invalid convolution after the pass; so is one
+// whose declared result is not the convolution's.
+TEST(CudnnConvolutionCallsTest, CallsThatAreNoValidConvolutionAreErrors) {
+  const std::string plain =
+      R"({"cudnn_conv_backend_config":{"activation_mode":"kNone","conv_result_scale":1}})";
+  struct Case {
+    std::string from, to, message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"size=3x3 stride=2x2", "size=6x3 stride=2x2",
+            "window size 6 in spatial dimension 0 differs from the kernel "
+            "size 3"},
+           {"(f32[2,4,4,8], u8[16])", "(f32[2,5,4,8], u8[16])",
+            "is not the convolution's f32[2,4,4,8]"}}) {
+    SCOPED_TRACE(c.to);
+    std::string text = CallWith(plain);
+    text.replace(text.find(c.from), c.from.size(), c.to);
+    if (c.to[0] == '(') {
+      const std::string root = "ROOT r = f32[2,4,4,8]";
+      text.replace(text.find(root), root.size(), "ROOT r = f32[2,5,4,8]");
+    }
+    auto module = ParseAndVerify(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    CudnnConvolutionCalls pass;
+    absl::StatusOr<bool> changed = pass.Run(module->get());
+    ASSERT_FALSE(changed.ok());
+    EXPECT_TRUE(absl::IsInvalidArgument(changed.status()));
+    const std::string message(changed.status().message());
+    EXPECT_NE(message.find("custom-call c (__cudnn$convForward)"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find(c.message), std::string::npos) << message;
+  }
+}
+
 }  // namespace
 }  // namespace hloc
