@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 #include "hlo/text/parser.h"
@@ -364,6 +365,48 @@ ENTRY e {
   for (HloInstruction* fusion : EntryFusions(*module)) {
     EXPECT_EQ(CountIn(*fusion->fused_computation(), HloOpcode::kNegate), 1);
   }
+}
+
+// JAX's threefry for the GPU is unrolled: each round's two values feed two
+// ops of the next (x0 += x1; x1 = rotl(x1) ^ x0), a DAG of cheap shared
+// values. Copies of them were fused once per path that reached them, a
+// number of fusions exponential in the rounds (24 rounds never finished; 8
+// took 76090 fusions). Latest operand first, each value joins a consumer
+// at most once.
+TEST(InstructionFusion, SharedCheapValuesAreFusedOncePerConsumer) {
+  constexpr int kRounds = 24;
+  std::string text = R"(
+ENTRY e {
+  a = u32[4,6] parameter(0)
+  b = u32[4,6] parameter(1)
+  s = u32[] constant(13)
+  t = u32[] constant(19)
+  sb = u32[4,6] broadcast(s), dimensions={}
+  tb = u32[4,6] broadcast(t), dimensions={}
+)";
+  std::string x0 = "a", x1 = "b";
+  for (int i = 0; i < kRounds; ++i) {
+    const std::string n = absl::StrCat("n", i), x = absl::StrCat("x", i);
+    absl::StrAppend(&text, "  ", n, " = u32[4,6] add(", x0, ", ", x1, ")\n",
+                    "  l", i, " = u32[4,6] shift-left(", x1, ", sb)\n",
+                    "  r", i, " = u32[4,6] shift-right-logical(", x1,
+                    ", tb)\n", "  o", i, " = u32[4,6] or(l", i, ", r", i,
+                    ")\n", "  ", x, " = u32[4,6] xor(o", i, ", ", n, ")\n");
+    x0 = n;
+    x1 = x;
+  }
+  absl::StrAppend(&text, "  ROOT out = (u32[4,6], u32[4,6]) tuple(", x0, ", ",
+                  x1, ")\n}\n");
+  auto module = Parse(text);
+  ASSERT_NE(module, nullptr);
+  InstructionFusion fusion(CpuOptions());
+  absl::StatusOr<bool> changed = fusion.Run(module.get());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  // Two consumers (the two outputs) take in at most every instruction each.
+  const int64_t instructions = 6 + 5 * kRounds;
+  EXPECT_LE(fusion.statistics().at("fusions"), 2 * instructions);
+  EXPECT_EQ(CountKernels(*module).total(), 2);
+  EXPECT_TRUE(VerifyModule(*module).ok()) << VerifyModule(*module);
 }
 
 TEST(InstructionFusion, ReductionFusionStopsAtTheReduce) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "passes/fusion/fusion_utils.h"
@@ -24,12 +25,29 @@ absl::StatusOr<bool> InstructionFusion::RunOnComputation(
   bool changed = false;
   std::vector<HloInstruction*> order = computation->MakeInstructionPostOrder();
   absl::flat_hash_set<HloInstruction*> alive(order.begin(), order.end());
+  // Post-order positions; a fusion takes its consumer's. A consumer takes
+  // its operands latest first, so a producer is fused only after every
+  // operand that uses it: the positions fused into one consumer then only
+  // decrease, and each producer is fused (or copied) into it at most once.
+  // In any other order a copied producer's value is fused again through
+  // each path that reaches it, and a DAG of cheap shared values (JAX's
+  // unrolled threefry: every round's values feed two ops of the next) took
+  // a number of fusions exponential in its depth.
+  absl::flat_hash_map<const HloInstruction*, int64_t> position;
+  for (int64_t i = 0; i < static_cast<int64_t>(order.size()); ++i) {
+    position[order[i]] = i;
+  }
   // Whether fusions grown in place (appended) left the stored order
   // unsorted; FuseInstructions sorts it, as the end of the pass does.
   bool unsorted = false;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     HloInstruction* consumer = *it;
     if (!alive.contains(consumer)) continue;
+    const int64_t consumer_position = position.at(consumer);
+    auto position_of = [&](const HloInstruction* instr) {
+      auto found = position.find(instr);
+      return found == position.end() ? consumer_position : found->second;
+    };
     bool fused = true;
     while (fused) {
       fused = false;
@@ -40,6 +58,10 @@ absl::StatusOr<bool> InstructionFusion::RunOnComputation(
           operands.push_back(operand);
         }
       }
+      std::stable_sort(operands.begin(), operands.end(),
+                       [&](const HloInstruction* a, const HloInstruction* b) {
+                         return position_of(a) > position_of(b);
+                       });
       for (HloInstruction* producer : operands) {
         // Parameters and tuple plumbing are never kernels: not worth a line
         // in the report.
@@ -104,6 +126,7 @@ absl::StatusOr<bool> InstructionFusion::RunOnComputation(
             alive.insert(instr);
           }
         }
+        position[*fusion] = consumer_position;
         Count("fusions");
         record.result = (*fusion)->name();
         if (report) report->Record(std::move(record));
