@@ -2,8 +2,10 @@
 // InstructionFusion.
 //
 // Algorithm: in every kernel computation, visit consumers users-first
-// (reverse post order). For a consumer, look at its operands in order and ask
-// the cost model (cost_model.h) whether each producer should fuse into it.
+// (reverse post order). For a consumer, look at its operands latest first
+// (post order: a producer after every operand that uses it, so none joins
+// the consumer twice) and ask the cost model (cost_model.h) whether each
+// producer should fuse into it.
 // On yes, the producer (a copy of it, if it has other users and is cheap) and
 // the consumer become one fusion -- kLoop, or kInput when the consumer is a
 // reduce or (GPU) the producer a reduction and the consumer its elementwise
