@@ -4,8 +4,9 @@
 # case JAX lowered for the GPU (tests/jax/gpu_cases) for cuda, with their
 # inputs and XLA's outputs, into the bundle (scripts/gpu_bundle.sh); also
 # the hand-written odd-size cases of tests/gpu (expected outputs from the
-# evaluator) and the kernels' odd-size cases of tests/gpu_kernels (made by
-# JAX, where it is installed).
+# evaluator), the kernels' odd-size cases of tests/gpu_kernels and the
+# model zoo's programs lowered for cuda (tests/jax/zoo_gpu_cases.py; both
+# made by JAX, where it is installed).
 #
 #   scripts/gpu_check.sh [--tests] [--gpu-arch=sm_90]   # here -> gpu-bundle/
 #   gpu-bundle/run.sh                                   # on the GPU machine
@@ -106,8 +107,15 @@ if python3 -c "import jax, ml_dtypes" 2> /dev/null; then
     compile "kernel.$(basename "$case")" "$case/module.pb" "$case"
     count=$((count + 1))
   done
+  # The model zoo (tests/jax/zoo: the programs zoo_test checks on the CPU
+  # targets), lowered for cuda, XLA:CPU's outputs expected.
+  python3 tests/jax/zoo_gpu_cases.py "$stage/zoo_cases" >&2
+  for case in "$stage"/zoo_cases/*/; do
+    compile "zoo.$(basename "$case")" "$case/module.pb" "$case"
+    count=$((count + 1))
+  done
 else
-  echo "gpu_check: no JAX here; skipping tests/gpu_kernels" >&2
+  echo "gpu_check: no JAX here; skipping tests/gpu_kernels and the zoo" >&2
 fi
 failed=$(wc -l < "$stage/compile.txt")
 echo "gpu_check: $((count - failed)) of $count modules compiled for $arch" >&2
