@@ -6,7 +6,8 @@
 # the hand-written odd-size cases of tests/gpu (expected outputs from the
 # evaluator), the kernels' odd-size cases of tests/gpu_kernels and the
 # model zoo's programs lowered for cuda (tests/jax/zoo_gpu_cases.py; both
-# made by JAX, where it is installed).
+# made by JAX, where it is installed), and the differential fuzzer's
+# generated modules (expected outputs from the evaluator, bit for bit).
 #
 #   scripts/gpu_check.sh [--tests] [--gpu-arch=sm_90]   # here -> gpu-bundle/
 #   gpu-bundle/run.sh                                   # on the GPU machine
@@ -48,12 +49,14 @@ trap 'rm -rf "$stage"' EXIT
 # the evaluator agree on.
 xla_gpu_wrong=(jax.dot_mixed_int.0 jax.dot_mixed_int.1)
 
-# compile NAME MODULE DATA_DIR: one case folder in the stage.
+# compile NAME MODULE DATA_DIR [HLO-OPT FLAG...]: one case folder in the
+# stage.
 compile() {
   local name="$1" module="$2" data="$3" dir="$stage/cases/$1"
+  shift 3
   mkdir -p "$dir"
   if ! bazel-bin/tools/hlo-opt "$module" --platform=cuda --gpu-arch="$arch" \
-      --stage=executable -o "$dir/m.hloexe" > "$dir/log" 2>&1; then
+      --stage=executable "$@" -o "$dir/m.hloexe" > "$dir/log" 2>&1; then
     echo "$name: $(tail -1 "$dir/log")" >> "$stage/compile.txt"
     rm -rf "$dir"
     return 0
@@ -117,6 +120,23 @@ if python3 -c "import jax, ml_dtypes" 2> /dev/null; then
 else
   echo "gpu_check: no JAX here; skipping tests/gpu_kernels and the zoo" >&2
 fi
+# The differential fuzzer's modules (fuzz/differential: exact arithmetic by
+# construction over f32, f16, bf16, s32 and pred, with layouts, slices,
+# transposes, reductions and dots), without float divides and with dots at
+# precision HIGHEST (hlo-diff-fuzz --write-cases says why), every bf16/f16
+# rounding kept: each must match the evaluator bit for bit.
+diff_cases=${HLOC_GPU_DIFF_CASES:-300}
+bazel build //fuzz/differential:hlo-diff-fuzz >&2
+bazel-bin/fuzz/differential/hlo-diff-fuzz --write-cases="$stage/diff_cases" \
+  --seed=1 --count="$diff_cases"
+for case in "$stage"/diff_cases/*/; do
+  bazel-bin/tools/hlo-run "$case/module.hlo" --platform=interpreter \
+    --inputs="$case" --output="$case" --denormals=keep > /dev/null
+  printf -- '--rtol=0\n--atol=0\n' > "$case/flags"
+  compile "diff.$(basename "$case")" "$case/module.hlo" "$case" \
+    --allow-excess-precision=false
+  count=$((count + 1))
+done
 failed=$(wc -l < "$stage/compile.txt")
 echo "gpu_check: $((count - failed)) of $count modules compiled for $arch" >&2
 [[ $failed == 0 ]] || cat "$stage/compile.txt" >&2

@@ -9,6 +9,9 @@
 //                                         for a run that crashed)
 //   hlo-diff-fuzz --replay FILE.hlo...   (check saved modules; the input
 //                                         seed is the N of diff-N.hlo)
+//   hlo-diff-fuzz --write-cases=DIR [--seed=S] [--count=N]
+//       (N modules for another target, unchecked: DIR/diff-<seed>/
+//        module.hlo and in<i>.npy; see WriteCases)
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -16,12 +19,18 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "fuzz/differential/differential_check.h"
 #include "fuzz/differential/module_generator.h"
+#include "hlo/text/parser.h"
+#include "hlo/verifier.h"
+#include "runtime/npy.h"
 
 namespace {
 
@@ -32,10 +41,51 @@ bool Flag(const std::string& arg, const char* name, std::string* value) {
   return true;
 }
 
+// --write-cases: `count` modules from consecutive seeds (those
+// ForExactTarget keeps) as case folders for hlo-run or another target's check
+// (scripts/gpu_check.sh: compiled for cuda, expected outputs from the
+// evaluator). The inputs are MakeDifferentialInput's, as CheckModule makes
+// them.
+int WriteCases(const std::string& dir, uint64_t seed, int64_t count) {
+  int64_t written = 0;
+  for (uint64_t s = seed; written < count; ++s) {
+    hloc::fuzz::RandomSource source(s);
+    std::optional<std::string> text =
+        hloc::fuzz::ForExactTarget(hloc::fuzz::GenerateModule(source));
+    if (!text) continue;
+    auto module = hloc::ParseHloModule(*text, "generated");
+    if (!module.ok() || !hloc::VerifyModule(**module).ok()) {
+      std::fprintf(stderr, "seed %llu: the generated module is invalid\n%s\n",
+                   static_cast<unsigned long long>(s), text->c_str());
+      return 1;
+    }
+    const std::string case_dir = absl::StrCat(dir, "/diff-", s);
+    std::filesystem::create_directories(case_dir);
+    std::ofstream(case_dir + "/module.hlo") << *text;
+    const hloc::HloComputation* entry = (*module)->entry_computation();
+    for (int64_t i = 0; i < entry->num_parameters(); ++i) {
+      absl::Status st = hloc::WriteNpy(
+          absl::StrCat(case_dir, "/in", i, ".npy"),
+          hloc::fuzz::MakeDifferentialInput(*entry->parameter_instruction(i),
+                                            s + 7919 * i));
+      if (!st.ok()) {
+        std::fprintf(stderr, "%s: %s\n", case_dir.c_str(),
+                     std::string(st.message()).c_str());
+        return 1;
+      }
+    }
+    ++written;
+  }
+  std::fprintf(stderr, "%lld cases in %s\n", static_cast<long long>(written),
+               dir.c_str());
+  return 0;
+}
+
 int Usage() {
   std::fprintf(stderr,
                "usage: hlo-diff-fuzz [--seed=S] [--count=N] [--seconds=T] "
-               "[--out=DIR] | --print --seed=S | --replay FILE...\n");
+               "[--out=DIR] | --print --seed=S | --replay FILE... | "
+               "--write-cases=DIR [--seed=S] [--count=N]\n");
   return 2;
 }
 
@@ -46,6 +96,7 @@ int main(int argc, char** argv) {
   int64_t count = -1;
   double seconds = -1;
   std::string out = ".";
+  std::string cases_dir;
   bool print = false;
   if (argc >= 2 && std::string(argv[1]) == "--replay") {
     int failures = 0;
@@ -80,6 +131,8 @@ int main(int argc, char** argv) {
       if (!absl::SimpleAtod(v, &seconds)) return Usage();
     } else if (Flag(arg, "out", &v)) {
       out = v;
+    } else if (Flag(arg, "write-cases", &v)) {
+      cases_dir = v;
     } else if (arg == "--print") {
       print = true;
     } else {
@@ -90,6 +143,9 @@ int main(int argc, char** argv) {
     hloc::fuzz::RandomSource source(seed);
     std::fputs(hloc::fuzz::GenerateModule(source).c_str(), stdout);
     return 0;
+  }
+  if (!cases_dir.empty()) {
+    return WriteCases(cases_dir, seed, count < 0 ? 100 : count);
   }
   if (count < 0 && seconds < 0) count = 100;
   const auto start = std::chrono::steady_clock::now();

@@ -4,12 +4,15 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "backends/cpu/cpu_compiler.h"
 #include "fuzz/differential/module_generator.h"
 #include "hlo/evaluator/evaluator.h"
@@ -120,6 +123,22 @@ absl::Status CheckModule(const std::string& text, uint64_t input_seed) {
   }
   return fail("cpu and evaluator differ (input seed ", input_seed, "; ",
               culprit, "): ", Describe(c));
+}
+
+std::optional<std::string> ForExactTarget(const std::string& text) {
+  std::vector<std::string> lines = absl::StrSplit(text, '\n');
+  for (std::string& line : lines) {
+    const bool float_result = absl::StrContains(line, "= f32[") ||
+                              absl::StrContains(line, "= f16[") ||
+                              absl::StrContains(line, "= bf16[");
+    if (float_result && absl::StrContains(line, " divide(")) {
+      return std::nullopt;
+    }
+    if (absl::StrContains(line, " dot(")) {
+      absl::StrAppend(&line, ", operand_precision={highest,highest}");
+    }
+  }
+  return absl::StrJoin(lines, "\n");
 }
 
 }  // namespace fuzz

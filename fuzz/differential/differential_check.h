@@ -11,6 +11,7 @@
 #define FUZZ_DIFFERENTIAL_DIFFERENTIAL_CHECK_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -31,6 +32,15 @@ Literal MakeDifferentialInput(const HloInstruction& parameter, uint64_t seed);
 // agrees with the evaluator (a pass's fault) or not (code generation's).
 // A module that does not parse or verify is an error too (a generator bug).
 absl::Status CheckModule(const std::string& text, uint64_t input_seed);
+
+// A generated module as a case for a target that is exact only where the
+// generator needs it (the GPUs), or nullopt when the module has a float
+// divide: the GPUs divide f32 as XLA:GPU does (div.full, within 2 ulp, not
+// correctly rounded), so a quotient could differ in its last bits. Its
+// dots are asked for at precision HIGHEST (which the evaluator always
+// computes): at the default precision the GPUs multiply f32 in TF32, which
+// rounds computed operands the generator keeps exact in f32.
+std::optional<std::string> ForExactTarget(const std::string& text);
 
 }  // namespace fuzz
 }  // namespace hloc

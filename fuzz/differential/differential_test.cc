@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,38 @@ TEST(DifferentialTest, GeneratedModulesAgree) {
     absl::Status status = CheckModule(text, seed);
     EXPECT_TRUE(status.ok()) << "seed " << seed << ": " << status.message();
   }
+}
+
+TEST(DifferentialTest, ExactTargetCasesDropFloatDividesAndAskForHighest) {
+  const std::string divide = R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  ROOT q = f32[4] divide(a, b)
+})";
+  EXPECT_FALSE(ForExactTarget(divide).has_value());
+  const std::string int_divide = R"(HloModule m
+ENTRY e {
+  a = s32[4] parameter(0)
+  b = s32[4] parameter(1)
+  ROOT q = s32[4] divide(a, b)
+})";
+  EXPECT_TRUE(ForExactTarget(int_divide).has_value());
+  const std::string dot = R"(HloModule m
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  b = f32[3,4] parameter(1)
+  ROOT d = f32[2,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  std::optional<std::string> highest = ForExactTarget(dot);
+  ASSERT_TRUE(highest.has_value());
+  EXPECT_NE(highest->find("dot(a, b), lhs_contracting_dims={1}, "
+                          "rhs_contracting_dims={0}, "
+                          "operand_precision={highest,highest}"),
+            std::string::npos)
+      << *highest;
+  // Still a valid module that computes what the original does.
+  EXPECT_TRUE(CheckModule(*highest, 1).ok()) << CheckModule(*highest, 1);
 }
 
 TEST(DifferentialTest, RegressionsAgree) {
