@@ -6,7 +6,7 @@ of NumPy arrays, small sizes). ALL merges them; a name may appear once.
 """
 
 from zoo import (arrays, control_flow, losses, models, numerics,
-                 optimizers)
+                 optimizers, research)
 
 THEMES = {
     "models": models.PROGRAMS,
@@ -15,6 +15,7 @@ THEMES = {
     "control_flow": control_flow.PROGRAMS,
     "arrays": arrays.PROGRAMS,
     "numerics": numerics.PROGRAMS,
+    "research": research.PROGRAMS,
 }
 
 
