@@ -498,9 +498,8 @@ PROGRAMS = {
     "spectral_norm_power_iter": (spectral_norm,
                                  lambda r: [floats(r, (5, 4)),
                                             floats(r, (5,))]),
-    # The next two call LAPACK and FFTW, which AArch64 AOT code cannot yet
-    # (backends/README.md); their names keep them out of zoo_test's AArch64
-    # sample until known_failures.py records that, as for complex_fft_filter.
+    # The next three call LAPACK and FFTW, which AArch64 AOT code cannot yet
+    # (backends/README.md; known_failures.py).
     "spd_cholesky_solve_inverse": (spd_linalg, lambda r: [floats(r, (4, 4)),
                                                       floats(r, (4, 2))]),
     "gaussian_nll_cholesky_grad": (gaussian_nll_grad,
