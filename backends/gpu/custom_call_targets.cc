@@ -7,7 +7,9 @@
 
 namespace hloc {
 
-bool GpuSupportsCustomCall(absl::string_view target) {
+bool GpuSupportsCustomCall(absl::string_view target,
+                           absl::string_view platform) {
+  if (platform != "cuda") return false;
   // One line per implemented target. The sharding annotations are not
   // here: passes/sharding_remover.h removes them before compilation.
   static const auto* targets = [] {

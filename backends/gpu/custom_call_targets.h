@@ -11,7 +11,12 @@
 
 namespace hloc {
 
-bool GpuSupportsCustomCall(absl::string_view target);
+// Whether `platform` ("cuda" or "rocm") runs custom calls to `target`.
+// JAX's cuSOLVER calls run on cuda only: rocm has no solver library here
+// (Debian packages no hipSOLVER), so a module lowered for cuda and
+// compiled for rocm is refused by name, not by the kernel emitters.
+bool GpuSupportsCustomCall(absl::string_view target,
+                           absl::string_view platform);
 
 }  // namespace hloc
 

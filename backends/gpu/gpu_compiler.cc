@@ -210,7 +210,13 @@ class StepEmitter {
       if (!absl::IsUnimplemented(conv.status())) return conv.status();
       no_gemm = absl::StrCat(conv.status().message(), "; ");
     }
-    if (vendor_libraries_ && instr.opcode() == HloOpcode::kFft) {
+    if (instr.opcode() == HloOpcode::kFft) {
+      if (!vendor_libraries_) {
+        // No kernel computes an FFT; cuFFT is cuda's, and Debian packages
+        // no rocFFT.
+        return absl::UnimplementedError(
+            "fft: no FFT library on this platform (cuFFT on cuda only)");
+      }
       absl::StatusOr<ExecutableStep> fft = MakeFftStep(instr, slots);
       if (!fft.ok()) return fft.status();
       steps->push_back(*std::move(fft));
@@ -279,7 +285,12 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
   }
   // What no kernel can run is named before anything is compiled.
   HLOC_RETURN_IF_ERROR(
-      CheckCustomCallTargets(*module, GpuSupportsCustomCall, options.platform));
+      CheckCustomCallTargets(*module,
+                             [&](absl::string_view custom_call_target) {
+                               return GpuSupportsCustomCall(custom_call_target,
+                                                            options.platform);
+                             },
+                             options.platform));
   std::unique_ptr<GpuTarget> owned_target;
   if (options.target == nullptr) {
     HLOC_ASSIGN_OR_RETURN(owned_target, MakeTarget(options));
