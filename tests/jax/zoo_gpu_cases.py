@@ -51,6 +51,8 @@ KEEP_XLA_CPU = {
     # Scatter with duplicate indices and no combiner: which update lands is
     # unspecified; hloc's GPU scatter applies them in order, as XLA:CPU does.
     "scatter_set_max_min": "duplicate scatter indices (update order)",
+    # The same through mode="clip": clipped indices collide.
+    "scatter_modes": "clipped scatter indices collide (update order)",
     # XLA:GPU drops f32 -> f8 -> f32 round trips under excess precision;
     # hloc keeps every rounding to an 8-bit float, a quantisation the
     # program asked for (passes/simplify_fp_conversions.h).

@@ -5,8 +5,8 @@ where make_inputs(rng) returns the function's positional arguments (pytrees
 of NumPy arrays, small sizes). ALL merges them; a name may appear once.
 """
 
-from zoo import (arrays, control_flow, losses, models, numerics,
-                 optimizers, research)
+from zoo import (arrays, control_flow, edge_cases, losses, models,
+                 numerics, optimizers, research)
 
 THEMES = {
     "models": models.PROGRAMS,
@@ -16,6 +16,7 @@ THEMES = {
     "arrays": arrays.PROGRAMS,
     "numerics": numerics.PROGRAMS,
     "research": research.PROGRAMS,
+    "edge_cases": edge_cases.PROGRAMS,
 }
 
 
