@@ -10,7 +10,8 @@
 # generated modules (expected outputs from the evaluator, bit for bit).
 #
 #   scripts/gpu_check.sh [--tests] [--gpu-arch=sm_90]   # here -> gpu-bundle/
-#   gpu-bundle/run.sh                                   # on the GPU machine
+#   python3 tests/jax/zoo_gpu_cases.py --xla-gpu gpu-bundle \
+#     && gpu-bundle/run.sh                              # on the GPU machine
 #
 # The corpus cases also carry JAX's HloModuleProto (xla_module.pb), which
 # tools/gpu_bench/corpus_bench.py times on XLA:GPU beside hloc's
@@ -111,7 +112,8 @@ if python3 -c "import jax, ml_dtypes" 2> /dev/null; then
     count=$((count + 1))
   done
   # The model zoo (tests/jax/zoo: the programs zoo_test checks on the CPU
-  # targets), lowered for cuda, XLA:CPU's outputs expected.
+  # targets), lowered for cuda, with XLA:CPU's outputs; on the GPU machine
+  # `zoo_gpu_cases.py --xla-gpu` replaces them with XLA:GPU's.
   python3 tests/jax/zoo_gpu_cases.py "$stage/zoo_cases" >&2
   for case in "$stage"/zoo_cases/*/; do
     compile "zoo.$(basename "$case")" "$case/module.pb" "$case"
@@ -123,8 +125,8 @@ fi
 # The differential fuzzer's modules (fuzz/differential: exact arithmetic by
 # construction over f32, f16, bf16, s32 and pred, with layouts, slices,
 # transposes, reductions and dots), without float divides and with dots at
-# precision HIGHEST (hlo-diff-fuzz --write-cases says why), every bf16/f16
-# rounding kept: each must match the evaluator bit for bit.
+# precision HIGHEST (ForExactTarget, differential_check.h, says why), every
+# bf16/f16 rounding kept: each must match the evaluator bit for bit.
 diff_cases=${HLOC_GPU_DIFF_CASES:-300}
 bazel build //fuzz/differential:hlo-diff-fuzz >&2
 bazel-bin/fuzz/differential/hlo-diff-fuzz --write-cases="$stage/diff_cases" \
