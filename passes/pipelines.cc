@@ -30,6 +30,7 @@
 #include "passes/tree_reduction.h"
 #include "passes/triangular_solve_expander.h"
 #include "passes/tuple_layout.h"
+#include "passes/control_flow_layout.h"
 
 namespace hloc {
 
@@ -124,6 +125,9 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // A tuple holds its operands' buffers: an element in another layout
   // than its operand's needs a copy (before fusion, which may fuse it).
   pipeline.AddPass<TupleLayout>();
+  // So does a while's loop state, a conditional's operands and results and
+  // a get-tuple-element's element: one layout across each boundary.
+  pipeline.AddPass<ControlFlowLayout>();
   // cuSOLVER's calls read column-major matrices (their
   // operand_layout_constraints); the CPU's LAPACK calls read any layout.
   if (platform == "cuda") pipeline.AddPass<CustomCallLayout>();

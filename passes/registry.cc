@@ -38,6 +38,7 @@
 #include "passes/tree_reduction.h"
 #include "passes/triangular_solve_expander.h"
 #include "passes/tuple_layout.h"
+#include "passes/control_flow_layout.h"
 #include "passes/tuple_simplifier.h"
 
 namespace hloc {
@@ -181,6 +182,10 @@ const PassEntry kPasses[] = {
     {"tuple-layout",
      "a copy where a tuple element's layout differs from its operand's",
      Make<TupleLayout>},
+    {"control-flow-layout",
+     "copies where a while's loop state, a conditional's operands or "
+     "results, or a get-tuple-element's element change layout",
+     Make<ControlFlowLayout>},
     {"custom-call-layout",
      "a copy where a custom call's operand_layout_constraints ask for "
      "another layout than its operand's (cuda)",

@@ -6,12 +6,10 @@
 #include "hlo/status_macros.h"
 
 namespace hloc {
-namespace {
 
-// `value` with the layouts of `target` (same dimensions and types): itself
-// where they already agree, else copies of the leaves that differ.
-HloInstruction* Relayout(HloComputation* computation, HloInstruction* value,
-                         const Shape& target, int64_t* copies) {
+HloInstruction* RelayoutValue(HloComputation* computation,
+                              HloInstruction* value, const Shape& target,
+                              int64_t* copies) {
   if (value->shape() == target) return value;
   if (!target.IsTuple()) {
     ++*copies;
@@ -25,12 +23,10 @@ HloInstruction* Relayout(HloComputation* computation, HloInstruction* value,
         computation->AddInstruction(HloInstruction::CreateGetTupleElement(
             value->shape().tuple_shapes(i), value, i));
     elements.push_back(
-        Relayout(computation, element, target.tuple_shapes(i), copies));
+        RelayoutValue(computation, element, target.tuple_shapes(i), copies));
   }
   return computation->AddInstruction(HloInstruction::CreateTuple(elements));
 }
-
-}  // namespace
 
 absl::StatusOr<bool> TupleLayout::Run(HloModule* module) {
   int64_t copies = 0;
@@ -44,7 +40,7 @@ absl::StatusOr<bool> TupleLayout::Run(HloModule* module) {
                       HloInstruction* operand = tuple->operand(i);
                       const Shape& want = tuple->shape().tuple_shapes(i);
                       HloInstruction* fixed =
-                          Relayout(computation, operand, want, &copies);
+                          RelayoutValue(computation, operand, want, &copies);
                       if (fixed == operand) continue;
                       HLOC_RETURN_IF_ERROR(tuple->ReplaceOperandWith(i, fixed));
                       rewired = true;

@@ -24,6 +24,13 @@
 
 namespace hloc {
 
+// `value` with the layouts of `target` (same dimensions and types): itself
+// where they already agree, else copies of the leaves that differ (a
+// tuple rebuilt from get-tuple-elements). Adds to *copies.
+HloInstruction* RelayoutValue(HloComputation* computation,
+                              HloInstruction* value, const Shape& target,
+                              int64_t* copies);
+
 class TupleLayout : public HloPass {
  public:
   absl::string_view name() const override { return "tuple-layout"; }

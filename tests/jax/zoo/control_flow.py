@@ -114,6 +114,26 @@ def early_exit_search(xs, target):
     return lax.while_loop(cond, lambda i: i + 1, 0)
 
 
+def gru_over_batch(wx, wh, xs):
+    # jax.vmap of a lax.scan: JAX moves the batch behind the scanned axis
+    # with a transpose laid out as a view of xs, and the loop state keeps
+    # that layout while the loop body reads it row-major (the cpu backend
+    # read the wrong rows until control-flow-layout).
+    def run(seq):
+        def step(h, x):
+            r, z, n = jnp.split(wx @ x, 3)
+            hr, hz, hn = jnp.split(wh @ h, 3)
+            r, z = jax.nn.sigmoid(r + hr), jax.nn.sigmoid(z + hz)
+            h = (1 - z) * jnp.tanh(n + r * hn) + z * h
+            return h, h
+        return lax.scan(step, jnp.zeros(wh.shape[1]), seq)[1]
+    return jax.vmap(run)(xs)
+
+
+def gru_over_batch_loss(wx, wh, xs):
+    return jnp.sum(gru_over_batch(wx, wh, xs) ** 2)
+
+
 PROGRAMS = {
     "while_newton_sqrt": (newton_sqrt,
                           lambda r: [np.abs(floats(r, (6,))) + 0.5]),
@@ -129,6 +149,14 @@ PROGRAMS = {
         lambda r: [floats(r, (4, 4)) * 0.5, floats(r, (6, 3, 4)),
                    floats(r, (3, 4))]),
     "scan_reverse": (reverse_scan, lambda r: [floats(r, (7, 3))]),
+    "vmap_scan_gru": (gru_over_batch,
+                      lambda r: [floats(r, (12, 6)) * 0.5,
+                                 floats(r, (12, 4)) * 0.5,
+                                 floats(r, (3, 5, 6))]),
+    "vmap_scan_gru_grad": (jax.grad(gru_over_batch_loss, argnums=(0, 1, 2)),
+                           lambda r: [floats(r, (12, 6)) * 0.5,
+                                      floats(r, (12, 4)) * 0.5,
+                                      floats(r, (3, 5, 6))]),
     "switch_piecewise": (
         piecewise, lambda r: [floats(r, (5,)), np.int32(r.integers(0, 4))]),
     "vmap_switch": (jax.vmap(piecewise),
