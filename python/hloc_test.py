@@ -348,6 +348,27 @@ class DispatchTest(unittest.TestCase):
             assert_matches(self, f(a, b), jax.jit(lambda a, b: (a * b, a + 1))(
                 a, b), "bf16")
 
+    def test_donation_is_accepted_and_arguments_stay_valid(self):
+        # A jax.jit call site with donate_argnums ports unchanged; hloc
+        # does not reuse the donated buffers, so they keep their values.
+        def step(params, grads):
+            return jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params,
+                                          grads)
+        params = {"w": np.ones((4, 3), np.float32),
+                  "b": np.arange(3, dtype=np.float32)}
+        grads = {"w": np.full((4, 3), 2, np.float32),
+                 "b": np.ones(3, np.float32)}
+        before = jax.tree_util.tree_map(np.copy, params)
+        want = jax.jit(step)(params, grads)
+        for jitted in (hloc.jit(step, donate_argnums=0),
+                       hloc.jit(donate_argnames="params")(step)):
+            got = jitted(params, grads)
+            for key in want:
+                np.testing.assert_allclose(got[key], want[key], rtol=1e-6)
+                np.testing.assert_array_equal(params[key], before[key])
+        with self.assertRaises(TypeError):
+            hloc.jit(step, donate_argnums="params")
+
     def test_inputs_are_not_written_or_aliased(self):
         # hloc.jit has no donation: a result never shares an argument's
         # memory, and the arguments keep their values.

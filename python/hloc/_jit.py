@@ -123,6 +123,17 @@ def _check_static(fun, nums, names):
     return frozenset(nums), frozenset(names)
 
 
+def _check_donation(nums, names):
+    """jax.jit's types for the donation arguments: an int or ints, a str or
+    strs."""
+    nums = (nums,) if isinstance(nums, int) else nums
+    names = (names,) if isinstance(names, str) else names
+    if not all(isinstance(n, int) for n in nums):
+        raise TypeError(f"donate_argnums must be ints, got {nums!r}")
+    if not all(isinstance(n, str) for n in names):
+        raise TypeError(f"donate_argnames must be strings, got {names!r}")
+
+
 class Jitted:
     """A function compiled by hloc on first call per signature; call it like
     the function. lower(*args) shows what hloc makes of it."""
@@ -257,7 +268,8 @@ class Jitted:
 
 
 def jit(fun=None, *, platform="cpu", static_argnums=(), static_argnames=(),
-        verify_each=False, fallback=None):
+        donate_argnums=(), donate_argnames=(), verify_each=False,
+        fallback=None):
     """Compiles `fun` with hloc: hloc.jit(f, platform="cpu"), or as a
     decorator, @hloc.jit or @hloc.jit(platform="interpreter").
 
@@ -266,14 +278,21 @@ def jit(fun=None, *, platform="cpu", static_argnums=(), static_argnames=(),
     the GPU; JAX GPU arrays in and out through DLPack, no host copy;
     HlocError saying why where there is no GPU or no compiler).
     static_argnums / static_argnames: as jax.jit (hashable values; each new
-    value compiles anew). verify_each: run the verifier after every pass.
+    value compiles anew). donate_argnums / donate_argnames: accepted as
+    jax.jit accepts them, so a jax.jit call site ports unchanged; donation
+    only permits reusing an argument's buffer, and hloc never writes its
+    arguments (the results are buffers of their own), so the arguments
+    stay valid. verify_each: run the verifier after every pass.
     fallback: None (the platform's default), True or False (strict), as
     hloc.compile's.
     """
+    _check_donation(donate_argnums, donate_argnames)
     if fun is None:
         return functools.partial(jit, platform=platform,
                                  static_argnums=static_argnums,
                                  static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums,
+                                 donate_argnames=donate_argnames,
                                  verify_each=verify_each, fallback=fallback)
     return Jitted(fun, platform=platform, static_argnums=static_argnums,
                   static_argnames=static_argnames, verify_each=verify_each,
