@@ -1,11 +1,14 @@
 #include "passes/test_util.h"
 
 #include <cstring>
+#include <memory>
 #include <random>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
 #include "hlo/computation.h"
+#include "hlo/evaluator/evaluator.h"
 #include "hlo/text/parser.h"
 #include "hlo/text/printer.h"
 #include "hlo/verifier.h"
@@ -115,6 +118,44 @@ Literal MakeTiedInput(const Shape& shape, uint32_t seed) {
     }
   }
   return input;
+}
+
+std::unique_ptr<HloModule> CheckCopyingPass(HloPass& pass,
+                                            absl::string_view text,
+                                            int64_t copies, bool changes) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndVerify(text);
+  if (!module.ok()) {
+    ADD_FAILURE() << module.status();
+    return nullptr;
+  }
+  std::vector<Literal> args;
+  for (const HloInstruction* p :
+       (*module)->entry_computation()->parameter_instructions()) {
+    args.push_back(MakeTiedInput(p->shape(), 7 + p->parameter_number()));
+  }
+  absl::StatusOr<Literal> want = EvaluateModule(**module, args);
+  if (!want.ok()) {
+    ADD_FAILURE() << want.status();
+    return nullptr;
+  }
+
+  const int64_t before = CountOpcode(**module, HloOpcode::kCopy);
+  absl::StatusOr<bool> changed = RunAndVerify(pass, module->get());
+  if (!changed.ok()) {
+    ADD_FAILURE() << changed.status();
+    return nullptr;
+  }
+  EXPECT_EQ(*changed, changes);
+  EXPECT_EQ(CountOpcode(**module, HloOpcode::kCopy) - before, copies)
+      << ModuleText(**module);
+
+  absl::StatusOr<Literal> got = EvaluateModule(**module, args);
+  if (!got.ok()) {
+    ADD_FAILURE() << got.status();
+    return nullptr;
+  }
+  EXPECT_TRUE(*got == *want) << ModuleText(**module);
+  return std::move(*module);
 }
 
 }  // namespace hloc

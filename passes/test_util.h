@@ -40,6 +40,18 @@ int64_t CountOpcode(const HloModule& module, HloOpcode opcode);
 // The module as HLO text (for failure messages).
 std::string ModuleText(const HloModule& module);
 
+// For passes that insert copies to fix layouts (tuple-layout,
+// control-flow-layout): parses and verifies `text`, runs `pass` with the
+// verifier after it, and expects (gtest failures otherwise) that it reports
+// a change exactly when `changes`, adds exactly `copies` copy
+// instructions, and keeps the module's results on MakeTiedInput arguments
+// (seed 7 + parameter number), as the evaluator computes them. Returns the
+// module after the pass for the caller's own checks; null where a step
+// failed.
+std::unique_ptr<HloModule> CheckCopyingPass(HloPass& pass,
+                                            absl::string_view text,
+                                            int64_t copies, bool changes);
+
 }  // namespace hloc
 
 #endif  // PASSES_TEST_UTIL_H_
