@@ -44,8 +44,7 @@ bool Flag(const std::string& arg, const char* name, std::string* value) {
 // --write-cases: `count` modules from consecutive seeds (those
 // ForExactTarget keeps) as case folders for hlo-run or another target's check
 // (scripts/gpu_check.sh: compiled for cuda, expected outputs from the
-// evaluator). The inputs are MakeDifferentialInput's, as CheckModule makes
-// them.
+// evaluator). The inputs are MakeDifferentialInputs', as CheckModule's.
 int WriteCases(const std::string& dir, uint64_t seed, int64_t count) {
   int64_t written = 0;
   for (uint64_t s = seed; written < count; ++s) {
@@ -62,12 +61,11 @@ int WriteCases(const std::string& dir, uint64_t seed, int64_t count) {
     const std::string case_dir = absl::StrCat(dir, "/diff-", s);
     std::filesystem::create_directories(case_dir);
     std::ofstream(case_dir + "/module.hlo") << *text;
-    const hloc::HloComputation* entry = (*module)->entry_computation();
-    for (int64_t i = 0; i < entry->num_parameters(); ++i) {
-      absl::Status st = hloc::WriteNpy(
-          absl::StrCat(case_dir, "/in", i, ".npy"),
-          hloc::fuzz::MakeDifferentialInput(*entry->parameter_instruction(i),
-                                            s + 7919 * i));
+    const std::vector<hloc::Literal> inputs =
+        hloc::fuzz::MakeDifferentialInputs(*(*module)->entry_computation(), s);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      absl::Status st =
+          hloc::WriteNpy(absl::StrCat(case_dir, "/in", i, ".npy"), inputs[i]);
       if (!st.ok()) {
         std::fprintf(stderr, "%s: %s\n", case_dir.c_str(),
                      std::string(st.message()).c_str());

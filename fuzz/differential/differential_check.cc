@@ -68,6 +68,16 @@ Literal MakeDifferentialInput(const HloInstruction& parameter, uint64_t seed) {
   return MakeArrayInput(parameter.shape(), small, rng);
 }
 
+std::vector<Literal> MakeDifferentialInputs(const HloComputation& entry,
+                                            uint64_t input_seed) {
+  std::vector<Literal> args;
+  for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+    args.push_back(MakeDifferentialInput(*entry.parameter_instruction(i),
+                                         input_seed + 7919 * i));
+  }
+  return args;
+}
+
 absl::Status CheckModule(const std::string& text, uint64_t input_seed) {
   auto fail = [&](auto&&... parts) {
     return absl::InternalError(absl::StrCat(parts..., "\n", text));
@@ -78,12 +88,8 @@ absl::Status CheckModule(const std::string& text, uint64_t input_seed) {
   if (absl::Status s = VerifyModule(**module); !s.ok()) {
     return fail("does not verify: ", s.message());
   }
-  const HloComputation* entry = (*module)->entry_computation();
-  std::vector<Literal> args;
-  for (int64_t i = 0; i < entry->num_parameters(); ++i) {
-    args.push_back(MakeDifferentialInput(*entry->parameter_instruction(i),
-                                         input_seed + 7919 * i));
-  }
+  std::vector<Literal> args =
+      MakeDifferentialInputs(*(*module)->entry_computation(), input_seed);
   absl::StatusOr<Literal> expected = EvaluateModule(**module, args);
   if (!expected.ok()) {
     return fail("the evaluator fails: ", expected.status().message());

@@ -13,8 +13,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "hlo/computation.h"
 #include "hlo/instruction.h"
 #include "hlo/literal.h"
 
@@ -26,6 +28,11 @@ namespace fuzz {
 // [-2, 2] for kSmallPrefix parameters), s32 in [-50, 50] with INT_MIN, INT_MAX
 // now and then, predicates at random.
 Literal MakeDifferentialInput(const HloInstruction& parameter, uint64_t seed);
+
+// The inputs of every parameter of `entry` for a module's input seed (each
+// parameter's own seed derived from it), as CheckModule makes them.
+std::vector<Literal> MakeDifferentialInputs(const HloComputation& entry,
+                                            uint64_t input_seed);
 
 // Ok when the evaluator and the cpu backend agree on `text`. Otherwise an
 // error that says what differed and whether the optimized module still
