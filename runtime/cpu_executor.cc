@@ -81,55 +81,13 @@ absl::StatusOr<std::unique_ptr<CpuExecutor>> CpuExecutor::Create(
   executor->executable_ = std::move(executable_in);
   const Executable& executable = executor->executable_;
   const std::vector<ExecutableBuffer>& slots = executable.buffers;
-  for (size_t s = 0; s < executable.steps.size(); ++s) {
-    const ExecutableStep& step = executable.steps[s];
-    executor->kernels_.push_back(nullptr);
-    executor->evaluators_.push_back(nullptr);
-    executor->library_calls_.push_back(nullptr);
-    executor->device_dependent_.emplace_back();
-    if (step.kind == ExecutableStep::Kind::kCollective) {
-      executor->has_collectives_ = true;
-      continue;
-    }
-    if (step.kind == ExecutableStep::Kind::kKernel) {
-      absl::StatusOr<void*> address = resolve(step.kernel_name);
-      if (!address.ok()) {
-        return absl::Status(
-            address.status().code(),
-            absl::StrCat("kernel ", step.kernel_name, " of ", step.instruction,
-                         ": ", address.status().message()));
-      }
-      if (*address == nullptr) {
-        return absl::NotFoundError(
-            absl::StrCat("kernel ", step.kernel_name, " has no address"));
-      }
-      executor->kernels_.back() = reinterpret_cast<Kernel>(*address);
-      continue;
-    }
-    if (step.kind == ExecutableStep::Kind::kLibraryCall) {
-      absl::StatusOr<std::unique_ptr<CpuLibraryCall>> call =
-          CpuLibraryCall::Create(
-              executable, step,
-              absl::StrCat("library step ", s, " (", step.library, " ",
-                           step.instruction, ")"));
-      if (!call.ok()) return call.status();
-      executor->library_calls_.back() = *std::move(call);
-      continue;
-    }
-    if (step.kind != ExecutableStep::Kind::kEvaluator) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("step ", s, " (", step.instruction,
-                       ") is of a kind the CPU executor does not run"));
-    }
-    absl::StatusOr<std::unique_ptr<EvaluatorStep>> evaluator =
-        EvaluatorStep::Create(
-            executable, step,
-            absl::StrCat("evaluator step ", s, " (", step.instruction, ")"));
-    if (!evaluator.ok()) return evaluator.status();
-    executor->device_dependent_.back() =
-        FirstDeviceDependent((*evaluator)->module());
-    executor->evaluators_.back() = *std::move(evaluator);
+  for (const ExecutableStep& step : executable.steps) {
+    executor->has_collectives_ |=
+        step.kind == ExecutableStep::Kind::kCollective;
   }
+  absl::Status prepared = executor->Prepare(executable.steps, "", resolve,
+                                            &executor->prepared_);
+  if (!prepared.ok()) return prepared;
   // Parameter slots are bound to the caller's data as a whole.
   for (const ExecutableBuffer& slot : slots) {
     if (executable.allocations[slot.allocation].kind ==
@@ -141,6 +99,105 @@ absl::StatusOr<std::unique_ptr<CpuExecutor>> CpuExecutor::Create(
   }
   executor->PlanMemory();
   return executor;
+}
+
+absl::Status CpuExecutor::Prepare(const std::vector<ExecutableStep>& steps,
+                                  const std::string& what,
+                                  const KernelResolver& resolve,
+                                  std::vector<PreparedStep>* out) {
+  const Executable& executable = executable_;
+  using Kind = ExecutableStep::Kind;
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const ExecutableStep& step = steps[s];
+    const std::string name =
+        absl::StrCat(what, "step ", s, " (", step.instruction, ")");
+    PreparedStep& prepared = out->emplace_back();
+    switch (step.kind) {
+      case Kind::kCollective:
+        // A collective meets its peers only as a top-level step.
+        if (!what.empty()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              name, " is a collective inside a while or a conditional, "
+                    "which the cpu runs only at the top level"));
+        }
+        break;
+      case Kind::kKernel: {
+        absl::StatusOr<void*> address = resolve(step.kernel_name);
+        if (!address.ok()) {
+          return absl::Status(
+              address.status().code(),
+              absl::StrCat("kernel ", step.kernel_name, " of ",
+                           step.instruction, ": ", address.status().message()));
+        }
+        if (*address == nullptr) {
+          return absl::NotFoundError(
+              absl::StrCat("kernel ", step.kernel_name, " has no address"));
+        }
+        prepared.kernel = reinterpret_cast<Kernel>(*address);
+        break;
+      }
+      case Kind::kLibraryCall: {
+        absl::StatusOr<std::unique_ptr<CpuLibraryCall>> call =
+            CpuLibraryCall::Create(
+                executable, step,
+                absl::StrCat("library ", what, "step ", s, " (", step.library,
+                             " ", step.instruction, ")"));
+        if (!call.ok()) return call.status();
+        prepared.library_call = *std::move(call);
+        break;
+      }
+      case Kind::kEvaluator: {
+        absl::StatusOr<std::unique_ptr<EvaluatorStep>> evaluator =
+            EvaluatorStep::Create(executable, step,
+                                  absl::StrCat("evaluator ", name));
+        if (!evaluator.ok()) return evaluator.status();
+        prepared.device_dependent =
+            FirstDeviceDependent((*evaluator)->module());
+        prepared.evaluator = *std::move(evaluator);
+        break;
+      }
+      case Kind::kCopy:
+        break;
+      case Kind::kWhile: {
+        absl::Status status = Prepare(step.condition, name + " condition ",
+                                      resolve, &prepared.condition);
+        if (status.ok()) {
+          status = Prepare(step.body, name + " body ", resolve, &prepared.body);
+        }
+        if (!status.ok()) return status;
+        break;
+      }
+      case Kind::kConditional:
+        for (size_t b = 0; b < step.branches.size(); ++b) {
+          absl::Status status =
+              Prepare(step.branches[b], absl::StrCat(name, " branch ", b, " "),
+                      resolve, &prepared.branches.emplace_back());
+          if (!status.ok()) return status;
+        }
+        break;
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string CpuExecutor::DeviceDependent(
+    const std::vector<ExecutableStep>& steps,
+    const std::vector<PreparedStep>& prepared) {
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const PreparedStep& p = prepared[s];
+    std::string found =
+        p.device_dependent.empty()
+            ? ""
+            : absl::StrCat("step ", s, " (", steps[s].instruction, ") holds ",
+                           p.device_dependent);
+    if (found.empty()) found = DeviceDependent(steps[s].condition, p.condition);
+    if (found.empty()) found = DeviceDependent(steps[s].body, p.body);
+    for (size_t b = 0; found.empty() && b < p.branches.size(); ++b) {
+      found = DeviceDependent(steps[s].branches[b], p.branches[b]);
+    }
+    if (!found.empty()) return found;
+  }
+  return "";
 }
 
 void CpuExecutor::PlanMemory() {
@@ -196,11 +253,10 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments,
   const int64_t num_devices =
       collectives == nullptr ? 1 : collectives->num_devices();
   if (num_devices > 1) {
-    for (size_t s = 0; s < e.steps.size(); ++s) {
-      if (device_dependent_[s].empty()) continue;
+    const std::string dependent = DeviceDependent(e.steps, prepared_);
+    if (!dependent.empty()) {
       return absl::UnimplementedError(absl::StrCat(
-          "evaluator step ", s, " (", e.steps[s].instruction, ") holds ",
-          device_dependent_[s],
+          "evaluator ", dependent,
           ", which the cpu runs only as a step of its own at the top level "
           "of the entry computation (not inside a while, a conditional or "
           "a fallback); it cannot run on device ",
@@ -278,35 +334,12 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments,
                      ? empty_leaf
                      : base[slot.allocation] + slot.offset;
   }
-  std::vector<void*> pointers;
   const ScopedDenormalMode denormal_mode(denormals);
   const ScopedWhileLimit while_limit(max_while_iterations);
-  for (size_t s = 0; s < e.steps.size(); ++s) {
-    if (kernels_[s] != nullptr) {
-      pointers.clear();
-      for (int64_t slot : e.steps[s].buffers) pointers.push_back(address[slot]);
-      kernels_[s](pointers.data());
-      // A while kernel stopped by the limit left its outputs unfinished.
-      absl::Status stopped = while_limit.status();
-      if (!stopped.ok()) return stopped;
-      continue;
-    }
-    if (library_calls_[s] != nullptr) {
-      absl::Status status = library_calls_[s]->Run(e, e.steps[s], address);
-      if (!status.ok()) return status;
-      continue;
-    }
-    if (e.steps[s].kind == ExecutableStep::Kind::kCollective) {
-      absl::Status status =
-          RunCollective(s, address, *collectives, replica.device);
-      if (!status.ok()) return status;
-      continue;
-    }
-    fallback_runs_.fetch_add(1);
-    absl::Status status =
-        evaluators_[s]->Run(e, e.steps[s], address, max_while_iterations);
-    if (!status.ok()) return status;
-  }
+  const RunContext context{&address, collectives, replica.device,
+                           max_while_iterations, &while_limit};
+  absl::Status status = RunSteps(e.steps, prepared_, context);
+  if (!status.ok()) return status;
   // The leaves not written in place: copied from their slots.
   int64_t copied = 0;
   for (size_t l = 0; l < result_leaves.size(); ++l) {
@@ -322,16 +355,84 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments,
   return result;
 }
 
-absl::Status CpuExecutor::RunCollective(size_t s,
-                                        const std::vector<uint8_t*>& address,
-                                        HostCollectives& collectives,
-                                        int64_t device) const {
+absl::Status CpuExecutor::RunSteps(const std::vector<ExecutableStep>& steps,
+                                   const std::vector<PreparedStep>& prepared,
+                                   const RunContext& context) {
   const Executable& e = executable_;
-  const ExecutableStep& step = e.steps[s];
+  const std::vector<uint8_t*>& address = *context.address;
+  std::vector<void*> pointers;
+  using Kind = ExecutableStep::Kind;
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const ExecutableStep& step = steps[s];
+    const PreparedStep& p = prepared[s];
+    absl::Status status;
+    switch (step.kind) {
+      case Kind::kKernel:
+        pointers.clear();
+        for (int64_t slot : step.buffers) pointers.push_back(address[slot]);
+        p.kernel(pointers.data());
+        break;
+      case Kind::kLibraryCall:
+        status = p.library_call->Run(e, step, address);
+        break;
+      case Kind::kCollective:
+        status = RunCollective(s, step, context);
+        break;
+      case Kind::kEvaluator:
+        fallback_runs_.fetch_add(1);
+        status = p.evaluator->Run(e, step, address,
+                                  context.max_while_iterations);
+        break;
+      case Kind::kCopy:
+        std::memcpy(address[step.buffers[1]], address[step.buffers[0]],
+                    e.buffers[step.buffers[1]].size);
+        break;
+      case Kind::kWhile:
+        // The loop asks the limit before each body run, as a compiled
+        // while kernel does (runtime/while_limit.h).
+        for (int64_t iteration = 0;; ++iteration) {
+          status = RunSteps(step.condition, p.condition, context);
+          if (!status.ok()) break;
+          if (*address[step.predicate_buffer] == 0) break;
+          if (hloc_while_iteration(step.instruction.c_str(), iteration) != 0) {
+            break;
+          }
+          status = RunSteps(step.body, p.body, context);
+          if (!status.ok()) break;
+        }
+        break;
+      case Kind::kConditional: {
+        // pred: true runs branch 0; s32: out of range runs the last.
+        const uint8_t* predicate = address[step.predicate_buffer];
+        const int64_t last = static_cast<int64_t>(step.branches.size()) - 1;
+        int64_t branch;
+        if (e.buffers[step.predicate_buffer].shape.element_type() == PRED) {
+          branch = *predicate != 0 ? 0 : 1;
+        } else {
+          int32_t index;
+          std::memcpy(&index, predicate, sizeof(index));
+          branch = index < 0 || index > last ? last : index;
+        }
+        status = RunSteps(step.branches[branch], p.branches[branch], context);
+        break;
+      }
+    }
+    if (!status.ok()) return status;
+    // A while kernel or loop stopped by the limit left its outputs
+    // unfinished: the run ends with the limit's error.
+    status = context.while_limit->status();
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CpuExecutor::RunCollective(size_t s, const ExecutableStep& step,
+                                        const RunContext& context) const {
+  const Executable& e = executable_;
   std::vector<void*> buffers;
   std::vector<int64_t> sizes;
   for (int64_t slot : step.buffers) {
-    buffers.push_back(address[slot]);
+    buffers.push_back((*context.address)[slot]);
     sizes.push_back(e.buffers[slot].size);
   }
   HostCollectiveCall call;
@@ -341,7 +442,7 @@ absl::Status CpuExecutor::RunCollective(size_t s,
   call.element_type = e.buffers[step.buffers[0]].shape.element_type();
   call.buffers = buffers;
   call.sizes = sizes;
-  return collectives.Run(device, call);
+  return context.collectives->Run(context.device, call);
 }
 
 ByteBlock CpuExecutor::TakeBlock() {

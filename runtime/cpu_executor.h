@@ -20,7 +20,10 @@
 // leaves are bound to the caller's data (copied only where their layout is
 // not row-major), constants are read where the executable holds them, then
 // the steps run: a kernel call with the step's slot addresses, a host
-// library call (FFTW, LAPACK; cpu_library_call.h), a collective with the
+// library call (FFTW, LAPACK; cpu_library_call.h), a while or conditional
+// driven from here with nested steps (what the compiler emits where a loop
+// body or a branch holds a library call, which no generated kernel can
+// make; a copy step moves the loop state), a collective with the
 // other devices of a replicated run (host_collectives.h), or the reference
 // evaluator on the step's one-instruction module.
 //
@@ -28,9 +31,11 @@
 // calls Run with its HostReplica (its device id and the communicator the
 // threads share). Collectives run only as top-level steps: one inside an
 // evaluator step (a while or conditional body, which the CPU compiles
-// into one kernel or evaluates whole, or a collective the step maker
-// declined) would meet no peer, so a run of more than one device refuses
-// such a step instead of giving a wrong answer.
+// into one kernel, drives from here or evaluates whole, or a collective
+// the step maker declined) would meet no peer, so a run of more than one
+// device refuses such a step instead of giving a wrong answer; a
+// collective step nested in host-driven control flow is refused when the
+// executor is created.
 #ifndef RUNTIME_CPU_EXECUTOR_H_
 #define RUNTIME_CPU_EXECUTOR_H_
 
@@ -52,6 +57,7 @@
 #include "runtime/evaluator_step.h"
 #include "runtime/executable.h"
 #include "runtime/host_collectives.h"
+#include "runtime/while_limit.h"
 
 namespace hloc {
 
@@ -105,23 +111,50 @@ class CpuExecutor {
   ByteBlock TakeBlock();
   void ReturnBlock(ByteBlock block);
 
+  // What one step needs at run time, resolved once by Create; a while's
+  // and a conditional's nested steps have theirs in the same shape.
+  struct PreparedStep {
+    Kernel kernel = nullptr;
+    std::unique_ptr<EvaluatorStep> evaluator;
+    std::unique_ptr<CpuLibraryCall> library_call;
+    // For an evaluator step whose module holds a collective or a device id
+    // (so it cannot run on more than one device), the first such
+    // instruction ("OPCODE NAME"); empty otherwise.
+    std::string device_dependent;
+    std::vector<PreparedStep> condition;
+    std::vector<PreparedStep> body;
+    std::vector<std::vector<PreparedStep>> branches;
+  };
+  // What the steps of one run share.
+  struct RunContext {
+    const std::vector<uint8_t*>* address;
+    HostCollectives* collectives;
+    int64_t device;
+    int64_t max_while_iterations;
+    const ScopedWhileLimit* while_limit;
+  };
+  // Resolves `steps` (nested ones too) into `out`; `what` prefixes errors.
+  absl::Status Prepare(const std::vector<ExecutableStep>& steps,
+                       const std::string& what, const KernelResolver& resolve,
+                       std::vector<PreparedStep>* out);
+  // The first device-dependent evaluator step of `steps` (nested too), as
+  // "step S (INSTRUCTION) holds OPCODE NAME", or "".
+  static std::string DeviceDependent(const std::vector<ExecutableStep>& steps,
+                                     const std::vector<PreparedStep>& prepared);
+  absl::Status RunSteps(const std::vector<ExecutableStep>& steps,
+                        const std::vector<PreparedStep>& prepared,
+                        const RunContext& context);
+
   Executable executable_;
-  std::vector<Kernel> kernels_;  // per step (kernel steps)
-  std::vector<std::unique_ptr<EvaluatorStep>> evaluators_;      // per step
-  std::vector<std::unique_ptr<CpuLibraryCall>> library_calls_;  // per step
-  // Per step: for an evaluator step whose module holds a collective or a
-  // device id (so it cannot run on more than one device), the first such
-  // instruction ("OPCODE NAME"); empty otherwise.
-  std::vector<std::string> device_dependent_;
+  std::vector<PreparedStep> prepared_;  // per top-level step
   // Whether any step is a collective (a one-device run then needs its own
   // communicator).
   bool has_collectives_ = false;
   // Plans where results are written; lays out the run's block.
   void PlanMemory();
-  // Runs collective step `s` of a run whose slots are at `address`.
-  absl::Status RunCollective(size_t s, const std::vector<uint8_t*>& address,
-                             HostCollectives& collectives,
-                             int64_t device) const;
+  // Runs collective `step` (top-level step `s`) of a run.
+  absl::Status RunCollective(size_t s, const ExecutableStep& step,
+                             const RunContext& context) const;
 
   // Where each arena/unbound output allocation starts in a run's block.
   std::vector<int64_t> run_offset_;

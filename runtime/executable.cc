@@ -806,14 +806,6 @@ absl::Status ValidateExecutable(const Executable& e) {
         return fail(what, " is a ", KindName(step.kind),
                     " step but holds nested steps");
       }
-      // CPU executables run host library calls (FFTW, LAPACK) and
-      // collectives but drive no control flow or copies from the host.
-      if (step.kind != Kind::kKernel && step.kind != Kind::kEvaluator &&
-          step.kind != Kind::kLibraryCall &&
-          step.kind != Kind::kCollective && !e.IsGpu()) {
-        return fail(what, " is a ", KindName(step.kind),
-                    " step, which only GPU executables have");
-      }
       switch (step.kind) {
         case Kind::kKernel:
           if (step.kernel_name.empty()) return fail(what, " has no kernel");

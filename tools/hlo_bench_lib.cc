@@ -228,8 +228,9 @@ class KernelRunner {
     for (size_t s = 0; s < e.steps.size(); ++s) {
       const CpuStep& step = compiled.steps()[s];
       if (step.kind != CpuStep::Kind::kKernel) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "has evaluator steps (", step.instruction->name(), ")"));
+        return absl::FailedPreconditionError(
+            absl::StrCat("has steps other than kernels (",
+                         step.instruction->name(), ")"));
       }
       if (step.kernel == nullptr ||
           step.kernel_name != e.steps[s].kernel_name) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/common/collective_step.h"
 #include "backends/common/compile_phase_times.h"
+#include "backends/common/control_flow_steps.h"
 #include "backends/common/custom_call_support.h"
 #include "backends/common/evaluator_fallback.h"
 #include "backends/common/step_plan.h"
@@ -34,6 +35,154 @@ bool HostSupportsCustomCall(absl::string_view target) {
   return std::find(library->begin(), library->end(), target) !=
          library->end();
 }
+
+// Emits the runtime steps of one instruction on its slots: a collective
+// step, a host library call, a generated kernel, or, for a while or a
+// conditional no kernel can hold (a library call in its body or a branch),
+// host-driven control flow whose nested steps are made the same way
+// (backends/common/control_flow_steps.h); what none of these can do runs
+// in the evaluator.
+class CpuStepEmitter {
+ public:
+  CpuStepEmitter(const HloModule& module, CpuModuleEmitter* emitter,
+                 Executable* executable)
+      : module_(module), emitter_(emitter), executable_(executable) {}
+
+  // The steps of `instr` on `slots` (its operands' leaves, then its
+  // outputs'); fills `step`'s kind and what that kind needs.
+  absl::StatusOr<std::vector<ExecutableStep>> Emit(
+      const HloInstruction& instr, const std::vector<int64_t>& slots,
+      CpuStep* step) {
+    ExecutableStep runtime_step;
+    runtime_step.instruction = instr.name();
+    runtime_step.buffers = slots;
+    // Collectives run in the runtime, between the device threads of a
+    // replicated run (runtime/host_collectives.h), only as top-level
+    // steps; a form the step maker declines goes to the evaluator with
+    // its reason, like any other.
+    HLOC_ASSIGN_OR_RETURN(
+        CollectiveStepOrFallback collective,
+        MakeCollectiveStepOrFallback(instr, module_.config(), slots));
+    if (collective.step.has_value()) {
+      if (nesting_ > 0) {
+        return absl::UnimplementedError(absl::StrCat(
+            "collective ", instr.name(), " inside a while or a conditional"));
+      }
+      step->kind = CpuStep::Kind::kCollective;
+      return std::vector<ExecutableStep>{*std::move(collective.step)};
+    }
+    HLOC_ASSIGN_OR_RETURN(
+        bool library_call,
+        MakeCpuLibraryCall(instr, *executable_, &runtime_step));
+    if (library_call) {
+      step->kind = CpuStep::Kind::kLibraryCall;
+      step->library = runtime_step.library;
+      return std::vector<ExecutableStep>{std::move(runtime_step)};
+    }
+    absl::StatusOr<std::string> symbol =
+        collective.fallback.ok()
+            ? emitter_->EmitKernel(instr, absl::StrCat("hloc.", instr.name()))
+            : absl::StatusOr<std::string>(collective.fallback);
+    if (symbol.ok()) {
+      step->kind = CpuStep::Kind::kKernel;
+      step->kernel_name = *symbol;
+      runtime_step.kind = ExecutableStep::Kind::kKernel;
+      runtime_step.kernel_name = *symbol;
+      return std::vector<ExecutableStep>{std::move(runtime_step)};
+    }
+    if (!absl::IsUnimplemented(symbol.status())) return symbol.status();
+    if (instr.opcode() == HloOpcode::kWhile ||
+        instr.opcode() == HloOpcode::kConditional) {
+      // The nested instructions' fallbacks count only if the whole op is
+      // driven from the host; otherwise the op itself is evaluated.
+      const size_t reported = fallbacks_.size();
+      const size_t slots_before = executable_->buffers.size();
+      const size_t allocations_before = executable_->allocations.size();
+      ++nesting_;
+      absl::StatusOr<std::vector<ExecutableStep>> control =
+          EmitControlFlowSteps(
+              instr, slots,
+              [this](const HloComputation& computation,
+                     const std::vector<int64_t>& parameter_slots) {
+                return EmitNested(computation, parameter_slots);
+              },
+              executable_);
+      --nesting_;
+      if (control.ok()) {
+        step->kind = CpuStep::Kind::kControlFlow;
+        return control;
+      }
+      if (!absl::IsUnimplemented(control.status())) return control.status();
+      fallbacks_.resize(reported);
+      executable_->buffers.resize(slots_before);
+      executable_->allocations.resize(allocations_before);
+    }
+    step->kind = CpuStep::Kind::kEvaluator;
+    step->fallback_reason = std::string(symbol.status().message());
+    fallbacks_.emplace_back(&instr, step->fallback_reason);
+    HLOC_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> fallback,
+                          MakeFallbackModule(instr));
+    PrintOptions print_options;
+    print_options.print_metadata = false;
+    runtime_step.kind = ExecutableStep::Kind::kEvaluator;
+    runtime_step.fallback_hlo = PrintModule(*fallback, print_options);
+    runtime_step.fallback_reason = step->fallback_reason;
+    return std::vector<ExecutableStep>{std::move(runtime_step)};
+  }
+
+  // The instructions that went to the evaluator since the last call, with
+  // why.
+  std::vector<std::pair<const HloInstruction*, std::string>> TakeFallbacks() {
+    return std::exchange(fallbacks_, {});
+  }
+
+ private:
+  // A called computation with its own buffer plan, its parameters' leaves
+  // on `parameter_slots`.
+  absl::StatusOr<NestedSteps> EmitNested(
+      const HloComputation& computation,
+      const std::vector<int64_t>& parameter_slots) {
+    std::vector<HloInstruction*> order = computation.MakeInstructionPostOrder();
+    HLOC_RETURN_IF_ERROR(CheckCodegenShapes(order, "CPU backend"));
+    HLOC_ASSIGN_OR_RETURN(BufferAssignment assignment,
+                          AssignBuffers(computation, order));
+    HLOC_ASSIGN_OR_RETURN(
+        std::vector<int64_t> slot_of,
+        AppendBufferPlan(assignment, /*nested=*/true, executable_));
+    size_t next = 0;
+    for (const HloInstruction* parameter :
+         computation.parameter_instructions()) {
+      for (int64_t value : assignment.LeafValues(parameter)) {
+        if (next == parameter_slots.size()) {
+          return absl::InternalError(absl::StrCat(
+              computation.name(), " has more parameter leaves than given"));
+        }
+        slot_of[value] = parameter_slots[next++];
+      }
+    }
+    NestedSteps nested;
+    for (const PlannedStep& planned : PlanSteps(order, assignment)) {
+      std::vector<int64_t> slots;
+      for (int64_t value : planned.buffers) slots.push_back(slot_of[value]);
+      CpuStep step;
+      HLOC_ASSIGN_OR_RETURN(std::vector<ExecutableStep> steps,
+                            Emit(*planned.instruction, slots, &step));
+      for (ExecutableStep& s : steps) nested.steps.push_back(std::move(s));
+    }
+    for (int64_t value :
+         assignment.LeafValues(computation.root_instruction())) {
+      nested.root_slots.push_back(slot_of[value]);
+    }
+    return nested;
+  }
+
+  const HloModule& module_;
+  CpuModuleEmitter* emitter_;
+  Executable* executable_;
+  // How many host-driven whiles and conditionals enclose what is emitted.
+  int nesting_ = 0;
+  std::vector<std::pair<const HloInstruction*, std::string>> fallbacks_;
+};
 
 }  // namespace
 
@@ -82,65 +231,29 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
   FallbackReport fallbacks(
       "cpu", "runs in the evaluator",
       FallbackPolicy{options.allow_fallback, options.log_fallbacks});
+  CpuStepEmitter step_emitter(*module, &emitter, &executable);
   std::vector<CpuStep> steps;
   for (PlannedStep& planned : PlanSteps(order, assignment)) {
-    const HloInstruction* instr = planned.instruction;
     CpuStep step;
-    step.instruction = instr;
+    step.instruction = planned.instruction;
     step.buffers = std::move(planned.buffers);
-    ExecutableStep runtime_step;
-    runtime_step.instruction = instr->name();
-    runtime_step.buffers = step.buffers;
-    // Collectives run in the runtime, between the device threads of a
-    // replicated run (runtime/host_collectives.h); a form the step maker
-    // declines goes to the evaluator with its reason, like any other.
-    HLOC_ASSIGN_OR_RETURN(
-        CollectiveStepOrFallback collective,
-        MakeCollectiveStepOrFallback(*instr, module->config(), step.buffers));
-    if (collective.step.has_value()) {
-      step.kind = CpuStep::Kind::kCollective;
-      steps.push_back(std::move(step));
-      executable.steps.push_back(*std::move(collective.step));
+    // Slot i is value i (SetBufferPlan).
+    HLOC_ASSIGN_OR_RETURN(std::vector<ExecutableStep> runtime_steps,
+                          step_emitter.Emit(*step.instruction, step.buffers,
+                                            &step));
+    for (const auto& [instr, reason] : step_emitter.TakeFallbacks()) {
+      fallbacks.Add(*instr, reason);
+    }
+    // Strict: the list of every evaluated instruction is all that is left.
+    if (step.kind == CpuStep::Kind::kEvaluator && !options.allow_fallback) {
       continue;
     }
-    HLOC_ASSIGN_OR_RETURN(bool library_call,
-                          MakeCpuLibraryCall(*instr, executable,
-                                             &runtime_step));
-    if (library_call) {
-      step.kind = CpuStep::Kind::kLibraryCall;
-      step.library = runtime_step.library;
-      steps.push_back(std::move(step));
+    // One compiler step per runtime step (a host-driven while is its
+    // initial copies and the loop).
+    for (ExecutableStep& runtime_step : runtime_steps) {
+      steps.push_back(step);
       executable.steps.push_back(std::move(runtime_step));
-      continue;
     }
-    absl::StatusOr<std::string> symbol =
-        collective.fallback.ok()
-            ? emitter.EmitKernel(*instr, absl::StrCat("hloc.", instr->name()))
-            : absl::StatusOr<std::string>(collective.fallback);
-    absl::Status status = symbol.status();
-    if (status.ok()) {
-      step.kind = CpuStep::Kind::kKernel;
-      step.kernel_name = *symbol;
-      runtime_step.kind = ExecutableStep::Kind::kKernel;
-      runtime_step.kernel_name = *symbol;
-    } else if (absl::IsUnimplemented(status)) {
-      step.kind = CpuStep::Kind::kEvaluator;
-      step.fallback_reason = std::string(status.message());
-      fallbacks.Add(*instr, step.fallback_reason);
-      // Strict: the list of every such instruction is all that is left.
-      if (!options.allow_fallback) continue;
-      HLOC_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> fallback,
-                            MakeFallbackModule(*instr));
-      PrintOptions print_options;
-      print_options.print_metadata = false;
-      runtime_step.kind = ExecutableStep::Kind::kEvaluator;
-      runtime_step.fallback_hlo = PrintModule(*fallback, print_options);
-      runtime_step.fallback_reason = step.fallback_reason;
-    } else {
-      return status;
-    }
-    steps.push_back(std::move(step));
-    executable.steps.push_back(std::move(runtime_step));
   }
   HLOC_RETURN_IF_ERROR(fallbacks.Check());
   emit_timer.reset();

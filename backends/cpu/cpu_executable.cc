@@ -17,19 +17,38 @@ CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> module,
 
 CpuExecutable::~CpuExecutable() = default;
 
-std::vector<std::string> CpuExecutable::fallback_instructions() const {
-  std::vector<std::string> names;
-  for (const CpuStep& step : steps_) {
-    if (step.kind == CpuStep::Kind::kEvaluator) {
-      names.push_back(step.instruction->name());
+namespace {
+
+// Visits `steps` and the steps nested in them.
+template <typename F>
+void ForEachStep(const std::vector<ExecutableStep>& steps, const F& visit) {
+  for (const ExecutableStep& step : steps) {
+    visit(step);
+    ForEachStep(step.condition, visit);
+    ForEachStep(step.body, visit);
+    for (const std::vector<ExecutableStep>& branch : step.branches) {
+      ForEachStep(branch, visit);
     }
   }
+}
+
+}  // namespace
+
+std::vector<std::string> CpuExecutable::fallback_instructions() const {
+  std::vector<std::string> names;
+  ForEachStep(executable().steps, [&](const ExecutableStep& step) {
+    if (step.kind == ExecutableStep::Kind::kEvaluator) {
+      names.push_back(step.instruction);
+    }
+  });
   return names;
 }
 
 int64_t CpuExecutable::kernel_count() const {
   int64_t n = 0;
-  for (const CpuStep& step : steps_) n += step.kind == CpuStep::Kind::kKernel;
+  ForEachStep(executable().steps, [&](const ExecutableStep& step) {
+    n += step.kind == ExecutableStep::Kind::kKernel;
+  });
   return n;
 }
 

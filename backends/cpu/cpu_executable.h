@@ -48,7 +48,15 @@
 namespace hloc {
 
 struct CpuStep {
-  enum class Kind { kKernel, kEvaluator, kLibraryCall, kCollective };
+  // kControlFlow: a while or conditional driven from the host, with
+  // nested steps (runtime/cpu_executor.h), or one of its initial copies.
+  enum class Kind {
+    kKernel,
+    kEvaluator,
+    kLibraryCall,
+    kCollective,
+    kControlFlow
+  };
   Kind kind;
   const HloInstruction* instruction;
   // kKernel: the kernel.
@@ -83,11 +91,12 @@ class CpuExecutable {
 
   const HloModule& module() const { return *module_; }
   const std::vector<CpuStep>& steps() const { return steps_; }
-  // Names of the instructions that run in the evaluator.
+  // Names of the instructions that run in the evaluator (nested ones in
+  // host-driven control flow too).
   std::vector<std::string> fallback_instructions() const;
   // Evaluator fallback steps run so far (over all Run calls).
   int64_t fallback_runs() const { return executor_->fallback_runs(); }
-  int64_t kernel_count() const;
+  int64_t kernel_count() const;  // kernel steps, nested ones too
 
   const BufferAssignment& buffer_assignment() const { return assignment_; }
   // What the runtime runs; complete enough to save (WriteExecutableFile)

@@ -10,7 +10,7 @@
 #include "backends/common/custom_call_support.h"
 #include "backends/common/step_plan.h"
 #include "backends/gpu/amdgpu_target.h"
-#include "backends/gpu/control_flow.h"
+#include "backends/common/control_flow_steps.h"
 #include "backends/gpu/custom_call_targets.h"
 #include "backends/gpu/dot_fusion_split.h"
 #include "backends/gpu/convolution_lowering.h"
@@ -137,7 +137,7 @@ class StepEmitter {
   }
 
   // A called computation with its own buffer plan, its parameters' leaves
-  // on `parameter_slots` (control_flow.h).
+  // on `parameter_slots` (control_flow_steps.h).
   absl::StatusOr<NestedSteps> EmitNested(
       const HloComputation& computation,
       const std::vector<int64_t>& parameter_slots) {

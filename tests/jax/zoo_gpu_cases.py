@@ -39,9 +39,12 @@ import zoo  # noqa: E402
 # compounds past the one-contraction allowance of --expect-tf32, and two
 # correct TF32 computations (hloc's cuBLAS/cuDNN calls and XLA:GPU's) differ
 # by more than it (measured on an H200: up to 0.3% in checkpoint_mlp_grad,
-# 0.02 absolute in cnn_grad's filter gradients). Both sides compute these
-# at precision HIGHEST (full f32), so the comparison stays tight.
-FULL_F32 = {"checkpoint_mlp_grad", "cnn_grad", "mlp_value_and_grad"}
+# 0.02 absolute in cnn_grad's filter gradients, 0.2% in one of
+# unet_groupnorm_silu_grad's group-norm scales, behind two 3x3 convolutions).
+# Both sides compute these at precision HIGHEST (full f32), so the
+# comparison stays tight.
+FULL_F32 = {"checkpoint_mlp_grad", "cnn_grad", "mlp_value_and_grad",
+            "unet_groupnorm_silu_grad"}
 
 # Programs that keep XLA:CPU's outputs, and why.
 KEEP_XLA_CPU = {

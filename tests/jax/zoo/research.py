@@ -339,6 +339,20 @@ def spd_linalg(a, b):
     return chol, x, inv, y, logdet
 
 
+def newton_solve_loop(a, b):
+    # Newton's method on spd @ x + x**3 = b: a solve (LAPACK getrf and
+    # getrs on the CPU, cuSOLVER on the GPU) in every iteration of a
+    # fori_loop, and expm, whose Pade degree is chosen by lax.cond around
+    # another solve: library calls inside control flow.
+    spd = a @ a.T / a.shape[0] + jnp.eye(a.shape[0], dtype=a.dtype)
+
+    def step(i, x):
+        jac = spd + jnp.diag(3.0 * x ** 2)
+        return x - jnp.linalg.solve(jac, spd @ x + x ** 3 - b)
+    x = lax.fori_loop(0, 8, step, jnp.zeros_like(b))
+    return x, jax.scipy.linalg.expm(0.2 * a)
+
+
 def gaussian_nll_grad(a, b):
     # Gradient of a Gaussian log-likelihood through Cholesky and solve.
     def nll(a):
@@ -502,6 +516,9 @@ PROGRAMS = {
     # (backends/README.md; known_failures.py).
     "spd_cholesky_solve_inverse": (spd_linalg, lambda r: [floats(r, (4, 4)),
                                                       floats(r, (4, 2))]),
+    "newton_solve_loop_expm": (newton_solve_loop,
+                               lambda r: [floats(r, (6, 6)),
+                                          floats(r, (6,))]),
     "gaussian_nll_cholesky_grad": (gaussian_nll_grad,
                                    lambda r: [floats(r, (4, 4)) * 0.5,
                                               floats(r, (4, 2))]),

@@ -1,4 +1,4 @@
-#include "backends/gpu/control_flow.h"
+#include "backends/common/control_flow_steps.h"
 
 #include <algorithm>
 #include <string>

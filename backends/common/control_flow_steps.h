@@ -1,5 +1,8 @@
 // while and conditional as host-driven steps (kWhile / kConditional with
-// nested step lists, runtime/cuda_executor.cc runs them). The called
+// nested step lists; runtime/cuda_executor.cc and hip_executor.cc run
+// them, and runtime/cpu_executor.cc those of a CPU executable, where a
+// called computation holds a library call that no generated kernel can
+// make: backends/cpu/cpu_compiler.cc). The called
 // computations get buffer plans of their own (appended to the
 // executable's), with their parameters placed on the slots of the values
 // they receive, so no copy goes in:
@@ -11,8 +14,8 @@
 //   conditional: the branch index is the predicate; branch i reads operand
 //     i + 1's slots and its root's leaves are copied to the output slots.
 // call is inlined by the pipeline (passes/call_inliner) and never gets here.
-#ifndef BACKENDS_GPU_CONTROL_FLOW_H_
-#define BACKENDS_GPU_CONTROL_FLOW_H_
+#ifndef BACKENDS_COMMON_CONTROL_FLOW_STEPS_H_
+#define BACKENDS_COMMON_CONTROL_FLOW_STEPS_H_
 
 #include <cstdint>
 #include <functional>
@@ -46,4 +49,4 @@ absl::StatusOr<std::vector<ExecutableStep>> EmitControlFlowSteps(
 
 }  // namespace hloc
 
-#endif  // BACKENDS_GPU_CONTROL_FLOW_H_
+#endif  // BACKENDS_COMMON_CONTROL_FLOW_STEPS_H_
