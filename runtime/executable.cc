@@ -103,19 +103,6 @@ std::string KindName(ExecutableStep::Kind kind) {
   return "unknown";
 }
 
-// Calls fn on every step of `steps`, nested ones included.
-void ForEachStep(const std::vector<ExecutableStep>& steps,
-                 const std::function<void(const ExecutableStep&)>& fn) {
-  for (const ExecutableStep& step : steps) {
-    fn(step);
-    ForEachStep(step.condition, fn);
-    ForEachStep(step.body, fn);
-    for (const std::vector<ExecutableStep>& branch : step.branches) {
-      ForEachStep(branch, fn);
-    }
-  }
-}
-
 void StepToProto(const ExecutableStep& step, runtime::StepProto* p) {
   static constexpr runtime::StepProto::Kind kKinds[] = {
       runtime::StepProto::KERNEL, runtime::StepProto::EVALUATOR,
@@ -504,6 +491,18 @@ absl::Status CheckCollectiveStep(const Executable& e,
 }
 
 }  // namespace
+
+void ForEachStep(const std::vector<ExecutableStep>& steps,
+                 const std::function<void(const ExecutableStep&)>& fn) {
+  for (const ExecutableStep& step : steps) {
+    fn(step);
+    ForEachStep(step.condition, fn);
+    ForEachStep(step.body, fn);
+    for (const std::vector<ExecutableStep>& branch : step.branches) {
+      ForEachStep(branch, fn);
+    }
+  }
+}
 
 int64_t Executable::AllocationBytes(BufferAllocation::Kind kind) const {
   int64_t total = 0;

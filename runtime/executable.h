@@ -22,6 +22,7 @@
 #define RUNTIME_EXECUTABLE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -242,6 +243,11 @@ absl::Status SetBufferPlan(const BufferAssignment& assignment,
 // the slots of the values they are) and its results are scratch memory.
 absl::StatusOr<std::vector<int64_t>> AppendBufferPlan(
     const BufferAssignment& assignment, bool nested, Executable* executable);
+
+// Calls `fn` on every step of `steps`, those nested in whiles and
+// conditionals included (depth first, each before its nested ones).
+void ForEachStep(const std::vector<ExecutableStep>& steps,
+                 const std::function<void(const ExecutableStep&)>& fn);
 
 // The module an evaluator step carries: `instruction` applied to one
 // parameter per operand, with the computations it calls.

@@ -154,27 +154,16 @@ absl::StatusOr<Literal> RunOnAarch64Platform(
   return result;
 }
 
-// "INSTRUCTION: REASON" of every evaluator step of `steps`, nested ones
-// (host-driven control flow) too.
-void ListEvaluatorSteps(const std::vector<ExecutableStep>& steps,
-                        std::vector<std::string>* out) {
-  for (const ExecutableStep& step : steps) {
-    if (step.kind == ExecutableStep::Kind::kEvaluator) {
-      out->push_back(absl::StrCat(step.instruction, ": ", step.fallback_reason));
-    }
-    ListEvaluatorSteps(step.condition, out);
-    ListEvaluatorSteps(step.body, out);
-    for (const std::vector<ExecutableStep>& branch : step.branches) {
-      ListEvaluatorSteps(branch, out);
-    }
-  }
-}
-
 // --no-fallback with a saved executable: it is compiled already, so strict
 // means refusing to run one that has evaluator steps, naming each.
 absl::Status CheckNoEvaluatorSteps(const Executable& executable) {
+  // Nested ones (host-driven control flow) too.
   std::vector<std::string> steps;
-  ListEvaluatorSteps(executable.steps, &steps);
+  ForEachStep(executable.steps, [&](const ExecutableStep& step) {
+    if (step.kind == ExecutableStep::Kind::kEvaluator) {
+      steps.push_back(absl::StrCat(step.instruction, ": ", step.fallback_reason));
+    }
+  });
   if (steps.empty()) return absl::OkStatus();
   return absl::UnimplementedError(absl::StrCat(
       "strict mode (--no-fallback): the saved executable runs ", steps.size(),

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "backends/common/step_plan.h"
 #include "hlo/status_macros.h"
 
 namespace hloc {
@@ -114,6 +115,36 @@ absl::StatusOr<std::vector<ExecutableStep>> EmitConditional(
 }
 
 }  // namespace
+
+absl::StatusOr<NestedPlan> PlanNestedComputation(
+    const HloComputation& computation,
+    const std::vector<int64_t>& parameter_slots, absl::string_view backend,
+    Executable* executable) {
+  NestedPlan plan;
+  plan.order = computation.MakeInstructionPostOrder();
+  HLOC_RETURN_IF_ERROR(CheckCodegenShapes(plan.order, backend));
+  HLOC_ASSIGN_OR_RETURN(plan.assignment,
+                        AssignBuffers(computation, plan.order));
+  HLOC_ASSIGN_OR_RETURN(
+      plan.slot_of,
+      AppendBufferPlan(plan.assignment, /*nested=*/true, executable));
+  size_t next = 0;
+  for (const HloInstruction* parameter :
+       computation.parameter_instructions()) {
+    for (int64_t value : plan.assignment.LeafValues(parameter)) {
+      if (next == parameter_slots.size()) {
+        return absl::InternalError(absl::StrCat(
+            computation.name(), " has more parameter leaves than given"));
+      }
+      plan.slot_of[value] = parameter_slots[next++];
+    }
+  }
+  for (int64_t value :
+       plan.assignment.LeafValues(computation.root_instruction())) {
+    plan.root_slots.push_back(plan.slot_of[value]);
+  }
+  return plan;
+}
 
 absl::StatusOr<std::vector<ExecutableStep>> EmitControlFlowSteps(
     const HloInstruction& hlo, const std::vector<int64_t>& slots,

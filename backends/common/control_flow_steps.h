@@ -22,8 +22,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
+#include "runtime/buffer_assignment.h"
 #include "runtime/executable.h"
 
 namespace hloc {
@@ -34,6 +36,25 @@ struct NestedSteps {
   std::vector<ExecutableStep> steps;
   std::vector<int64_t> root_slots;
 };
+
+// A called computation's own buffer plan, appended to an executable's:
+// its instructions in post order, their buffer assignment, each value's
+// slot (its parameters' leaves on the slots the caller gave) and its root
+// leaves' slots. A NestedCompiler emits the steps from it.
+struct NestedPlan {
+  std::vector<HloInstruction*> order;
+  BufferAssignment assignment;
+  std::vector<int64_t> slot_of;
+  std::vector<int64_t> root_slots;
+};
+
+// Plans `computation` with its parameters' leaves (depth-first, all
+// parameters in order) on `parameter_slots`; `backend` names the
+// compiler in errors about shapes it cannot compile.
+absl::StatusOr<NestedPlan> PlanNestedComputation(
+    const HloComputation& computation,
+    const std::vector<int64_t>& parameter_slots, absl::string_view backend,
+    Executable* executable);
 
 // Compiles `computation` with its parameters' leaves (depth-first, all
 // parameters in order) on `parameter_slots`.

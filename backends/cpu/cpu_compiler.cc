@@ -142,37 +142,22 @@ class CpuStepEmitter {
   absl::StatusOr<NestedSteps> EmitNested(
       const HloComputation& computation,
       const std::vector<int64_t>& parameter_slots) {
-    std::vector<HloInstruction*> order = computation.MakeInstructionPostOrder();
-    HLOC_RETURN_IF_ERROR(CheckCodegenShapes(order, "CPU backend"));
-    HLOC_ASSIGN_OR_RETURN(BufferAssignment assignment,
-                          AssignBuffers(computation, order));
     HLOC_ASSIGN_OR_RETURN(
-        std::vector<int64_t> slot_of,
-        AppendBufferPlan(assignment, /*nested=*/true, executable_));
-    size_t next = 0;
-    for (const HloInstruction* parameter :
-         computation.parameter_instructions()) {
-      for (int64_t value : assignment.LeafValues(parameter)) {
-        if (next == parameter_slots.size()) {
-          return absl::InternalError(absl::StrCat(
-              computation.name(), " has more parameter leaves than given"));
-        }
-        slot_of[value] = parameter_slots[next++];
-      }
-    }
+        NestedPlan plan,
+        PlanNestedComputation(computation, parameter_slots, "CPU backend",
+                              executable_));
     NestedSteps nested;
-    for (const PlannedStep& planned : PlanSteps(order, assignment)) {
+    for (const PlannedStep& planned : PlanSteps(plan.order, plan.assignment)) {
       std::vector<int64_t> slots;
-      for (int64_t value : planned.buffers) slots.push_back(slot_of[value]);
+      for (int64_t value : planned.buffers) {
+        slots.push_back(plan.slot_of[value]);
+      }
       CpuStep step;
       HLOC_ASSIGN_OR_RETURN(std::vector<ExecutableStep> steps,
                             Emit(*planned.instruction, slots, &step));
       for (ExecutableStep& s : steps) nested.steps.push_back(std::move(s));
     }
-    for (int64_t value :
-         assignment.LeafValues(computation.root_instruction())) {
-      nested.root_slots.push_back(slot_of[value]);
-    }
+    nested.root_slots = std::move(plan.root_slots);
     return nested;
   }
 

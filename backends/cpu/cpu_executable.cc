@@ -17,23 +17,6 @@ CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> module,
 
 CpuExecutable::~CpuExecutable() = default;
 
-namespace {
-
-// Visits `steps` and the steps nested in them.
-template <typename F>
-void ForEachStep(const std::vector<ExecutableStep>& steps, const F& visit) {
-  for (const ExecutableStep& step : steps) {
-    visit(step);
-    ForEachStep(step.condition, visit);
-    ForEachStep(step.body, visit);
-    for (const std::vector<ExecutableStep>& branch : step.branches) {
-      ForEachStep(branch, visit);
-    }
-  }
-}
-
-}  // namespace
-
 std::vector<std::string> CpuExecutable::fallback_instructions() const {
   std::vector<std::string> names;
   ForEachStep(executable().steps, [&](const ExecutableStep& step) {

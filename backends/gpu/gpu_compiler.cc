@@ -141,30 +141,14 @@ class StepEmitter {
   absl::StatusOr<NestedSteps> EmitNested(
       const HloComputation& computation,
       const std::vector<int64_t>& parameter_slots) {
-    std::vector<HloInstruction*> order = computation.MakeInstructionPostOrder();
-    HLOC_RETURN_IF_ERROR(CheckCodegenShapes(order, "GPU backend"));
-    HLOC_ASSIGN_OR_RETURN(BufferAssignment assignment,
-                          AssignBuffers(computation, order));
     HLOC_ASSIGN_OR_RETURN(
-        std::vector<int64_t> slot_of,
-        AppendBufferPlan(assignment, /*nested=*/true, executable_));
-    size_t next = 0;
-    for (const HloInstruction* parameter :
-         computation.parameter_instructions()) {
-      for (int64_t value : assignment.LeafValues(parameter)) {
-        if (next == parameter_slots.size()) {
-          return absl::InternalError(absl::StrCat(
-              computation.name(), " has more parameter leaves than given"));
-        }
-        slot_of[value] = parameter_slots[next++];
-      }
-    }
+        NestedPlan plan,
+        PlanNestedComputation(computation, parameter_slots, "GPU backend",
+                              executable_));
     NestedSteps nested;
-    HLOC_ASSIGN_OR_RETURN(nested.steps, Emit(order, assignment, slot_of));
-    for (int64_t value :
-         assignment.LeafValues(computation.root_instruction())) {
-      nested.root_slots.push_back(slot_of[value]);
-    }
+    HLOC_ASSIGN_OR_RETURN(nested.steps,
+                          Emit(plan.order, plan.assignment, plan.slot_of));
+    nested.root_slots = std::move(plan.root_slots);
     return nested;
   }
 
