@@ -24,7 +24,24 @@ absl::StatusOr<bool> InstructionFusion::RunOnComputation(
     HloComputation* computation, FusionReport* report) {
   bool changed = false;
   std::vector<HloInstruction*> order = computation->MakeInstructionPostOrder();
-  absl::flat_hash_set<HloInstruction*> alive(order.begin(), order.end());
+  // Instructions are known by their unique ids, never by address: a fused
+  // instruction is deleted and a new one may get its address, and a stale
+  // entry would then give the new one the old one's position (or make a
+  // deleted one look alive), so the fusions made would depend on the
+  // allocator. Ids are never reused.
+  std::vector<int64_t> order_ids;
+  for (const HloInstruction* instr : order) {
+    order_ids.push_back(instr->unique_id());
+  }
+  absl::flat_hash_set<int64_t> alive(order_ids.begin(), order_ids.end());
+  if (alive.size() != order.size()) {
+    // Modules are built (AddInstruction) and imported (proto ids checked)
+    // with distinct ids; shared ones would make a deleted instruction
+    // look alive.
+    return absl::InternalError(absl::StrCat(
+        "instruction-fusion: instructions of ", computation->name(),
+        " share unique ids"));
+  }
   // Post-order positions; a fusion takes its consumer's. A consumer takes
   // its operands latest first, so a producer is fused only after every
   // operand that uses it: the positions fused into one consumer then only
@@ -33,19 +50,19 @@ absl::StatusOr<bool> InstructionFusion::RunOnComputation(
   // each path that reaches it, and a DAG of cheap shared values (JAX's
   // unrolled threefry: every round's values feed two ops of the next) took
   // a number of fusions exponential in its depth.
-  absl::flat_hash_map<const HloInstruction*, int64_t> position;
+  absl::flat_hash_map<int64_t, int64_t> position;
   for (int64_t i = 0; i < static_cast<int64_t>(order.size()); ++i) {
-    position[order[i]] = i;
+    position[order_ids[i]] = i;
   }
   // Whether fusions grown in place (appended) left the stored order
   // unsorted; FuseInstructions sorts it, as the end of the pass does.
   bool unsorted = false;
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    HloInstruction* consumer = *it;
-    if (!alive.contains(consumer)) continue;
-    const int64_t consumer_position = position.at(consumer);
+  for (int64_t i = static_cast<int64_t>(order.size()) - 1; i >= 0; --i) {
+    if (!alive.contains(order_ids[i])) continue;
+    HloInstruction* consumer = order[i];
+    const int64_t consumer_position = position.at(order_ids[i]);
     auto position_of = [&](const HloInstruction* instr) {
-      auto found = position.find(instr);
+      auto found = position.find(instr->unique_id());
       return found == position.end() ? consumer_position : found->second;
     };
     bool fused = true;
@@ -96,6 +113,9 @@ absl::StatusOr<bool> InstructionFusion::RunOnComputation(
           member = *copy;
           Count("duplicated");
         }
+        // Fusing may delete both.
+        const int64_t member_id = member->unique_id();
+        const int64_t consumer_id = consumer->unique_id();
         // A fusion that grows keeps its name, unless it changes kind.
         const bool grow = consumer->opcode() == HloOpcode::kFusion &&
                           consumer->fusion_kind() == decision.kind;
@@ -107,9 +127,9 @@ absl::StatusOr<bool> InstructionFusion::RunOnComputation(
           if (!fusion.ok()) return fusion.status();
         }
         if (*fusion != nullptr) {
-          alive.erase(member);
-          alive.erase(consumer);
-          alive.insert(*fusion);
+          alive.erase(member_id);
+          alive.erase(consumer_id);
+          alive.insert((*fusion)->unique_id());
           unsorted = true;
         } else {
           std::string fusion_name =
@@ -123,10 +143,10 @@ absl::StatusOr<bool> InstructionFusion::RunOnComputation(
           unsorted = false;
           alive.clear();
           for (HloInstruction* instr : computation->instructions()) {
-            alive.insert(instr);
+            alive.insert(instr->unique_id());
           }
         }
-        position[*fusion] = consumer_position;
+        position[(*fusion)->unique_id()] = consumer_position;
         Count("fusions");
         record.result = (*fusion)->name();
         if (report) report->Record(std::move(record));
