@@ -174,6 +174,21 @@ absl::StatusOr<std::vector<llvm::Value*>> IrArray::EmitReadRun(
     llvm::IRBuilderBase* b) const {
   auto element = StorageType(shape_.element_type(), b->getContext());
   if (!element.ok()) return element.status();
+  if (!llvm::VectorType::isValidElementType(*element)) {
+    // A complex element is a struct, which no vector holds: one load per
+    // element, each with the alignment its offset from `first` keeps.
+    llvm::Value* base = EmitElementPointer(first, b);
+    const uint64_t bytes = ByteWidth(shape_.element_type());
+    std::vector<llvm::Value*> values;
+    for (int64_t i = 0; i < count; ++i) {
+      llvm::Value* ptr =
+          i == 0 ? base : b->CreateInBoundsGEP(*element, base, b->getInt64(i));
+      llvm::LoadInst* load = b->CreateLoad(*element, ptr);
+      load->setAlignment(llvm::commonAlignment(llvm::Align(alignment), i * bytes));
+      values.push_back(load);
+    }
+    return values;
+  }
   auto* vector_type = llvm::FixedVectorType::get(*element, count);
   llvm::LoadInst* load =
       b->CreateLoad(vector_type, EmitElementPointer(first, b));
@@ -195,6 +210,23 @@ absl::Status IrArray::EmitWriteRun(const IrIndex& first,
                                    llvm::IRBuilderBase* b) const {
   auto element = StorageType(shape_.element_type(), b->getContext());
   if (!element.ok()) return element.status();
+  if (!llvm::VectorType::isValidElementType(*element)) {
+    // Complex elements: one store each, as EmitReadRun's loads.
+    llvm::Value* base = EmitElementPointer(first, b);
+    const uint64_t bytes = ByteWidth(shape_.element_type());
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (values[i]->getType() != *element) {
+        return absl::InternalError(
+            "IrArray::EmitWriteRun: value of the wrong type");
+      }
+      llvm::Value* ptr =
+          i == 0 ? base : b->CreateInBoundsGEP(*element, base, b->getInt64(i));
+      llvm::StoreInst* store = b->CreateStore(values[i], ptr);
+      store->setAlignment(
+          llvm::commonAlignment(llvm::Align(alignment), i * bytes));
+    }
+    return absl::OkStatus();
+  }
   llvm::Value* vector = llvm::PoisonValue::get(
       llvm::FixedVectorType::get(*element, values.size()));
   for (size_t i = 0; i < values.size(); ++i) {

@@ -176,6 +176,17 @@ for r, c in [(5, 31), (6, 1023)]:
     CASES[f"cummax_last_{r}x{c}"] = (cummax_last, [(r, c)], np.float32, False)
 CASES["cumprod_first_33x65"] = (cumprod_first, [(33, 65)], np.float32, False)
 CASES["cummax_first_1023x5"] = (cummax_first, [(1023, 5)], np.float32, False)
+# Complex reductions: a complex element is a struct, read run by run
+# element by element (IrArray::EmitReadRun); jnp.abs(a).sum() over complex64
+# once crashed the compiler.
+def abs_sum(x):
+    return jnp.abs(x).sum()
+
+
+CASES["abs_sum_c64_16x20"] = (abs_sum, [(16, 20)], np.complex64, False)
+CASES["row_sum_c64_64x128"] = (row_sum, [(64, 128)], np.complex64, False)
+CASES["row_sum_c64_3x1025"] = (row_sum, [(3, 1025)], np.complex64, False)
+CASES["col_sum_c64_33x7"] = (col_sum, [(33, 7)], np.complex64, False)
 # Vocabulary-long top-k rows: longer than the GPU sort kernel's 8192, so
 # topk-splitter cuts them into chunks; NaN, infinities and -0 in the "nan"
 # case (topk orders NaN first), 50257 needs padding.
@@ -218,6 +229,9 @@ CASES["conv_grads_2x8x8x3"] = (conv_grads, [(2, 8, 8, 3), (3, 3, 3, 4)],
 
 
 def make_input(rng, shape, dtype, special):
+    if np.issubdtype(dtype, np.complexfloating):
+        return (rng.standard_normal(shape) +
+                1j * rng.standard_normal(shape)).astype(dtype)
     x = rng.standard_normal(shape).astype(np.float32)
     if special and x.size:
         flat = x.reshape(-1)
