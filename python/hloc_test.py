@@ -529,6 +529,7 @@ ENTRY e {
         self.assertEqual(hloc.stages()[0], "hlo")
         assert_matches(self, lowered.compile().run(x, w), jax.jit(f)(x, w),
                        "Lowered.compile")
+
         cuda = hloc.jit(f, platform="cuda").lower(x, w)
         self.assertIn("ENTRY", cuda.as_text())  # the cuda pipeline runs
         # The cuda backend's own stages (no GPU needed to compile).
@@ -537,6 +538,27 @@ ENTRY e {
         with self.assertRaisesRegex(hloc.HlocError,
                                     "unknown stage 'asm' for platform 'cuda'"):
             cuda.stage("asm")
+
+    def test_compiled_is_called_like_jax_compiled(self):
+        # jax.jit(f).lower(*args).compile() is called with the function's
+        # own arguments (pytrees, keywords, statics as lowered) and returns
+        # its result pytree; so is hloc's.
+        def f(params, x, *, n):
+            return {"y": jnp.tanh(x @ params["w"]) ** n, "s": x.sum()}
+        params = {"w": np.ones((8, 3), np.float32)}
+        x = np.arange(32, dtype=np.float32).reshape(4, 8) / 32
+        jitted = hloc.jit(f, static_argnames="n")
+        compiled = jitted.lower(params, x, n=3).compile()
+        self.assertIsInstance(compiled, hloc.Compiled)
+        got = compiled(params, x, n=3)
+        want = jax.jit(f, static_argnames="n")(params, x, n=3)
+        self.assertEqual(sorted(got), ["s", "y"])
+        assert_matches(self, got["y"], want["y"], "Compiled y")
+        assert_matches(self, got["s"], want["s"], "Compiled s")
+        with self.assertRaisesRegex(TypeError, "compiled for other arguments"):
+            compiled(params, x, n=2)
+        with self.assertRaisesRegex(TypeError, "compiled for other arguments"):
+            compiled(params, x[:2], n=3)
 
 
 class BadInputTest(unittest.TestCase):

@@ -23,11 +23,12 @@ Errors are HlocError (a RuntimeError) carrying the compiler's message.
 """
 
 from hloc._errors import HlocError
-from hloc._jit import Jitted, Lowered, jit
+from hloc._jit import Compiled, Jitted, Lowered, jit
 from hloc._program import (Executable, cache_stats, clear_cache, compile,
                            load, platforms, set_cache_dir, stages)
 
 __all__ = [
+    "Compiled",
     "Executable",
     "HlocError",
     "Jitted",

@@ -31,7 +31,9 @@ class Lowered:
     platform, like hlo-opt --platform=P prints it."""
 
     def __init__(self, optimized, proto, out_tree, name, platform,
-                 verify_each, fallback):
+                 verify_each, fallback, jitted=None, key=None):
+        self._jitted = jitted
+        self._key = key
         self._optimized = optimized
         self._proto = proto
         self._out_tree = out_tree
@@ -73,11 +75,40 @@ class Lowered:
         return self._optimized.executable_bytes()
 
     def compile(self):
-        """The compiled module (hloc.Executable), through the cache."""
-        return _program.Executable(
-            _program.get_program(self._proto, self._name, self._platform,
-                                 self._verify_each, self._fallback),
-            self._name)
+        """The compiled module, through the cache: a Compiled, called with
+        the arguments the function was lowered for (as jax.jit(f).lower(x)
+        .compile() is), or run(*arrays) on the flat arrays, as
+        hloc.Executable."""
+        program = _program.get_program(self._proto, self._name,
+                                       self._platform, self._verify_each,
+                                       self._fallback)
+        return Compiled(program, self._name, self._jitted, self._key,
+                        self._out_tree)
+
+
+class Compiled(_program.Executable):
+    """A function's module compiled for one signature (Lowered.compile()):
+    calling it with arguments of that signature (static ones equal, as
+    lowered) returns the function's result pytree."""
+
+    def __init__(self, program, name, jitted, key, out_tree):
+        super().__init__(program, name)
+        self._jitted = jitted
+        self._key = key
+        self._entry = _Entry(program, out_tree)
+
+    def __call__(self, *args, **kwargs):
+        if self._jitted is None:
+            raise TypeError(f"{self._name}: this module was compiled without "
+                            "its function's signature; use run(*arrays)")
+        key, leaves = self._jitted._signature(args, kwargs)
+        if key != self._key:
+            raise TypeError(
+                f"{self._name}: compiled for other arguments than these (a "
+                "Compiled runs only the shapes, dtypes, pytree and static "
+                "values it was lowered for; call the hloc.jit function to "
+                "compile for new ones)")
+        return _run_entry(self._entry, leaves, self._name)
 
 
 class _Entry:
@@ -93,6 +124,19 @@ class _Entry:
                           for t in program.parameter_types]
         self.result_views = _program.result_views(program)
         self.out_tree = out_tree
+
+
+def _run_entry(entry, leaves, name):
+    """Runs `entry`'s program on the argument leaves: its result pytree."""
+    if entry.cuda:
+        program = entry.program
+        arrays = [_cuda.as_cuda_argument(leaf, dtype, program)
+                  for leaf, dtype in zip(leaves, entry.in_dtypes)]
+        results = [jax.dlpack.from_dlpack(r) for r in program.run(arrays)]
+        return entry.out_tree.unflatten(results)
+    arrays = _program.host_arguments(leaves, entry.in_dtypes, name)
+    results = _program.run_program(entry.program, arrays, entry.result_views)
+    return entry.out_tree.unflatten(results)
 
 
 def _leaf_signature(leaf):
@@ -201,16 +245,7 @@ class Jitted:
                 f"jax.jit ({e})") from None
         if entry is None:
             entry = self._compile(key, args, kwargs, len(leaves))
-        if entry.cuda:
-            program = entry.program
-            arrays = [_cuda.as_cuda_argument(leaf, dtype, program)
-                      for leaf, dtype in zip(leaves, entry.in_dtypes)]
-            results = [jax.dlpack.from_dlpack(r) for r in program.run(arrays)]
-            return entry.out_tree.unflatten(results)
-        arrays = _program.host_arguments(leaves, entry.in_dtypes, self._name)
-        results = _program.run_program(entry.program, arrays,
-                                       entry.result_views)
-        return entry.out_tree.unflatten(results)
+        return _run_entry(entry, leaves, self._name)
 
     def _lower_with_jax(self, args, kwargs):
         # Shape errors, wrong argument counts and unhashable statics are
@@ -255,12 +290,14 @@ class Jitted:
 
     def lower(self, *args, **kwargs):
         """Lowers through JAX and runs hloc's pipeline: a Lowered."""
+        key, _ = self._signature(args, kwargs)
         proto, out_tree = self._lower_with_jax(args, kwargs)
         optimized = _program.optimize(_program.parse(proto, self._name),
                                       self._platform, self._verify_each,
                                       self._fallback)
         return Lowered(optimized, proto, out_tree, self._name,
-                       self._platform, self._verify_each, self._fallback)
+                       self._platform, self._verify_each, self._fallback,
+                       jitted=self, key=key)
 
     def clear_cache(self):
         """Forgets this function's signatures (programs stay cached)."""
