@@ -40,14 +40,20 @@ constexpr int64_t kFewRowsBlockThreads = 1024;
 // Short rows: 8 warps per block (256 threads, as for loop kernels).
 constexpr int64_t kShortRowWarpsPerBlock = 8;
 
-// Row-reduction fusions: a thread owns up to 32 elements of its row in
-// 16-byte runs (8 runs of f32, 4 of bf16) kept in registers: several
-// independent 16-byte loads in flight per thread cover the memory latency.
-// More elements per thread cost occupancy: with 64 bf16 elements softmax
-// took 172 registers (one block per SM) and ran at 27% of copy on the
-// H100. Rows with more runs than that get more threads, up to a block of
-// 1024 (a 16384-element f32 row, the row fusions' limit, is then 4 runs).
-constexpr int64_t kRowFusionElementsPerThread = 32;
+// Row-reduction fusions: a thread owns up to 4 runs of its row (16 bytes
+// each: 16 f32, 32 bf16 elements) kept in registers: several independent
+// 16-byte loads in flight per thread cover the memory latency. More runs
+// per thread cost occupancy more than they add loads in flight: with 64
+// bf16 elements softmax took 172 registers (one block per SM) and ran at
+// 27% of copy on the H100; over 8192 x 8192 on an H200 (session 16,
+// tools/gpu_bench/RESULTS.md) 8 runs of f32 (48 registers, 5 blocks of 256
+// per SM) took 133.0 us for softmax and 133.1 for layer norm, 4 runs (32
+// and 44 registers, full occupancy) 131.6 and 132.3, 16 runs 132.2 and
+// 135.6; in bf16, 4 runs took 68.3 and 68.5 us, 2 runs 77.9 and 73.8, 8
+// runs 75.5 and 81.3. Rows with more runs than that get more threads, up
+// to a block of 1024 (a 16384-element f32 row, the row fusions' limit, is
+// then 4 runs).
+constexpr int64_t kRowFusionRunsPerThread = 4;
 constexpr int64_t kRowFusionMaxThreadsPerRow = 1024;
 // But at least a warp's worth of threads per row where the row has that
 // many runs, so that a warp's loads are one contiguous span: with 2
@@ -177,8 +183,7 @@ RowFusionLaunch ComputeRowFusionLaunch(int64_t rows, int64_t row_length,
   // aligned vector.
   while (vector > 1 && row_length % vector != 0) vector /= 2;
   const int64_t runs = CeilDiv(row_length, vector);
-  const int64_t runs_per_thread =
-      std::max<int64_t>(1, kRowFusionElementsPerThread / vector);
+  const int64_t runs_per_thread = kRowFusionRunsPerThread;
   int64_t group = 1;
   while (group < kRowFusionMaxThreadsPerRow &&
          ((group < device.warp_size && group < runs) ||

@@ -129,11 +129,12 @@ TEST(LaunchDimsTest, RowReductionsLanesPerShortRowBlockPerLongRow) {
 }
 
 TEST(LaunchDimsTest, RowFusionGroupsByRowLength) {
-  // softmax over 8192 f32: 256 threads per row, 8 runs of 4 each.
+  // softmax over 8192 f32: 512 threads per row, 4 runs of 4 each.
   RowFusionLaunch wide = ComputeRowFusionLaunch(8192, 8192, 4, H100());
-  EXPECT_EQ(wide.threads_per_row, 256);
+  EXPECT_EQ(wide.threads_per_row, 512);
   EXPECT_EQ(wide.vector, 4);
-  EXPECT_EQ(wide.vectors_per_thread, 8);
+  EXPECT_EQ(wide.vectors_per_thread, 4);
+  EXPECT_EQ(wide.threads_per_block, 512);
   EXPECT_EQ(wide.dims.grid[0], 8192);
   // Rows of 64 f32: 16 threads per row, one run each, so a warp reads two
   // whole rows; 16 rows per block.
@@ -142,6 +143,13 @@ TEST(LaunchDimsTest, RowFusionGroupsByRowLength) {
   EXPECT_EQ(narrow.vectors_per_thread, 1);
   EXPECT_EQ(narrow.rows_per_block, 16);
   // bf16 rows of 8192: 32 elements (4 runs of 8) per thread.
+  // f64 rows of 4096: 4 runs of 2 per thread, 512 threads.
+  RowFusionLaunch f64 = ComputeRowFusionLaunch(64, 4096, 8, H100());
+  EXPECT_EQ(f64.vector, 2);
+  EXPECT_EQ(f64.vectors_per_thread, 4);
+  EXPECT_EQ(f64.threads_per_row, 512);
+  // The longest f32 row (16384): a block of 1024, still 4 runs each.
+  EXPECT_EQ(ComputeRowFusionLaunch(8, 16384, 4, H100()).vectors_per_thread, 4);
   RowFusionLaunch bf16 = ComputeRowFusionLaunch(8192, 8192, 2, H100());
   EXPECT_EQ(bf16.threads_per_row, 256);
   EXPECT_EQ(bf16.vectors_per_thread, 4);
