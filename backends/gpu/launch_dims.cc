@@ -184,8 +184,12 @@ RowFusionLaunch ComputeRowFusionLaunch(int64_t rows, int64_t row_length,
   while (vector > 1 && row_length % vector != 0) vector /= 2;
   const int64_t runs = CeilDiv(row_length, vector);
   const int64_t runs_per_thread = kRowFusionRunsPerThread;
+  // A group is a power of two within the block's limit (960 threads on
+  // the 64-wide-warp test device: 512).
+  const int64_t max_group =
+      std::min(kRowFusionMaxThreadsPerRow, device.max_threads_per_block);
   int64_t group = 1;
-  while (group < kRowFusionMaxThreadsPerRow &&
+  while (2 * group <= max_group &&
          ((group < device.warp_size && group < runs) ||
           group * runs_per_thread < runs)) {
     group *= 2;
