@@ -13,6 +13,7 @@
 #include "backends/common/math_library.h"
 #include "backends/gpu/device_bitcode.h"
 #include "backends/gpu/llvm_codegen.h"
+#include "backends/gpu/nvptx_paired_conversions.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
@@ -220,6 +221,7 @@ class NvptxTarget : public GpuTarget {
           absl::StrCat("GPU codegen produced invalid LLVM IR: ", errors));
     }
     OptimizeModule(module, tm_.get());
+    PairNarrowingConversions(*module);
     optimize_timer.reset();
     ScopedPhaseTimer codegen_timer(
         PhaseField(times, &CompilePhaseTimes::codegen_s));
