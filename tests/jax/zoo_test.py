@@ -20,7 +20,7 @@ failure, or a pass, is an error), so a fix or a regression shows.
 Prints a table programs x targets and the pass counts. With Bazel's test
 sharding (TEST_TOTAL_SHARDS) each shard takes every Nth program.
 
-usage: zoo_test.py --hlo-run HLO_RUN --hlo-opt HLO_OPT [--only SUBSTRING]
+usage: zoo_test.py --hlo-run HLO_RUN --hlo-opt HLO_OPT [--only SUBSTRING[,SUBSTRING...]]
                    [--aarch64-every N] [--seed N] [--markdown]
 """
 
@@ -116,7 +116,8 @@ def main():
         return 1
 
     names = shard_of(sorted(zoo.ALL))
-    names = [n for n in names if args.only in n]
+    names = [n for n in names
+             if any(part in n for part in args.only.split(","))]
     stale = [k for k in KNOWN_FAILURES if k[0] not in zoo.ALL]
     start = time.time()
     rows, failures = [], []

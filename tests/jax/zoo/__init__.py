@@ -5,7 +5,7 @@ where make_inputs(rng) returns the function's positional arguments (pytrees
 of NumPy arrays, small sizes). ALL merges them; a name may appear once.
 """
 
-from zoo import (arrays, control_flow, edge_cases, losses, models,
+from zoo import (arrays, control_flow, edge_cases, hunted, losses, models,
                  numerics, optimizers, research)
 
 THEMES = {
@@ -17,6 +17,7 @@ THEMES = {
     "numerics": numerics.PROGRAMS,
     "research": research.PROGRAMS,
     "edge_cases": edge_cases.PROGRAMS,
+    "hunted": hunted.PROGRAMS,
 }
 
 
