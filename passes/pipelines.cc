@@ -26,6 +26,7 @@
 #include "passes/schedule_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplify_fp_conversions.h"
+#include "passes/sort_splitter.h"
 #include "passes/topk_splitter.h"
 #include "passes/tree_reduction.h"
 #include "passes/triangular_solve_expander.h"
@@ -148,13 +149,14 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // library gemms; the CPU splits a reduction over its rows in its own
   // way, and its dot emitter reads any dimension order. The GPU topk
   // kernel sorts rows of up to 8192 in shared memory: longer ones are split
-  // into chunks.
+  // into chunks, and long sorts become merge sorts of such rows.
   // Cumulative ops (prefix reduce-windows, O(n^2) as windows) become scans
   // on every target: the GPU runs them as parallel prefix scans, the CPU
   // as one sequential pass per row, rows in parallel.
   pipeline.AddPass<ReduceWindowToScan>();
   if (platform == "cuda" || platform == "rocm") {
     pipeline.AddPass<TopKSplitter>();
+    pipeline.AddPass<SortSplitter>();
     pipeline.AddPass<TreeReduction>();
     pipeline.AddPass<DotOperandOrder>();
   }

@@ -33,6 +33,7 @@
 #include "passes/simplification.h"
 #include "passes/simplifier/algebraic_simplifier.h"
 #include "passes/simplify_fp_conversions.h"
+#include "passes/sort_splitter.h"
 #include "passes/topk_expander.h"
 #include "passes/topk_splitter.h"
 #include "passes/tree_reduction.h"
@@ -162,6 +163,10 @@ const PassEntry kPasses[] = {
      "excess precision: widened bf16/f16 dots computed in f32, float convert "
      "chains collapsed (XLA's xla_allow_excess_precision)",
      Make<SimplifyFpConversions>},
+    {"sort-splitter",
+     "sort rows longer than the GPU sort kernel's 8192 as a bitonic merge "
+     "sort: sorts of 8192-chunks and elementwise merge steps",
+     Make<SortSplitter>},
     {"topk-expander",
      "topk as a stable sort of (values, iota) and a slice (CPU: sort code, "
      "no topk kernel)",

@@ -194,6 +194,26 @@ CASES["top8_4x32000"] = (top8, [(4, 32000)], np.float32, False)
 CASES["top8_2x131072"] = (top8, [(2, 131072)], np.float32, False)
 CASES["top8_nan_3x131072"] = (top8, [(3, 131072)], np.float32, True)
 CASES["top8_bf16_3x50257"] = (top8, [(3, 50257)], BF16, False)
+# Long sorts: rows longer than the GPU sort kernel's 8192, which
+# sort-splitter turns into a bitonic merge sort of 8192-chunks: padding
+# (none of the lengths is a power of two times 8192), NaN, infinities and
+# -0 in sort_100000, an argsort (the positions travel with the keys), a
+# sort along the leading axis (transposes).
+def sort_last(x):
+    return jnp.sort(x)
+
+
+def argsort_last(x):
+    return jnp.argsort(x, axis=-1)
+
+
+def sort_first(x):
+    return jnp.sort(x, axis=0)
+
+
+CASES["sort_100000"] = (sort_last, [(100000,)], np.float32, True)
+CASES["argsort_2x20000"] = (argsort_last, [(2, 20000)], np.float32, False)
+CASES["sort_axis0_30000x3"] = (sort_first, [(30000, 3)], np.float32, False)
 
 # Convolutions (cuDNN calls on cuda, after convolution-layout): JAX's
 # default NHWC/HWIO, "SAME" with a stride (asymmetric padding), NCHW/OIHW,

@@ -1,0 +1,68 @@
+// Long sort rows as a merge sort of short ones ("sort-splitter").
+//
+// The GPU sort kernel sorts a row in shared memory and takes rows of up to
+// 8192 elements; jnp.sort of a longer axis has no kernel. This pass
+// rewrites such a sort into sorts of rows of C = 8192 (the kernel's) and
+// elementwise code: a bitonic merge sort whose leaves are C-chunks.
+//
+//  1. The sort dimension is moved last and the others flattened: every
+//     operand is [R, L]. An s32 iota of the original positions joins them
+//     as one more operand, and every row is padded to P = C * 2^m >= L
+//     (positions >= L are padding).
+//  2. The comparator is wrapped into a strict total order over
+//     (operands..., position):
+//       before(a, b) = a.pos < L && (b.pos >= L || cmp(a, b) ||
+//                                    (!cmp(b, a) && a.pos < b.pos))
+//     which is the stable sort's order with the padding last. Because it
+//     is total, any correct sorting network gives the same result, bit for
+//     bit the stable sort's, whatever the comparator does with NaNs, signed
+//     zeros or ties.
+//  3. Each C-chunk is sorted (the kernel, with the wrapped comparator).
+//  4. For runs r = C, 2C, ..., P/2: the second run of each pair is
+//     reversed, making the pair a bitonic sequence of 2r, and half-cleaners
+//     of strides r, r/2, ..., C (swap where before(hi, lo), elementwise)
+//     leave every C-chunk bitonic and the chunks in order; sorting each
+//     C-chunk again completes runs of 2r.
+//  5. The padding and the positions are dropped, and the operands' shapes
+//     (and layouts) restored.
+//
+// The elementwise steps evaluate the comparator on arrays: its scalar
+// instructions are cloned at the arrays' shape when they are all
+// elementwise (JAX's comparators are), so the steps fuse into loop kernels;
+// otherwise the wrapped comparator is mapped (kMap) over the arrays.
+//
+// Rows longer than `max_row_length` and at most 2^27 elements (s32
+// positions, far from overflow) are rewritten; the GPU pipelines run it
+// with the kernel's limit.
+#ifndef PASSES_SORT_SPLITTER_H_
+#define PASSES_SORT_SPLITTER_H_
+
+#include <cstdint>
+
+#include "passes/pass.h"
+
+namespace hloc {
+
+class SortSplitter : public HloPass {
+ public:
+  // Must equal the GPU sort kernel's shared-memory row limit,
+  // kMaxSharedSortLength in backends/gpu/sort_emitter.cc: the chunks are
+  // sorted by that kernel, and any longer row is what this pass removes.
+  static constexpr int64_t kGpuMaxRowLength = 8192;
+  // Longer rows are left alone (the kernel's error remains).
+  static constexpr int64_t kMaxSplitRowLength = int64_t{1} << 27;
+
+  // `max_row_length` is also the chunk length C; tests use small ones to
+  // merge over many levels cheaply.
+  explicit SortSplitter(int64_t max_row_length = kGpuMaxRowLength)
+      : max_row_length_(max_row_length) {}
+  absl::string_view name() const override { return "sort-splitter"; }
+  absl::StatusOr<bool> Run(HloModule* module) override;
+
+ private:
+  int64_t max_row_length_;
+};
+
+}  // namespace hloc
+
+#endif  // PASSES_SORT_SPLITTER_H_
