@@ -119,6 +119,70 @@ int64_t FusedReuse(const HloInstruction* instr,
   return reuse;
 }
 
+// Adds a to b, saturating: emission counts of long chains can overflow.
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  constexpr int64_t kMax = int64_t{1} << 40;
+  return std::min(kMax, a + b);
+}
+
+// ProducerEmissions inside a fused computation: the emissions of the
+// parameters in `params`, summed. Each instruction's indexings are the set
+// of "index sources" reaching it: the root, or an (index-changing user,
+// operand slot) pair counting as often as that user is emitted; elementwise
+// users pass their own sources on.
+int64_t FusedEmissions(const HloComputation& comp,
+                       const std::vector<const HloInstruction*>& params) {
+  std::vector<int64_t> source_count;
+  absl::flat_hash_map<const HloInstruction*, absl::flat_hash_set<int64_t>>
+      sources;
+  auto emissions = [&](const HloInstruction* instr) {
+    int64_t total = 0;
+    for (int64_t s : sources[instr]) {
+      total = SaturatingAdd(total, source_count[s]);
+    }
+    return total;
+  };
+  const HloInstruction* root = comp.root_instruction();
+  std::vector<HloInstruction*> order = comp.MakeInstructionPostOrder();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const HloInstruction* instr = *it;
+    absl::flat_hash_set<int64_t>& mine = sources[instr];
+    if (instr == root && root->opcode() != HloOpcode::kTuple) {
+      source_count.push_back(1);
+      mine.insert(source_count.size() - 1);
+    }
+    for (const HloInstruction* user : instr->users()) {
+      if (user->opcode() == HloOpcode::kTuple) {
+        // Each output of a multi-output fusion is written once.
+        source_count.push_back(1);
+        mine.insert(source_count.size() - 1);
+      } else if (user->IsElementwise()) {
+        const absl::flat_hash_set<int64_t>& theirs = sources[user];
+        mine.insert(theirs.begin(), theirs.end());
+      } else {
+        // One source per operand slot: concatenate(x, x) reads x at two
+        // indices. A reduction inside a fusion (a row-reduction fusion's
+        // passes) is computed once and its result kept, however often the
+        // result is read: it emits its input once.
+        const int64_t count =
+            user->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*user)
+                ? 1
+                : emissions(user);
+        const size_t slots = user->OperandIndices(instr).size();
+        for (size_t k = 0; k < slots; ++k) {
+          source_count.push_back(count);
+          mine.insert(source_count.size() - 1);
+        }
+      }
+    }
+  }
+  int64_t total = 0;
+  for (const HloInstruction* param : params) {
+    total = SaturatingAdd(total, emissions(param));
+  }
+  return total;
+}
+
 // True if, inside fused computation `comp`, every instruction depending on
 // one of `sources` is elementwise with dimensions `dims`, and the root is one
 // of them (not a tuple).
@@ -515,6 +579,16 @@ int64_t ReuseFactor(const HloInstruction& consumer,
   }
 }
 
+int64_t ProducerEmissions(const HloInstruction& consumer,
+                          const HloInstruction& producer) {
+  if (consumer.opcode() == HloOpcode::kFusion) {
+    return FusedEmissions(*consumer.fused_computation(),
+                          ParamsFor(consumer, producer));
+  }
+  if (consumer.IsElementwise()) return 1;
+  return static_cast<int64_t>(consumer.OperandIndices(&producer).size());
+}
+
 FusionKind KindForConsumer(const HloInstruction& consumer) {
   if (consumer.opcode() == HloOpcode::kFusion) return consumer.fusion_kind();
   if (consumer.opcode() == HloOpcode::kReduce && !IsTrivialReduce(consumer)) {
@@ -621,6 +695,19 @@ FusionDecision ShouldFuse(const HloInstruction& producer,
     return FusionDecision::No(absl::StrCat(
         "producer ", HloOpcodeString(producer.opcode()),
         " is expensive and the consumer reads each element ", reuse, " times"));
+  }
+
+  // Broadcasts, constants and iotas emit next to no code wherever they go.
+  if (producer.opcode() != HloOpcode::kBroadcast &&
+      producer.opcode() != HloOpcode::kConstant &&
+      producer.opcode() != HloOpcode::kIota) {
+    const int64_t emissions = ProducerEmissions(consumer, producer);
+    if (emissions > kMaxProducerEmissions) {
+      return FusionDecision::No(absl::StrCat(
+          "the consumer's kernel would emit the producer's code ", emissions,
+          " times, at that many different indices (code duplication limit ",
+          kMaxProducerEmissions, ")"));
+    }
   }
 
   const int64_t producer_bytes = BytesOf(producer.shape());

@@ -48,7 +48,9 @@
 //     exp fused into it is computed twice per element, which is still far
 //     cheaper on a GPU than writing and reading it back.
 //  6. Limits: at most max_operands fusion parameters and
-//     max_fused_instructions instructions per fusion (code growth).
+//     max_fused_instructions instructions per fusion (code growth), and a
+//     producer's code emitted at most kMaxProducerEmissions times by its
+//     consumer's kernel (ProducerEmissions).
 #ifndef PASSES_FUSION_COST_MODEL_H_
 #define PASSES_FUSION_COST_MODEL_H_
 
@@ -100,6 +102,15 @@ struct FusionOptions {
 // An expensive producer's element may be computed at most this many times
 // by its consumer.
 inline constexpr int64_t kMaxExpensiveRecompute = 3;
+// A fused producer's code may be emitted at most this many times by its
+// consumer's kernel: XLA's limit on code duplication (its
+// FusionNodeIndexingEvaluation allows 15). Without it a chain of
+// butterflies (each stage's two halves read through slices of the last
+// stage's concatenation: the bitonic merges of sort-splitter, an FFT
+// written in jnp) fused into one kernel whose code grew 4-fold with every
+// stage: 144 MB of LLVM IR and 7 minutes of compilation for one
+// f32[100000] sort.
+inline constexpr int64_t kMaxProducerEmissions = 15;
 // A copy may read at most this many times the bytes of the value it replaces.
 inline constexpr int64_t kMaxDuplicationReadFactor = 4;
 // Gathers producing more elements than this are expensive to duplicate.
@@ -131,6 +142,15 @@ std::optional<std::string> WhyNotFusibleConsumer(
 // read it in a row-reduction fusion.
 int64_t ReuseFactor(const HloInstruction& consumer,
                     const HloInstruction& operand);
+
+// How many times `consumer`'s kernel would emit the code computing an
+// element of its operand `producer` if it were fused: the elemental emitter
+// keeps one value per instruction, index and basic block, so users that
+// read an operand at their own index (elementwise ops) share its code,
+// while every op that reads it at an index of its own (slice, reverse,
+// reshape, transpose, concatenate, pad, gather, ...) adds its own count.
+int64_t ProducerEmissions(const HloInstruction& consumer,
+                          const HloInstruction& producer);
 
 // The fusion kind fusing a producer into `consumer` gives: the consumer's
 // own kind if it is a fusion, kInput for a reduce, kLoop otherwise.

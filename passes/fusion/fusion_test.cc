@@ -292,6 +292,60 @@ ENTRY e {
       "library call"));
 }
 
+// A butterfly network: each stage reads both halves of the last stage's
+// concatenation through slices, so every stage fused into a kernel
+// multiplies how often the kernel emits the stages before it (the bitonic
+// merges of sort-splitter once made 144 MB of LLVM IR). The limit splits
+// the chain into kernels that each emit a stage at most
+// kMaxProducerEmissions times, and the values stay the same.
+std::string Butterflies(int stages) {
+  std::string text = "HloModule m\nENTRY e {\n  s0 = f32[64] parameter(0)\n";
+  for (int k = 1; k <= stages; ++k) {
+    const std::string x = absl::StrCat("s", k - 1);
+    absl::StrAppend(
+        &text, "  lo", k, " = f32[32] slice(", x, "), slice={[0:32]}\n",
+        "  hi", k, " = f32[32] slice(", x, "), slice={[32:64]}\n",
+        "  a", k, " = f32[32] maximum(lo", k, ", hi", k, ")\n",
+        "  b", k, " = f32[32] minimum(lo", k, ", hi", k, ")\n", "  ",
+        k == stages ? "ROOT " : "", "s", k, " = f32[64] concatenate(a", k,
+        ", b", k, "), dimensions={0}\n");
+  }
+  return text + "}\n";
+}
+
+TEST(CostModel, ProducerEmissionsCountIndexings) {
+  auto module = Parse(Butterflies(1));
+  // concatenate reads each operand at an index of its own, once; maximum
+  // reads both slices at its own index.
+  EXPECT_EQ(ProducerEmissions(*Find(*module, "s1"), *Find(*module, "a1")), 1);
+  EXPECT_EQ(ProducerEmissions(*Find(*module, "a1"), *Find(*module, "lo1")), 1);
+  // The fused stage reads its input through two slices, in each of
+  // concatenate's two branches (basic blocks of their own, which share no
+  // values): four emissions.
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  std::vector<HloInstruction*> fusions = EntryFusions(*module);
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(ProducerEmissions(*fusions[0], *fusions[0]->operand(0)), 4);
+}
+
+TEST(CostModel, ButterflyChainsSplitAtTheEmissionLimit) {
+  auto module = Parse(Butterflies(10));
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  std::vector<HloInstruction*> fusions = EntryFusions(*module);
+  // Each stage emits the one before it 4 times (two slices in each of
+  // concatenate's two branches): 10 stages in one kernel would emit the
+  // first 4^9 times. With at most 15 a kernel holds 2 stages, and the
+  // chain takes 5 kernels.
+  EXPECT_EQ(fusions.size(), 5u);
+  bool refused = false;
+  for (const FusionDecisionRecord& r : report.records()) {
+    refused |= absl::StrContains(r.rule, "code duplication limit");
+  }
+  EXPECT_TRUE(refused);
+}
+
 TEST(CostModel, OperandLimit) {
   auto module = Parse(R"(HloModule m
 ENTRY e {
