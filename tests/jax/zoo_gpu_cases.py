@@ -43,8 +43,10 @@ import zoo  # noqa: E402
 # unet_groupnorm_silu_grad's group-norm scales, behind two 3x3 convolutions).
 # Both sides compute these at precision HIGHEST (full f32), so the
 # comparison stays tight.
-FULL_F32 = {"checkpoint_mlp_grad", "cnn_grad", "mlp_value_and_grad",
-            "unet_groupnorm_silu_grad"}
+# complex_reductions: XLA:GPU's c64 dot is in TF32 too (0.1% off full
+# precision on the H200), and --expect-tf32 allows only f32 outputs.
+FULL_F32 = {"checkpoint_mlp_grad", "cnn_grad", "complex_reductions",
+            "gpt_adam_step", "mlp_value_and_grad", "unet_groupnorm_silu_grad"}
 
 # Programs that keep XLA:CPU's outputs, and why.
 KEEP_XLA_CPU = {
@@ -60,6 +62,11 @@ KEEP_XLA_CPU = {
     # hloc keeps every rounding to an 8-bit float, a quantisation the
     # program asked for (passes/simplify_fp_conversions.h).
     "fp8_conversions": "XLA:GPU drops fp8 round trips; hloc keeps them",
+    # lax.top_k over a row with NaNs and infinities: XLA:GPU returned
+    # infinities at positions 1, 23, 34, 45 and a NaN at 4095 (H200,
+    # session 16), skipping the infinity at 12 and the NaNs before; the
+    # TopK semantics, XLA:CPU and hloc put the first NaNs first.
+    "long_sorts": "XLA:GPU's top_k misorders NaNs and infinities",
 }
 
 

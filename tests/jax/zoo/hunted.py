@@ -128,8 +128,10 @@ def gpt_adam_step(p, tok):
     value, g = jax.value_and_grad(loss)(p)
     m = jax.tree.map(lambda x: 0.1 * x, g)
     v = jax.tree.map(lambda x: 0.001 * x * x, g)
+    # eps 1e-4, not 1e-8: with v = m^2 / 10 the step of a near-zero
+    # gradient would otherwise be the sign of its rounding error.
     return value, jax.tree.map(
-        lambda w, m, v: w - 1e-3 * m / (jnp.sqrt(v) + 1e-8), p, m, v)
+        lambda w, m, v: w - 1e-3 * m / (jnp.sqrt(v) + 1e-4), p, m, v)
 
 
 def _gpt_inputs(r):
