@@ -9,138 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "hlo/computation.h"
 #include "hlo/module.h"
+#include "passes/computation_builder.h"
 
 namespace hloc {
 namespace {
-
-// Adds instructions to one computation; array results get the default
-// layout.
-class Emitter {
- public:
-  explicit Emitter(HloComputation* computation) : c_(computation) {}
-
-  HloInstruction* Add(std::unique_ptr<HloInstruction> instr) {
-    return c_->AddInstruction(std::move(instr));
-  }
-
-  HloInstruction* Reshape(HloInstruction* x, std::vector<int64_t> dims) {
-    if (dims == x->shape().dimensions()) return x;
-    return Add(HloInstruction::CreateReshape(
-        Shape::Array(x->shape().element_type(), std::move(dims)), x));
-  }
-
-  // Output dimension i is x's dimension perm[i].
-  HloInstruction* Transpose(HloInstruction* x,
-                            const std::vector<int64_t>& perm) {
-    bool identity = true;
-    std::vector<int64_t> dims;
-    for (size_t i = 0; i < perm.size(); ++i) {
-      identity = identity && perm[i] == static_cast<int64_t>(i);
-      dims.push_back(x->shape().dimensions(perm[i]));
-    }
-    if (identity) return x;
-    return Add(HloInstruction::CreateTranspose(
-        Shape::Array(x->shape().element_type(), std::move(dims)), x, perm));
-  }
-
-  HloInstruction* Slice(HloInstruction* x, std::vector<int64_t> starts,
-                        std::vector<int64_t> limits) {
-    std::vector<int64_t> dims;
-    for (size_t i = 0; i < starts.size(); ++i) {
-      dims.push_back(limits[i] - starts[i]);
-    }
-    HloInstruction* slice = Add(HloInstruction::Create(
-        HloOpcode::kSlice, Shape::Array(x->shape().element_type(), dims), {x}));
-    HloAttributes& attrs = slice->mutable_attrs();
-    attrs.slice_starts = std::move(starts);
-    attrs.slice_limits = std::move(limits);
-    attrs.slice_strides.assign(dims.size(), 1);
-    return slice;
-  }
-
-  HloInstruction* Concatenate(HloInstruction* a, HloInstruction* b,
-                              int64_t dim) {
-    std::vector<int64_t> dims = a->shape().dimensions();
-    dims[dim] += b->shape().dimensions(dim);
-    HloInstruction* concat = Add(HloInstruction::Create(
-        HloOpcode::kConcatenate, Shape::Array(a->shape().element_type(), dims),
-        {a, b}));
-    concat->mutable_attrs().dimensions = {dim};
-    return concat;
-  }
-
-  HloInstruction* Reverse(HloInstruction* x, int64_t dim) {
-    HloInstruction* reverse = Add(HloInstruction::Create(
-        HloOpcode::kReverse,
-        Shape::Array(x->shape().element_type(), x->shape().dimensions()), {x}));
-    reverse->mutable_attrs().dimensions = {dim};
-    return reverse;
-  }
-
-  // x [R, L] padded at the end of its rows to [R, length] (with zeros,
-  // which no comparison reads: padding is ordered by position).
-  HloInstruction* PadRows(HloInstruction* x, int64_t length) {
-    const Shape& shape = x->shape();
-    if (shape.dimensions(1) == length) return x;
-    HloInstruction* zero = Add(HloInstruction::CreateConstant(
-        Literal(Shape::Scalar(shape.element_type()))));
-    HloInstruction* pad = Add(HloInstruction::Create(
-        HloOpcode::kPad,
-        Shape::Array(shape.element_type(), {shape.dimensions(0), length}),
-        {x, zero}));
-    PaddingConfig config;
-    config.dimensions.resize(2);
-    config.dimensions[1].edge_padding_high = length - shape.dimensions(1);
-    pad->mutable_attrs().padding_config = config;
-    return pad;
-  }
-
-  HloInstruction* Iota(std::vector<int64_t> dims, int64_t dim) {
-    HloInstruction* iota = Add(HloInstruction::Create(
-        HloOpcode::kIota, Shape::Array(S32, std::move(dims)), {}));
-    iota->mutable_attrs().iota_dimension = dim;
-    return iota;
-  }
-
-  // The scalar `value` at every element of `dims` (a scalar for none).
-  HloInstruction* Splat(Literal value, const std::vector<int64_t>& dims) {
-    const PrimitiveType type = value.shape().element_type();
-    HloInstruction* scalar =
-        Add(HloInstruction::CreateConstant(std::move(value)));
-    if (dims.empty()) return scalar;
-    return Add(
-        HloInstruction::CreateBroadcast(Shape::Array(type, dims), scalar, {}));
-  }
-
-  HloInstruction* Compare(HloInstruction* a, HloInstruction* b,
-                          ComparisonDirection direction) {
-    return Add(HloInstruction::CreateCompare(
-        Shape::Array(PRED, a->shape().dimensions()), a, b, direction));
-  }
-
-  HloInstruction* Binary(HloOpcode opcode, HloInstruction* a,
-                         HloInstruction* b) {
-    return Add(HloInstruction::CreateBinary(a->shape(), opcode, a, b));
-  }
-
-  HloInstruction* Not(HloInstruction* a) {
-    return Add(HloInstruction::CreateUnary(a->shape(), HloOpcode::kNot, a));
-  }
-
-  HloInstruction* Select(HloInstruction* pred, HloInstruction* on_true,
-                         HloInstruction* on_false) {
-    return Add(HloInstruction::Create(HloOpcode::kSelect, on_true->shape(),
-                                      {pred, on_true, on_false}));
-  }
-
-  HloInstruction* Element(HloInstruction* tuple, int64_t i) {
-    return Add(HloInstruction::CreateGetTupleElement(
-        tuple->shape().tuple_shapes(i), tuple, i));
-  }
-
- private:
-  HloComputation* c_;
-};
 
 // Whether `cmp` can be evaluated on arrays by cloning its instructions at
 // the arrays' shape: scalar parameters, constants and elementwise ops only.
@@ -160,7 +32,7 @@ bool ClonesElementwise(const HloComputation& cmp) {
 // dimensions `dims`: its instructions cloned into `e`'s computation, at
 // `dims` (empty: scalars, any instruction; else ClonesElementwise must
 // hold). Returns the clone of its root.
-HloInstruction* ApplyComparator(Emitter& e, const HloComputation& cmp,
+HloInstruction* ApplyComparator(ComputationBuilder& e, const HloComputation& cmp,
                                 const std::vector<HloInstruction*>& args,
                                 const std::vector<int64_t>& dims) {
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> clones;
@@ -191,7 +63,7 @@ using Elements = std::vector<HloInstruction*>;
 
 // before(a, b) of the header, on elements of dimensions `dims`, emitted
 // into `e`'s computation.
-HloInstruction* EmitBefore(Emitter& e, const HloComputation& cmp,
+HloInstruction* EmitBefore(ComputationBuilder& e, const HloComputation& cmp,
                            const Elements& a, const Elements& b, int64_t length,
                            const std::vector<int64_t>& dims) {
   const size_t n = a.size() - 1;
@@ -272,7 +144,7 @@ class SortSplit {
   void MakeWrappedComparator() {
     auto wrapped = std::make_unique<HloComputation>(
         absl::StrCat(cmp_.name(), ".split_order"));
-    Emitter e(wrapped.get());
+    ComputationBuilder e(wrapped.get());
     Elements a, b;
     for (int64_t k = 0; k <= operands(); ++k) {
       const PrimitiveType type =
@@ -292,11 +164,15 @@ class SortSplit {
   Elements ToRows() {
     Elements rows;
     for (HloInstruction* operand : sort_->operands()) {
+      // Padding is ordered by position: no comparison reads its values.
       rows.push_back(e_.PadRows(
           e_.Reshape(e_.Transpose(operand, RowPermutation()), {rows_, length_}),
-          padded_));
+          padded_, [&] {
+            return e_.Constant(
+                Literal(Shape::Scalar(operand->shape().element_type())));
+          }));
     }
-    rows.push_back(e_.Iota({rows_, padded_}, 1));
+    rows.push_back(e_.Iota(S32, {rows_, padded_}, 1));
     return rows;
   }
 
@@ -406,7 +282,7 @@ class SortSplit {
 
   HloComputation* computation_;
   HloInstruction* sort_;
-  Emitter e_;
+  ComputationBuilder e_;
   const HloComputation& cmp_;
   HloComputation* wrapped_ = nullptr;
   const int64_t dim_;

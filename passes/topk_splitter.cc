@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hlo/computation.h"
+#include "passes/computation_builder.h"
 #include "passes/topk_expander.h"
 
 namespace hloc {
@@ -51,19 +52,10 @@ PrimitiveType UnsignedOfWidth(int64_t bytes) {
   }
 }
 
-class Builder {
+// The shared builder, and topk's own pieces.
+class Builder : public ComputationBuilder {
  public:
-  explicit Builder(HloComputation* computation) : c_(computation) {}
-
-  HloInstruction* Reshape(HloInstruction* x, std::vector<int64_t> dims) {
-    if (dims == x->shape().dimensions()) return x;
-    return c_->AddInstruction(HloInstruction::CreateReshape(
-        Shape::Array(x->shape().element_type(), std::move(dims)), x));
-  }
-
-  HloInstruction* Constant(Literal value) {
-    return c_->AddInstruction(HloInstruction::CreateConstant(std::move(value)));
-  }
+  using ComputationBuilder::ComputationBuilder;
 
   // A float NaN constant prints without its payload, so floats are made
   // from the unsigned integer of their bits, which keeps every bit.
@@ -75,26 +67,9 @@ class Builder {
     Literal as_unsigned(Shape::Scalar(UnsignedOfWidth(ByteWidth(type))));
     std::memcpy(as_unsigned.untyped_data(), bits.untyped_data(),
                 ByteWidth(type));
-    return c_->AddInstruction(HloInstruction::CreateUnary(
-        Shape::Scalar(type), HloOpcode::kBitcastConvert,
-        Constant(std::move(as_unsigned))));
-  }
-
-  // x [B, m] padded at the end of its rows to [B, length] with `value()`.
-  HloInstruction* PadRows(HloInstruction* x, int64_t length,
-                          const std::function<HloInstruction*()>& value) {
-    const int64_t m = x->shape().dimensions(1);
-    if (length == m) return x;
-    HloInstruction* pad = c_->AddInstruction(
-        HloInstruction::Create(HloOpcode::kPad,
-                               Shape::Array(x->shape().element_type(),
-                                            {x->shape().dimensions(0), length}),
-                               {x, value()}));
-    PaddingConfig config;
-    config.dimensions.resize(2);
-    config.dimensions[1].edge_padding_high = length - m;
-    pad->mutable_attrs().padding_config = config;
-    return pad;
+    return Add(HloInstruction::CreateUnary(Shape::Scalar(type),
+                                           HloOpcode::kBitcastConvert,
+                                           Constant(std::move(as_unsigned))));
   }
 
   // indices [rows, k] of chunks of `chunk` elements, rows = B * chunks,
@@ -102,27 +77,14 @@ class Builder {
   HloInstruction* AddChunkOffsets(HloInstruction* indices, int64_t batch,
                                   int64_t chunks, int64_t chunk) {
     const int64_t k = indices->shape().dimensions(1);
-    const Shape shape = Shape::Array(S32, {batch, chunks, k});
-    HloInstruction* iota =
-        c_->AddInstruction(HloInstruction::Create(HloOpcode::kIota, shape, {}));
-    iota->mutable_attrs().iota_dimension = 1;
-    HloInstruction* length = c_->AddInstruction(HloInstruction::CreateBroadcast(
-        shape,
-        Constant(Literal::CreateR0<int32_t>(S32, static_cast<int32_t>(chunk))),
-        {}));
-    HloInstruction* offsets = c_->AddInstruction(HloInstruction::CreateBinary(
-        shape, HloOpcode::kMultiply, iota, length));
-    return c_->AddInstruction(HloInstruction::CreateBinary(
-        shape, HloOpcode::kAdd, Reshape(indices, {batch, chunks, k}), offsets));
+    HloInstruction* iota = Iota(S32, {batch, chunks, k}, 1);
+    HloInstruction* offsets = Binary(
+        HloOpcode::kMultiply, iota,
+        Splat(Literal::CreateR0<int32_t>(S32, static_cast<int32_t>(chunk)),
+              {batch, chunks, k}));
+    return Binary(HloOpcode::kAdd, Reshape(indices, {batch, chunks, k}),
+                  offsets);
   }
-
-  HloInstruction* Element(HloInstruction* tuple, int64_t i) {
-    return c_->AddInstruction(HloInstruction::CreateGetTupleElement(
-        tuple->shape().tuple_shapes(i), tuple, i));
-  }
-
- private:
-  HloComputation* c_;
 };
 
 absl::StatusOr<bool> Split(HloComputation* computation, HloInstruction* topk,
