@@ -76,38 +76,19 @@ bool IsNarrowPairable(llvm::Type* type) {
 }  // namespace
 
 int PairNarrowingConversions(llvm::Module& module) {
-  // Vector conversions (the SLP vectorizer's) and stores of vectors
-  // gathered from scalar conversions (the load/store vectorizer's).
-  std::vector<llvm::FPTruncInst*> vector_truncs;
   std::vector<llvm::StoreInst*> stores;
   for (llvm::Function& function : module) {
     for (llvm::BasicBlock& block : function) {
       for (llvm::Instruction& inst : block) {
-        if (auto* trunc = llvm::dyn_cast<llvm::FPTruncInst>(&inst)) {
-          if (IsNarrowPairable(trunc->getDestTy()) &&
-              trunc->getSrcTy()->getScalarType()->isFloatTy()) {
-            vector_truncs.push_back(trunc);
-          }
-        } else if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
-          if (IsNarrowPairable(store->getValueOperand()->getType())) {
-            stores.push_back(store);
-          }
+        auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst);
+        if (store != nullptr &&
+            IsNarrowPairable(store->getValueOperand()->getType())) {
+          stores.push_back(store);
         }
       }
     }
   }
   int rewritten = 0;
-  for (llvm::FPTruncInst* trunc : vector_truncs) {
-    auto* to = llvm::cast<llvm::FixedVectorType>(trunc->getDestTy());
-    llvm::IRBuilder<> b(trunc);
-    std::vector<llvm::Value*> lanes;
-    for (unsigned k = 0; k < to->getNumElements(); ++k) {
-      lanes.push_back(b.CreateExtractElement(trunc->getOperand(0), k));
-    }
-    trunc->replaceAllUsesWith(PairedConversion(lanes, to, trunc));
-    trunc->eraseFromParent();
-    ++rewritten;
-  }
   for (llvm::StoreInst* store : stores) {
     llvm::Value* value = store->getValueOperand();
     auto* type = llvm::cast<llvm::FixedVectorType>(value->getType());
