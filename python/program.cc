@@ -10,6 +10,7 @@
 #include "passes/pipelines.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/cuda_executor.h"
+#include "runtime/denormals.h"
 #include "runtime/executable.h"
 #include "runtime/object_loader.h"
 #include "tools/compile_stages.h"
@@ -213,7 +214,15 @@ absl::StatusOr<Literal> Program::Run(
     }
   }
   const State& state = *state_;
-  if (state.interpreted) return EvaluateModule(*state.interpreted, arguments);
+  if (state.interpreted) {
+    // As hlo-run's interpreter and XLA's runtimes: denormal f32/f64 inputs
+    // read as zeros and denormal results are flushed (runtime/denormals.h).
+    // The compiled platforms' executors do the same themselves.
+    std::vector<Literal> flushed(arguments.begin(), arguments.end());
+    for (Literal& argument : flushed) FlushDenormals(&argument);
+    const ScopedDenormalMode mode(DenormalMode::kFlush);
+    return EvaluateModule(*state.interpreted, flushed);
+  }
   if (state.compiled) return state.compiled->Run(arguments);
   if (state.loaded) return state.loaded->Run(arguments);
   return state.cuda->Run(arguments);
