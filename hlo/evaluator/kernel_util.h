@@ -242,14 +242,30 @@ inline C FloatPower(C a, C b) {
   return std::pow(a, b);
 }
 
+// (a + bi)^(c + di) as XLA computes it (and the code generators,
+// backends/common/complex_emitter.cc): |z|^c e^(-d t) (cos u + i sin u)
+// with t = arg z, u = c t + d log|z|, NaN where that formula is (a zero
+// base with an exponent that is not a positive real: 0^-1, 0^i, 0^(2+i)),
+// and XLA's special values: 1 for a zero exponent or a base of 1, 0^c = 0
+// and inf^c = inf for real c > 0, inf^c = 0 for real c < 0. Not std::pow,
+// whose libstdc++ form returns 0 for every zero base.
 template <typename C>
-inline C ComplexPower(C a, C b) {
+inline C ComplexPower(C z, C w) {
   using R = typename C::value_type;
-  if (a == C(1) || b == C(0)) return C(1);
-  bool a_pos_inf = a.imag() == 0 && a.real() > 0 && std::isinf(a.real());
-  if (a_pos_inf && b.imag() == 0 && b.real() > 0) return a;
-  if (a_pos_inf && b.imag() == 0 && b.real() < 0) return C(R(0));
-  return std::pow(a, b);
+  const R a = z.real(), b = z.imag(), c = w.real(), d = w.imag();
+  const R inf = std::numeric_limits<R>::infinity();
+  const bool real_c_pos = d == 0 && c > 0;
+  const bool real_c_neg = d == 0 && c < 0;
+  const bool base_zero = a == 0 && b == 0;
+  const bool base_inf = a == inf && b == 0;
+  if ((a == 1 && b == 0) || (c == 0 && d == 0)) return C(1);
+  if ((base_zero && real_c_pos) || (base_inf && real_c_neg)) return C(0);
+  if (base_inf && real_c_pos) return C(inf, 0);
+  const R abs = std::hypot(a, b);
+  const R arg = std::atan2(b, a);
+  const R magnitude = std::pow(abs, c) * std::exp(-(d * arg));
+  const R angle = c * arg + d * std::log(abs);
+  return C(magnitude * std::cos(angle), magnitude * std::sin(angle));
 }
 
 template <typename C>
