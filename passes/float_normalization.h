@@ -6,7 +6,8 @@
 // operation. This pass rewrites each such operation to
 //     convert(op(convert(a) -> f32, convert(b) -> f32) -> f32) -> bf16
 // and simplify-fp-conversions, which runs after it, removes every
-// narrow-then-widen pair between two rewritten operations. A fused chain
+// narrow-then-widen pair between two rewritten operations (on the GPUs; on
+// the cpu, as XLA:CPU, only where the program widens the result). A fused chain
 // like sigmoid(relu((x + 1) * 2) - 0.5) in bf16 then widens x once and
 // rounds once, where it used to round after each of its eight operations.
 //
@@ -14,9 +15,10 @@
 // emitters (each op widens, computes in f32 and rounds), and a rounding is
 // several instructions on an AVX2 CPU and a conversion-unit instruction on
 // the GPU. On the H100 the per-op roundings made a bf16 elementwise chain
-// compute-bound at half the copy bandwidth. XLA:CPU does the same
-// (FloatNormalization with no bf16 arithmetic, then SimplifyFPConversions);
-// XLA:GPU keeps only add, subtract and multiply in bf16 on Hopper.
+// compute-bound at half the copy bandwidth. XLA:CPU widens the same way
+// (FloatNormalization with no bf16 arithmetic) but keeps each rounding
+// that another widened operation reads (simplify-fp-conversions' cpu
+// scope); XLA:GPU keeps only add, subtract and multiply in bf16 on Hopper.
 //
 // Left alone: reducer and comparator computations (the reduction and sort
 // emitters recognise their reducers by shape and opcode, and the

@@ -79,10 +79,48 @@ bool RoundsWidenedOperation(const HloInstruction* narrowing) {
   return any_float;
 }
 
+// Whether `op` is an operation float-normalization widened: an f32
+// operation whose float operands are all converts from `narrow` and whose
+// every user rounds its result back to `narrow`.
+bool IsWidenedOperation(const HloInstruction* op, PrimitiveType narrow) {
+  if (op->opcode() == HloOpcode::kConvert ||
+      op->shape().element_type() != F32 || op->user_count() == 0) {
+    return false;
+  }
+  for (const HloInstruction* operand : op->operands()) {
+    if (!IsFloatingPointType(operand->shape().element_type())) continue;
+    if (operand->opcode() != HloOpcode::kConvert ||
+        operand->operand(0)->shape().element_type() != narrow) {
+      return false;
+    }
+  }
+  for (const HloInstruction* user : op->users()) {
+    if (!IsFloatConvert(user) || user->shape().element_type() != narrow) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Whether `widening`, the end of a chain, widens a value for an operation
+// float-normalization widened (rather than being a convert the program
+// wrote). XLA:CPU keeps the rounding between two such operations: in
+// floor(x * 10) on bf16 x the product is rounded to bf16 before the floor
+// (floor(-0.800781 * 10) is -8 there, and was -9 here).
+bool FeedsWidenedOperation(const HloInstruction* widening) {
+  const PrimitiveType narrow = widening->operand(0)->shape().element_type();
+  for (const HloInstruction* user : widening->users()) {
+    if (IsWidenedOperation(user, narrow)) return true;
+  }
+  return false;
+}
+
 // Step 2: the start of the float convert chain that ends at `convert`, or
 // nullptr when the chain is shorter than two converts (or, with
 // `only_compiler_roundings`, when its first convert is not a rounding the
-// compiler introduced).
+// compiler introduced, or when its end widens the value again for another
+// widened operation: XLA:CPU removes a widened operation's rounding only
+// where the program itself widens the result).
 HloInstruction* ChainStart(HloInstruction* convert,
                            bool only_compiler_roundings) {
   HloInstruction* start = convert;
@@ -94,7 +132,8 @@ HloInstruction* ChainStart(HloInstruction* convert,
     ++length;
   }
   if (length < 2) return nullptr;
-  if (only_compiler_roundings && !RoundsWidenedOperation(first)) {
+  if (only_compiler_roundings &&
+      (!RoundsWidenedOperation(first) || FeedsWidenedOperation(convert))) {
     return nullptr;
   }
   return start;

@@ -21,14 +21,19 @@
 //     Never a rounding to an 8-bit float: that is a quantisation.
 //
 // Scope (the cpu pipeline asks for kCompilerRoundings): XLA:CPU removes only
-// the roundings its own widening introduced. A round trip the program wrote,
+// the roundings its own widening introduced, and of those only the ones the
+// program widens again itself. A round trip the program wrote,
 // x.astype(f16).astype(f32), keeps its rounding there: 7e4 becomes inf, and
-// 1e-8 becomes 0 in bf16. In that scope a chain collapses only when its
-// first convert rounds what a widened operation computed: an instruction
-// (not a convert) producing f32 from operands that all have the narrow type
-// or are widened from it -- the shape step 1 and float-normalization leave,
-// op(convert(a), convert(b)) -> f32 -> narrow. kAllChains (the default, and
-// the cuda and rocm pipelines') collapses every chain.
+// 1e-8 becomes 0 in bf16. So does the rounding between two widened bf16
+// operations: floor(x * 10) floors the bf16 product (-8.0078 rounds to -8
+// first). In that scope a chain collapses only when its first convert
+// rounds what a widened operation computed -- an instruction (not a
+// convert) producing f32 from operands that all have the narrow type or are
+// widened from it, the shape step 1 and float-normalization leave,
+// op(convert(a), convert(b)) -> f32 -> narrow -- and its last convert does
+// not widen the value for another such operation (exp(x).astype(f32) on
+// bf16 x is exp in f32, unrounded). kAllChains (the default, and the cuda
+// and rocm pipelines') collapses every chain.
 //
 // The reference evaluator never runs this pass (it stays strict); the cpu
 // and cuda pipelines run it unless PipelineOptions::allow_excess_precision
