@@ -5,8 +5,8 @@ where make_inputs(rng) returns the function's positional arguments (pytrees
 of NumPy arrays, small sizes). ALL merges them; a name may appear once.
 """
 
-from zoo import (arrays, control_flow, edge_cases, hunted, losses, models,
-                 numerics, optimizers, research)
+from zoo import (arrays, control_flow, edge_cases, hunted, hunted2, losses,
+                 models, numerics, optimizers, research)
 
 THEMES = {
     "models": models.PROGRAMS,
@@ -18,6 +18,7 @@ THEMES = {
     "research": research.PROGRAMS,
     "edge_cases": edge_cases.PROGRAMS,
     "hunted": hunted.PROGRAMS,
+    "hunted2": hunted2.PROGRAMS,
 }
 
 
