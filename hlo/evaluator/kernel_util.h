@@ -378,6 +378,18 @@ struct AddOp {
   }
 };
 
+// (a + bi)(c + di) = (ac - bd) + (ad + bc)i, as XLA and the code
+// generators multiply (backends/common/complex_emitter.cc). Not
+// std::complex's operator*, which GCC compiles to __mulsc3: C99 Annex G's
+// recovery of infinities turns (-inf + nan i)^2 into (inf, nan) where XLA's
+// product is (nan, nan).
+template <typename C>
+inline C ComplexMultiply(C x, C y) {
+  using R = typename C::value_type;
+  const R a = x.real(), b = x.imag(), c = y.real(), d = y.imag();
+  return C(a * c - b * d, a * d + b * c);
+}
+
 struct MulOp {
   template <typename T>
   static constexpr bool kOk = true;
@@ -388,6 +400,8 @@ struct MulOp {
     } else if constexpr (kIsInt<T>) {
       return static_cast<T>(static_cast<WrapT<T>>(a) *
                             static_cast<WrapT<T>>(b));
+    } else if constexpr (kIsComplex<T>) {
+      return ComplexMultiply(a, b);
     } else {
       return Store<T>(Load(a) * Load(b));
     }
