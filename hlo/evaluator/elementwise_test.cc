@@ -285,6 +285,46 @@ TEST(ElementwiseTest, PowerEdgeCases) {
       (std::vector<int32_t>{0, 1, 0, 1024, 1, static_cast<int32_t>(p), -8, 1}));
 }
 
+// Complex tanh, tan and expm1 at infinities and NaN as XLA and the code
+// generators give them, not C99's: tanh(i inf) and tanh(-0 + i NaN) are
+// (NaN, NaN), not (+-0, NaN); tan(inf) is (NaN, NaN), not (NaN, 0);
+// expm1(inf + i inf) and expm1(-inf + i inf) are (NaN, NaN), not (inf, NaN)
+// and (-1, 0) (found by the second unseen-program hunt's grid of complex
+// special values against XLA:CPU). Finite values keep their results.
+TEST(ElementwiseTest, ComplexTanhTanExpm1SpecialValuesAsXla) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto run = [&](const char* op, std::vector<complex64> z) {
+    return Values<complex64>(MustRun(
+        Elementwise(op, "c64", static_cast<int>(z.size()), false),
+        {Vec<complex64>(C64, z)}));
+  };
+  auto both_nan = [](complex64 v) {
+    return std::isnan(v.real()) && std::isnan(v.imag());
+  };
+  std::vector<complex64> tanh =
+      run("tanh", {complex64(0, inf), complex64(-0.0f, nan),
+                   complex64(inf, 1), complex64(0.5f, 0.25f)});
+  EXPECT_TRUE(both_nan(tanh[0]));
+  EXPECT_TRUE(both_nan(tanh[1]));
+  EXPECT_EQ(tanh[2].real(), 1.0f);
+  const std::complex<double> t = std::tanh(std::complex<double>(0.5, 0.25));
+  EXPECT_NEAR(tanh[3].real(), t.real(), 1e-6);
+  EXPECT_NEAR(tanh[3].imag(), t.imag(), 1e-6);
+  std::vector<complex64> tan =
+      run("tan", {complex64(inf, 0), complex64(nan, 0), complex64(1, 0)});
+  EXPECT_TRUE(both_nan(tan[0]));
+  EXPECT_TRUE(both_nan(tan[1]));
+  EXPECT_NEAR(tan[2].real(), std::tan(1.0), 1e-6);
+  EXPECT_EQ(tan[2].imag(), 0.0f);
+  std::vector<complex64> em1 =
+      run("exponential-minus-one",
+          {complex64(inf, inf), complex64(-inf, inf), complex64(inf, 0)});
+  EXPECT_TRUE(both_nan(em1[0]));
+  EXPECT_TRUE(both_nan(em1[1]));
+  EXPECT_EQ(em1[2], complex64(inf, 0));
+}
+
 // Complex products as XLA forms them, (ac - bd) + (ad + bc)i, whatever
 // the infinities: std::complex's operator* (GCC's __mulsc3, C99 Annex G)
 // recovered infinities XLA:CPU and hloc's compiled code do not, so
