@@ -15,6 +15,17 @@ HloInstruction* ComputationBuilder::Reshape(HloInstruction* x,
       Shape::Array(x->shape().element_type(), std::move(dims)), x));
 }
 
+HloInstruction* ComputationBuilder::Bitcast(HloInstruction* x,
+                                            std::vector<int64_t> dims) {
+  // Of the first array, never a chain: fusion would make a chain of
+  // bitcasts a copy kernel.
+  while (x->opcode() == HloOpcode::kBitcast) x = x->operand(0);
+  if (dims == x->shape().dimensions()) return x;
+  return Add(HloInstruction::Create(
+      HloOpcode::kBitcast,
+      Shape::Array(x->shape().element_type(), std::move(dims)), {x}));
+}
+
 HloInstruction* ComputationBuilder::Transpose(
     HloInstruction* x, const std::vector<int64_t>& perm) {
   bool identity = true;

@@ -24,6 +24,10 @@ class ComputationBuilder {
 
   // x itself where it already has `dims`.
   HloInstruction* Reshape(HloInstruction* x, std::vector<int64_t> dims);
+  // Row-major `x` as row-major `dims`, without a copy: a kBitcast, which
+  // the buffer plans alias (a reshape would be a kernel of its own where
+  // nothing fuses it). `x` must be row-major.
+  HloInstruction* Bitcast(HloInstruction* x, std::vector<int64_t> dims);
   // Output dimension i is x's dimension perm[i]; x itself for the identity.
   HloInstruction* Transpose(HloInstruction* x,
                             const std::vector<int64_t>& perm);

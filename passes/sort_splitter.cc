@@ -1,7 +1,9 @@
 #include "passes/sort_splitter.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -14,43 +16,27 @@
 namespace hloc {
 namespace {
 
-// Whether `cmp` can be evaluated on arrays by cloning its instructions at
-// the arrays' shape: scalar parameters, constants and elementwise ops only.
-bool ClonesElementwise(const HloComputation& cmp) {
-  for (const HloInstruction* instr : cmp.instructions()) {
-    const HloOpcode op = instr->opcode();
-    if (!instr->shape().IsScalar() || instr->HasSideEffect()) return false;
-    if (op == HloOpcode::kParameter || op == HloOpcode::kConstant) continue;
-    if (!instr->IsElementwise() && op != HloOpcode::kBitcastConvert) {
-      return false;
-    }
-  }
-  return true;
-}
+// Groups of up to 2^kMaxGroupSteps elements (HalfClean): rows of 16 take
+// 8 threads each, 32 rows to the kernel's block of 256, so a warp reads
+// one element of 32 neighbouring groups, consecutive in memory.
+constexpr int kMaxGroupSteps = 4;
 
-// The comparator `cmp` applied to `args` (one per parameter), all of
-// dimensions `dims`: its instructions cloned into `e`'s computation, at
-// `dims` (empty: scalars, any instruction; else ClonesElementwise must
-// hold). Returns the clone of its root.
+// The comparator `cmp` applied to scalar `args` (one per parameter): its
+// instructions cloned into `e`'s computation. Returns the clone of its
+// root.
 HloInstruction* ApplyComparator(ComputationBuilder& e, const HloComputation& cmp,
-                                const std::vector<HloInstruction*>& args,
-                                const std::vector<int64_t>& dims) {
+                                const std::vector<HloInstruction*>& args) {
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> clones;
   for (const HloInstruction* instr : cmp.MakeInstructionPostOrder()) {
     HloInstruction* clone;
     if (instr->opcode() == HloOpcode::kParameter) {
       clone = args[instr->parameter_number()];
-    } else if (instr->opcode() == HloOpcode::kConstant && !dims.empty()) {
-      clone = e.Splat(instr->literal(), dims);
     } else {
       std::vector<HloInstruction*> operands;
       for (const HloInstruction* operand : instr->operands()) {
         operands.push_back(clones.at(operand));
       }
-      clone = e.Add(instr->CloneWithNewOperands(
-          dims.empty() ? instr->shape()
-                       : Shape::Array(instr->shape().element_type(), dims),
-          operands));
+      clone = e.Add(instr->CloneWithNewOperands(instr->shape(), operands));
     }
     clones[instr] = clone;
   }
@@ -61,11 +47,10 @@ HloInstruction* ApplyComparator(ComputationBuilder& e, const HloComputation& cmp
 // operands, then the s32 position.
 using Elements = std::vector<HloInstruction*>;
 
-// before(a, b) of the header, on elements of dimensions `dims`, emitted
-// into `e`'s computation.
+// before(a, b) of the header, on scalars, emitted into `e`'s computation.
 HloInstruction* EmitBefore(ComputationBuilder& e, const HloComputation& cmp,
-                           const Elements& a, const Elements& b, int64_t length,
-                           const std::vector<int64_t>& dims) {
+                           const Elements& a, const Elements& b,
+                           int64_t length) {
   const size_t n = a.size() - 1;
   Elements ab, ba;  // cmp's parameters: op0 of each side, op1 of each, ...
   for (size_t k = 0; k < n; ++k) {
@@ -74,13 +59,13 @@ HloInstruction* EmitBefore(ComputationBuilder& e, const HloComputation& cmp,
   }
   HloInstruction* a_pos = a[n];
   HloInstruction* b_pos = b[n];
-  HloInstruction* end = e.Splat(
-      Literal::CreateR0<int32_t>(S32, static_cast<int32_t>(length)), dims);
+  HloInstruction* end = e.Constant(
+      Literal::CreateR0<int32_t>(S32, static_cast<int32_t>(length)));
   // Emitted one at a time: the order of the instructions is deterministic.
   HloInstruction* a_real = e.Compare(a_pos, end, ComparisonDirection::kLt);
   HloInstruction* b_padding = e.Compare(b_pos, end, ComparisonDirection::kGe);
-  HloInstruction* a_less = ApplyComparator(e, cmp, ab, dims);
-  HloInstruction* b_less = ApplyComparator(e, cmp, ba, dims);
+  HloInstruction* a_less = ApplyComparator(e, cmp, ab);
+  HloInstruction* b_less = ApplyComparator(e, cmp, ba);
   HloInstruction* a_earlier = e.Compare(a_pos, b_pos, ComparisonDirection::kLt);
   HloInstruction* tie_to_a =
       e.Binary(HloOpcode::kAnd, e.Not(b_less), a_earlier);
@@ -100,8 +85,7 @@ class SortSplit {
         dim_(sort->dimensions(0)),
         length_(sort->operand(0)->shape().dimensions(dim_)),
         rows_(sort->operand(0)->shape().ElementCount() / length_),
-        chunk_(chunk),
-        elementwise_(ClonesElementwise(cmp_)) {
+        chunk_(chunk) {
     padded_ = chunk_;
     while (padded_ < length_) padded_ *= 2;
   }
@@ -109,20 +93,27 @@ class SortSplit {
   absl::Status Run() {
     MakeWrappedComparator();
     Elements rows = ToRows();
-    rows = SortChunks(rows);
+    rows = SortChunks(rows, /*bitonic=*/false);
     for (int64_t run = chunk_; run < padded_; run *= 2) {
       rows = ReverseOddRuns(rows, run);
-      for (int64_t stride = run; stride >= chunk_; stride /= 2) {
-        rows = HalfClean(rows, stride);
+      // The half-cleaners of strides run, run / 2, ..., chunk_, up to
+      // kMaxGroupSteps of them at a time.
+      for (int64_t stride = run; stride >= chunk_;) {
+        int64_t lowest = stride;
+        for (int step = 1; step < kMaxGroupSteps && lowest > chunk_; ++step) {
+          lowest /= 2;
+        }
+        rows = HalfClean(rows, stride, lowest);
+        stride = lowest / 2;
       }
-      rows = SortChunks(rows);
+      rows = SortChunks(rows, /*bitonic=*/true);
     }
     if (absl::Status s =
             computation_->ReplaceInstruction(sort_, FromRows(rows));
         !s.ok()) {
       return s;
     }
-    // The positions' last reshape, which nothing reads.
+    // The positions' last bitcast, which nothing reads.
     return computation_->RemoveInstructionAndUnusedOperands(rows.back());
   }
 
@@ -155,7 +146,7 @@ class SortSplit {
             absl::StrCat(side == &a ? "a" : "b", k))));
       }
     }
-    wrapped->set_root_instruction(EmitBefore(e, cmp_, a, b, length_, {}));
+    wrapped->set_root_instruction(EmitBefore(e, cmp_, a, b, length_));
     wrapped_ = computation_->parent()->AddEmbeddedComputation(
         std::move(wrapped), computation_);
   }
@@ -177,83 +168,68 @@ class SortSplit {
   }
 
   // Every C-chunk of the rows sorted by before(): the kernel's sort.
-  Elements SortChunks(const Elements& rows) {
-    std::vector<Shape> shapes;
+  // `bitonic`: every chunk is a bitonic sequence (after half-cleaners).
+  Elements SortChunks(const Elements& rows, bool bitonic) {
     Elements chunks;
     for (HloInstruction* x : rows) {
-      chunks.push_back(e_.Reshape(x, {rows_ * (padded_ / chunk_), chunk_}));
-      shapes.push_back(chunks.back()->shape());
+      chunks.push_back(e_.Bitcast(x, {rows_ * (padded_ / chunk_), chunk_}));
     }
+    return SortRows(chunks, /*dim=*/1, bitonic);
+  }
+
+  // `arrays` (one shape) sorted along `dim` by before(), back as [R, P].
+  Elements SortRows(const Elements& arrays, int64_t dim, bool bitonic) {
+    std::vector<Shape> shapes;
+    for (HloInstruction* x : arrays) shapes.push_back(x->shape());
     HloInstruction* sort = e_.Add(
-        HloInstruction::Create(HloOpcode::kSort, Shape::Tuple(shapes), chunks));
+        HloInstruction::Create(HloOpcode::kSort, Shape::Tuple(shapes), arrays));
     sort->set_called_computations({wrapped_});
-    sort->mutable_attrs().dimensions = {1};
+    sort->mutable_attrs().dimensions = {dim};
     sort->mutable_attrs().is_stable = true;
+    if (bitonic) {
+      sort->set_backend_config(std::string(kBitonicRowsBackendConfig));
+    }
     Elements sorted;
-    for (size_t k = 0; k < rows.size(); ++k) {
-      sorted.push_back(e_.Reshape(e_.Element(sort, k), {rows_, padded_}));
+    for (size_t k = 0; k < arrays.size(); ++k) {
+      sorted.push_back(e_.Bitcast(e_.Element(sort, k), {rows_, padded_}));
     }
     return sorted;
   }
 
-  // The pairs' halves of 2 * `half` elements: [R, P / (2 half), 2, half].
-  std::vector<int64_t> PairDims(int64_t half) const {
-    return {rows_, padded_ / (2 * half), 2, half};
-  }
-
   // Each pair of sorted runs of `run` made one bitonic sequence: the
-  // second run reversed (descending after ascending).
+  // second run reversed (descending after ascending), elementwise with a
+  // reverse over the pairs' halves, [R, P / (2 run), 2, run].
   Elements ReverseOddRuns(const Elements& rows, int64_t run) {
-    const std::vector<int64_t> dims = PairDims(run);
+    const std::vector<int64_t> dims = {rows_, padded_ / (2 * run), 2, run};
+    HloInstruction* second =
+        e_.Compare(e_.Iota(S32, dims, 2),
+                   e_.Splat(Literal::CreateR0<int32_t>(S32, 1), dims),
+                   ComparisonDirection::kEq);
     Elements result;
     for (HloInstruction* x : rows) {
       HloInstruction* pairs = e_.Reshape(x, dims);
-      HloInstruction* first =
-          e_.Slice(pairs, {0, 0, 0, 0}, {dims[0], dims[1], 1, dims[3]});
-      HloInstruction* second =
-          e_.Slice(pairs, {0, 0, 1, 0}, {dims[0], dims[1], 2, dims[3]});
       result.push_back(e_.Reshape(
-          e_.Concatenate(first, e_.Reverse(second, 3), 2), {rows_, padded_}));
+          e_.Select(second, e_.Reverse(pairs, 3), pairs), {rows_, padded_}));
     }
     return result;
   }
 
-  // A bitonic half-cleaner: element i of each block of 2 * `stride` and
-  // element i + stride swap where the second is before the first.
-  Elements HalfClean(const Elements& rows, int64_t stride) {
-    const std::vector<int64_t> dims = PairDims(stride);
-    const std::vector<int64_t> half = {dims[0], dims[1], 1, dims[3]};
-    Elements lo, hi;
-    for (HloInstruction* x : rows) {
-      HloInstruction* pairs = e_.Reshape(x, dims);
-      lo.push_back(e_.Slice(pairs, {0, 0, 0, 0}, half));
-      hi.push_back(
-          e_.Slice(pairs, {0, 0, 1, 0}, {dims[0], dims[1], 2, dims[3]}));
-    }
-    HloInstruction* swap = Before(hi, lo, half);
-    Elements result;
-    for (size_t k = 0; k < rows.size(); ++k) {
-      HloInstruction* new_lo = e_.Select(swap, hi[k], lo[k]);
-      HloInstruction* new_hi = e_.Select(swap, lo[k], hi[k]);
-      result.push_back(
-          e_.Reshape(e_.Concatenate(new_lo, new_hi, 2), {rows_, padded_}));
-    }
-    return result;
-  }
-
-  // before(a, b) elementwise over arrays of `dims`: the comparator's
-  // clone where it clones elementwise (it fuses), else a map of the
-  // wrapped comparator.
-  HloInstruction* Before(const Elements& a, const Elements& b,
-                         const std::vector<int64_t>& dims) {
-    if (elementwise_) return EmitBefore(e_, cmp_, a, b, length_, dims);
-    Elements args;
-    for (size_t k = 0; k < a.size(); ++k) args.insert(args.end(), {a[k], b[k]});
-    HloInstruction* map = e_.Add(HloInstruction::Create(
-        HloOpcode::kMap, Shape::Array(PRED, dims), args));
-    map->set_called_computations({wrapped_});
-    map->mutable_attrs().dimensions = {0, 1, 2, 3};
-    return map;
+  // The bitonic half-cleaners of strides `high`, high / 2, ..., `low`
+  // (powers of two) on rows whose blocks of 2 * high are bitonic: a sort of
+  // the groups of 2 * high / low elements `low` apart. A half-cleaner at
+  // stride s leaves every element of a block's first half before every
+  // element of its second and both halves bitonic, so after all of them
+  // each group is in order; and since a group's elements are the same
+  // before and after, that order is their sorted order. Any subsequence of
+  // a bitonic sequence is bitonic, so the groups are bitonic rows
+  // (kBitonicRowsBackendConfig). The kernel sorts such short rows several
+  // to a block, a warp across neighbouring groups: reads coalesce.
+  Elements HalfClean(const Elements& rows, int64_t high, int64_t low) {
+    const std::vector<int64_t> dims = {rows_, padded_ / (2 * high),
+                                       2 * high / low, low};
+    Elements groups;
+    for (HloInstruction* x : rows) groups.push_back(e_.Bitcast(x, dims));
+    return SortRows(groups, /*dim=*/2, /*bitonic=*/true);
   }
 
   // The sorted rows back in the operands' shapes and layouts, as the
@@ -290,8 +266,26 @@ class SortSplit {
   const int64_t rows_;    // R
   const int64_t chunk_;   // C
   int64_t padded_;        // P
-  const bool elementwise_;
 };
+
+// The chunk length C for `sort`: the longest power of two up to
+// `max_row_length` whose elements fit kChunkSharedBytes, but at least
+// kMinChunkLength (or `max_row_length`, if shorter).
+int64_t ChunkLength(const HloInstruction& sort, int64_t max_row_length) {
+  // Every operand, the s32 position operand and the kernel's u16 slot.
+  int64_t element_bytes = 4 + 2;
+  for (const HloInstruction* operand : sort.operands()) {
+    element_bytes += ByteWidth(operand->shape().element_type());
+  }
+  int64_t chunk = max_row_length;
+  const int64_t floor =
+      std::min(max_row_length, SortSplitter::kMinChunkLength);
+  while (chunk > floor &&
+         chunk * element_bytes > SortSplitter::kChunkSharedBytes) {
+    chunk /= 2;
+  }
+  return chunk;
+}
 
 bool ShouldSplit(const HloInstruction& sort, int64_t chunk) {
   if (sort.operand_count() == 0 || sort.dimensions().size() != 1 ||
@@ -316,8 +310,9 @@ absl::StatusOr<bool> SortSplitter::Run(HloModule* module) {
       [&](HloComputation* computation,
           HloInstruction* sort) -> absl::StatusOr<bool> {
         if (!ShouldSplit(*sort, max_row_length_)) return false;
-        if (absl::Status s =
-                SortSplit(computation, sort, max_row_length_).Run();
+        if (absl::Status s = SortSplit(computation, sort,
+                                       ChunkLength(*sort, max_row_length_))
+                                 .Run();
             !s.ok()) {
           return s;
         }

@@ -8,7 +8,8 @@
 //  1. The sort dimension is moved last and the others flattened: every
 //     operand is [R, L]. An s32 iota of the original positions joins them
 //     as one more operand, and every row is padded to P = C * 2^m >= L
-//     (positions >= L are padding).
+//     (positions >= L are padding). C is the longest chunk whose elements
+//     fit the kernel's shared memory (kChunkSharedBytes).
 //  2. The comparator is wrapped into a strict total order over
 //     (operands..., position):
 //       before(a, b) = a.pos < L && (b.pos >= L || cmp(a, b) ||
@@ -22,7 +23,10 @@
 //     reversed, making the pair a bitonic sequence of 2r, and half-cleaners
 //     of strides r, r/2, ..., C (swap where before(hi, lo), elementwise)
 //     leave every C-chunk bitonic and the chunks in order; sorting each
-//     C-chunk again completes runs of 2r.
+//     C-chunk again completes runs of 2r. These sorts say so in their
+//     backend_config (kBitonicRowsBackendConfig): the GPU kernel then runs
+//     only the last of the bitonic sort's merges, log2(C) stages instead of
+//     log2(C) * (log2(C) + 1) / 2.
 //  5. The padding and the positions are dropped, and the operands' shapes
 //     (and layouts) restored.
 //
@@ -39,9 +43,18 @@
 
 #include <cstdint>
 
+#include "absl/strings/string_view.h"
+
 #include "passes/pass.h"
 
 namespace hloc {
+
+// backend_config of a sort whose every row is a bitonic sequence under a
+// comparator that is a strict total order (no two elements tie): a promise
+// by the pass that made it, which lets a sorting network skip to its last
+// merge. The sort's result is the same with or without it.
+inline constexpr absl::string_view kBitonicRowsBackendConfig =
+    "hloc_bitonic_rows";
 
 class SortSplitter : public HloPass {
  public:
@@ -52,8 +65,17 @@ class SortSplitter : public HloPass {
   // Longer rows are left alone (the kernel's error remains).
   static constexpr int64_t kMaxSplitRowLength = int64_t{1} << 27;
 
-  // `max_row_length` is also the chunk length C; tests use small ones to
-  // merge over many levels cheaply.
+  // The kernel keeps a row in shared memory when its elements (every
+  // operand, plus a u16 slot) fit the 48 KiB a block has on every GPU
+  // target without opting in; chunks are made small enough for that (the
+  // s32 position operand included: 4096 for f32 keys, 2048 for an argsort).
+  static constexpr int64_t kChunkSharedBytes = 48 * 1024;
+  // Chunks are never shorter: each halving adds a merge level (a kernel
+  // and more half-cleaner passes over the whole row).
+  static constexpr int64_t kMinChunkLength = 1024;
+
+  // Rows longer than `max_row_length` are split, into chunks of at most
+  // that length; tests use small ones to merge over many levels cheaply.
   explicit SortSplitter(int64_t max_row_length = kGpuMaxRowLength)
       : max_row_length_(max_row_length) {}
   absl::string_view name() const override { return "sort-splitter"; }

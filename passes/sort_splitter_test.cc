@@ -134,9 +134,17 @@ TEST_P(SortSplitterTest, SameResultAsTheSort) {
   ASSERT_TRUE(changed.ok()) << changed.status();
   ASSERT_TRUE(*changed) << ModuleText(**module);
   EXPECT_LE(LongestSortedRow(**module), c.chunk) << ModuleText(**module);
-  // JAX's comparators clone elementwise; only a call needs a map.
-  EXPECT_EQ(CountOpcode(**module, HloOpcode::kMap) > 0,
-            c.order == Order::kCalled);
+  // Every step is a sort (no elementwise comparator, no map); all but the
+  // first sort bitonic rows: half-cleaner groups or chunks after them.
+  EXPECT_EQ(CountOpcode(**module, HloOpcode::kMap), 0);
+  int sorts = 0;
+  for (const HloInstruction* instr :
+       (*module)->entry_computation()->MakeInstructionPostOrder()) {
+    if (instr->opcode() != HloOpcode::kSort) continue;
+    EXPECT_EQ(instr->backend_config() == kBitonicRowsBackendConfig, sorts > 0)
+        << instr->name();
+    ++sorts;
+  }
 
   absl::StatusOr<Literal> after = EvaluateModule(**module, inputs);
   ASSERT_TRUE(after.ok()) << after.status() << "\n" << ModuleText(**module);

@@ -1,10 +1,13 @@
-// Sort and top-k: one block per row. The row's permutation (i32 positions
-// 0..P-1, P the row length rounded up to a power of two) is sorted in
-// shared memory by a bitonic network: log2(P) * (log2(P) + 1) / 2 stages of
-// compare-exchanges, every thread taking pairs in turn, a barrier after each
-// stage. Elements are compared where they lie (the operands' generators
-// read them at the permuted positions), so any number of operands of any
-// type sort together, and the comparator is inlined.
+// Sort and top-k: a row per group of threads in shared memory. The row
+// (P elements, its length rounded up to a power of two) is sorted by a
+// bitonic network: log2(P) * (log2(P) + 1) / 2 stages of compare-exchanges,
+// each thread taking its pairs together, a barrier after each stage. A
+// slot holds an element's original position and, for the operands that
+// fit the block's shared memory, its values (SharedRow), which move with
+// it; any number of operands of any type sort together, and the comparator
+// is inlined. Rows that are bitonic sequences already
+// (sort-splitter's merges, kBitonicRowsBackendConfig) take only the last
+// log2(P) stages. Short rows share a block (RowLayout).
 //
 // Positions past the row (the padding) are "after everything", decided by
 // position, never by a sentinel value, so NaNs and extreme keys order as the
@@ -30,7 +33,9 @@
 #include "backends/gpu/kernel_emitters.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
+#include "llvm/IR/DataLayout.h"
 #include "llvm/IR/Module.h"
+#include "passes/sort_splitter.h"
 
 namespace hloc {
 namespace {
@@ -40,6 +45,10 @@ namespace {
 // architecture we target.
 constexpr int64_t kMaxSharedSortLength = 8192;
 constexpr int64_t kMaxSortThreads = 1024;
+// Short rows share blocks of this many threads: enough warps a block to
+// hide the barriers' latency, without the single-warp blocks rows of up to
+// 64 elements would otherwise get.
+constexpr int64_t kRowThreadsPerBlock = 256;
 
 int64_t NextPowerOfTwo(int64_t n) {
   int64_t p = 1;
@@ -66,18 +75,33 @@ IrIndex RowElement(const Shape& shape, int64_t dim, llvm::Value* row,
   return IrIndex(std::move(multidim), row->getType());
 }
 
-// "x before y" for positions x, y of the row being sorted (both inside it).
-using PositionLess =
-    std::function<absl::StatusOr<llvm::Value*>(llvm::Value* x, llvm::Value* y)>;
-// Writes output position `dst` from the element at original position `src`.
-using PositionStore =
-    std::function<absl::Status(llvm::Value* dst, llvm::Value* src)>;
+// A row's operands: how their elements are read, ordered and written.
+struct RowOperands {
+  std::vector<PrimitiveType> types;
+  // Operand k's element at original position `pos` of the row.
+  std::function<absl::StatusOr<llvm::Value*>(size_t k, llvm::Value* pos)>
+      read;
+  // Whether the element with values `x` (one per operand) comes before the
+  // element with values `y`.
+  std::function<absl::StatusOr<llvm::Value*>(
+      const std::vector<llvm::Value*>& x, const std::vector<llvm::Value*>& y)>
+      less;
+  // Writes output position `dst` from the element with `values` that was at
+  // original position `src`.
+  std::function<absl::Status(llvm::Value* dst,
+                             const std::vector<llvm::Value*>& values,
+                             llvm::Value* src)>
+      store;
+};
 
 struct RowSort {
   int64_t rows;
   int64_t length;
   // How many leading positions of the sorted row are stored.
   int64_t stored;
+  // Every row is a bitonic sequence under a total order (sort-splitter's
+  // merges, kBitonicRowsBackendConfig): one merge stage sorts it.
+  bool bitonic = false;
 };
 
 // The run length of a bitonic top-k of `sort` in a row padded to `padded`
@@ -89,98 +113,261 @@ int64_t TopKRun(const RowSort& sort, int64_t padded) {
   return run * 4 <= padded ? run : 0;
 }
 
-// The kernel body: sorts row BlockId(0) and stores it.
+// The row in shared memory: slot i holds the original position of the
+// element now at i (u16: rows are at most kMaxSharedSortLength long) and,
+// for the operands that fit, its values. Sorting moves whole elements, so
+// a compare-exchange loads both elements at once (no dependent load
+// through the position) and compares them where they are; an operand that
+// does not fit is read from global memory at the element's position, only
+// when the comparator or the final store needs it.
+class SharedRow {
+ public:
+  // An element in registers: its position and the values of the cached
+  // operands (nullptr for the others).
+  struct Element {
+    llvm::Value* pos;
+    std::vector<llvm::Value*> values;
+  };
+
+  // The block's `rows_per_block` rows of `padded` slots; this thread's
+  // row is `row_in_block`.
+  SharedRow(KernelBuilder& kernel, const RowOperands& ops, int64_t padded,
+            int64_t rows_per_block, llvm::Value* row_in_block)
+      : kernel_(kernel), ops_(ops), b_(kernel.b()) {
+    static_assert(kMaxSharedSortLength <= 65536, "positions are u16");
+    const int64_t slots = padded * rows_per_block;
+    base_ = b_->CreateMul(row_in_block, kernel.Index(padded));
+    positions_ = Array(b_->getInt16Ty(), slots, "pos");
+    // Operands are cached in order (the first is usually the key the
+    // comparator reads first) while the block's static shared memory
+    // allows.
+    int64_t budget =
+        kernel.target().device().shared_memory_per_block - slots * 2;
+    const llvm::DataLayout& layout =
+        kernel.function()->getParent()->getDataLayout();
+    for (size_t k = 0; k < ops.types.size(); ++k) {
+      absl::StatusOr<llvm::Type*> type =
+          StorageType(ops.types[k], b_->getContext());
+      const int64_t bytes =
+          type.ok() ? slots * static_cast<int64_t>(
+                                  layout.getTypeAllocSize(*type))
+                    : budget + 1;
+      if (bytes > budget) {
+        cached_.push_back(nullptr);
+        storage_.push_back(nullptr);
+        continue;
+      }
+      budget -= bytes;
+      storage_.push_back(*type);
+      cached_.push_back(Array(*type, slots, absl::StrCat("op", k)));
+    }
+  }
+
+  // Slot `i` of a row of `length` elements takes position i and, inside
+  // the row, its values (the padding's are never read).
+  absl::Status Init(llvm::Value* i, llvm::Value* length) {
+    b_->CreateStore(b_->CreateTrunc(i, b_->getInt16Ty()), Slot(positions_, i));
+    return EmitIfThenElse(
+        b_->CreateICmpULT(i, length),
+        [&]() -> absl::Status {
+          for (size_t k = 0; k < cached_.size(); ++k) {
+            if (cached_[k] == nullptr) continue;
+            HLOC_ASSIGN_OR_RETURN(llvm::Value * v, ops_.read(k, i));
+            if (ops_.types[k] == PRED) v = b_->CreateZExt(v, storage_[k]);
+            b_->CreateStore(v, Slot(cached_[k], i));
+          }
+          return absl::OkStatus();
+        },
+        nullptr, b_);
+  }
+
+  Element Load(llvm::Value* i) {
+    Element e;
+    e.pos = b_->CreateZExt(
+        b_->CreateLoad(b_->getInt16Ty(), Slot(positions_, i)),
+        kernel_.index_type());
+    for (size_t k = 0; k < cached_.size(); ++k) {
+      llvm::Value* v = nullptr;
+      if (cached_[k] != nullptr) {
+        v = b_->CreateLoad(storage_[k], Slot(cached_[k], i));
+        if (ops_.types[k] == PRED) v = b_->CreateTrunc(v, b_->getInt1Ty());
+      }
+      e.values.push_back(v);
+    }
+    return e;
+  }
+
+  void Store(const Element& e, llvm::Value* i) {
+    b_->CreateStore(b_->CreateTrunc(e.pos, b_->getInt16Ty()),
+                    Slot(positions_, i));
+    for (size_t k = 0; k < cached_.size(); ++k) {
+      if (cached_[k] == nullptr) continue;
+      llvm::Value* v = e.values[k];
+      if (ops_.types[k] == PRED) v = b_->CreateZExt(v, storage_[k]);
+      b_->CreateStore(v, Slot(cached_[k], i));
+    }
+  }
+
+  // `x` if `cond`, else `y`, field by field.
+  Element Select(llvm::Value* cond, const Element& x, const Element& y) {
+    Element e;
+    e.pos = b_->CreateSelect(cond, x.pos, y.pos);
+    for (size_t k = 0; k < x.values.size(); ++k) {
+      e.values.push_back(x.values[k] == nullptr
+                             ? nullptr
+                             : b_->CreateSelect(cond, x.values[k], y.values[k]));
+    }
+    return e;
+  }
+
+  // Every operand's value of an element inside the row: the uncached ones
+  // read from global memory at its position.
+  absl::StatusOr<std::vector<llvm::Value*>> Values(const Element& e) {
+    std::vector<llvm::Value*> values = e.values;
+    for (size_t k = 0; k < values.size(); ++k) {
+      if (values[k] != nullptr) continue;
+      HLOC_ASSIGN_OR_RETURN(values[k], ops_.read(k, e.pos));
+    }
+    return values;
+  }
+
+ private:
+  llvm::GlobalVariable* Array(llvm::Type* element, int64_t n,
+                              absl::string_view name) {
+    llvm::Type* array = llvm::ArrayType::get(element, n);
+    return new llvm::GlobalVariable(
+        *kernel_.function()->getParent(), array, false,
+        llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(array),
+        absl::StrCat(kernel_.function()->getName().str(), ".", name), nullptr,
+        llvm::GlobalValue::NotThreadLocal,
+        kernel_.target().shared_address_space());
+  }
+  llvm::Value* Slot(llvm::GlobalVariable* array, llvm::Value* i) {
+    return b_->CreateInBoundsGEP(array->getValueType(), array,
+                                 {kernel_.Index(0), b_->CreateAdd(base_, i)});
+  }
+
+  KernelBuilder& kernel_;
+  const RowOperands& ops_;
+  llvm::IRBuilderBase* b_;
+  llvm::Value* base_;  // The row's first slot.
+  llvm::GlobalVariable* positions_;
+  std::vector<llvm::GlobalVariable*> cached_;
+  std::vector<llvm::Type*> storage_;
+};
+
+// How a block's threads share out rows: `threads` a row (a power of two,
+// at most padded / 2), `rows_per_block` rows. Several rows to a block
+// where rows are short, so that blocks are not a few threads each; their
+// threads numbered row-minor when the rows interleave in memory (the sort
+// dimension is not the minor one: sort-splitter's groups), so that a warp
+// reads consecutive rows' elements together.
+struct RowLayout {
+  int64_t padded;
+  int64_t threads;
+  int64_t rows_per_block;
+  bool rows_minor;
+};
+
+// The kernel body: sorts this thread's row and stores it, where `valid`
+// (the last block's rows past the end compute on a copy of the last row
+// and store nothing). `tid` is the thread's number within its row.
 // With `top_run` > 0 (TopKRun), only the first top_run positions end
 // sorted.
 absl::Status EmitRowSort(KernelBuilder& kernel, const RowSort& sort,
-                         int64_t padded, int64_t top_run, int64_t threads,
-                         const PositionLess& less, const PositionStore& store) {
+                         const RowLayout& layout, llvm::Value* tid,
+                         llvm::Value* row_in_block, llvm::Value* valid,
+                         int64_t top_run, const RowOperands& ops) {
   llvm::IRBuilderBase* b = kernel.b();
-  llvm::Type* i32 = b->getInt32Ty();
-  llvm::Type* array = llvm::ArrayType::get(i32, padded);
-  auto* perm = new llvm::GlobalVariable(
-      *kernel.function()->getParent(), array, false,
-      llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(array),
-      absl::StrCat(kernel.function()->getName().str(), ".perm"), nullptr,
-      llvm::GlobalValue::NotThreadLocal,
-      kernel.target().shared_address_space());
-  auto slot = [&](llvm::Value* i) {
-    return b->CreateInBoundsGEP(array, perm, {kernel.Index(0), i});
-  };
-  auto load = [&](llvm::Value* i) {
-    return b->CreateZExt(b->CreateLoad(i32, slot(i)), kernel.index_type());
-  };
-  auto store_pos = [&](llvm::Value* v, llvm::Value* i) {
-    b->CreateStore(b->CreateTrunc(v, i32), slot(i));
-  };
-  llvm::Value* tid = kernel.ThreadId(0);
+  const int64_t padded = layout.padded;
+  const int64_t threads = layout.threads;
+  SharedRow row(kernel, ops, padded, layout.rows_per_block, row_in_block);
   llvm::Value* length = kernel.Index(sort.length);
   llvm::Value* before_slot = EmitAllocaAtEntry(b->getInt1Ty(), "before", b);
 
-  // Positions in the padding come after every element and after each
-  // other in order; inside the row the comparator decides and a tie goes to
-  // the earlier position.
-  auto before = [&](llvm::Value* x, llvm::Value* y) -> absl::Status {
-    llvm::Value* padding =
-        b->CreateOr(b->CreateICmpUGE(x, length), b->CreateICmpUGE(y, length));
-    llvm::Value* by_position = b->CreateICmpULT(x, y);
+  // Whether element x goes before element y. Positions in the padding come
+  // after every element and after each other in order; inside the row the
+  // comparator decides and a tie goes to the earlier position.
+  auto before = [&](const SharedRow::Element& x,
+                    const SharedRow::Element& y) -> absl::StatusOr<llvm::Value*> {
+    llvm::Value* padding = b->CreateOr(b->CreateICmpUGE(x.pos, length),
+                                       b->CreateICmpUGE(y.pos, length));
+    llvm::Value* by_position = b->CreateICmpULT(x.pos, y.pos);
     b->CreateStore(by_position, before_slot);
-    return EmitIfThenElse(
+    HLOC_RETURN_IF_ERROR(EmitIfThenElse(
         b->CreateNot(padding),
         [&]() -> absl::Status {
-          HLOC_ASSIGN_OR_RETURN(llvm::Value * lt, less(x, y));
+          HLOC_ASSIGN_OR_RETURN(std::vector<llvm::Value*> xv, row.Values(x));
+          HLOC_ASSIGN_OR_RETURN(std::vector<llvm::Value*> yv, row.Values(y));
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * lt, ops.less(xv, yv));
           b->CreateStore(b->getTrue(), before_slot);
           return EmitIfThenElse(
               b->CreateNot(lt),
               [&]() -> absl::Status {
-                HLOC_ASSIGN_OR_RETURN(llvm::Value * gt, less(y, x));
+                HLOC_ASSIGN_OR_RETURN(llvm::Value * gt, ops.less(yv, xv));
                 b->CreateStore(b->CreateAnd(b->CreateNot(gt), by_position),
                                before_slot);
                 return absl::OkStatus();
               },
               nullptr, b);
         },
-        nullptr, b);
+        nullptr, b));
+    return b->CreateLoad(b->getInt1Ty(), before_slot);
   };
 
   llvm::Value* step = kernel.Index(threads);
   llvm::Value* zero = kernel.Index(0);
   llvm::Value* one = kernel.Index(1);
   HLOC_RETURN_IF_ERROR(EmitForLoop(
-      "iota", tid, kernel.Index(padded), step,
-      [&](llvm::Value* i) {
-        store_pos(i, i);
-        return absl::OkStatus();
-      },
-      b));
+      "init", tid, kernel.Index(padded), step,
+      [&](llvm::Value* i) { return row.Init(i, length); }, b));
   kernel.target().EmitBarrier(b);
-  // The positions at i and i + j in order (`ascending`) or reversed.
-  auto compare_exchange = [&](llvm::Value* i, llvm::Value* j,
-                              llvm::Value* ascending) -> absl::Status {
-    llvm::Value* l = b->CreateAdd(i, j);
-    llvm::Value* a = load(i);
-    llvm::Value* c = load(l);
-    // Ascending: swap when c belongs before a.
-    HLOC_RETURN_IF_ERROR(before(b->CreateSelect(ascending, c, a),
-                                b->CreateSelect(ascending, a, c)));
-    llvm::Value* swap = b->CreateLoad(b->getInt1Ty(), before_slot);
-    store_pos(b->CreateSelect(swap, c, a), i);
-    store_pos(b->CreateSelect(swap, a, c), l);
-    return absl::OkStatus();
-  };
   // Pair t of a stage at distance j: its first position, in the runs of
   // 2j that t / j numbers.
   auto pair_start = [&](llvm::Value* t, llvm::Value* j) {
     llvm::Value* low = b->CreateAnd(t, b->CreateSub(j, one));
     return b->CreateAdd(b->CreateShl(b->CreateSub(t, low), 1), low);
   };
+  // One stage at distance j: every thread takes pairs tid, tid + threads,
+  // ... (padded / 2 is a multiple of `threads`), emitted one after the
+  // other so that all their loads are in flight together before the
+  // first comparison. Ascending pairs swap when the second element is
+  // before the first; `ascending(i)` says which way pair i goes.
+  const int64_t pairs_per_thread = padded / 2 / threads;
+  auto stage = [&](llvm::Value* j,
+                   const std::function<llvm::Value*(llvm::Value*)>& ascending)
+      -> absl::Status {
+    std::vector<llvm::Value*> lows, highs, ups;
+    std::vector<SharedRow::Element> xs, ys;
+    for (int64_t p = 0; p < pairs_per_thread; ++p) {
+      llvm::Value* t = b->CreateAdd(tid, kernel.Index(p * threads));
+      lows.push_back(pair_start(t, j));
+      highs.push_back(b->CreateAdd(lows.back(), j));
+      ups.push_back(ascending(lows.back()));
+      xs.push_back(row.Load(lows.back()));
+      ys.push_back(row.Load(highs.back()));
+    }
+    for (int64_t p = 0; p < pairs_per_thread; ++p) {
+      const SharedRow::Element& x = xs[p];
+      const SharedRow::Element& y = ys[p];
+      HLOC_ASSIGN_OR_RETURN(
+          llvm::Value * swap,
+          before(row.Select(ups[p], y, x), row.Select(ups[p], x, y)));
+      row.Store(row.Select(swap, y, x), lows[p]);
+      row.Store(row.Select(swap, x, y), highs[p]);
+    }
+    kernel.target().EmitBarrier(b);
+    return absl::OkStatus();
+  };
   // Sorts runs of `run` positions (the whole row when run == padded): merge
   // stages of bitonic sequences of 2^log_k, each a run of compare-exchanges
   // at distances k/2, k/4, ..., 1. Runs shorter than the row all end in
-  // the same direction.
+  // the same direction. Rows that are bitonic already need the last merge
+  // only.
   const int64_t run = top_run > 0 ? top_run : padded;
+  const int64_t first_log_k = sort.bitonic ? Log2(run) : 1;
   HLOC_RETURN_IF_ERROR(EmitForLoop(
-      "merge", one, kernel.Index(Log2(run) + 1), one,
+      "merge", kernel.Index(first_log_k), kernel.Index(Log2(run) + 1), one,
       [&](llvm::Value* log_k) -> absl::Status {
         llvm::Value* k = b->CreateShl(one, log_k);
         llvm::Value* last = b->CreateICmpEQ(k, kernel.Index(run));
@@ -189,17 +376,10 @@ absl::Status EmitRowSort(KernelBuilder& kernel, const RowSort& sort,
             [&](llvm::Value* s) -> absl::Status {
               llvm::Value* j =
                   b->CreateLShr(k, b->CreateAdd(s, one, "", true, true));
-              HLOC_RETURN_IF_ERROR(EmitForLoop(
-                  "pair", tid, kernel.Index(padded / 2), step,
-                  [&](llvm::Value* t) -> absl::Status {
-                    llvm::Value* i = pair_start(t, j);
-                    llvm::Value* ascending = b->CreateOr(
-                        last, b->CreateICmpEQ(b->CreateAnd(i, k), zero));
-                    return compare_exchange(i, j, ascending);
-                  },
-                  b));
-              kernel.target().EmitBarrier(b);
-              return absl::OkStatus();
+              return stage(j, [&](llvm::Value* i) {
+                return b->CreateOr(last,
+                                   b->CreateICmpEQ(b->CreateAnd(i, k), zero));
+              });
             },
             b);
       },
@@ -223,11 +403,10 @@ absl::Status EmitRowSort(KernelBuilder& kernel, const RowSort& sort,
           llvm::Value* b_pos = b->CreateAdd(
               a_pos, b->CreateSub(kernel.Index(stride + top_run - 1),
                                   b->CreateShl(i, 1)));
-          llvm::Value* a = load(a_pos);
-          llvm::Value* c = load(b_pos);
-          HLOC_RETURN_IF_ERROR(before(c, a));
-          llvm::Value* take_c = b->CreateLoad(b->getInt1Ty(), before_slot);
-          store_pos(b->CreateSelect(take_c, c, a), a_pos);
+          SharedRow::Element a = row.Load(a_pos);
+          SharedRow::Element c = row.Load(b_pos);
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * take_c, before(c, a));
+          row.Store(row.Select(take_c, c, a), a_pos);
           return absl::OkStatus();
         },
         b));
@@ -241,22 +420,42 @@ absl::Status EmitRowSort(KernelBuilder& kernel, const RowSort& sort,
             llvm::Value* base = run_base(b->CreateUDiv(t, half));
             llvm::Value* i = b->CreateAdd(
                 base, pair_start(b->CreateURem(t, half), kernel.Index(j)));
-            return compare_exchange(i, kernel.Index(j), b->getTrue());
+            llvm::Value* l = b->CreateAdd(i, kernel.Index(j));
+            SharedRow::Element x = row.Load(i);
+            SharedRow::Element y = row.Load(l);
+            HLOC_ASSIGN_OR_RETURN(llvm::Value * swap, before(y, x));
+            row.Store(row.Select(swap, y, x), i);
+            row.Store(row.Select(swap, x, y), l);
+            return absl::OkStatus();
           },
           b));
       kernel.target().EmitBarrier(b);
     }
   }
-  return EmitForLoop(
-      "store", tid, kernel.Index(sort.stored), step,
-      [&](llvm::Value* j) { return store(j, load(j)); }, b);
+  return EmitIfThenElse(
+      valid,
+      [&] {
+        return EmitForLoop(
+            "store", tid, kernel.Index(sort.stored), step,
+            [&](llvm::Value* j) -> absl::Status {
+              SharedRow::Element e = row.Load(j);
+              HLOC_ASSIGN_OR_RETURN(std::vector<llvm::Value*> values,
+                                    row.Values(e));
+              return ops.store(j, values, e.pos);
+            },
+            b);
+      },
+      nullptr, b);
 }
 
-// Builds the kernel: a block of `threads` per row.
+// Builds the kernel: `threads` a row (padded / 2 up to 1024), and rows
+// short enough (padded / 2 at most kRowThreadsPerBlock) several to a block
+// of kRowThreadsPerBlock threads. `rows_minor`: see RowLayout.
 absl::StatusOr<LaunchDims> EmitRowSortKernel(
     const KernelRequest& request, const HloInstruction* op, const RowSort& sort,
+    bool rows_minor,
     const std::function<absl::Status(KernelBuilder&, llvm::Value* row,
-                                     PositionLess*, PositionStore*)>& bind) {
+                                     RowOperands*)>& bind) {
   if (sort.length > kMaxSharedSortLength) {
     return CodegenUnimplemented(
         *op, absl::StrCat("rows longer than ", kMaxSharedSortLength,
@@ -266,20 +465,41 @@ absl::StatusOr<LaunchDims> EmitRowSortKernel(
     // The outputs are written while other threads still read the operands.
     if (aliased) return CodegenUnimplemented(*op, "sort in place");
   }
-  const int64_t padded = NextPowerOfTwo(std::max<int64_t>(sort.length, 2));
-  const int64_t threads = std::min(kMaxSortThreads, padded / 2);
+  RowLayout layout;
+  layout.padded = NextPowerOfTwo(std::max<int64_t>(sort.length, 2));
+  layout.threads = std::min(kMaxSortThreads, layout.padded / 2);
+  layout.rows_per_block =
+      std::max<int64_t>(1, std::min(kRowThreadsPerBlock / layout.threads,
+                                    NextPowerOfTwo(sort.rows)));
+  layout.rows_minor = rows_minor;
+  const int64_t block_threads = layout.threads * layout.rows_per_block;
   LaunchDims dims;
-  dims.grid[0] = sort.length == 0 ? 0 : sort.rows;
-  dims.block[0] = threads;
+  dims.grid[0] = sort.length == 0 ? 0
+                                  : (sort.rows + layout.rows_per_block - 1) /
+                                        layout.rows_per_block;
+  dims.block[0] = block_threads;
   bool index64 = MaxElementsTouched(*request.info) > (int64_t{1} << 31) - 1;
   KernelBuilder kernel(*request.target, request.module, *request.info,
-                       *request.buffers, request.symbol, threads, index64);
+                       *request.buffers, request.symbol, block_threads,
+                       index64);
   absl::Status status = [&]() -> absl::Status {
-    PositionLess less;
-    PositionStore store;
-    HLOC_RETURN_IF_ERROR(bind(kernel, kernel.BlockId(0), &less, &store));
-    return EmitRowSort(kernel, sort, padded, TopKRun(sort, padded), threads,
-                       less, store);
+    llvm::IRBuilderBase* b = kernel.b();
+    llvm::Value* tid = kernel.ThreadId(0);
+    llvm::Value* rows_per_block = kernel.Index(layout.rows_per_block);
+    llvm::Value* threads = kernel.Index(layout.threads);
+    llvm::Value* row_in_block = rows_minor ? b->CreateURem(tid, rows_per_block)
+                                           : b->CreateUDiv(tid, threads);
+    llvm::Value* tid_in_row = rows_minor ? b->CreateUDiv(tid, rows_per_block)
+                                         : b->CreateURem(tid, threads);
+    llvm::Value* row = b->CreateAdd(
+        b->CreateMul(kernel.BlockId(0), rows_per_block), row_in_block);
+    llvm::Value* last = kernel.Index(std::max<int64_t>(sort.rows - 1, 0));
+    llvm::Value* valid = b->CreateICmpULE(row, last);
+    RowOperands ops;
+    HLOC_RETURN_IF_ERROR(
+        bind(kernel, b->CreateSelect(valid, row, last), &ops));
+    return EmitRowSort(kernel, sort, layout, tid_in_row, row_in_block, valid,
+                       TopKRun(sort, layout.padded), ops);
   }();
   HLOC_RETURN_IF_ERROR(kernel.Finish(status));
   return dims;
@@ -316,41 +536,45 @@ absl::StatusOr<LaunchDims> EmitSortKernel(const KernelRequest& request,
   const Shape& shape = sort->operand(0)->shape();
   const int64_t length = shape.dimensions(dim);
   RowSort rows{length == 0 ? 0 : shape.ElementCount() / length, length, length};
+  // The merge-only sort needs rows without the kernel's own padding.
+  rows.bitonic = sort->backend_config() == kBitonicRowsBackendConfig &&
+                 length == NextPowerOfTwo(length);
+  const bool rows_minor = shape.MinorToMajor()[0] != dim;
   return EmitRowSortKernel(
-      request, sort, rows,
-      [&](KernelBuilder& kernel, llvm::Value* row, PositionLess* less,
-          PositionStore* store) -> absl::Status {
+      request, sort, rows, rows_minor,
+      [&](KernelBuilder& kernel, llvm::Value* row,
+          RowOperands* ops) -> absl::Status {
         llvm::IRBuilderBase* b = kernel.b();
         std::vector<ElementGenerator> operands;
         for (int64_t k = 0; k < n; ++k) {
           HLOC_ASSIGN_OR_RETURN(ElementGenerator g,
                                 kernel.generators().Get(sort->operand(k)));
           operands.push_back(std::move(g));
+          ops->types.push_back(sort->operand(k)->shape().element_type());
         }
-        auto at = [b, sort, dim, row](int64_t k, llvm::Value* pos) {
-          return RowElement(sort->operand(k)->shape(), dim, row, pos, b);
+        ops->read = [operands, sort, dim, row, b](
+                        size_t k, llvm::Value* pos) {
+          return operands[k](
+              RowElement(sort->operand(k)->shape(), dim, row, pos, b));
         };
         // comparator(op0[x], op0[y], op1[x], op1[y], ...).
-        *less = [&kernel, operands, at, sort, n](
-                    llvm::Value* x,
-                    llvm::Value* y) -> absl::StatusOr<llvm::Value*> {
+        ops->less = [&kernel, sort](const std::vector<llvm::Value*>& x,
+                                    const std::vector<llvm::Value*>& y) {
           std::vector<llvm::Value*> args;
-          for (int64_t k = 0; k < n; ++k) {
-            for (llvm::Value* pos : {x, y}) {
-              HLOC_ASSIGN_OR_RETURN(llvm::Value * v, operands[k](at(k, pos)));
-              args.push_back(v);
-            }
+          for (size_t k = 0; k < x.size(); ++k) {
+            args.insert(args.end(), {x[k], y[k]});
           }
           return kernel.elemental()->EmitScalarComputation(sort->to_apply(),
                                                            args);
         };
-        *store = [&kernel, operands, at, dim, n, b, row](
-                     llvm::Value* dst, llvm::Value* src) -> absl::Status {
-          for (int64_t k = 0; k < n; ++k) {
-            HLOC_ASSIGN_OR_RETURN(llvm::Value * v, operands[k](at(k, src)));
+        ops->store = [&kernel, dim, b, row](
+                         llvm::Value* dst,
+                         const std::vector<llvm::Value*>& values,
+                         llvm::Value*) -> absl::Status {
+          for (size_t k = 0; k < values.size(); ++k) {
             const IrArray& out = kernel.output(k);
-            HLOC_RETURN_IF_ERROR(
-                out.EmitWrite(RowElement(out.shape(), dim, row, dst, b), v, b));
+            HLOC_RETURN_IF_ERROR(out.EmitWrite(
+                RowElement(out.shape(), dim, row, dst, b), values[k], b));
           }
           return absl::OkStatus();
         };
@@ -370,33 +594,34 @@ absl::StatusOr<LaunchDims> EmitTopKKernel(const KernelRequest& request,
   const bool largest = topk->attrs().largest;
   const PrimitiveType type = shape.element_type();
   RowSort rows{length == 0 ? 0 : shape.ElementCount() / length, length, k};
+  const bool rows_minor = shape.MinorToMajor()[0] != dim;
   return EmitRowSortKernel(
-      request, topk, rows,
-      [&](KernelBuilder& kernel, llvm::Value* row, PositionLess* less,
-          PositionStore* store) -> absl::Status {
+      request, topk, rows, rows_minor,
+      [&](KernelBuilder& kernel, llvm::Value* row,
+          RowOperands* ops) -> absl::Status {
         llvm::IRBuilderBase* b = kernel.b();
         HLOC_ASSIGN_OR_RETURN(ElementGenerator input,
                               kernel.generators().Get(topk->operand(0)));
-        auto value = [input, &shape, dim, row, b](llvm::Value* pos) {
+        ops->types = {type};
+        ops->read = [input, &shape, dim, row, b](size_t, llvm::Value* pos) {
           return input(RowElement(shape, dim, row, pos, b));
         };
-        *less = [value, largest, type, b](
-                    llvm::Value* x,
-                    llvm::Value* y) -> absl::StatusOr<llvm::Value*> {
-          HLOC_ASSIGN_OR_RETURN(llvm::Value * vx, value(x));
-          HLOC_ASSIGN_OR_RETURN(llvm::Value * vy, value(y));
-          return largest ? TotalOrderLess(vy, vx, type, b)
-                         : TotalOrderLess(vx, vy, type, b);
+        ops->less = [largest, type, b](const std::vector<llvm::Value*>& x,
+                                       const std::vector<llvm::Value*>& y)
+            -> absl::StatusOr<llvm::Value*> {
+          return largest ? TotalOrderLess(y[0], x[0], type, b)
+                         : TotalOrderLess(x[0], y[0], type, b);
         };
-        *store = [&kernel, value, dim, row, b](
-                     llvm::Value* dst, llvm::Value* src) -> absl::Status {
-          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, value(src));
-          const IrArray& values = kernel.output(0);
-          const IrArray& indices = kernel.output(1);
-          HLOC_RETURN_IF_ERROR(values.EmitWrite(
-              RowElement(values.shape(), dim, row, dst, b), v, b));
-          return indices.EmitWrite(
-              RowElement(indices.shape(), dim, row, dst, b),
+        ops->store = [&kernel, dim, row, b](
+                         llvm::Value* dst,
+                         const std::vector<llvm::Value*>& values,
+                         llvm::Value* src) -> absl::Status {
+          const IrArray& out_values = kernel.output(0);
+          const IrArray& out_indices = kernel.output(1);
+          HLOC_RETURN_IF_ERROR(out_values.EmitWrite(
+              RowElement(out_values.shape(), dim, row, dst, b), values[0], b));
+          return out_indices.EmitWrite(
+              RowElement(out_indices.shape(), dim, row, dst, b),
               b->CreateTrunc(src, b->getInt32Ty()), b);
         };
         return absl::OkStatus();

@@ -277,3 +277,19 @@ def _():
     import jax
     return (lambda x: jax.lax.top_k(x, 64),
             lambda rng: [normal(rng, (1024, VOCAB))])
+
+
+@_model("sort_1m",
+        "jnp.sort of 1M f32 values (a median or quantile's sort)")
+def _():
+    import jax.numpy as jnp
+    return (lambda x: jnp.sort(x),
+            lambda rng: [normal(rng, (1 << 20,))])
+
+
+@_model("argsort_rows",
+        "jnp.argsort along the rows of a 4096x1024 f32 matrix (ranking)")
+def _():
+    import jax.numpy as jnp
+    return (lambda x: jnp.argsort(x, axis=-1),
+            lambda rng: [normal(rng, (4096, 1024))])
