@@ -76,12 +76,17 @@ llvm::Value* ElementalEmitter::Widen(llvm::Value* x) {
 }
 
 llvm::Value* ElementalEmitter::Narrow(llvm::Value* x, PrimitiveType to) {
+  const bool exact_f64 = math_ != nullptr && math_->HasExactF64Narrowing();
   if (to == F16) {
-    if (x->getType()->isDoubleTy()) x = b_->CreateFPTrunc(x, b_->getFloatTy());
+    if (x->getType()->isDoubleTy() && !exact_f64) {
+      x = b_->CreateFPTrunc(x, b_->getFloatTy());
+    }
     return b_->CreateFPTrunc(x, b_->getHalfTy());
   }
   if (to == BF16 && math_ != nullptr && math_->HasBf16Truncation()) {
-    if (x->getType()->isDoubleTy()) x = b_->CreateFPTrunc(x, b_->getFloatTy());
+    if (x->getType()->isDoubleTy() && !exact_f64) {
+      x = b_->CreateFPTrunc(x, b_->getFloatTy());
+    }
     return b_->CreateFPTrunc(x, b_->getBFloatTy());
   }
   if (to == BF16) {

@@ -83,6 +83,13 @@ class MathLibrary {
   // the bits, which costs about ten integer instructions per conversion.
   virtual bool HasBf16Truncation() const { return false; }
 
+  // True if an fptrunc from double to half (and, with HasBf16Truncation,
+  // to bfloat) rounds once on the target, as XLA:GPU's conversions do
+  // (NVPTX: cvt.rn.f16.f64, cvt.rn.bf16.f64 or LLVM's exact expansion).
+  // Elsewhere f64 goes through f32, two roundings, as XLA:CPU's do:
+  // 65519.999999 becomes 65520 in f32 and then inf in f16, not 65504.
+  virtual bool HasExactF64Narrowing() const { return false; }
+
   // True if LLVM's frem is exact IEEE fmod on the target (x86 and AArch64
   // lower it to libm's fmod). NVPTX expands it as x - trunc(x / y) * y,
   // wrong for infinite or huge quotients and for the sign of a zero

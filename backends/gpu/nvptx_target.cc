@@ -53,6 +53,9 @@ class LibdeviceMathLibrary : public MathLibrary {
   // accepts). bf16 elementwise chains are otherwise bound by the rounding
   // arithmetic, not by memory (chain5 in bf16 ran at 29% of copy).
   bool HasBf16Truncation() const override { return true; }
+  // f64 to f16/bf16 in one rounding, as XLA:GPU (found by the second
+  // unseen-program hunt's f64_to_f16_double_rounding on the H200).
+  bool HasExactF64Narrowing() const override { return true; }
   // __nv_fmodf / __nv_fmod (exact) instead of NVPTX's frem expansion;
   // found by the conformance suite's cuda column (tests/conformance).
   bool HasExactFrem() const override { return false; }
