@@ -51,10 +51,15 @@ trap 'rm -rf "$stage"' EXIT
 xla_gpu_wrong=(jax.dot_mixed_int.0 jax.dot_mixed_int.1)
 
 # compile NAME MODULE DATA_DIR [HLO-OPT FLAG...]: one case folder in the
-# stage.
+# stage; DATA_DIR/hlo_opt_flags (one a line) adds flags of the case's own.
 compile() {
   local name="$1" module="$2" data="$3" dir="$stage/cases/$1"
   shift 3
+  if [[ -f "$data/hlo_opt_flags" ]]; then
+    local flag
+    while IFS= read -r flag; do set -- "$@" "$flag"; done \
+      < "$data/hlo_opt_flags"
+  fi
   mkdir -p "$dir"
   if ! bazel-bin/tools/hlo-opt "$module" --platform=cuda --gpu-arch="$arch" \
       --stage=executable "$@" -o "$dir/m.hloexe" > "$dir/log" 2>&1; then

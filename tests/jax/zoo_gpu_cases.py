@@ -70,6 +70,17 @@ KEEP_XLA_CPU = {
 }
 
 
+# Programs whose integer results hang on rounding every bf16 operation:
+# floor, round and ceil of bf16 products (floor(-0.800781 * 10) is -8 with
+# the product rounded to bf16, -9 without). XLA:GPU rounds them (sm_90
+# multiplies bf16 natively); hloc's cuda pipeline keeps the f32 product
+# under excess precision (xla_allow_excess_precision's default, which
+# keeps bf16 elementwise chains from being bound by conversions). Compiled
+# with --allow-excess-precision=false, the way a user asks for XLA:GPU's
+# roundings, they must match XLA:GPU exactly.
+STRICT_PRECISION = {"floor_of_bf16_products", "half_transcendentals"}
+
+
 def precision_for(name):
     return (jax.default_matmul_precision("highest") if name in FULL_F32
             else contextlib.nullcontext())
@@ -99,6 +110,10 @@ def write_cases(out):
         with precision_for(name):
             write_cuda_case(os.path.join(out, name), zoo.ALL[name][0],
                             inputs_of(name))
+        if name in STRICT_PRECISION:
+            # More hlo-opt flags for the case (scripts/gpu_check.sh).
+            with open(os.path.join(out, name, "hlo_opt_flags"), "w") as f:
+                f.write("--allow-excess-precision=false\n")
     print(f"{len(zoo.ALL)} zoo programs lowered for cuda in {out}")
 
 
