@@ -1,6 +1,5 @@
 #include "passes/sort_splitter.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -268,25 +267,6 @@ class SortSplit {
   int64_t padded_;        // P
 };
 
-// The chunk length C for `sort`: the longest power of two up to
-// `max_row_length` whose elements fit kChunkSharedBytes, but at least
-// kMinChunkLength (or `max_row_length`, if shorter).
-int64_t ChunkLength(const HloInstruction& sort, int64_t max_row_length) {
-  // Every operand, the s32 position operand and the kernel's u16 slot.
-  int64_t element_bytes = 4 + 2;
-  for (const HloInstruction* operand : sort.operands()) {
-    element_bytes += ByteWidth(operand->shape().element_type());
-  }
-  int64_t chunk = max_row_length;
-  const int64_t floor =
-      std::min(max_row_length, SortSplitter::kMinChunkLength);
-  while (chunk > floor &&
-         chunk * element_bytes > SortSplitter::kChunkSharedBytes) {
-    chunk /= 2;
-  }
-  return chunk;
-}
-
 bool ShouldSplit(const HloInstruction& sort, int64_t chunk) {
   if (sort.operand_count() == 0 || sort.dimensions().size() != 1 ||
       sort.to_apply() == nullptr) {
@@ -310,9 +290,8 @@ absl::StatusOr<bool> SortSplitter::Run(HloModule* module) {
       [&](HloComputation* computation,
           HloInstruction* sort) -> absl::StatusOr<bool> {
         if (!ShouldSplit(*sort, max_row_length_)) return false;
-        if (absl::Status s = SortSplit(computation, sort,
-                                       ChunkLength(*sort, max_row_length_))
-                                 .Run();
+        if (absl::Status s =
+                SortSplit(computation, sort, max_row_length_).Run();
             !s.ok()) {
           return s;
         }
