@@ -70,15 +70,20 @@ KEEP_XLA_CPU = {
 }
 
 
-# Programs whose integer results hang on rounding every bf16 operation:
-# floor, round and ceil of bf16 products (floor(-0.800781 * 10) is -8 with
-# the product rounded to bf16, -9 without). XLA:GPU rounds them (sm_90
-# multiplies bf16 natively); hloc's cuda pipeline keeps the f32 product
-# under excess precision (xla_allow_excess_precision's default, which
-# keeps bf16 elementwise chains from being bound by conversions). Compiled
-# with --allow-excess-precision=false, the way a user asks for XLA:GPU's
-# roundings, they must match XLA:GPU exactly.
-STRICT_PRECISION = {"floor_of_bf16_products", "half_transcendentals"}
+# Programs whose integer results hang on rounding bf16 products: floor,
+# round and ceil of them (floor(-0.800781 * 10) is -8 with the product
+# rounded to bf16, -9 without). XLA:GPU rounds them (sm_90 multiplies bf16
+# natively); hloc's cuda pipeline keeps the f32 product under excess
+# precision (xla_allow_excess_precision's default, which keeps bf16
+# elementwise chains from being bound by conversions). Compiled with
+# --allow-excess-precision=false, the way a user asks for every rounding,
+# floor_of_bf16_products matches XLA:GPU exactly (H200, session 17).
+# half_transcendentals' jnp.round(v * 100) on bf16 differs the same way
+# (25 against 24 at one element) but is not listed: strict rounding moves
+# its other outputs away from XLA:GPU (arctanh(tanh(v) * 0.9) near 1, v %
+# 0.7), which keeps f32 between its widened transcendental operations; it
+# is the GPU check's one known difference.
+STRICT_PRECISION = {"floor_of_bf16_products"}
 
 
 def precision_for(name):
