@@ -314,8 +314,8 @@ absl::Status EmitRowSort(KernelBuilder& kernel, const RowSort& sort,
   };
   // One stage at distance j: every thread takes pairs tid, tid + threads,
   // ... (padded / 2 is a multiple of `threads`), emitted one after the
-  // other so that all their loads are in flight together before the
-  // first comparison. Ascending pairs swap when the second element is
+  // other so that all their position loads are in flight together before
+  // the first comparison. Ascending pairs swap when the second element is
   // before the first; `ascending(i)` says which way pair i goes.
   const int64_t pairs_per_thread = padded / 2 / threads;
   auto stage = [&](llvm::Value* j,
