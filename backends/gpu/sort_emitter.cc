@@ -95,6 +95,8 @@ struct RowOperands {
 };
 
 struct RowSort {
+  // The dimension sorted: rows are along it.
+  int64_t dim;
   int64_t rows;
   int64_t length;
   // How many leading positions of the sorted row are stored.
@@ -125,11 +127,6 @@ int64_t TopKRun(const RowSort& sort, int64_t padded) {
 // store needs it.
 class SharedRow {
  public:
-  // An element in registers: its original position.
-  struct Element {
-    llvm::Value* pos;
-  };
-
   // The block's `rows_per_block` rows of `padded` slots; this thread's
   // row is `row_in_block`.
   SharedRow(KernelBuilder& kernel, const RowOperands& ops, int64_t padded,
@@ -182,33 +179,29 @@ class SharedRow {
         nullptr, b_);
   }
 
-  Element Load(llvm::Value* i) {
-    return {b_->CreateZExt(
-        b_->CreateLoad(b_->getInt16Ty(), Slot(positions_, i)),
-        kernel_.index_type())};
+  // The original position of the element at slot `i` (index-typed).
+  llvm::Value* Load(llvm::Value* i) {
+    return b_->CreateZExt(b_->CreateLoad(b_->getInt16Ty(), Slot(positions_, i)),
+                          kernel_.index_type());
   }
 
-  void Store(const Element& e, llvm::Value* i) {
-    b_->CreateStore(b_->CreateTrunc(e.pos, b_->getInt16Ty()),
+  void Store(llvm::Value* pos, llvm::Value* i) {
+    b_->CreateStore(b_->CreateTrunc(pos, b_->getInt16Ty()),
                     Slot(positions_, i));
   }
 
-  // `x` if `cond`, else `y`.
-  Element Select(llvm::Value* cond, const Element& x, const Element& y) {
-    return {b_->CreateSelect(cond, x.pos, y.pos)};
-  }
-
-  // Every operand's value of an element inside the row: the cached ones
-  // from shared memory, the others from global memory.
-  absl::StatusOr<std::vector<llvm::Value*>> Values(const Element& e) {
+  // Every operand's value of the element at original position `pos`
+  // inside the row: the cached ones from shared memory, the others from
+  // global memory.
+  absl::StatusOr<std::vector<llvm::Value*>> Values(llvm::Value* pos) {
     std::vector<llvm::Value*> values;
     for (size_t k = 0; k < cached_.size(); ++k) {
       if (cached_[k] == nullptr) {
-        HLOC_ASSIGN_OR_RETURN(llvm::Value * v, ops_.read(k, e.pos));
+        HLOC_ASSIGN_OR_RETURN(llvm::Value * v, ops_.read(k, pos));
         values.push_back(v);
         continue;
       }
-      llvm::Value* v = b_->CreateLoad(storage_[k], Slot(cached_[k], e.pos));
+      llvm::Value* v = b_->CreateLoad(storage_[k], Slot(cached_[k], pos));
       if (ops_.types[k] == PRED) v = b_->CreateTrunc(v, b_->getInt1Ty());
       values.push_back(v);
     }
@@ -269,14 +262,15 @@ absl::Status EmitRowSort(KernelBuilder& kernel, const RowSort& sort,
   llvm::Value* length = kernel.Index(sort.length);
   llvm::Value* before_slot = EmitAllocaAtEntry(b->getInt1Ty(), "before", b);
 
-  // Whether element x goes before element y. Positions in the padding come
-  // after every element and after each other in order; inside the row the
-  // comparator decides and a tie goes to the earlier position.
-  auto before = [&](const SharedRow::Element& x,
-                    const SharedRow::Element& y) -> absl::StatusOr<llvm::Value*> {
-    llvm::Value* padding = b->CreateOr(b->CreateICmpUGE(x.pos, length),
-                                       b->CreateICmpUGE(y.pos, length));
-    llvm::Value* by_position = b->CreateICmpULT(x.pos, y.pos);
+  // Whether the element at original position x goes before the one at y.
+  // Positions in the padding come after every element and after each other
+  // in order; inside the row the comparator decides and a tie goes to the
+  // earlier position.
+  auto before = [&](llvm::Value* x,
+                    llvm::Value* y) -> absl::StatusOr<llvm::Value*> {
+    llvm::Value* padding = b->CreateOr(b->CreateICmpUGE(x, length),
+                                       b->CreateICmpUGE(y, length));
+    llvm::Value* by_position = b->CreateICmpULT(x, y);
     b->CreateStore(by_position, before_slot);
     HLOC_RETURN_IF_ERROR(EmitIfThenElse(
         b->CreateNot(padding),
@@ -312,17 +306,28 @@ absl::Status EmitRowSort(KernelBuilder& kernel, const RowSort& sort,
     llvm::Value* low = b->CreateAnd(t, b->CreateSub(j, one));
     return b->CreateAdd(b->CreateShl(b->CreateSub(t, low), 1), low);
   };
+  // The elements at slots lo and hi, whose positions `x` and `y` are
+  // loaded, put in order (`ascending`) or reversed: swapped where the
+  // second is before the first.
+  auto compare_exchange = [&](llvm::Value* x, llvm::Value* y, llvm::Value* lo,
+                              llvm::Value* hi,
+                              llvm::Value* ascending) -> absl::Status {
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * swap,
+                          before(b->CreateSelect(ascending, y, x),
+                                 b->CreateSelect(ascending, x, y)));
+    row.Store(b->CreateSelect(swap, y, x), lo);
+    row.Store(b->CreateSelect(swap, x, y), hi);
+    return absl::OkStatus();
+  };
   // One stage at distance j: every thread takes pairs tid, tid + threads,
   // ... (padded / 2 is a multiple of `threads`), emitted one after the
   // other so that all their position loads are in flight together before
-  // the first comparison. Ascending pairs swap when the second element is
-  // before the first; `ascending(i)` says which way pair i goes.
+  // the first comparison. `ascending(i)` says which way pair i goes.
   const int64_t pairs_per_thread = padded / 2 / threads;
   auto stage = [&](llvm::Value* j,
                    const std::function<llvm::Value*(llvm::Value*)>& ascending)
       -> absl::Status {
-    std::vector<llvm::Value*> lows, highs, ups;
-    std::vector<SharedRow::Element> xs, ys;
+    std::vector<llvm::Value*> lows, highs, ups, xs, ys;
     for (int64_t p = 0; p < pairs_per_thread; ++p) {
       llvm::Value* t = b->CreateAdd(tid, kernel.Index(p * threads));
       lows.push_back(pair_start(t, j));
@@ -332,13 +337,8 @@ absl::Status EmitRowSort(KernelBuilder& kernel, const RowSort& sort,
       ys.push_back(row.Load(highs.back()));
     }
     for (int64_t p = 0; p < pairs_per_thread; ++p) {
-      const SharedRow::Element& x = xs[p];
-      const SharedRow::Element& y = ys[p];
-      HLOC_ASSIGN_OR_RETURN(
-          llvm::Value * swap,
-          before(row.Select(ups[p], y, x), row.Select(ups[p], x, y)));
-      row.Store(row.Select(swap, y, x), lows[p]);
-      row.Store(row.Select(swap, x, y), highs[p]);
+      HLOC_RETURN_IF_ERROR(
+          compare_exchange(xs[p], ys[p], lows[p], highs[p], ups[p]));
     }
     kernel.target().EmitBarrier(b);
     return absl::OkStatus();
@@ -387,10 +387,10 @@ absl::Status EmitRowSort(KernelBuilder& kernel, const RowSort& sort,
           llvm::Value* b_pos = b->CreateAdd(
               a_pos, b->CreateSub(kernel.Index(stride + top_run - 1),
                                   b->CreateShl(i, 1)));
-          SharedRow::Element a = row.Load(a_pos);
-          SharedRow::Element c = row.Load(b_pos);
+          llvm::Value* a = row.Load(a_pos);
+          llvm::Value* c = row.Load(b_pos);
           HLOC_ASSIGN_OR_RETURN(llvm::Value * take_c, before(c, a));
-          row.Store(row.Select(take_c, c, a), a_pos);
+          row.Store(b->CreateSelect(take_c, c, a), a_pos);
           return absl::OkStatus();
         },
         b));
@@ -405,12 +405,10 @@ absl::Status EmitRowSort(KernelBuilder& kernel, const RowSort& sort,
             llvm::Value* i = b->CreateAdd(
                 base, pair_start(b->CreateURem(t, half), kernel.Index(j)));
             llvm::Value* l = b->CreateAdd(i, kernel.Index(j));
-            SharedRow::Element x = row.Load(i);
-            SharedRow::Element y = row.Load(l);
-            HLOC_ASSIGN_OR_RETURN(llvm::Value * swap, before(y, x));
-            row.Store(row.Select(swap, y, x), i);
-            row.Store(row.Select(swap, x, y), l);
-            return absl::OkStatus();
+            // Loaded in order (argument evaluation order is unspecified).
+            llvm::Value* x = row.Load(i);
+            llvm::Value* y = row.Load(l);
+            return compare_exchange(x, y, i, l, b->getTrue());
           },
           b));
       kernel.target().EmitBarrier(b);
@@ -422,10 +420,10 @@ absl::Status EmitRowSort(KernelBuilder& kernel, const RowSort& sort,
         return EmitForLoop(
             "store", tid, kernel.Index(sort.stored), step,
             [&](llvm::Value* j) -> absl::Status {
-              SharedRow::Element e = row.Load(j);
+              llvm::Value* pos = row.Load(j);
               HLOC_ASSIGN_OR_RETURN(std::vector<llvm::Value*> values,
-                                    row.Values(e));
-              return ops.store(j, values, e.pos);
+                                    row.Values(pos));
+              return ops.store(j, values, pos);
             },
             b);
       },
@@ -434,10 +432,9 @@ absl::Status EmitRowSort(KernelBuilder& kernel, const RowSort& sort,
 
 // Builds the kernel: `threads` a row (padded / 2 up to 1024), and rows
 // short enough (padded / 2 at most kRowThreadsPerBlock) several to a block
-// of kRowThreadsPerBlock threads. `rows_minor`: see RowLayout.
+// of kRowThreadsPerBlock threads.
 absl::StatusOr<LaunchDims> EmitRowSortKernel(
     const KernelRequest& request, const HloInstruction* op, const RowSort& sort,
-    bool rows_minor,
     const std::function<absl::Status(KernelBuilder&, llvm::Value* row,
                                      RowOperands*)>& bind) {
   if (sort.length > kMaxSharedSortLength) {
@@ -455,7 +452,8 @@ absl::StatusOr<LaunchDims> EmitRowSortKernel(
   layout.rows_per_block =
       std::max<int64_t>(1, std::min(kRowThreadsPerBlock / layout.threads,
                                     NextPowerOfTwo(sort.rows)));
-  layout.rows_minor = rows_minor;
+  layout.rows_minor =
+      op->operand(0)->shape().MinorToMajor()[0] != sort.dim;
   const int64_t block_threads = layout.threads * layout.rows_per_block;
   LaunchDims dims;
   dims.grid[0] = sort.length == 0 ? 0
@@ -471,10 +469,12 @@ absl::StatusOr<LaunchDims> EmitRowSortKernel(
     llvm::Value* tid = kernel.ThreadId(0);
     llvm::Value* rows_per_block = kernel.Index(layout.rows_per_block);
     llvm::Value* threads = kernel.Index(layout.threads);
-    llvm::Value* row_in_block = rows_minor ? b->CreateURem(tid, rows_per_block)
-                                           : b->CreateUDiv(tid, threads);
-    llvm::Value* tid_in_row = rows_minor ? b->CreateUDiv(tid, rows_per_block)
-                                         : b->CreateURem(tid, threads);
+    llvm::Value* row_in_block = layout.rows_minor
+                                    ? b->CreateURem(tid, rows_per_block)
+                                    : b->CreateUDiv(tid, threads);
+    llvm::Value* tid_in_row = layout.rows_minor
+                                  ? b->CreateUDiv(tid, rows_per_block)
+                                  : b->CreateURem(tid, threads);
     llvm::Value* row = b->CreateAdd(
         b->CreateMul(kernel.BlockId(0), rows_per_block), row_in_block);
     llvm::Value* last = kernel.Index(std::max<int64_t>(sort.rows - 1, 0));
@@ -519,13 +519,13 @@ absl::StatusOr<LaunchDims> EmitSortKernel(const KernelRequest& request,
   const int64_t dim = sort->dimensions(0);
   const Shape& shape = sort->operand(0)->shape();
   const int64_t length = shape.dimensions(dim);
-  RowSort rows{length == 0 ? 0 : shape.ElementCount() / length, length, length};
+  RowSort rows{dim, length == 0 ? 0 : shape.ElementCount() / length, length,
+               length};
   // The merge-only sort needs rows without the kernel's own padding.
   rows.bitonic = sort->backend_config() == kBitonicRowsBackendConfig &&
                  length == NextPowerOfTwo(length);
-  const bool rows_minor = shape.MinorToMajor()[0] != dim;
   return EmitRowSortKernel(
-      request, sort, rows, rows_minor,
+      request, sort, rows,
       [&](KernelBuilder& kernel, llvm::Value* row,
           RowOperands* ops) -> absl::Status {
         llvm::IRBuilderBase* b = kernel.b();
@@ -577,10 +577,10 @@ absl::StatusOr<LaunchDims> EmitTopKKernel(const KernelRequest& request,
   const int64_t k = topk->attrs().k;
   const bool largest = topk->attrs().largest;
   const PrimitiveType type = shape.element_type();
-  RowSort rows{length == 0 ? 0 : shape.ElementCount() / length, length, k};
-  const bool rows_minor = shape.MinorToMajor()[0] != dim;
+  RowSort rows{dim, length == 0 ? 0 : shape.ElementCount() / length, length,
+               k};
   return EmitRowSortKernel(
-      request, topk, rows, rows_minor,
+      request, topk, rows,
       [&](KernelBuilder& kernel, llvm::Value* row,
           RowOperands* ops) -> absl::Status {
         llvm::IRBuilderBase* b = kernel.b();
