@@ -218,8 +218,8 @@ absl::StatusOr<Literal> Program::Run(
     // As hlo-run's interpreter and XLA's runtimes: denormal f32/f64 inputs
     // read as zeros and denormal results are flushed (runtime/denormals.h).
     // The compiled platforms' executors do the same themselves.
-    std::vector<Literal> flushed(arguments.begin(), arguments.end());
-    for (Literal& argument : flushed) FlushDenormals(&argument);
+    // Flushed before the mode is set (runtime/denormals.h says why).
+    const std::vector<Literal> flushed = FlushedCopies(arguments);
     const ScopedDenormalMode mode(DenormalMode::kFlush);
     return EvaluateModule(*state.interpreted, flushed);
   }

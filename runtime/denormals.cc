@@ -96,6 +96,12 @@ int64_t FlushDenormals(Literal* literal) {
   }
 }
 
+std::vector<Literal> FlushedCopies(absl::Span<const Literal> literals) {
+  std::vector<Literal> copies(literals.begin(), literals.end());
+  for (Literal& copy : copies) FlushDenormals(&copy);
+  return copies;
+}
+
 extern "C" void ParallelInCallersDenormalMode(void (*fn)(void*), void* data,
                                               unsigned num_threads,
                                               unsigned flags) {

@@ -21,6 +21,9 @@
 #define RUNTIME_DENORMALS_H_
 
 #include <cstdint>
+#include <vector>
+
+#include "absl/types/span.h"
 
 #include "hlo/literal.h"
 
@@ -50,6 +53,12 @@ class ScopedDenormalMode {
 // Replaces every denormal f32/f64 element of `literal` (tuples too) by a
 // zero of its sign; returns how many it replaced.
 int64_t FlushDenormals(Literal* literal);
+
+// Copies of `literals` with their denormals flushed (FlushDenormals): the
+// inputs of a run that reads them as zeros, the caller's own untouched.
+// Call it (as FlushDenormals) before a ScopedDenormalMode(kFlush): under
+// DAZ its test for a denormal, a comparison, sees a zero.
+std::vector<Literal> FlushedCopies(absl::Span<const Literal> literals);
 
 // GOMP_parallel(fn, data, num_threads, flags) whose workers run `fn` in the
 // calling thread's denormal mode. The kernels' "GOMP_parallel" symbol

@@ -475,8 +475,7 @@ HloRunPlatform InterpreterPlatform() {
     evaluate.max_while_iterations = options.max_while_iterations;
     std::vector<Literal> flushed;
     if (options.denormals == DenormalMode::kFlush) {
-      flushed.assign(arguments.begin(), arguments.end());
-      for (Literal& argument : flushed) FlushDenormals(&argument);
+      flushed = FlushedCopies(arguments);
       arguments = flushed;
     }
     const ScopedDenormalMode mode(options.denormals);
@@ -507,12 +506,11 @@ HloRunPlatform InterpreterPlatform() {
                                const HloRunOptions& options) {
     EvaluateOptions evaluate;
     evaluate.max_while_iterations = options.max_while_iterations;
-    std::vector<std::vector<Literal>> flushed(arguments.begin(),
-                                              arguments.end());
-    if (options.denormals == DenormalMode::kFlush) {
-      for (auto& device : flushed) {
-        for (Literal& argument : device) FlushDenormals(&argument);
-      }
+    std::vector<std::vector<Literal>> flushed;
+    for (const std::vector<Literal>& device : arguments) {
+      flushed.push_back(options.denormals == DenormalMode::kFlush
+                            ? FlushedCopies(device)
+                            : device);
     }
     // The device threads inherit the mode, as the evaluator's own do.
     const ScopedDenormalMode mode(options.denormals);
