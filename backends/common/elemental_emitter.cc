@@ -769,7 +769,8 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitCompare(
 }
 
 // XLA's reduce-precision: round the mantissa to nearest even on the bits,
-// then flush exponents out of the reduced range to zero or infinity. f16
+// then flush exponents out of the reduced range to zero or infinity; NaN
+// stays NaN. f16
 // and bf16 go through f32 like every other op.
 absl::StatusOr<llvm::Value*> ElementalEmitter::EmitReducePrecision(
     const HloInstruction* hlo, llvm::Value* x) {
@@ -810,11 +811,10 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitReducePrecision(
     bits = b_->CreateSelect(underflows, signed_zero, bits);
   }
   llvm::Value* result = b_->CreateBitCast(bits, value->getType());
-  llvm::Value* nan_result =
-      mantissa_bits > 0 ? value
-                        : llvm::ConstantFP::getInfinity(value->getType());
-  result =
-      b_->CreateSelect(b_->CreateFCmpUNO(value, value), nan_result, result);
+  // A NaN stays the input NaN even with no mantissa bits left to carry it,
+  // as XLA:CPU's and XLA:GPU's emitters do (MHLO's reducePrecision); only
+  // XLA's HloEvaluator still turns it into infinity.
+  result = b_->CreateSelect(b_->CreateFCmpUNO(value, value), value, result);
   return Narrow(result, type);
 }
 

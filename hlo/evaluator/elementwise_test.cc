@@ -522,6 +522,19 @@ ENTRY e {
   ExpectFloats(MustRun(kBf16, {b}), {1.0, 1.0 + 4.0 / 256.0});
 }
 
+// With no mantissa bits a NaN's payload rounds away; XLA:CPU (jaxlib 0.10.2,
+// lax.reduce_precision(x, 3, 0)) still returns NaN, not infinity.
+TEST(ElementwiseTest, ReducePrecisionKeepsNanWithoutMantissaBits) {
+  const char* kHlo = R"(
+HloModule m
+ENTRY e {
+  a = f32[5] parameter(0)
+  ROOT r = f32[5] reduce-precision(a), exponent_bits=3, mantissa_bits=0
+})";
+  Literal a = Vec<float>(F32, {NAN, -NAN, 3.0f, 1e30f, -1e-30f});
+  ExpectFloats(MustRun(kHlo, {a}), {kNaN, kNaN, 2.0, kInf, -0.0});
+}
+
 TEST(ElementwiseTest, ComplexNumbers) {
   const char* kHlo = R"(
 HloModule m

@@ -276,7 +276,7 @@ inline C ComplexSign(C z) {
 
 // XLA's reduce-precision on an f32/f64 value: round the mantissa to nearest
 // even, then flush values outside the reduced exponent range to zero or
-// infinity; NaN stays NaN (or becomes infinity with no mantissa bits).
+// infinity; NaN stays NaN.
 template <typename C>
 inline C ReducePrecision(C value, int exponent_bits, int mantissa_bits) {
   using U = std::conditional_t<sizeof(C) == 4, uint32_t, uint64_t>;
@@ -312,10 +312,10 @@ inline C ReducePrecision(C value, int exponent_bits, int mantissa_bits) {
   }
   C result;
   std::memcpy(&result, &bits, sizeof result);
-  if (std::isnan(value)) {
-    result = mantissa_bits > 0 ? value : std::numeric_limits<C>::infinity();
-  }
-  return result;
+  // The input NaN, whatever mantissa_bits: XLA's compiled code (MHLO's
+  // reducePrecision, XLA:CPU and XLA:GPU) keeps it; XLA's HloEvaluator alone
+  // gives infinity when no mantissa bits are left.
+  return std::isnan(value) ? value : result;
 }
 
 // XLA's convert between element types.
