@@ -351,6 +351,37 @@ TEST(ElementwiseTest, ComplexMultiplyHasNoAnnexGRecovery) {
   EXPECT_TRUE(std::isnan(r[3].imag()));
 }
 
+// Complex division as XLA forms it: Smith's algorithm with its three
+// special cases, not libgcc's __divsc3 (std::complex's operator/), which
+// gave (inf, inf) for (1e30 + inf i) / (1e-20 + 1e30 i) where XLA:CPU and
+// hloc's compiled code give (inf, nan): the ratio 1e-20 / 1e30 is 0 and
+// 0 * inf is NaN (found by the third unseen-program hunt).
+TEST(ElementwiseTest, ComplexDivideAsXla) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  Literal a = Vec<complex64>(
+      C64, {complex64(1e30f, inf), complex64(1, 2), complex64(1, -1),
+            complex64(inf, 2), complex64(3, 4), complex64(nan, 1)});
+  Literal b = Vec<complex64>(
+      C64, {complex64(1e-20f, 1e30f), complex64(3, 4), complex64(0, 0),
+            complex64(1, 1), complex64(inf, -inf), complex64(0, 0)});
+  std::vector<complex64> r = Values<complex64>(
+      MustRun(Elementwise("divide", "c64", 6, true), {a, b}));
+  EXPECT_EQ(r[0].real(), inf);
+  EXPECT_TRUE(std::isnan(r[0].imag()));
+  EXPECT_NEAR(r[1].real(), 0.44f, 1e-6f);
+  EXPECT_NEAR(r[1].imag(), 0.08f, 1e-6f);
+  // x / 0: infinities signed by the zero's sign, times the numerator.
+  EXPECT_EQ(r[2], complex64(inf, -inf));
+  // inf / finite: (inf * (1 * 1 + 0 * 1), inf * (0 * 1 - 1 * 1)).
+  EXPECT_EQ(r[3], complex64(inf, -inf));
+  // finite / inf: signed zeros.
+  EXPECT_EQ(r[4], complex64(0, 0));
+  // (NaN + i) / 0: the numerator is not all NaN, (inf * NaN, inf * 1).
+  EXPECT_TRUE(std::isnan(r[5].real()));
+  EXPECT_EQ(r[5].imag(), inf);
+}
+
 // XLA's complex power (and the code generators'): a zero base gives 0 only
 // for a positive real exponent, NaN for every other exponent but 0, where
 // libstdc++'s std::pow, which the evaluator called, returns 0 for any zero

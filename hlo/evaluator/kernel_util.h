@@ -390,6 +390,50 @@ inline C ComplexMultiply(C x, C y) {
   return C(a * c - b * d, a * d + b * c);
 }
 
+// (a + bi) / (c + di) as XLA and the code generators divide
+// (backends/common/complex_emitter.cc): Smith's algorithm, scaled by the
+// larger of |c| and |d|; where that gives (NaN, NaN), the limits for a zero
+// denominator, an infinite numerator over a finite denominator and a
+// finite numerator over an infinite one. Not std::complex's operator/
+// (libgcc's __divsc3 scales by logb and recovers infinities its own way):
+// (1e30 + inf i) / (1e-20 + 1e30 i) is (inf, nan) in XLA, (inf, inf) there.
+template <typename C>
+inline C ComplexDivide(C x, C y) {
+  using R = typename C::value_type;
+  const R a = x.real(), b = x.imag(), c = y.real(), d = y.imag();
+  R re, im;
+  if (std::abs(c) < std::abs(d)) {
+    const R ratio = c / d;
+    const R denominator = d + c * ratio;
+    re = (ratio * a + b) / denominator;
+    im = (ratio * b - a) / denominator;
+  } else {
+    const R ratio = d / c;
+    const R denominator = c + d * ratio;
+    re = (ratio * b + a) / denominator;
+    im = (b - ratio * a) / denominator;
+  }
+  if (!std::isnan(re) || !std::isnan(im)) return C(re, im);
+  const R inf = std::numeric_limits<R>::infinity();
+  // +-1 for an infinite part, +-0 for a finite one.
+  auto unit = [](R v) { return std::copysign(std::isinf(v) ? R(1) : R(0), v); };
+  if (c == 0 && d == 0 && (!std::isnan(a) || !std::isnan(b))) {
+    const R signed_inf = std::copysign(inf, c);
+    return C(signed_inf * a, signed_inf * b);
+  }
+  if ((std::isinf(a) || std::isinf(b)) && std::isfinite(c) &&
+      std::isfinite(d)) {
+    return C(inf * (unit(a) * c + unit(b) * d),
+             inf * (unit(b) * c - unit(a) * d));
+  }
+  if ((std::isinf(c) || std::isinf(d)) && std::isfinite(a) &&
+      std::isfinite(b)) {
+    return C(R(0) * (a * unit(c) + b * unit(d)),
+             R(0) * (b * unit(c) - a * unit(d)));
+  }
+  return C(re, im);
+}
+
 struct MulOp {
   template <typename T>
   static constexpr bool kOk = true;

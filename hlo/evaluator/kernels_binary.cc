@@ -35,6 +35,8 @@ struct DivOp : SameType {
   static T Apply(T a, T b) {
     if constexpr (kIsInt<T>) {
       return IntDivide(a, b);
+    } else if constexpr (kIsComplex<T>) {
+      return ComplexDivide(a, b);
     } else {
       return Store<T>(Load(a) / Load(b));
     }
