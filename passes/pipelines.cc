@@ -26,6 +26,7 @@
 #include "passes/schedule_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplify_fp_conversions.h"
+#include "passes/radix_sort_rewriter.h"
 #include "passes/sort_splitter.h"
 #include "passes/topk_splitter.h"
 #include "passes/tree_reduction.h"
@@ -156,6 +157,10 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   pipeline.AddPass<ReduceWindowToScan>();
   if (platform == "cuda" || platform == "rocm") {
     pipeline.AddPass<TopKSplitter>();
+    // Long sorts by a key order are radix sorts on cuda (their kernels
+    // rank with 32-lane ballots; AMDGPU's waves are 64 lanes); the rest
+    // merge.
+    if (platform == "cuda") pipeline.AddPass<RadixSortRewriter>();
     pipeline.AddPass<SortSplitter>();
     pipeline.AddPass<TreeReduction>();
     pipeline.AddPass<DotOperandOrder>();

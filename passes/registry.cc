@@ -33,6 +33,7 @@
 #include "passes/simplification.h"
 #include "passes/simplifier/algebraic_simplifier.h"
 #include "passes/simplify_fp_conversions.h"
+#include "passes/radix_sort_rewriter.h"
 #include "passes/sort_splitter.h"
 #include "passes/topk_expander.h"
 #include "passes/topk_splitter.h"
@@ -138,6 +139,10 @@ const PassEntry kPasses[] = {
      Make<InstructionFusion>},
     {"multi-output-fusion", "sibling and producer-consumer multi-output fusion",
      Make<MultiOutputFusion>},
+    {"radix-sort-rewriter",
+     "sorts of rows longer than 8192 by a key order (jnp.sort, argsort) as "
+     "the GPU radix sort custom call",
+     Make<RadixSortRewriter>},
     {"reduce-window-to-scan",
      "prefix reduce-windows (cumsum, cumprod, cummax, ...) as associative "
      "scans (GPU)",

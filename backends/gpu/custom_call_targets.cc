@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "backends/gpu/solver_lowering.h"
+#include "passes/radix_sort_plan.h"
 
 namespace hloc {
 
@@ -13,7 +14,10 @@ bool GpuSupportsCustomCall(absl::string_view target,
   // One line per implemented target. The sharding annotations are not
   // here: passes/sharding_remover.h removes them before compilation.
   static const auto* targets = [] {
-    auto* names = new absl::flat_hash_set<std::string>{};
+    auto* names = new absl::flat_hash_set<std::string>{
+        // Long sorts by a key order (passes/radix_sort_rewriter.h).
+        std::string(kRadixSortTarget),
+    };
     // JAX's cuSOLVER calls (solver_lowering.h).
     for (const std::string& name : SolverCustomCallTargets()) {
       names->insert(name);

@@ -74,6 +74,14 @@ absl::StatusOr<LaunchDims> EmitSortKernel(const KernelRequest& request,
 absl::StatusOr<LaunchDims> EmitTopKKernel(const KernelRequest& request,
                                           const HloInstruction* topk);
 
+// The radix sort custom call (radix_sort_emitter.cc,
+// passes/radix_sort_plan.h): three kernels a digit pass.
+bool IsRadixSortCall(const HloInstruction* op);
+int RadixSortKernelSteps(const HloInstruction* call);
+absl::StatusOr<LaunchDims> EmitRadixSortKernel(const KernelRequest& request,
+                                               const HloInstruction* call,
+                                               int step);
+
 // A scatter (scatter_emitter.cc): copy the operands to the outputs unless
 // they are in place, then apply the updates.
 int ScatterKernelSteps(const KernelRequest& request,

@@ -176,6 +176,17 @@ class NvptxTarget : public GpuTarget {
                               {b->getInt32(0xffffffffu), value,
                                b->getInt32(source_lane), b->getInt32(0x1f)});
   }
+  llvm::Value* EmitBallotI32(llvm::Value* predicate,
+                             llvm::IRBuilderBase* b) const override {
+    return b->CreateIntrinsic(llvm::Intrinsic::nvvm_vote_ballot_sync, {},
+                              {b->getInt32(0xffffffffu), predicate});
+  }
+  void EmitWarpSync(llvm::IRBuilderBase* b) const override {
+    // Independent thread scheduling (sm_70 on) lets a warp's lanes
+    // diverge: __syncwarp() orders their shared-memory accesses.
+    b->CreateIntrinsic(llvm::Intrinsic::nvvm_bar_warp_sync, {},
+                       {b->getInt32(0xffffffffu)});
+  }
   std::optional<MatrixShape> MatrixInstruction(
       PrimitiveType operand_type) const override {
     return NvptxMatrixInstruction(device(), operand_type);

@@ -15,6 +15,8 @@ int OpKernelSteps(const KernelRequest& request, const HloInstruction* op) {
       return ScatterKernelSteps(request, op);
     case HloOpcode::kSelectAndScatter:
       return 2;
+    case HloOpcode::kCustomCall:
+      return IsRadixSortCall(op) ? RadixSortKernelSteps(op) : 0;
     default:
       return 0;
   }
@@ -33,6 +35,9 @@ absl::StatusOr<LaunchDims> EmitOpKernel(const KernelRequest& request,
       return EmitSelectAndScatterKernel(request, op, step);
     case HloOpcode::kScan:
       return EmitScanKernel(request, op);
+    case HloOpcode::kCustomCall:
+      if (IsRadixSortCall(op)) return EmitRadixSortKernel(request, op, step);
+      return CodegenUnimplemented(*op, "no GPU kernel of its own");
     default:
       return CodegenUnimplemented(*op, "no GPU kernel of its own");
   }

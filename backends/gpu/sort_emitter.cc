@@ -31,6 +31,7 @@
 #include "backends/common/loop_emitter.h"
 #include "backends/gpu/kernel_builder.h"
 #include "backends/gpu/kernel_emitters.h"
+#include "backends/gpu/row_element.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
 #include "llvm/IR/DataLayout.h"
@@ -60,19 +61,6 @@ int64_t Log2(int64_t power_of_two) {
   int64_t log = 0;
   while ((int64_t{1} << log) < power_of_two) ++log;
   return log;
-}
-
-// The index of position `pos` of row `row` in an array of `shape` sorted
-// along `dim`: rows are numbered row-major over the other dimensions.
-IrIndex RowElement(const Shape& shape, int64_t dim, llvm::Value* row,
-                   llvm::Value* pos, llvm::IRBuilderBase* b) {
-  std::vector<int64_t> dims = shape.dimensions();
-  dims.erase(dims.begin() + dim);
-  IrIndex r = IrIndex::FromLinear(
-      row, Shape::Array(shape.element_type(), std::move(dims)), b);
-  std::vector<llvm::Value*> multidim = r.multidim();
-  multidim.insert(multidim.begin() + dim, pos);
-  return IrIndex(std::move(multidim), row->getType());
 }
 
 // A row's operands: how their elements are read, ordered and written.

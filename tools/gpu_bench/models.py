@@ -287,6 +287,14 @@ def _():
             lambda rng: [normal(rng, (1 << 20,))])
 
 
+@_model("argsort_1m",
+        "jnp.argsort of 1M f32 values (ranking a large array)")
+def _():
+    import jax.numpy as jnp
+    return (lambda x: jnp.argsort(x),
+            lambda rng: [normal(rng, (1 << 20,))])
+
+
 @_model("argsort_rows",
         "jnp.argsort along the rows of a 4096x1024 f32 matrix (ranking)")
 def _():
