@@ -237,11 +237,9 @@ absl::Status CheckShapes(const HloInstruction& instruction,
       // 'N' computes no vectors; JAX still sizes u and vt full or thin.
       const Shape& result = instruction.shape();
       const bool tuple5 = result.IsTuple() && result.tuple_shapes_size() == 5;
-      bool full = call.mode == 'A';
-      if (call.mode == 'N' && tuple5 && result.tuple_shapes(2).IsArray() &&
-          result.tuple_shapes(2).rank() == a.rank()) {
-        full = result.tuple_shapes(2).dimensions().back() == m;
-      }
+      const bool full = GesddVectorsAreFull(
+          call.mode, m, n,
+          tuple5 ? result.tuple_shapes() : std::vector<Shape>());
       const int64_t u_cols = full ? m : k;
       const int64_t vt_rows = full ? n : k;
       return ExpectTuple(
@@ -385,6 +383,18 @@ ParseFfiIntegerAttributes(absl::string_view dictionary) {
         std::string(absl::StripAsciiWhitespace(name_value[0])), number);
   }
   return attributes;
+}
+
+bool GesddVectorsAreFull(char mode, int64_t m, int64_t n,
+                         const std::vector<Shape>& results) {
+  if (mode != 'N') return mode == 'A';
+  if (results.size() != 5) return false;
+  const Shape& u = results[2];
+  const Shape& vt = results[3];
+  if (!u.IsArray() || !vt.IsArray() || u.rank() < 2 || vt.rank() < 2) {
+    return false;
+  }
+  return u.dimensions().back() == m && vt.dimensions(vt.rank() - 2) == n;
 }
 
 absl::StatusOr<std::optional<LapackCall>> ParseLapackCall(

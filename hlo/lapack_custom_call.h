@@ -92,6 +92,14 @@ std::string LapackRoutineName(LapackRoutine routine, PrimitiveType type);
 // Every custom_call_target ParseLapackCall accepts.
 std::vector<std::string> SupportedLapackTargets();
 
+// Whether a gesdd call's u and vt are full (batch x m x m, batch x n x n)
+// rather than thin (m x k, k x n, k = min(m, n)), given the matrix's m and
+// n and the call's result shapes: jobz 'A' is full, 'S' thin; 'N' computes
+// no vectors but JAX still sizes them either way. Where m or n is k, u or
+// vt reads the same both ways (a wide matrix's u is m x m), so both decide.
+bool GesddVectorsAreFull(char mode, int64_t m, int64_t n,
+                         const std::vector<Shape>& results);
+
 // nullopt when `instruction` is not a custom-call to one of
 // SupportedLapackTargets(); an error naming the instruction when it is one
 // but its operands, result or attributes do not fit the convention above.

@@ -33,10 +33,11 @@
 //     part); a one-device run gives a group of one.
 //   - fft is computed from the definition (O(n^2) per line, complex128);
 //     cholesky, triangular-solve and the LAPACK custom calls of JAX's CPU
-//     lowering (hlo/lapack_custom_call.h; not syevd, gesdd, geev or gees,
-//     whose vectors are unique only up to signs: the cpu backend runs those
-//     through LAPACK) by LAPACK's unblocked algorithms in complex128
-//     (linalg_kernels.h).
+//     lowering (hlo/lapack_custom_call.h; not syevd, geev, gees or gesdd
+//     with vectors, which are unique only up to signs: the cpu backend
+//     runs those through LAPACK) by LAPACK's unblocked algorithms in
+//     complex128 (linalg_kernels.h); gesdd's singular values alone by
+//     Jacobi rotations.
 // Other custom-calls, other collectives, infeed/outfeed, send/recv, rng and the
 // other device operations give "not supported by the evaluator: <opcode>
 // (<name>)" (a custom-call's target named too).

@@ -1,5 +1,6 @@
 // fft, cholesky, triangular-solve and the LAPACK custom calls in the
 // evaluator, on values worked out by hand.
+#include <cmath>
 #include <complex>
 
 #include "gtest/gtest.h"
@@ -185,6 +186,49 @@ ENTRY e {
   ExpectNear(q.tuple_elements()[0], {-5, 0.5}, 1e-6);
   ExpectNear(q.tuple_elements()[1], {1.6}, 1e-6);
   ExpectNear(q.tuple_elements()[2], {-0.6, -0.8}, 1e-6);
+}
+
+// gesdd without vectors (jnp.linalg.svd(compute_uv=False), norm(ord=2),
+// matrix_rank, cond): singular values in descending order, tall, wide and
+// complex; a matrix with a NaN is LAPACK's info -4 and NaN values.
+TEST(LinalgTest, LapackGesddSingularValues) {
+  Literal tall = MustRun(R"(
+HloModule m
+ENTRY e {
+  a = f64[2,3,2]{1,2,0} parameter(0)
+  ROOT svd = (f64[2,3,2]{1,2,0}, f64[2,2], f64[2,3,3]{1,2,0}, f64[2,2,2]{1,2,0}, s32[2]) custom-call(a), custom_call_target="lapack_dgesdd_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={mode = 78 : ui8}
+})",
+                         {Make<double>(F64, {2, 3, 2},
+                                       {1, 2, 3, 4, 5, 6, 0, 0, NAN, 1, 2, 3})});
+  std::vector<double> s = Values<double>(tall.tuple_elements()[1]);
+  EXPECT_NEAR(s[0], 9.52551809, 1e-8);
+  EXPECT_NEAR(s[1], 0.51430058, 1e-8);
+  EXPECT_TRUE(std::isnan(s[2]) && std::isnan(s[3]));
+  EXPECT_EQ(Values<int32_t>(tall.tuple_elements()[4]),
+            (std::vector<int32_t>{0, -4}));
+
+  Literal wide = MustRun(R"(
+HloModule m
+ENTRY e {
+  a = c64[2,3]{0,1} parameter(0)
+  ROOT svd = (c64[2,3]{0,1}, f32[2], c64[2,2]{0,1}, c64[3,3]{0,1}, s32[]) custom-call(a), custom_call_target="lapack_cgesdd_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={mode = 78 : ui8}
+})",
+                         {Make<C>(C64, {2, 3},
+                                  {C(1, 1), C(2, 0), C(0, 0), C(0, 0), C(0, 3),
+                                   C(-1, 0)})});
+  ExpectNear(wide.tuple_elements()[1], {3.78477943, 1.29438969}, 1e-6);
+
+  // jnp.linalg.matrix_rank of a wide matrix sizes vt thin (k x n) and u
+  // m x m, which is full and thin alike; the call was rejected ("result 3
+  // is f32[2,3], expected f32[3,3]") on the evaluator and the cpu.
+  Literal thin = MustRun(R"(
+HloModule m
+ENTRY e {
+  a = f32[2,3]{0,1} parameter(0)
+  ROOT svd = (f32[2,3]{0,1}, f32[2], f32[2,2]{0,1}, f32[2,3]{0,1}, s32[]) custom-call(a), custom_call_target="lapack_sgesdd_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={mode = 78 : ui8}
+})",
+                         {Make<float>(F32, {2, 3}, {3, 0, 0, 0, 0, -2})});
+  ExpectNear(thin.tuple_elements()[1], {3, 2}, 1e-6);
 }
 
 TEST(LinalgTest, MalformedLapackCallsAreErrorsNamingTheCall) {

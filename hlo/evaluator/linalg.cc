@@ -2,6 +2,7 @@
 // lowering (hlo/lapack_custom_call.h), one matrix of the batch at a time
 // through linalg_kernels.h.
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <utility>
 
@@ -149,6 +150,45 @@ absl::StatusOr<Literal> Sytrd(const LapackCall& call,
   return Literal::MakeTuple(std::move(results));
 }
 
+// gesdd with jobz 'N' (jnp.linalg.svd(compute_uv=False), norm(ord=2),
+// matrix_rank, cond): the singular values. u and vt are not written by
+// LAPACK then (zeros here) and a is its workspace (left as it was). A NaN
+// makes LAPACK stop before it starts (info -4, the matrix argument), which
+// JAX turns into NaN singular values.
+absl::StatusOr<Literal> GesddValues(const HloInstruction& instr,
+                                    OperandValues& operands) {
+  const MatrixBatch m = BatchOf(instr.operand(0)->shape());
+  const int64_t k = std::min(m.rows, m.cols);
+  const std::vector<complex128> a = ToComplexValues(operands.Get(0));
+  std::vector<double> s(m.batch * k);
+  std::vector<int32_t> info(m.batch);
+  for (int64_t b = 0; b < m.batch; ++b) {
+    const complex128* matrix = a.data() + b * m.rows * m.cols;
+    const bool has_nan =
+        std::any_of(matrix, matrix + m.rows * m.cols, [](complex128 v) {
+          return std::isnan(v.real()) || std::isnan(v.imag());
+        });
+    if (has_nan) {
+      info[b] = -4;
+      std::fill_n(s.data() + b * k, k, std::nan(""));
+      continue;
+    }
+    SingularValues(matrix, m.rows, m.cols, s.data() + b * k);
+  }
+  const Shape& shape = instr.shape();
+  std::vector<Literal> results;
+  results.push_back(WithValues(shape.tuple_shapes(0), a));
+  results.push_back(WithValues(shape.tuple_shapes(1),
+                               std::vector<complex128>(s.begin(), s.end())));
+  for (int i : {2, 3}) {
+    results.push_back(WithValues(
+        shape.tuple_shapes(i),
+        std::vector<complex128>(shape.tuple_shapes(i).ElementCount())));
+  }
+  results.push_back(S32Values(shape.tuple_shapes(4), info));
+  return Literal::MakeTuple(std::move(results));
+}
+
 // ormqr/unmqr(a, tau, c) -> c'.
 absl::StatusOr<Literal> Ormqr(const LapackCall& call,
                               const HloInstruction& instr,
@@ -276,6 +316,7 @@ absl::StatusOr<Literal> EvaluateCustomCall(const HloInstruction& instr,
     case LapackRoutine::kGeev:
       break;
     case LapackRoutine::kGesdd:
+      if (c.mode == 'N') return GesddValues(instr, operands);
       reason = "singular vectors";
       break;
     case LapackRoutine::kGees:

@@ -391,6 +391,58 @@ void TridiagonalizeInPlace(complex128* a, int64_t n, bool lower, double* d,
   d[0] = a[0].real();
 }
 
+void SingularValues(const complex128* a, int64_t m, int64_t n, double* s) {
+  // Columns of A, or of A^H when it is wide: k columns of length r, k the
+  // number of singular values (A and A^H have the same ones).
+  const bool wide = m < n;
+  const int64_t k = wide ? m : n;
+  const int64_t r = wide ? n : m;
+  std::vector<std::vector<complex128>> col(k, std::vector<complex128>(r));
+  for (int64_t j = 0; j < k; ++j) {
+    for (int64_t i = 0; i < r; ++i) {
+      col[j][i] = wide ? std::conj(a[j * n + i]) : a[i * n + j];
+    }
+  }
+  auto dot = [&](int64_t p, int64_t q) {
+    complex128 sum = 0.0;
+    for (int64_t i = 0; i < r; ++i) sum += std::conj(col[p][i]) * col[q][i];
+    return sum;
+  };
+  constexpr double kEpsilon = 1e-15;
+  constexpr int kMaxSweeps = 100;
+  bool rotated = true;
+  for (int sweep = 0; rotated && sweep < kMaxSweeps; ++sweep) {
+    rotated = false;
+    for (int64_t p = 0; p + 1 < k; ++p) {
+      for (int64_t q = p + 1; q < k; ++q) {
+        const double alpha = dot(p, p).real();
+        const double beta = dot(q, q).real();
+        const complex128 gamma = dot(p, q);
+        const double g = std::abs(gamma);
+        if (!(g > kEpsilon * std::sqrt(alpha * beta))) continue;
+        rotated = true;
+        // Turn column q by gamma's phase so that the pair's inner product
+        // is real, then zero it with a real rotation; a column's phase
+        // leaves the singular values alone.
+        const complex128 phase = std::conj(gamma) / g;
+        const double zeta = (beta - alpha) / (2 * g);
+        const double t = (zeta < 0 ? -1.0 : 1.0) /
+                         (std::abs(zeta) + std::sqrt(1 + zeta * zeta));
+        const double c = 1 / std::sqrt(1 + t * t);
+        const double sn = c * t;
+        for (int64_t i = 0; i < r; ++i) {
+          const complex128 x = col[p][i];
+          const complex128 y = col[q][i] * phase;
+          col[p][i] = c * x - sn * y;
+          col[q][i] = sn * x + c * y;
+        }
+      }
+    }
+  }
+  for (int64_t j = 0; j < k; ++j) s[j] = std::sqrt(dot(j, j).real());
+  std::sort(s, s + k, [](double x, double y) { return x > y; });
+}
+
 std::vector<complex128> ToComplexValues(const Literal& literal) {
   std::vector<complex128> values(literal.element_count());
   for (int64_t i = 0; i < literal.element_count(); ++i) {

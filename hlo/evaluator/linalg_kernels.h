@@ -80,6 +80,13 @@ void HessenbergInPlace(complex128* a, int64_t n, int64_t ilo, int64_t ihi,
 void TridiagonalizeInPlace(complex128* a, int64_t n, bool lower, double* d,
                            double* e, complex128* tau);
 
+// gesdd with jobz 'N': the min(m, n) singular values of the m x n matrix
+// `a`, in descending order, into s. Not LAPACK's bidiagonal QR: one-sided
+// (Hestenes) Jacobi rotations of the columns until they are orthogonal,
+// whose lengths are then the singular values. Singular values, unlike the
+// vectors, are unique, so they compare with LAPACK's within rounding.
+void SingularValues(const complex128* a, int64_t m, int64_t n, double* s);
+
 // An array literal's values as complex128 (real types with zero imaginary
 // parts), in row-major order; and back, rounded to the literal's type (the
 // imaginary parts dropped for real types).

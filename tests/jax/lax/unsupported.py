@@ -7,11 +7,11 @@ or another failure, is an error). WHY: the reason, for LAX_COVERAGE.md.
 
 # jaxlib's LAPACK custom calls that the cpu backend runs through LAPACK
 # (runtime/lapack_library.h) but the evaluator refuses: it has no LAPACK, and
-# these results are unique only up to signs and order (svd, eig, schur).
+# these results are unique only up to signs and order (eig, schur). (svd_p's
+# case asks for singular values only, which the evaluator computes.)
 _LAPACK = {
     "eig_p": ("lapack_sgeev_ffi", "eigenvectors"),
     "schur_p": ("lapack_sgees_ffi", "Schur vectors"),
-    "svd_p": ("lapack_sgesdd_ffi", "singular vectors"),
 }
 
 UNSUPPORTED = {}
