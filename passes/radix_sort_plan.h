@@ -5,12 +5,15 @@
 //
 //   (T0[...], T1[...], ..., u8[S]) custom-call(keys, payload...),
 //       custom_call_target="__hloc$radix_sort", to_apply=%key,
-//       backend_config="{dimension = D : i64}"
+//       backend_config="{dimension = D : i64[, positions = M : i64]}"
 //
 // sorts every row along dimension D of its operands (all of one shape) by
 // %key(keys) : T0 -> uB (B = 8, 16, 32 or 64) in ascending unsigned
 // order, stably; the payload operands follow their keys. The results are
-// the sorted operands and a scratch buffer of S bytes.
+// the sorted operands and a scratch buffer of S bytes. Result i with bit
+// i of M set has no operand: it is the elements' original positions along
+// D (an argsort's iota), which the sort keeps anyway; the other payload
+// results take the payload operands in order.
 //
 // The sort is a least-significant-digit radix sort, 8-bit digits: B / 8
 // passes, each of three kernels. A row is cut into tiles of `tile`
@@ -36,6 +39,7 @@
 namespace hloc {
 
 inline constexpr absl::string_view kRadixSortTarget = "__hloc$radix_sort";
+inline constexpr absl::string_view kRadixSortPositionsAttribute = "positions";
 
 // A block: 8 warps of 32 threads, a thread per digit.
 inline constexpr int64_t kRadixThreads = 256;

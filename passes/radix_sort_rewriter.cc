@@ -227,6 +227,23 @@ std::unique_ptr<HloComputation> MakeKeyComputation(const HloComputation& cmp,
   return key;
 }
 
+// Whether `x` holds each element's position along `dim` (an integer iota
+// along it, or a broadcast of one), which the radix sort writes from the
+// positions it keeps instead of reading an operand.
+bool IsPositions(const HloInstruction* x, int64_t dim) {
+  if (!IsIntegralType(x->shape().element_type())) return false;
+  if (x->opcode() == HloOpcode::kIota) {
+    return x->attrs().iota_dimension == dim;
+  }
+  if (x->opcode() == HloOpcode::kBroadcast &&
+      x->operand(0)->opcode() == HloOpcode::kIota &&
+      x->operand(0)->shape().element_type() == x->shape().element_type()) {
+    const int64_t iota_dim = x->operand(0)->attrs().iota_dimension;
+    return x->dimensions()[iota_dim] == dim;
+  }
+  return false;
+}
+
 absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* sort,
                              int64_t min_row_length) {
   if (sort->dimensions().size() != 1 || sort->to_apply() == nullptr) {
@@ -265,11 +282,20 @@ absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* sort,
       elements / length, length, BitWidth(u),
       key_type == PRED ? 1 : ByteWidth(key_type), n > 1);
 
+  // Payloads of positions (an argsort's iota) are not operands: the
+  // results say which (kRadixSortPositionsAttribute), and the kernels
+  // write the positions they keep (the positions fit: length < 2^31).
   std::vector<HloInstruction*> operands;
   std::vector<Shape> shapes;
-  for (int64_t i : from) {
-    operands.push_back(sort->operand(i));
-    shapes.push_back(result_shape(i));
+  int64_t positions = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    HloInstruction* operand = sort->operand(from[j]);
+    shapes.push_back(result_shape(from[j]));
+    if (j > 0 && IsPositions(operand, dim) && j < 63) {
+      positions |= int64_t{1} << j;
+    } else {
+      operands.push_back(operand);
+    }
   }
   shapes.push_back(Shape::Array(U8, {plan.scratch_bytes}));
   ComputationBuilder e(computation);
@@ -277,7 +303,12 @@ absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* sort,
       HloOpcode::kCustomCall, Shape::Tuple(shapes), operands));
   call->mutable_attrs().custom_call_target = std::string(kRadixSortTarget);
   call->set_called_computations({key});
-  call->set_backend_config(absl::StrCat("{dimension = ", dim, " : i64}"));
+  call->set_backend_config(
+      positions == 0
+          ? absl::StrCat("{dimension = ", dim, " : i64}")
+          : absl::StrCat("{dimension = ", dim, " : i64, ",
+                         kRadixSortPositionsAttribute, " = ", positions,
+                         " : i64}"));
   *call->mutable_metadata() = sort->metadata();
 
   std::vector<HloInstruction*> results(n);

@@ -50,24 +50,41 @@ struct RadixSortCall {
   const HloInstruction* call;
   const HloComputation* key;
   int64_t dim;
+  // The sorted results (the scratch is result `results`), and for each
+  // the operand it takes, or -1 where it is the original positions.
+  int64_t results;
+  std::vector<int64_t> source;
   RadixSortPlan plan;
 };
 
 absl::StatusOr<RadixSortCall> AnalyzeCall(const HloInstruction* call) {
-  const int64_t n = call->operand_count();
   const Shape& result = call->shape();
-  if (n == 0 || call->called_computations().size() != 1 ||
-      !result.IsTuple() || result.tuple_shapes().size() != size_t(n + 1)) {
+  if (call->operand_count() == 0 || call->called_computations().size() != 1 ||
+      !result.IsTuple() || result.tuple_shapes().size() < 2) {
     return CodegenUnimplemented(*call, "malformed radix sort call");
   }
   RadixSortCall c;
   c.call = call;
   c.key = call->called_computations()[0];
+  c.results = static_cast<int64_t>(result.tuple_shapes().size()) - 1;
   HLOC_ASSIGN_OR_RETURN(auto attributes,
                         ParseFfiIntegerAttributes(call->backend_config()));
   c.dim = -1;
+  int64_t positions = 0;
   for (const auto& [name, value] : attributes) {
     if (name == "dimension") c.dim = value;
+    if (name == kRadixSortPositionsAttribute) positions = value;
+  }
+  int64_t next_operand = 0;
+  for (int64_t i = 0; i < c.results; ++i) {
+    const bool position = i > 0 && i < 63 && (positions >> i & 1);
+    if (position && !IsIntegralType(result.tuple_shapes(i).element_type())) {
+      return CodegenUnimplemented(*call, "radix sort positions not integers");
+    }
+    c.source.push_back(position ? -1 : next_operand++);
+  }
+  if (next_operand != call->operand_count()) {
+    return CodegenUnimplemented(*call, "radix sort operands and results differ");
   }
   const Shape& shape = call->operand(0)->shape();
   if (c.dim < 0 || c.dim >= shape.rank() || shape.dimensions(c.dim) == 0) {
@@ -77,8 +94,9 @@ absl::StatusOr<RadixSortCall> AnalyzeCall(const HloInstruction* call) {
   const PrimitiveType u = c.key->root_instruction()->shape().element_type();
   const int64_t length = shape.dimensions(c.dim);
   c.plan = PlanRadixSort(shape.ElementCount() / length, length, BitWidth(u),
-                         key_type == PRED ? 1 : ByteWidth(key_type), n > 1);
-  if (result.tuple_shapes(n).ElementCount() != c.plan.scratch_bytes) {
+                         key_type == PRED ? 1 : ByteWidth(key_type),
+                         c.results > 1);
+  if (result.tuple_shapes(c.results).ElementCount() != c.plan.scratch_bytes) {
     return CodegenUnimplemented(*call, "radix sort scratch of the wrong size");
   }
   return c;
@@ -90,7 +108,7 @@ class RadixKernel {
  public:
   RadixKernel(KernelBuilder& kernel, const RadixSortCall& c, int64_t pass)
       : k_(kernel), c_(c), plan_(c.plan), pass_(pass), b_(kernel.b()) {
-    scratch_ = kernel.output(c.call->operand_count()).base();
+    scratch_ = kernel.output(c.results).base();
     warp_ = b_->CreateUDiv(kernel.ThreadId(0), Index(kWarpSize));
     lane_ = b_->CreateURem(kernel.ThreadId(0), Index(kWarpSize));
   }
@@ -169,7 +187,8 @@ class RadixKernel {
 
   // Writes the element `key` (original position `position`) at position
   // `q` of `row`: to the next pass's arrays, or in the last pass to the
-  // results, payloads read from the operands at the original position.
+  // results, payloads read from the operands at the original position (or
+  // the position itself).
   absl::Status Store(llvm::Value* row, llvm::Value* q, llvm::Value* key,
                      llvm::Value* position) {
     if (!last()) {
@@ -186,13 +205,21 @@ class RadixKernel {
     const IrArray& keys_out = k_.output(0);
     HLOC_RETURN_IF_ERROR(keys_out.EmitWrite(
         RowElement(keys_out.shape(), c_.dim, row, q, b_), key, b_));
-    for (int64_t m = 1; m < c_.call->operand_count(); ++m) {
-      const HloInstruction* operand = c_.call->operand(m);
-      HLOC_ASSIGN_OR_RETURN(ElementGenerator g, k_.generators().Get(operand));
-      HLOC_ASSIGN_OR_RETURN(
-          llvm::Value * v,
-          g(RowElement(operand->shape(), c_.dim, row, position, b_)));
+    for (int64_t m = 1; m < c_.results; ++m) {
       const IrArray& out = k_.output(m);
+      llvm::Value* v;
+      if (c_.source[m] < 0) {
+        v = b_->CreateZExtOrTrunc(
+            position, llvm::IntegerType::get(
+                          b_->getContext(),
+                          BitWidth(out.shape().element_type())));
+      } else {
+        const HloInstruction* operand = c_.call->operand(c_.source[m]);
+        HLOC_ASSIGN_OR_RETURN(ElementGenerator g,
+                              k_.generators().Get(operand));
+        HLOC_ASSIGN_OR_RETURN(
+            v, g(RowElement(operand->shape(), c_.dim, row, position, b_)));
+      }
       HLOC_RETURN_IF_ERROR(
           out.EmitWrite(RowElement(out.shape(), c_.dim, row, q, b_), v, b_));
     }
