@@ -5,8 +5,8 @@ where make_inputs(rng) returns the function's positional arguments (pytrees
 of NumPy arrays, small sizes). ALL merges them; a name may appear once.
 """
 
-from zoo import (arrays, control_flow, edge_cases, hunted, hunted2, losses,
-                 models, numerics, optimizers, research)
+from zoo import (arrays, control_flow, edge_cases, hunted, hunted2, hunted3,
+                 losses, models, numerics, optimizers, research)
 
 THEMES = {
     "models": models.PROGRAMS,
@@ -19,6 +19,7 @@ THEMES = {
     "edge_cases": edge_cases.PROGRAMS,
     "hunted": hunted.PROGRAMS,
     "hunted2": hunted2.PROGRAMS,
+    "hunted3": hunted3.PROGRAMS,
 }
 
 
