@@ -1,5 +1,7 @@
 #include "passes/radix_sort_plan.h"
 
+#include <algorithm>
+
 namespace hloc {
 namespace {
 
@@ -18,10 +20,14 @@ RadixSortPlan PlanRadixSort(int64_t rows, int64_t length, int64_t key_bits,
   plan.key_bytes = key_bytes;
   plan.payload = payload;
   plan.passes = key_bits / kRadixDigitBits;
-  plan.items_per_thread = key_bytes > 4 ? 8 : 16;
+  // A row that fits one tile takes as few items a thread as hold it.
+  const int64_t max_items = key_bytes > 4 ? 8 : 16;
+  plan.items_per_thread =
+      std::max<int64_t>(1, std::min(max_items, CeilOfRatio(length,
+                                                           kRadixThreads)));
   plan.tile = kRadixThreads * plan.items_per_thread;
   plan.tiles = CeilOfRatio(length, plan.tile);
-  plan.counts = rows * kRadixDigits * plan.tiles;
+  plan.counts = plan.tiles == 1 ? 0 : rows * kRadixDigits * plan.tiles;
   const int64_t n = rows * length;
   int64_t offset = 0;
   // Arrays between passes: none for one pass, one for two.
@@ -35,7 +41,7 @@ RadixSortPlan PlanRadixSort(int64_t rows, int64_t length, int64_t key_bits,
   plan.counts_offset = offset;
   offset += AlignUp(plan.counts * 4);
   plan.totals_offset = offset;
-  offset += AlignUp(rows * kRadixDigits * 4);
+  if (plan.tiles > 1) offset += AlignUp(rows * kRadixDigits * 4);
   plan.scratch_bytes = offset;
   return plan;
 }

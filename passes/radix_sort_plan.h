@@ -28,7 +28,9 @@
 // places. Keys keep their own bits between passes (%key is evaluated
 // wherever a digit is needed), with their u32 positions in the row where
 // there is a payload; the last pass writes the results, payloads gathered
-// from the operands at those positions.
+// from the operands at those positions. A row that fits one tile needs
+// neither counts nor scan: the scatter kernel's own counts are the row's,
+// so a pass is that one kernel.
 #ifndef PASSES_RADIX_SORT_PLAN_H_
 #define PASSES_RADIX_SORT_PLAN_H_
 
@@ -52,13 +54,17 @@ struct RadixSortPlan {
   int64_t key_bits = 0;   // %key's result width: B
   int64_t key_bytes = 0;  // bytes of a keys operand element as stored
   bool payload = false;   // operands after the keys (positions are kept)
-  // Elements a thread takes (16, 8 for 64-bit keys: the tile's keys and
-  // positions must fit the block's 48 KiB of shared memory beside its
-  // counts), elements a block takes, and tiles a row.
+  // Elements a thread takes (at most 16, 8 for 64-bit keys: the tile's
+  // keys and positions must fit the block's 48 KiB of shared memory beside
+  // its counts; fewer where the row is shorter), elements a block takes,
+  // and tiles a row.
   int64_t items_per_thread = 0;
   int64_t tile = 0;
   int64_t tiles = 0;
   int64_t passes = 0;  // key_bits / kRadixDigitBits
+  // Kernels a pass: counts, scan and scatter, or the scatter alone where a
+  // row is one tile.
+  int64_t kernels_per_pass() const { return tiles == 1 ? 1 : 3; }
   int64_t counts = 0;  // rows * kRadixDigits * tiles
   // Byte offsets into the scratch buffer: two key arrays and two position
   // arrays (u32) of rows * length elements, which passes alternate

@@ -258,7 +258,7 @@ absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* sort,
   const int64_t dim = sort->dimensions(0);
   const int64_t length = shape.dimensions(dim);
   const int64_t elements = shape.ElementCount();
-  if (length <= min_row_length || elements >= (int64_t{1} << 31)) return false;
+  if (length < min_row_length || elements >= (int64_t{1} << 31)) return false;
   std::optional<KeyOrder> order = AnalyzeComparator(*sort->to_apply());
   if (!order.has_value()) return false;
 

@@ -22,9 +22,13 @@
 // custom call radix_sort_plan.h describes, with u as its key computation
 // and operand k moved first.
 //
-// Rows longer than `min_row_length` are rewritten (the GPU pipeline: the
-// sort kernel's shared-memory limit, beyond which sort-splitter would
-// otherwise merge), with fewer than 2^31 elements in all (u32 positions).
+// Rows of at least `min_row_length` elements are rewritten, with fewer
+// than 2^31 elements in all (u32 positions). Past the bitonic kernel's
+// 8192 the alternative is sort-splitter's merge sort of many kernels; from
+// 1024 on, a radix pass of a row that fits one tile is one kernel, and
+// four of them beat the bitonic network's 55 barriered stages (argsort
+// along 4096 rows of 1024 f32 on the H200: see tools/gpu_bench/RESULTS.md,
+// session 18).
 #ifndef PASSES_RADIX_SORT_REWRITER_H_
 #define PASSES_RADIX_SORT_REWRITER_H_
 
@@ -36,7 +40,8 @@ namespace hloc {
 
 class RadixSortRewriter : public HloPass {
  public:
-  explicit RadixSortRewriter(int64_t min_row_length = 8192)
+  static constexpr int64_t kGpuMinRowLength = 1024;
+  explicit RadixSortRewriter(int64_t min_row_length = kGpuMinRowLength)
       : min_row_length_(min_row_length) {}
   absl::string_view name() const override { return "radix-sort-rewriter"; }
   absl::StatusOr<bool> Run(HloModule* module) override;

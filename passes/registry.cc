@@ -140,7 +140,7 @@ const PassEntry kPasses[] = {
     {"multi-output-fusion", "sibling and producer-consumer multi-output fusion",
      Make<MultiOutputFusion>},
     {"radix-sort-rewriter",
-     "sorts of rows longer than 8192 by a key order (jnp.sort, argsort) as "
+     "sorts of rows of 1024 or more by a key order (jnp.sort, argsort) as "
      "the GPU radix sort custom call",
      Make<RadixSortRewriter>},
     {"reduce-window-to-scan",

@@ -476,13 +476,18 @@ absl::Status EmitScatter(RadixKernel& r, const RadixSortPlan& plan) {
   r.BlockTile(&row, &tile, &start, &end);
 
   // Where digit `tid`'s elements of the tile start in the row: after the
-  // row's smaller digits and this digit's earlier tiles.
-  llvm::Value* total = b->CreateLoad(
-      i32, r.Total(b->CreateAdd(b->CreateMul(row, k.Index(kRadixDigits)),
-                                tid)));
-  HLOC_ASSIGN_OR_RETURN(llvm::Value * row_start, BlockExclusiveSum(r, total));
-  llvm::Value* digit_start = b->CreateAdd(
-      row_start, b->CreateLoad(i32, r.Count(r.CountIndex(row, tid, tile))));
+  // row's smaller digits and this digit's earlier tiles. A row of one tile
+  // is the tile: its places are the row's.
+  llvm::Value* digit_start = nullptr;
+  if (plan.tiles > 1) {
+    llvm::Value* total = b->CreateLoad(
+        i32, r.Total(b->CreateAdd(b->CreateMul(row, k.Index(kRadixDigits)),
+                                  tid)));
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * row_start,
+                          BlockExclusiveSum(r, total));
+    digit_start = b->CreateAdd(
+        row_start, b->CreateLoad(i32, r.Count(r.CountIndex(row, tid, tile))));
+  }
 
   WarpCounts counts(k);
   HLOC_RETURN_IF_ERROR(counts.Clear());
@@ -525,9 +530,13 @@ absl::Status EmitScatter(RadixKernel& r, const RadixSortPlan& plan) {
                    counts.Slot(k.Index(w), tid));
   }
   llvm::GlobalVariable* shift =
-      SharedArray(k, i32, kRadixDigits, "digit_output_shift");
-  b->CreateStore(b->CreateSub(digit_start, tile_start),
-                 SharedElement(k, shift, tid));
+      digit_start == nullptr
+          ? nullptr
+          : SharedArray(k, i32, kRadixDigits, "digit_output_shift");
+  if (shift != nullptr) {
+    b->CreateStore(b->CreateSub(digit_start, tile_start),
+                   SharedElement(k, shift, tid));
+  }
   k.target().EmitBarrier(b);
 
   // The tile in digit order in shared memory.
@@ -573,6 +582,7 @@ absl::Status EmitScatter(RadixKernel& r, const RadixSortPlan& plan) {
                   : b->CreateZExtOrTrunc(
                         b->CreateLoad(i32, SharedElement(k, positions, place)),
                         k.index_type());
+          if (shift == nullptr) return r.Store(row, place, key, position);
           HLOC_ASSIGN_OR_RETURN(llvm::Value * digit, r.Digit(key));
           llvm::Value* q = b->CreateAdd(
               place,
@@ -596,7 +606,7 @@ bool IsRadixSortCall(const HloInstruction* op) {
 int RadixSortKernelSteps(const HloInstruction* call) {
   absl::StatusOr<RadixSortCall> c = AnalyzeCall(call);
   // A malformed call still takes a step, whose emitter says why.
-  return c.ok() ? 3 * c->plan.passes : 1;
+  return c.ok() ? c->plan.kernels_per_pass() * c->plan.passes : 1;
 }
 
 absl::StatusOr<LaunchDims> EmitRadixSortKernel(const KernelRequest& request,
@@ -606,9 +616,13 @@ absl::StatusOr<LaunchDims> EmitRadixSortKernel(const KernelRequest& request,
   for (bool aliased : request.buffers->may_alias) {
     if (aliased) return CodegenUnimplemented(*call, "radix sort in place");
   }
-  const int64_t pass = step / 3;
+  const int64_t per_pass = c.plan.kernels_per_pass();
+  const int64_t pass = step / per_pass;
   enum { kCounts, kScan, kScatter } kind =
-      step % 3 == 0 ? kCounts : step % 3 == 1 ? kScan : kScatter;
+      per_pass == 1     ? kScatter
+      : step % 3 == 0   ? kCounts
+      : step % 3 == 1   ? kScan
+                        : kScatter;
   LaunchDims dims;
   // The scan: a warp per row and digit (rows * 256 lists, 8 a block).
   dims.grid[0] = kind == kScan ? c.plan.rows * kRadixDigits / kWarps
