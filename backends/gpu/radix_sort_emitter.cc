@@ -90,8 +90,26 @@ absl::StatusOr<RadixSortCall> AnalyzeCall(const HloInstruction* call) {
   if (c.dim < 0 || c.dim >= shape.rank() || shape.dimensions(c.dim) == 0) {
     return CodegenUnimplemented(*call, "radix sort call without a dimension");
   }
+  for (int64_t i = 0; i <= c.results; ++i) {
+    const Shape& s = i < c.results ? result.tuple_shapes(i) : shape;
+    const Shape& operand = i < call->operand_count()
+                               ? call->operand(i)->shape()
+                               : shape;
+    if (!s.IsArray() || s.dimensions() != shape.dimensions() ||
+        operand.dimensions() != shape.dimensions()) {
+      return CodegenUnimplemented(
+          *call, "radix sort operands and results of different shapes");
+    }
+  }
   const PrimitiveType key_type = shape.element_type();
   const PrimitiveType u = c.key->root_instruction()->shape().element_type();
+  if (c.key->num_parameters() != 1 ||
+      c.key->parameter_instruction(0)->shape().rank() != 0 ||
+      c.key->parameter_instruction(0)->shape().element_type() != key_type ||
+      (u != U8 && u != U16 && u != U32 && u != U64)) {
+    return CodegenUnimplemented(
+        *call, "radix sort key computation is not keys -> u8/u16/u32/u64");
+  }
   const int64_t length = shape.dimensions(c.dim);
   c.plan = PlanRadixSort(shape.ElementCount() / length, length, BitWidth(u),
                          key_type == PRED ? 1 : ByteWidth(key_type),

@@ -416,7 +416,11 @@ def fp8_and_bitcasts(x, u):
             lax.bitcast_convert_type(u.reshape(-1, 2), jnp.uint32),
             lax.bitcast_convert_type(u.reshape(-1, 2), jnp.float32),
             lax.bitcast_convert_type(x.astype(jnp.float64), jnp.int32),
-            lax.bitcast_convert_type(x.astype(jnp.bfloat16), jnp.int16),
+            # A NaN's bf16 bits are the converter's own (0x7fc0 on the
+            # CPU, 0x7fff from the GPU's cvt.rn.bf16.f32): finite x only.
+            lax.bitcast_convert_type(
+                jnp.where(jnp.isnan(x), 0.0, x).astype(jnp.bfloat16),
+                jnp.int16),
             u.astype(jnp.float16), u.astype(jnp.bfloat16)]
     return out
 
