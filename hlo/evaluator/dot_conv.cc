@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/evaluator/evaluator_internal.h"
+#include "hlo/evaluator/kernel_util.h"
 #include "hlo/evaluator/kernels.h"
 #include "hlo/evaluator/strided_copy.h"
 
@@ -140,6 +141,19 @@ void MatMulF32(const float* a, const float* b, float* c, int64_t n, int64_t k,
   }
 }
 
+// a * b as XLA and the code generators multiply: complex products by
+// ComplexMultiply (kernel_util.h), not std::complex's operator*, whose C99
+// Annex G recovery of infinities gives (-inf + nan i)^2 = (inf, nan) where
+// XLA's is (nan, nan); elementwise multiplies already do.
+template <typename T>
+inline T Product(T a, T b) {
+  if constexpr (kIsComplex<T>) {
+    return ComplexMultiply(a, b);
+  } else {
+    return a * b;
+  }
+}
+
 template <typename T>
 void MatMulGeneric(const T* a, const T* b, T* c, int64_t n, int64_t k,
                    int64_t row_begin, int64_t row_end) {
@@ -153,7 +167,7 @@ void MatMulGeneric(const T* a, const T* b, T* c, int64_t n, int64_t k,
         for (int64_t kk = k0; kk < k1; ++kk) {
           const T av = a[i * k + kk];
           const T* br = b + kk * n;
-          for (int64_t j = j0; j < j1; ++j) cr[j] += av * br[j];
+          for (int64_t j = j0; j < j1; ++j) cr[j] += Product(av, br[j]);
         }
       }
     }
@@ -347,7 +361,7 @@ void ConvolveRows(const T* x, const T* w, T* y, int64_t rows_begin,
         for (int64_t ci = 0; ci < group_in; ++ci) {
           const T xs = xv[ci];
           const T* wr = wk + ci * out_features;
-          for (int64_t o = o0; o < o1; ++o) acc[o] += xs * wr[o];
+          for (int64_t o = o0; o < o1; ++o) acc[o] += Product(xs, wr[o]);
         }
       }
       o0 = o1;

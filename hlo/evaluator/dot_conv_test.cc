@@ -143,6 +143,45 @@ ENTRY e {
   ExpectFloats(r.tuple_elements()[1], {-2});
 }
 
+// Complex products in dots and convolutions are XLA's (ac - bd, ad + bc),
+// as elementwise multiplies are: std::complex's operator* (C99 Annex G)
+// made (-inf + nan i)^2 (inf, nan) where XLA and the code generators give
+// (nan, nan), and recovered an infinity from (-inf + nan i)(0 + 1i) too.
+TEST(DotTest, ComplexProductsAsXla) {
+  const char* kHlo = R"(
+HloModule m
+ENTRY e {
+  re = f32[2] parameter(0)
+  im = f32[2] parameter(1)
+  z = c64[2] complex(re, im)
+  column = c64[2,1] reshape(z)
+  x = c64[1,1] slice(column), slice={[0:1], [0:1]}
+  y = c64[1,1] slice(column), slice={[1:2], [0:1]}
+  sq = c64[1,1] dot(x, x), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  xy = c64[1,1] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  x3 = c64[1,1,1] reshape(x)
+  y3 = c64[1,1,1] reshape(y)
+  conv = c64[1,1,1] convolution(x3, y3), window={size=1}, dim_labels=b0f_0io->b0f
+  ROOT t = (c64[1,1], c64[1,1], c64[1,1,1]) tuple(sq, xy, conv)
+})";
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // z = (-inf + nan i, 0 + 1i).
+  Literal r = MustRun(kHlo, {Vec<float>(F32, {-inf, 0}),
+                             Vec<float>(F32, {nan, 1})});
+  const std::complex<float> sq = Values<std::complex<float>>(
+      r.tuple_elements()[0])[0];
+  EXPECT_TRUE(std::isnan(sq.real()));
+  EXPECT_TRUE(std::isnan(sq.imag()));
+  // (-inf + nan i)(0 + 1i) = (-inf * 0 - nan * 1, -inf * 1 + nan * 0).
+  for (int t : {1, 2}) {
+    const std::complex<float> p = Values<std::complex<float>>(
+        r.tuple_elements()[t])[0];
+    EXPECT_TRUE(std::isnan(p.real())) << t;
+    EXPECT_TRUE(std::isnan(p.imag())) << t;
+  }
+}
+
 // The blocked f32 kernel sums every output in order of k, like the naive
 // loop, so results agree bit for bit (sizes exercise the edge tiles and the
 // threaded split).
