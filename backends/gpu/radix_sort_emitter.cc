@@ -84,6 +84,10 @@ absl::StatusOr<RadixSortCall> AnalyzeCall(const HloInstruction* call) {
   if (c.dim < 0 || c.dim >= shape.rank() || shape.dimensions(c.dim) == 0) {
     return CodegenUnimplemented(*call, "radix sort call without a dimension");
   }
+  // Positions and places are u32, indices i32.
+  if (shape.ElementCount() >= (int64_t{1} << 31)) {
+    return CodegenUnimplemented(*call, "radix sort of 2^31 elements or more");
+  }
   for (int64_t i = 0; i <= c.results; ++i) {
     const Shape& s = i < c.results ? result.tuple_shapes(i) : shape;
     const Shape& operand = i < call->operand_count()
