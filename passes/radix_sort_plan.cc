@@ -30,9 +30,10 @@ RadixSortPlan PlanRadixSort(int64_t rows, int64_t length, int64_t key_bits,
   plan.counts = plan.tiles == 1 ? 0 : rows * kRadixDigits * plan.tiles;
   const int64_t n = rows * length;
   int64_t offset = 0;
-  // Arrays between passes: none for one pass, one for two.
+  // Arrays between passes: none for one pass, one for two, none where the
+  // passes keep the row in shared memory.
   for (int64_t i = 0; i < 2; ++i) {
-    const bool used = i < plan.passes - 1;
+    const bool used = plan.tiles > 1 && i < plan.passes - 1;
     plan.keys_offset[i] = offset;
     if (used) offset += AlignUp(n * key_bytes);
     plan.positions_offset[i] = offset;

@@ -29,8 +29,9 @@
 // wherever a digit is needed), with their u32 positions in the row where
 // there is a payload; the last pass writes the results, payloads gathered
 // from the operands at those positions. A row that fits one tile needs
-// neither counts nor scan: the scatter kernel's own counts are the row's,
-// so a pass is that one kernel.
+// neither counts nor scan (a block's own counts are the row's) nor arrays
+// between passes: one kernel sorts it, a block a row, every pass in shared
+// memory.
 #ifndef PASSES_RADIX_SORT_PLAN_H_
 #define PASSES_RADIX_SORT_PLAN_H_
 
@@ -62,14 +63,15 @@ struct RadixSortPlan {
   int64_t tile = 0;
   int64_t tiles = 0;
   int64_t passes = 0;  // key_bits / kRadixDigitBits
-  // Kernels a pass: counts, scan and scatter, or the scatter alone where a
-  // row is one tile.
-  int64_t kernels_per_pass() const { return tiles == 1 ? 1 : 3; }
+  // The kernels: counts, scan and scatter a pass, or one for every pass
+  // where a row is one tile.
+  int64_t kernels() const { return tiles == 1 ? 1 : 3 * passes; }
   int64_t counts = 0;  // rows * kRadixDigits * tiles
   // Byte offsets into the scratch buffer: two key arrays and two position
   // arrays (u32) of rows * length elements, which passes alternate
   // between (pass p writes [p % 2], reads [(p - 1) % 2]), the counts
-  // and the totals (u32, rows * kRadixDigits).
+  // and the totals (u32, rows * kRadixDigits); none where a row is one
+  // tile.
   int64_t keys_offset[2] = {0, 0};
   int64_t positions_offset[2] = {0, 0};
   int64_t counts_offset = 0;

@@ -14,6 +14,8 @@
 // elements of a digit are consecutive there): written straight from the
 // ranks, a warp's 32 stores went to 32 places, and the scatter took 28 us
 // of the 1M-element f32 sort's 76 us a pass on the H200 (12 us now).
+#include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -481,35 +483,41 @@ absl::Status EmitScan(RadixKernel& r, const RadixSortPlan& plan) {
       nullptr, b);
 }
 
-// (3) The block's tile ranked, ordered by digit in shared memory and
-// written out.
-absl::Status EmitScatter(RadixKernel& r, const RadixSortPlan& plan) {
+// The tile in shared memory in digit order: its keys and, with a
+// payload, their original positions.
+struct SharedTile {
+  llvm::Type* storage;
+  llvm::GlobalVariable* keys;
+  llvm::GlobalVariable* positions;  // nullptr without a payload
+};
+
+absl::StatusOr<SharedTile> MakeSharedTile(RadixKernel& r,
+                                          const RadixSortPlan& plan) {
+  KernelBuilder& k = r.kernel();
+  SharedTile t;
+  HLOC_ASSIGN_OR_RETURN(t.storage, r.KeyStorage());
+  t.keys = SharedArray(k, t.storage, plan.tile, "tile_keys");
+  t.positions = plan.payload ? SharedArray(k, r.b()->getInt32Ty(), plan.tile,
+                                           "tile_positions")
+                             : nullptr;
+  return t;
+}
+
+// Ranks the block's `items` by this pass's digit and writes each to its
+// place in `tile` (the tile ordered by digit: the smaller digits first,
+// within a digit the earlier warps, items and lanes). Returns, for digit
+// `tid`, its first place. Starts and ends with a barrier.
+absl::StatusOr<llvm::Value*> PlaceInTile(
+    RadixKernel& r, WarpCounts& counts,
+    const std::vector<RadixKernel::Item>& items, const SharedTile& tile) {
   KernelBuilder& k = r.kernel();
   llvm::IRBuilderBase* b = r.b();
   llvm::Type* i32 = b->getInt32Ty();
   llvm::Value* tid = k.ThreadId(0);
-  llvm::Value *row, *tile, *start, *end;
-  r.BlockTile(&row, &tile, &start, &end);
-
-  // Where digit `tid`'s elements of the tile start in the row: after the
-  // row's smaller digits and this digit's earlier tiles. A row of one tile
-  // is the tile: its places are the row's.
-  llvm::Value* digit_start = nullptr;
-  if (plan.tiles > 1) {
-    llvm::Value* total = b->CreateLoad(
-        i32, r.Total(b->CreateAdd(b->CreateMul(row, k.Index(kRadixDigits)),
-                                  tid)));
-    HLOC_ASSIGN_OR_RETURN(llvm::Value * row_start,
-                          BlockExclusiveSum(r, total));
-    digit_start = b->CreateAdd(
-        row_start, b->CreateLoad(i32, r.Count(r.CountIndex(row, tid, tile))));
-  }
-
-  WarpCounts counts(k);
+  // Whatever read the counts or the tile before is done.
+  k.target().EmitBarrier(b);
   HLOC_RETURN_IF_ERROR(counts.Clear());
   k.target().EmitBarrier(b);
-  HLOC_ASSIGN_OR_RETURN(std::vector<RadixKernel::Item> items,
-                        r.LoadItems(row, start, end, plan.payload));
   // Each item's rank among its warp's earlier items of its digit.
   std::vector<llvm::Value*> ranks;
   for (const RadixKernel::Item& it : items) {
@@ -528,10 +536,7 @@ absl::Status EmitScatter(RadixKernel& r, const RadixSortPlan& plan) {
   }
   k.target().EmitBarrier(b);
 
-  // Thread `tid`: digit tid's warps' counts become their places in the
-  // tile ordered by digit (the smaller digits first, then the earlier
-  // warps), and the tile's place of the digit's first element where the
-  // output's is.
+  // Thread `tid`: digit tid's warps' counts become their first places.
   llvm::Value* in_digit = b->getInt32(0);
   std::vector<llvm::Value*> warp_before;
   for (int64_t w = 0; w < kWarps; ++w) {
@@ -539,29 +544,14 @@ absl::Status EmitScatter(RadixKernel& r, const RadixSortPlan& plan) {
     in_digit = b->CreateAdd(
         in_digit, b->CreateLoad(i32, counts.Slot(k.Index(w), tid)));
   }
-  HLOC_ASSIGN_OR_RETURN(llvm::Value * tile_start,
+  HLOC_ASSIGN_OR_RETURN(llvm::Value * digit_first,
                         BlockExclusiveSum(r, in_digit));
   for (int64_t w = 0; w < kWarps; ++w) {
-    b->CreateStore(b->CreateAdd(tile_start, warp_before[w]),
+    b->CreateStore(b->CreateAdd(digit_first, warp_before[w]),
                    counts.Slot(k.Index(w), tid));
-  }
-  llvm::GlobalVariable* shift =
-      digit_start == nullptr
-          ? nullptr
-          : SharedArray(k, i32, kRadixDigits, "digit_output_shift");
-  if (shift != nullptr) {
-    b->CreateStore(b->CreateSub(digit_start, tile_start),
-                   SharedElement(k, shift, tid));
   }
   k.target().EmitBarrier(b);
 
-  // The tile in digit order in shared memory.
-  HLOC_ASSIGN_OR_RETURN(llvm::Type * storage, r.KeyStorage());
-  llvm::GlobalVariable* keys =
-      SharedArray(k, storage, plan.tile, "tile_keys");
-  llvm::GlobalVariable* positions =
-      plan.payload ? SharedArray(k, i32, plan.tile, "tile_positions")
-                   : nullptr;
   for (size_t j = 0; j < items.size(); ++j) {
     const RadixKernel::Item& it = items[j];
     HLOC_RETURN_IF_ERROR(EmitIfThenElse(
@@ -571,34 +561,80 @@ absl::Status EmitScatter(RadixKernel& r, const RadixSortPlan& plan) {
               b->CreateAdd(b->CreateLoad(i32, counts.Slot(r.warp(), it.digit)),
                            ranks[j]),
               k.index_type());
-          b->CreateStore(r.ToStorage(it.key, storage),
-                         SharedElement(k, keys, place));
-          if (positions != nullptr) {
+          b->CreateStore(r.ToStorage(it.key, tile.storage),
+                         SharedElement(k, tile.keys, place));
+          if (tile.positions != nullptr) {
             b->CreateStore(b->CreateZExtOrTrunc(it.position, i32),
-                           SharedElement(k, positions, place));
+                           SharedElement(k, tile.positions, place));
           }
           return absl::OkStatus();
         },
         nullptr, b));
   }
   k.target().EmitBarrier(b);
+  return digit_first;
+}
 
-  // Read back in that order: neighbouring threads, neighbouring places.
+// Element `place` of the shared tile: its key and original position
+// (index-typed; nullptr without a payload).
+std::pair<llvm::Value*, llvm::Value*> ReadTile(RadixKernel& r,
+                                               const SharedTile& tile,
+                                               llvm::Value* place) {
+  KernelBuilder& k = r.kernel();
+  llvm::IRBuilderBase* b = r.b();
+  llvm::Value* key = r.FromStorage(
+      b->CreateLoad(tile.storage, SharedElement(k, tile.keys, place)));
+  llvm::Value* position =
+      tile.positions == nullptr
+          ? nullptr
+          : b->CreateZExtOrTrunc(
+                b->CreateLoad(b->getInt32Ty(),
+                              SharedElement(k, tile.positions, place)),
+                k.index_type());
+  return {key, position};
+}
+
+// (3) The block's tile ranked, ordered by digit in shared memory and
+// written out: neighbouring threads write neighbouring places of the
+// output (a digit's elements of the tile are consecutive there).
+absl::Status EmitScatter(RadixKernel& r, const RadixSortPlan& plan) {
+  KernelBuilder& k = r.kernel();
+  llvm::IRBuilderBase* b = r.b();
+  llvm::Type* i32 = b->getInt32Ty();
+  llvm::Value* tid = k.ThreadId(0);
+  llvm::Value *row, *tile_index, *start, *end;
+  r.BlockTile(&row, &tile_index, &start, &end);
+
+  // Where digit `tid`'s elements of the tile start in the row: after the
+  // row's smaller digits and this digit's earlier tiles.
+  llvm::Value* total = b->CreateLoad(
+      i32, r.Total(b->CreateAdd(b->CreateMul(row, k.Index(kRadixDigits)),
+                                tid)));
+  HLOC_ASSIGN_OR_RETURN(llvm::Value * row_start, BlockExclusiveSum(r, total));
+  llvm::Value* digit_start = b->CreateAdd(
+      row_start,
+      b->CreateLoad(i32, r.Count(r.CountIndex(row, tid, tile_index))));
+
+  WarpCounts counts(k);
+  HLOC_ASSIGN_OR_RETURN(SharedTile tile, MakeSharedTile(r, plan));
+  HLOC_ASSIGN_OR_RETURN(std::vector<RadixKernel::Item> items,
+                        r.LoadItems(row, start, end, plan.payload));
+  HLOC_ASSIGN_OR_RETURN(llvm::Value * digit_first,
+                        PlaceInTile(r, counts, items, tile));
+  // A digit's place in the row is its place in the tile plus this.
+  llvm::GlobalVariable* shift =
+      SharedArray(k, i32, kRadixDigits, "digit_output_shift");
+  b->CreateStore(b->CreateSub(digit_start, digit_first),
+                 SharedElement(k, shift, tid));
+  k.target().EmitBarrier(b);
+
   llvm::Value* size = b->CreateSub(end, start);
   for (int64_t m = 0; m < plan.items_per_thread; ++m) {
     llvm::Value* place = b->CreateAdd(tid, k.Index(m * kRadixThreads));
     HLOC_RETURN_IF_ERROR(EmitIfThenElse(
         b->CreateICmpULT(place, size),
         [&]() -> absl::Status {
-          llvm::Value* key = r.FromStorage(
-              b->CreateLoad(storage, SharedElement(k, keys, place)));
-          llvm::Value* position =
-              positions == nullptr
-                  ? nullptr
-                  : b->CreateZExtOrTrunc(
-                        b->CreateLoad(i32, SharedElement(k, positions, place)),
-                        k.index_type());
-          if (shift == nullptr) return r.Store(row, place, key, position);
+          auto [key, position] = ReadTile(r, tile, place);
           HLOC_ASSIGN_OR_RETURN(llvm::Value * digit, r.Digit(key));
           llvm::Value* q = b->CreateAdd(
               place,
@@ -608,6 +644,62 @@ absl::Status EmitScatter(RadixKernel& r, const RadixSortPlan& plan) {
           return r.Store(row, q, key, position);
         },
         nullptr, b));
+  }
+  return absl::OkStatus();
+}
+
+// A row of one tile, every pass in one kernel: the tile stays in shared
+// memory between passes (each pass reads it in rank order, as the first
+// reads the operand, and writes it back in digit order), and the last
+// writes the results. Each pass's ranks are the row's: no counts, no scan.
+absl::Status EmitRowInShared(KernelBuilder& k, const RadixSortCall& c) {
+  const RadixSortPlan& plan = c.plan;
+  llvm::IRBuilderBase* b = k.b();
+  WarpCounts counts(k);
+  std::optional<SharedTile> tile;
+  llvm::Value* row = k.BlockId(0);
+  llvm::Value* length = k.Index(plan.length);
+  for (int64_t pass = 0; pass < plan.passes; ++pass) {
+    RadixKernel r(k, c, pass);
+    if (!tile.has_value()) {
+      HLOC_ASSIGN_OR_RETURN(tile, MakeSharedTile(r, plan));
+    }
+    std::vector<RadixKernel::Item> items;
+    if (pass == 0) {
+      HLOC_ASSIGN_OR_RETURN(items, r.LoadItems(row, k.Index(0), length,
+                                               plan.payload));
+    } else {
+      // The previous pass's order is this pass's rank order: item j of
+      // warp w lane l at place 32 * items * w + 32j + l, as LoadItems.
+      llvm::Value* first = b->CreateAdd(
+          b->CreateMul(r.warp(), k.Index(kWarpSize * plan.items_per_thread)),
+          r.lane());
+      for (int64_t j = 0; j < plan.items_per_thread; ++j) {
+        RadixKernel::Item it;
+        llvm::Value* place = b->CreateAdd(first, k.Index(j * kWarpSize));
+        it.valid = b->CreateICmpULT(place, length);
+        std::tie(it.key, it.position) = ReadTile(
+            r, *tile,
+            b->CreateSelect(it.valid, place, k.Index(plan.length - 1)));
+        HLOC_ASSIGN_OR_RETURN(llvm::Value * d, r.Digit(it.key));
+        it.digit = b->CreateSelect(it.valid, d, k.Index(kPastEnd));
+        items.push_back(it);
+      }
+    }
+    HLOC_RETURN_IF_ERROR(PlaceInTile(r, counts, items, *tile).status());
+    if (!r.last()) continue;
+    // The row in order: neighbouring threads write neighbouring places.
+    for (int64_t m = 0; m < plan.items_per_thread; ++m) {
+      llvm::Value* place = b->CreateAdd(k.ThreadId(0),
+                                        k.Index(m * kRadixThreads));
+      HLOC_RETURN_IF_ERROR(EmitIfThenElse(
+          b->CreateICmpULT(place, length),
+          [&]() -> absl::Status {
+            auto [key, position] = ReadTile(r, *tile, place);
+            return r.Store(row, place, key, position);
+          },
+          nullptr, b));
+    }
   }
   return absl::OkStatus();
 }
@@ -622,7 +714,7 @@ bool IsRadixSortCall(const HloInstruction* op) {
 int RadixSortKernelSteps(const HloInstruction* call) {
   absl::StatusOr<RadixSortCall> c = AnalyzeCall(call);
   // A malformed call still takes a step, whose emitter says why.
-  return c.ok() ? c->plan.kernels_per_pass() * c->plan.passes : 1;
+  return c.ok() ? c->plan.kernels() : 1;
 }
 
 absl::StatusOr<LaunchDims> EmitRadixSortKernel(const KernelRequest& request,
@@ -632,18 +724,23 @@ absl::StatusOr<LaunchDims> EmitRadixSortKernel(const KernelRequest& request,
   for (bool aliased : request.buffers->may_alias) {
     if (aliased) return CodegenUnimplemented(*call, "radix sort in place");
   }
-  const int64_t per_pass = c.plan.kernels_per_pass();
-  const int64_t pass = step / per_pass;
-  enum { kCounts, kScan, kScatter } kind =
-      per_pass == 1     ? kScatter
-      : step % 3 == 0   ? kCounts
-      : step % 3 == 1   ? kScan
-                        : kScatter;
   LaunchDims dims;
+  dims.block[0] = kRadixThreads;
+  if (c.plan.tiles == 1) {
+    // A block a row, every pass.
+    dims.grid[0] = c.plan.rows;
+    KernelBuilder kernel(*request.target, request.module, *request.info,
+                         *request.buffers, request.symbol, kRadixThreads,
+                         /*index64=*/false);
+    HLOC_RETURN_IF_ERROR(kernel.Finish(EmitRowInShared(kernel, c)));
+    return dims;
+  }
+  const int64_t pass = step / 3;
+  enum { kCounts, kScan, kScatter } kind =
+      step % 3 == 0 ? kCounts : step % 3 == 1 ? kScan : kScatter;
   // The scan: a warp per row and digit (rows * 256 lists, 8 a block).
   dims.grid[0] = kind == kScan ? c.plan.rows * kRadixDigits / kWarps
                                : c.plan.rows * c.plan.tiles;
-  dims.block[0] = kRadixThreads;
   KernelBuilder kernel(*request.target, request.module, *request.info,
                        *request.buffers, request.symbol, kRadixThreads,
                        /*index64=*/false);
