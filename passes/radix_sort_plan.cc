@@ -22,9 +22,8 @@ RadixSortPlan PlanRadixSort(int64_t rows, int64_t length, int64_t key_bits,
   plan.passes = key_bits / kRadixDigitBits;
   // A row that fits one tile takes as few items a thread as hold it.
   const int64_t max_items = key_bytes > 4 ? 8 : 16;
-  plan.items_per_thread =
-      std::max<int64_t>(1, std::min(max_items, CeilOfRatio(length,
-                                                           kRadixThreads)));
+  plan.items_per_thread = std::max<int64_t>(
+      1, std::min(max_items, CeilOfRatio(length, kRadixThreads)));
   plan.tile = kRadixThreads * plan.items_per_thread;
   plan.tiles = CeilOfRatio(length, plan.tile);
   plan.counts = plan.tiles == 1 ? 0 : rows * kRadixDigits * plan.tiles;

@@ -51,17 +51,18 @@ int64_t OnlyParameter(const HloInstruction* x) {
           return -1;
         }
     }
-    for (const HloInstruction* operand : i->operands()) stack.push_back(operand);
+    for (const HloInstruction* operand : i->operands()) {
+      stack.push_back(operand);
+    }
   }
   return parameters.size() == 1 ? *parameters.begin() : -1;
 }
 
 // Whether `a`, of parameter `pa` only, and `b`, of parameter `pb` only,
 // are the same expression of their parameters.
-bool Mirrored(const HloInstruction* a, const HloInstruction* b, int64_t pa,
-              int64_t pb,
-              std::set<std::pair<const HloInstruction*,
-                                 const HloInstruction*>>* proven) {
+bool Mirrored(
+    const HloInstruction* a, const HloInstruction* b, int64_t pa, int64_t pb,
+    std::set<std::pair<const HloInstruction*, const HloInstruction*>>* proven) {
   if (a->opcode() == HloOpcode::kParameter ||
       b->opcode() == HloOpcode::kParameter) {
     return a->opcode() == b->opcode() && a->parameter_number() == pa &&
@@ -69,8 +70,10 @@ bool Mirrored(const HloInstruction* a, const HloInstruction* b, int64_t pa,
   }
   if (proven->count({a, b})) return true;
   if (a->operand_count() != b->operand_count() ||
-      !a->IdenticalSlowPath(*b, [](const HloComputation* x,
-                                   const HloComputation* y) { return x == y; })) {
+      !a->IdenticalSlowPath(
+          *b, [](const HloComputation* x, const HloComputation* y) {
+            return x == y;
+          })) {
     return false;
   }
   for (int64_t i = 0; i < a->operand_count(); ++i) {
@@ -177,8 +180,8 @@ Literal IntConstant(PrimitiveType type, uint64_t value) {
 std::unique_ptr<HloComputation> MakeKeyComputation(const HloComputation& cmp,
                                                    const KeyOrder& order,
                                                    PrimitiveType key_type) {
-  auto key = std::make_unique<HloComputation>(
-      absl::StrCat(cmp.name(), ".radix_key"));
+  auto key =
+      std::make_unique<HloComputation>(absl::StrCat(cmp.name(), ".radix_key"));
   ComputationBuilder e(key.get());
   HloInstruction* x = key->AddParameter(
       HloInstruction::CreateParameter(0, Shape::Scalar(key_type), "x"));
@@ -213,13 +216,17 @@ std::unique_ptr<HloComputation> MakeKeyComputation(const HloComputation& cmp,
         e.Constant(IntConstant(SignedOfWidth(bits), bits - 1));
     HloInstruction* negative = as(
         e.Binary(HloOpcode::kShiftRightArithmetic, s, shift), unsigned_shape);
-    HloInstruction* flip = e.Binary(HloOpcode::kOr, negative,
-                                    e.Constant(IntConstant(unsigned_shape.element_type(), uint64_t{1} << (bits - 1))));
+    HloInstruction* flip =
+        e.Binary(HloOpcode::kOr, negative,
+                 e.Constant(IntConstant(unsigned_shape.element_type(),
+                                        uint64_t{1} << (bits - 1))));
     u = e.Binary(HloOpcode::kXor, as(v, unsigned_shape), flip);
   } else {
     u = type == unsigned_shape.element_type() ? v : as(v, unsigned_shape);
     if (order.signed_order) {
-      u = e.Binary(HloOpcode::kXor, u, e.Constant(IntConstant(unsigned_shape.element_type(), uint64_t{1} << (bits - 1))));
+      u = e.Binary(HloOpcode::kXor, u,
+                   e.Constant(IntConstant(unsigned_shape.element_type(),
+                                          uint64_t{1} << (bits - 1))));
     }
   }
   if (order.descending) u = e.Not(u);
@@ -278,9 +285,9 @@ absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* sort,
   HloComputation* key = module->AddEmbeddedComputation(
       MakeKeyComputation(*sort->to_apply(), *order, key_type), computation);
   const PrimitiveType u = key->root_instruction()->shape().element_type();
-  const RadixSortPlan plan = PlanRadixSort(
-      elements / length, length, BitWidth(u),
-      key_type == PRED ? 1 : ByteWidth(key_type), n > 1);
+  const RadixSortPlan plan =
+      PlanRadixSort(elements / length, length, BitWidth(u),
+                    key_type == PRED ? 1 : ByteWidth(key_type), n > 1);
 
   // Payloads of positions (an argsort's iota) are not operands: the
   // results say which (kRadixSortPositionsAttribute), and the kernels
@@ -303,20 +310,18 @@ absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* sort,
       HloOpcode::kCustomCall, Shape::Tuple(shapes), operands));
   call->mutable_attrs().custom_call_target = std::string(kRadixSortTarget);
   call->set_called_computations({key});
-  call->set_backend_config(
-      positions == 0
-          ? absl::StrCat("{dimension = ", dim, " : i64}")
-          : absl::StrCat("{dimension = ", dim, " : i64, ",
-                         kRadixSortPositionsAttribute, " = ", positions,
-                         " : i64}"));
+  call->set_backend_config(positions == 0
+                               ? absl::StrCat("{dimension = ", dim, " : i64}")
+                               : absl::StrCat("{dimension = ", dim, " : i64, ",
+                                              kRadixSortPositionsAttribute,
+                                              " = ", positions, " : i64}"));
   *call->mutable_metadata() = sort->metadata();
 
   std::vector<HloInstruction*> results(n);
   for (int64_t j = 0; j < n; ++j) results[from[j]] = e.Element(call, j);
   HloInstruction* replacement =
-      sort->shape().IsTuple()
-          ? e.Add(HloInstruction::CreateTuple(results))
-          : results[0];
+      sort->shape().IsTuple() ? e.Add(HloInstruction::CreateTuple(results))
+                              : results[0];
   HLOC_RETURN_IF_ERROR(computation->ReplaceInstruction(sort, replacement));
   return true;
 }

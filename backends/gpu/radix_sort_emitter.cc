@@ -1,6 +1,7 @@
 // The radix sort custom call's kernels (passes/radix_sort_plan.h says
 // what the call computes and how its passes work): per 8-bit digit a
-// count kernel, a scan kernel and a scatter kernel.
+// count kernel, a scan kernel and a scatter kernel, or where a row is one
+// tile one kernel for every pass.
 //
 // Within a tile, warp w takes elements [32 * items * w, 32 * items *
 // (w + 1)), 32 consecutive ones at a time, so that warps, then items, then
@@ -80,7 +81,8 @@ absl::StatusOr<RadixSortCall> AnalyzeCall(const HloInstruction* call) {
     c.source.push_back(position ? -1 : next_operand++);
   }
   if (next_operand != call->operand_count()) {
-    return CodegenUnimplemented(*call, "radix sort operands and results differ");
+    return CodegenUnimplemented(*call,
+                                "radix sort operands and results differ");
   }
   const Shape& shape = call->operand(0)->shape();
   if (c.dim < 0 || c.dim >= shape.rank() || shape.dimensions(c.dim) == 0) {
@@ -92,9 +94,8 @@ absl::StatusOr<RadixSortCall> AnalyzeCall(const HloInstruction* call) {
   }
   for (int64_t i = 0; i <= c.results; ++i) {
     const Shape& s = i < c.results ? result.tuple_shapes(i) : shape;
-    const Shape& operand = i < call->operand_count()
-                               ? call->operand(i)->shape()
-                               : shape;
+    const Shape& operand =
+        i < call->operand_count() ? call->operand(i)->shape() : shape;
     if (!s.IsArray() || s.dimensions() != shape.dimensions() ||
         operand.dimensions() != shape.dimensions()) {
       return CodegenUnimplemented(
@@ -111,9 +112,9 @@ absl::StatusOr<RadixSortCall> AnalyzeCall(const HloInstruction* call) {
         *call, "radix sort key computation is not keys -> u8/u16/u32/u64");
   }
   const int64_t length = shape.dimensions(c.dim);
-  c.plan = PlanRadixSort(shape.ElementCount() / length, length, BitWidth(u),
-                         key_type == PRED ? 1 : ByteWidth(key_type),
-                         c.results > 1);
+  c.plan =
+      PlanRadixSort(shape.ElementCount() / length, length, BitWidth(u),
+                    key_type == PRED ? 1 : ByteWidth(key_type), c.results > 1);
   if (result.tuple_shapes(c.results).ElementCount() != c.plan.scratch_bytes) {
     return CodegenUnimplemented(*call, "radix sort scratch of the wrong size");
   }
@@ -140,8 +141,8 @@ class RadixKernel {
 
   // Element `i` of the scratch array of `type` at byte `offset`.
   llvm::Value* Scratch(int64_t offset, llvm::Type* type, llvm::Value* i) {
-    llvm::Value* base = b_->CreateConstInBoundsGEP1_64(b_->getInt8Ty(),
-                                                       scratch_, offset);
+    llvm::Value* base =
+        b_->CreateConstInBoundsGEP1_64(b_->getInt8Ty(), scratch_, offset);
     return b_->CreateInBoundsGEP(type, base, i);
   }
   llvm::Value* Count(llvm::Value* i) {
@@ -183,16 +184,15 @@ class RadixKernel {
     }
     HLOC_ASSIGN_OR_RETURN(llvm::Type * storage, KeyStorage());
     return FromStorage(b_->CreateLoad(
-        storage, Scratch(plan_.keys_offset[(pass_ - 1) % 2], storage,
-                         Flat(row, q))));
+        storage,
+        Scratch(plan_.keys_offset[(pass_ - 1) % 2], storage, Flat(row, q))));
   }
   // The original position in its row of the element at `q`.
   llvm::Value* LoadPosition(llvm::Value* row, llvm::Value* q) {
     if (pass_ == 0) return q;
-    return b_->CreateLoad(
-        b_->getInt32Ty(),
-        Scratch(plan_.positions_offset[(pass_ - 1) % 2], b_->getInt32Ty(),
-                Flat(row, q)));
+    return b_->CreateLoad(b_->getInt32Ty(),
+                          Scratch(plan_.positions_offset[(pass_ - 1) % 2],
+                                  b_->getInt32Ty(), Flat(row, q)));
   }
   // This pass's digit of `key` (index-typed).
   absl::StatusOr<llvm::Value*> Digit(llvm::Value* key) {
@@ -211,9 +211,9 @@ class RadixKernel {
                      llvm::Value* position) {
     if (!last()) {
       HLOC_ASSIGN_OR_RETURN(llvm::Type * storage, KeyStorage());
-      b_->CreateStore(ToStorage(key, storage),
-                      Scratch(plan_.keys_offset[pass_ % 2], storage,
-                              Flat(row, q)));
+      b_->CreateStore(
+          ToStorage(key, storage),
+          Scratch(plan_.keys_offset[pass_ % 2], storage, Flat(row, q)));
       if (plan_.payload) {
         b_->CreateStore(position, Scratch(plan_.positions_offset[pass_ % 2],
                                           b_->getInt32Ty(), Flat(row, q)));
@@ -228,13 +228,12 @@ class RadixKernel {
       llvm::Value* v;
       if (c_.source[m] < 0) {
         v = b_->CreateZExtOrTrunc(
-            position, llvm::IntegerType::get(
-                          b_->getContext(),
-                          BitWidth(out.shape().element_type())));
+            position,
+            llvm::IntegerType::get(b_->getContext(),
+                                   BitWidth(out.shape().element_type())));
       } else {
         const HloInstruction* operand = c_.call->operand(c_.source[m]);
-        HLOC_ASSIGN_OR_RETURN(ElementGenerator g,
-                              k_.generators().Get(operand));
+        HLOC_ASSIGN_OR_RETURN(ElementGenerator g, k_.generators().Get(operand));
         HLOC_ASSIGN_OR_RETURN(
             v, g(RowElement(operand->shape(), c_.dim, row, position, b_)));
       }
@@ -255,9 +254,9 @@ class RadixKernel {
     *row = b_->CreateUDiv(block, Index(plan_.tiles));
     *tile = b_->CreateURem(block, Index(plan_.tiles));
     *start = b_->CreateMul(*tile, Index(plan_.tile));
-    *end = b_->CreateBinaryIntrinsic(
-        llvm::Intrinsic::umin, b_->CreateAdd(*start, Index(plan_.tile)),
-        Index(plan_.length));
+    *end = b_->CreateBinaryIntrinsic(llvm::Intrinsic::umin,
+                                     b_->CreateAdd(*start, Index(plan_.tile)),
+                                     Index(plan_.length));
   }
 
   // The tile's elements of this thread, in rank order: item j of warp w
@@ -276,8 +275,8 @@ class RadixKernel {
                                               bool positions) {
     const int64_t items = plan_.items_per_thread;
     llvm::Value* first = b_->CreateAdd(
-        start, b_->CreateAdd(b_->CreateMul(warp_, Index(kWarpSize * items)),
-                             lane_));
+        start,
+        b_->CreateAdd(b_->CreateMul(warp_, Index(kWarpSize * items)), lane_));
     llvm::Value* last_q = b_->CreateSub(end, Index(1));
     std::vector<Item> result(items);
     // Loads first, all in flight together; digits after.
@@ -299,8 +298,7 @@ class RadixKernel {
   // The warp's lanes with this lane's digit (lanes past the end among
   // themselves), from a ballot per digit bit, and how many of them are
   // below this lane.
-  absl::StatusOr<std::pair<llvm::Value*, llvm::Value*>> Peers(
-      const Item& it) {
+  absl::StatusOr<std::pair<llvm::Value*, llvm::Value*>> Peers(const Item& it) {
     const GpuTarget& target = k_.target();
     llvm::Value* valid = target.EmitBallotI32(it.valid, b_);
     // Targets without it get no radix sort calls (passes/pipelines.cc).
@@ -391,8 +389,8 @@ absl::Status EmitCounts(RadixKernel& r) {
   k.target().EmitBarrier(b);
   llvm::Value* sum = b->getInt32(0);
   for (int64_t w = 0; w < kWarps; ++w) {
-    sum = b->CreateAdd(sum,
-                       b->CreateLoad(b->getInt32Ty(), counts.Slot(k.Index(w), tid)));
+    sum = b->CreateAdd(
+        sum, b->CreateLoad(b->getInt32Ty(), counts.Slot(k.Index(w), tid)));
   }
   b->CreateStore(sum, r.Count(r.CountIndex(row, tid, tile)));
   return absl::OkStatus();
@@ -444,8 +442,8 @@ absl::StatusOr<llvm::Value*> BlockExclusiveSum(RadixKernel& r,
 absl::Status EmitScan(RadixKernel& r, const RadixSortPlan& plan) {
   KernelBuilder& k = r.kernel();
   llvm::IRBuilderBase* b = r.b();
-  llvm::Value* list = b->CreateAdd(
-      b->CreateMul(k.BlockId(0), k.Index(kWarps)), r.warp());
+  llvm::Value* list =
+      b->CreateAdd(b->CreateMul(k.BlockId(0), k.Index(kWarps)), r.warp());
   llvm::Value* base = b->CreateMul(list, k.Index(plan.tiles));
   llvm::Value* carry = EmitAllocaAtEntry(b->getInt32Ty(), "carry", b);
   b->CreateStore(b->getInt32(0), carry);
@@ -454,8 +452,8 @@ absl::Status EmitScan(RadixKernel& r, const RadixSortPlan& plan) {
       [&](llvm::Value* chunk) -> absl::Status {
         llvm::Value* t = b->CreateAdd(chunk, r.lane());
         llvm::Value* inside = b->CreateICmpULT(t, k.Index(plan.tiles));
-        llvm::Value* at = r.Count(b->CreateAdd(
-            base, b->CreateSelect(inside, t, k.Index(0))));
+        llvm::Value* at =
+            r.Count(b->CreateAdd(base, b->CreateSelect(inside, t, k.Index(0))));
         llvm::Value* count = b->CreateSelect(
             inside, b->CreateLoad(b->getInt32Ty(), at), b->getInt32(0));
         llvm::Value* inclusive = WarpInclusiveSum(r, count);
@@ -528,10 +526,9 @@ absl::StatusOr<llvm::Value*> PlaceInTile(
     k.target().EmitWarpSync(b);
     ranks.push_back(b->CreateAdd(before, below));
     // Every lane of the digit stores the same new count.
-    b->CreateStore(
-        b->CreateAdd(before,
-                     b->CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, peers)),
-        slot);
+    b->CreateStore(b->CreateAdd(before, b->CreateUnaryIntrinsic(
+                                            llvm::Intrinsic::ctpop, peers)),
+                   slot);
     k.target().EmitWarpSync(b);
   }
   k.target().EmitBarrier(b);
@@ -541,8 +538,8 @@ absl::StatusOr<llvm::Value*> PlaceInTile(
   std::vector<llvm::Value*> warp_before;
   for (int64_t w = 0; w < kWarps; ++w) {
     warp_before.push_back(in_digit);
-    in_digit = b->CreateAdd(
-        in_digit, b->CreateLoad(i32, counts.Slot(k.Index(w), tid)));
+    in_digit = b->CreateAdd(in_digit,
+                            b->CreateLoad(i32, counts.Slot(k.Index(w), tid)));
   }
   HLOC_ASSIGN_OR_RETURN(llvm::Value * digit_first,
                         BlockExclusiveSum(r, in_digit));
@@ -608,8 +605,8 @@ absl::Status EmitScatter(RadixKernel& r, const RadixSortPlan& plan) {
   // Where digit `tid`'s elements of the tile start in the row: after the
   // row's smaller digits and this digit's earlier tiles.
   llvm::Value* total = b->CreateLoad(
-      i32, r.Total(b->CreateAdd(b->CreateMul(row, k.Index(kRadixDigits)),
-                                tid)));
+      i32,
+      r.Total(b->CreateAdd(b->CreateMul(row, k.Index(kRadixDigits)), tid)));
   HLOC_ASSIGN_OR_RETURN(llvm::Value * row_start, BlockExclusiveSum(r, total));
   llvm::Value* digit_start = b->CreateAdd(
       row_start,
@@ -637,10 +634,9 @@ absl::Status EmitScatter(RadixKernel& r, const RadixSortPlan& plan) {
           auto [key, position] = ReadTile(r, tile, place);
           HLOC_ASSIGN_OR_RETURN(llvm::Value * digit, r.Digit(key));
           llvm::Value* q = b->CreateAdd(
-              place,
-              b->CreateZExtOrTrunc(
-                  b->CreateLoad(i32, SharedElement(k, shift, digit)),
-                  k.index_type()));
+              place, b->CreateZExtOrTrunc(
+                         b->CreateLoad(i32, SharedElement(k, shift, digit)),
+                         k.index_type()));
           return r.Store(row, q, key, position);
         },
         nullptr, b));
@@ -666,8 +662,8 @@ absl::Status EmitRowInShared(KernelBuilder& k, const RadixSortCall& c) {
     }
     std::vector<RadixKernel::Item> items;
     if (pass == 0) {
-      HLOC_ASSIGN_OR_RETURN(items, r.LoadItems(row, k.Index(0), length,
-                                               plan.payload));
+      HLOC_ASSIGN_OR_RETURN(items,
+                            r.LoadItems(row, k.Index(0), length, plan.payload));
     } else {
       // The previous pass's order is this pass's rank order: item j of
       // warp w lane l at place 32 * items * w + 32j + l, as LoadItems.
@@ -690,8 +686,8 @@ absl::Status EmitRowInShared(KernelBuilder& k, const RadixSortCall& c) {
     if (!r.last()) continue;
     // The row in order: neighbouring threads write neighbouring places.
     for (int64_t m = 0; m < plan.items_per_thread; ++m) {
-      llvm::Value* place = b->CreateAdd(k.ThreadId(0),
-                                        k.Index(m * kRadixThreads));
+      llvm::Value* place =
+          b->CreateAdd(k.ThreadId(0), k.Index(m * kRadixThreads));
       HLOC_RETURN_IF_ERROR(EmitIfThenElse(
           b->CreateICmpULT(place, length),
           [&]() -> absl::Status {
@@ -736,8 +732,13 @@ absl::StatusOr<LaunchDims> EmitRadixSortKernel(const KernelRequest& request,
     return dims;
   }
   const int64_t pass = step / 3;
-  enum { kCounts, kScan, kScatter } kind =
-      step % 3 == 0 ? kCounts : step % 3 == 1 ? kScan : kScatter;
+  enum {
+    kCounts,
+    kScan,
+    kScatter
+  } kind = step % 3 == 0   ? kCounts
+           : step % 3 == 1 ? kScan
+                           : kScatter;
   // The scan: a warp per row and digit (rows * 256 lists, 8 a block).
   dims.grid[0] = kind == kScan ? c.plan.rows * kRadixDigits / kWarps
                                : c.plan.rows * c.plan.tiles;
