@@ -6,7 +6,7 @@ of NumPy arrays, small sizes). ALL merges them; a name may appear once.
 """
 
 from zoo import (arrays, control_flow, edge_cases, hunted, hunted2, hunted3,
-                 losses, models, numerics, optimizers, research)
+                 hunted4, losses, models, numerics, optimizers, research)
 
 THEMES = {
     "models": models.PROGRAMS,
@@ -20,6 +20,7 @@ THEMES = {
     "hunted": hunted.PROGRAMS,
     "hunted2": hunted2.PROGRAMS,
     "hunted3": hunted3.PROGRAMS,
+    "hunted4": hunted4.PROGRAMS,
 }
 
 
