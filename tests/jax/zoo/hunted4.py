@@ -13,7 +13,8 @@ reductions, clip with NaN bounds, powers and rounding at the edges,
 floor_divide/fmod/mod of negative operands, bitwise ops on unsigned and
 bool, complex branch cuts, integer and f64 conversions to narrow floats,
 algebraic identities fed special values, long NaN scans, int8 and complex
-convolutions, dynamic slices indexed by u8/u32/s64/s8 scalars, and
+convolutions, dynamic slices indexed by u8/u32/s64/s8 scalars,
+reductions with reducers of their own, scatter min/max with NaN, and
 zero-extent shapes. No hloc bug was found. Left out on purpose, as
 XLA:CPU's results there are not the IEEE ones hloc gives: XLA's
 log(exp(x)) -> x, sqrt(x * x) -> |x| and (x * c1) / c2 -> x * (c1 / c2)
@@ -546,6 +547,24 @@ def _nan_scan_input(r):
     return x
 
 
+def custom_reducers(x, idx, upd):
+    # lax.reduce and reduce_window with reducers of their own (logaddexp, a
+    # pair of sum and max), and scatter min/max/multiply with NaN updates
+    # (NaN wins whatever the order of duplicates) and honest index hints.
+    f32 = jnp.float32
+    lse = lax.reduce(x, f32(-jnp.inf), jnp.logaddexp, (1,))
+    pair = lax.reduce((x, jnp.abs(x)), (f32(0), f32(0)),
+                      lambda a, b: (a[0] + b[0], jnp.maximum(a[1], b[1])),
+                      (0,))
+    rw = lax.reduce_window(x, f32(-jnp.inf), jnp.logaddexp, (1, 5), (1, 2),
+                           "SAME")
+    z = jnp.zeros(8, f32)
+    return (lse, pair, rw, z.at[idx].min(upd), z.at[idx].max(upd),
+            jnp.ones(8, f32).at[idx].multiply(upd),
+            jnp.zeros(8, jnp.int32).at[idx].add(1, indices_are_sorted=True),
+            z.at[jnp.arange(8)].set(upd[:8], unique_indices=True))
+
+
 def ints_(x):
     return (x * 4).astype(jnp.int32)
 
@@ -667,4 +686,8 @@ PROGRAMS = {
     "zero_size_shapes": (zero_size_shapes, lambda r: [
         floats(r, (3, 4)), np.zeros((0, 5), np.float32),
         np.zeros((0, 5), np.int32)]),
+    "custom_reducers": (custom_reducers, lambda r: [
+        floats(r, (40, 300)), np.sort(ints(r, (20,), 0, 8)),
+        np.where(r.random(20) < 0.2, np.nan, floats(r, (20,))).astype(
+            np.float32)]),
 }
