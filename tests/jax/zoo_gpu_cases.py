@@ -78,6 +78,11 @@ KEEP_XLA_CPU = {
     # session 16), skipping the infinity at 12 and the NaNs before; the
     # TopK semantics, XLA:CPU and hloc put the first NaNs first.
     "long_sorts": "XLA:GPU's top_k misorders NaNs and infinities",
+    # jnp.argmax/argmin of a flattened array with NaNs: XLA:GPU returned
+    # index 8 (H200, session 18), not the first NaN (1) that JAX's
+    # semantics, XLA:CPU and hloc give; the per-axis ones agree.
+    "argmax_nan_ties": "XLA:GPU's flattened argmax over NaNs is not the "
+                       "first NaN",
 }
 
 
@@ -138,6 +143,7 @@ def expect_xla_gpu(bundle):
     gpu = jax.devices("cuda")[0]
     done = 0
     unknown = []
+    refused = []
     for case_dir in sorted(glob.glob(os.path.join(bundle, "cases", "zoo.*"))):
         name = os.path.basename(case_dir)[len("zoo."):]
         if name not in zoo.ALL:
@@ -155,14 +161,25 @@ def expect_xla_gpu(bundle):
                      np.asarray(leaf).dtype) for i, leaf in enumerate(leaves)]
         args = jax.tree_util.tree_unflatten(
             tree, [jax.device_put(x, gpu) for x in saved])
-        with precision_for(name):
-            outputs = jax.tree_util.tree_leaves(
-                jax.jit(fn, keep_unused=True)(*args))
+        try:
+            with precision_for(name):
+                outputs = jax.tree_util.tree_leaves(
+                    jax.jit(fn, keep_unused=True)(*args))
+        except jax.errors.JaxRuntimeError as e:
+            # XLA:GPU cannot run every program hloc's cuda backend runs
+            # (an s32 convolution is no cuDNN idiom): the case keeps
+            # XLA:CPU's outputs, and says so.
+            reason = " ".join(str(e).split())[:160]
+            print(f"zoo.{name}: XLA:GPU cannot run it ({reason}); "
+                  f"XLA:CPU's outputs kept")
+            refused.append(name)
+            continue
         for i, y in enumerate(outputs):
             np.save(os.path.join(case_dir, f"out{i}.npy"), np.asarray(y))
         done += 1
     print(f"{done} zoo cases now expect XLA:GPU's outputs ({gpu}), "
-          f"{len(KEEP_XLA_CPU)} keep XLA:CPU's")
+          f"{len(KEEP_XLA_CPU)} keep XLA:CPU's, {len(refused)} XLA:GPU "
+          f"cannot run")
     if unknown:
         # A bundle made from another checkout: these cases still hold
         # XLA:CPU's outputs, so say so rather than let them fail obscurely.
