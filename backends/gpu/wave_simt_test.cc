@@ -5,7 +5,8 @@
 // gfx1100 (wavefront 32) for a GPU simulated on this CPU
 // (testing/host_simt.h: a thread per GPU thread, lockstep warp shuffles),
 // and must match the reference evaluator. The NVIDIA warp size (sm_90's
-// facts) runs too, as the control.
+// facts) runs too, as the control, and with it the radix sort's kernels
+// (cuda only: they rank digits with 32-lane ballots).
 #include <string>
 #include <vector>
 
@@ -36,17 +37,21 @@ void PrintTo(const Case& c, std::ostream* os) {
 
 std::vector<Case> Cases() {
   std::vector<Case> cases;
-  for (const auto& [name, text] : WarpModules()) {
-    cases.push_back({name, "rocm", "gfx942"});
-    cases.push_back({name, "rocm", "gfx1100"});
-    cases.push_back({name, "cuda", "sm_90"});
+  for (const auto* modules : {&WarpModules(), &RadixSortModules()}) {
+    for (const auto& [name, text] : *modules) {
+      cases.push_back({name, "rocm", "gfx942"});
+      cases.push_back({name, "rocm", "gfx1100"});
+      cases.push_back({name, "cuda", "sm_90"});
+    }
   }
   return cases;
 }
 
 const std::string& ModuleText(const std::string& name) {
-  for (const auto& [n, text] : WarpModules()) {
-    if (n == name) return text;
+  for (const auto* modules : {&WarpModules(), &RadixSortModules()}) {
+    for (const auto& [n, text] : *modules) {
+      if (n == name) return text;
+    }
   }
   static const std::string none;
   return none;
@@ -83,6 +88,16 @@ TEST_P(WaveSimtTest, MatchesTheEvaluator) {
         << step.kernel_name;
     EXPECT_LE(step.launch.NumThreadsPerBlock(), device->max_threads_per_block)
         << step.kernel_name;
+  }
+  // cuda sorts these rows with the radix sort custom call's kernels
+  // (32-lane ballots, which the simulator provides); rocm with the bitonic
+  // kernel.
+  if (c.module.rfind("radix_sort", 0) == 0) {
+    bool radix = false;
+    for (const ExecutableStep& step : executable->steps) {
+      radix |= step.instruction.rfind("custom-call", 0) == 0;
+    }
+    EXPECT_EQ(radix, c.platform == "cuda");
   }
   if (large_tiles) {
     // bf16[520,300] in 128-wide tiles is 5 x 3 blocks; f32[330,200] in

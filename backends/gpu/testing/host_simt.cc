@@ -136,6 +136,30 @@ int32_t SimtShuffle(int32_t value, int32_t source_lane) {
   return result;
 }
 
+// The warp's lanes whose `predicate` is not zero: every lane publishes it,
+// waits for the others, gathers them and waits again (as a shuffle).
+int32_t SimtBallot(int32_t predicate) {
+  Block* block = current->block;
+  const int64_t w = current->linear / block->warp;
+  const int64_t first = w * block->warp;
+  block->exchange[current->linear] = predicate;
+  block->warps[w]->Wait();
+  uint32_t mask = 0;
+  for (int64_t l = 0; l < block->warp && first + l < block->threads; ++l) {
+    if (block->exchange[first + l] != 0) mask |= uint32_t{1} << l;
+  }
+  block->warps[w]->Wait();
+  return static_cast<int32_t>(mask);
+}
+
+// Every lane of the warp waits for the others; the waits order their
+// shared-memory accesses, as __syncwarp() does.
+int32_t SimtWarpSync() {
+  Block* block = current->block;
+  block->warps[current->linear / block->warp]->Wait();
+  return 0;
+}
+
 // A matrix instruction of kind `kind`: every lane of the warp publishes its
 // operands and accumulators, waits for the others, and takes its own part
 // of the model's D = A * B + C (testing/matrix_model.h); a second wait keeps
@@ -209,6 +233,17 @@ class HostSimtTarget : public GpuTarget {
   llvm::Value* EmitShuffleIndexI32(llvm::Value* value, int source_lane,
                                    llvm::IRBuilderBase* b) const override {
     return Shuffle(value, b->getInt32(source_lane), b);
+  }
+  // 32-lane ballots as NVIDIA's vote.ballot.sync (the radix sort's
+  // ranking); a wider simulated warp has none, as AMDGPU's targets.
+  llvm::Value* EmitBallotI32(llvm::Value* predicate,
+                             llvm::IRBuilderBase* b) const override {
+    if (device().warp_size != 32) return nullptr;
+    return Call(reinterpret_cast<void*>(&SimtBallot),
+                {b->CreateZExt(predicate, b->getInt32Ty())}, b);
+  }
+  void EmitWarpSync(llvm::IRBuilderBase* b) const override {
+    Call(reinterpret_cast<void*>(&SimtWarpSync), {}, b);
   }
   // gfx90a's and gfx942's facts get their MFMA instructions and sm_80's
   // and sm_90's their mma.sync, executed by the model of

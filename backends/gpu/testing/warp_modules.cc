@@ -281,4 +281,45 @@ ENTRY main {
   return *modules;
 }
 
+const std::vector<std::pair<std::string, std::string>>& RadixSortModules() {
+  static const auto* modules =
+      new std::vector<std::pair<std::string, std::string>>{
+          {"radix_sort_one_tile", R"(
+HloModule radix_sort_one_tile
+lt {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT lt = pred[] compare(a, b), direction=LT, type=TOTALORDER
+}
+ENTRY main {
+  x = f32[3,1500] parameter(0)
+  iota = s32[3,1500] iota(), iota_dimension=1
+  s = (f32[3,1500], s32[3,1500]) sort(x, iota), dimensions={1}, is_stable=true, to_apply=lt
+  k = f32[3,1500] get-tuple-element(s), index=0
+  i = s32[3,1500] get-tuple-element(s), index=1
+  ROOT t = (f32[3,1500], s32[3,1500]) tuple(k, i)
+})"},
+          {"radix_sort_two_tiles", R"(
+HloModule radix_sort_two_tiles
+gt {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  c = f32[] parameter(2)
+  d = f32[] parameter(3)
+  ROOT gt = pred[] compare(a, b), direction=GT
+}
+ENTRY main {
+  x = s32[2,5000] parameter(0)
+  y = f32[2,5000] parameter(1)
+  s = (s32[2,5000], f32[2,5000]) sort(x, y), dimensions={1}, is_stable=true, to_apply=gt
+  k = s32[2,5000] get-tuple-element(s), index=0
+  v = f32[2,5000] get-tuple-element(s), index=1
+  ROOT t = (s32[2,5000], f32[2,5000]) tuple(k, v)
+})"},
+      };
+  return *modules;
+}
+
 }  // namespace hloc
