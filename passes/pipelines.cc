@@ -157,10 +157,9 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   pipeline.AddPass<ReduceWindowToScan>();
   if (platform == "cuda" || platform == "rocm") {
     pipeline.AddPass<TopKSplitter>();
-    // Sorts of rows of 1024 or more by a key order are radix sorts on
-    // cuda (their kernels rank with 32-lane ballots; AMDGPU's waves are 64
-    // lanes); other sorts of rows over 8192 merge.
-    if (platform == "cuda") pipeline.AddPass<RadixSortRewriter>();
+    // Sorts of rows of 1024 or more by a key order are radix sorts; other
+    // sorts of rows over 8192 merge.
+    pipeline.AddPass<RadixSortRewriter>();
     pipeline.AddPass<SortSplitter>();
     pipeline.AddPass<TreeReduction>();
     pipeline.AddPass<DotOperandOrder>();

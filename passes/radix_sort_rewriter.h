@@ -28,7 +28,9 @@
 // 1024 on, the radix sort beats the bitonic network too (argsorts of f32
 // on the H200: 4096 rows of 1024 0.091 ms against 0.242, 2048 rows of
 // 2000 0.086 against 0.236, 512 rows of 6000 0.227 against 0.277;
-// tools/gpu_bench/RESULTS.md, session 18).
+// tools/gpu_bench/RESULTS.md, session 18). Both GPU pipelines run it:
+// the kernels are the shared emitters' (backends/gpu/radix_sort_emitter.cc,
+// ballots of the warp's width, 32 or 64).
 #ifndef PASSES_RADIX_SORT_REWRITER_H_
 #define PASSES_RADIX_SORT_REWRITER_H_
 

@@ -152,6 +152,23 @@ class AmdgpuTarget : public GpuTarget {
                                    llvm::IRBuilderBase* b) const override {
     return Bpermute(value, b->getInt32(source_lane), b);
   }
+  // The wave's mask, i64 on wave64 and i32 on wave32 (s_cmp into an SGPR
+  // pair or an SGPR).
+  llvm::Value* EmitBallot(llvm::Value* predicate,
+                          llvm::IRBuilderBase* b) const override {
+    return b->CreateIntrinsic(
+        llvm::Intrinsic::amdgcn_ballot,
+        {b->getIntNTy(static_cast<unsigned>(device().warp_size))},
+        {predicate});
+  }
+  // A wave's lanes run in lockstep and its LDS accesses complete in order:
+  // the fence only keeps the compiler from moving shared-memory accesses
+  // across, and the wave barrier keeps them in the wave's program order.
+  void EmitWarpSync(llvm::IRBuilderBase* b) const override {
+    b->CreateFence(llvm::AtomicOrdering::AcquireRelease,
+                   b->getContext().getOrInsertSyncScopeID("wavefront"));
+    b->CreateIntrinsic(llvm::Intrinsic::amdgcn_wave_barrier, {}, {});
+  }
   unsigned shared_address_space() const override { return kLdsAddressSpace; }
   unsigned global_address_space() const override { return kGlobalAddressSpace; }
 

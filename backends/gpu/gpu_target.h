@@ -66,18 +66,16 @@ class GpuTarget {
   // broadcast within the warp).
   virtual llvm::Value* EmitShuffleIndexI32(llvm::Value* value, int source_lane,
                                            llvm::IRBuilderBase* b) const = 0;
-  // The mask of the warp's lanes whose i1 `predicate` is true, all lanes
-  // taking part (a radix sort's ranking of equal digits), or nullptr
-  // where the target does not provide it for 32-lane warps (AMDGPU's
-  // waves are 64 lanes: radix sorts are not made for it,
-  // passes/pipelines.cc).
-  virtual llvm::Value* EmitBallotI32(llvm::Value* predicate,
-                                     llvm::IRBuilderBase* b) const {
+  // The mask of the warp's lanes whose i1 `predicate` is true, an integer
+  // of warp_size bits (lane i is bit i), all lanes taking part (a radix
+  // sort's ranking of equal digits); nullptr where the target has none (a
+  // logical warp wider than the hardware's).
+  virtual llvm::Value* EmitBallot(llvm::Value* predicate,
+                                  llvm::IRBuilderBase* b) const {
     return nullptr;
   }
   // Waits for every lane of the warp; shared-memory writes before it are
-  // visible to the warp's lanes after it. Where a warp runs in lockstep
-  // with ordered shared memory (AMDGPU's wave), nothing.
+  // visible to the warp's lanes after it.
   virtual void EmitWarpSync(llvm::IRBuilderBase* b) const {}
   // The warp-wide matrix multiply-add instruction (AMD's MFMA, NVIDIA's
   // mma.sync) the tiled dot kernel may use for operands of `operand_type`

@@ -176,8 +176,8 @@ class NvptxTarget : public GpuTarget {
                               {b->getInt32(0xffffffffu), value,
                                b->getInt32(source_lane), b->getInt32(0x1f)});
   }
-  llvm::Value* EmitBallotI32(llvm::Value* predicate,
-                             llvm::IRBuilderBase* b) const override {
+  llvm::Value* EmitBallot(llvm::Value* predicate,
+                          llvm::IRBuilderBase* b) const override {
     return b->CreateIntrinsic(llvm::Intrinsic::nvvm_vote_ballot_sync, {},
                               {b->getInt32(0xffffffffu), predicate});
   }

@@ -3,11 +3,12 @@
 // count kernel, a scan kernel and a scatter kernel, or where a row is one
 // tile one kernel for every pass.
 //
-// Within a tile, warp w takes elements [32 * items * w, 32 * items *
-// (w + 1)), 32 consecutive ones at a time, so that warps, then items, then
-// lanes go in element order: ranking equal digits in that order keeps the
-// sort stable. A warp ranks a round of 32 digits with eight ballots (the
-// lanes of equal digit, and how many are below this one) against its own
+// Within a tile, warp w of W lanes (32, or AMD's 64) takes elements
+// [W * items * w, W * items * (w + 1)), W consecutive ones at a time, so
+// that warps, then items, then lanes go in element order: ranking equal
+// digits in that order keeps the sort stable. A warp ranks a round of W
+// digits with eight ballots (the lanes of equal digit, and how many are
+// below this one) against its own
 // running count per digit in shared memory; one thread per digit then
 // turns the warps' counts into places in the tile ordered by digit. The
 // tile is written there in shared memory and read back in that order, so
@@ -33,14 +34,18 @@
 namespace hloc {
 namespace {
 
-constexpr int64_t kWarpSize = 32;
-constexpr int64_t kWarps = kRadixThreads / kWarpSize;
 // Thread t of a block keeps digit t's counts and places.
 static_assert(kRadixThreads == kRadixDigits, "a thread per digit");
 // A warp's digit counts in shared memory: one more than the digits, a
 // slot that lanes past the end of the row count into (never read back).
 constexpr int64_t kWarpCountsStride = kRadixDigits + 1;
 constexpr int64_t kPastEnd = kRadixDigits;
+
+// The target's warp (wavefront) width, 32 or 64, and a block's warps.
+int64_t WarpSize(const KernelBuilder& k) {
+  return k.target().device().warp_size;
+}
+int64_t Warps(const KernelBuilder& k) { return kRadixThreads / WarpSize(k); }
 
 // What the call asks, read back from its operands, result and attributes.
 struct RadixSortCall {
@@ -128,8 +133,9 @@ class RadixKernel {
   RadixKernel(KernelBuilder& kernel, const RadixSortCall& c, int64_t pass)
       : k_(kernel), c_(c), plan_(c.plan), pass_(pass), b_(kernel.b()) {
     scratch_ = kernel.output(c.results).base();
-    warp_ = b_->CreateUDiv(kernel.ThreadId(0), Index(kWarpSize));
-    lane_ = b_->CreateURem(kernel.ThreadId(0), Index(kWarpSize));
+    warp_size_ = WarpSize(kernel);
+    warp_ = b_->CreateUDiv(kernel.ThreadId(0), Index(warp_size_));
+    lane_ = b_->CreateURem(kernel.ThreadId(0), Index(warp_size_));
   }
 
   KernelBuilder& kernel() { return k_; }
@@ -276,13 +282,13 @@ class RadixKernel {
     const int64_t items = plan_.items_per_thread;
     llvm::Value* first = b_->CreateAdd(
         start,
-        b_->CreateAdd(b_->CreateMul(warp_, Index(kWarpSize * items)), lane_));
+        b_->CreateAdd(b_->CreateMul(warp_, Index(warp_size_ * items)), lane_));
     llvm::Value* last_q = b_->CreateSub(end, Index(1));
     std::vector<Item> result(items);
     // Loads first, all in flight together; digits after.
     for (int64_t j = 0; j < items; ++j) {
       Item& it = result[j];
-      llvm::Value* q = b_->CreateAdd(first, Index(j * kWarpSize));
+      llvm::Value* q = b_->CreateAdd(first, Index(j * warp_size_));
       it.valid = b_->CreateICmpULT(q, end);
       llvm::Value* at = b_->CreateSelect(it.valid, q, last_q);
       HLOC_ASSIGN_OR_RETURN(it.key, LoadKey(row, at));
@@ -295,31 +301,37 @@ class RadixKernel {
     return result;
   }
 
-  // The warp's lanes with this lane's digit (lanes past the end among
-  // themselves), from a ballot per digit bit, and how many of them are
-  // below this lane.
-  absl::StatusOr<std::pair<llvm::Value*, llvm::Value*>> Peers(const Item& it) {
+  // How many of the warp's lanes have this lane's digit (lanes past the
+  // end count among themselves), and how many of them are below this lane
+  // (i32 both): from a ballot per digit bit.
+  absl::StatusOr<std::pair<llvm::Value*, llvm::Value*>> Peers(
+      const Item& it) {
     const GpuTarget& target = k_.target();
-    llvm::Value* valid = target.EmitBallotI32(it.valid, b_);
+    llvm::Value* valid = target.EmitBallot(it.valid, b_);
     // Targets without it get no radix sort calls (passes/pipelines.cc).
     if (valid == nullptr) {
-      return CodegenUnimplemented(*c_.call, "no 32-lane warp ballot");
+      return CodegenUnimplemented(*c_.call, "no warp ballot on this target");
     }
+    llvm::Type* mask_type = valid->getType();
     llvm::Value* peers =
         b_->CreateSelect(it.valid, valid, b_->CreateNot(valid));
     for (int64_t bit = 0; bit < kRadixDigitBits; ++bit) {
       llvm::Value* set = b_->CreateICmpNE(
           b_->CreateAnd(it.digit, Index(int64_t{1} << bit)), Index(0));
-      llvm::Value* ballot = target.EmitBallotI32(set, b_);
+      llvm::Value* ballot = target.EmitBallot(set, b_);
       peers = b_->CreateAnd(
           peers, b_->CreateSelect(set, ballot, b_->CreateNot(ballot)));
     }
-    llvm::Value* lane = b_->CreateZExtOrTrunc(lane_, b_->getInt32Ty());
-    llvm::Value* below_mask =
-        b_->CreateSub(b_->CreateShl(b_->getInt32(1), lane), b_->getInt32(1));
-    llvm::Value* below = b_->CreateUnaryIntrinsic(
-        llvm::Intrinsic::ctpop, b_->CreateAnd(peers, below_mask));
-    return std::make_pair(peers, below);
+    llvm::Value* lane = b_->CreateZExtOrTrunc(lane_, mask_type);
+    llvm::Value* one = llvm::ConstantInt::get(mask_type, 1);
+    llvm::Value* below_mask = b_->CreateSub(b_->CreateShl(one, lane), one);
+    auto count = [&](llvm::Value* mask) {
+      return b_->CreateZExtOrTrunc(
+          b_->CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, mask),
+          b_->getInt32Ty());
+    };
+    return std::make_pair(count(peers),
+                          count(b_->CreateAnd(peers, below_mask)));
   }
 
  private:
@@ -329,6 +341,7 @@ class RadixKernel {
   const int64_t pass_;
   llvm::IRBuilderBase* b_;
   llvm::Value* scratch_;
+  int64_t warp_size_;
   llvm::Value* warp_;
   llvm::Value* lane_;
 };
@@ -338,7 +351,8 @@ class WarpCounts {
  public:
   explicit WarpCounts(KernelBuilder& k)
       : k_(k),
-        array_(SharedArray(k, k.b()->getInt32Ty(), kWarps * kWarpCountsStride,
+        size_(Warps(k) * kWarpCountsStride),
+        array_(SharedArray(k, k.b()->getInt32Ty(), size_,
                            "warp_counts")) {}
 
   llvm::Value* Slot(llvm::Value* warp, llvm::Value* digit) {
@@ -350,10 +364,10 @@ class WarpCounts {
 
   absl::Status Clear() {
     llvm::IRBuilderBase* b = k_.b();
-    for (int64_t i = 0; i < kWarps * kWarpCountsStride; i += kRadixThreads) {
+    for (int64_t i = 0; i < size_; i += kRadixThreads) {
       llvm::Value* slot = b->CreateAdd(k_.ThreadId(0), k_.Index(i));
       HLOC_RETURN_IF_ERROR(EmitIfThenElse(
-          b->CreateICmpULT(slot, k_.Index(kWarps * kWarpCountsStride)),
+          b->CreateICmpULT(slot, k_.Index(size_)),
           [&]() -> absl::Status {
             b->CreateStore(b->getInt32(0), SharedElement(k_, array_, slot));
             return absl::OkStatus();
@@ -365,6 +379,7 @@ class WarpCounts {
 
  private:
   KernelBuilder& k_;
+  int64_t size_;
   llvm::GlobalVariable* array_;
 };
 
@@ -388,7 +403,7 @@ absl::Status EmitCounts(RadixKernel& r) {
   }
   k.target().EmitBarrier(b);
   llvm::Value* sum = b->getInt32(0);
-  for (int64_t w = 0; w < kWarps; ++w) {
+  for (int64_t w = 0; w < Warps(k); ++w) {
     sum = b->CreateAdd(
         sum, b->CreateLoad(b->getInt32Ty(), counts.Slot(k.Index(w), tid)));
   }
@@ -400,7 +415,7 @@ absl::Status EmitCounts(RadixKernel& r) {
 llvm::Value* WarpInclusiveSum(RadixKernel& r, llvm::Value* value) {
   llvm::IRBuilderBase* b = r.b();
   llvm::Value* sum = value;
-  for (int delta = 1; delta < kWarpSize; delta *= 2) {
+  for (int delta = 1; delta < WarpSize(r.kernel()); delta *= 2) {
     llvm::Value* up = ShuffleUp(r.kernel(), sum, delta);
     sum = b->CreateAdd(
         sum, b->CreateSelect(b->CreateICmpUGE(r.lane(), r.Index(delta)), up,
@@ -416,9 +431,9 @@ absl::StatusOr<llvm::Value*> BlockExclusiveSum(RadixKernel& r,
   llvm::IRBuilderBase* b = r.b();
   llvm::Value* inclusive = WarpInclusiveSum(r, value);
   llvm::GlobalVariable* totals =
-      SharedArray(k, b->getInt32Ty(), kWarps, "warp_totals");
+      SharedArray(k, b->getInt32Ty(), Warps(k), "warp_totals");
   HLOC_RETURN_IF_ERROR(EmitIfThenElse(
-      b->CreateICmpEQ(r.lane(), k.Index(kWarpSize - 1)),
+      b->CreateICmpEQ(r.lane(), k.Index(WarpSize(k) - 1)),
       [&]() -> absl::Status {
         b->CreateStore(inclusive, SharedElement(k, totals, r.warp()));
         return absl::OkStatus();
@@ -427,7 +442,7 @@ absl::StatusOr<llvm::Value*> BlockExclusiveSum(RadixKernel& r,
   k.target().EmitBarrier(b);
   // Each warp sums the totals of the warps before it.
   llvm::Value* before = b->getInt32(0);
-  for (int64_t w = 0; w < kWarps; ++w) {
+  for (int64_t w = 0; w < Warps(k); ++w) {
     llvm::Value* t =
         b->CreateLoad(b->getInt32Ty(), SharedElement(k, totals, k.Index(w)));
     before = b->CreateAdd(
@@ -443,12 +458,12 @@ absl::Status EmitScan(RadixKernel& r, const RadixSortPlan& plan) {
   KernelBuilder& k = r.kernel();
   llvm::IRBuilderBase* b = r.b();
   llvm::Value* list =
-      b->CreateAdd(b->CreateMul(k.BlockId(0), k.Index(kWarps)), r.warp());
+      b->CreateAdd(b->CreateMul(k.BlockId(0), k.Index(Warps(k))), r.warp());
   llvm::Value* base = b->CreateMul(list, k.Index(plan.tiles));
   llvm::Value* carry = EmitAllocaAtEntry(b->getInt32Ty(), "carry", b);
   b->CreateStore(b->getInt32(0), carry);
   HLOC_RETURN_IF_ERROR(EmitForLoop(
-      "chunk", k.Index(0), k.Index(plan.tiles), k.Index(kWarpSize),
+      "chunk", k.Index(0), k.Index(plan.tiles), k.Index(WarpSize(k)),
       [&](llvm::Value* chunk) -> absl::Status {
         llvm::Value* t = b->CreateAdd(chunk, r.lane());
         llvm::Value* inside = b->CreateICmpULT(t, k.Index(plan.tiles));
@@ -467,7 +482,7 @@ absl::Status EmitScan(RadixKernel& r, const RadixSortPlan& plan) {
             },
             nullptr, b));
         b->CreateStore(
-            b->CreateAdd(before, ShuffleIndex(k, inclusive, kWarpSize - 1)),
+            b->CreateAdd(before, ShuffleIndex(k, inclusive, WarpSize(k) - 1)),
             carry);
         return absl::OkStatus();
       },
@@ -526,9 +541,7 @@ absl::StatusOr<llvm::Value*> PlaceInTile(
     k.target().EmitWarpSync(b);
     ranks.push_back(b->CreateAdd(before, below));
     // Every lane of the digit stores the same new count.
-    b->CreateStore(b->CreateAdd(before, b->CreateUnaryIntrinsic(
-                                            llvm::Intrinsic::ctpop, peers)),
-                   slot);
+    b->CreateStore(b->CreateAdd(before, peers), slot);
     k.target().EmitWarpSync(b);
   }
   k.target().EmitBarrier(b);
@@ -536,14 +549,14 @@ absl::StatusOr<llvm::Value*> PlaceInTile(
   // Thread `tid`: digit tid's warps' counts become their first places.
   llvm::Value* in_digit = b->getInt32(0);
   std::vector<llvm::Value*> warp_before;
-  for (int64_t w = 0; w < kWarps; ++w) {
+  for (int64_t w = 0; w < Warps(k); ++w) {
     warp_before.push_back(in_digit);
     in_digit = b->CreateAdd(in_digit,
                             b->CreateLoad(i32, counts.Slot(k.Index(w), tid)));
   }
   HLOC_ASSIGN_OR_RETURN(llvm::Value * digit_first,
                         BlockExclusiveSum(r, in_digit));
-  for (int64_t w = 0; w < kWarps; ++w) {
+  for (int64_t w = 0; w < Warps(k); ++w) {
     b->CreateStore(b->CreateAdd(digit_first, warp_before[w]),
                    counts.Slot(k.Index(w), tid));
   }
@@ -668,11 +681,11 @@ absl::Status EmitRowInShared(KernelBuilder& k, const RadixSortCall& c) {
       // The previous pass's order is this pass's rank order: item j of
       // warp w lane l at place 32 * items * w + 32j + l, as LoadItems.
       llvm::Value* first = b->CreateAdd(
-          b->CreateMul(r.warp(), k.Index(kWarpSize * plan.items_per_thread)),
+          b->CreateMul(r.warp(), k.Index(WarpSize(k) * plan.items_per_thread)),
           r.lane());
       for (int64_t j = 0; j < plan.items_per_thread; ++j) {
         RadixKernel::Item it;
-        llvm::Value* place = b->CreateAdd(first, k.Index(j * kWarpSize));
+        llvm::Value* place = b->CreateAdd(first, k.Index(j * WarpSize(k)));
         it.valid = b->CreateICmpULT(place, length);
         std::tie(it.key, it.position) = ReadTile(
             r, *tile,
@@ -740,7 +753,8 @@ absl::StatusOr<LaunchDims> EmitRadixSortKernel(const KernelRequest& request,
            : step % 3 == 1 ? kScan
                            : kScatter;
   // The scan: a warp per row and digit (rows * 256 lists, 8 a block).
-  dims.grid[0] = kind == kScan ? c.plan.rows * kRadixDigits / kWarps
+  const int64_t warps = kRadixThreads / request.target->device().warp_size;
+  dims.grid[0] = kind == kScan ? c.plan.rows * kRadixDigits / warps
                                : c.plan.rows * c.plan.tiles;
   KernelBuilder kernel(*request.target, request.module, *request.info,
                        *request.buffers, request.symbol, kRadixThreads,

@@ -136,20 +136,21 @@ int32_t SimtShuffle(int32_t value, int32_t source_lane) {
   return result;
 }
 
-// The warp's lanes whose `predicate` is not zero: every lane publishes it,
-// waits for the others, gathers them and waits again (as a shuffle).
-int32_t SimtBallot(int32_t predicate) {
+// The warp's lanes whose `predicate` is not zero (lane i is bit i, up to
+// 64 lanes): every lane publishes it, waits for the others, gathers them
+// and waits again (as a shuffle).
+int64_t SimtBallot(int32_t predicate) {
   Block* block = current->block;
   const int64_t w = current->linear / block->warp;
   const int64_t first = w * block->warp;
   block->exchange[current->linear] = predicate;
   block->warps[w]->Wait();
-  uint32_t mask = 0;
+  uint64_t mask = 0;
   for (int64_t l = 0; l < block->warp && first + l < block->threads; ++l) {
-    if (block->exchange[first + l] != 0) mask |= uint32_t{1} << l;
+    if (block->exchange[first + l] != 0) mask |= uint64_t{1} << l;
   }
   block->warps[w]->Wait();
-  return static_cast<int32_t>(mask);
+  return static_cast<int64_t>(mask);
 }
 
 // Every lane of the warp waits for the others; the waits order their
@@ -234,13 +235,17 @@ class HostSimtTarget : public GpuTarget {
                                    llvm::IRBuilderBase* b) const override {
     return Shuffle(value, b->getInt32(source_lane), b);
   }
-  // 32-lane ballots as NVIDIA's vote.ballot.sync (the radix sort's
-  // ranking); a wider simulated warp has none, as AMDGPU's targets.
-  llvm::Value* EmitBallotI32(llvm::Value* predicate,
-                             llvm::IRBuilderBase* b) const override {
-    if (device().warp_size != 32) return nullptr;
-    return Call(reinterpret_cast<void*>(&SimtBallot),
-                {b->CreateZExt(predicate, b->getInt32Ty())}, b);
+  // Ballots of the simulated warp's width, as NVIDIA's vote.ballot.sync
+  // (32) and AMD's ballot (32 or 64).
+  llvm::Value* EmitBallot(llvm::Value* predicate,
+                          llvm::IRBuilderBase* b) const override {
+    llvm::FunctionType* type =
+        llvm::FunctionType::get(b->getInt64Ty(), {b->getInt32Ty()}, false);
+    llvm::Value* mask =
+        b->CreateCall(type, Address(reinterpret_cast<void*>(&SimtBallot), b),
+                      {b->CreateZExt(predicate, b->getInt32Ty())});
+    return b->CreateTrunc(
+        mask, b->getIntNTy(static_cast<unsigned>(device().warp_size)));
   }
   void EmitWarpSync(llvm::IRBuilderBase* b) const override {
     Call(reinterpret_cast<void*>(&SimtWarpSync), {}, b);

@@ -19,10 +19,9 @@ namespace hloc {
 // (name, HLO text) pairs.
 const std::vector<std::pair<std::string, std::string>>& WarpModules();
 
-// Sorts of rows that the cuda pipeline radix-sorts: its kernels rank
-// digits with 32-lane ballots, so only 32-lane warps run them (the rocm
-// pipeline sorts these rows with the bitonic kernel, and a 64-wide
-// logical NVIDIA warp has no such ballot). wave_simt_test runs them.
+// Sorts of rows that the GPU pipelines radix-sort: the kernels rank
+// digits with ballots of the warp's width, which a 64-wide logical NVIDIA
+// warp (nvptx_wide_warp_test) does not have. wave_simt_test runs them.
 const std::vector<std::pair<std::string, std::string>>& RadixSortModules();
 
 }  // namespace hloc
