@@ -81,9 +81,11 @@ CreateAarch64TargetMachine() {
         absl::StrCat("LLVM has no AArch64 target: ", error));
   }
   // PIC: the driver links as a position-independent executable.
+  llvm::TargetOptions options;
+  SetCpuTargetOptions(options);
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      kAarch64Triple, kAarch64Cpu, kAarch64Features, llvm::TargetOptions(),
-      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      kAarch64Triple, kAarch64Cpu, kAarch64Features, options, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (tm == nullptr) {
     return absl::InternalError("cannot create the AArch64 target machine");
   }

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "backends/cpu/cpu_compiler.h"
+#include "backends/cpu/target_cpu.h"
 #include "gtest/gtest.h"
 #include "hlo/evaluator/evaluator.h"
 #include "hlo/text/parser.h"
@@ -1148,13 +1149,53 @@ ENTRY main {
               std::string::npos)
         << target.cpu << "\n"
         << ir;
-    EXPECT_NE(asm_text.find(absl::StrCat("vmulps")), std::string::npos)
-        << target.cpu;
-    EXPECT_NE(asm_text.find(absl::StrCat("vaddps")), std::string::npos)
-        << target.cpu;
+    // x * y + x: one packed fused multiply-add, contracted as XLA:CPU
+    // contracts it (jit.h SetCpuTargetOptions).
+    EXPECT_NE(asm_text.find("vfmadd"), std::string::npos) << target.cpu;
     EXPECT_NE(asm_text.find(target.reg), std::string::npos)
         << target.cpu << "\n"
         << asm_text;
+  }
+}
+
+// A multiply feeding an add rounds once where the CPU has fused
+// multiply-adds, as in XLA:CPU's code: (1 + 2^-12)^2 - (1 + 2^-11) is 2^-24
+// with the product kept exact, 0 with it rounded to f32 first (a tie to
+// even). An escape-time loop iterating z * z + c amplified that last bit
+// into escape counts that differed from XLA's.
+TEST(CpuFmaTest, MultiplyAddRoundsOnceWhereTheCpuHasFma) {
+  auto module = ParseHloModule(R"(
+HloModule fma
+fused {
+  x = f32[16] parameter(0)
+  y = f32[16] parameter(1)
+  z = f32[16] parameter(2)
+  m = f32[16] multiply(x, y)
+  ROOT a = f32[16] add(m, z)
+}
+ENTRY main {
+  p0 = f32[16] parameter(0)
+  p1 = f32[16] parameter(1)
+  p2 = f32[16] parameter(2)
+  ROOT f = f32[16] fusion(p0, p1, p2), kind=kLoop, calls=fused
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const float x = 1.0f + std::ldexp(1.0f, -12);
+  const float z = -(1.0f + std::ldexp(1.0f, -11));
+  std::vector<Literal> args;
+  args.push_back(R1<float>(F32, std::vector<float>(16, x)));
+  args.push_back(R1<float>(F32, std::vector<float>(16, x)));
+  args.push_back(R1<float>(F32, std::vector<float>(16, z)));
+  absl::StatusOr<TargetCpu> cpu = ResolveTargetCpu();
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  auto executable = CompileForCpu(**module, {});
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  absl::StatusOr<Literal> out = (*executable)->Run(args, DenormalMode::kKeep);
+  ASSERT_TRUE(out.ok()) << out.status();
+  const float want = cpu->Has("fma") ? std::ldexp(1.0f, -24) : 0.0f;
+  for (int i = 0; i < 16; ++i) {
+    EXPECT_EQ(out->data<float>()[i], want) << cpu->name << " element " << i;
   }
 }
 

@@ -19,6 +19,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "runtime/kernel_symbols.h"
@@ -62,6 +63,10 @@ void OptimizeModule(llvm::Module& module, llvm::TargetMachine* tm) {
   mpm.run(module, mam);
 }
 
+void SetCpuTargetOptions(llvm::TargetOptions& options) {
+  options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+}
+
 struct JitModule::State {
   std::unique_ptr<llvm::orc::LLJIT> jit;
 };
@@ -83,6 +88,7 @@ absl::StatusOr<std::unique_ptr<JitModule>> JitModule::Create(
     jtmb.getFeatures().AddFeature(llvm::StringRef(f.data(), f.size()));
   }
   jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  SetCpuTargetOptions(jtmb.getOptions());
   auto tm = jtmb.createTargetMachine();
   if (!tm) return absl::InternalError(ToString(tm.takeError()));
 

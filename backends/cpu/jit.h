@@ -24,6 +24,7 @@ namespace llvm {
 class LLVMContext;
 class Module;
 class TargetMachine;
+class TargetOptions;
 }  // namespace llvm
 
 namespace hloc {
@@ -50,6 +51,14 @@ struct JitOptions {
 // tuned for `target_machine`: what JitModule runs for the host, and what
 // ahead-of-time targets (aarch64_aot.h) run for theirs.
 void OptimizeModule(llvm::Module& module, llvm::TargetMachine* target_machine);
+
+// What every CPU target machine is created with (the host's and the
+// ahead-of-time targets'): multiplies and adds may be contracted into fused
+// multiply-adds where the CPU has them (AllowFPOpFusion Fast), as XLA:CPU
+// compiles (its CompilerTargetOptions: one rounding instead of two), so
+// that results match XLA's to the bit where a computation amplifies the
+// last bit (an escape-time loop, a long integration).
+void SetCpuTargetOptions(llvm::TargetOptions& options);
 
 class JitModule {
  public:
