@@ -235,4 +235,14 @@ bool OpMetadata::operator==(const OpMetadata& o) const {
          scheduling_name == o.scheduling_name;
 }
 
+bool AllowsTf32(PrimitiveType operand_type,
+                const std::optional<PrecisionConfig>& precision) {
+  if (operand_type != F32) return false;
+  if (!precision) return true;
+  for (Precision p : precision->operand_precision) {
+    if (p != Precision::kDefault) return false;
+  }
+  return precision->algorithm == 0;
+}
+
 }  // namespace hloc

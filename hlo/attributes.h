@@ -160,6 +160,12 @@ struct PrecisionConfig {
   }
 };
 
+// Whether an f32 contraction (dot or convolution) with this precision may
+// use TF32, as XLA:GPU's default precision does on NVIDIA GPUs (HIGH,
+// HIGHEST and an explicit algorithm do not).
+bool AllowsTf32(PrimitiveType operand_type,
+                const std::optional<PrecisionConfig>& precision);
+
 // The accuracy asked of a transcendental unary op's result: XLA's
 // ResultAccuracy, which JAX emits for lax.exp(x, accuracy=...) and prints
 // as result_accuracy={mode=highest} or

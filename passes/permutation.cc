@@ -19,6 +19,16 @@ HloInstruction* AddTranspose(HloComputation* computation,
       Shape::Array(operand->shape().element_type(), dims), operand, order));
 }
 
+bool TransposeKeepsBytes(const HloInstruction& transpose) {
+  const std::vector<int64_t> in = transpose.operand(0)->shape().MinorToMajor();
+  const std::vector<int64_t> out = transpose.shape().MinorToMajor();
+  if (in.size() != out.size()) return false;
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (transpose.dimensions(out[k]) != in[k]) return false;
+  }
+  return true;
+}
+
 std::vector<int64_t> InversePermutation(const std::vector<int64_t>& order) {
   std::vector<int64_t> inverse(order.size());
   for (size_t i = 0; i < order.size(); ++i) inverse[order[i]] = i;

@@ -20,6 +20,11 @@ HloInstruction* AddTranspose(HloComputation* computation,
                              HloInstruction* operand,
                              const std::vector<int64_t>& order);
 
+// Whether a transpose only renames its operand's bytes: its result's
+// layout lists, minor to major, the operand dimensions the operand's
+// layout lists (e.g. f32[n,m]{0,1} transpose(f32[m,n]{1,0}), dims={1,0}).
+bool TransposeKeepsBytes(const HloInstruction& transpose);
+
 // The permutation that undoes `order`: result[order[i]] = i.
 std::vector<int64_t> InversePermutation(const std::vector<int64_t>& order);
 

@@ -14,6 +14,7 @@
 #include "passes/dce.h"
 #include "passes/dot_convert_folding.h"
 #include "passes/dot_operand_order.h"
+#include "passes/dot_tf32_operand_layout.h"
 #include "passes/fft_layout.h"
 #include "passes/float8_normalization.h"
 #include "passes/float_normalization.h"
@@ -31,6 +32,7 @@
 #include "passes/topk_splitter.h"
 #include "passes/tree_reduction.h"
 #include "passes/triangular_solve_expander.h"
+#include "passes/transpose_bitcasts.h"
 #include "passes/tuple_layout.h"
 #include "passes/control_flow_layout.h"
 
@@ -163,6 +165,8 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
     pipeline.AddPass<SortSplitter>();
     pipeline.AddPass<TreeReduction>();
     pipeline.AddPass<DotOperandOrder>();
+    // Hopper's TF32 tensor cores read K-major tiles only.
+    if (platform == "cuda") pipeline.AddPass<DotTf32OperandLayout>();
   }
   // The CPU runs topk as a library call (runtime/cpu_topk.h); its AArch64
   // AOT compiler, which has none, applies topk-expander itself.
@@ -175,6 +179,11 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   pipeline.AddPass<InstructionFusion>(*fusion, report);
   pipeline.AddPass<MultiOutputFusion>(*fusion, report);
   pipeline.AddPass<DeadCodeElimination>();
+  // A GPU kernel for a transpose that keeps the bytes in order would copy
+  // the whole array.
+  if (platform == "cuda" || platform == "rocm") {
+    pipeline.AddPass<TransposeBitcasts>();
+  }
   return pipeline;
 }
 

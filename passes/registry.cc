@@ -19,6 +19,7 @@
 #include "passes/dce.h"
 #include "passes/dot_convert_folding.h"
 #include "passes/dot_operand_order.h"
+#include "passes/dot_tf32_operand_layout.h"
 #include "passes/fft_layout.h"
 #include "passes/float8_normalization.h"
 #include "passes/float_normalization.h"
@@ -39,6 +40,7 @@
 #include "passes/topk_splitter.h"
 #include "passes/tree_reduction.h"
 #include "passes/triangular_solve_expander.h"
+#include "passes/transpose_bitcasts.h"
 #include "passes/tuple_layout.h"
 #include "passes/control_flow_layout.h"
 #include "passes/tuple_simplifier.h"
@@ -120,6 +122,10 @@ const PassEntry kPasses[] = {
      "dot operands transposed to [batch, free, contracting] where they are "
      "no strided batch of matrices, so the dot can be a gemm call (GPU)",
      Make<DotOperandOrder>},
+    {"dot-tf32-operand-layout",
+     "the smaller operand of a large TF32 dot whose operands both keep the "
+     "contracting dimension major transposed to K-major (cuda)",
+     Make<DotTf32OperandLayout>},
     {"float8-normalization",
      "8-bit float arithmetic computed in f32 and rounded back after each "
      "op (the code generators only move and convert 8-bit floats)",
@@ -187,6 +193,10 @@ const PassEntry kPasses[] = {
     {"triangular-solve-expander",
      "triangular-solve as a while loop of row substitutions (GPUs, AArch64)",
      Make<TriangularSolveExpander>},
+    {"transpose-bitcasts",
+     "transposes whose result layout keeps the operand's bytes in order as "
+     "bitcasts, outside fusions (GPU, after fusion)",
+     Make<TransposeBitcasts>},
     {"tuple-simplifier", "gte(tuple) and tuple(gte...) round trips",
      Make<TupleSimplifier>},
     {"tuple-layout",

@@ -88,16 +88,6 @@ absl::Status Unfit(const std::string& why) {
 
 }  // namespace
 
-bool AllowsTf32(PrimitiveType operand_type,
-                const std::optional<PrecisionConfig>& precision) {
-  if (operand_type != F32) return false;
-  if (!precision) return true;
-  for (Precision p : precision->operand_precision) {
-    if (p != Precision::kDefault) return false;
-  }
-  return precision->algorithm == 0;
-}
-
 absl::StatusOr<GemmMapping> MapDotToGemm(
     const Shape& lhs, const Shape& rhs, const Shape& out,
     const DotDimensionNumbers& dnums,

@@ -32,12 +32,6 @@ struct GemmMapping {
   bool swap_operands = false;
 };
 
-// Whether an f32 contraction (dot or convolution) with this precision may
-// use TF32, as XLA:GPU's default precision does on NVIDIA GPUs (HIGH,
-// HIGHEST and an explicit algorithm do not).
-bool AllowsTf32(PrimitiveType operand_type,
-                const std::optional<PrecisionConfig>& precision);
-
 // `lhs`, `rhs` and `out` are array shapes with layouts (the default one
 // where absent); `precision` decides TF32 for f32 (XLA:GPU's default
 // precision computes f32 dots in TF32; HIGH and HIGHEST do not).

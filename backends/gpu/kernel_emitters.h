@@ -112,8 +112,9 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
     const KernelRequest& request, const ReductionInfo& r);
 
 // The transpose that moves the minor dimension (alone, or in a loop fusion
-// whose single output it reaches through elementwise ops only) for
-// EmitTransposeKernel, or nullptr.
+// whose one output it reaches through elementwise ops only, the fusion's
+// other outputs being of the transpose operand's dimensions and minor
+// dimension) for EmitTransposeKernel, or nullptr.
 const HloInstruction* FindTransposeHero(const KernelInfo& info);
 
 // A transpose (kernel) through shared-memory tiles, coalesced on both

@@ -18,11 +18,19 @@
 // second walk an odd number of 4-byte words apart, so its 32 column reads
 // fall in 32 different banks.
 //
-// Only where every use of the hero reaches the single output through
+// Only where every use of the hero reaches its output through
 // elementwise ops of the output's dimensions, so it is only read at the
 // output's own position.
+//
+// A multi-output fusion may add outputs of the hero operand's own
+// dimensions (tuple(x, transpose(x)): a value used by one gemm as it is
+// and by another K-major, dot_tf32_operand_layout.h): they are written in
+// the first walk, at the source positions being read, coalesced where
+// their minor dimension is the source's, so x is computed and its inputs
+// read once for both outputs.
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "backends/common/loop_emitter.h"
 #include "backends/gpu/kernel_builder.h"
@@ -36,6 +44,14 @@
 
 namespace hloc {
 namespace {
+
+// The physically most minor dimension of size > 1, or -1.
+int64_t MinorDim(const Shape& s) {
+  for (int64_t d : s.MinorToMajor()) {
+    if (s.dimensions(d) != 1) return d;
+  }
+  return -1;
+}
 
 // The output dimensions the tile spans: k (minor in the hero's operand)
 // and j (minor in the output).
@@ -59,14 +75,8 @@ std::optional<TilePlane> PlaneOf(const HloInstruction* hero,
     return std::nullopt;
   }
   // The physically most minor dimensions of size > 1.
-  auto minor = [](const Shape& s) -> int64_t {
-    for (int64_t d : s.MinorToMajor()) {
-      if (s.dimensions(d) != 1) return d;
-    }
-    return -1;
-  };
-  const int64_t a = minor(source);
-  const int64_t j = minor(output);
+  const int64_t a = MinorDim(source);
+  const int64_t j = MinorDim(output);
   if (a < 0 || j < 0) return std::nullopt;
   TilePlane plane;
   plane.j = j;
@@ -77,14 +87,11 @@ std::optional<TilePlane> PlaneOf(const HloInstruction* hero,
   return plane;
 }
 
-}  // namespace
-
-const HloInstruction* FindTransposeHero(const KernelInfo& info) {
-  if (info.outputs.size() != 1 || info.outputs[0].element >= 0) {
-    return nullptr;
-  }
-  const HloInstruction* root = info.outputs[0].root;
-  const Shape& output = info.output_shapes[0];
+// The hero of output `o` alone: the single-output rule.
+const HloInstruction* HeroOfOutput(const KernelInfo& info, size_t o) {
+  if (info.outputs[o].element >= 0) return nullptr;
+  const HloInstruction* root = info.outputs[o].root;
+  const Shape& output = info.output_shapes[o];
   if (!root->shape().IsArray() || !root->shape().SameDimensions(output) ||
       output.ElementCount() == 0) {
     return nullptr;
@@ -107,10 +114,66 @@ const HloInstruction* FindTransposeHero(const KernelInfo& info) {
   return nullptr;
 }
 
+// Whether `value` is computed from `hero`.
+bool Reads(const HloInstruction* value, const HloInstruction* hero) {
+  std::vector<const HloInstruction*> work = {value};
+  absl::flat_hash_set<const HloInstruction*> seen;
+  while (!work.empty()) {
+    const HloInstruction* v = work.back();
+    work.pop_back();
+    if (v == hero) return true;
+    if (!seen.insert(v).second) continue;
+    for (const HloInstruction* operand : v->operands()) work.push_back(operand);
+  }
+  return false;
+}
+
+// Whether output `o` can be written in the first walk, at the positions of
+// `hero`'s source: a value of the source's dimensions, minor along the
+// source's minor dimension, that does not read the hero (whose value the
+// first walk has not tiled yet).
+bool WrittenAtSource(const KernelInfo& info, size_t o,
+                     const HloInstruction* hero) {
+  if (hero->opcode() != HloOpcode::kTranspose ||
+      info.outputs[o].element >= 0) {
+    return false;
+  }
+  const Shape& source = hero->operand(0)->shape();
+  const Shape& output = info.output_shapes[o];
+  const HloInstruction* root = info.outputs[o].root;
+  return root->shape().IsArray() && root->shape().SameDimensions(source) &&
+         output.SameDimensions(source) &&
+         MinorDim(output) == MinorDim(source) && !Reads(root, hero);
+}
+
+// The output the hero's tile is written to (see FindTransposeHero).
+size_t TransposedOutput(const KernelInfo& info, const HloInstruction* hero) {
+  for (size_t o = 0; o < info.outputs.size(); ++o) {
+    if (HeroOfOutput(info, o) == hero) return o;
+  }
+  return 0;
+}
+
+}  // namespace
+
+const HloInstruction* FindTransposeHero(const KernelInfo& info) {
+  for (size_t t = 0; t < info.outputs.size(); ++t) {
+    const HloInstruction* hero = HeroOfOutput(info, t);
+    if (hero == nullptr) continue;
+    bool others_at_source = true;
+    for (size_t o = 0; o < info.outputs.size(); ++o) {
+      if (o != t && !WrittenAtSource(info, o, hero)) others_at_source = false;
+    }
+    if (others_at_source) return hero;
+  }
+  return nullptr;
+}
+
 absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
                                                const HloInstruction* hero) {
   const KernelInfo& info = *request.info;
-  const Shape& output = info.output_shapes[0];
+  const size_t transposed = TransposedOutput(info, hero);
+  const Shape& output = info.output_shapes[transposed];
   const TilePlane plane = *PlaneOf(hero, output);
   const int64_t hero_bytes = ByteWidth(hero->shape().element_type());
   // A lane takes `run` consecutive elements of a tile row at a time (two
@@ -218,13 +281,36 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
     };
     HLOC_ASSIGN_OR_RETURN(ElementGenerator hero_gen,
                           kernel.generators().Get(hero));
+    // The other outputs, written at the source positions (each is
+    // WrittenAtSource): output index s with s[p[i]] = t[i] for the
+    // transpose's permutation p and the tile's output index t.
+    std::vector<std::pair<size_t, ElementGenerator>> at_source;
+    for (size_t o = 0; o < info.outputs.size(); ++o) {
+      if (o == transposed) continue;
+      HLOC_ASSIGN_OR_RETURN(ElementGenerator gen,
+                            kernel.generators().ForOutput(info.outputs[o]));
+      at_source.emplace_back(o, std::move(gen));
+    }
+    auto source_index = [&](const IrIndex& t) {
+      std::vector<llvm::Value*> index(t.rank());
+      for (int64_t i = 0; i < t.rank(); ++i) {
+        index[hero->dimensions(i)] = t[i];
+      }
+      return IrIndex(index, kernel.index_type());
+    };
     // Phase 1: lanes along k (the operand's minor dimension).
     HLOC_RETURN_IF_ERROR(for_tile(
         /*lanes_along_k=*/true,
         [&](llvm::Value* k, llvm::Value* j, llvm::Value* tk_off,
             llvm::Value* tj_off) -> absl::Status {
-          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, hero_gen(at(k, j)));
+          const IrIndex t = at(k, j);
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * v, hero_gen(t));
           b->CreateStore(v, slot(tj_off, tk_off));
+          for (auto& [o, gen] : at_source) {
+            const IrIndex s = source_index(t);
+            HLOC_ASSIGN_OR_RETURN(llvm::Value * w, gen(s));
+            HLOC_RETURN_IF_ERROR(kernel.output(o).EmitWrite(s, w, b));
+          }
           return absl::OkStatus();
         }));
     kernel.target().EmitBarrier(b);
@@ -239,8 +325,9 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
             return b->CreateLoad(type, slot(current->second, current->first));
           });
     }
-    HLOC_ASSIGN_OR_RETURN(ElementGenerator out_gen,
-                          kernel.generators().ForOutput(info.outputs[0]));
+    HLOC_ASSIGN_OR_RETURN(
+        ElementGenerator out_gen,
+        kernel.generators().ForOutput(info.outputs[transposed]));
     return for_tile(
         /*lanes_along_k=*/false,
         [&](llvm::Value* k, llvm::Value* j, llvm::Value* tk_off,
@@ -253,7 +340,7 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
           } else {
             v = b->CreateLoad(type, slot(tj_off, tk_off));
           }
-          return kernel.output(0).EmitWrite(index, v, b);
+          return kernel.output(transposed).EmitWrite(index, v, b);
         });
   }();
   HLOC_RETURN_IF_ERROR(kernel.Finish(status));

@@ -5,6 +5,7 @@
 //   s = f32[128]   reshape(b)                           (undoes r)
 //   y = f32[128,1000] broadcast(s), dimensions={0}
 // which collapses to y = broadcast(x), dimensions={0}.
+#include "passes/permutation.h"
 #include "passes/simplifier/rules.h"
 
 namespace hloc {
@@ -77,11 +78,8 @@ HloInstruction* ReshapeIsBitcast(HloInstruction* reshape, Rewriter& rw) {
 // physical dimensions in the operand's own order moves no data: bitcast.
 HloInstruction* TransposeIsBitcast(HloInstruction* transpose, Rewriter& rw) {
   HloInstruction* x = transpose->operand(0);
-  if (!rw.options().enable_bitcasts) return nullptr;
-  std::vector<int64_t> in = x->shape().MinorToMajor();
-  std::vector<int64_t> out = transpose->shape().MinorToMajor();
-  for (size_t k = 0; k < out.size(); ++k) {
-    if (transpose->dimensions(out[k]) != in[k]) return nullptr;
+  if (!rw.options().enable_bitcasts || !TransposeKeepsBytes(*transpose)) {
+    return nullptr;
   }
   return rw.Add(
       HloInstruction::Create(HloOpcode::kBitcast, transpose->shape(), {x}));

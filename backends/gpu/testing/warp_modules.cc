@@ -269,6 +269,27 @@ ENTRY main {
   t = f32[330,200] transpose(x), dimensions={1,0}
   ROOT r = f32[330,200] subtract(t, y)
 })"},
+          // A multi-output fusion whose transpose's source is an output
+          // too (and an unrelated one of the source's shape): both written
+          // in the tile's first walk, edges on both sides.
+          {"transpose_with_source_outputs", R"(
+HloModule transpose_with_source_outputs
+fused {
+  a = f32[130,70] parameter(0)
+  b = f32[130,70] parameter(1)
+  zero = f32[] constant(0)
+  zeros = f32[130,70] broadcast(zero), dimensions={}
+  gt = pred[130,70] compare(a, zeros), direction=GT
+  s = f32[130,70] select(gt, b, zeros)
+  t = f32[70,130] transpose(s), dimensions={1,0}
+  n = f32[130,70] negate(a)
+  ROOT r = (f32[130,70], f32[70,130], f32[130,70]) tuple(s, t, n)
+}
+ENTRY main {
+  a = f32[130,70] parameter(0)
+  b = f32[130,70] parameter(1)
+  ROOT f = (f32[130,70], f32[70,130], f32[130,70]) fusion(a, b), kind=kLoop, calls=fused
+})"},
           {"transpose_s8", R"(
 HloModule transpose_s8
 ENTRY main {
