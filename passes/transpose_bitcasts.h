@@ -7,7 +7,10 @@
 // writes the bytes it reads, in the same order. As a kernel it copies the
 // whole array (64 MiB for a 4096 x 4096 f32 gradient, ~30 us on an H200);
 // as a bitcast it is a second name for the operand's buffer (runtime
-// buffer assignment aliases bitcasts). Fusion bodies are left alone: there
+// buffer assignment aliases bitcasts). Only transposes of computed values
+// whose users are tuples (results, loop state) change: a library call may
+// check its operands' layouts or overwrite one in place, and a
+// parameter's buffer is the caller's. Fusion bodies are left alone: there
 // a transpose costs only its index arithmetic. Runs last in the GPU
 // pipelines, after fusion.
 #ifndef PASSES_TRANSPOSE_BITCASTS_H_
