@@ -186,7 +186,15 @@ absl::StatusOr<GemmMapping> MapDotToGemm(
   c.lda = a->ld;
   c.ldb = b->ld;
   c.ldc = out_matrix->ld;
-  c.allow_tf32 = AllowsTf32(lt, precision);
+  // A product this small gains nothing from tensor cores (a launch costs
+  // more than its arithmetic), and XLA:GPU computes such dots in full f32:
+  // on the H200, jnp.abs(q @ r - b) for a 3x2 QR was 0 there and 1e-4
+  // through a TF32 gemm (session 19). Full f32 keeps both the answer and
+  // cuBLAS's choice of algorithm from mattering.
+  constexpr int64_t kMinTf32MultiplyAdds = 4096;
+  c.allow_tf32 = AllowsTf32(lt, precision) &&
+                 static_cast<double>(c.m) * c.n * c.k * c.batch >=
+                     kMinTf32MultiplyAdds;
   return mapping;
 }
 

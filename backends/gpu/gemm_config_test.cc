@@ -170,8 +170,18 @@ TEST(GemmConfigTest, HighestPrecisionIsNotTf32) {
                    .config.allow_tf32);
   PrecisionConfig defaults;
   defaults.operand_precision = {Precision::kDefault, Precision::kDefault};
-  EXPECT_TRUE(Map("f32[8,16]{1,0}", "f32[16,4]{1,0}", "f32[8,4]{1,0}",
+  EXPECT_TRUE(Map("f32[8,64]{1,0}", "f32[64,16]{1,0}", "f32[8,16]{1,0}",
                   Dims({1}, {0}), defaults)
+                  .config.allow_tf32);
+}
+
+TEST(GemmConfigTest, TinyProductsAreFullF32) {
+  // 8 x 4 x 16 = 512 multiply-adds: below the 4096 where TF32 starts.
+  EXPECT_FALSE(Map("f32[8,16]{1,0}", "f32[16,4]{1,0}", "f32[8,4]{1,0}",
+                   Dims({1}, {0}))
+                   .config.allow_tf32);
+  EXPECT_TRUE(Map("f32[16,16]{1,0}", "f32[16,16]{1,0}", "f32[16,16]{1,0}",
+                  Dims({1}, {0}))
                   .config.allow_tf32);
 }
 
