@@ -10,16 +10,15 @@ namespace hloc {
 namespace {
 
 // When copying an operand pays. The copy costs a read and a write of the
-// operand, B*K*min(M,N) elements; the slow gemm's extra time is about half
-// the fast one's (measured: 0.52 against 0.34 ms at 4096^3, TF32), which
-// grows as B*M*N*K. Per element copied that is N's worth of multiply-adds
-// (N the other operand's free size): at the H200's ~400 TFLOP/s TF32 and
-// ~4 TB/s, the copy's 8 bytes cost as much as ~740 of them, so the other
-// free size must be at least 1024.
+// operand, B*K*min(M,N) elements; the slow gemm's extra time grows as
+// B*M*N*K (measured: 0.63 against 0.36-0.40 ms at 4096^3 in TF32, about
+// 4e-15 s per multiply-add; gemm_layout_probe.py). Per element copied
+// that is N multiply-adds (N the other operand's free size), against the
+// copy's 8 bytes at ~4 TB/s (2e-12 s): the copy pays from N ~ 500; 1024
+// leaves a margin for smaller gemms' lower rates.
 constexpr int64_t kMinOtherFreeSize = 1024;
 // And the gemm must save more than a kernel launch and its ramp (a few
-// microseconds): 2^31 multiply-adds take ~11 us at 400 TFLOP/s, ~5 us of
-// which the copy saves.
+// microseconds): 2^31 multiply-adds save ~8 us at the rate above.
 constexpr int64_t kMinMultiplyAdds = int64_t{1} << 31;
 
 bool Contains(const std::vector<int64_t>& v, int64_t x) {

@@ -6,8 +6,8 @@
 // whose operands both keep their contracting dimensions major -- a
 // weight gradient, x^T @ dy, contracts the batch dimension of both --
 // reaches cuBLAS with neither operand K-major, and its gemm then runs at
-// about two thirds of the speed of the same gemm with one K-major operand
-// (4096^3 on an H200: 0.52 against 0.34 ms;
+// about 60% of the speed of the same gemm with one K-major operand
+// (4096^3 on an H200: 0.63 against 0.36-0.40 ms;
 // tools/gpu_bench/probes/gemm_layout_probe.py measures every layout).
 // This pass transposes the smaller operand to [batch, free, contracting]
 // where the gemm is large enough for the saving to outweigh the copy: one
