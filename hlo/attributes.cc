@@ -1,5 +1,7 @@
 #include "hlo/attributes.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace hloc {
@@ -233,6 +235,19 @@ bool OpMetadata::operator==(const OpMetadata& o) const {
          preserve_layout == o.preserve_layout &&
          stack_frame_id == o.stack_frame_id &&
          scheduling_name == o.scheduling_name;
+}
+
+std::vector<int64_t> DotFreeDimensions(
+    int64_t rank, const std::vector<int64_t>& batch,
+    const std::vector<int64_t>& contracting) {
+  auto contains = [](const std::vector<int64_t>& v, int64_t x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  std::vector<int64_t> free;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!contains(batch, d) && !contains(contracting, d)) free.push_back(d);
+  }
+  return free;
 }
 
 bool AllowsTf32(PrimitiveType operand_type,

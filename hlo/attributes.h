@@ -160,6 +160,12 @@ struct PrecisionConfig {
   }
 };
 
+// The dimensions of a rank-`rank` dot operand that are neither batch nor
+// contracting, ascending (the order the dot's output lists them in).
+std::vector<int64_t> DotFreeDimensions(int64_t rank,
+                                       const std::vector<int64_t>& batch,
+                                       const std::vector<int64_t>& contracting);
+
 // Whether an f32 contraction (dot or convolution) with this precision may
 // use TF32, as XLA:GPU's default precision does on NVIDIA GPUs (HIGH,
 // HIGHEST and an explicit algorithm do not).

@@ -13,17 +13,6 @@ bool Contains(const std::vector<int64_t>& v, int64_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-// The dimensions of a rank-`rank` operand that are neither batch nor
-// contracting, ascending (the order the dot's output lists them in).
-std::vector<int64_t> FreeDims(int64_t rank, const std::vector<int64_t>& batch,
-                              const std::vector<int64_t>& contracting) {
-  std::vector<int64_t> free;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!Contains(batch, d) && !Contains(contracting, d)) free.push_back(d);
-  }
-  return free;
-}
-
 std::vector<int64_t> Concat(std::vector<int64_t> a,
                             const std::vector<int64_t>& b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -35,7 +24,7 @@ std::vector<int64_t> Concat(std::vector<int64_t> a,
 // pairs them: a strided batch of matrices.
 bool IsGemmOrder(int64_t rank, const std::vector<int64_t>& batch,
                  const std::vector<int64_t>& contracting) {
-  const std::vector<int64_t> free = FreeDims(rank, batch, contracting);
+  const std::vector<int64_t> free = DotFreeDimensions(rank, batch, contracting);
   return IsIdentityPermutation(Concat(Concat(batch, free), contracting)) ||
          IsIdentityPermutation(Concat(Concat(batch, contracting), free));
 }
@@ -48,22 +37,11 @@ bool IsGemmOrder(int64_t rank, const std::vector<int64_t>& batch,
 std::vector<int64_t> GemmOrder(int64_t rank, const std::vector<int64_t>& batch,
                                const std::vector<int64_t>& contracting,
                                bool contracting_last) {
-  const std::vector<int64_t> free = FreeDims(rank, batch, contracting);
+  const std::vector<int64_t> free = DotFreeDimensions(rank, batch, contracting);
   if (Contains(contracting, rank - 1)) contracting_last = true;
   if (Contains(free, rank - 1)) contracting_last = false;
   return contracting_last ? Concat(Concat(batch, free), contracting)
                           : Concat(Concat(batch, contracting), free);
-}
-
-// The dot's dimension numbers for an operand transposed by `order`:
-// dimension d is now at the position where `order` holds it.
-void Renumber(const std::vector<int64_t>& order, std::vector<int64_t>* batch,
-              std::vector<int64_t>* contracting) {
-  for (std::vector<int64_t>* dims : {batch, contracting}) {
-    for (int64_t& d : *dims) {
-      d = std::find(order.begin(), order.end(), d) - order.begin();
-    }
-  }
 }
 
 absl::StatusOr<bool> Reorder(HloComputation* computation, HloInstruction* dot) {
@@ -91,21 +69,18 @@ absl::StatusOr<bool> Reorder(HloComputation* computation, HloInstruction* dot) {
         GemmOrder(lhs_rank, dnums.lhs_batch_dimensions,
                   dnums.lhs_contracting_dimensions, /*contracting_last=*/true);
     lhs = AddTranspose(computation, lhs, order);
-    Renumber(order, &dnums.lhs_batch_dimensions,
-             &dnums.lhs_contracting_dimensions);
+    RenumberForTranspose(order, &dnums.lhs_batch_dimensions,
+                         &dnums.lhs_contracting_dimensions);
   }
   if (!rhs_ok) {
     const std::vector<int64_t> order =
         GemmOrder(rhs_rank, dnums.rhs_batch_dimensions,
                   dnums.rhs_contracting_dimensions, /*contracting_last=*/false);
     rhs = AddTranspose(computation, rhs, order);
-    Renumber(order, &dnums.rhs_batch_dimensions,
-             &dnums.rhs_contracting_dimensions);
+    RenumberForTranspose(order, &dnums.rhs_batch_dimensions,
+                         &dnums.rhs_contracting_dimensions);
   }
-  HloInstruction* reordered = computation->AddInstruction(
-      dot->CloneWithNewOperands(dot->shape(), {lhs, rhs}));
-  reordered->mutable_attrs().dot_dimension_numbers = dnums;
-  if (absl::Status s = computation->ReplaceInstruction(dot, reordered);
+  if (absl::Status s = ReplaceDotOperands(computation, dot, lhs, rhs, dnums);
       !s.ok()) {
     return s;
   }

@@ -31,15 +31,6 @@ int64_t Product(const Shape& shape, const std::vector<int64_t>& dims) {
   return p;
 }
 
-std::vector<int64_t> FreeDims(int64_t rank, const std::vector<int64_t>& batch,
-                              const std::vector<int64_t>& contracting) {
-  std::vector<int64_t> free;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!Contains(batch, d) && !Contains(contracting, d)) free.push_back(d);
-  }
-  return free;
-}
-
 // An operand in gemm order ([batch, free, contracting] or [batch,
 // contracting, free], dot-operand-order's forms) is K-major when its
 // minor dimension is a contracting one.
@@ -69,11 +60,11 @@ absl::StatusOr<bool> MakeOneKMajor(HloComputation* computation,
     return false;
   }
   const std::vector<int64_t> lhs_free =
-      FreeDims(ls.rank(), dnums.lhs_batch_dimensions,
-               dnums.lhs_contracting_dimensions);
+      DotFreeDimensions(ls.rank(), dnums.lhs_batch_dimensions,
+                        dnums.lhs_contracting_dimensions);
   const std::vector<int64_t> rhs_free =
-      FreeDims(rs.rank(), dnums.rhs_batch_dimensions,
-               dnums.rhs_contracting_dimensions);
+      DotFreeDimensions(rs.rank(), dnums.rhs_batch_dimensions,
+                        dnums.rhs_contracting_dimensions);
   const int64_t batch = Product(ls, dnums.lhs_batch_dimensions);
   const int64_t m = Product(ls, lhs_free);
   const int64_t n = Product(rs, rhs_free);
@@ -93,20 +84,14 @@ absl::StatusOr<bool> MakeOneKMajor(HloComputation* computation,
   std::vector<int64_t> order = batch_dims;
   order.insert(order.end(), free.begin(), free.end());
   order.insert(order.end(), contracting.begin(), contracting.end());
-  for (std::vector<int64_t>* dims : {&batch_dims, &contracting}) {
-    for (int64_t& d : *dims) {
-      d = std::find(order.begin(), order.end(), d) - order.begin();
-    }
-  }
+  RenumberForTranspose(order, &batch_dims, &contracting);
   if (copy_lhs) {
     lhs = AddTranspose(computation, lhs, order);
   } else {
     rhs = AddTranspose(computation, rhs, order);
   }
-  HloInstruction* relaid = computation->AddInstruction(
-      dot->CloneWithNewOperands(dot->shape(), {lhs, rhs}));
-  relaid->mutable_attrs().dot_dimension_numbers = dnums;
-  if (absl::Status s = computation->ReplaceInstruction(dot, relaid); !s.ok()) {
+  if (absl::Status s = ReplaceDotOperands(computation, dot, lhs, rhs, dnums);
+      !s.ok()) {
     return s;
   }
   return true;

@@ -1,5 +1,7 @@
 #include "passes/permutation.h"
 
+#include <algorithm>
+
 namespace hloc {
 
 bool IsIdentityPermutation(const std::vector<int64_t>& dims) {
@@ -27,6 +29,26 @@ bool TransposeKeepsBytes(const HloInstruction& transpose) {
     if (transpose.dimensions(out[k]) != in[k]) return false;
   }
   return true;
+}
+
+void RenumberForTranspose(const std::vector<int64_t>& order,
+                          std::vector<int64_t>* batch,
+                          std::vector<int64_t>* contracting) {
+  for (std::vector<int64_t>* dims : {batch, contracting}) {
+    for (int64_t& d : *dims) {
+      d = std::find(order.begin(), order.end(), d) - order.begin();
+    }
+  }
+}
+
+absl::Status ReplaceDotOperands(HloComputation* computation,
+                                HloInstruction* dot, HloInstruction* lhs,
+                                HloInstruction* rhs,
+                                const DotDimensionNumbers& dnums) {
+  HloInstruction* replacement = computation->AddInstruction(
+      dot->CloneWithNewOperands(dot->shape(), {lhs, rhs}));
+  replacement->mutable_attrs().dot_dimension_numbers = dnums;
+  return computation->ReplaceInstruction(dot, replacement);
 }
 
 std::vector<int64_t> InversePermutation(const std::vector<int64_t>& order) {

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "hlo/attributes.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 
@@ -24,6 +26,20 @@ HloInstruction* AddTranspose(HloComputation* computation,
 // layout lists, minor to major, the operand dimensions the operand's
 // layout lists (e.g. f32[n,m]{0,1} transpose(f32[m,n]{1,0}), dims={1,0}).
 bool TransposeKeepsBytes(const HloInstruction& transpose);
+
+// A dot's batch and contracting dimensions of an operand, renumbered for
+// that operand transposed by `order` (dimension d moves to where `order`
+// holds it).
+void RenumberForTranspose(const std::vector<int64_t>& order,
+                          std::vector<int64_t>* batch,
+                          std::vector<int64_t>* contracting);
+
+// Replaces `dot` with a dot of `lhs` and `rhs` (its operands transposed)
+// under `dnums`, everything else as before.
+absl::Status ReplaceDotOperands(HloComputation* computation,
+                                HloInstruction* dot, HloInstruction* lhs,
+                                HloInstruction* rhs,
+                                const DotDimensionNumbers& dnums);
 
 // The permutation that undoes `order`: result[order[i]] = i.
 std::vector<int64_t> InversePermutation(const std::vector<int64_t>& order);

@@ -20,10 +20,6 @@
 namespace hloc {
 namespace {
 
-bool Contains(const std::vector<int64_t>& v, int64_t x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
-
 DimGroup Group(const Shape& shape, const std::vector<int64_t>& dims) {
   std::vector<int64_t> strides = LayoutStrides(shape);
   std::vector<int64_t> sizes, s;
@@ -32,15 +28,6 @@ DimGroup Group(const Shape& shape, const std::vector<int64_t>& dims) {
     s.push_back(strides[d]);
   }
   return DimGroup(sizes, s);
-}
-
-std::vector<int64_t> FreeDims(int64_t rank, const std::vector<int64_t>& batch,
-                              const std::vector<int64_t>& contracting) {
-  std::vector<int64_t> free;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!Contains(batch, d) && !Contains(contracting, d)) free.push_back(d);
-  }
-  return free;
 }
 
 std::vector<int64_t> Range(int64_t begin, int64_t end) {
@@ -217,9 +204,9 @@ absl::Status EmitDotKernel(const HloInstruction& hlo, const std::string& symbol,
   }
 
   // Output dimensions: batch..., lhs free..., rhs free... (XLA's order).
-  const std::vector<int64_t> lhs_free = FreeDims(
+  const std::vector<int64_t> lhs_free = DotFreeDimensions(
       lhs.rank(), dn.lhs_batch_dimensions, dn.lhs_contracting_dimensions);
-  const std::vector<int64_t> rhs_free = FreeDims(
+  const std::vector<int64_t> rhs_free = DotFreeDimensions(
       rhs.rank(), dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions);
   const int64_t nb = dn.lhs_batch_dimensions.size();
   const int64_t nm = lhs_free.size();

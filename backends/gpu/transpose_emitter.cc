@@ -30,7 +30,6 @@
 // read once for both outputs.
 #include <algorithm>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "backends/common/loop_emitter.h"
 #include "backends/gpu/kernel_builder.h"
@@ -41,6 +40,7 @@
 #include "hlo/status_macros.h"
 #include "llvm/IR/Module.h"
 #include "passes/fusion/fusion_kinds.h"
+#include "passes/fusion/fusion_utils.h"
 
 namespace hloc {
 namespace {
@@ -114,20 +114,6 @@ const HloInstruction* HeroOfOutput(const KernelInfo& info, size_t o) {
   return nullptr;
 }
 
-// Whether `value` is computed from `hero`.
-bool Reads(const HloInstruction* value, const HloInstruction* hero) {
-  std::vector<const HloInstruction*> work = {value};
-  absl::flat_hash_set<const HloInstruction*> seen;
-  while (!work.empty()) {
-    const HloInstruction* v = work.back();
-    work.pop_back();
-    if (v == hero) return true;
-    if (!seen.insert(v).second) continue;
-    for (const HloInstruction* operand : v->operands()) work.push_back(operand);
-  }
-  return false;
-}
-
 // Whether output `o` can be written in the first walk, at the positions of
 // `hero`'s source: a value of the source's dimensions, minor along the
 // source's minor dimension, that does not read the hero (whose value the
@@ -143,7 +129,7 @@ bool WrittenAtSource(const KernelInfo& info, size_t o,
   const HloInstruction* root = info.outputs[o].root;
   return root->shape().IsArray() && root->shape().SameDimensions(source) &&
          output.SameDimensions(source) &&
-         MinorDim(output) == MinorDim(source) && !Reads(root, hero);
+         MinorDim(output) == MinorDim(source) && !Reaches(hero, root);
 }
 
 // The output the hero's tile is written to (see FindTransposeHero).
