@@ -1197,6 +1197,17 @@ ENTRY main {
   for (int i = 0; i < 16; ++i) {
     EXPECT_EQ(out->data<float>()[i], want) << cpu->name << " element " << i;
   }
+
+  // Without contraction both round, as the evaluator computes them.
+  CpuCompileOptions strict;
+  strict.jit.contract_multiply_add = false;
+  auto rounded_twice = CompileForCpu(**module, strict);
+  ASSERT_TRUE(rounded_twice.ok()) << rounded_twice.status();
+  out = (*rounded_twice)->Run(args, DenormalMode::kKeep);
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (int i = 0; i < 16; ++i) {
+    EXPECT_EQ(out->data<float>()[i], 0.0f) << cpu->name << " element " << i;
+  }
 }
 
 TEST(CpuVectorizationTest, RowReductionIsVectorized) {

@@ -63,8 +63,10 @@ void OptimizeModule(llvm::Module& module, llvm::TargetMachine* tm) {
   mpm.run(module, mam);
 }
 
-void SetCpuTargetOptions(llvm::TargetOptions& options) {
-  options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+void SetCpuTargetOptions(llvm::TargetOptions& options,
+                         bool contract_multiply_add) {
+  options.AllowFPOpFusion = contract_multiply_add ? llvm::FPOpFusion::Fast
+                                                  : llvm::FPOpFusion::Strict;
 }
 
 struct JitModule::State {
@@ -88,7 +90,7 @@ absl::StatusOr<std::unique_ptr<JitModule>> JitModule::Create(
     jtmb.getFeatures().AddFeature(llvm::StringRef(f.data(), f.size()));
   }
   jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  SetCpuTargetOptions(jtmb.getOptions());
+  SetCpuTargetOptions(jtmb.getOptions(), options.contract_multiply_add);
   auto tm = jtmb.createTargetMachine();
   if (!tm) return absl::InternalError(ToString(tm.takeError()));
 

@@ -42,6 +42,11 @@ struct JitOptions {
   // host lacks can be kept (keep_ir, keep_asm, keep_object) but not run.
   std::string cpu;
   std::string cpu_features;
+  // Whether a multiply feeding an add may round once, as a fused
+  // multiply-add (SetCpuTargetOptions). False: every multiply and add
+  // rounds as the HLO says, as the evaluator computes them (the
+  // differential fuzzer, which compares the two exactly).
+  bool contract_multiply_add = true;
   // Adds the time of LLVM's pipeline and of the object code (keep_object;
   // otherwise code generation happens at the first Lookup) here.
   CompilePhaseTimes* phase_times = nullptr;
@@ -57,8 +62,10 @@ void OptimizeModule(llvm::Module& module, llvm::TargetMachine* target_machine);
 // multiply-adds where the CPU has them (AllowFPOpFusion Fast), as XLA:CPU
 // compiles (its CompilerTargetOptions: one rounding instead of two), so
 // that results match XLA's to the bit where a computation amplifies the
-// last bit (an escape-time loop, a long integration).
-void SetCpuTargetOptions(llvm::TargetOptions& options);
+// last bit (an escape-time loop, a long integration). With
+// `contract_multiply_add` false, none are (JitOptions).
+void SetCpuTargetOptions(llvm::TargetOptions& options,
+                         bool contract_multiply_add = true);
 
 class JitModule {
  public:

@@ -108,6 +108,9 @@ absl::Status CheckModule(const std::string& text, uint64_t input_seed) {
   }
   CpuCompileOptions compile_options;
   compile_options.log_fallbacks = false;
+  // Exact agreement needs each multiply and add rounded as the evaluator
+  // rounds it, not fused (jit.h contract_multiply_add).
+  compile_options.jit.contract_multiply_add = false;
   auto executable = CompileForCpu(*optimized, compile_options);
   if (!executable.ok()) {
     return fail("the cpu backend cannot compile it: ",
