@@ -9,9 +9,13 @@
 # made by JAX, where it is installed), and the differential fuzzer's
 # generated modules (expected outputs from the evaluator, bit for bit).
 #
-#   scripts/gpu_check.sh [--tests] [--gpu-arch=sm_90]   # here -> gpu-bundle/
+#   scripts/gpu_check.sh [--tests] [--gpu-arch=sm_90] [--zoo-themes=T,...]
+#                                                       # here -> gpu-bundle/
 #   python3 tests/jax/zoo_gpu_cases.py --xla-gpu gpu-bundle \
 #     && gpu-bundle/run.sh                              # on the GPU machine
+#
+# --zoo-themes: only those themes of the zoo (tests/jax/zoo/__init__.py's
+# THEMES), for a quick check of new programs; every other case is built.
 #
 # The corpus cases also carry JAX's HloModuleProto (xla_module.pb), which
 # tools/gpu_bench/corpus_bench.py times on XLA:GPU beside hloc's
@@ -29,10 +33,12 @@ cd "$(dirname "$0")/.."
 
 bundle_flags=()
 arch=sm_90
+zoo_flags=()
 for arg in "$@"; do
   case "$arg" in
     --tests) bundle_flags+=(--tests) ;;
     --gpu-arch=*) arch="${arg#--gpu-arch=}" ;;
+    --zoo-themes=*) zoo_flags+=("--themes=${arg#--zoo-themes=}") ;;
     *) echo "gpu_check: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -119,7 +125,7 @@ if python3 -c "import jax, ml_dtypes" 2> /dev/null; then
   # The model zoo (tests/jax/zoo: the programs zoo_test checks on the CPU
   # targets), lowered for cuda, with XLA:CPU's outputs; on the GPU machine
   # `zoo_gpu_cases.py --xla-gpu` replaces them with XLA:GPU's.
-  python3 tests/jax/zoo_gpu_cases.py "$stage/zoo_cases" >&2
+  python3 tests/jax/zoo_gpu_cases.py "$stage/zoo_cases" "${zoo_flags[@]}" >&2
   for case in "$stage"/zoo_cases/*/; do
     compile "zoo.$(basename "$case")" "$case/module.pb" "$case"
     count=$((count + 1))

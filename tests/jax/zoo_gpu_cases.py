@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The model zoo as GPU cases: every zoo program lowered for cuda.
 
-  python3 tests/jax/zoo_gpu_cases.py DIR                # here
-  python3 tests/jax/zoo_gpu_cases.py --xla-gpu BUNDLE   # on the GPU machine
+  python3 tests/jax/zoo_gpu_cases.py DIR [--themes=T,...]  # here
+  python3 tests/jax/zoo_gpu_cases.py --xla-gpu BUNDLE      # on the GPU machine
 
 The first form writes DIR/NAME/{module.pb, in<i>.npy, out<i>.npy} for each
-program of zoo/ (zoo_test.py checks them on the CPU targets): the
+program of zoo/ (zoo_test.py checks them on the CPU targets; with
+--themes, only the programs of those themes, zoo.THEMES' keys): the
 HloModuleProto JAX hands XLA:GPU (lowered for cuda on this CPU-only
 machine, so the GPU's own lowering rules apply: threefry unrolled, not the
 CPU's loop), the inputs, and XLA:CPU's outputs of the same function.
@@ -135,8 +136,20 @@ def write_cuda_case(case_dir, fn, inputs):
         np.save(os.path.join(case_dir, f"out{i}.npy"), np.asarray(y))
 
 
-def write_cases(out):
-    for name in sorted(zoo.ALL):
+def programs_of(themes):
+    """The zoo's program names, or those of `themes` (None: all)."""
+    if themes is None:
+        return sorted(zoo.ALL)
+    unknown = [t for t in themes if t not in zoo.THEMES]
+    if unknown:
+        sys.exit(f"zoo_gpu_cases: no zoo theme {', '.join(unknown)} "
+                 f"(themes: {', '.join(zoo.THEMES)})")
+    return sorted(name for t in themes for name in zoo.THEMES[t])
+
+
+def write_cases(out, themes=None):
+    names = programs_of(themes)
+    for name in names:
         with precision_for(name):
             write_cuda_case(os.path.join(out, name), zoo.ALL[name][0],
                             inputs_of(name))
@@ -144,7 +157,7 @@ def write_cases(out):
             # More hlo-opt flags for the case (scripts/gpu_check.sh).
             with open(os.path.join(out, name, "hlo_opt_flags"), "w") as f:
                 f.write("--allow-excess-precision=false\n")
-    print(f"{len(zoo.ALL)} zoo programs lowered for cuda in {out}")
+    print(f"{len(names)} zoo programs lowered for cuda in {out}")
 
 
 def expect_xla_gpu(bundle):
@@ -203,5 +216,10 @@ if __name__ == "__main__":
         expect_xla_gpu(sys.argv[2])
     elif len(sys.argv) == 2 and not sys.argv[1].startswith("-"):
         write_cases(sys.argv[1])
+    elif (len(sys.argv) == 3 and not sys.argv[1].startswith("-")
+          and sys.argv[2].startswith("--themes=")):
+        write_cases(sys.argv[1],
+                    sys.argv[2][len("--themes="):].split(","))
     else:
-        sys.exit("usage: zoo_gpu_cases.py DIR | --xla-gpu BUNDLE")
+        sys.exit("usage: zoo_gpu_cases.py DIR [--themes=T,...] | "
+                 "--xla-gpu BUNDLE")
