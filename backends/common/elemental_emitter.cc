@@ -15,6 +15,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
 
 namespace hloc {
 namespace {
@@ -54,6 +55,23 @@ double ToleratedRelativeError(const HloInstruction& hlo) {
   }
   if (type == BF16 || type == F16) return UnitRoundoff(type);
   return 0;
+}
+
+// An operand of a float comparison, fenced (llvm.arithmetic.fence, no
+// code) where the target asks (MathLibrary::FencesFloatsFromBits) and `v`
+// is a float a bitcast made from integer bits (a bitcast-convert): LLVM's
+// InstCombine would otherwise turn fcmp oeq (bitcast i32 %x), 0.0 into an
+// integer test that misses the denormals DAZ reads as zero. Only here, not
+// on every bitcast-convert: the fence keeps LLVM from vectorizing.
+llvm::Value* FenceFloatFromBits(llvm::Value* v, const MathLibrary* math,
+                                llvm::IRBuilderBase* b) {
+  auto* cast = llvm::dyn_cast<llvm::BitCastOperator>(v);
+  if (math == nullptr || !math->FencesFloatsFromBits() || cast == nullptr ||
+      !cast->getSrcTy()->isIntOrIntVectorTy() ||
+      !v->getType()->isFPOrFPVectorTy()) {
+    return v;
+  }
+  return b->CreateUnaryIntrinsic(llvm::Intrinsic::arithmetic_fence, v);
 }
 
 }  // namespace
@@ -710,8 +728,8 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitCompare(
     return v;
   }
   if (IsFloatingPointType(type) && !total_order) {
-    lhs = Widen(lhs);
-    rhs = Widen(rhs);
+    lhs = FenceFloatFromBits(Widen(lhs), math_, b_);
+    rhs = FenceFloatFromBits(Widen(rhs), math_, b_);
     switch (dir) {
       case ComparisonDirection::kEq:
         return b_->CreateFCmpOEQ(lhs, rhs);

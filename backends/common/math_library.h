@@ -96,6 +96,17 @@ class MathLibrary {
   // result: the elemental emitter calls the library's fmod there instead.
   virtual bool HasExactFrem() const { return true; }
 
+  // True if the target's kernels may run with f32/f64 denormal inputs read
+  // as zero (the CPU runtime sets x86's MXCSR DAZ to flush as XLA:CPU
+  // does) while the IR's semantics stay IEEE. LLVM's InstCombine then
+  // rewrites fcmp oeq (bitcast i32 %x to float), 0.0 as an integer test of
+  // %x's magnitude bits, false for the denormals that DAZ makes equal to
+  // zero, whatever the function's denormal-fp-math says (LLVM 19). The
+  // elemental emitter fences (llvm.arithmetic.fence, no code) a float
+  // comparison's operands that a bitcast made from integer bits, which
+  // InstCombine does not see through.
+  virtual bool FencesFloatsFromBits() const { return false; }
+
  protected:
   // Declares FunctionName(fn, type) as a pure function and calls it.
   llvm::Value* EmitCall(MathFunction fn, absl::Span<llvm::Value* const> args,
@@ -108,6 +119,7 @@ class HostMathLibrary : public MathLibrary {
   llvm::Value* Emit(MathFunction fn, absl::Span<llvm::Value* const> args,
                     llvm::Module* module,
                     llvm::IRBuilderBase* b) const override;
+  bool FencesFloatsFromBits() const override { return true; }
 
  private:
   llvm::Value* EmitCbrt(llvm::Value* x, llvm::Module* module,
