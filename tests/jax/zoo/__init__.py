@@ -6,8 +6,8 @@ of NumPy arrays, small sizes). ALL merges them; a name may appear once.
 """
 
 from zoo import (arrays, control_flow, edge_cases, hunted, hunted2, hunted3,
-                 hunted4, hunted5, losses, models, numerics, optimizers,
-                 research)
+                 hunted4, hunted5, hunted6, losses, models, numerics,
+                 optimizers, research)
 
 THEMES = {
     "models": models.PROGRAMS,
@@ -23,6 +23,7 @@ THEMES = {
     "hunted3": hunted3.PROGRAMS,
     "hunted4": hunted4.PROGRAMS,
     "hunted5": hunted5.PROGRAMS,
+    "hunted6": hunted6.PROGRAMS,
 }
 
 

@@ -30,6 +30,12 @@ KNOWN_FAILURES = {
     ("x64_newton_logistic", "cpu aarch64"):
         "has no aarch64 AOT implementation",
     ("pca_eigh_qr", "cpu aarch64"): "has no aarch64 AOT implementation",
+    # The sixth hunt's denormal inputs: the AArch64 target keeps IEEE
+    # denormals (README, "Denormals") where XLA:CPU's x86 runtime, and
+    # hloc's, read them as zero: heaviside(+-1e-45, 0.5) is 1 and 0 there,
+    # not 0.5, and a float bitcast from a small integer is not == 0.
+    ("float_edges", "cpu aarch64"): "out23[17]: got 1, expected 0.5",
+    ("lax_direct_edges", "cpu aarch64"): "out41[0]: got false, expected true",
     # The evaluator computes syevd's eigenvalues, not its eigenvectors
     # (tests/jax/lax/unsupported.py, eigh_p); the cpu calls LAPACK.
     ("pca_eigh_qr", "evaluator"): "to 'lapack_ssyevd_ffi' (eigenvectors)",
