@@ -17,7 +17,13 @@ bool IsLowPrecisionFloat(PrimitiveType type) { return type == BF16; }
 // Float arithmetic whose f32 result, rounded to the narrow type, is what
 // the narrow operation computes (or more precise): the ops that round.
 // select only moves values, so it is widened only when that lets a
-// rounding go (see WidensSelect).
+// rounding go (see WidensSelect). compare rounds nothing and is left
+// narrow: widened, its operands' roundings would go with the narrow-then-
+// widen pairs on the GPUs, the program's own included, and a comparison
+// of the unrounded values can flip (nextafter(bf16(3.4028235e38), inf)
+// compares x == y, true only for x rounded to inf; unrounded, the result
+// stepped past inf to a NaN where XLA:GPU, XLA:CPU and the evaluator give
+// inf). The emitters widen a narrow compare's operands themselves.
 bool IsArithmetic(HloOpcode opcode) {
   switch (opcode) {
     case HloOpcode::kAbs:
@@ -32,7 +38,6 @@ bool IsArithmetic(HloOpcode opcode) {
     case HloOpcode::kCbrt:
     case HloOpcode::kCeil:
     case HloOpcode::kClamp:
-    case HloOpcode::kCompare:
     case HloOpcode::kCos:
     case HloOpcode::kCosh:
     case HloOpcode::kDivide:
@@ -85,10 +90,7 @@ PrimitiveType NarrowType(const HloInstruction* instr) {
       return PRIMITIVE_TYPE_INVALID;
     }
   }
-  // compare's result is a predicate; every other op returns its operands'
-  // type.
-  if (instr->opcode() != HloOpcode::kCompare &&
-      instr->shape().element_type() != type) {
+  if (instr->shape().element_type() != type) {
     return PRIMITIVE_TYPE_INVALID;
   }
   return type;

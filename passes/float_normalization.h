@@ -22,8 +22,9 @@
 //
 // Left alone: reducer and comparator computations (the reduction and sort
 // emitters recognise their reducers by shape and opcode, and the
-// accumulator's type is the reduction's business), converts, and
-// operations whose operands have other types, and f16 (XLA computes f16
+// accumulator's type is the reduction's business), converts, compares
+// (they read rounded values: see the .cc), operations whose operands
+// have other types, and f16 (XLA computes f16
 // arithmetic in f16, natively on GPUs; see the .cc). The reference
 // evaluator never runs this pass; pipelines run it only when excess
 // precision is allowed.
