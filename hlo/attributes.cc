@@ -1,7 +1,6 @@
 #include "hlo/attributes.h"
 
-#include <algorithm>
-
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 
 namespace hloc {
@@ -240,12 +239,12 @@ bool OpMetadata::operator==(const OpMetadata& o) const {
 std::vector<int64_t> DotFreeDimensions(
     int64_t rank, const std::vector<int64_t>& batch,
     const std::vector<int64_t>& contracting) {
-  auto contains = [](const std::vector<int64_t>& v, int64_t x) {
-    return std::find(v.begin(), v.end(), x) != v.end();
-  };
   std::vector<int64_t> free;
   for (int64_t d = 0; d < rank; ++d) {
-    if (!contains(batch, d) && !contains(contracting, d)) free.push_back(d);
+    if (!absl::c_linear_search(batch, d) &&
+        !absl::c_linear_search(contracting, d)) {
+      free.push_back(d);
+    }
   }
   return free;
 }

@@ -1,17 +1,13 @@
 #include "passes/dot_operand_order.h"
 
-#include <algorithm>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "hlo/computation.h"
 #include "passes/permutation.h"
 
 namespace hloc {
 namespace {
-
-bool Contains(const std::vector<int64_t>& v, int64_t x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
 
 std::vector<int64_t> Concat(std::vector<int64_t> a,
                             const std::vector<int64_t>& b) {
@@ -38,8 +34,8 @@ std::vector<int64_t> GemmOrder(int64_t rank, const std::vector<int64_t>& batch,
                                const std::vector<int64_t>& contracting,
                                bool contracting_last) {
   const std::vector<int64_t> free = DotFreeDimensions(rank, batch, contracting);
-  if (Contains(contracting, rank - 1)) contracting_last = true;
-  if (Contains(free, rank - 1)) contracting_last = false;
+  if (absl::c_linear_search(contracting, rank - 1)) contracting_last = true;
+  if (absl::c_linear_search(free, rank - 1)) contracting_last = false;
   return contracting_last ? Concat(Concat(batch, free), contracting)
                           : Concat(Concat(batch, contracting), free);
 }

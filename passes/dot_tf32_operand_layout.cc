@@ -1,8 +1,8 @@
 #include "passes/dot_tf32_operand_layout.h"
 
-#include <algorithm>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "hlo/computation.h"
 #include "passes/permutation.h"
 
@@ -21,10 +21,6 @@ constexpr int64_t kMinOtherFreeSize = 1024;
 // microseconds): 2^31 multiply-adds save ~8 us at the rate above.
 constexpr int64_t kMinMultiplyAdds = int64_t{1} << 31;
 
-bool Contains(const std::vector<int64_t>& v, int64_t x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
-
 int64_t Product(const Shape& shape, const std::vector<int64_t>& dims) {
   int64_t p = 1;
   for (int64_t d : dims) p *= shape.dimensions(d);
@@ -35,7 +31,7 @@ int64_t Product(const Shape& shape, const std::vector<int64_t>& dims) {
 // contracting, free], dot-operand-order's forms) is K-major when its
 // minor dimension is a contracting one.
 bool IsKMajor(const Shape& shape, const std::vector<int64_t>& contracting) {
-  return Contains(contracting, shape.rank() - 1);
+  return absl::c_linear_search(contracting, shape.rank() - 1);
 }
 
 absl::StatusOr<bool> MakeOneKMajor(HloComputation* computation,
