@@ -9,9 +9,11 @@
 // default); the reference evaluator is plain IEEE C++ code, so hlo-run gives
 // it the same environment: ScopedDenormalMode around the run (threads it
 // starts inherit the mode, as POSIX threads inherit the floating-point
-// environment) and FlushDenormals on its f32/f64 inputs (library functions
-// such as logf classify their argument with integer instructions, which DAZ
-// does not reach).
+// environment) and FlushDenormals on its f32/f64 inputs, bf16 and complex
+// ones included, whose values are f32/f64 values when computed on (library
+// functions such as logf and clogf classify their argument with integer
+// instructions, which DAZ does not reach: log of a bf16 1e-40 was -104
+// where XLA:CPU gives -inf).
 //
 // OpenMP's worker threads are created once and keep their own control
 // registers, so kernels call ParallelInCallersDenormalMode instead of
@@ -30,29 +32,30 @@
 namespace hloc {
 
 enum class DenormalMode {
-  kFlush,  // FTZ and DAZ, as XLA's runtimes (the default).
-  kKeep,   // IEEE gradual underflow.
+  kFlush, // FTZ and DAZ, as XLA's runtimes (the default).
+  kKeep,  // IEEE gradual underflow.
 };
 
 // "flush" or "keep".
-const char* DenormalModeName(DenormalMode mode);
+const char *DenormalModeName(DenormalMode mode);
 
 // Sets the calling thread's denormal mode (x86 MXCSR FTZ and DAZ; AArch64
 // FPCR FZ) for its lifetime and restores the previous state after.
 class ScopedDenormalMode {
- public:
+public:
   explicit ScopedDenormalMode(DenormalMode mode);
   ~ScopedDenormalMode();
-  ScopedDenormalMode(const ScopedDenormalMode&) = delete;
-  ScopedDenormalMode& operator=(const ScopedDenormalMode&) = delete;
+  ScopedDenormalMode(const ScopedDenormalMode &) = delete;
+  ScopedDenormalMode &operator=(const ScopedDenormalMode &) = delete;
 
- private:
+private:
   uint64_t saved_;
 };
 
-// Replaces every denormal f32/f64 element of `literal` (tuples too) by a
-// zero of its sign; returns how many it replaced.
-int64_t FlushDenormals(Literal* literal);
+// Replaces every denormal f32/f64/bf16 element and every denormal part of a
+// c64/c128 element of `literal` (tuples too) by a zero of its sign; returns
+// how many it replaced.
+int64_t FlushDenormals(Literal *literal);
 
 // Copies of `literals` with their denormals flushed (FlushDenormals): the
 // inputs of a run that reads them as zeros, the caller's own untouched.
@@ -63,10 +66,10 @@ std::vector<Literal> FlushedCopies(absl::Span<const Literal> literals);
 // GOMP_parallel(fn, data, num_threads, flags) whose workers run `fn` in the
 // calling thread's denormal mode. The kernels' "GOMP_parallel" symbol
 // resolves here (backends/cpu/jit.cc, runtime/object_loader.cc).
-extern "C" void ParallelInCallersDenormalMode(void (*fn)(void*), void* data,
+extern "C" void ParallelInCallersDenormalMode(void (*fn)(void *), void *data,
                                               unsigned num_threads,
                                               unsigned flags);
 
-}  // namespace hloc
+} // namespace hloc
 
-#endif  // RUNTIME_DENORMALS_H_
+#endif // RUNTIME_DENORMALS_H_
