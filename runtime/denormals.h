@@ -32,30 +32,30 @@
 namespace hloc {
 
 enum class DenormalMode {
-  kFlush, // FTZ and DAZ, as XLA's runtimes (the default).
-  kKeep,  // IEEE gradual underflow.
+  kFlush,  // FTZ and DAZ, as XLA's runtimes (the default).
+  kKeep,   // IEEE gradual underflow.
 };
 
 // "flush" or "keep".
-const char *DenormalModeName(DenormalMode mode);
+const char* DenormalModeName(DenormalMode mode);
 
 // Sets the calling thread's denormal mode (x86 MXCSR FTZ and DAZ; AArch64
 // FPCR FZ) for its lifetime and restores the previous state after.
 class ScopedDenormalMode {
-public:
+ public:
   explicit ScopedDenormalMode(DenormalMode mode);
   ~ScopedDenormalMode();
-  ScopedDenormalMode(const ScopedDenormalMode &) = delete;
-  ScopedDenormalMode &operator=(const ScopedDenormalMode &) = delete;
+  ScopedDenormalMode(const ScopedDenormalMode&) = delete;
+  ScopedDenormalMode& operator=(const ScopedDenormalMode&) = delete;
 
-private:
+ private:
   uint64_t saved_;
 };
 
 // Replaces every denormal f32/f64/bf16 element and every denormal part of a
 // c64/c128 element of `literal` (tuples too) by a zero of its sign; returns
 // how many it replaced.
-int64_t FlushDenormals(Literal *literal);
+int64_t FlushDenormals(Literal* literal);
 
 // Copies of `literals` with their denormals flushed (FlushDenormals): the
 // inputs of a run that reads them as zeros, the caller's own untouched.
@@ -66,10 +66,10 @@ std::vector<Literal> FlushedCopies(absl::Span<const Literal> literals);
 // GOMP_parallel(fn, data, num_threads, flags) whose workers run `fn` in the
 // calling thread's denormal mode. The kernels' "GOMP_parallel" symbol
 // resolves here (backends/cpu/jit.cc, runtime/object_loader.cc).
-extern "C" void ParallelInCallersDenormalMode(void (*fn)(void *), void *data,
+extern "C" void ParallelInCallersDenormalMode(void (*fn)(void*), void* data,
                                               unsigned num_threads,
                                               unsigned flags);
 
-} // namespace hloc
+}  // namespace hloc
 
-#endif // RUNTIME_DENORMALS_H_
+#endif  // RUNTIME_DENORMALS_H_

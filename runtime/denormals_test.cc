@@ -18,7 +18,7 @@ float Multiply(float a, float b) {
 }
 
 TEST(DenormalsTest, ScopedModeFlushesAndRestores) {
-  const float tiny = 1e-39f; // Denormal in f32.
+  const float tiny = 1e-39f;  // Denormal in f32.
   ASSERT_EQ(std::fpclassify(tiny), FP_SUBNORMAL);
   EXPECT_EQ(std::fpclassify(Multiply(tiny, 1.0f)), FP_SUBNORMAL);
   {
@@ -64,14 +64,14 @@ TEST(DenormalsTest, FlushDenormalsKeepsSignAndNormals) {
 // bf16 1e-40 are not -inf under DAZ, XLA:CPU's log is).
 TEST(DenormalsTest, FlushDenormalsCoversBf16AndComplexParts) {
   Literal bf16 = Literal::CreateR1<BFloat16>(
-      BF16, std::vector<BFloat16>{BFloat16::FromBits(0x0001),
-                                  BFloat16::FromBits(0x807f),
-                                  BFloat16::FromBits(0x0080), BFloat16(1.0f),
-                                  BFloat16::FromBits(0x8000)});
+      BF16, std::vector<BFloat16>{
+                BFloat16::FromBits(0x0001), BFloat16::FromBits(0x807f),
+                BFloat16::FromBits(0x0080), BFloat16(1.0f),
+                BFloat16::FromBits(0x8000)});
   EXPECT_EQ(FlushDenormals(&bf16), 2);
   EXPECT_EQ(bf16.data<BFloat16>()[0].bits, 0x0000);
   EXPECT_EQ(bf16.data<BFloat16>()[1].bits, 0x8000);
-  EXPECT_EQ(bf16.data<BFloat16>()[2].bits, 0x0080); // the least normal
+  EXPECT_EQ(bf16.data<BFloat16>()[2].bits, 0x0080);  // the least normal
   EXPECT_EQ(static_cast<float>(bf16.data<BFloat16>()[3]), 1.0f);
   EXPECT_EQ(bf16.data<BFloat16>()[4].bits, 0x8000);
 
@@ -93,9 +93,9 @@ TEST(DenormalsTest, FlushDenormalsCoversBf16AndComplexParts) {
   EXPECT_EQ(c128.data<complex128>()[1].real(), 1e-39);
 }
 
-void CountFlushedWorkers(void *data) {
+void CountFlushedWorkers(void* data) {
   if (Multiply(1e-39f, 1.0f) == 0.0f) {
-    static_cast<std::atomic<int> *>(data)->fetch_add(1);
+    static_cast<std::atomic<int>*>(data)->fetch_add(1);
   }
 }
 
@@ -111,5 +111,5 @@ TEST(DenormalsTest, WorkersRunInTheCallersMode) {
   }
 }
 
-} // namespace
-} // namespace hloc
+}  // namespace
+}  // namespace hloc
