@@ -325,6 +325,27 @@ TEST(ElementwiseTest, ComplexTanhTanExpm1SpecialValuesAsXla) {
   EXPECT_EQ(em1[2], complex64(inf, 0));
 }
 
+// Complex expm1 past the range of e^a in the parts' type: XLA:CPU and the
+// code generators compute expm1(a) in f32 for c64, where e^89 is inf, so
+// both parts are infinite; the evaluator's wider type gave e^89 * 1e-30 =
+// 4.5e8 for the imaginary part (found by the seventh hunt's grid of complex
+// special values against XLA:CPU).
+TEST(ElementwiseTest, ComplexExpm1OverflowsAsInThePartsType) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<complex64> em1 = Values<complex64>(MustRun(
+      Elementwise("exponential-minus-one", "c64", 5, false),
+      {Vec<complex64>(C64, {complex64(89, 1e-30f), complex64(100, -1e-5f),
+                            complex64(89, 2), complex64(88, 1e-30f),
+                            complex64(89, 0)})}));
+  EXPECT_EQ(em1[0], complex64(inf, inf));
+  EXPECT_EQ(em1[1], complex64(inf, -inf));
+  EXPECT_EQ(em1[2], complex64(-inf, inf));  // cos 2 < 0 < sin 2
+  // e^88 fits in f32: the parts are finite.
+  EXPECT_NEAR(em1[3].real(), std::expm1(88.0), 1e32);
+  EXPECT_NEAR(em1[3].imag(), std::exp(88.0) * 1e-30, 1e2);
+  EXPECT_EQ(em1[4], complex64(inf, 0));
+}
+
 // Complex products as XLA forms them, (ac - bd) + (ad + bc)i, whatever
 // the infinities: std::complex's operator* (GCC's __mulsc3, C99 Annex G)
 // recovered infinities XLA:CPU and hloc's compiled code do not, so

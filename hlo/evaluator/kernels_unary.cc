@@ -120,13 +120,17 @@ using WideOf = std::conditional_t<std::is_same_v<typename C::value_type, float>,
 // exp(a + bi) - 1 = (expm1(a) cos b - 2 sin^2(b/2)) + i e^a sin b.
 // Non-finite parts go through the same formula, as in XLA and the code
 // generators: expm1(inf + inf i) is (NaN, NaN), where C99's exp(z) - 1 gave
-// (inf, NaN), and expm1(-inf + inf i) (NaN, NaN), not (-1, 0).
+// (inf, NaN), and expm1(-inf + inf i) (NaN, NaN), not (-1, 0). They compute
+// expm1(a) in the parts' own type, so past its range (a > 88.72 in c64) it
+// is inf and so are both parts: expm1(89 + 1e-30i) is (inf, inf) there,
+// where the wide type's e^89 * 1e-30 = 4.5e8 was finite.
 template <typename C>
 C ComplexExpm1(C v) {
   using R = typename C::value_type;
   using W = WideOf<C>;
   const W a = v.real(), b = v.imag();
-  const W em1 = std::expm1(a);
+  W em1 = std::expm1(a);
+  if (std::isinf(static_cast<R>(em1))) em1 = static_cast<W>(R(em1));
   const W half_sin = std::sin(b / 2);
   const W real = em1 * std::cos(b) - 2 * half_sin * half_sin;
   const W imag = b == 0 ? W(0) : (em1 + 1) * std::sin(b);
