@@ -51,6 +51,7 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Open(
   binder.Bind(&d.cuStreamDestroy, {"cuStreamDestroy_v2"});
   binder.Bind(&d.cuStreamSynchronize, {"cuStreamSynchronize"});
   binder.Bind(&d.cuLaunchKernel, {"cuLaunchKernel"});
+  binder.Bind(&d.cuLaunchKernelEx, {"cuLaunchKernelEx"});
   binder.Bind(&d.cuEventCreate, {"cuEventCreate"});
   binder.Bind(&d.cuEventRecord, {"cuEventRecord"});
   binder.Bind(&d.cuEventSynchronize, {"cuEventSynchronize"});

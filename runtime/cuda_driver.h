@@ -66,6 +66,30 @@ inline constexpr unsigned int CU_STREAM_NON_BLOCKING = 1;
 inline constexpr unsigned int CU_EVENT_DEFAULT = 0;
 using CUstreamCaptureMode = int;
 inline constexpr CUstreamCaptureMode CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
+// cuLaunchKernelEx's configuration (cuda.h's CUlaunchAttribute_st: an
+// int-sized id padded to 8 bytes, then a 64-byte union of values; and
+// CUlaunchConfig_st). Only the attribute the runtime sets is named.
+using CUlaunchAttributeID = int;
+inline constexpr CUlaunchAttributeID
+    CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
+struct CUlaunchAttribute {
+  CUlaunchAttributeID id = 0;
+  char pad[8 - sizeof(CUlaunchAttributeID)] = {};
+  union Value {
+    alignas(8) char pad[64];
+    int programmatic_stream_serialization_allowed;
+  } value = {};
+};
+static_assert(sizeof(CUlaunchAttribute) == 72, "cuda.h's layout");
+struct CUlaunchConfig {
+  unsigned int grid_x = 1, grid_y = 1, grid_z = 1;
+  unsigned int block_x = 1, block_y = 1, block_z = 1;
+  unsigned int shared_memory_bytes = 0;
+  CUstream stream = nullptr;
+  CUlaunchAttribute* attributes = nullptr;
+  unsigned int num_attributes = 0;
+};
+static_assert(sizeof(CUlaunchConfig) == 56, "cuda.h's layout");
 
 // The loaded driver library and the functions the runtime calls.
 class CudaDriver {
@@ -145,6 +169,9 @@ class CudaDriver {
                              unsigned int block_z,
                              unsigned int shared_memory_bytes, CUstream stream,
                              void** parameters, void** extra) = nullptr;
+  CUresult (*cuLaunchKernelEx)(const CUlaunchConfig* config,
+                               CUfunction function, void** parameters,
+                               void** extra) = nullptr;
   CUresult (*cuEventCreate)(CUevent* event, unsigned int flags) = nullptr;
   CUresult (*cuEventRecord)(CUevent event, CUstream stream) = nullptr;
   CUresult (*cuEventSynchronize)(CUevent event) = nullptr;

@@ -568,15 +568,31 @@ class CudaExecutor::Runner {
         }
         const LaunchDims& l = step.launch;
         if (stats_ != nullptr) ++stats_->kernel_launches;
+        cuda::CUlaunchConfig config;
+        config.grid_x = static_cast<unsigned>(l.grid[0]);
+        config.grid_y = static_cast<unsigned>(l.grid[1]);
+        config.grid_z = static_cast<unsigned>(l.grid[2]);
+        config.block_x = static_cast<unsigned>(l.block[0]);
+        config.block_y = static_cast<unsigned>(l.block[1]);
+        config.block_z = static_cast<unsigned>(l.block[2]);
+        config.shared_memory_bytes =
+            static_cast<unsigned>(l.shared_memory_bytes);
+        config.stream = e_.stream_;
+        // A kernel that waits for the grid before it may start while that
+        // grid's last blocks run (executable.h, LaunchDims::programmatic);
+        // after anything but a kernel, the stream orders it as usual.
+        cuda::CUlaunchAttribute programmatic;
+        programmatic.id =
+            cuda::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        programmatic.value.programmatic_stream_serialization_allowed = 1;
+        if (l.programmatic && e_.options_.programmatic_launch) {
+          config.attributes = &programmatic;
+          config.num_attributes = 1;
+        }
         return HLOC_CUDA_CALL(
             d, absl::StrCat(thunk.what, ", kernel ", step.kernel_name),
-            cuLaunchKernel, thunk.function, static_cast<unsigned>(l.grid[0]),
-            static_cast<unsigned>(l.grid[1]), static_cast<unsigned>(l.grid[2]),
-            static_cast<unsigned>(l.block[0]),
-            static_cast<unsigned>(l.block[1]),
-            static_cast<unsigned>(l.block[2]),
-            static_cast<unsigned>(l.shared_memory_bytes), e_.stream_,
-            parameters.data(), nullptr);
+            cuLaunchKernelEx, &config, thunk.function, parameters.data(),
+            nullptr);
       }
       case ExecutableStep::Kind::kCopy: {
         const size_t bytes =

@@ -60,6 +60,11 @@ struct CudaExecutorOptions {
   cuda::NcclCollectives* collectives = nullptr;
   // Capture straight-line kernel sequences into CUDA graphs.
   bool use_graphs = true;
+  // Launch the kernels the executable marks programmatic
+  // (LaunchDims::programmatic) as programmatic dependents of the kernel
+  // before them. Off, every kernel starts after the one before has ended,
+  // which is what the benchmark compares against to show the gain.
+  bool programmatic_launch = true;
 };
 
 struct CudaRunOptions {

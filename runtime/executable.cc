@@ -125,6 +125,7 @@ void StepToProto(const ExecutableStep& step, runtime::StepProto* p) {
     l->set_block_y(step.launch.block[1]);
     l->set_block_z(step.launch.block[2]);
     l->set_shared_memory_bytes(step.launch.shared_memory_bytes);
+    l->set_programmatic(step.launch.programmatic);
   }
   for (const ExecutableStep& s : step.condition) {
     StepToProto(s, p->add_condition());
@@ -256,6 +257,7 @@ absl::StatusOr<ExecutableStep> StepFromProto(const runtime::StepProto& p,
   step.launch.block[1] = l.block_y();
   step.launch.block[2] = l.block_z();
   step.launch.shared_memory_bytes = l.shared_memory_bytes();
+  step.launch.programmatic = l.programmatic();
   auto convert_list =
       [&](const google::protobuf::RepeatedPtrField<runtime::StepProto>& list,
           const std::string& what,
@@ -1118,6 +1120,7 @@ void DescribeSteps(const std::vector<ExecutableStep>& steps,
       if (l.shared_memory_bytes > 0) {
         absl::StrAppend(out, " shared ", l.shared_memory_bytes);
       }
+      if (l.programmatic) absl::StrAppend(out, " programmatic");
     }
     if (step.kind == ExecutableStep::Kind::kLibraryCall &&
         step.library == "cublas.gemm") {

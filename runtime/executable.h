@@ -66,6 +66,10 @@ struct LaunchDims {
   int64_t grid[3] = {1, 1, 1};
   int64_t block[3] = {1, 1, 1};
   int64_t shared_memory_bytes = 0;
+  // The kernel begins by waiting for the grid launched before it in the
+  // stream (griddepcontrol.wait, backends/gpu/gpu_target.h), so the
+  // runtime may launch it as a programmatic dependent of that grid.
+  bool programmatic = false;
   int64_t NumBlocks() const { return grid[0] * grid[1] * grid[2]; }
   int64_t NumThreadsPerBlock() const { return block[0] * block[1] * block[2]; }
 };

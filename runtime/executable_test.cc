@@ -375,6 +375,7 @@ TEST_F(ExecutableTest, GpuStepsRoundTrip) {
   kernel.launch.grid[0] = 132;
   kernel.launch.block[0] = 256;
   kernel.launch.shared_memory_bytes = 1024;
+  kernel.launch.programmatic = true;
   ExecutableStep copy;
   copy.kind = ExecutableStep::Kind::kCopy;
   copy.instruction = "copy.state";
@@ -408,6 +409,7 @@ TEST_F(ExecutableTest, GpuStepsRoundTrip) {
   ASSERT_EQ(c.branches.size(), 2u);
   EXPECT_EQ(c.branches[0][0].launch.grid[0], 132);
   EXPECT_EQ(c.branches[0][0].launch.shared_memory_bytes, 1024);
+  EXPECT_TRUE(c.branches[0][0].launch.programmatic);
   EXPECT_EQ(c.branches[1][1].gemm.epilogue, "bias_relu");
   EXPECT_TRUE(c.branches[1][1].gemm.allow_tf32);
   const std::string description = DescribeExecutable(*back);

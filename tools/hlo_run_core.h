@@ -120,6 +120,9 @@ struct HloRunOptions {
   std::string output_dir;
   // Per-kernel device times on stderr (platforms that can time steps).
   bool profile = false;
+  // cuda: launch kernels as programmatic dependents where the executable
+  // allows it (CudaExecutorOptions::programmatic_launch).
+  bool programmatic_launch = true;
   // Timed repetitions after the run; 0: none.
   int64_t iterations = 0;
   // Time those repetitions as whole runs, not as sums of per-step times.

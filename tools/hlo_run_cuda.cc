@@ -63,8 +63,10 @@ absl::StatusOr<Literal> RunOnGpu(const Executable& executable,
                                  absl::Span<const Literal> arguments,
                                  const HloRunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  CudaExecutorOptions executor_options;
+  executor_options.programmatic_launch = options.programmatic_launch;
   absl::StatusOr<std::unique_ptr<CudaExecutor>> executor =
-      CudaExecutor::Create(executable);
+      CudaExecutor::Create(executable, executor_options);
   if (!executor.ok()) return executor.status();
   const double load_ms = MillisecondsSince(start);
   CudaRunOptions run_options;
@@ -145,6 +147,7 @@ absl::StatusOr<std::vector<Literal>> RunOnGpus(
     executor_options.device_ordinal = k;
     executor_options.device_id = k;
     executor_options.collectives = collectives->get();
+    executor_options.programmatic_launch = options.programmatic_launch;
     absl::StatusOr<std::unique_ptr<CudaExecutor>> executor =
         CudaExecutor::Create(executable, executor_options);
     if (!executor.ok()) {

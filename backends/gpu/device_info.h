@@ -39,6 +39,14 @@ struct GpuDeviceInfo {
   // tiled kernel runs only where cuBLASLt cannot (a dot with a fused
   // prologue, integer dots): cuBLASLt has the plain dots.
   bool matrix_cores = false;
+  // Programmatic dependent launch (Hopper, sm_90, and later): a kernel
+  // that begins with griddepcontrol.wait may be launched before the kernel
+  // ahead of it in the stream has finished; its blocks are scheduled as
+  // that grid's last blocks retire and wait there for its completion and
+  // its memory. That hides the launch and the ramp up of every kernel
+  // behind the tail of the one before (about 1.6 us a launch on an H200:
+  // tools/gpu_bench/RESULTS.md, session 21).
+  bool grid_dependency_control = false;
 };
 
 // The facts of a known architecture; InvalidArgument naming the known ones

@@ -92,6 +92,8 @@ absl::StatusOr<std::vector<GpuKernel>> GpuModuleEmitter::EmitKernels(
       state_->module->getFunction(request.symbol)->eraseFromParent();
       return absl::OkStatus();
     }
+    // Every kernel built here began with the target's prologue.
+    dims.programmatic = state_->target->device().grid_dependency_control;
     kernels.push_back({request.symbol, dims});
     return absl::OkStatus();
   };

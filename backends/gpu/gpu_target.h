@@ -102,6 +102,13 @@ class GpuTarget {
   virtual void MarkKernel(llvm::Function* fn,
                           int64_t max_threads_per_block) const = 0;
 
+  // What every kernel does before it touches memory. Where the device has
+  // grid dependency control (device_info.h): wait for the grid launched
+  // before it, then let the next launch's blocks be scheduled. The
+  // runtime launches such kernels as programmatic dependents
+  // (LaunchDims::programmatic).
+  virtual void EmitKernelPrologue(llvm::IRBuilderBase* b) const {}
+
   virtual const MathLibrary& math() const = 0;
 
   // Links the device libraries the module calls into (only what it needs),

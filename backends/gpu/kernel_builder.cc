@@ -65,7 +65,9 @@ KernelBuilder::KernelBuilder(const GpuTarget& target, llvm::Module* module,
       index_type_(index64 ? builder_.getInt64Ty() : builder_.getInt32Ty()),
       elemental_(module, &builder_, &target.math()),
       outputs_(Arrays(fn_, info.input_shapes.size(), info.output_shapes)),
-      generators_(info, Arrays(fn_, 0, info.input_shapes), &elemental_) {}
+      generators_(info, Arrays(fn_, 0, info.input_shapes), &elemental_) {
+  target.EmitKernelPrologue(&builder_);
+}
 
 llvm::Value* KernelBuilder::Index(int64_t v) {
   return llvm::ConstantInt::get(index_type_, v);

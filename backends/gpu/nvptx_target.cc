@@ -218,6 +218,19 @@ class NvptxTarget : public GpuTarget {
         {f, llvm::MDString::get(ctx, "maxntidx"), i32(max_threads_per_block)}));
   }
 
+  void EmitKernelPrologue(llvm::IRBuilderBase* b) const override {
+    if (!device().grid_dependency_control) return;
+    // LLVM 19 has no intrinsics for these (PTX ISA 7.8, sm_90). The memory
+    // clobber keeps every load and store of the kernel after the wait.
+    llvm::FunctionType* type =
+        llvm::FunctionType::get(b->getVoidTy(), /*isVarArg=*/false);
+    for (const char* text :
+         {"griddepcontrol.wait;", "griddepcontrol.launch_dependents;"}) {
+      b->CreateCall(llvm::InlineAsm::get(type, text, "~{memory}",
+                                         /*hasSideEffects=*/true));
+    }
+  }
+
   const MathLibrary& math() const override { return math_; }
 
   absl::StatusOr<std::string> CompileModule(
