@@ -38,7 +38,7 @@ absl::StatusOr<LaunchDims> EmitConcatenateKernel(
       largest, ByteWidth(output_shape.element_type()), request.target->device());
   bool index64 = !Use32BitIndexing(
       MaxElementsTouched(info),
-      launch.dims.NumBlocks() * launch.threads_per_block * launch.unroll);
+      launch.LaunchedElements());
   KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
                        request.symbol, launch.threads_per_block, index64);
   absl::Status status = [&]() -> absl::Status {

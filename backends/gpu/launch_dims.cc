@@ -20,6 +20,21 @@ constexpr int64_t kLoopThreadsPerBlock = 256;
 // (pred, s8) do not unroll the body 16 times.
 constexpr int64_t kVectorBytes = 16;
 constexpr int64_t kMaxUnroll = 8;
+// Loops whose outputs are 2 bytes wide or narrower give a thread two
+// 16-byte vectors (launch_dims.h: at a block-wide stride, both loaded
+// before either computes): 8 or more elements per vector are enough
+// arithmetic that a thread computing holds no load in flight, and the
+// SM's 2048 threads then keep too few bytes in flight for the memory.
+// Measured on an H200 (session 21, tools/gpu_bench/RESULTS.md; the bf16
+// chain5 kernel over 8192 x 8192, three rounds): 69.4-69.6 us with one
+// vector, 68.1-68.2 with two (31 registers, occupancy kept), 68.0-68.1
+// with four. f32 keeps one: two vectors of a copy-like f32 kernel took
+// 132.7 us against 128.5.
+constexpr int64_t kNarrowLoopVectors = 2;
+// A loop gives threads more than one vector only while that leaves at
+// least 8 blocks per SM (a full SM's worth of 256-thread blocks), so that
+// a partial last wave stays a small part of the run.
+constexpr int64_t kMinLoopBlocksPerSm = 8;
 
 // Rows up to this length get (part of) a warp each: a block per
 // 32-element row would leave most of its threads idle (XLA's "row
@@ -130,10 +145,17 @@ LoopLaunch ComputeLoopLaunch(int64_t elements, int64_t widest_element_bytes,
   int64_t threads =
       std::min<int64_t>(kLoopThreadsPerBlock,
                         RoundUp(CeilDiv(elements, unroll), device.warp_size));
+  int64_t vectors = widest_element_bytes <= 2 ? kNarrowLoopVectors : 1;
+  while (vectors > 1 &&
+         CeilDiv(elements, threads * unroll * vectors) < kMinLoopBlocksPerSm *
+                                                             device.core_count) {
+    vectors /= 2;
+  }
   launch.unroll = unroll;
+  launch.vectors = vectors;
   launch.threads_per_block = threads;
   launch.dims.block[0] = threads;
-  launch.dims.grid[0] = CeilDiv(elements, threads * unroll);
+  launch.dims.grid[0] = CeilDiv(elements, threads * unroll * vectors);
   return launch;
 }
 

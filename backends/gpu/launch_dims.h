@@ -13,16 +13,24 @@
 
 namespace hloc {
 
-// Elementwise loop kernels: thread t of the grid computes elements
-// [t * unroll, t * unroll + unroll) of the iteration space (physical,
-// row-major-by-layout order), so a thread's loads and stores of same-shaped
-// buffers are contiguous and become 16-byte vector accesses.
+// Elementwise loop kernels: a run is `unroll` consecutive elements of the
+// iteration space (physical, row-major-by-layout order), so a thread's
+// loads and stores of same-shaped buffers in a run are contiguous and
+// become 16-byte vector accesses. Block k's runs are k * vectors *
+// threads_per_block onwards, its thread t has run number t of each of
+// the block's `vectors` spans of threads_per_block runs (so that each
+// access instruction of a warp covers one contiguous span of memory).
 struct LoopLaunch {
   LaunchDims dims;
   int64_t threads_per_block = 0;
   int64_t unroll = 1;
+  int64_t vectors = 1;
   // Elements in the iteration space (0: nothing to launch).
   int64_t elements = 0;
+  // Element positions the grid covers (at least `elements`).
+  int64_t LaunchedElements() const {
+    return dims.NumBlocks() * threads_per_block * unroll * vectors;
+  }
 };
 
 // `widest_element_bytes`: the widest element type the kernel stores.

@@ -77,6 +77,24 @@ TEST(LaunchDimsTest, LargeLoopsUse16ByteVectorsAndCoverEveryElement) {
   }
 }
 
+TEST(LaunchDimsTest, NarrowLoopsTakeTwoVectorsAThreadWhileBlocksLast) {
+  LoopLaunch bf16 = ComputeLoopLaunch(8192 * 8192, 2, H100());
+  EXPECT_EQ(bf16.vectors, 2);
+  EXPECT_EQ(bf16.dims.grid[0], 8192 * 8192 / (256 * 8 * 2));
+  EXPECT_EQ(bf16.LaunchedElements(), 8192 * 8192);
+  EXPECT_EQ(ComputeLoopLaunch(8192 * 8192, 1, H100()).vectors, 2);
+  EXPECT_EQ(ComputeLoopLaunch(8192 * 8192, 4, H100()).vectors, 1);
+  // Under 8 blocks of two vectors per SM (132 x 8 x 4096 elements): one.
+  EXPECT_EQ(ComputeLoopLaunch(132 * 8 * 4096, 2, H100()).vectors, 2);
+  EXPECT_EQ(ComputeLoopLaunch(132 * 8 * 4096 - 4096, 2, H100()).vectors, 1);
+  for (int64_t n : {4924963, 5003497}) {
+    LoopLaunch l = ComputeLoopLaunch(n, 2, H100());
+    EXPECT_EQ(l.vectors, 2) << n;
+    EXPECT_GE(l.LaunchedElements(), n) << n;
+    EXPECT_LT(l.LaunchedElements() - n, 256 * 8 * 2) << n;
+  }
+}
+
 TEST(LaunchDimsTest, SmallLoopsSpreadOverTheSmsFirst) {
   // 132 SMs x 256 threads: 64K f32 elements give every SM a block only
   // with one element per thread.

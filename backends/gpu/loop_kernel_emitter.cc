@@ -29,7 +29,7 @@ absl::StatusOr<LaunchDims> EmitLoopKernel(const KernelRequest& request,
                                         request.target->device());
   bool index64 = !Use32BitIndexing(
       MaxElementsTouched(info),
-      launch.dims.NumBlocks() * launch.threads_per_block * launch.unroll);
+      launch.LaunchedElements());
   KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
                        request.symbol, launch.threads_per_block, index64);
   absl::Status status = [&]() -> absl::Status {
@@ -59,7 +59,7 @@ absl::StatusOr<LaunchDims> EmitInPlaceDynamicUpdateSliceKernel(
                         request.target->device());
   bool index64 = !Use32BitIndexing(
       MaxElementsTouched(info),
-      launch.dims.NumBlocks() * launch.threads_per_block * launch.unroll);
+      launch.LaunchedElements());
   KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
                        request.symbol, launch.threads_per_block, index64);
   absl::Status status = [&]() -> absl::Status {

@@ -1,11 +1,12 @@
 // The GPU's LoopMapping (backends/common/loop_emitter.h): block and thread
-// ids give each thread `unroll` consecutive linear positions of the
-// iteration shape (physical order), bounds-checked. When the element count
-// is a multiple of `unroll`, one check covers a thread's whole run; else
-// full runs take an unchecked path and only the last, partial run checks
-// every element. The unchecked run is one basic block of consecutive
-// accesses, which LLVM's load/store vectorizer turns into 16-byte vector
-// loads and stores.
+// ids give each thread `vectors` runs of `unroll` consecutive linear
+// positions of the iteration shape (physical order; launch_dims.h's
+// LoopLaunch says which), bounds-checked. Threads whose runs are all whole
+// take one unchecked block: consecutive accesses, which LLVM's load/store
+// vectorizer turns into 16-byte vector loads and stores, with every run's
+// loads free to issue before the first run computes. Only the threads at
+// the end check, a run at a time when the element count is a multiple of
+// `unroll`, else every element.
 #ifndef BACKENDS_GPU_LOOP_MAPPING_H_
 #define BACKENDS_GPU_LOOP_MAPPING_H_
 
