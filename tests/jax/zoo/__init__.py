@@ -6,7 +6,7 @@ of NumPy arrays, small sizes). ALL merges them; a name may appear once.
 """
 
 from zoo import (arrays, control_flow, edge_cases, hunted, hunted2, hunted3,
-                 hunted4, hunted5, hunted6, losses, models, numerics,
+                 hunted4, hunted5, hunted6, hunted7, losses, models, numerics,
                  optimizers, research)
 
 THEMES = {
@@ -24,6 +24,7 @@ THEMES = {
     "hunted4": hunted4.PROGRAMS,
     "hunted5": hunted5.PROGRAMS,
     "hunted6": hunted6.PROGRAMS,
+    "hunted7": hunted7.PROGRAMS,
 }
 
 
