@@ -36,9 +36,8 @@ absl::StatusOr<LaunchDims> EmitConcatenateKernel(
   }
   LoopLaunch launch = ComputeLoopLaunch(
       largest, ByteWidth(output_shape.element_type()), request.target->device());
-  bool index64 = !Use32BitIndexing(
-      MaxElementsTouched(info),
-      launch.LaunchedElements());
+  bool index64 =
+      !Use32BitIndexing(MaxElementsTouched(info), launch.LaunchedElements());
   KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
                        request.symbol, launch.threads_per_block, index64);
   absl::Status status = [&]() -> absl::Status {

@@ -146,9 +146,8 @@ LoopLaunch ComputeLoopLaunch(int64_t elements, int64_t widest_element_bytes,
       std::min<int64_t>(kLoopThreadsPerBlock,
                         RoundUp(CeilDiv(elements, unroll), device.warp_size));
   int64_t vectors = widest_element_bytes <= 2 ? kNarrowLoopVectors : 1;
-  while (vectors > 1 &&
-         CeilDiv(elements, threads * unroll * vectors) < kMinLoopBlocksPerSm *
-                                                             device.core_count) {
+  while (vectors > 1 && CeilDiv(elements, threads * unroll * vectors) <
+                            kMinLoopBlocksPerSm * device.core_count) {
     vectors /= 2;
   }
   launch.unroll = unroll;

@@ -27,9 +27,8 @@ absl::StatusOr<LaunchDims> EmitLoopKernel(const KernelRequest& request,
   }
   LoopLaunch launch = ComputeLoopLaunch(iteration.ElementCount(), widest,
                                         request.target->device());
-  bool index64 = !Use32BitIndexing(
-      MaxElementsTouched(info),
-      launch.LaunchedElements());
+  bool index64 =
+      !Use32BitIndexing(MaxElementsTouched(info), launch.LaunchedElements());
   KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
                        request.symbol, launch.threads_per_block, index64);
   absl::Status status = [&]() -> absl::Status {
@@ -57,9 +56,8 @@ absl::StatusOr<LaunchDims> EmitInPlaceDynamicUpdateSliceKernel(
   LoopLaunch launch =
       ComputeLoopLaunch(update.ElementCount(), ByteWidth(out.element_type()),
                         request.target->device());
-  bool index64 = !Use32BitIndexing(
-      MaxElementsTouched(info),
-      launch.LaunchedElements());
+  bool index64 =
+      !Use32BitIndexing(MaxElementsTouched(info), launch.LaunchedElements());
   KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
                        request.symbol, launch.threads_per_block, index64);
   absl::Status status = [&]() -> absl::Status {

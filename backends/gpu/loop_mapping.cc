@@ -34,7 +34,9 @@ absl::Status GpuLoopMapping::EmitLoopNest(const Shape& shape,
     for (int64_t e = 0; e < unroll; ++e) {
       llvm::Value* linear =
           e == 0 ? base : b->CreateAdd(base, kernel_->Index(e), "", true, true);
-      auto visit = [&]() { return body(IrIndex::FromLinear(linear, shape, b)); };
+      auto visit = [&]() {
+        return body(IrIndex::FromLinear(linear, shape, b));
+      };
       if (checked) {
         HLOC_RETURN_IF_ERROR(EmitIfThenElse(
             b->CreateICmpULT(linear, kernel_->Index(n)), visit, nullptr, b));
