@@ -79,10 +79,13 @@ KNOWN = [
                  "and misread a denormal argument: log(5e-324) = -745.13 "
                  "(IEEE -744.44, flushed -inf), atan2f(d, d) = NaN, "
                  "pow(d, 0.5) off by a factor. Only denormal inputs are "
-                 "affected. Fix: rescale or flush denormal arguments before "
-                 "the call, as cbrt now does (math_library.cc)."}
+                 "affected (bf16 ones too: they widen to f32 denormals, and "
+                 "the evaluator's bf16 inputs are flushed as f32 ones). Fix: "
+                 "rescale or flush denormal arguments before the call, as "
+                 "cbrt now does (math_library.cc)."}
       for op, t in (("log", "f64"), ("power", "f32"), ("power", "f64"),
-                    ("atan2", "f32"), ("atan2", "f64"))],
+                    ("power", "bf16"), ("atan2", "f32"), ("atan2", "f64"),
+                    ("atan2", "bf16"))],
 ]
 
 
