@@ -568,6 +568,19 @@ class CudaExecutor::Runner {
         }
         const LaunchDims& l = step.launch;
         if (stats_ != nullptr) ++stats_->kernel_launches;
+        const std::string what =
+            absl::StrCat(thunk.what, ", kernel ", step.kernel_name);
+        if (!l.programmatic || !e_.options_.programmatic_launch) {
+          return HLOC_CUDA_CALL(d, what, cuLaunchKernel, thunk.function,
+                                static_cast<unsigned>(l.grid[0]),
+                                static_cast<unsigned>(l.grid[1]),
+                                static_cast<unsigned>(l.grid[2]),
+                                static_cast<unsigned>(l.block[0]),
+                                static_cast<unsigned>(l.block[1]),
+                                static_cast<unsigned>(l.block[2]),
+                                static_cast<unsigned>(l.shared_memory_bytes),
+                                e_.stream_, parameters.data(), nullptr);
+        }
         cuda::CUlaunchConfig config;
         config.grid_x = static_cast<unsigned>(l.grid[0]);
         config.grid_y = static_cast<unsigned>(l.grid[1]);
@@ -585,14 +598,10 @@ class CudaExecutor::Runner {
         programmatic.id =
             cuda::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
         programmatic.value.programmatic_stream_serialization_allowed = 1;
-        if (l.programmatic && e_.options_.programmatic_launch) {
-          config.attributes = &programmatic;
-          config.num_attributes = 1;
-        }
-        return HLOC_CUDA_CALL(
-            d, absl::StrCat(thunk.what, ", kernel ", step.kernel_name),
-            cuLaunchKernelEx, &config, thunk.function, parameters.data(),
-            nullptr);
+        config.attributes = &programmatic;
+        config.num_attributes = 1;
+        return HLOC_CUDA_CALL(d, what, cuLaunchKernelEx, &config,
+                              thunk.function, parameters.data(), nullptr);
       }
       case ExecutableStep::Kind::kCopy: {
         const size_t bytes =

@@ -62,9 +62,13 @@ struct CudaExecutorOptions {
   bool use_graphs = true;
   // Launch the kernels the executable marks programmatic
   // (LaunchDims::programmatic) as programmatic dependents of the kernel
-  // before them. Off, every kernel starts after the one before has ended,
-  // which is what the benchmark compares against to show the gain.
-  bool programmatic_launch = true;
+  // before them (cuLaunchKernelEx); otherwise every kernel starts after the
+  // one before has ended (cuLaunchKernel; the kernels' griddepcontrol.wait
+  // then returns at once). Off by default until a whole GPU check has run
+  // with it on: the launch-overlap probe measured the gain
+  // (tools/gpu_bench/RESULTS.md, session 21), but the device machine was
+  // not available again to check whole programs and CUDA graphs with it.
+  bool programmatic_launch = false;
 };
 
 struct CudaRunOptions {

@@ -105,8 +105,8 @@ class GpuTarget {
   // What every kernel does before it touches memory. Where the device has
   // grid dependency control (device_info.h): wait for the grid launched
   // before it, then let the next launch's blocks be scheduled. The
-  // runtime launches such kernels as programmatic dependents
-  // (LaunchDims::programmatic).
+  // runtime may launch such kernels as programmatic dependents
+  // (LaunchDims::programmatic, CudaExecutorOptions::programmatic_launch).
   virtual void EmitKernelPrologue(llvm::IRBuilderBase* b) const {}
 
   virtual const MathLibrary& math() const = 0;
