@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Odd-size cases for the GPU's reduction, row-fusion, transpose and scan
-kernels.
+"""Odd-size cases for the GPU's reduction, row-fusion, transpose, scan and
+loop kernels.
 
   python3 tests/gpu_kernels/make_cases.py DIR
 
