@@ -28,22 +28,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "check_cu.h"
-
-#define CHECK(x)                                                        \
-  do {                                                                  \
-    cudaError_t e = (x);                                                \
-    if (e != cudaSuccess) {                                             \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,    \
-                   cudaGetErrorString(e));                              \
-      std::exit(1);                                                     \
-    }                                                                   \
-  } while (0)
+#include "probe_util.h"
 
 constexpr long kN = 8192L * 8192L;
 constexpr int kThreads = 256;
@@ -199,17 +187,6 @@ double TimeStream(const void* in, void* out, long n16, Timer& timer) {
     CHECK(cudaLaunchKernelEx(&config, Stream<kBf16, kCompute, kPdl, kHints>,
                              src, dst, n16));
   });
-}
-
-std::string ReadFile(const char* path) {
-  std::ifstream f(path);
-  if (!f) {
-    std::fprintf(stderr, "cannot read %s\n", path);
-    std::exit(2);
-  }
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
 }
 
 // The PTX with the PDL prologue before the entry's first instruction (after

@@ -24,22 +24,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "check_cu.h"
-
-#define CHECK(x)                                                        \
-  do {                                                                  \
-    cudaError_t e = (x);                                                \
-    if (e != cudaSuccess) {                                             \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,    \
-                   cudaGetErrorString(e));                              \
-      std::exit(1);                                                     \
-    }                                                                   \
-  } while (0)
+#include "probe_util.h"
 
 constexpr long kRows = 8192, kCols = 8192, kN = kRows * kCols;
 
@@ -160,17 +148,6 @@ void Report(const char* name, double us, double bytes) {
   double gbs = bytes / us * 1e-3;
   std::printf("%-34s %9.1f us %7.0f GB/s %5.1f%% of copy\n", name, us, gbs,
               100 * gbs / g_copy_gbs);
-}
-
-std::string ReadFile(const char* path) {
-  std::ifstream f(path);
-  if (!f) {
-    std::fprintf(stderr, "cannot read %s\n", path);
-    std::exit(2);
-  }
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
 }
 
 // Times hloc's `loop_fusion` from `ptx_path`, launched with 256 threads and
