@@ -62,13 +62,12 @@ struct CudaExecutorOptions {
   bool use_graphs = true;
   // Launch the kernels the executable marks programmatic
   // (LaunchDims::programmatic) as programmatic dependents of the kernel
-  // before them (cuLaunchKernelEx); otherwise every kernel starts after the
-  // one before has ended (cuLaunchKernel; the kernels' griddepcontrol.wait
-  // then returns at once). Off by default until a whole GPU check has run
-  // with it on: the launch-overlap probe measured the gain
-  // (tools/gpu_bench/RESULTS.md, session 21), but the device machine was
-  // not available again to check whole programs and CUDA graphs with it.
-  bool programmatic_launch = false;
+  // before them (cuLaunchKernelEx): the next kernel's blocks are resident
+  // and waiting at griddepcontrol.wait while the last blocks of the one
+  // before drain, which saves 1.3-1.8 us a launch on an H200
+  // (tools/gpu_bench/RESULTS.md, session 21). Off: every kernel starts after
+  // the one before has ended (cuLaunchKernel; the wait returns at once).
+  bool programmatic_launch = true;
 };
 
 struct CudaRunOptions {

@@ -65,10 +65,11 @@ const std::vector<FlagSpec>& Specs() {
       {"format", true,
        "hlo|pb|hloexe: module or saved executable (default: by extension)"},
       {"profile", false, "print per-kernel device times to stderr (cuda)"},
-      {"programmatic-launch", false,
-       "cuda: launch the kernels of sm_90 executables as programmatic "
-       "dependents of the kernel before them (the next starts while the "
-       "last blocks of the one before run); not yet the default"},
+      {"no-programmatic-launch", false,
+       "cuda: start every kernel after the one before has ended, instead "
+       "of launching the kernels of sm_90 executables as programmatic "
+       "dependents (the next starts while the last blocks of the one "
+       "before run)"},
       {"iterations", true,
        "N: after the run, run N more times and print the median time of a "
        "run to stderr (cuda: device time of its kernels, CUDA events; "
@@ -383,7 +384,7 @@ absl::StatusOr<HloRunOptions> ParseHloRunOptions(
   options.output_dir = flags.Get("output");
   options.format = flags.Get("format");
   options.profile = flags.Has("profile");
-  options.programmatic_launch = flags.Has("programmatic-launch");
+  options.programmatic_launch = !flags.Has("no-programmatic-launch");
   options.time_run = flags.Has("time-run");
   if (flags.Has("iterations") &&
       (!absl::SimpleAtoi(flags.Get("iterations"), &options.iterations) ||

@@ -122,7 +122,7 @@ struct HloRunOptions {
   bool profile = false;
   // cuda: launch kernels as programmatic dependents where the executable
   // allows it (CudaExecutorOptions::programmatic_launch).
-  bool programmatic_launch = false;
+  bool programmatic_launch = true;
   // Timed repetitions after the run; 0: none.
   int64_t iterations = 0;
   // Time those repetitions as whole runs, not as sums of per-step times.
