@@ -24,6 +24,10 @@ const Float8Format* Float8FormatOf(PrimitiveType type) {
       return &Float8FormatFor<F8E5M2FNUZ>::kFormat;
     case F8E4M3B11FNUZ:
       return &Float8FormatFor<F8E4M3B11FNUZ>::kFormat;
+    case F4E2M1FN:
+      return &Float8FormatFor<F4E2M1FN>::kFormat;
+    case F8E8M0FNU:
+      return &Float8FormatFor<F8E8M0FNU>::kFormat;
     default:
       return nullptr;
   }
@@ -40,15 +44,40 @@ bool TouchesFloat8(const HloInstruction& instr) {
   return false;
 }
 
+namespace {
+
+// f8e8m0fnu from f32, on the bits (the top comment of float8.h): the
+// exponent field is the result, rounded half way up by the mantissa.
+uint8_t FloatToE8M0Bits(float f) {
+  const uint32_t x = FloatBits(f);
+  if (static_cast<int32_t>(x) <= 0) return 0xff;  // zero, negative, -NaN
+  if (x <= 0x00400000u) return 0;                  // at or below 2^-127
+  const uint32_t field = (x + 0x00400000u) >> 23;
+  return field >= 0xff ? 0xff : static_cast<uint8_t>(field);
+}
+
+float E8M0BitsToFloat(uint8_t bits) {
+  if (bits == 0xff) return std::numeric_limits<float>::quiet_NaN();
+  // 2^-127 is an f32 denormal: its one mantissa bit.
+  return BitsToFloat(bits == 0 ? 0x00400000u : uint32_t{bits} << 23);
+}
+
+}  // namespace
+
 uint8_t FloatToFloat8Bits(float f, const Float8Format& format) {
+  if (format.kind == Float8Format::kExponentOnly) return FloatToE8M0Bits(f);
   const uint32_t x = FloatBits(f);
   const bool negative = (x >> 31) != 0;
   const uint32_t abs = x & 0x7fffffffu;
+  const uint8_t sign = negative ? format.SignBit() : 0;
+  // Past the largest finite value: inf, NaN, or (f4e2m1fn) the largest.
+  const uint8_t too_large =
+      format.kind == Float8Format::kIeee ? format.Inf(negative)
+      : format.kind == Float8Format::kFiniteOnly
+          ? static_cast<uint8_t>(sign | (format.SignBit() - 1))
+          : format.Nan(negative);
   if (abs > 0x7f800000u) return format.Nan(negative);
-  if (abs == 0x7f800000u) {
-    return format.kind == Float8Format::kIeee ? format.Inf(negative)
-                                              : format.Nan(negative);
-  }
+  if (abs == 0x7f800000u) return too_large;
   const int m = format.mantissa_bits;
   // The exponent the result is quantised at: |f|'s own, or the smallest
   // normal one for values in (or below) the format's denormal range.
@@ -72,21 +101,24 @@ uint8_t FloatToFloat8Bits(float f, const Float8Format& format) {
     if (field > format.MaxExponentField() ||
         (field == format.MaxExponentField() &&
          fraction > format.MaxMantissaAtTop())) {
-      return format.kind == Float8Format::kIeee ? format.Inf(negative)
-                                                : format.Nan(negative);
+      return too_large;
     }
     magnitude = static_cast<uint8_t>((field << m) | fraction);
   }
   if (!negative) return magnitude;
   // fnuz formats have no -0: 0x80 is their NaN.
   if (format.kind == Float8Format::kFnuz && magnitude == 0) return 0;
-  return magnitude | 0x80;
+  return magnitude | sign;
 }
 
 float Float8BitsToFloat(uint8_t bits, const Float8Format& format) {
-  const bool negative = (bits & 0x80) != 0;
+  if (format.kind == Float8Format::kExponentOnly) return E8M0BitsToFloat(bits);
+  bits &= format.Mask();
+  const uint8_t sign_bit = format.SignBit();
+  const bool negative = (bits & sign_bit) != 0;
   const int m = format.mantissa_bits;
-  const int field = (bits & 0x7f) >> m;
+  const int magnitude = bits & (sign_bit - 1);
+  const int field = magnitude >> m;
   const int fraction = bits & ((1 << m) - 1);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   switch (format.kind) {
@@ -94,7 +126,7 @@ float Float8BitsToFloat(uint8_t bits, const Float8Format& format) {
       if (bits == 0x80) return nan;
       break;
     case Float8Format::kFn:
-      if ((bits & 0x7f) == 0x7f) return negative ? -nan : nan;
+      if (magnitude == 0x7f) return negative ? -nan : nan;
       break;
     case Float8Format::kIeee:
       if (field == (1 << format.exponent_bits) - 1) {
@@ -102,6 +134,9 @@ float Float8BitsToFloat(uint8_t bits, const Float8Format& format) {
             fraction != 0 ? nan : std::numeric_limits<float>::infinity();
         return negative ? -v : v;
       }
+      break;
+    case Float8Format::kFiniteOnly:
+    case Float8Format::kExponentOnly:
       break;
   }
   const float v =

@@ -1,14 +1,22 @@
-// The 8-bit float types of XLA and JAX (ml_dtypes): f8e5m2, f8e4m3,
-// f8e3m4 (IEEE-like: an all-ones exponent is inf or NaN), f8e4m3fn (no
-// inf; only S.1111.111 is NaN) and f8e4m3fnuz, f8e5m2fnuz, f8e4m3b11fnuz
-// (no inf, no -0: the bits of -0, 0x80, are the one NaN). One description
-// of each format drives both directions of conversion, so the host
-// (evaluator, constants, .npy data) and the code generators
+// The narrow float types of XLA and JAX (ml_dtypes), each stored in one
+// byte: f8e5m2, f8e4m3, f8e3m4 (IEEE-like: an all-ones exponent is inf or
+// NaN), f8e4m3fn (no inf; only S.1111.111 is NaN), f8e4m3fnuz,
+// f8e5m2fnuz, f8e4m3b11fnuz (no inf, no -0: the bits of -0, 0x80, are the
+// one NaN), and the microscaling (MX) element and scale types f4e2m1fn
+// (4 bits in the low half of the byte, S.EE.M: no inf, no NaN) and
+// f8e8m0fnu (2^(bits - 127), no sign, no zero, 0xFF is NaN). One
+// description of each format drives both directions of conversion, so the
+// host (evaluator, constants, .npy data) and the code generators
 // (backends/common/float8_convert) agree bit for bit with ml_dtypes and
 // XLA: from f32 round to nearest even; past the largest finite value an
-// IEEE-like type gives inf and the others NaN; NaN stays NaN (with its
-// sign where the format has one); fnuz types turn -0 and underflows of
-// negative values into +0.
+// IEEE-like type gives inf, f4e2m1fn saturates to +-6 and the others give
+// NaN; NaN stays NaN (with its sign where the format has one); fnuz types
+// turn -0 and underflows of negative values into +0. f4e2m1fn has no NaN
+// to give: a NaN becomes -0, as XLA's code generators do (ml_dtypes gives
+// +NaN -0 and -NaN +0). f8e8m0fnu rounds the f32 bits, as XLA and
+// ml_dtypes do: half way between two powers of two rounds up, anything at
+// or below 2^-127 gives 2^-127 (it has no zero), zero, negatives, inf and
+// values from 1.5 x 2^127 up give NaN.
 #ifndef HLO_FLOAT8_H_
 #define HLO_FLOAT8_H_
 
@@ -21,26 +29,40 @@
 namespace hloc {
 
 struct Float8Format {
-  enum Kind { kIeee, kFn, kFnuz };
+  // kFiniteOnly: no inf, no NaN (f4e2m1fn). kExponentOnly: f8e8m0fnu.
+  enum Kind { kIeee, kFn, kFnuz, kFiniteOnly, kExponentOnly };
   int exponent_bits;
   int mantissa_bits;
   int bias;
   Kind kind;
 
+  // The sign bit (0x80 for the 8-bit formats, 0x8 for f4e2m1fn); 0 for
+  // f8e8m0fnu, which has none.
+  constexpr uint8_t SignBit() const {
+    return kind == kExponentOnly ? 0 : 1 << (exponent_bits + mantissa_bits);
+  }
+  // The bits a value occupies (the rest of the byte is zero).
+  constexpr uint8_t Mask() const {
+    return kind == kExponentOnly ? 0xff : (SignBit() << 1) - 1;
+  }
+
   // Unbiased exponent of the smallest normal value.
   constexpr int MinExponent() const { return 1 - bias; }
   // Largest exponent field of a finite value.
   constexpr int MaxExponentField() const {
-    return kind == kIeee ? (1 << exponent_bits) - 2 : (1 << exponent_bits) - 1;
+    return kind == kIeee || kind == kExponentOnly ? (1 << exponent_bits) - 2
+                                                  : (1 << exponent_bits) - 1;
   }
   // Largest mantissa field of a finite value at MaxExponentField.
   constexpr int MaxMantissaAtTop() const {
     return kind == kFn ? (1 << mantissa_bits) - 2 : (1 << mantissa_bits) - 1;
   }
   // The NaN this format gives for a NaN (or an overflow where there is no
-  // inf) of sign `negative`.
+  // inf) of sign `negative`; f4e2m1fn's stand-in -0 (see the top comment).
   constexpr uint8_t Nan(bool negative) const {
     if (kind == kFnuz) return 0x80;
+    if (kind == kFiniteOnly) return SignBit();
+    if (kind == kExponentOnly) return 0xff;
     const uint8_t sign = negative ? 0x80 : 0;
     const uint8_t exp_all = ((1 << exponent_bits) - 1) << mantissa_bits;
     if (kind == kFn) return sign | exp_all | ((1 << mantissa_bits) - 1);
@@ -53,19 +75,21 @@ struct Float8Format {
   }
 };
 
-// The format of an 8-bit float element type; nullptr for other types.
+// The format of a narrow float element type (the 8-bit ones, f4e2m1fn and
+// f8e8m0fnu); nullptr for other types.
 const Float8Format* Float8FormatOf(PrimitiveType type);
 inline bool IsFloat8Type(PrimitiveType type) {
   return Float8FormatOf(type) != nullptr;
 }
 
 class HloInstruction;
-// Whether `instr` or one of its operands is an array of an 8-bit float.
+// Whether `instr` or one of its operands is an array of a float type of
+// this header.
 bool TouchesFloat8(const HloInstruction& instr);
 
 // f32 -> the format's bits (round to nearest even, see the top comment).
 uint8_t FloatToFloat8Bits(float f, const Float8Format& format);
-// The format's bits -> f32 (exact).
+// The format's bits -> f32 (exact; bits outside Mask() are ignored).
 float Float8BitsToFloat(uint8_t bits, const Float8Format& format);
 
 // A format as a type, for the host values below.
@@ -83,6 +107,8 @@ HLOC_FLOAT8_FORMAT(F8E4M3FN, 4, 3, 7, kFn)
 HLOC_FLOAT8_FORMAT(F8E4M3FNUZ, 4, 3, 8, kFnuz)
 HLOC_FLOAT8_FORMAT(F8E5M2FNUZ, 5, 2, 16, kFnuz)
 HLOC_FLOAT8_FORMAT(F8E4M3B11FNUZ, 4, 3, 11, kFnuz)
+HLOC_FLOAT8_FORMAT(F4E2M1FN, 2, 1, 1, kFiniteOnly)
+HLOC_FLOAT8_FORMAT(F8E8M0FNU, 8, 0, 127, kExponentOnly)
 #undef HLOC_FLOAT8_FORMAT
 
 // An 8-bit float stored as its bits; converts implicitly to float so host
@@ -97,7 +123,9 @@ struct Float8 {
   Float8() = default;
   explicit Float8(float f) : bits(FloatToFloat8Bits(f, kFormat)) {}
   // Via f32: f32 has more than twice the format's mantissa bits plus two,
-  // so the double rounding cannot change the result.
+  // so the double rounding cannot change the result (f8e8m0fnu, which
+  // rounds half way up, goes through f32 as XLA's code generators take it:
+  // an f64 just below a half way point that f32 rounds onto it rounds up).
   explicit Float8(double d) : Float8(static_cast<float>(d)) {}
   static Float8 FromBits(uint8_t b) {
     Float8 v;
@@ -119,6 +147,8 @@ using Float8E4M3FN = Float8<F8E4M3FN>;
 using Float8E4M3FNUZ = Float8<F8E4M3FNUZ>;
 using Float8E5M2FNUZ = Float8<F8E5M2FNUZ>;
 using Float8E4M3B11FNUZ = Float8<F8E4M3B11FNUZ>;
+using Float4E2M1FN = Float8<F4E2M1FN>;
+using Float8E8M0FNU = Float8<F8E8M0FNU>;
 
 }  // namespace hloc
 

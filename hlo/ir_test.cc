@@ -29,9 +29,16 @@ TEST(PrimitiveTypeTest, NamesRoundTripWithXlaEnumValues) {
   EXPECT_FALSE(ParsePrimitiveType("f33").ok());
   EXPECT_TRUE(IsSupportedElementType(BF16));
   EXPECT_TRUE(IsSupportedElementType(F8E5M2));
-  EXPECT_FALSE(IsSupportedElementType(F8E8M0FNU));
-  EXPECT_FALSE(IsSupportedElementType(F4E2M1FN));
-  EXPECT_FALSE(IsSupportedElementType(S4));
+  EXPECT_TRUE(IsSupportedElementType(F8E8M0FNU));
+  EXPECT_TRUE(IsSupportedElementType(F4E2M1FN));
+  for (PrimitiveType t : {S4, U4, S2, U2}) {
+    EXPECT_TRUE(IsSupportedElementType(t)) << PrimitiveTypeName(t);
+    EXPECT_TRUE(IsSubByteIntegralType(t)) << PrimitiveTypeName(t);
+    EXPECT_EQ(ByteWidth(t), 1) << PrimitiveTypeName(t);
+  }
+  EXPECT_FALSE(IsSupportedElementType(S1));
+  EXPECT_FALSE(IsSupportedElementType(F6E2M3FN));
+  EXPECT_FALSE(IsSubByteIntegralType(S8));
   EXPECT_EQ(BitWidth(S4), 4);
   EXPECT_EQ(ByteWidth(C64), 8);
 }

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/sub_byte_int.h"
 
 namespace hloc {
 namespace {
@@ -153,6 +154,7 @@ void Literal::SetFromDouble(int64_t linear, double value) {
       data<T>()[linear] = static_cast<T>(value);
     }
   });
+  CanonicalizeSubByteInts(element_type(), untyped_data() + linear, 1);
 }
 
 void Literal::SetFromInt64(int64_t linear, int64_t value) {
@@ -164,6 +166,7 @@ void Literal::SetFromInt64(int64_t linear, int64_t value) {
       data<T>()[linear] = static_cast<T>(value);
     }
   });
+  CanonicalizeSubByteInts(element_type(), untyped_data() + linear, 1);
 }
 
 bool Literal::operator==(const Literal& o) const {

@@ -35,6 +35,11 @@ struct NativeTypeOf;
   };
 HLOC_NATIVE_TYPE(PRED, bool)
 HLOC_NATIVE_TYPE(S8, int8_t)
+// Sub-byte integers hold their value in a byte (hlo/sub_byte_int.h).
+HLOC_NATIVE_TYPE(S2, int8_t)
+HLOC_NATIVE_TYPE(S4, int8_t)
+HLOC_NATIVE_TYPE(U2, uint8_t)
+HLOC_NATIVE_TYPE(U4, uint8_t)
 HLOC_NATIVE_TYPE(S16, int16_t)
 HLOC_NATIVE_TYPE(S32, int32_t)
 HLOC_NATIVE_TYPE(S64, int64_t)
@@ -51,6 +56,8 @@ HLOC_NATIVE_TYPE(F8E4M3FN, Float8E4M3FN)
 HLOC_NATIVE_TYPE(F8E4M3FNUZ, Float8E4M3FNUZ)
 HLOC_NATIVE_TYPE(F8E5M2FNUZ, Float8E5M2FNUZ)
 HLOC_NATIVE_TYPE(F8E4M3B11FNUZ, Float8E4M3B11FNUZ)
+HLOC_NATIVE_TYPE(F4E2M1FN, Float4E2M1FN)
+HLOC_NATIVE_TYPE(F8E8M0FNU, Float8E8M0FNU)
 HLOC_NATIVE_TYPE(F32, float)
 HLOC_NATIVE_TYPE(F64, double)
 HLOC_NATIVE_TYPE(C64, complex64)
@@ -60,8 +67,9 @@ HLOC_NATIVE_TYPE(C128, complex128)
 template <PrimitiveType kType>
 using NativeType = typename NativeTypeOf<kType>::type;
 
-// The float types stored as bits and computed in f32 (f16, bf16, the 8-bit
-// floats): host code converts them to float, computes, and rounds back.
+// The float types stored as bits and computed in f32 (f16, bf16, the
+// narrow floats of hlo/float8.h): host code converts them to float,
+// computes, and rounds back.
 template <typename T>
 inline constexpr bool kIsNarrowFloat =
     std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> ||
@@ -79,10 +87,14 @@ absl::Status TypeSwitch(PrimitiveType type, Fn&& fn) {
     return absl::OkStatus();
   switch (type) {
     HLOC_CASE(PRED)
+    HLOC_CASE(S2)
+    HLOC_CASE(S4)
     HLOC_CASE(S8)
     HLOC_CASE(S16)
     HLOC_CASE(S32)
     HLOC_CASE(S64)
+    HLOC_CASE(U2)
+    HLOC_CASE(U4)
     HLOC_CASE(U8)
     HLOC_CASE(U16)
     HLOC_CASE(U32)
@@ -96,6 +108,8 @@ absl::Status TypeSwitch(PrimitiveType type, Fn&& fn) {
     HLOC_CASE(F8E4M3FNUZ)
     HLOC_CASE(F8E5M2FNUZ)
     HLOC_CASE(F8E4M3B11FNUZ)
+    HLOC_CASE(F4E2M1FN)
+    HLOC_CASE(F8E8M0FNU)
     HLOC_CASE(F32)
     HLOC_CASE(F64)
     HLOC_CASE(C64)
@@ -176,7 +190,7 @@ class Literal {
   int64_t GetAsInt64(int64_t linear) const;
   complex128 GetAsComplex(int64_t linear) const;
   // Stores `value` converted to the element type (as C++ conversion would;
-  // f16/bf16 round to nearest even).
+  // f16/bf16 round to nearest even; sub-byte integers wrap).
   void SetFromDouble(int64_t linear, double value);
   void SetFromInt64(int64_t linear, int64_t value);
 

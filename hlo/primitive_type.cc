@@ -75,6 +75,10 @@ bool IsSupportedElementType(PrimitiveType type) {
     case F64:
     case C64:
     case C128:
+    case S2:
+    case S4:
+    case U2:
+    case U4:
       return true;
     default:
       return IsFloat8Type(type);
@@ -127,6 +131,10 @@ bool IsFloatingPointType(PrimitiveType type) {
     default:
       return false;
   }
+}
+
+bool IsSubByteIntegralType(PrimitiveType type) {
+  return IsIntegralType(type) && BitWidth(type) < 8;
 }
 
 bool IsComplexType(PrimitiveType type) { return type == C64 || type == C128; }

@@ -57,11 +57,13 @@ absl::string_view PrimitiveTypeName(PrimitiveType type);
 absl::StatusOr<PrimitiveType> ParsePrimitiveType(absl::string_view name);
 
 // True for the types every stage of this compiler computes with: pred, the
-// 8..64-bit integers, f16, bf16, f32, f64, c64, c128 and the 8-bit floats
-// of hlo/float8.h (the code generators convert them and move them; the
-// `float8-normalization` pass computes on them in f32). The sub-byte
-// integers, f8e8m0fnu and the F4/F6 floats parse and print but are
-// rejected by later stages.
+// 8..64-bit integers, f16, bf16, f32, f64, c64, c128, the narrow floats of
+// hlo/float8.h (the 8-bit ones, f4e2m1fn and f8e8m0fnu: the code
+// generators convert them and move them; the `float8-normalization` pass
+// computes on them in f32) and the sub-byte integers s4, u4, s2, u2
+// (hlo/sub_byte_int.h: one element a byte; the `sub-byte-normalization`
+// pass computes on them in 8 bits). s1, u1 and the F6 floats parse and
+// print but are rejected by later stages.
 bool IsSupportedElementType(PrimitiveType type);
 
 // An error naming `type` and `where`, for stages that meet an unsupported type.
@@ -72,6 +74,8 @@ bool IsIntegralType(PrimitiveType type);  // Signed or unsigned, not PRED.
 bool IsSignedIntegralType(PrimitiveType type);
 bool IsUnsignedIntegralType(PrimitiveType type);
 bool IsFloatingPointType(PrimitiveType type);  // Real floats incl. F8/F4.
+// s1, s2, s4, u1, u2, u4: integers narrower than a byte.
+bool IsSubByteIntegralType(PrimitiveType type);
 bool IsComplexType(PrimitiveType type);
 
 // Bits of one element (sub-byte types report their real width), 0 for

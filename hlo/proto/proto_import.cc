@@ -24,6 +24,7 @@
 #include "hlo/proto/enum_map.h"
 #include "hlo/proto/sharding_text.h"
 #include "hlo/status_macros.h"
+#include "hlo/sub_byte_int.h"
 
 namespace hloc {
 namespace {
@@ -339,6 +340,8 @@ absl::StatusOr<Literal> ImportLiteral(const xla::LiteralProto& proto) {
                                     " are not supported"));
       }
       st = CopyBytes(*bytes, name, 1, n, &literal);
+      // JAX's protos hold a sub-byte integer's low bits (s4 -3 is 0x0d).
+      CanonicalizeSubByteInts(shape.element_type(), literal.untyped_data(), n);
       break;
     }
   }
