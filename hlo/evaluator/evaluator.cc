@@ -19,6 +19,7 @@
 #include "hlo/evaluator/rendezvous.h"
 #include "hlo/evaluator/strided_copy.h"
 #include "hlo/host_memory.h"
+#include "hlo/sub_byte_int.h"
 
 namespace hloc {
 namespace eval {
@@ -178,6 +179,44 @@ absl::Status FixResultShape(const HloInstruction& instr, Literal& result) {
   return absl::OkStatus();
 }
 
+// Whether every sub-byte integer in `value` is canonical (its value in a
+// byte: hlo/sub_byte_int.h).
+bool IsCanonical(const Literal& value) {
+  if (value.shape().IsTuple()) {
+    for (const Literal& element : value.tuple_elements()) {
+      if (!IsCanonical(element)) return false;
+    }
+    return true;
+  }
+  if (!value.shape().IsArray() ||
+      !IsSubByteIntegralType(value.element_type())) {
+    return true;
+  }
+  const int bits = BitWidth(value.element_type());
+  const bool is_signed = IsSignedIntegralType(value.element_type());
+  const uint8_t* data = value.untyped_data();
+  for (int64_t i = 0; i < value.element_count(); ++i) {
+    if (static_cast<uint8_t>(WrapToBits(data[i], bits, is_signed)) !=
+        data[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Wraps sub-byte integer values to their bits (hlo/sub_byte_int.h): the
+// elementwise kernels wrap their own results, but reductions, dots, iota,
+// rng and bitcast-convert compute them as 8-bit values, and arguments may
+// come in ml_dtypes' form.
+void WrapSubByteInts(Literal& value) {
+  if (value.shape().IsTuple()) {
+    for (Literal& element : value.tuple_elements()) WrapSubByteInts(element);
+  } else if (value.shape().IsArray()) {
+    CanonicalizeSubByteInts(value.element_type(), value.untyped_data(),
+                            value.element_count());
+  }
+}
+
 }  // namespace
 
 const Evaluator::Plan& Evaluator::PlanFor(const HloComputation& computation) {
@@ -299,11 +338,19 @@ absl::StatusOr<Literal> Evaluator::Run(
         absl::Status status = CheckArgument(*instr, (*owned_args)[k]);
         if (!status.ok()) return status;
         owned[p] = std::move((*owned_args)[k]);
+        WrapSubByteInts(owned[p]);
         values[p] = &owned[p];
       } else {
         absl::Status status = CheckArgument(*instr, *borrowed_args[k]);
         if (!status.ok()) return status;
         values[p] = borrowed_args[k];
+        // Sub-byte integers in ml_dtypes' form (a caller's NumPy buffer)
+        // are wrapped in a copy: the caller's buffer is only read.
+        if (!IsCanonical(*borrowed_args[k])) {
+          owned[p] = *borrowed_args[k];
+          WrapSubByteInts(owned[p]);
+          values[p] = &owned[p];
+        }
       }
       continue;
     }
@@ -336,6 +383,7 @@ absl::StatusOr<Literal> Evaluator::Run(
     if (!plan.lazy[p]) {
       absl::Status status = FixResultShape(*instr, *result);
       if (!status.ok()) return status;
+      WrapSubByteInts(*result);
     }
     owned[p] = std::move(*result);
     values[p] = &owned[p];

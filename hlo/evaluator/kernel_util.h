@@ -107,13 +107,32 @@ struct IntOfSize<8> {
   using type = int64_t;
 };
 
+// The sign bit of T's bits: 0x80 but for f4e2m1fn (0x8) and f8e8m0fnu
+// (0: none).
+template <typename T>
+inline constexpr int kSignBitOf = 0x80;
+template <PrimitiveType P>
+inline constexpr int kSignBitOf<Float8<P>> = Float8<P>::kFormat.SignBit();
+
 // Key whose signed order is the IEEE total order of T's values.
 template <typename T>
 inline auto TotalOrderKey(T v) {
-  using S = typename IntOfSize<sizeof(T)>::type;
-  S s;
-  std::memcpy(&s, &v, sizeof s);
-  return s < 0 ? static_cast<S>(s ^ std::numeric_limits<S>::max()) : s;
+  if constexpr (kSignBitOf<T> != 0x80) {
+    // f8e8m0fnu's bits are its order (NaN last); f4e2m1fn is sign and
+    // magnitude in the low four bits.
+    const int bits = v.bits & T::kFormat.Mask();
+    if constexpr (kSignBitOf<T> == 0) {
+      return bits;
+    } else {
+      const int magnitude = bits & (kSignBitOf<T> - 1);
+      return (bits & kSignBitOf<T>) != 0 ? -magnitude - 1 : magnitude;
+    }
+  } else {
+    using S = typename IntOfSize<sizeof(T)>::type;
+    S s;
+    std::memcpy(&s, &v, sizeof s);
+    return s < 0 ? static_cast<S>(s ^ std::numeric_limits<S>::max()) : s;
+  }
 }
 
 // --- Scalar semantics (on compute types) ----------------------------------

@@ -33,33 +33,40 @@ absl::StatusOr<ElementwiseFn> SelectElementwiseKernel(
     }
     return true;
   };
-  switch (opcode) {
-    case HloOpcode::kConvert:
-      if (n == 1) fn = SelectConvertKernel(operand_types[0], result_type);
-      break;
-    case HloOpcode::kCompare:
-      if (n == 2 && all_same(0) && result_type == PRED) {
-        fn = SelectCompareKernel(operand_types[0], direction, total_order);
-      }
-      break;
-    case HloOpcode::kSelect:
-      if (n == 3 && operand_types[0] == PRED && all_same(1) &&
-          operand_types[1] == result_type) {
-        fn = SelectSelectKernel(result_type);
-      }
-      break;
-    case HloOpcode::kClamp:
-      if (n == 3 && all_same(0) && operand_types[0] == result_type) {
-        fn = SelectClampKernel(result_type);
-      }
-      break;
-    default:
-      if (n == 1) {
-        fn = SelectUnaryKernel(opcode, operand_types[0], result_type);
-      } else if (n == 2 && all_same(0)) {
-        fn = SelectBinaryKernel(opcode, operand_types[0], result_type);
-      }
-      break;
+  // Sub-byte results wrap to their bits: kernels of their own (select and
+  // clamp only move values).
+  if (IsSubByteIntegralType(result_type) && opcode != HloOpcode::kSelect &&
+      opcode != HloOpcode::kClamp) {
+    fn = SelectSubByteKernel(opcode, operand_types, result_type);
+  } else {
+    switch (opcode) {
+      case HloOpcode::kConvert:
+        if (n == 1) fn = SelectConvertKernel(operand_types[0], result_type);
+        break;
+      case HloOpcode::kCompare:
+        if (n == 2 && all_same(0) && result_type == PRED) {
+          fn = SelectCompareKernel(operand_types[0], direction, total_order);
+        }
+        break;
+      case HloOpcode::kSelect:
+        if (n == 3 && operand_types[0] == PRED && all_same(1) &&
+            operand_types[1] == result_type) {
+          fn = SelectSelectKernel(result_type);
+        }
+        break;
+      case HloOpcode::kClamp:
+        if (n == 3 && all_same(0) && operand_types[0] == result_type) {
+          fn = SelectClampKernel(result_type);
+        }
+        break;
+      default:
+        if (n == 1) {
+          fn = SelectUnaryKernel(opcode, operand_types[0], result_type);
+        } else if (n == 2 && all_same(0)) {
+          fn = SelectBinaryKernel(opcode, operand_types[0], result_type);
+        }
+        break;
+    }
   }
   if (fn != nullptr) return fn;
   std::vector<std::string> names;

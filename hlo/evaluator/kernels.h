@@ -75,6 +75,11 @@ ElementwiseFn SelectCompareKernel(PrimitiveType operand,
 ElementwiseFn SelectConvertKernel(PrimitiveType from, PrimitiveType to);
 ElementwiseFn SelectSelectKernel(PrimitiveType type);
 ElementwiseFn SelectClampKernel(PrimitiveType type);
+// The kernel of an operation with a sub-byte integer result (kernels_
+// sub_byte.cc): converts and the arithmetic, which wrap to the type's bits.
+ElementwiseFn SelectSubByteKernel(HloOpcode opcode,
+                                  absl::Span<const PrimitiveType> operands,
+                                  PrimitiveType result);
 
 // acc = f(acc, x[0]), f(acc, x[1]), ... in order, for the commutative
 // reduction opcodes (add, multiply, maximum, minimum, and, or, xor); `acc`
