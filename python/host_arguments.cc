@@ -18,12 +18,12 @@ namespace {
 
 enum class ElementKind { kBool, kSigned, kUnsigned, kFloat, kComplex, kOther };
 
-// How an element type crosses: bf16 and the 8-bit floats as their bits
-// (ml_dtypes' floats have no buffer-protocol code, so the Python side views
-// them as uint16 and uint8).
+// How an element type crosses: bf16, the narrow floats and the sub-byte
+// integers as their bits (ml_dtypes' types have no buffer-protocol code,
+// so the Python side views them as uint16 and uint8).
 ElementKind CrossingKind(PrimitiveType type) {
   if (type == PRED) return ElementKind::kBool;
-  if (type == BF16 || IsFloat8Type(type) ||
+  if (type == BF16 || IsFloat8Type(type) || IsSubByteIntegralType(type) ||
       IsUnsignedIntegralType(type)) {
     return ElementKind::kUnsigned;
   }

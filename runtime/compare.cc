@@ -79,9 +79,12 @@ bool RoundsNothing(HloOpcode opcode) {
 }
 
 // Mantissa bits of the float types tolerances know (complex: of a part);
-// 0 for every other type.
+// 0 for every other type. Not the microscaling types: a module converts
+// to them (exactly, as XLA) rather than computing in them, and their rows
+// would allow 50% (f4e2m1fn) or any (f8e8m0fnu) error in everything else.
 int MantissaBits(PrimitiveType type) {
   if (IsComplexType(type)) type = ComplexComponentType(type);
+  if (type == F4E2M1FN || type == F8E8M0FNU) return 0;
   if (IsSupportedElementType(type) && IsFloatingPointType(type)) {
     return FloatFormatOf(type).mantissa_bits;  // the 8-bit floats too
   }
@@ -277,7 +280,7 @@ Tolerance DefaultTolerance(PrimitiveType type, bool accumulating) {
     default:
       break;
   }
-  if (IsFloat8Type(type)) {
+  if (IsFloat8Type(type) && MantissaBits(type) != 0) {
     // One ulp of the 8-bit type (2^-mantissa bits relative: 12.5% for
     // e4m3, 25% for e5m2): a value computed in another order in f32 may
     // round to the neighbour.

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hlo/float8.h"
+#include "hlo/sub_byte_int.h"
 #include "runtime/file_util.h"
 
 namespace hloc {
@@ -338,8 +339,11 @@ void SwapBytes(uint8_t* data, int64_t size, int unit) {
 }  // namespace
 
 absl::StatusOr<std::string> NpyDescr(PrimitiveType type) {
-  // The 8-bit floats as opaque bytes, as ml_dtypes saves most of them.
-  if (IsFloat8Type(type)) return std::string("|V1");
+  // The narrow floats and the sub-byte integers as opaque bytes, as
+  // ml_dtypes saves most of them.
+  if (IsFloat8Type(type) || IsSubByteIntegralType(type)) {
+    return std::string("|V1");
+  }
   switch (type) {
     case PRED:
       return std::string("|b1");
@@ -479,6 +483,8 @@ absl::StatusOr<Literal> ParseNpy(absl::string_view bytes,
     // bool must hold 0 or 1; NumPy reads any nonzero byte as True.
     for (uint64_t i = 0; i < needed; ++i) dst[i] = dst[i] != 0;
   }
+  // ml_dtypes keeps a sub-byte integer in the low bits of its byte.
+  CanonicalizeSubByteInts(dtype->type, dst, static_cast<int64_t>(count));
   return literal;
 }
 
@@ -528,8 +534,16 @@ absl::StatusOr<std::string> SerializeNpy(const Literal& literal) {
   out += dict;
   out.append(pad, ' ');
   out.push_back('\n');
+  const size_t data_start = out.size();
   out.append(reinterpret_cast<const char*>(literal.untyped_data()),
              literal.size_bytes());
+  // ml_dtypes' bytes for sub-byte integers and f4e2m1fn: the low bits.
+  const PrimitiveType type = literal.element_type();
+  if (IsSubByteIntegralType(type) || type == F4E2M1FN) {
+    for (size_t i = data_start; i < out.size(); ++i) {
+      out[i] = static_cast<char>(ToMlDtypesByte(type, out[i]));
+    }
+  }
   return out;
 }
 

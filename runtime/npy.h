@@ -14,6 +14,10 @@
 // only when the caller names the type it expects (NpyReadOptions); the
 // unambiguous descr 'bfloat16' is always read as bf16. WriteNpy writes bf16
 // as '<V2' so that np.load reads it anywhere (view it as ml_dtypes.bfloat16).
+// The same holds for ml_dtypes' one-byte types, saved as 'V1': the 8-bit
+// and microscaling floats and the sub-byte integers (int4 and the like:
+// ml_dtypes stores the low bits, which reading wraps to the value and
+// writing writes back; hlo/sub_byte_int.h).
 //
 // Reading accepts every byte order ('<', '>', '|', '='; this host is
 // little-endian) and Fortran order (transposed into the Literal's row-major

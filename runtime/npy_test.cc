@@ -347,6 +347,33 @@ TEST(NpyTest, BoolBytesAreNormalized) {
   EXPECT_EQ(lit->data<uint8_t>()[2], 1);
 }
 
+// ml_dtypes' int4 stores the low bits (-1 as 0x0f, np.save writes '<V1'):
+// reading wraps them to the value, writing stores the low bits again.
+TEST(NpyTest, SubByteIntegersAsMlDtypesStoresThem) {
+  const std::string header =
+      "{'descr': '<V1', 'fortran_order': False, 'shape': (4,), }";
+  const std::string data("\x0f\x08\x07\xf3", 4);
+  NpyReadOptions s4;
+  s4.expected_type = S4;
+  absl::StatusOr<Literal> lit = ParseNpy(MakeFile(header, data), "i4.npy", s4);
+  ASSERT_TRUE(lit.ok()) << lit.status();
+  EXPECT_EQ(lit->ToString(), "s4[4] {-1, -8, 7, 3}");
+  absl::StatusOr<std::string> bytes = SerializeNpy(*lit);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  EXPECT_EQ(bytes->substr(bytes->size() - 4),
+            std::string("\x0f\x08\x07\x03", 4));
+  NpyReadOptions u2;
+  u2.expected_type = U2;
+  lit = ParseNpy(MakeFile(header, data), "u2.npy", u2);
+  ASSERT_TRUE(lit.ok()) << lit.status();
+  EXPECT_EQ(lit->ToString(), "u2[4] {3, 0, 3, 3}");
+  NpyReadOptions f4;
+  f4.expected_type = F4E2M1FN;
+  lit = ParseNpy(MakeFile(header, data), "f4.npy", f4);
+  ASSERT_TRUE(lit.ok()) << lit.status();
+  EXPECT_EQ(lit->ToString(), "f4e2m1fn[4] {-6, -0, 6, 1.5}");
+}
+
 TEST(NpyTest, EveryTruncationFailsCleanly) {
   for (const char* file : {"f32_2x3.npy", "c128_2x3.npy", "f32_v3_2x3.npy",
                            "f32_fortran_2x3x4.npy", "f32_scalar.npy"}) {

@@ -55,12 +55,21 @@ _NUMPY_TYPES = {
     "f8e4m3fnuz": np.dtype(ml_dtypes.float8_e4m3fnuz),
     "f8e5m2fnuz": np.dtype(ml_dtypes.float8_e5m2fnuz),
     "f8e4m3b11fnuz": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
+    "f4e2m1fn": np.dtype(ml_dtypes.float4_e2m1fn),
+    "f8e8m0fnu": np.dtype(ml_dtypes.float8_e8m0fnu),
+    "s4": np.dtype(ml_dtypes.int4),
+    "u4": np.dtype(ml_dtypes.uint4),
+    "s2": np.dtype(ml_dtypes.int2),
+    "u2": np.dtype(ml_dtypes.uint2),
 }
 _BF16 = _NUMPY_TYPES["bf16"]
-# ml_dtypes' floats have no buffer-protocol code: they cross as their bits.
+# ml_dtypes' types have no buffer-protocol code: they cross as their bits
+# (sub-byte integers in ml_dtypes' form, the low bits, which hloc reads
+# as such: hlo/sub_byte_int.h).
 _BITS_OF = {dtype: np.dtype(np.uint16 if dtype == _BF16 else np.uint8)
             for name, dtype in _NUMPY_TYPES.items()
-            if name == "bf16" or name.startswith("f8")}
+            if name == "bf16" or dtype.itemsize == 1 and (
+                name.startswith("f") or name in ("s4", "u4", "s2", "u2"))}
 
 _lock = threading.Lock()
 _programs = {}
