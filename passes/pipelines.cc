@@ -29,6 +29,7 @@
 #include "passes/simplify_fp_conversions.h"
 #include "passes/radix_sort_rewriter.h"
 #include "passes/sort_splitter.h"
+#include "passes/sub_byte_normalization.h"
 #include "passes/topk_splitter.h"
 #include "passes/tree_reduction.h"
 #include "passes/triangular_solve_expander.h"
@@ -106,8 +107,10 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
     pipeline.AddPass<TriangularSolveExpander>();
   }
   pipeline.AddPass(MakeSimplificationPipeline());
-  // The code generators only move and convert 8-bit floats.
+  // The code generators only move and convert 8-bit floats and sub-byte
+  // integers.
   pipeline.AddPass<Float8Normalization>();
+  pipeline.AddPass<SubByteNormalization>();
   if (options.allow_excess_precision) {
     pipeline.AddPass<FloatNormalization>();
     // XLA:CPU keeps the roundings a program writes (x.astype(f16) saturates

@@ -36,6 +36,7 @@
 #include "passes/simplify_fp_conversions.h"
 #include "passes/radix_sort_rewriter.h"
 #include "passes/sort_splitter.h"
+#include "passes/sub_byte_normalization.h"
 #include "passes/topk_expander.h"
 #include "passes/topk_splitter.h"
 #include "passes/tree_reduction.h"
@@ -130,6 +131,10 @@ const PassEntry kPasses[] = {
      "8-bit float arithmetic computed in f32 and rounded back after each "
      "op (the code generators only move and convert 8-bit floats)",
      Make<Float8Normalization>},
+    {"sub-byte-normalization",
+     "s4/u4/s2/u2 arithmetic computed in 8 bits and wrapped back after each "
+     "op (the code generators only move and convert sub-byte integers)",
+     Make<SubByteNormalization>},
     {"float-normalization",
      "excess precision: bf16 elementwise arithmetic computed in f32 and "
      "rounded after each op (simplify-fp-conversions then drops the "

@@ -30,6 +30,26 @@ void AllowNarrowTypesError(HloInstruction* wide, PrimitiveType type) {
 
 }  // namespace
 
+bool ComputesOnValues(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kSelect:
+    case HloOpcode::kConvert:
+    case HloOpcode::kBitcastConvert:
+    case HloOpcode::kCopy:
+      return false;
+    case HloOpcode::kDot:
+    case HloOpcode::kConvolution:
+    case HloOpcode::kIota:
+    case HloOpcode::kReducePrecision:
+    case HloOpcode::kRng:
+    case HloOpcode::kCholesky:
+    case HloOpcode::kTriangularSolve:
+      return true;
+    default:
+      return HloOpcodeIsElementwise(opcode);
+  }
+}
+
 absl::Status WidenToF32(HloComputation* computation, HloInstruction* instr,
                         absl::FunctionRef<bool(PrimitiveType)> narrow) {
   std::vector<HloInstruction*> operands;

@@ -1,6 +1,7 @@
 // Rewriting one operation to compute in f32, for the passes that take
 // narrow float arithmetic out of the narrow type (float-normalization,
-// float8-normalization).
+// float8-normalization), and which operations compute on values at all
+// (those passes and sub-byte-normalization).
 #ifndef PASSES_WIDEN_TO_F32_H_
 #define PASSES_WIDEN_TO_F32_H_
 
@@ -9,6 +10,16 @@
 #include "hlo/computation.h"
 
 namespace hloc {
+
+// Operations that compute on their values (so on a type the code
+// generators only move and convert, after widening it): the elementwise
+// ones except those that move or reinterpret values (select, convert,
+// bitcast-convert, copy), and the few others that make or combine numbers
+// (dot, convolution, iota, reduce-precision, rng, cholesky,
+// triangular-solve). Everything else moves values (copies, slices,
+// gathers, sorts, tuples) or applies a computation the passes rewrite
+// themselves (reduce, scatter, map).
+bool ComputesOnValues(HloOpcode opcode);
 
 // Rewrites `instr` (array-shaped) in `computation` to
 //     convert(op(convert(a) -> f32, ...) -> f32) -> its type

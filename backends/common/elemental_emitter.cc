@@ -11,6 +11,7 @@
 #include "backends/common/loop_emitter.h"
 #include "backends/common/math_library.h"
 #include "hlo/status_macros.h"
+#include "hlo/sub_byte_int.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
@@ -185,6 +186,23 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitConvert(llvm::Value* x,
     HLOC_ASSIGN_OR_RETURN(x, EmitConvert(x, from, F32));
     return EmitF32ToFloat8(b_, x, *to8);
   }
+  // Sub-byte integers are their values in an i8 (ir_array.h): from one,
+  // convert as from its byte type; to one, convert to its byte type and
+  // wrap, but from a float saturate at the narrow type's bounds.
+  if (IsSubByteIntegralType(from)) return EmitConvert(x, ByteTypeOf(from), to);
+  if (IsSubByteIntegralType(to)) {
+    if (IsFloatingPointType(from)) {
+      x = Widen(x);
+      const bool is_signed = IsSignedIntegralType(to);
+      llvm::Value* narrow = b_->CreateIntrinsic(
+          is_signed ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat,
+          {b_->getIntNTy(BitWidth(to)), x->getType()}, {x});
+      return is_signed ? b_->CreateSExt(narrow, b_->getInt8Ty())
+                       : b_->CreateZExt(narrow, b_->getInt8Ty());
+    }
+    HLOC_ASSIGN_OR_RETURN(x, EmitConvert(x, from, ByteTypeOf(to)));
+    return EmitWrapSubByte(x, to, b_);
+  }
   HLOC_ASSIGN_OR_RETURN(llvm::Type * to_type,
                         RegisterType(to, b_->getContext()));
   if (to == PRED) {
@@ -255,15 +273,22 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitComplexConvert(
 
 absl::StatusOr<llvm::Value*> ElementalEmitter::EmitElementwise(
     const HloInstruction* hlo, absl::Span<llvm::Value* const> operands) {
-  // 8-bit floats are only moved and converted here (their values are i8
-  // bits); the pipelines' float8-normalization computes their arithmetic
-  // in f32 before code generation.
-  if (hlo->opcode() != HloOpcode::kSelect &&
-      hlo->opcode() != HloOpcode::kConvert &&
-      hlo->opcode() != HloOpcode::kBitcastConvert && TouchesFloat8(*hlo)) {
+  // 8-bit floats and sub-byte integers are only moved and converted here
+  // (their values are i8); the pipelines' float8-normalization and
+  // sub-byte-normalization compute their arithmetic in f32 and 8 bits
+  // before code generation.
+  const bool moves = hlo->opcode() == HloOpcode::kSelect ||
+                     hlo->opcode() == HloOpcode::kConvert ||
+                     hlo->opcode() == HloOpcode::kBitcastConvert;
+  if (!moves && TouchesFloat8(*hlo)) {
     return Unimplemented(hlo,
                          "arithmetic on an 8-bit float type (compute it in "
                          "f32: the float8-normalization pass)");
+  }
+  if (!moves && TouchesSubByteInt(*hlo)) {
+    return Unimplemented(hlo,
+                         "arithmetic on a sub-byte integer type (compute it "
+                         "in 8 bits: the sub-byte-normalization pass)");
   }
   switch (hlo->opcode()) {
     case HloOpcode::kSelect:
@@ -326,7 +351,10 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitUnary(
       if (BitWidth(from) != BitWidth(to) || from == PRED || to == PRED) {
         return Unimplemented(hlo, "bitcast-convert between widths");
       }
-      return b_->CreateBitCast(x, to_type);
+      // The narrow types' bits are the low ones of their i8.
+      x = b_->CreateBitCast(x, to_type);
+      if (to == F4E2M1FN) return b_->CreateAnd(x, 0x0f);
+      return EmitWrapSubByte(x, to, b_);
     }
     case HloOpcode::kReducePrecision:
       return EmitReducePrecision(hlo, x);

@@ -4,13 +4,51 @@
 
 namespace hloc {
 
+namespace {
+
+// f8e8m0fnu: the bits are f32's exponent field (hlo/float8.h).
+llvm::Value* EmitE8M0ToF32(llvm::IRBuilderBase* b, llvm::Value* bits) {
+  llvm::Value* x = b->CreateZExt(bits, b->getInt32Ty());
+  llvm::Value* result = b->CreateSelect(
+      b->CreateICmpEQ(x, b->getInt32(0)),
+      b->getInt32(0x00400000),  // 2^-127, an f32 denormal
+      b->CreateShl(x, 23));
+  result = b->CreateSelect(b->CreateICmpEQ(x, b->getInt32(0xff)),
+                           b->getInt32(0x7fc00000), result);
+  return b->CreateBitCast(result, b->getFloatTy());
+}
+
+// f32 -> f8e8m0fnu, on the bits as the host's FloatToFloat8Bits.
+llvm::Value* EmitF32ToE8M0(llvm::IRBuilderBase* b, llvm::Value* value) {
+  llvm::Value* x = b->CreateBitCast(value, b->getInt32Ty());
+  // The exponent field, rounded half way up by the mantissa; at most 0xff
+  // (0x7fffffff + 2^22 does not wrap).
+  llvm::Value* field = b->CreateBinaryIntrinsic(
+      llvm::Intrinsic::umin,
+      b->CreateLShr(b->CreateAdd(x, b->getInt32(0x00400000)), 23),
+      b->getInt32(0xff));
+  // At or below 2^-127: the smallest value; zero and negatives: NaN.
+  field = b->CreateSelect(b->CreateICmpULE(x, b->getInt32(0x00400000)),
+                          b->getInt32(0), field);
+  field = b->CreateSelect(b->CreateICmpSLE(x, b->getInt32(0)),
+                          b->getInt32(0xff), field);
+  return b->CreateTrunc(field, b->getInt8Ty());
+}
+
+}  // namespace
+
 llvm::Value* EmitFloat8ToF32(llvm::IRBuilderBase* b, llvm::Value* bits,
                              const Float8Format& format) {
+  if (format.kind == Float8Format::kExponentOnly) {
+    return EmitE8M0ToF32(b, bits);
+  }
   const int m = format.mantissa_bits;
+  const int sign_bit = format.SignBit();
   llvm::Type* i32 = b->getInt32Ty();
-  llvm::Value* x = b->CreateZExt(bits, i32);
-  llvm::Value* sign = b->CreateShl(b->CreateAnd(x, 0x80), 24);
-  llvm::Value* magnitude = b->CreateAnd(x, 0x7f);
+  llvm::Value* x = b->CreateAnd(b->CreateZExt(bits, i32), format.Mask());
+  llvm::Value* sign = b->CreateShl(
+      b->CreateAnd(x, sign_bit), 31 - format.exponent_bits - m);
+  llvm::Value* magnitude = b->CreateAnd(x, sign_bit - 1);
   llvm::Value* field = b->CreateLShr(magnitude, m);
   llvm::Value* fraction = b->CreateAnd(magnitude, (1 << m) - 1);
   // A normal value: rebias the exponent, move the fraction to the top of
@@ -48,12 +86,18 @@ llvm::Value* EmitFloat8ToF32(llvm::IRBuilderBase* b, llvm::Value* bits,
       result = b->CreateSelect(b->CreateICmpEQ(x, b->getInt32(0x80)),
                                b->getInt32(0x7fc00000), result);
       break;
+    case Float8Format::kFiniteOnly:
+    case Float8Format::kExponentOnly:
+      break;
   }
   return b->CreateBitCast(result, b->getFloatTy());
 }
 
 llvm::Value* EmitF32ToFloat8(llvm::IRBuilderBase* b, llvm::Value* value,
                              const Float8Format& format) {
+  if (format.kind == Float8Format::kExponentOnly) {
+    return EmitF32ToE8M0(b, value);
+  }
   const int m = format.mantissa_bits;
   llvm::Type* i32 = b->getInt32Ty();
   llvm::Value* x = b->CreateBitCast(value, i32);
@@ -95,7 +139,7 @@ llvm::Value* EmitF32ToFloat8(llvm::IRBuilderBase* b, llvm::Value* value,
                            fraction, b->getInt32(format.MaxMantissaAtTop())))));
   llvm::Value* magnitude = b->CreateSelect(
       is_denormal, mantissa, b->CreateOr(b->CreateShl(field, m), fraction));
-  llvm::Value* signed_result = b->CreateOr(magnitude, 0x80);
+  llvm::Value* signed_result = b->CreateOr(magnitude, format.SignBit());
   if (format.kind == Float8Format::kFnuz) {
     // No -0: a negative value that rounds to zero is +0.
     signed_result = b->CreateSelect(b->CreateICmpEQ(magnitude, b->getInt32(0)),
@@ -107,9 +151,13 @@ llvm::Value* EmitF32ToFloat8(llvm::IRBuilderBase* b, llvm::Value* value,
                            b->getInt32(positive));
   };
   llvm::Value* nan = by_sign(format.Nan(false), format.Nan(true));
-  llvm::Value* too_large = format.kind == Float8Format::kIeee
-                               ? by_sign(format.Inf(false), format.Inf(true))
-                               : nan;
+  const uint8_t largest = format.SignBit() - 1;  // f4e2m1fn saturates
+  llvm::Value* too_large =
+      format.kind == Float8Format::kIeee
+          ? by_sign(format.Inf(false), format.Inf(true))
+      : format.kind == Float8Format::kFiniteOnly
+          ? by_sign(largest, largest | format.SignBit())
+          : nan;
   result = b->CreateSelect(overflow, too_large, result);
   // Last, so that nothing computed from an inf or NaN input survives.
   result = b->CreateSelect(b->CreateICmpEQ(abs, b->getInt32(0x7f800000)),

@@ -17,7 +17,11 @@ absl::StatusOr<llvm::Type*> StorageType(PrimitiveType type,
   if (IsFloat8Type(type)) return llvm::Type::getInt8Ty(context);
   switch (type) {
     case PRED:
+    case S2:
+    case S4:
     case S8:
+    case U2:
+    case U4:
     case U8:
       return llvm::Type::getInt8Ty(context);
     case S16:
@@ -52,6 +56,18 @@ absl::StatusOr<llvm::Type*> RegisterType(PrimitiveType type,
                                          llvm::LLVMContext& context) {
   if (type == PRED) return llvm::Type::getInt1Ty(context);
   return StorageType(type, context);
+}
+
+llvm::Value* EmitWrapSubByte(llvm::Value* value, PrimitiveType type,
+                             llvm::IRBuilderBase* b) {
+  if (!IsSubByteIntegralType(type)) return value;
+  llvm::Type* narrow = b->getIntNTy(BitWidth(type));
+  if (auto* vector = llvm::dyn_cast<llvm::VectorType>(value->getType())) {
+    narrow = llvm::VectorType::get(narrow, vector->getElementCount());
+  }
+  llvm::Value* low = b->CreateTrunc(value, narrow);
+  return IsSignedIntegralType(type) ? b->CreateSExt(low, value->getType())
+                                    : b->CreateZExt(low, value->getType());
 }
 
 IrIndex::IrIndex(std::vector<llvm::Value*> multidim, llvm::Type* index_type)
@@ -154,7 +170,7 @@ absl::StatusOr<llvm::Value*> IrArray::EmitRead(const IrIndex& index,
   if (shape_.element_type() == PRED) {
     value = b->CreateICmpNE(value, llvm::ConstantInt::get(*element, 0));
   }
-  return value;
+  return EmitWrapSubByte(value, shape_.element_type(), b);
 }
 
 absl::Status IrArray::EmitWrite(const IrIndex& index, llvm::Value* value,
@@ -193,9 +209,10 @@ absl::StatusOr<std::vector<llvm::Value*>> IrArray::EmitReadRun(
   llvm::LoadInst* load =
       b->CreateLoad(vector_type, EmitElementPointer(first, b));
   load->setAlignment(llvm::Align(alignment));
+  llvm::Value* loaded = EmitWrapSubByte(load, shape_.element_type(), b);
   std::vector<llvm::Value*> values;
   for (int64_t i = 0; i < count; ++i) {
-    llvm::Value* value = b->CreateExtractElement(load, b->getInt32(i));
+    llvm::Value* value = b->CreateExtractElement(loaded, b->getInt32(i));
     if (shape_.element_type() == PRED) {
       value = b->CreateICmpNE(value, llvm::ConstantInt::get(*element, 0));
     }

@@ -10,9 +10,15 @@
 // Types: in memory PRED is i8 (as the host literal's bool), in registers it
 // is i1; f16 is `half`, bf16 is `bfloat` (arithmetic on both goes through
 // f32, see elemental_emitter.h); c64 and c128 are {float, float} and
-// {double, double} structs, real part first (complex_emitter.h). Only the
-// element types IsSupportedElementType accepts have LLVM types here; the
-// others are an error.
+// {double, double} structs, real part first (complex_emitter.h). The
+// narrow floats of hlo/float8.h are their bits in an i8. The sub-byte
+// integers are i8 in memory and in registers, holding the value itself
+// (hlo/sub_byte_int.h): every i8 load and store stays byte-addressed and
+// vectorizes as s8's do, compares, selects and moves are exact on them,
+// and reads wrap whatever a buffer from outside holds (ml_dtypes keeps
+// the low bits only) to the type's bits. Only the element types
+// IsSupportedElementType accepts have LLVM types here; the others are an
+// error.
 #ifndef BACKENDS_COMMON_IR_ARRAY_H_
 #define BACKENDS_COMMON_IR_ARRAY_H_
 
@@ -38,6 +44,13 @@ absl::StatusOr<llvm::Type*> StorageType(PrimitiveType type,
                                         llvm::LLVMContext& context);
 absl::StatusOr<llvm::Type*> RegisterType(PrimitiveType type,
                                          llvm::LLVMContext& context);
+
+// `value` (an i8, or a vector of them) wrapped to the bits of sub-byte
+// integer type `type`: sign-extended from them (s4, s2) or masked to them
+// (u4, u2), as a conversion to the type wraps. `value` itself for every
+// other type.
+llvm::Value* EmitWrapSubByte(llvm::Value* value, PrimitiveType type,
+                             llvm::IRBuilderBase* b);
 
 class IrIndex {
  public:

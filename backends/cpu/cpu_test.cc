@@ -19,7 +19,9 @@
 #include "backends/cpu/target_cpu.h"
 #include "gtest/gtest.h"
 #include "hlo/evaluator/evaluator.h"
+#include "hlo/float16.h"
 #include "hlo/text/parser.h"
+#include "passes/sub_byte_normalization.h"
 
 namespace hloc {
 namespace {
@@ -521,6 +523,117 @@ TEST(CpuElementwiseTest, Float8ConversionsBitForBit) {
   args.push_back(R1<uint8_t>(U8, patterns));
   RunResult r = CheckAgainstEvaluator(sized, std::move(args), {0, 0});
   EXPECT_EQ(r.fallbacks, 0);
+}
+
+// f4e2m1fn and f8e8m0fnu both ways, bit for bit against the evaluator
+// (whose conversions hlo/narrow_types_test.cc checks against ml_dtypes):
+// the f32 value of every bf16 bit pattern, some f32 ties and neighbours
+// (f8e8m0fnu rounds the f32 bits), and every encoding decoded.
+TEST(CpuElementwiseTest, MicroscalingConversionsBitForBit) {
+  std::vector<float> v;
+  for (uint32_t p = 0; p < 0x10000; ++p) v.push_back(BitsToFloat(p << 16));
+  for (uint32_t bits : {0x00400000u, 0x00400001u, 0x3fbfffffu, 0x3fc00001u,
+                        0x7f3fffffu, 0x40a00001u, 0x409fffffu}) {
+    v.push_back(BitsToFloat(bits));
+  }
+  std::vector<uint8_t> patterns(256);
+  for (int i = 0; i < 256; ++i) patterns[i] = static_cast<uint8_t>(i);
+  const std::string sized = absl::StrCat("[", v.size(), "]");
+  const std::string text = absl::StrReplaceAll(R"(
+HloModule microscaling_converts
+ENTRY main {
+  x = f32[N] parameter(0)
+  bits = u8[256] parameter(1)
+  q4 = f4e2m1fn[N] convert(x)
+  b4 = u4[N] bitcast-convert(q4)
+  back4 = f32[N] convert(q4)
+  h = bf16[N] convert(x)
+  h4 = f4e2m1fn[N] convert(h)
+  e8 = f8e8m0fnu[N] convert(x)
+  b8 = u8[N] bitcast-convert(e8)
+  back8 = f32[N] convert(e8)
+  low = u4[256] convert(bits)
+  p4 = f4e2m1fn[256] bitcast-convert(low)
+  d4 = f32[256] convert(p4)
+  p8 = f8e8m0fnu[256] bitcast-convert(bits)
+  d8 = f32[256] convert(p8)
+  i4 = s32[256] convert(p4)
+  ROOT t = (u4[N], f32[N], f4e2m1fn[N], u8[N], f32[N], f32[256], f32[256], s32[256]) tuple(b4, back4, h4, b8, back8, d4, d8, i4)
+}
+)",
+                                               {{"[N]", sized}});
+  std::vector<Literal> args;
+  args.push_back(R1<float>(F32, v));
+  args.push_back(R1<uint8_t>(U8, patterns));
+  RunResult r = CheckAgainstEvaluator(text, std::move(args), {0, 0});
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
+// Sub-byte integers: every pair of values through every operation the
+// sub-byte-normalization pass widens (and the converts to and from them),
+// compiled after the pass, bit for bit against the evaluator on the module
+// as written (it computes them at their width).
+TEST(CpuElementwiseTest, SubByteIntegersBitForBit) {
+  std::string lines, results, shapes;
+  for (const char* t : {"s4", "u4", "s2", "u2"}) {
+    absl::StrAppend(&lines, "  a_", t, " = ", t, "[256] convert(a)\n", "  b_",
+                    t, " = ", t, "[256] convert(b)\n");
+    for (const char* op :
+         {"add", "subtract", "multiply", "divide", "remainder", "maximum",
+          "minimum", "power", "and", "or", "xor", "shift-left",
+          "shift-right-logical", "shift-right-arithmetic"}) {
+      absl::StrAppend(&lines, "  ", op, "_", t, " = ", t, "[256] ", op, "(a_",
+                      t, ", b_", t, ")\n");
+      absl::StrAppend(&results, results.empty() ? "" : ", ", op, "_", t);
+      absl::StrAppend(&shapes, shapes.empty() ? "" : ", ", t, "[256]");
+    }
+    const bool is_signed = t[0] == 's';
+    for (const char* op : {"negate", "abs", "not", "count-leading-zeros",
+                           "popcnt", "sign"}) {
+      // abs and sign take signed operands only.
+      if (!is_signed && (op[0] == 'a' || op[1] == 'i')) continue;
+      absl::StrAppend(&lines, "  ", op, "_", t, " = ", t, "[256] ", op, "(a_",
+                      t, ")\n");
+      absl::StrAppend(&results, ", ", op, "_", t);
+      absl::StrAppend(&shapes, ", ", t, "[256]");
+    }
+    absl::StrAppend(&lines, "  lt_", t, " = pred[256] compare(a_", t, ", b_",
+                    t, "), direction=LT\n", "  f_", t, " = ", t,
+                    "[256] convert(x)\n", "  w_", t,
+                    " = f32[256] convert(a_", t, ")\n");
+    absl::StrAppend(&results, ", lt_", t, ", f_", t, ", w_", t);
+    absl::StrAppend(&shapes, ", pred[256], ", t, "[256], f32[256]");
+  }
+  const std::string text = absl::StrCat(
+      "HloModule sub_byte\nENTRY main {\n  a = s8[256] parameter(0)\n"
+      "  b = s8[256] parameter(1)\n  x = f32[256] parameter(2)\n",
+      lines, "  ROOT t = (", shapes, ") tuple(", results, ")\n}\n");
+  std::vector<int8_t> a, b;
+  std::vector<float> x;
+  for (int i = 0; i < 256; ++i) {
+    a.push_back(static_cast<int8_t>(i % 16 - 8));
+    b.push_back(static_cast<int8_t>(i / 16 - 8));
+    x.push_back((i - 128) * 0.37f);
+  }
+  x[0] = std::numeric_limits<float>::quiet_NaN();
+  x[1] = std::numeric_limits<float>::infinity();
+  std::vector<Literal> args;
+  args.push_back(R1<int8_t>(S8, a));
+  args.push_back(R1<int8_t>(S8, b));
+  args.push_back(R1<float>(F32, x));
+  auto module = ParseHloModule(text, "test");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<Literal> expected = EvaluateModule(**module, args);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  absl::StatusOr<bool> changed = SubByteNormalization().Run(module->get());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  auto executable = CompileForCpu(**module, {});
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ((*executable)->fallback_instructions().size(), 0u);
+  absl::StatusOr<Literal> actual =
+      (*executable)->Run(args, DenormalMode::kKeep);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  ExpectNear(*expected, *actual, {0, 0}, "sub_byte");
 }
 
 TEST(CpuElementwiseTest, HalfAndBFloat16ComputeInF32) {
