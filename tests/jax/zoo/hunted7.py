@@ -44,12 +44,12 @@ was (inf, 4.5e8), XLA:CPU and the code generators give (inf, inf)
 (hlo/evaluator/kernels_unary.cc; complex64_end_to_end's expm1(z + 88.5);
 test hlo/evaluator/elementwise_test.cc).
 
-Known, by design (known_failures.py): int4/uint4/int2, f4e2m1fn and
-f8e8m0fnu parse and print but no later stage computes on them
-(narrow_types_int4_fp4_e8m0; XLA:CPU itself computes int4 arithmetic in
-8 bits without wrapping, so the program keeps to conversions); the
-evaluator has no eigen-, singular or Schur vectors
-(linalg_spectral_sign_free); the AArch64 target has no LAPACK.
+Known, by design (known_failures.py): the evaluator has no eigen-,
+singular or Schur vectors (linalg_spectral_sign_free); the AArch64 target
+has no LAPACK. int4/uint4/int2, f4e2m1fn and f8e8m0fnu compute end to end
+since (narrow_types_int4_fp4_e8m0; README, "Numerics as in XLA"); XLA:CPU
+itself computes int4 arithmetic in 8 bits without wrapping, so the
+program keeps to conversions.
 
 XLA:CPU's own results left out: a convolution with negative low and
 positive high padding in one spatial dimension and three or more input

@@ -48,12 +48,4 @@ KNOWN_FAILURES = {
     ("linalg_reconstructions", "cpu aarch64"):
         "has no aarch64 AOT implementation",
     ("big_linalg", "cpu aarch64"): "has no aarch64 AOT implementation",
-    # int4/uint4/int2, f4e2m1fn and f8e8m0fnu parse and print but no later
-    # stage computes on them (hlo/primitive_type.h, IsSupportedElementType);
-    # XLA:CPU itself computes int4 arithmetic in 8 bits without wrapping,
-    # so only their conversions have an answer to compare with.
-    ("narrow_types_int4_fp4_e8m0", "evaluator"):
-        "the evaluator does not support convert on (s8) -> s4",
-    ("narrow_types_int4_fp4_e8m0", "cpu x86"):
-        "code generation does not support element type s4",
 }
