@@ -429,4 +429,34 @@ bool HloComputation::Equal(const HloComputation& other) const {
                           : match.at(root_) == other.root_;
 }
 
+std::optional<HloOpcode> MatchSimpleReducer(const HloComputation& computation) {
+  if (computation.num_parameters() != 2) return std::nullopt;
+  const HloInstruction* root = computation.root_instruction();
+  if (root == nullptr || root->operand_count() != 2) return std::nullopt;
+  switch (root->opcode()) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kMultiply:
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+    case HloOpcode::kAnd:
+    case HloOpcode::kOr:
+    case HloOpcode::kXor:
+      break;
+    default:
+      return std::nullopt;
+  }
+  const HloInstruction* p0 = computation.parameter_instruction(0);
+  const HloInstruction* p1 = computation.parameter_instruction(1);
+  const bool direct = root->operand(0) == p0 && root->operand(1) == p1;
+  const bool swapped = root->operand(0) == p1 && root->operand(1) == p0;
+  if (!direct && !swapped) return std::nullopt;
+  const Shape& shape = root->shape();
+  if (!shape.IsScalar() || !p0->shape().IsScalar() || !p1->shape().IsScalar() ||
+      p0->shape().element_type() != shape.element_type() ||
+      p1->shape().element_type() != shape.element_type()) {
+    return std::nullopt;
+  }
+  return root->opcode();
+}
+
 }  // namespace hloc

@@ -8,6 +8,7 @@
 #include <functional>
 #include <list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -128,6 +129,14 @@ class HloComputation {
   HloInstruction* root_ = nullptr;
   HloInstruction* fusion_instruction_ = nullptr;
 };
+
+// If `computation` is `op(parameter(0), parameter(1))` (either order) for a
+// commutative reduction opcode (add, multiply, maximum, minimum, and, or,
+// xor) on two scalars of one type, that opcode. Such a reducer gives the
+// same result whatever order its operands come in; any other may not (an
+// argmax whose ties keep the first operand's index), so reductions that
+// combine partial results in a tree must keep them in sequence order.
+std::optional<HloOpcode> MatchSimpleReducer(const HloComputation& computation);
 
 }  // namespace hloc
 

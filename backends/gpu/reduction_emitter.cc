@@ -36,18 +36,15 @@ ReduceGenerators(KernelBuilder& kernel) {
   };
 }
 
-// accumulators = combiner(accumulators, values).
-absl::Status Combine(KernelBuilder& kernel, ReduceState& s,
-                     const std::vector<llvm::Value*>& values) {
+// accumulators = combiner(operands), `operands` in the combiner's
+// parameter order.
+absl::Status CombineOperands(KernelBuilder& kernel, ReduceState& s,
+                             const std::vector<llvm::Value*>& operands) {
   llvm::IRBuilderBase* b = kernel.b();
-  std::vector<llvm::Value*> args;
-  for (size_t k = 0; k < s.n; ++k) {
-    args.push_back(b->CreateLoad(s.types[k], s.slots[k]));
-  }
-  args.insert(args.end(), values.begin(), values.end());
   HLOC_ASSIGN_OR_RETURN(
       llvm::Value * r,
-      kernel.elemental()->EmitScalarComputation(s.reduce->to_apply(), args));
+      kernel.elemental()->EmitScalarComputation(s.reduce->to_apply(),
+                                                operands));
   for (size_t k = 0; k < s.n; ++k) {
     b->CreateStore(
         s.n == 1 ? r : b->CreateExtractValue(r, {static_cast<unsigned>(k)}),
@@ -56,20 +53,36 @@ absl::Status Combine(KernelBuilder& kernel, ReduceState& s,
   return absl::OkStatus();
 }
 
+// accumulators = combiner(accumulators, values).
+absl::Status Combine(KernelBuilder& kernel, ReduceState& s,
+                     const std::vector<llvm::Value*>& values) {
+  std::vector<llvm::Value*> args;
+  for (size_t k = 0; k < s.n; ++k) {
+    args.push_back(kernel.b()->CreateLoad(s.types[k], s.slots[k]));
+  }
+  args.insert(args.end(), values.begin(), values.end());
+  return CombineOperands(kernel, s, args);
+}
+
 // Combines the accumulators of each aligned group of `group` lanes (a power
-// of two, at most the warp); every lane ends with its group's result. Every
-// lane of the warp must take part: the shuffles name the whole warp.
+// of two, at most the warp) in lane order (ButterflyOperands); every lane
+// ends with its group's result. Every lane of the warp must take part: the
+// shuffles name the whole warp.
 absl::Status WarpReduce(KernelBuilder& kernel, std::vector<ReduceState>& states,
                         int64_t group) {
   llvm::IRBuilderBase* b = kernel.b();
-  for (int mask = static_cast<int>(group) / 2; mask > 0; mask /= 2) {
+  for (int mask = 1; mask < group; mask *= 2) {
     for (ReduceState& s : states) {
+      std::vector<llvm::Value*> own;
       std::vector<llvm::Value*> others;
       for (size_t k = 0; k < s.n; ++k) {
-        others.push_back(
-            ShuffleXor(kernel, b->CreateLoad(s.types[k], s.slots[k]), mask));
+        own.push_back(b->CreateLoad(s.types[k], s.slots[k]));
+        others.push_back(ShuffleXor(kernel, own.back(), mask));
       }
-      HLOC_RETURN_IF_ERROR(Combine(kernel, s, others));
+      HLOC_RETURN_IF_ERROR(CombineOperands(
+          kernel, s,
+          ButterflyOperands(kernel, *s.reduce->to_apply(), mask, own,
+                            others)));
     }
   }
   return absl::OkStatus();

@@ -59,6 +59,31 @@ llvm::Value* ShuffleIndex(KernelBuilder& kernel, llvm::Value* value,
   });
 }
 
+std::vector<llvm::Value*> ButterflyOperands(
+    KernelBuilder& kernel, const HloComputation& reducer, int mask,
+    const std::vector<llvm::Value*>& own,
+    const std::vector<llvm::Value*>& other) {
+  std::vector<llvm::Value*> operands(own);
+  if (MatchSimpleReducer(reducer).has_value()) {
+    operands.insert(operands.end(), other.begin(), other.end());
+    return operands;
+  }
+  // The warp is a power of two wider than `mask`, so the lane's bit is the
+  // thread id's.
+  llvm::IRBuilderBase* b = kernel.b();
+  llvm::Value* tid = kernel.ThreadId(0);
+  llvm::Value* upper = b->CreateICmpNE(
+      b->CreateAnd(tid, llvm::ConstantInt::get(tid->getType(), mask)),
+      llvm::ConstantInt::get(tid->getType(), 0), "upper_lane");
+  for (size_t k = 0; k < own.size(); ++k) {
+    operands[k] = b->CreateSelect(upper, other[k], own[k]);
+  }
+  for (size_t k = 0; k < own.size(); ++k) {
+    operands.push_back(b->CreateSelect(upper, own[k], other[k]));
+  }
+  return operands;
+}
+
 llvm::GlobalVariable* SharedArray(KernelBuilder& kernel, llvm::Type* type,
                                   int64_t count, const std::string& what) {
   llvm::Module* module = kernel.function()->getParent();

@@ -15,6 +15,7 @@
 #include "backends/common/kernel_analysis.h"
 #include "backends/common/kernel_generators.h"
 #include "backends/gpu/kernel_builder.h"
+#include "hlo/computation.h"
 
 namespace hloc {
 
@@ -30,6 +31,24 @@ llvm::Value* ShuffleUp(KernelBuilder& kernel, llvm::Value* value, int delta);
 // type; every lane of the warp must execute it.
 llvm::Value* ShuffleIndex(KernelBuilder& kernel, llvm::Value* value,
                           int source_lane);
+
+// The operands of one butterfly step (ShuffleXor by `mask`) of a group
+// reduction with `reducer`: this lane's partial results `own` and those of
+// lane (lane ^ mask), `other`, the lower lane's first. Both partners then
+// compute the same value, and with the masks taken in increasing order
+// (1, 2, 4, ...) every lane ends with the group's partial results combined
+// in lane order, as a sequential loop over the lanes would combine them.
+// That matters for a reducer that is not commutative (an argmax whose ties
+// keep the first operand's index: JAX programs write them; XLA:CPU's
+// sequential loop keeps the first of equal maxima, and so did XLA:GPU on
+// the zoo's variadic_reductions, where hloc's widest-mask-first butterfly
+// did not); a commutative one (MatchSimpleReducer) takes them as they are.
+// Where a lane holds several runs of the row (strided by the group), ties
+// between them still resolve by lane, not by position.
+std::vector<llvm::Value*> ButterflyOperands(
+    KernelBuilder& kernel, const HloComputation& reducer, int mask,
+    const std::vector<llvm::Value*>& own,
+    const std::vector<llvm::Value*>& other);
 
 // A block-shared array of `count` elements of `type`, named after the
 // kernel and `what`.

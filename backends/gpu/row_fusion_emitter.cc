@@ -182,9 +182,17 @@ absl::Status RowFusionKernel::GroupReduce(const HloInstruction* reduce,
   };
   const int64_t warp = request_.target->device().warp_size;
   const int64_t group = launch_.threads_per_row;
-  for (int64_t mask = std::min(group, warp) / 2; mask > 0; mask /= 2) {
-    HLOC_RETURN_IF_ERROR(combine(
-        ShuffleXor(kernel_, b->CreateLoad(type, acc), static_cast<int>(mask))));
+  // Lane order (ButterflyOperands): every lane of the row then holds the
+  // same result, which its elementwise consumers read.
+  for (int mask = 1; mask < std::min(group, warp); mask *= 2) {
+    llvm::Value* own = b->CreateLoad(type, acc);
+    HLOC_ASSIGN_OR_RETURN(
+        llvm::Value * next,
+        kernel_.elemental()->EmitScalarComputation(
+            reduce->to_apply(),
+            ButterflyOperands(kernel_, *reduce->to_apply(), mask, {own},
+                              {ShuffleXor(kernel_, own, mask)})));
+    b->CreateStore(next, acc);
   }
   if (group <= warp) return absl::OkStatus();
   // Each warp's result to shared memory; every thread of the row then

@@ -47,10 +47,6 @@ struct ScalarProgram {
       const HloComputation& computation, const HloInstruction* root = nullptr);
 };
 
-// If `computation` is `op(parameter(0), parameter(1))` (either order) for a
-// commutative reduction opcode (add, multiply, maximum, minimum, and, or,
-// xor) on two scalars of one type, that opcode.
-std::optional<HloOpcode> MatchSimpleReducer(const HloComputation& computation);
 
 // A scalar computation applied lane-wise.
 class ScalarFn {

@@ -1,0 +1,182 @@
+// Reducers that are not commutative, run on a GPU simulated on this CPU
+// (testing/host_simt.h): an argmax over (value, index) pairs whose ties
+// keep the first operand's index, as JAX programs write it with lax.reduce,
+// and a "first of largest magnitude" reduce inside a row fusion. XLA's CPU
+// loop combines a row's elements in order; the GPU kernels combine each
+// lane's run in order and then the lanes' partial results in lane order
+// (reduction_util.h, ButterflyOperands), so wherever every lane holds at
+// most one run of the row the result is exactly the sequential one, and in
+// a row fusion every lane of the row reads the same result. The inputs
+// take few values, so ties are everywhere (and each case fails with the
+// lanes combined in butterfly order from the widest mask down).
+#include <string>
+#include <vector>
+
+#include "backends/gpu/device_info.h"
+#include "backends/gpu/gpu_compiler.h"
+#include "backends/gpu/testing/host_simt.h"
+#include "gtest/gtest.h"
+#include "hlo/evaluator/evaluator.h"
+#include "hlo/text/parser.h"
+#include "passes/pipelines.h"
+#include "runtime/compare.h"
+#include "tools/hlo_run_core.h"
+
+namespace hloc {
+namespace {
+
+constexpr char kReducers[] = R"(
+argmax_first {
+  a = s32[] parameter(0)
+  ai = s32[] parameter(1)
+  b = s32[] parameter(2)
+  bi = s32[] parameter(3)
+  m = s32[] maximum(a, b)
+  ge = pred[] compare(a, b), direction=GE
+  i = s32[] select(ge, ai, bi)
+  ROOT t = (s32[], s32[]) tuple(m, i)
+}
+
+first_of_largest_magnitude {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  aa = f32[] abs(a)
+  ab = f32[] abs(b)
+  ge = pred[] compare(aa, ab), direction=GE
+  ROOT r = f32[] select(ge, a, b)
+}
+)";
+
+// argmax_first over rows of `rows` x `cols` small integers,
+// clamp(-scale, floor(scale * x), scale - 1) for x in [-1, 1): the maximum
+// is about one element in 2 * scale.
+std::string ArgmaxModule(int rows, int cols, int scale) {
+  std::string k = std::to_string(scale);
+  std::string shape = "[" + std::to_string(rows) + "," + std::to_string(cols);
+  std::string out = "[" + std::to_string(rows) + "]";
+  return "ENTRY main {\n"
+         "  x = f32" + shape + "] parameter(0)\n"
+         "  k = f32[] constant(" + k + ")\n"
+         "  ks = f32" + shape + "] broadcast(k), dimensions={}\n"
+         "  x2 = f32" + shape + "] multiply(x, ks)\n"
+         "  fl = f32" + shape + "] floor(x2)\n"
+         "  lo = f32[] constant(-" + k + ")\n"
+         "  los = f32" + shape + "] broadcast(lo), dimensions={}\n"
+         "  hi = f32[] constant(" + std::to_string(scale - 1) + ")\n"
+         "  his = f32" + shape + "] broadcast(hi), dimensions={}\n"
+         "  cl = f32" + shape + "] clamp(los, fl, his)\n"
+         "  v = s32" + shape + "] convert(cl)\n"
+         "  iota = s32" + shape + "] iota(), iota_dimension=1\n"
+         "  lowest = s32[] constant(-2147483648)\n"
+         "  zero = s32[] constant(0)\n"
+         "  ROOT r = (s32" + out + ", s32" + out + ") reduce(v, iota, lowest, "
+         "zero), dimensions={1}, to_apply=argmax_first\n"
+         "}\n";
+}
+
+struct Module {
+  std::string name;
+  std::string entry;
+};
+
+std::vector<Module> Modules() {
+  return {
+      // Short rows: 9 elements (one per lane of a 16-lane group) and 100
+      // (25 runs of 4, one per lane of a warp).
+      {"argmax_rows_of_9", ArgmaxModule(6, 9, 2)},
+      {"argmax_rows_of_100", ArgmaxModule(5, 100, 2)},
+      // A block per row: 250 runs of 4 over a 1024-thread block, through
+      // the warps' partial results in shared memory. The maximum is rare
+      // enough that its first occurrence is seldom in the first lane.
+      {"argmax_rows_of_1000", ArgmaxModule(3, 1000, 16)},
+      // A row fusion: every element of the row reads the reduce's result
+      // (-1 and 1 tie in magnitude; the first of them is the result).
+      {"row_fusion_first_of_largest_magnitude", R"(
+ENTRY main {
+  x = f32[37,100] parameter(0)
+  two = f32[] constant(2)
+  twos = f32[37,100] broadcast(two), dimensions={}
+  x2 = f32[37,100] multiply(x, twos)
+  fl = f32[37,100] floor(x2)
+  lo = f32[] constant(-1)
+  los = f32[37,100] broadcast(lo), dimensions={}
+  hi = f32[] constant(1)
+  his = f32[37,100] broadcast(hi), dimensions={}
+  v = f32[37,100] clamp(los, fl, his)
+  zero = f32[] constant(0)
+  r = f32[37] reduce(v, zero), dimensions={1},
+      to_apply=first_of_largest_magnitude
+  rb = f32[37,100] broadcast(r), dimensions={0}
+  ROOT d = f32[37,100] subtract(v, rb)
+})"},
+  };
+}
+
+struct Case {
+  Module module;
+  std::string platform;
+  std::string arch;
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.module.name << "/" << c.arch;
+}
+
+std::vector<Case> Cases() {
+  std::vector<Case> cases;
+  for (const Module& m : Modules()) {
+    cases.push_back({m, "cuda", "sm_90"});
+    cases.push_back({m, "rocm", "gfx942"});
+  }
+  return cases;
+}
+
+class ReductionOrderSimtTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ReductionOrderSimtTest, MatchesTheSequentialOrderExactly) {
+  const Case& c = GetParam();
+  absl::StatusOr<GpuDeviceInfo> device = GetGpuDeviceInfo(c.platform, c.arch);
+  ASSERT_TRUE(device.ok()) << device.status();
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(
+      std::string("HloModule ") + c.module.name + "\n" + kReducers +
+          c.module.entry,
+      c.module.name);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::vector<Literal>> inputs = RandomInputs(**module, 7);
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  absl::StatusOr<Literal> expected = EvaluateModule(**module, *inputs);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  auto pipeline = MakePipeline(c.platform, PipelineOptions{});
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  ASSERT_TRUE(pipeline->Run(module->get()).ok());
+
+  absl::StatusOr<Executable> executable =
+      CompileForHostSimt(**module, c.platform, c.arch, *device);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  int kernels = 0;
+  for (const ExecutableStep& step : executable->steps) {
+    kernels += step.kind == ExecutableStep::Kind::kKernel ? 1 : 0;
+  }
+  EXPECT_EQ(kernels, 1);
+  absl::StatusOr<Literal> actual = RunOnHostSimt(*executable, *device, *inputs);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  Tolerance exact;
+  exact.rtol = 0;
+  exact.atol = 0;
+  ComparisonResult result = CompareLiterals(*actual, *expected, exact);
+  EXPECT_TRUE(result.ok()) << result.mismatch_count << " of "
+                           << result.element_count << " elements differ"
+                           << (result.first_mismatches.empty()
+                                   ? ""
+                                   : ", first " +
+                                         result.first_mismatches[0].ToString());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Reducers, ReductionOrderSimtTest, ::testing::ValuesIn(Cases()),
+    [](const ::testing::TestParamInfo<Case>& info) {
+      return info.param.module.name + "_" + info.param.arch;
+    });
+
+}  // namespace
+}  // namespace hloc
