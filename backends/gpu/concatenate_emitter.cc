@@ -35,7 +35,8 @@ absl::StatusOr<LaunchDims> EmitConcatenateKernel(
     largest = std::max(largest, operand->shape().ElementCount());
   }
   LoopLaunch launch = ComputeLoopLaunch(
-      largest, ByteWidth(output_shape.element_type()), request.target->device());
+      largest, ByteWidth(output_shape.element_type()), request.target->device(),
+      WidestStreamedInputBytes(info, largest));
   bool index64 =
       !Use32BitIndexing(MaxElementsTouched(info), launch.LaunchedElements());
   KernelBuilder kernel(*request.target, request.module, info, *request.buffers,

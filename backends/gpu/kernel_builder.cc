@@ -124,4 +124,14 @@ int64_t WidestOutputBytes(const KernelInfo& info) {
   return widest;
 }
 
+int64_t WidestStreamedInputBytes(const KernelInfo& info, int64_t elements) {
+  int64_t widest = 0;
+  for (const Shape& s : info.input_shapes) {
+    if (s.IsArray() && s.ElementCount() >= elements) {
+      widest = std::max<int64_t>(widest, ByteWidth(s.element_type()));
+    }
+  }
+  return widest;
+}
+
 }  // namespace hloc

@@ -74,6 +74,12 @@ int64_t MaxElementsTouched(const KernelInfo& info);
 // The widest element (bytes) among a kernel's outputs.
 int64_t WidestOutputBytes(const KernelInfo& info);
 
+// The widest element (bytes) among the kernel's inputs of at least
+// `elements` elements: those a loop over `elements` output positions
+// streams through (smaller ones, broadcast along the way, stay in cache);
+// 0 if none.
+int64_t WidestStreamedInputBytes(const KernelInfo& info, int64_t elements);
+
 }  // namespace hloc
 
 #endif  // BACKENDS_GPU_KERNEL_BUILDER_H_

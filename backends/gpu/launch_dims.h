@@ -33,9 +33,12 @@ struct LoopLaunch {
   }
 };
 
-// `widest_element_bytes`: the widest element type the kernel stores.
+// `widest_element_bytes`: the widest element type the kernel stores;
+// `widest_read_bytes`: the widest it streams in (0: none wider than it
+// stores), which decides whether a thread takes more than one vector.
 LoopLaunch ComputeLoopLaunch(int64_t elements, int64_t widest_element_bytes,
-                             const GpuDeviceInfo& device);
+                             const GpuDeviceInfo& device,
+                             int64_t widest_read_bytes = 0);
 
 // Whether a kernel whose largest buffer or iteration space has
 // `max_elements` elements, launched over `launched_elements` thread-element

@@ -84,6 +84,9 @@ TEST(LaunchDimsTest, NarrowLoopsTakeTwoVectorsAThreadWhileBlocksLast) {
   EXPECT_EQ(bf16.LaunchedElements(), 8192 * 8192);
   EXPECT_EQ(ComputeLoopLaunch(8192 * 8192, 1, H100()).vectors, 2);
   EXPECT_EQ(ComputeLoopLaunch(8192 * 8192, 4, H100()).vectors, 1);
+  // A bf16 loop streaming in f32 (a convert's operand): one, as f32.
+  EXPECT_EQ(ComputeLoopLaunch(8192 * 8192, 2, H100(), 4).vectors, 1);
+  EXPECT_EQ(ComputeLoopLaunch(8192 * 8192, 2, H100(), 2).vectors, 2);
   // Under 8 blocks of two vectors per SM (132 x 8 x 4096 elements): one.
   EXPECT_EQ(ComputeLoopLaunch(132 * 8 * 4096, 2, H100()).vectors, 2);
   EXPECT_EQ(ComputeLoopLaunch(132 * 8 * 4096 - 4096, 2, H100()).vectors, 1);

@@ -25,8 +25,9 @@ absl::StatusOr<LaunchDims> EmitLoopKernel(const KernelRequest& request,
     widest = std::max<int64_t>(widest,
                                ByteWidth(info.output_shapes[o].element_type()));
   }
-  LoopLaunch launch = ComputeLoopLaunch(iteration.ElementCount(), widest,
-                                        request.target->device());
+  LoopLaunch launch = ComputeLoopLaunch(
+      iteration.ElementCount(), widest, request.target->device(),
+      WidestStreamedInputBytes(info, iteration.ElementCount()));
   bool index64 =
       !Use32BitIndexing(MaxElementsTouched(info), launch.LaunchedElements());
   KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
