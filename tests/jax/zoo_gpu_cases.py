@@ -56,11 +56,17 @@ import zoo  # noqa: E402
 # moments: on the H200 (session 19) 1 to 136 elements past the allowance,
 # lstm_scan_grad's one element flipping between runs as cuBLAS's choice of
 # algorithm does.
-FULL_F32 = {"checkpoint_mlp_grad", "cnn_grad", "complex_arith_reductions",
+# The seventh hunt's, on the H200 (session 22): mlp_grad and
+# checkpoint_policies_grad (one element each 9% past the allowance, where
+# hloc's and XLA:GPU's TF32 results straddle XLA:CPU's full-f32 one),
+# complex64_end_to_end (XLA:GPU's c64 dots in TF32, 0.1-2% off; hloc's
+# equal XLA:CPU's).
+FULL_F32 = {"checkpoint_mlp_grad", "checkpoint_policies_grad", "cnn_grad",
+            "complex64_end_to_end", "complex_arith_reductions",
             "complex_reductions", "ensemble_vmap_adam",
             "flash_attention_scan_grad", "gpt_adam_step", "hvp_grad_of_grad",
-            "lstm_scan_grad", "mlp_value_and_grad", "moe_capacity_routing",
-            "unet_groupnorm_silu_grad"}
+            "lstm_scan_grad", "mlp_grad", "mlp_value_and_grad",
+            "moe_capacity_routing", "unet_groupnorm_silu_grad"}
 
 # Programs that keep XLA:CPU's outputs, and why.
 KEEP_XLA_CPU = {
@@ -84,6 +90,11 @@ KEEP_XLA_CPU = {
     # the colliding updates at 3 of 10 elements; the combiners agree).
     "at_update_modes": "duplicate scatter indices (update order)",
     "take_along_put": "clipped jnp.put indices collide (update order)",
+    # lax.scatter with windows wider than one element (FILL_OR_DROP and
+    # CLIP) whose windows overlap: XLA:GPU kept another of the overlapping
+    # updates at 6 of 30 elements (H200, session 22); hloc's GPU scatter
+    # equals XLA:CPU's there, and the combiners (add, max, mul) agree.
+    "lax_windows_partly_out": "overlapping scatter windows (update order)",
     # digamma at its pole 0: XLA:GPU returned -inf (H200, session 20);
     # XLA:CPU, the evaluator and hloc's cuda code give JAX's NaN.
     "special_functions_api": "XLA:GPU's digamma(0) is -inf, not NaN",
@@ -102,6 +113,17 @@ KEEP_XLA_CPU = {
     # semantics, XLA:CPU and hloc give; the per-axis ones agree.
     "argmax_nan_ties": "XLA:GPU's flattened argmax over NaNs is not the "
                        "first NaN",
+}
+
+
+# Outputs (flattened indices) that keep XLA:CPU's values in programs whose
+# other outputs expect XLA:GPU's, and why.
+KEEP_XLA_CPU_OUTPUTS = {
+    # jnp.sinc(+-inf) (out18): sin(pi x) / (pi x) is NaN (NumPy, XLA:CPU,
+    # the evaluator and hloc's cuda code); XLA:GPU returned 0 (H200,
+    # session 22). The rest follow XLA:GPU, which keeps f32 denormals
+    # (heaviside(+-1e-45, 0.5) in out23) where XLA:CPU flushes them.
+    "float_edges": ({18}, "XLA:GPU's sinc(+-inf) is 0, not NaN"),
 }
 
 
@@ -217,8 +239,13 @@ def expect_xla_gpu(bundle):
                   f"XLA:CPU's outputs kept")
             refused.append(name)
             continue
+        kept, why = KEEP_XLA_CPU_OUTPUTS.get(name, (set(), ""))
         for i, y in enumerate(outputs):
-            np.save(os.path.join(case_dir, f"out{i}.npy"), np.asarray(y))
+            if i not in kept:
+                np.save(os.path.join(case_dir, f"out{i}.npy"), np.asarray(y))
+        if kept:
+            print(f"zoo.{name}: XLA:CPU's outputs kept for "
+                  f"{', '.join(f'out{i}' for i in sorted(kept))} ({why})")
         done += 1
     print(f"{done} zoo cases now expect XLA:GPU's outputs ({gpu}), "
           f"{len(KEEP_XLA_CPU)} keep XLA:CPU's, {len(refused)} XLA:GPU "
