@@ -49,9 +49,9 @@ namespace hloc {
 namespace {
 
 // The DLPack type of an element type as it crosses (bf16 as uint16, the
-// 8-bit floats as uint8).
+// narrow floats and the sub-byte integers as uint8: a byte each).
 nb::dlpack::dtype CrossingType(PrimitiveType type) {
-  const int bits = BitWidth(type);
+  const int bits = 8 * ByteWidth(type);
   switch (type) {
     case PRED:
       return nb::dtype<bool>();
@@ -70,7 +70,7 @@ nb::dlpack::dtype CrossingType(PrimitiveType type) {
     case S64:
       return {static_cast<uint8_t>(nb::dlpack::dtype_code::Int),
               static_cast<uint8_t>(bits), 1};
-    default:  // unsigned integers, bf16 and the 8-bit floats (their bits)
+    default:  // unsigned integers, bf16, the narrow floats, sub-byte ints
       return {static_cast<uint8_t>(nb::dlpack::dtype_code::UInt),
               static_cast<uint8_t>(bits), 1};
   }
