@@ -191,6 +191,26 @@ class PytreeAndStaticTest(unittest.TestCase):
         g = lambda p, q: (p & ~q, jnp.logical_xor(p, q).sum())  # noqa: E731
         assert_matches(self, hloc.jit(g)(p, q), jax.jit(g)(p, q), "bool")
 
+    def test_sub_byte_integers_and_microscaling_floats(self):
+        """int4 weight-only quantization (an int4 weight dequantized into a
+        bf16 matmul, int4 arithmetic) and the MX conversions, taking and
+        returning ml_dtypes arrays."""
+        def f(w, s, x):
+            deq = w.astype(jnp.bfloat16) * s
+            return (x.astype(jnp.bfloat16) @ deq, w >> 1,
+                    jnp.maximum(w, jnp.int4(-3)), w.astype(jnp.uint4),
+                    x.astype(jnp.float4_e2m1fn),
+                    jnp.abs(x).astype(jnp.float8_e8m0fnu))
+
+        w = np.array([[-8, -1, 0, 7, 2], [3, -3, 5, -6, 1]],
+                     ml_dtypes.int4).T.copy()
+        s = np.array(0.125, ml_dtypes.bfloat16)
+        x = np.array([[1.0, 2.5, -3.1, 7.0, 0.3]], np.float32)
+        for platform in ("cpu", "interpreter"):
+            with self.subTest(platform=platform):
+                assert_matches(self, hloc.jit(f, platform=platform)(w, s, x),
+                               jax.jit(f)(w, s, x), platform)
+
     def test_jax_arrays_and_python_scalars(self):
         f = lambda x, s: x * s + 1  # noqa: E731
         x = jnp.arange(6, dtype=jnp.float32).reshape(2, 3)
