@@ -149,9 +149,9 @@ LoopLaunch ComputeLoopLaunch(int64_t elements, int64_t widest_element_bytes,
   int64_t threads =
       std::min<int64_t>(kLoopThreadsPerBlock,
                         RoundUp(CeilDiv(elements, unroll), device.warp_size));
-  int64_t vectors =
-      std::max(widest_element_bytes, widest_read_bytes) <= 2 ? kNarrowLoopVectors
-                                                             : 1;
+  int64_t vectors = std::max(widest_element_bytes, widest_read_bytes) <= 2
+                        ? kNarrowLoopVectors
+                        : 1;
   while (vectors > 1 && CeilDiv(elements, threads * unroll * vectors) <
                             kMinLoopBlocksPerSm * device.core_count) {
     vectors /= 2;

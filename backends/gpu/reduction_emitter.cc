@@ -41,10 +41,9 @@ ReduceGenerators(KernelBuilder& kernel) {
 absl::Status CombineOperands(KernelBuilder& kernel, ReduceState& s,
                              const std::vector<llvm::Value*>& operands) {
   llvm::IRBuilderBase* b = kernel.b();
-  HLOC_ASSIGN_OR_RETURN(
-      llvm::Value * r,
-      kernel.elemental()->EmitScalarComputation(s.reduce->to_apply(),
-                                                operands));
+  HLOC_ASSIGN_OR_RETURN(llvm::Value * r,
+                        kernel.elemental()->EmitScalarComputation(
+                            s.reduce->to_apply(), operands));
   for (size_t k = 0; k < s.n; ++k) {
     b->CreateStore(
         s.n == 1 ? r : b->CreateExtractValue(r, {static_cast<unsigned>(k)}),
@@ -81,8 +80,7 @@ absl::Status WarpReduce(KernelBuilder& kernel, std::vector<ReduceState>& states,
       }
       HLOC_RETURN_IF_ERROR(CombineOperands(
           kernel, s,
-          ButterflyOperands(kernel, *s.reduce->to_apply(), mask, own,
-                            others)));
+          ButterflyOperands(kernel, *s.reduce->to_apply(), mask, own, others)));
     }
   }
   return absl::OkStatus();

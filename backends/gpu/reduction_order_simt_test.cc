@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_replace.h"
 #include "backends/gpu/device_info.h"
 #include "backends/gpu/gpu_compiler.h"
 #include "backends/gpu/testing/host_simt.h"
@@ -51,27 +52,29 @@ first_of_largest_magnitude {
 // clamp(-scale, floor(scale * x), scale - 1) for x in [-1, 1): the maximum
 // is about one element in 2 * scale.
 std::string ArgmaxModule(int rows, int cols, int scale) {
-  std::string k = std::to_string(scale);
-  std::string shape = "[" + std::to_string(rows) + "," + std::to_string(cols);
-  std::string out = "[" + std::to_string(rows) + "]";
-  return "ENTRY main {\n"
-         "  x = f32" + shape + "] parameter(0)\n"
-         "  k = f32[] constant(" + k + ")\n"
-         "  ks = f32" + shape + "] broadcast(k), dimensions={}\n"
-         "  x2 = f32" + shape + "] multiply(x, ks)\n"
-         "  fl = f32" + shape + "] floor(x2)\n"
-         "  lo = f32[] constant(-" + k + ")\n"
-         "  los = f32" + shape + "] broadcast(lo), dimensions={}\n"
-         "  hi = f32[] constant(" + std::to_string(scale - 1) + ")\n"
-         "  his = f32" + shape + "] broadcast(hi), dimensions={}\n"
-         "  cl = f32" + shape + "] clamp(los, fl, his)\n"
-         "  v = s32" + shape + "] convert(cl)\n"
-         "  iota = s32" + shape + "] iota(), iota_dimension=1\n"
-         "  lowest = s32[] constant(-2147483648)\n"
-         "  zero = s32[] constant(0)\n"
-         "  ROOT r = (s32" + out + ", s32" + out + ") reduce(v, iota, lowest, "
-         "zero), dimensions={1}, to_apply=argmax_first\n"
-         "}\n";
+  return absl::StrReplaceAll(R"(
+ENTRY main {
+  x = f32[$R,$C] parameter(0)
+  k = f32[] constant($K)
+  ks = f32[$R,$C] broadcast(k), dimensions={}
+  x2 = f32[$R,$C] multiply(x, ks)
+  fl = f32[$R,$C] floor(x2)
+  lo = f32[] constant(-$K)
+  los = f32[$R,$C] broadcast(lo), dimensions={}
+  hi = f32[] constant($H)
+  his = f32[$R,$C] broadcast(hi), dimensions={}
+  cl = f32[$R,$C] clamp(los, fl, his)
+  v = s32[$R,$C] convert(cl)
+  iota = s32[$R,$C] iota(), iota_dimension=1
+  lowest = s32[] constant(-2147483648)
+  zero = s32[] constant(0)
+  ROOT r = (s32[$R], s32[$R]) reduce(v, iota, lowest, zero), dimensions={1},
+      to_apply=argmax_first
+})",
+                             {{"$R", std::to_string(rows)},
+                              {"$C", std::to_string(cols)},
+                              {"$K", std::to_string(scale)},
+                              {"$H", std::to_string(scale - 1)}});
 }
 
 struct Module {
@@ -137,10 +140,10 @@ TEST_P(ReductionOrderSimtTest, MatchesTheSequentialOrderExactly) {
   const Case& c = GetParam();
   absl::StatusOr<GpuDeviceInfo> device = GetGpuDeviceInfo(c.platform, c.arch);
   ASSERT_TRUE(device.ok()) << device.status();
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(
-      std::string("HloModule ") + c.module.name + "\n" + kReducers +
-          c.module.entry,
-      c.module.name);
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(std::string("HloModule ") + c.module.name + "\n" +
+                         kReducers + c.module.entry,
+                     c.module.name);
   ASSERT_TRUE(module.ok()) << module.status();
   absl::StatusOr<std::vector<Literal>> inputs = RandomInputs(**module, 7);
   ASSERT_TRUE(inputs.ok()) << inputs.status();
@@ -172,11 +175,12 @@ TEST_P(ReductionOrderSimtTest, MatchesTheSequentialOrderExactly) {
                                          result.first_mismatches[0].ToString());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Reducers, ReductionOrderSimtTest, ::testing::ValuesIn(Cases()),
-    [](const ::testing::TestParamInfo<Case>& info) {
-      return info.param.module.name + "_" + info.param.arch;
-    });
+INSTANTIATE_TEST_SUITE_P(Reducers, ReductionOrderSimtTest,
+                         ::testing::ValuesIn(Cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return info.param.module.name + "_" +
+                                  info.param.arch;
+                         });
 
 }  // namespace
 }  // namespace hloc
