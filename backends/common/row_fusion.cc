@@ -92,12 +92,24 @@ absl::flat_hash_set<const HloInstruction*> DependentsOfReductions(
   return dependents;
 }
 
-bool IsReadAtOwnPositionOnly(const HloInstruction* parameter,
-                             int64_t full_elements) {
+namespace {
+
+// Walks the values computed from `parameter`'s element at its own row and
+// position (elementwise ops of its dimensions) and notes how they are read:
+// by a reduction, or by a user that reads it at another position.
+struct OwnPositionReads {
+  bool reduced = false;
+  bool elsewhere = false;
+};
+
+OwnPositionReads FindOwnPositionReads(const HloInstruction* parameter,
+                                      int64_t full_elements) {
+  OwnPositionReads reads;
   const Shape& shape = parameter->shape();
   if (!shape.IsArray() || shape.ElementCount() != full_elements ||
       !shape.HasDescendingLayout()) {
-    return false;
+    reads.elsewhere = true;
+    return reads;
   }
   std::vector<const HloInstruction*> work = {parameter};
   absl::flat_hash_set<const HloInstruction*> seen = {parameter};
@@ -110,16 +122,30 @@ bool IsReadAtOwnPositionOnly(const HloInstruction* parameter,
       // per-row value, no longer this parameter's element.
       if (user->opcode() == HloOpcode::kReduce && user->operand(0) == value &&
           user->operand_count() == 2) {
+        reads.reduced = true;
         continue;
       }
       if (!user->IsElementwise() || !user->shape().IsArray() ||
           !user->shape().SameDimensions(shape)) {
-        return false;
+        reads.elsewhere = true;
+        continue;
       }
       if (seen.insert(user).second) work.push_back(user);
     }
   }
-  return true;
+  return reads;
+}
+
+}  // namespace
+
+bool IsReadAtOwnPositionOnly(const HloInstruction* parameter,
+                             int64_t full_elements) {
+  return !FindOwnPositionReads(parameter, full_elements).elsewhere;
+}
+
+bool IsReducedAtOwnPosition(const HloInstruction* parameter,
+                            int64_t full_elements) {
+  return FindOwnPositionReads(parameter, full_elements).reduced;
 }
 
 }  // namespace hloc

@@ -66,6 +66,14 @@ absl::flat_hash_set<const HloInstruction*> DependentsOfReductions(
 bool IsReadAtOwnPositionOnly(const HloInstruction* parameter,
                              int64_t full_elements);
 
+// True if some reduction reads each element of fusion parameter `parameter`
+// at its own row and position (through elementwise ops of its dimensions),
+// whatever else reads it elsewhere in its row (a rotary embedding's other
+// half of a head): a kernel that loads the row once for the reductions
+// serves those reads from that copy and reads the others from memory.
+bool IsReducedAtOwnPosition(const HloInstruction* parameter,
+                            int64_t full_elements);
+
 }  // namespace hloc
 
 #endif  // BACKENDS_COMMON_ROW_FUSION_H_

@@ -9,10 +9,12 @@
 // load or store.
 //
 // First every row-shaped input that is only read at its own position
-// (IsReadAtOwnPositionOnly) is loaded, all slots at once so the loads are
+// (IsReadAtOwnPositionOnly), or that a reduction reads there
+// (IsReducedAtOwnPosition), is loaded, all slots at once so the loads are
 // in flight together, into registers; from then on that input's generator
-// returns the register of the slot being computed. So the row is read from
-// memory once however many passes use it. Then, in pass order, each
+// returns the register of the slot being computed (for a read elsewhere in
+// the row, memory: L1). So the row is read from memory once however many
+// passes use it. Then, in pass order, each
 // reduction accumulates its input (computed from the registers through the
 // fused producers) over the thread's slots, combines the group's partial
 // results with butterfly shuffles (and, for groups larger than a warp,
@@ -27,6 +29,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "backends/common/loop_emitter.h"
 #include "backends/common/row_fusion.h"
@@ -59,6 +62,17 @@ class RowFusionKernel {
   // Loads the kept inputs into registers and binds their generators.
   absl::Status KeepInputs();
   absl::Status EmitReduction(const HloInstruction* reduce);
+  // Computes, at the row, every per-row value whose reductions are done
+  // and binds it: once per row instead of once per element. An epilogue
+  // through a concatenate or pad asks for it in a branch per operand,
+  // where LLVM would not hoist it (an rsqrt per element).
+  absl::Status BindPerRowValues();
+  // Builds, before the first pass (so they dominate every use), the index
+  // of each slot in arrays of `shape`'s dimensions.
+  void AddSlotIndices(const Shape& shape);
+  // That index. Reads through elementwise ops pass on its very llvm::Values,
+  // by which a kept input's generator knows a read of its own slot.
+  absl::StatusOr<IrIndex> SlotIndex(const Shape& shape, int64_t s) const;
   // acc = combine(acc, group's other threads' accs), for every thread.
   absl::Status GroupReduce(const HloInstruction* reduce, llvm::Type* type,
                            llvm::Value* acc);
@@ -85,7 +99,37 @@ class RowFusionKernel {
   std::vector<llvm::Value*> positions_;  // per slot, in the row
   // The slot being computed, for the kept inputs' generators (-1: none).
   std::shared_ptr<int64_t> current_slot_ = std::make_shared<int64_t>(-1);
+  // Values that depend on a reduction, and those of them computed per row
+  // and bound (the emitted reductions among them).
+  absl::flat_hash_set<const HloInstruction*> dependents_;
+  absl::flat_hash_set<const HloInstruction*> bound_;
+  // Per dimensions: each slot's index (AddSlotIndices).
+  std::vector<std::pair<std::vector<int64_t>, std::vector<IrIndex>>>
+      slot_indices_;
 };
+
+void RowFusionKernel::AddSlotIndices(const Shape& shape) {
+  for (const auto& [dims, indices] : slot_indices_) {
+    if (dims == shape.dimensions()) return;
+  }
+  RowIndexer indexer(shape, rows_.rows.row_length, row_, kernel_.index_type(),
+                     kernel_.b());
+  std::vector<IrIndex> indices;
+  for (llvm::Value* position : positions_) {
+    indices.push_back(indexer.At(position, kernel_.b()));
+  }
+  slot_indices_.emplace_back(shape.dimensions(), std::move(indices));
+}
+
+absl::StatusOr<IrIndex> RowFusionKernel::SlotIndex(const Shape& shape,
+                                                   int64_t s) const {
+  for (const auto& [dims, indices] : slot_indices_) {
+    if (dims == shape.dimensions()) return indices[s];
+  }
+  return absl::InternalError(
+      absl::StrCat("codegen: no slot indices for ", shape.ToString(),
+                   " (Emit adds every shape a pass indexes)"));
+}
 
 absl::Status RowFusionKernel::ForEachSlot(
     const std::function<absl::Status(int64_t)>& body) {
@@ -118,15 +162,14 @@ absl::Status RowFusionKernel::KeepInputs() {
   const int64_t full = rows_.rows.num_rows * rows_.rows.row_length;
   int64_t words = 0;
   for (const HloInstruction* p : fused->parameter_instructions()) {
-    if (!IsReadAtOwnPositionOnly(p, full)) continue;
+    const bool only = IsReadAtOwnPositionOnly(p, full);
+    if (!only && !IsReducedAtOwnPosition(p, full)) continue;
     const int64_t bytes = ByteWidth(p->shape().element_type());
     const int64_t cost = static_cast<int64_t>(positions_.size()) *
                          std::max<int64_t>(1, bytes / 4);
     if (words + cost > kMaxKeptWords) continue;
     words += cost;
     const IrArray& array = kernel_.generators().inputs()[p->parameter_number()];
-    RowIndexer indexer(p->shape(), rows_.rows.row_length, row_,
-                       kernel_.index_type(), b);
     auto slots =
         std::make_shared<std::vector<llvm::Value*>>(positions_.size(), nullptr);
     llvm::Type* type = nullptr;
@@ -135,10 +178,10 @@ absl::Status RowFusionKernel::KeepInputs() {
       // A run is read whole at its first slot.
       if (alignment != 0 && s % launch_.vector != 0) return absl::OkStatus();
       std::vector<llvm::Value*> values;
-      const IrIndex index = indexer.At(positions_[s], b);
+      HLOC_ASSIGN_OR_RETURN(const IrIndex index, SlotIndex(p->shape(), s));
       if (alignment != 0) {
-        HLOC_ASSIGN_OR_RETURN(values, array.EmitReadRun(index, launch_.vector,
-                                                        alignment, b));
+        HLOC_ASSIGN_OR_RETURN(
+            values, array.EmitReadRun(index, launch_.vector, alignment, b));
       } else {
         HLOC_ASSIGN_OR_RETURN(llvm::Value * v, array.EmitRead(index, b));
         values.push_back(v);
@@ -154,16 +197,38 @@ absl::Status RowFusionKernel::KeepInputs() {
     if (type == nullptr) continue;  // No slots: an empty row.
     std::shared_ptr<int64_t> current = current_slot_;
     const HloInstruction* parameter = p;
+    if (only) {
+      kernel_.generators().Bind(
+          p,
+          [slots, current, type, parameter,
+           b](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+            if (*current < 0) {
+              return absl::InternalError(absl::StrCat(
+                  "codegen: ", parameter->name(),
+                  " is kept per slot but was read outside the row's slots"));
+            }
+            return b->CreateLoad(type, (*slots)[*current]);
+          });
+      continue;
+    }
+    // Also read elsewhere (through a slice or concatenate within the row, or
+    // at another row through an invariant op): the register serves a read
+    // of the slot's own element, recognized by its index's llvm::Values
+    // (the reductions read their slots' elements through elementwise ops,
+    // which pass the slot index on), memory (L1) every other.
+    std::vector<IrIndex> own;
+    for (size_t k = 0; k < positions_.size(); ++k) {
+      HLOC_ASSIGN_OR_RETURN(IrIndex index, SlotIndex(p->shape(), k));
+      own.push_back(std::move(index));
+    }
     kernel_.generators().Bind(
         p,
-        [slots, current, type, parameter,
-         b](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
-          if (*current < 0) {
-            return absl::InternalError(absl::StrCat(
-                "codegen: ", parameter->name(),
-                " is kept per slot but was read outside the row's slots"));
+        [slots, current, type, array, own = std::move(own),
+         b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+          if (*current >= 0 && index.multidim() == own[*current].multidim()) {
+            return b->CreateLoad(type, (*slots)[*current]);
           }
-          return b->CreateLoad(type, (*slots)[*current]);
+          return array.EmitRead(index, b);
         });
   }
   return absl::OkStatus();
@@ -240,11 +305,9 @@ absl::Status RowFusionKernel::EmitReduction(const HloInstruction* reduce) {
                         init_gen(IrIndex::Scalar(kernel_.index_type())));
   llvm::Value* acc = EmitAllocaAtEntry(type, "acc", b);
   b->CreateStore(init, acc);
-  RowIndexer indexer(input->shape(), rows_.rows.row_length, row_,
-                     kernel_.index_type(), b);
   HLOC_RETURN_IF_ERROR(ForEachSlot([&](int64_t s) -> absl::Status {
-    HLOC_ASSIGN_OR_RETURN(llvm::Value * x,
-                          input_gen(indexer.At(positions_[s], b)));
+    HLOC_ASSIGN_OR_RETURN(IrIndex index, SlotIndex(input->shape(), s));
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * x, input_gen(index));
     HLOC_ASSIGN_OR_RETURN(
         llvm::Value * next,
         kernel_.elemental()->EmitScalarComputation(
@@ -258,6 +321,36 @@ absl::Status RowFusionKernel::EmitReduction(const HloInstruction* reduce) {
       reduce, [value](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
         return value;
       });
+  bound_.insert(reduce);
+  return BindPerRowValues();
+}
+
+absl::Status RowFusionKernel::BindPerRowValues() {
+  llvm::IRBuilderBase* b = kernel_.b();
+  const HloComputation* fused = request_.info->hlo->fused_computation();
+  for (const HloInstruction* instr : fused->MakeInstructionPostOrder()) {
+    if (!dependents_.contains(instr) || bound_.contains(instr) ||
+        (instr->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*instr)) ||
+        !instr->shape().IsArray() ||
+        instr->shape().ElementCount() != rows_.rows.num_rows) {
+      continue;
+    }
+    bool ready = true;
+    for (const HloInstruction* operand : instr->operands()) {
+      ready &= !dependents_.contains(operand) || bound_.contains(operand);
+    }
+    if (!ready) continue;
+    // One element per row: the row's element is the one at any index of
+    // this row (a per-row value, or a piece of one element of each row).
+    HLOC_ASSIGN_OR_RETURN(ElementGenerator g, kernel_.generators().Get(instr));
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * value,
+                          g(IrIndex::FromLinear(row_, instr->shape(), b)));
+    kernel_.generators().Bind(
+        instr, [value](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+          return value;
+        });
+    bound_.insert(instr);
+  }
   return absl::OkStatus();
 }
 
@@ -267,14 +360,12 @@ absl::Status RowFusionKernel::EmitOutputs() {
   const int64_t length = rows_.rows.row_length;
   const int64_t full = rows_.rows.num_rows * length;
   std::vector<std::pair<size_t, ElementGenerator>> full_outputs;
-  std::vector<RowIndexer> indexers;
   std::vector<std::pair<size_t, ElementGenerator>> row_outputs;
   for (size_t o = 0; o < info.outputs.size(); ++o) {
     HLOC_ASSIGN_OR_RETURN(ElementGenerator g,
                           kernel_.generators().ForOutput(info.outputs[o]));
     const Shape& shape = info.output_shapes[o];
     if (shape.ElementCount() == full) {
-      indexers.emplace_back(shape, length, row_, kernel_.index_type(), b);
       full_outputs.emplace_back(o, std::move(g));
     } else {
       row_outputs.emplace_back(o, std::move(g));
@@ -284,8 +375,8 @@ absl::Status RowFusionKernel::EmitOutputs() {
     for (size_t i = 0; i < full_outputs.size(); ++i) {
       const IrArray& output = kernel_.output(full_outputs[i].first);
       const uint64_t alignment = RunAlignment(output.shape());
+      HLOC_ASSIGN_OR_RETURN(const IrIndex index, SlotIndex(output.shape(), s));
       if (alignment == 0) {
-        IrIndex index = indexers[i].At(positions_[s], b);
         HLOC_ASSIGN_OR_RETURN(llvm::Value * v, full_outputs[i].second(index));
         HLOC_RETURN_IF_ERROR(output.EmitWrite(index, v, b));
         continue;
@@ -296,15 +387,15 @@ absl::Status RowFusionKernel::EmitOutputs() {
       if (s % launch_.vector != 0) continue;
       std::vector<llvm::Value*> values;
       for (int64_t k = 0; k < launch_.vector; ++k) {
+        HLOC_ASSIGN_OR_RETURN(const IrIndex element,
+                              SlotIndex(output.shape(), s + k));
         *current_slot_ = s + k;
-        absl::StatusOr<llvm::Value*> v =
-            full_outputs[i].second(indexers[i].At(positions_[s + k], b));
+        absl::StatusOr<llvm::Value*> v = full_outputs[i].second(element);
         *current_slot_ = s;
         if (!v.ok()) return v.status();
         values.push_back(*v);
       }
-      HLOC_RETURN_IF_ERROR(output.EmitWriteRun(
-          indexers[i].At(positions_[s], b), values, alignment, b));
+      HLOC_RETURN_IF_ERROR(output.EmitWriteRun(index, values, alignment, b));
     }
     return absl::OkStatus();
   }));
@@ -346,6 +437,20 @@ absl::Status RowFusionKernel::Emit() {
       positions_.push_back(
           i == 0 ? run : b->CreateAdd(run, kernel_.Index(i), "", true, true));
     }
+  }
+  const HloComputation* fused = request_.info->hlo->fused_computation();
+  dependents_ = DependentsOfReductions(*fused, rows_.reductions);
+  const int64_t full = num_rows * rows_.rows.row_length;
+  for (const HloInstruction* p : fused->parameter_instructions()) {
+    if (p->shape().IsArray() && p->shape().ElementCount() == full) {
+      AddSlotIndices(p->shape());
+    }
+  }
+  for (const HloInstruction* reduce : rows_.reductions) {
+    AddSlotIndices(reduce->operand(0)->shape());
+  }
+  for (const Shape& shape : request_.info->output_shapes) {
+    if (shape.ElementCount() == full) AddSlotIndices(shape);
   }
   HLOC_RETURN_IF_ERROR(KeepInputs());
   for (const HloInstruction* reduce : rows_.reductions) {

@@ -36,6 +36,54 @@ std::optional<int64_t> RowSplit(const Shape& shape, int64_t rows,
   return std::nullopt;
 }
 
+// The smallest split point s with prod(dims[0:s]) == rows, if the shape
+// holds `rows` runs of equal length: the row split of a full value of any
+// row length (a slice or pad of a row changes the length, not the rows).
+std::optional<int64_t> RowPrefix(const Shape& shape, int64_t rows) {
+  if (rows <= 0 || shape.ElementCount() % rows != 0) return std::nullopt;
+  return RowSplit(shape, rows, shape.ElementCount() / rows);
+}
+
+// True if `instr`, a data-movement op of a full value, leaves dimensions
+// [0, s) of every operand as they are (s: its result's row prefix), so each
+// element it gives comes from its own row: it may slice, pad, reverse,
+// concatenate or transpose within a row, never across rows.
+bool KeepsRows(const HloInstruction& instr, int64_t s) {
+  const HloAttributes& a = instr.attrs();
+  switch (instr.opcode()) {
+    case HloOpcode::kSlice:
+      for (int64_t d = 0; d < s; ++d) {
+        if (a.slice_starts[d] != 0 || a.slice_strides[d] != 1 ||
+            a.slice_limits[d] != instr.operand(0)->shape().dimensions(d)) {
+          return false;
+        }
+      }
+      return true;
+    case HloOpcode::kPad:
+      for (int64_t d = 0; d < s; ++d) {
+        const PaddingDimension& p = a.padding_config->dimensions[d];
+        if (p.edge_padding_low != 0 || p.edge_padding_high != 0 ||
+            p.interior_padding != 0) {
+          return false;
+        }
+      }
+      return true;
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kReverse:
+      for (int64_t d : instr.dimensions()) {
+        if (d < s) return false;
+      }
+      return true;
+    case HloOpcode::kTranspose:
+      for (int64_t d = 0; d < s; ++d) {
+        if (instr.dimensions(d) != d) return false;
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string RowsString(const RowShape& rows) {
   return absl::StrCat(rows.num_rows, " rows of ", rows.row_length);
 }
@@ -361,8 +409,7 @@ absl::StatusOr<RowClass> ClassifyRowInstruction(
     if (*dep == RowClass::kPerRow && shape.ElementCount() == rows.num_rows) {
       return RowClass::kPerRow;
     }
-    if (*dep == RowClass::kFull &&
-        RowSplit(shape, rows.num_rows, rows.row_length)) {
+    if (*dep == RowClass::kFull && RowPrefix(shape, rows.num_rows)) {
       return RowClass::kFull;
     }
     return absl::InvalidArgumentError(
@@ -392,8 +439,7 @@ absl::StatusOr<RowClass> ClassifyRowInstruction(
         return absl::InvalidArgumentError(
             "broadcast of a full row value moves elements across rows");
       }
-      std::optional<int64_t> split =
-          RowSplit(shape, rows.num_rows, rows.row_length);
+      std::optional<int64_t> split = RowPrefix(shape, rows.num_rows);
       if (!split) {
         return absl::InvalidArgumentError(
             absl::StrCat("broadcast result is not ", RowsString(rows)));
@@ -405,6 +451,22 @@ absl::StatusOr<RowClass> ClassifyRowInstruction(
       if (mapped != row_dims) {
         return absl::InvalidArgumentError(
             "broadcast does not spread a per-row value along its row");
+      }
+      return RowClass::kFull;
+    }
+    case HloOpcode::kSlice:
+    case HloOpcode::kPad:
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kReverse:
+    case HloOpcode::kTranspose: {
+      // Within a row only: the emitter computes a full value at any
+      // position of the row being written, and the values it depends on
+      // (a reduction's result) are the same anywhere in that row.
+      std::optional<int64_t> split = RowPrefix(shape, rows.num_rows);
+      if (*dep != RowClass::kFull || !split || !KeepsRows(instr, *split)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            HloOpcodeString(instr.opcode()), " of a ", ClassName(*dep),
+            " value would move elements across rows"));
       }
       return RowClass::kFull;
     }

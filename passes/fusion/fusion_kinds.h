@@ -47,10 +47,14 @@
 //       per-row:   num_rows elements, element k belongs to row k (a
 //         reduction's result, elementwise ops of per-row values, reshapes or
 //         broadcasts that only add or drop size-1 dimensions);
-//       full:      num_rows * row_length elements laid out row-major with row k
-//         the k-th contiguous run of row_length (elementwise ops of full
-//         values, a per-row value broadcast along the row, reshapes that keep
-//         the split between rows and row elements).
+//       full:      num_rows runs of equal length laid out row-major, row k
+//         the k-th contiguous run (elementwise ops of full values, a per-row
+//         value broadcast along the row, reshapes that keep the split
+//         between rows and row elements, and slices, pads, concatenates,
+//         reverses and transposes within the rows: a rotary embedding's
+//         halves of each head). A run is usually row_length elements; a
+//         slice or pad makes it shorter or longer, and only row_length runs
+//         may be outputs.
 //     Reductions take an invariant or full input of that row shape and give a
 //     per-row value. Roots (one, or a tuple) are per-row or full values, or
 //     invariant values with a per-row or full shape. The emitter: a block per

@@ -758,6 +758,95 @@ ENTRY e {
   EXPECT_TRUE(ReportHas(report, "s (subtract)", "transpose", false));
 }
 
+// RMSNorm then a rotary embedding (a Llama attention input, as JAX lowers
+// it): each head's halves are sliced, rotated and concatenated again, all
+// within the row, so the whole of it is one kernel.
+constexpr absl::string_view kRmsNormRotary = R"(
+ENTRY e {
+  x = f32[2,3,8] parameter(0)
+  cs = f32[3,2] parameter(1)
+  sq = f32[2,3,8] multiply(x, x)
+  zero = f32[] constant(0)
+  ss = f32[2,3] reduce(sq, zero), dimensions={2}, to_apply=add_f32
+  r = f32[2,3] rsqrt(ss)
+  rb = f32[2,3,8] broadcast(r), dimensions={0,1}
+  n = f32[2,3,8] multiply(x, rb)
+  h = f32[2,3,2,4] reshape(n)
+  x1 = f32[2,3,2,2] slice(h), slice={[0:2], [0:3], [0:2], [0:2]}
+  x2 = f32[2,3,2,2] slice(h), slice={[0:2], [0:3], [0:2], [2:4]}
+  cb = f32[2,3,2,2] broadcast(cs), dimensions={1,3}
+  a = f32[2,3,2,2] multiply(x1, cb)
+  b = f32[2,3,2,2] multiply(x2, cb)
+  d = f32[2,3,2,2] subtract(a, b)
+  c = f32[2,3,2,4] concatenate(d, a), dimensions={3}
+  ROOT out = f32[2,3,8] reshape(c)
+})";
+
+TEST(RowReductionFusion, SlicesAndConcatenatesWithinRowsJoin) {
+  auto module = Parse(WithReducers(kRmsNormRotary));
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  std::vector<HloInstruction*> fusions = EntryFusions(*module);
+  ASSERT_EQ(fusions.size(), 1u) << PrintModule(*module);
+  EXPECT_EQ(GetFusionShape(*fusions[0]), FusionShape::kRowReduction);
+  EXPECT_FALSE(fusions[0]->IsMultiOutputFusion());
+  EXPECT_EQ(CountKernels(*module).total(), 1);
+  absl::StatusOr<RowReductionInfo> info =
+      AnalyzeRowReduction(*fusions[0]->fused_computation());
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->rows, (RowShape{6, 8}));
+}
+
+TEST(RowReductionFusion, ARowPieceUsedOutsideStaysOut) {
+  // x1, a piece of each row, is also an output: the fusion can only write
+  // whole rows, so x1 and what is computed from it stay outside, and n is
+  // the row fusion's output instead.
+  auto module = Parse(WithReducers(R"(
+ENTRY e {
+  x = f32[6,8] parameter(0)
+  zero = f32[] constant(0)
+  ss = f32[6] reduce(x, zero), dimensions={1}, to_apply=add_f32
+  rb = f32[6,8] broadcast(ss), dimensions={0}
+  n = f32[6,8] divide(x, rb)
+  x1 = f32[6,4] slice(n), slice={[0:6], [0:4]}
+  x2 = f32[6,4] slice(n), slice={[0:6], [4:8]}
+  e = f32[6,4] exponential(x1)
+  c = f32[6,8] concatenate(e, x2), dimensions={1}
+  ROOT out = (f32[6,8], f32[6,4]) tuple(c, x1)
+})"));
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  EXPECT_TRUE(ReportHas(report, "n (divide)", "a piece of each row", false))
+      << FormatFusionReport(report);
+  HloInstruction* row_fusion = nullptr;
+  for (HloInstruction* fusion : EntryFusions(*module)) {
+    if (GetFusionShape(*fusion) == FusionShape::kRowReduction) {
+      row_fusion = fusion;
+    }
+  }
+  ASSERT_NE(row_fusion, nullptr) << PrintModule(*module);
+  absl::StatusOr<RowReductionInfo> info =
+      AnalyzeRowReduction(*row_fusion->fused_computation());
+  EXPECT_TRUE(info.ok()) << info.status();
+}
+
+TEST(RowReductionFusion, SlicesAcrossRowsDoNotJoin) {
+  auto module = Parse(WithReducers(R"(
+ENTRY e {
+  x = f32[6,8] parameter(0)
+  zero = f32[] constant(0)
+  ss = f32[6] reduce(x, zero), dimensions={1}, to_apply=add_f32
+  rb = f32[6,8] broadcast(ss), dimensions={0}
+  n = f32[6,8] divide(x, rb)
+  top = f32[3,8] slice(n), slice={[0:3], [0:8]}
+  ROOT e = f32[3,8] exponential(top)
+})"));
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  EXPECT_TRUE(ReportHas(report, "n (divide)", "across rows", false))
+      << FormatFusionReport(report);
+}
+
 // ---- multi-output-fusion
 // ------------------------------------------------------
 

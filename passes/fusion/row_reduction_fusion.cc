@@ -1,5 +1,7 @@
 #include "passes/fusion/row_reduction_fusion.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -7,6 +9,62 @@
 #include "passes/fusion/fusion_utils.h"
 
 namespace hloc {
+
+namespace {
+
+// A full value whose runs are not row_length long (a slice, pad or
+// concatenate within the rows, fusion_kinds.h) cannot be an output of the
+// fusion, so one used outside the group leaves it, with every member that
+// depends on it; those leave the group convex (the dropped members and
+// everything that used them come after the rest). Their records say why.
+void DropRowPiecesUsedOutside(const HloComputation* computation,
+                              const RowShape& rows,
+                              std::vector<HloInstruction*>& members,
+                              std::vector<FusionDecisionRecord>& records) {
+  const int64_t full = rows.num_rows * rows.row_length;
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    absl::flat_hash_set<const HloInstruction*> member_set(members.begin(),
+                                                          members.end());
+    absl::flat_hash_set<const HloInstruction*> drop;
+    for (const HloInstruction* m : members) {
+      bool used_outside = m == computation->root_instruction();
+      for (const HloInstruction* user : m->users()) {
+        used_outside |= !member_set.contains(user);
+      }
+      bool depends_on_dropped = false;
+      for (const HloInstruction* operand : m->operands()) {
+        depends_on_dropped |= drop.contains(operand);
+      }
+      // (A piece of one element per row is written as a per-row value.)
+      const bool piece = m->shape().IsArray() &&
+                         m->shape().ElementCount() != full &&
+                         m->shape().ElementCount() != rows.num_rows;
+      if (depends_on_dropped || (piece && used_outside)) drop.insert(m);
+    }
+    if (drop.empty()) break;
+    dropped = true;
+    for (FusionDecisionRecord& r : records) {
+      for (const HloInstruction* m : drop) {
+        if (r.fused && r.consumer == Describe(*m)) {
+          r.fused = false;
+          r.bytes_saved = 0;
+          r.rule =
+              "not fused: a piece of each row (a slice or pad within the "
+              "rows) used outside the row fusion, which only writes whole "
+              "rows, or a value computed from one";
+        }
+      }
+    }
+    members.erase(std::remove_if(members.begin(), members.end(),
+                                 [&](const HloInstruction* m) {
+                                   return drop.contains(m);
+                                 }),
+                  members.end());
+  }
+}
+
+}  // namespace
 
 absl::StatusOr<bool> RowReductionFusion::Run(HloModule* module) {
   FusionReport* report = ResolveFusionReport(report_);
@@ -137,6 +195,7 @@ absl::StatusOr<bool> RowReductionFusion::RunOnComputation(
                           why));
     }
 
+    DropRowPiecesUsedOutside(computation, *rows, members, records);
     if (members.size() == 1) {
       flush("");
       continue;

@@ -11,12 +11,16 @@
 //    if it uses a group member, uses no instruction that depends on the group
 //    without being in it, and ClassifyRowInstruction accepts it: it keeps
 //    every value per-row or full (elementwise ops, broadcasts along the row,
-//    reshapes that keep the row split, further reductions of the same rows).
+//    reshapes that keep the row split, slices, pads and concatenates within
+//    the rows, further reductions of the same rows).
 //    Anything else that depends on the group is "tainted" and so is
 //    everything that depends on it, which keeps the group convex: fusing it
 //    cannot create a cycle. Earlier row fusions take part as the single
 //    instructions they became (the order is recomputed after each), so a
 //    dependence through one of them taints too.
+//  - A piece of the rows (a slice within them, say) that is used outside
+//    the group leaves it, with what depends on it: only whole rows can be
+//    written.
 //  - A group of the seed alone is left for instruction-fusion (a plain
 //    reduction fusion). Otherwise the group becomes one kCustom fusion; its
 //    members used outside are extra outputs. Producers of its inputs are

@@ -160,6 +160,85 @@ ENTRY main {
   sb = f32[5,4096] broadcast(s), dimensions={0}
   ROOT r = f32[5,4096] divide(e, sb)
 })"},
+          // RMSNorm then a rotary embedding (4 heads of 64), as JAX lowers
+          // it: the halves of each head are sliced, rotated and
+          // concatenated inside the row fusion, which reads x at other
+          // positions of its row than the one it writes.
+          {"rmsnorm_rotary", R"(
+HloModule rmsnorm_rotary
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = bf16[2,5,256] parameter(0)
+  w = f32[256] parameter(1)
+  xf = f32[2,5,256] convert(x)
+  sq = f32[2,5,256] multiply(xf, xf)
+  zero = f32[] constant(0)
+  ss = f32[2,5] reduce(sq, zero), dimensions={2}, to_apply=add
+  n = f32[] constant(256)
+  nb = f32[2,5] broadcast(n), dimensions={}
+  mean = f32[2,5] divide(ss, nb)
+  eps = f32[] constant(1e-06)
+  eb = f32[2,5] broadcast(eps), dimensions={}
+  me = f32[2,5] add(mean, eb)
+  r = f32[2,5] rsqrt(me)
+  rb = f32[2,5,256] broadcast(r), dimensions={0,1}
+  xn = f32[2,5,256] multiply(xf, rb)
+  wb = f32[2,5,256] broadcast(w), dimensions={2}
+  y = f32[2,5,256] multiply(xn, wb)
+  h = f32[2,5,4,64] reshape(y)
+  x1 = f32[2,5,4,32] slice(h), slice={[0:2], [0:5], [0:4], [0:32]}
+  x2 = f32[2,5,4,32] slice(h), slice={[0:2], [0:5], [0:4], [32:64]}
+  pos = f32[5] iota(), iota_dimension=0
+  k = f32[32] iota(), iota_dimension=0
+  step = f32[] constant(-0.2878231)
+  stepb = f32[32] broadcast(step), dimensions={}
+  e = f32[32] multiply(k, stepb)
+  freq = f32[32] exponential(e)
+  posb = f32[5,32] broadcast(pos), dimensions={0}
+  freqb = f32[5,32] broadcast(freq), dimensions={1}
+  angle = f32[5,32] multiply(posb, freqb)
+  c = f32[5,32] cosine(angle)
+  sn = f32[5,32] sine(angle)
+  cb = f32[2,5,4,32] broadcast(c), dimensions={1,3}
+  sb = f32[2,5,4,32] broadcast(sn), dimensions={1,3}
+  x1c = f32[2,5,4,32] multiply(x1, cb)
+  x2s = f32[2,5,4,32] multiply(x2, sb)
+  a1 = f32[2,5,4,32] subtract(x1c, x2s)
+  x1s = f32[2,5,4,32] multiply(x1, sb)
+  x2c = f32[2,5,4,32] multiply(x2, cb)
+  a2 = f32[2,5,4,32] add(x1s, x2c)
+  cat = f32[2,5,4,64] concatenate(a1, a2), dimensions={3}
+  ROOT out = f32[2,5,256] reshape(cat)
+})"},
+          // A row fusion whose outputs read each row at other positions
+          // through a transpose, a reverse and a pad within the rows.
+          {"row_pieces", R"(
+HloModule row_pieces
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+ENTRY main {
+  x = f32[7,48] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[7] reduce(x, ninf), dimensions={1}, to_apply=max
+  mb = f32[7,48] broadcast(m), dimensions={0}
+  d = f32[7,48] subtract(x, mb)
+  d3 = f32[7,6,8] reshape(d)
+  t = f32[7,8,6] transpose(d3), dimensions={0,2,1}
+  tf = f32[7,48] reshape(t)
+  rv = f32[7,48] reverse(d), dimensions={1}
+  sl = f32[7,40] slice(d), slice={[0:7], [4:44]}
+  zero = f32[] constant(0)
+  pd = f32[7,48] pad(sl, zero), padding=0_0x2_6
+  s1 = f32[7,48] add(tf, rv)
+  ROOT o = f32[7,48] add(s1, pd)
+})"},
           {"argmax", R"(
 HloModule argmax
 argmax {
