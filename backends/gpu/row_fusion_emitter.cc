@@ -103,7 +103,9 @@ class RowFusionKernel {
   // and bound (the emitted reductions among them).
   absl::flat_hash_set<const HloInstruction*> dependents_;
   absl::flat_hash_set<const HloInstruction*> bound_;
-  // Per dimensions: each slot's index (AddSlotIndices).
+  // Each slot's linear position in a full value (row * row_length +
+  // position), and per dimensions each slot's index (AddSlotIndices).
+  std::vector<llvm::Value*> slot_linear_;
   std::vector<std::pair<std::vector<int64_t>, std::vector<IrIndex>>>
       slot_indices_;
 };
@@ -115,8 +117,11 @@ void RowFusionKernel::AddSlotIndices(const Shape& shape) {
   RowIndexer indexer(shape, rows_.rows.row_length, row_, kernel_.index_type(),
                      kernel_.b());
   std::vector<IrIndex> indices;
-  for (llvm::Value* position : positions_) {
-    indices.push_back(indexer.At(position, kernel_.b()));
+  for (size_t s = 0; s < positions_.size(); ++s) {
+    // Every shape's index of a slot shares the slot's linear position, which
+    // reshapes between row-major arrays pass on.
+    indices.emplace_back(indexer.At(positions_[s], kernel_.b()).multidim(),
+                         slot_linear_[s], shape, kernel_.index_type());
   }
   slot_indices_.emplace_back(shape.dimensions(), std::move(indices));
 }
@@ -215,7 +220,8 @@ absl::Status RowFusionKernel::KeepInputs() {
     // at another row through an invariant op): the register serves a read
     // of the slot's own element, recognized by its index's llvm::Values
     // (the reductions read their slots' elements through elementwise ops,
-    // which pass the slot index on), memory (L1) every other.
+    // which pass the slot index on, and reshapes pass on its linear
+    // position), memory (L1) every other.
     std::vector<IrIndex> own;
     for (size_t k = 0; k < positions_.size(); ++k) {
       HLOC_ASSIGN_OR_RETURN(IrIndex index, SlotIndex(p->shape(), k));
@@ -225,7 +231,9 @@ absl::Status RowFusionKernel::KeepInputs() {
         p,
         [slots, current, type, array, own = std::move(own),
          b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
-          if (*current >= 0 && index.multidim() == own[*current].multidim()) {
+          if (*current >= 0 && (index.multidim() == own[*current].multidim() ||
+                                (index.linear() == own[*current].linear() &&
+                                 index.LinearValidOn(array.shape())))) {
             return b->CreateLoad(type, (*slots)[*current]);
           }
           return array.EmitRead(index, b);
@@ -441,6 +449,11 @@ absl::Status RowFusionKernel::Emit() {
   const HloComputation* fused = request_.info->hlo->fused_computation();
   dependents_ = DependentsOfReductions(*fused, rows_.reductions);
   const int64_t full = num_rows * rows_.rows.row_length;
+  llvm::Value* row_start =
+      b->CreateMul(row_, kernel_.Index(rows_.rows.row_length), "", true, true);
+  for (llvm::Value* position : positions_) {
+    slot_linear_.push_back(b->CreateAdd(row_start, position, "", true, true));
+  }
   for (const HloInstruction* p : fused->parameter_instructions()) {
     if (p->shape().IsArray() && p->shape().ElementCount() == full) {
       AddSlotIndices(p->shape());

@@ -302,13 +302,13 @@ std::string Butterflies(int stages) {
   std::string text = "HloModule m\nENTRY e {\n  s0 = f32[64] parameter(0)\n";
   for (int k = 1; k <= stages; ++k) {
     const std::string x = absl::StrCat("s", k - 1);
-    absl::StrAppend(
-        &text, "  lo", k, " = f32[32] slice(", x, "), slice={[0:32]}\n",
-        "  hi", k, " = f32[32] slice(", x, "), slice={[32:64]}\n",
-        "  a", k, " = f32[32] maximum(lo", k, ", hi", k, ")\n",
-        "  b", k, " = f32[32] minimum(lo", k, ", hi", k, ")\n", "  ",
-        k == stages ? "ROOT " : "", "s", k, " = f32[64] concatenate(a", k,
-        ", b", k, "), dimensions={0}\n");
+    absl::StrAppend(&text, "  lo", k, " = f32[32] slice(", x,
+                    "), slice={[0:32]}\n", "  hi", k, " = f32[32] slice(", x,
+                    "), slice={[32:64]}\n", "  a", k, " = f32[32] maximum(lo",
+                    k, ", hi", k, ")\n", "  b", k, " = f32[32] minimum(lo", k,
+                    ", hi", k, ")\n", "  ", k == stages ? "ROOT " : "", "s", k,
+                    " = f32[64] concatenate(a", k, ", b", k,
+                    "), dimensions={0}\n");
   }
   return text + "}\n";
 }
@@ -442,10 +442,10 @@ ENTRY e {
   for (int i = 0; i < kRounds; ++i) {
     const std::string n = absl::StrCat("n", i), x = absl::StrCat("x", i);
     absl::StrAppend(&text, "  ", n, " = u32[4,6] add(", x0, ", ", x1, ")\n",
-                    "  l", i, " = u32[4,6] shift-left(", x1, ", sb)\n",
-                    "  r", i, " = u32[4,6] shift-right-logical(", x1,
-                    ", tb)\n", "  o", i, " = u32[4,6] or(l", i, ", r", i,
-                    ")\n", "  ", x, " = u32[4,6] xor(o", i, ", ", n, ")\n");
+                    "  l", i, " = u32[4,6] shift-left(", x1, ", sb)\n", "  r",
+                    i, " = u32[4,6] shift-right-logical(", x1, ", tb)\n", "  o",
+                    i, " = u32[4,6] or(l", i, ", r", i, ")\n", "  ", x,
+                    " = u32[4,6] xor(o", i, ", ", n, ")\n");
     x0 = n;
     x1 = x;
   }
@@ -759,9 +759,11 @@ ENTRY e {
 }
 
 // RMSNorm then a rotary embedding (a Llama attention input, as JAX lowers
-// it): each head's halves are sliced, rotated and concatenated again, all
-// within the row, so the whole of it is one kernel.
-constexpr absl::string_view kRmsNormRotary = R"(
+// it): each head's halves are sliced, rotated and concatenated again. The
+// concatenate stays out of the row fusion (a branch per element there), so
+// the row fusion writes the normalized rows and a loop fusion rotates them.
+TEST(RowReductionFusion, ConcatenatesStayOut) {
+  auto module = Parse(WithReducers(R"(
 ENTRY e {
   x = f32[2,3,8] parameter(0)
   cs = f32[3,2] parameter(1)
@@ -780,21 +782,49 @@ ENTRY e {
   d = f32[2,3,2,2] subtract(a, b)
   c = f32[2,3,2,4] concatenate(d, a), dimensions={3}
   ROOT out = f32[2,3,8] reshape(c)
-})";
+})"));
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  EXPECT_TRUE(ReportHas(report, "", "branch per element", false))
+      << FormatFusionReport(report);
+  EXPECT_TRUE(ReportHas(report, "h (reshape)", "a piece of each row", false))
+      << FormatFusionReport(report);
+  EXPECT_EQ(CountKernels(*module).total(), 2) << PrintModule(*module);
+  for (HloInstruction* fusion : EntryFusions(*module)) {
+    if (GetFusionShape(*fusion) != FusionShape::kRowReduction) continue;
+    absl::StatusOr<RowReductionInfo> info =
+        AnalyzeRowReduction(*fusion->fused_computation());
+    ASSERT_TRUE(info.ok()) << info.status();
+    EXPECT_EQ(info->rows, (RowShape{6, 8}));
+  }
+}
 
-TEST(RowReductionFusion, SlicesAndConcatenatesWithinRowsJoin) {
-  auto module = Parse(WithReducers(kRmsNormRotary));
+// A transpose, a reverse and a slice padded back to the row, all within
+// the rows: one kernel.
+TEST(RowReductionFusion, MovesWithinRowsJoin) {
+  auto module = Parse(WithReducers(R"(
+ENTRY e {
+  x = f32[7,48] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[7] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  mb = f32[7,48] broadcast(m), dimensions={0}
+  d = f32[7,48] subtract(x, mb)
+  d3 = f32[7,6,8] reshape(d)
+  t = f32[7,8,6] transpose(d3), dimensions={0,2,1}
+  tf = f32[7,48] reshape(t)
+  rv = f32[7,48] reverse(d), dimensions={1}
+  sl = f32[7,40] slice(d), slice={[0:7], [4:44]}
+  zero = f32[] constant(0)
+  pd = f32[7,48] pad(sl, zero), padding=0_0x2_6
+  s1 = f32[7,48] add(tf, rv)
+  ROOT o = f32[7,48] add(s1, pd)
+})"));
   FusionReport report;
   RunFusion(module.get(), &report);
   std::vector<HloInstruction*> fusions = EntryFusions(*module);
   ASSERT_EQ(fusions.size(), 1u) << PrintModule(*module);
   EXPECT_EQ(GetFusionShape(*fusions[0]), FusionShape::kRowReduction);
-  EXPECT_FALSE(fusions[0]->IsMultiOutputFusion());
   EXPECT_EQ(CountKernels(*module).total(), 1);
-  absl::StatusOr<RowReductionInfo> info =
-      AnalyzeRowReduction(*fusions[0]->fused_computation());
-  ASSERT_TRUE(info.ok()) << info.status();
-  EXPECT_EQ(info->rows, (RowShape{6, 8}));
 }
 
 TEST(RowReductionFusion, ARowPieceUsedOutsideStaysOut) {

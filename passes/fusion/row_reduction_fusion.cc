@@ -163,6 +163,18 @@ absl::StatusOr<bool> RowReductionFusion::RunOnComputation(
       if (!IsLoopFusibleOp(*instr) && instr->opcode() != HloOpcode::kReduce) {
         why = absl::StrCat(HloOpcodeString(instr->opcode()),
                            " is not fusible into a row fusion");
+      } else if (instr->opcode() == HloOpcode::kConcatenate) {
+        // Valid in a row fusion (fusion_kinds.h) but slower there: each
+        // element branches to one operand, the lanes of a warp (consecutive
+        // runs of a row) split between the operands, and every operand
+        // recomputes the row's values from the inputs where a separate
+        // kernel reads them once computed. RMSNorm then a rotary embedding
+        // of 4x2048x4096 bf16 (tools/gpu_bench/MODELS.md, session 23) took
+        // 148-153 us as one row fusion, at any runs per thread, and 106 us
+        // as a row fusion and a loop fusion, on an H200.
+        why =
+            "a concatenate's branch per element costs more in a row fusion "
+            "than the row's round trip through memory";
       } else if (instr->opcode() == HloOpcode::kReduce &&
                  !IsTrivialReduce(*instr) &&
                  !RowFitsInBlock(*rows,

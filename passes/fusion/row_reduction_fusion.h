@@ -11,8 +11,10 @@
 //    if it uses a group member, uses no instruction that depends on the group
 //    without being in it, and ClassifyRowInstruction accepts it: it keeps
 //    every value per-row or full (elementwise ops, broadcasts along the row,
-//    reshapes that keep the row split, slices, pads and concatenates within
-//    the rows, further reductions of the same rows).
+//    reshapes that keep the row split, slices, pads, reverses and
+//    transposes within the rows, further reductions of the same rows).
+//    Concatenates stay out (valid in a row fusion, but slower there: see
+//    the rule in the .cc).
 //    Anything else that depends on the group is "tainted" and so is
 //    everything that depends on it, which keeps the group convex: fusing it
 //    cannot create a cycle. Earlier row fusions take part as the single

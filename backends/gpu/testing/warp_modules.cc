@@ -162,8 +162,7 @@ ENTRY main {
 })"},
           // RMSNorm then a rotary embedding (4 heads of 64), as JAX lowers
           // it: the halves of each head are sliced, rotated and
-          // concatenated inside the row fusion, which reads x at other
-          // positions of its row than the one it writes.
+          // concatenated (by a loop fusion after the row fusion).
           {"rmsnorm_rotary", R"(
 HloModule rmsnorm_rotary
 add {
