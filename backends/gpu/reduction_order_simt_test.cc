@@ -14,14 +14,10 @@
 
 #include "absl/strings/str_replace.h"
 #include "backends/gpu/device_info.h"
-#include "backends/gpu/gpu_compiler.h"
-#include "backends/gpu/testing/host_simt.h"
+#include "backends/gpu/testing/simt_check.h"
 #include "gtest/gtest.h"
-#include "hlo/evaluator/evaluator.h"
 #include "hlo/text/parser.h"
-#include "passes/pipelines.h"
 #include "runtime/compare.h"
-#include "tools/hlo_run_core.h"
 
 namespace hloc {
 namespace {
@@ -145,34 +141,15 @@ TEST_P(ReductionOrderSimtTest, MatchesTheSequentialOrderExactly) {
                          kReducers + c.module.entry,
                      c.module.name);
   ASSERT_TRUE(module.ok()) << module.status();
-  absl::StatusOr<std::vector<Literal>> inputs = RandomInputs(**module, 7);
-  ASSERT_TRUE(inputs.ok()) << inputs.status();
-  absl::StatusOr<Literal> expected = EvaluateModule(**module, *inputs);
-  ASSERT_TRUE(expected.ok()) << expected.status();
-  auto pipeline = MakePipeline(c.platform, PipelineOptions{});
-  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-  ASSERT_TRUE(pipeline->Run(module->get()).ok());
-
-  absl::StatusOr<Executable> executable =
-      CompileForHostSimt(**module, c.platform, c.arch, *device);
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  int kernels = 0;
-  for (const ExecutableStep& step : executable->steps) {
-    kernels += step.kind == ExecutableStep::Kind::kKernel ? 1 : 0;
-  }
-  EXPECT_EQ(kernels, 1);
-  absl::StatusOr<Literal> actual = RunOnHostSimt(*executable, *device, *inputs);
-  ASSERT_TRUE(actual.ok()) << actual.status();
+  absl::StatusOr<SimtRun> run =
+      RunOnHostSimtAndEvaluate(**module, c.platform, c.arch, *device, 7);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(CountKernelSteps(run->executable), 1);
   Tolerance exact;
   exact.rtol = 0;
   exact.atol = 0;
-  ComparisonResult result = CompareLiterals(*actual, *expected, exact);
-  EXPECT_TRUE(result.ok()) << result.mismatch_count << " of "
-                           << result.element_count << " elements differ"
-                           << (result.first_mismatches.empty()
-                                   ? ""
-                                   : ", first " +
-                                         result.first_mismatches[0].ToString());
+  ComparisonResult result = CompareLiterals(run->actual, run->expected, exact);
+  EXPECT_TRUE(result.ok()) << DescribeMismatch(result);
 }
 
 INSTANTIATE_TEST_SUITE_P(Reducers, ReductionOrderSimtTest,

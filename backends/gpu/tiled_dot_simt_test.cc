@@ -20,6 +20,7 @@
 #include "backends/gpu/device_info.h"
 #include "backends/gpu/gpu_compiler.h"
 #include "backends/gpu/testing/host_simt.h"
+#include "backends/gpu/testing/simt_check.h"
 #include "gtest/gtest.h"
 #include "hlo/evaluator/evaluator.h"
 #include "hlo/text/parser.h"
@@ -294,13 +295,8 @@ TEST_P(TiledDotSimtTest, MatchesTheEvaluator) {
   ASSERT_TRUE(actual.ok()) << actual.status();
   const Tolerance tolerance = DefaultToleranceFor(**module, *expected);
   ComparisonResult result = CompareLiterals(*actual, *expected, tolerance);
-  EXPECT_TRUE(result.ok()) << result.mismatch_count << " of "
-                           << result.element_count << " elements differ ("
-                           << tolerance.ToString() << ")"
-                           << (result.first_mismatches.empty()
-                                   ? ""
-                                   : ", first " +
-                                         result.first_mismatches[0].ToString());
+  EXPECT_TRUE(result.ok()) << DescribeMismatch(result) << " ("
+                           << tolerance.ToString() << ")";
 }
 
 INSTANTIATE_TEST_SUITE_P(DotModules, TiledDotSimtTest,

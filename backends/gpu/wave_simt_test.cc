@@ -10,17 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "backends/gpu/device_info.h"
-#include "backends/gpu/gpu_compiler.h"
-#include "backends/gpu/testing/host_simt.h"
+#include "backends/gpu/testing/simt_check.h"
 #include "backends/gpu/testing/warp_modules.h"
 #include "gtest/gtest.h"
-#include "hlo/evaluator/evaluator.h"
 #include "hlo/text/parser.h"
-#include "passes/pipelines.h"
 #include "runtime/compare.h"
-#include "tools/hlo_run_core.h"
 
 namespace hloc {
 namespace {
@@ -70,19 +65,11 @@ TEST_P(WaveSimtTest, MatchesTheEvaluator) {
   absl::StatusOr<std::unique_ptr<HloModule>> module =
       ParseHloModule(ModuleText(c.module), c.module);
   ASSERT_TRUE(module.ok()) << module.status();
-  absl::StatusOr<std::vector<Literal>> inputs = RandomInputs(**module, 11);
-  ASSERT_TRUE(inputs.ok()) << inputs.status();
-  absl::StatusOr<Literal> expected = EvaluateModule(**module, *inputs);
-  ASSERT_TRUE(expected.ok()) << expected.status();
-  auto pipeline = MakePipeline(c.platform, PipelineOptions{});
-  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-  ASSERT_TRUE(pipeline->Run(module->get()).ok());
-
-  absl::StatusOr<Executable> executable =
-      CompileForHostSimt(**module, c.platform, c.arch, *device);
-  ASSERT_TRUE(executable.ok()) << executable.status();
+  absl::StatusOr<SimtRun> run =
+      RunOnHostSimtAndEvaluate(**module, c.platform, c.arch, *device, 11);
+  ASSERT_TRUE(run.ok()) << run.status();
   // Every block is whole warps of this size.
-  for (const ExecutableStep& step : executable->steps) {
+  for (const ExecutableStep& step : run->executable.steps) {
     if (step.kind != ExecutableStep::Kind::kKernel) continue;
     EXPECT_EQ(step.launch.NumThreadsPerBlock() % device->warp_size, 0)
         << step.kernel_name;
@@ -93,7 +80,7 @@ TEST_P(WaveSimtTest, MatchesTheEvaluator) {
   // warp's ballots, which the simulator provides at its width).
   if (c.module.rfind("radix_sort", 0) == 0) {
     bool radix = false;
-    for (const ExecutableStep& step : executable->steps) {
+    for (const ExecutableStep& step : run->executable.steps) {
       radix |= step.instruction.rfind("custom-call", 0) == 0;
     }
     EXPECT_TRUE(radix);
@@ -102,21 +89,15 @@ TEST_P(WaveSimtTest, MatchesTheEvaluator) {
     // bf16[520,300] in 128-wide tiles is 5 x 3 blocks; f32[330,200] in
     // 64-wide ones 6 x 4 (the smaller tiles would make 45 and 77).
     const int64_t blocks = c.module.find("bf16") != std::string::npos ? 15 : 24;
-    ASSERT_EQ(executable->steps.size(), 1u);
-    EXPECT_EQ(executable->steps[0].launch.NumBlocks(), blocks);
+    ASSERT_EQ(run->executable.steps.size(), 1u);
+    EXPECT_EQ(run->executable.steps[0].launch.NumBlocks(), blocks);
   }
-  absl::StatusOr<Literal> actual = RunOnHostSimt(*executable, *device, *inputs);
-  ASSERT_TRUE(actual.ok()) << actual.status();
   Tolerance tolerance;
   tolerance.rtol = 1e-4;
   tolerance.atol = 1e-4;
-  ComparisonResult result = CompareLiterals(*actual, *expected, tolerance);
-  EXPECT_TRUE(result.ok()) << result.mismatch_count << " of "
-                           << result.element_count << " elements differ"
-                           << (result.first_mismatches.empty()
-                                   ? ""
-                                   : ", first " +
-                                         result.first_mismatches[0].ToString());
+  ComparisonResult result =
+      CompareLiterals(run->actual, run->expected, tolerance);
+  EXPECT_TRUE(result.ok()) << DescribeMismatch(result);
 }
 
 INSTANTIATE_TEST_SUITE_P(WarpModules, WaveSimtTest,
