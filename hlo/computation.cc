@@ -459,4 +459,32 @@ std::optional<HloOpcode> MatchSimpleReducer(const HloComputation& computation) {
   return root->opcode();
 }
 
+bool ReadAtOwnLinearPositionUpTo(
+    const HloInstruction* from, const HloInstruction* to,
+    const std::function<bool(const HloInstruction*)>& in_scope) {
+  const Shape& shape = from->shape();
+  if (!shape.IsArray() || !shape.HasDescendingLayout()) return false;
+  std::vector<const HloInstruction*> work = {from};
+  absl::flat_hash_set<const HloInstruction*> seen = {from};
+  while (!work.empty()) {
+    const HloInstruction* value = work.back();
+    work.pop_back();
+    for (const HloInstruction* user : value->users()) {
+      if (!in_scope(user)) continue;
+      const Shape& s = user->shape();
+      if (!s.IsArray() || s.ElementCount() != shape.ElementCount() ||
+          !s.HasDescendingLayout()) {
+        return false;
+      }
+      const bool keeps_position =
+          user->opcode() == HloOpcode::kReshape ||
+          user->opcode() == HloOpcode::kBitcast ||
+          (user->IsElementwise() && s.SameDimensions(value->shape()));
+      if (!keeps_position) return false;
+      if (seen.insert(user).second) work.push_back(user);
+    }
+  }
+  return seen.contains(to);
+}
+
 }  // namespace hloc

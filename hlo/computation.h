@@ -138,6 +138,16 @@ class HloComputation {
 // combine partial results in a tree must keep them in sequence order.
 std::optional<HloOpcode> MatchSimpleReducer(const HloComputation& computation);
 
+// True if every value computed from `from` (its users, theirs, ...; only
+// those `in_scope` accepts are followed) reads it at its own linear
+// position: elementwise ops of the same dimensions, reshapes and bitcasts,
+// all row-major with `from`'s element count; and `to` is among them. Then
+// a kernel may compute `from` in any order of its elements (a concatenate
+// operand by operand) and `to` at the same linear positions.
+bool ReadAtOwnLinearPositionUpTo(
+    const HloInstruction* from, const HloInstruction* to,
+    const std::function<bool(const HloInstruction*)>& in_scope);
+
 }  // namespace hloc
 
 #endif  // HLO_COMPUTATION_H_

@@ -250,26 +250,10 @@ const HloInstruction* FindConcatenateHero(const KernelInfo& info) {
     return nullptr;
   }
   // Forward from the concatenate: every user keeps the linear position.
-  std::vector<const HloInstruction*> work = {concat};
-  absl::flat_hash_set<const HloInstruction*> seen = {concat};
-  while (!work.empty()) {
-    const HloInstruction* value = work.back();
-    work.pop_back();
-    for (const HloInstruction* user : value->users()) {
-      const Shape& s = user->shape();
-      if (!s.IsArray() || s.ElementCount() != shape.ElementCount() ||
-          !s.HasDescendingLayout()) {
-        return nullptr;
-      }
-      const bool keeps_position =
-          user->opcode() == HloOpcode::kReshape ||
-          user->opcode() == HloOpcode::kBitcast ||
-          (user->IsElementwise() && s.SameDimensions(value->shape()));
-      if (!keeps_position) return nullptr;
-      if (seen.insert(user).second) work.push_back(user);
-    }
-  }
-  return seen.contains(root) ? concat : nullptr;
+  return ReadAtOwnLinearPositionUpTo(
+             concat, root, [](const HloInstruction*) { return true; })
+             ? concat
+             : nullptr;
 }
 
 }  // namespace hloc

@@ -24,11 +24,10 @@
 
 namespace hloc {
 
-absl::StatusOr<LaunchDims> EmitConcatenateKernel(
-    const KernelRequest& request, const HloInstruction* concat) {
+absl::StatusOr<LaunchDims> EmitConcatenateKernel(const KernelRequest& request,
+                                                 const HloInstruction* concat) {
   const KernelInfo& info = *request.info;
   const Shape& output_shape = info.output_shapes[0];
-  const Shape& concat_shape = concat->shape();
   const int64_t dim = concat->dimensions().at(0);
   int64_t largest = 0;
   for (const HloInstruction* operand : concat->operands()) {
@@ -63,12 +62,6 @@ absl::StatusOr<LaunchDims> EmitConcatenateKernel(
     HLOC_ASSIGN_OR_RETURN(ElementGenerator root,
                           kernel.generators().ForOutput(info.outputs[0]));
     const IrArray& output = kernel.output(0);
-    // Row-major strides of the concatenate: its linear position is the
-    // output's (both row-major, same element count).
-    std::vector<int64_t> strides(concat_shape.rank(), 1);
-    for (int64_t d = concat_shape.rank() - 2; d >= 0; --d) {
-      strides[d] = strides[d + 1] * concat_shape.dimensions(d + 1);
-    }
     GpuLoopMapping mapping(&kernel, launch);
     int64_t offset = 0;
     for (size_t j = 0; j < operands.size(); ++j) {
@@ -81,18 +74,10 @@ absl::StatusOr<LaunchDims> EmitConcatenateKernel(
           [&](const IrIndex& index) -> absl::Status {
             current->operand = j;
             current->index = index;
-            llvm::Value* linear = nullptr;
-            for (int64_t d = 0; d < shape.rank(); ++d) {
-              llvm::Value* c = index[d];
-              if (d == dim && this_offset != 0) {
-                c = b->CreateAdd(c, kernel.Index(this_offset), "", true, true);
-              }
-              if (strides[d] != 1) {
-                c = b->CreateMul(c, kernel.Index(strides[d]), "", true, true);
-              }
-              linear = linear ? b->CreateAdd(linear, c, "", true, true) : c;
-            }
-            if (linear == nullptr) linear = kernel.Index(0);
+            // The concatenate's linear position is the output's (both
+            // row-major, same element count).
+            llvm::Value* linear =
+                PositionInConcatenate(concat, this_offset, index, kernel);
             const IrIndex out = IrIndex::FromLinear(linear, output_shape, b);
             HLOC_ASSIGN_OR_RETURN(llvm::Value * value, root(out));
             return output.EmitWrite(out, value, b);

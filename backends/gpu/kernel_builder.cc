@@ -134,4 +134,24 @@ int64_t WidestStreamedInputBytes(const KernelInfo& info, int64_t elements) {
   return widest;
 }
 
+llvm::Value* PositionInConcatenate(const HloInstruction* concat, int64_t offset,
+                                   const IrIndex& index,
+                                   KernelBuilder& kernel) {
+  llvm::IRBuilderBase* b = kernel.b();
+  const Shape& shape = concat->shape();
+  const int64_t dim = concat->dimensions(0);
+  llvm::Value* linear = nullptr;
+  int64_t stride = 1;
+  for (int64_t d = shape.rank() - 1; d >= 0; --d) {
+    llvm::Value* c = index[d];
+    if (d == dim && offset != 0) {
+      c = b->CreateAdd(c, kernel.Index(offset), "", true, true);
+    }
+    if (stride != 1) c = b->CreateMul(c, kernel.Index(stride), "", true, true);
+    linear = linear ? b->CreateAdd(linear, c, "", true, true) : c;
+    stride *= shape.dimensions(d);
+  }
+  return linear != nullptr ? linear : kernel.Index(0);
+}
+
 }  // namespace hloc

@@ -80,6 +80,14 @@ int64_t WidestOutputBytes(const KernelInfo& info);
 // 0 if none.
 int64_t WidestStreamedInputBytes(const KernelInfo& info, int64_t elements);
 
+// The linear position in `concat` (row-major) of the element at `index` of
+// its operand whose block along the concatenated dimension starts at
+// `offset`: the kernels that write a concatenate operand by operand
+// (concatenate_emitter.cc, row fusions with a concatenate hero).
+llvm::Value* PositionInConcatenate(const HloInstruction* concat,
+                                   int64_t offset, const IrIndex& index,
+                                   KernelBuilder& kernel);
+
 }  // namespace hloc
 
 #endif  // BACKENDS_GPU_KERNEL_BUILDER_H_

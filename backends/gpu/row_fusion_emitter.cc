@@ -77,6 +77,11 @@ class RowFusionKernel {
   absl::Status GroupReduce(const HloInstruction* reduce, llvm::Type* type,
                            llvm::Value* acc);
   absl::Status EmitOutputs();
+  // The output pass of a fusion with a concatenate hero
+  // (FindRowConcatenateHero): the group walks each operand's piece of the
+  // row in runs, so that a run's elements come from one operand, and writes
+  // each element at its position in the output.
+  absl::Status EmitHeroOutput(const HloInstruction* concat);
   // Runs `body(slot)` for every slot of this thread, each inside a bounds
   // check where the row does not fill every slot.
   absl::Status ForEachSlot(const std::function<absl::Status(int64_t)>& body);
@@ -205,13 +210,10 @@ absl::Status RowFusionKernel::KeepInputs() {
     if (only) {
       kernel_.generators().Bind(
           p,
-          [slots, current, type, parameter,
-           b](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
-            if (*current < 0) {
-              return absl::InternalError(absl::StrCat(
-                  "codegen: ", parameter->name(),
-                  " is kept per slot but was read outside the row's slots"));
-            }
+          [slots, current, type, array,
+           b](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+            // Outside the slots (a concatenate hero's pass): from memory.
+            if (*current < 0) return array.EmitRead(index, b);
             return b->CreateLoad(type, (*slots)[*current]);
           });
       continue;
@@ -421,6 +423,107 @@ absl::Status RowFusionKernel::EmitOutputs() {
       nullptr, b);
 }
 
+absl::Status RowFusionKernel::EmitHeroOutput(const HloInstruction* concat) {
+  llvm::IRBuilderBase* b = kernel_.b();
+  const KernelInfo& info = *request_.info;
+  const Shape& output_shape = info.output_shapes[0];
+  const IrArray& output = kernel_.output(0);
+  const Shape& concat_shape = concat->shape();
+  const int64_t dim = concat->dimensions(0);
+  const int64_t num_rows = rows_.rows.num_rows;
+  const int64_t group = launch_.threads_per_row;
+  // Elements of the concatenate after one step along `dim`.
+  int64_t after = 1;
+  for (int64_t d = dim + 1; d < concat_shape.rank(); ++d) {
+    after *= concat_shape.dimensions(d);
+  }
+  std::vector<ElementGenerator> operands;
+  for (const HloInstruction* operand : concat->operands()) {
+    HLOC_ASSIGN_OR_RETURN(ElementGenerator g,
+                          kernel_.generators().Get(operand));
+    operands.push_back(std::move(g));
+  }
+  // The operand being written, at its index: what the concatenate gives,
+  // whatever index its users pass (they read it at the output's own
+  // position, which is computed from that index).
+  struct Current {
+    size_t operand = 0;
+    IrIndex index;
+  };
+  auto current = std::make_shared<Current>();
+  kernel_.generators().Bind(
+      concat,
+      [current, operands](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+        return operands[current->operand](current->index);
+      });
+  HLOC_ASSIGN_OR_RETURN(ElementGenerator root,
+                        kernel_.generators().ForOutput(info.outputs[0]));
+  int64_t offset = 0;
+  for (size_t j = 0; j < operands.size(); ++j) {
+    const Shape& shape = concat->operand(j)->shape();
+    const int64_t this_offset = offset;
+    offset += shape.dimensions(dim);
+    const int64_t piece = shape.ElementCount() / num_rows;
+    if (piece == 0) continue;
+    // A run of the operand is a run of the output when it cannot straddle
+    // the operand's blocks along `dim` (and the row's runs start aligned).
+    int64_t vector = launch_.vector;
+    while (vector > 1 && (piece % vector != 0 ||
+                          (shape.dimensions(dim) * after) % vector != 0 ||
+                          (this_offset * after) % vector != 0)) {
+      vector /= 2;
+    }
+    const uint64_t alignment =
+        vector > 1 && RunAlignment(output_shape) != 0
+            ? static_cast<uint64_t>(vector *
+                                    ByteWidth(output_shape.element_type()))
+            : 0;
+    RowIndexer indexer(shape, piece, row_, kernel_.index_type(), b);
+    const int64_t runs = (piece + vector - 1) / vector;
+    const int64_t steps = (runs + group - 1) / group;
+    for (int64_t i = 0; i < steps; ++i) {
+      llvm::Value* start = b->CreateMul(
+          b->CreateAdd(kernel_.Index(i * group), in_group_, "", true, true),
+          kernel_.Index(vector), "", true, true);
+      auto write_run = [&]() -> absl::Status {
+        std::vector<llvm::Value*> values;
+        IrIndex first;
+        for (int64_t k = 0; k < vector; ++k) {
+          const IrIndex index = indexer.At(
+              k == 0 ? start
+                     : b->CreateAdd(start, kernel_.Index(k), "", true, true),
+              b);
+          // Its element's linear position in the concatenate is the
+          // output's (FindRowConcatenateHero).
+          llvm::Value* linear =
+              PositionInConcatenate(concat, this_offset, index, kernel_);
+          const IrIndex out = IrIndex::FromLinear(linear, output_shape, b);
+          current->operand = j;
+          current->index = index;
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * value, root(out));
+          if (alignment == 0) {
+            HLOC_RETURN_IF_ERROR(output.EmitWrite(out, value, b));
+            continue;
+          }
+          if (k == 0) first = out;
+          values.push_back(value);
+        }
+        if (alignment == 0) return absl::OkStatus();
+        return output.EmitWriteRun(first, values, alignment, b);
+      };
+      const bool full = runs % group == 0 || i + 1 < steps;
+      if (full) {
+        HLOC_RETURN_IF_ERROR(write_run());
+      } else {
+        HLOC_RETURN_IF_ERROR(
+            EmitIfThenElse(b->CreateICmpULT(start, kernel_.Index(piece)),
+                           write_run, nullptr, b));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RowFusionKernel::Emit() {
   llvm::IRBuilderBase* b = kernel_.b();
   const int64_t group = launch_.threads_per_row;
@@ -469,9 +572,12 @@ absl::Status RowFusionKernel::Emit() {
   for (const HloInstruction* reduce : rows_.reductions) {
     HLOC_RETURN_IF_ERROR(EmitReduction(reduce));
   }
-  if (row_valid_ == nullptr) return EmitOutputs();
-  return EmitIfThenElse(
-      row_valid_, [&]() { return EmitOutputs(); }, nullptr, b);
+  const HloInstruction* hero = FindRowConcatenateHero(*fused);
+  auto outputs = [&]() {
+    return hero != nullptr ? EmitHeroOutput(hero) : EmitOutputs();
+  };
+  if (row_valid_ == nullptr) return outputs();
+  return EmitIfThenElse(row_valid_, outputs, nullptr, b);
 }
 
 }  // namespace

@@ -477,6 +477,27 @@ absl::StatusOr<RowClass> ClassifyRowInstruction(
   }
 }
 
+const HloInstruction* FindRowConcatenateHero(const HloComputation& fused) {
+  const HloInstruction* root = fused.root_instruction();
+  if (root->opcode() == HloOpcode::kTuple) return nullptr;
+  const HloInstruction* concat = nullptr;
+  for (const HloInstruction* instr : fused.instructions()) {
+    if (instr->opcode() != HloOpcode::kConcatenate) continue;
+    if (concat != nullptr) return nullptr;  // One hero only.
+    concat = instr;
+  }
+  if (concat == nullptr ||
+      concat->operand_count() > kMaxRowConcatenateOperands ||
+      !root->shape().IsArray() ||
+      root->shape().ElementCount() != concat->shape().ElementCount()) {
+    return nullptr;
+  }
+  return ReadAtOwnLinearPositionUpTo(
+             concat, root, [](const HloInstruction*) { return true; })
+             ? concat
+             : nullptr;
+}
+
 absl::StatusOr<RowReductionInfo> AnalyzeRowReduction(
     const HloComputation& fused) {
   std::vector<const HloInstruction*> order = PostOrder(fused);

@@ -173,6 +173,18 @@ absl::StatusOr<RowClass> ClassifyRowInstruction(
 // per-row (num_rows elements) or full (row-major rows) value.
 bool IsRowOutputShape(const Shape& shape, const RowShape& rows);
 
+// A row fusion's concatenate "hero": its one concatenate, when the
+// fusion's one output is computed from it at its own linear position
+// (ReadAtOwnLinearPositionUpTo). The GPU emitter then writes the output
+// operand by operand of the concatenate, every run of a thread from one
+// operand, where asking for each element would branch per element to its
+// operand and split a warp's lanes between the operands (a rotary
+// embedding's concatenate of two half heads). At most
+// kMaxRowConcatenateOperands operands: each is a loop of its own. Null
+// when there is none.
+inline constexpr int64_t kMaxRowConcatenateOperands = 16;
+const HloInstruction* FindRowConcatenateHero(const HloComputation& fused);
+
 struct RowReductionInfo {
   RowShape rows;
   std::vector<const HloInstruction*> reductions;  // Pass order (def order).

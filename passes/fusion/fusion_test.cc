@@ -760,10 +760,9 @@ ENTRY e {
 
 // RMSNorm then a rotary embedding (a Llama attention input, as JAX lowers
 // it): each head's halves are sliced, rotated and concatenated again. The
-// concatenate stays out of the row fusion (a branch per element there), so
-// the row fusion writes the normalized rows and a loop fusion rotates them.
-TEST(RowReductionFusion, ConcatenatesStayOut) {
-  auto module = Parse(WithReducers(R"(
+// concatenate is the fusion's hero (its one output reads it at its own
+// positions), so the whole of it is one kernel.
+constexpr absl::string_view kRmsNormRotary = R"(
 ENTRY e {
   x = f32[2,3,8] parameter(0)
   cs = f32[3,2] parameter(1)
@@ -782,20 +781,46 @@ ENTRY e {
   d = f32[2,3,2,2] subtract(a, b)
   c = f32[2,3,2,4] concatenate(d, a), dimensions={3}
   ROOT out = f32[2,3,8] reshape(c)
-})"));
+})";
+
+TEST(RowReductionFusion, AConcatenateHeroJoins) {
+  auto module = Parse(WithReducers(kRmsNormRotary));
   FusionReport report;
   RunFusion(module.get(), &report);
-  EXPECT_TRUE(ReportHas(report, "", "branch per element", false))
+  std::vector<HloInstruction*> fusions = EntryFusions(*module);
+  ASSERT_EQ(fusions.size(), 1u) << PrintModule(*module);
+  EXPECT_EQ(GetFusionShape(*fusions[0]), FusionShape::kRowReduction);
+  EXPECT_EQ(CountKernels(*module).total(), 1);
+  const HloComputation& fused = *fusions[0]->fused_computation();
+  absl::StatusOr<RowReductionInfo> info = AnalyzeRowReduction(fused);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->rows, (RowShape{6, 8}));
+  const HloInstruction* hero = FindRowConcatenateHero(fused);
+  ASSERT_NE(hero, nullptr);
+  EXPECT_EQ(hero->opcode(), HloOpcode::kConcatenate);
+}
+
+// The concatenate is also read reversed (not at the output's positions):
+// no hero, so it stays out, and the row fusion ends at the whole rows.
+TEST(RowReductionFusion, AConcatenateWithoutHeroStaysOut) {
+  std::string text(kRmsNormRotary);
+  text.replace(text.find("  ROOT out = f32[2,3,8] reshape(c)"),
+               std::string("  ROOT out = f32[2,3,8] reshape(c)").size(),
+               "  o = f32[2,3,8] reshape(c)\n"
+               "  rv = f32[2,3,2,4] reverse(c), dimensions={3}\n"
+               "  o2 = f32[2,3,8] reshape(rv)\n"
+               "  ROOT out = f32[2,3,8] add(o, o2)");
+  auto module = Parse(WithReducers(text));
+  FusionReport report;
+  RunFusion(module.get(), &report);
+  EXPECT_TRUE(ReportHas(report, "", "hero", false))
       << FormatFusionReport(report);
   EXPECT_TRUE(ReportHas(report, "h (reshape)", "a piece of each row", false))
       << FormatFusionReport(report);
   EXPECT_EQ(CountKernels(*module).total(), 2) << PrintModule(*module);
   for (HloInstruction* fusion : EntryFusions(*module)) {
     if (GetFusionShape(*fusion) != FusionShape::kRowReduction) continue;
-    absl::StatusOr<RowReductionInfo> info =
-        AnalyzeRowReduction(*fusion->fused_computation());
-    ASSERT_TRUE(info.ok()) << info.status();
-    EXPECT_EQ(info->rows, (RowShape{6, 8}));
+    EXPECT_EQ(FindRowConcatenateHero(*fusion->fused_computation()), nullptr);
   }
 }
 

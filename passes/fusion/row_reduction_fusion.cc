@@ -12,56 +12,112 @@ namespace hloc {
 
 namespace {
 
-// A full value whose runs are not row_length long (a slice, pad or
-// concatenate within the rows, fusion_kinds.h) cannot be an output of the
-// fusion, so one used outside the group leaves it, with every member that
-// depends on it; those leave the group convex (the dropped members and
-// everything that used them come after the rest). Their records say why.
+// Drops `dropped` (members) and every member that depends on one, saying
+// why in their records.
+void DropMembers(absl::flat_hash_set<const HloInstruction*> dropped,
+                 absl::string_view why, std::vector<HloInstruction*>& members,
+                 std::vector<FusionDecisionRecord>& records) {
+  for (const HloInstruction* m : members) {
+    for (const HloInstruction* operand : m->operands()) {
+      if (dropped.contains(operand)) {
+        dropped.insert(m);
+        break;
+      }
+    }
+  }
+  for (FusionDecisionRecord& r : records) {
+    for (const HloInstruction* m : dropped) {
+      if (r.fused && r.consumer == Describe(*m)) {
+        r.fused = false;
+        r.bytes_saved = 0;
+        r.rule = std::string(why);
+      }
+    }
+  }
+  members.erase(std::remove_if(members.begin(), members.end(),
+                               [&](const HloInstruction* m) {
+                                 return dropped.contains(m);
+                               }),
+                members.end());
+}
+
+// A full value whose runs are not row_length long (a slice or pad within
+// the rows, fusion_kinds.h) cannot be an output of the fusion, so one used
+// outside the group leaves it, with every member that depends on it; those
+// leave the group convex (the dropped members and everything that used
+// them come after the rest).
 void DropRowPiecesUsedOutside(const HloComputation* computation,
                               const RowShape& rows,
                               std::vector<HloInstruction*>& members,
                               std::vector<FusionDecisionRecord>& records) {
   const int64_t full = rows.num_rows * rows.row_length;
-  for (bool dropped = true; dropped;) {
-    dropped = false;
+  for (;;) {
     absl::flat_hash_set<const HloInstruction*> member_set(members.begin(),
                                                           members.end());
-    absl::flat_hash_set<const HloInstruction*> drop;
+    absl::flat_hash_set<const HloInstruction*> pieces;
     for (const HloInstruction* m : members) {
       bool used_outside = m == computation->root_instruction();
       for (const HloInstruction* user : m->users()) {
         used_outside |= !member_set.contains(user);
       }
-      bool depends_on_dropped = false;
-      for (const HloInstruction* operand : m->operands()) {
-        depends_on_dropped |= drop.contains(operand);
-      }
       // (A piece of one element per row is written as a per-row value.)
       const bool piece = m->shape().IsArray() &&
                          m->shape().ElementCount() != full &&
                          m->shape().ElementCount() != rows.num_rows;
-      if (depends_on_dropped || (piece && used_outside)) drop.insert(m);
+      if (piece && used_outside) pieces.insert(m);
     }
-    if (drop.empty()) break;
-    dropped = true;
-    for (FusionDecisionRecord& r : records) {
-      for (const HloInstruction* m : drop) {
-        if (r.fused && r.consumer == Describe(*m)) {
-          r.fused = false;
-          r.bytes_saved = 0;
-          r.rule =
-              "not fused: a piece of each row (a slice or pad within the "
-              "rows) used outside the row fusion, which only writes whole "
-              "rows, or a value computed from one";
-        }
-      }
-    }
-    members.erase(std::remove_if(members.begin(), members.end(),
-                                 [&](const HloInstruction* m) {
-                                   return drop.contains(m);
-                                 }),
-                  members.end());
+    if (pieces.empty()) return;
+    DropMembers(std::move(pieces),
+                "not fused: a piece of each row (a slice or pad within the "
+                "rows) used outside the row fusion, which only writes whole "
+                "rows, or a value computed from one",
+                members, records);
   }
+}
+
+// A concatenate stays in the group only as its hero (fusion_kinds.h,
+// FindRowConcatenateHero): the group's one output computed from it at its
+// own positions. Asked element by element, the concatenate branches per
+// element, the lanes of a warp (consecutive runs of a row) split between
+// its operands, and each operand recomputes the row from the inputs:
+// RMSNorm then a rotary embedding of 4x2048x4096 bf16 took 148-153 us so
+// on an H200 against 106 as a row fusion and a loop fusion (session 23,
+// tools/gpu_bench/RESULTS.md). Returns whether it dropped anything.
+bool DropConcatenatesWithoutHero(const HloComputation* computation,
+                                 const RowShape& rows,
+                                 std::vector<HloInstruction*>& members,
+                                 std::vector<FusionDecisionRecord>& records) {
+  absl::flat_hash_set<const HloInstruction*> member_set(members.begin(),
+                                                        members.end());
+  std::vector<const HloInstruction*> concats;
+  std::vector<const HloInstruction*> outputs;
+  for (const HloInstruction* m : members) {
+    if (m->opcode() == HloOpcode::kConcatenate) concats.push_back(m);
+    bool used_outside = m == computation->root_instruction();
+    for (const HloInstruction* user : m->users()) {
+      used_outside |= !member_set.contains(user);
+    }
+    if (used_outside) outputs.push_back(m);
+  }
+  if (concats.empty()) return false;
+  const bool hero =
+      concats.size() == 1 && outputs.size() == 1 &&
+      concats[0]->operand_count() <= kMaxRowConcatenateOperands &&
+      outputs[0]->shape().IsArray() &&
+      outputs[0]->shape().ElementCount() == rows.num_rows * rows.row_length &&
+      ReadAtOwnLinearPositionUpTo(concats[0], outputs[0],
+                                  [&](const HloInstruction* user) {
+                                    return member_set.contains(user);
+                                  });
+  if (hero) return false;
+  DropMembers(
+      absl::flat_hash_set<const HloInstruction*>(concats.begin(),
+                                                 concats.end()),
+      "not fused: a concatenate in a row fusion must be its one output's "
+      "hero (read only at the output's own positions), or it branches per "
+      "element",
+      members, records);
+  return true;
 }
 
 }  // namespace
@@ -163,18 +219,6 @@ absl::StatusOr<bool> RowReductionFusion::RunOnComputation(
       if (!IsLoopFusibleOp(*instr) && instr->opcode() != HloOpcode::kReduce) {
         why = absl::StrCat(HloOpcodeString(instr->opcode()),
                            " is not fusible into a row fusion");
-      } else if (instr->opcode() == HloOpcode::kConcatenate) {
-        // Valid in a row fusion (fusion_kinds.h) but slower there: each
-        // element branches to one operand, the lanes of a warp (consecutive
-        // runs of a row) split between the operands, and every operand
-        // recomputes the row's values from the inputs where a separate
-        // kernel reads them once computed. RMSNorm then a rotary embedding
-        // of 4x2048x4096 bf16 (tools/gpu_bench/MODELS.md, session 23) took
-        // 148-153 us as one row fusion, at any runs per thread, and 106 us
-        // as a row fusion and a loop fusion, on an H200.
-        why =
-            "a concatenate's branch per element costs more in a row fusion "
-            "than the row's round trip through memory";
       } else if (instr->opcode() == HloOpcode::kReduce &&
                  !IsTrivialReduce(*instr) &&
                  !RowFitsInBlock(*rows,
@@ -207,7 +251,9 @@ absl::StatusOr<bool> RowReductionFusion::RunOnComputation(
                           why));
     }
 
-    DropRowPiecesUsedOutside(computation, *rows, members, records);
+    do {
+      DropRowPiecesUsedOutside(computation, *rows, members, records);
+    } while (DropConcatenatesWithoutHero(computation, *rows, members, records));
     if (members.size() == 1) {
       flush("");
       continue;
