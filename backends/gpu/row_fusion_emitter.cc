@@ -24,6 +24,10 @@
 // fusion emitter does. A last pass writes the full outputs slot by slot
 // (16-byte stores) and the group's first thread the per-row outputs.
 //
+// With a concatenate hero (fusion_kinds.h, FindRowConcatenateHero) the
+// last pass walks each of the concatenate's operands' piece of the row in
+// runs instead, every run from one operand (EmitHeroOutput).
+//
 // Threads past the last row compute the last row again and store nothing:
 // the shuffles and the barrier need every thread of the block.
 #include <algorithm>
@@ -206,7 +210,6 @@ absl::Status RowFusionKernel::KeepInputs() {
     }));
     if (type == nullptr) continue;  // No slots: an empty row.
     std::shared_ptr<int64_t> current = current_slot_;
-    const HloInstruction* parameter = p;
     if (only) {
       kernel_.generators().Bind(
           p,

@@ -52,9 +52,10 @@
 //         value broadcast along the row, reshapes that keep the split
 //         between rows and row elements, and slices, pads, concatenates,
 //         reverses and transposes within the rows: a rotary embedding's
-//         halves of each head; row-reduction-fusion leaves concatenates
-//         out). A run is usually row_length elements; a slice or pad makes
-//         it shorter or longer, and only row_length runs may be outputs.
+//         halves of each head; row-reduction-fusion takes a concatenate
+//         only as the fusion's hero, FindRowConcatenateHero). A run is
+//         usually row_length elements; a slice or pad makes it shorter or
+//         longer, and only row_length runs may be outputs.
 //     Reductions take an invariant or full input of that row shape and give a
 //     per-row value. Roots (one, or a tuple) are per-row or full values, or
 //     invariant values with a per-row or full shape. The emitter: a block per

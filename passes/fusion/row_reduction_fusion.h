@@ -13,8 +13,8 @@
 //    every value per-row or full (elementwise ops, broadcasts along the row,
 //    reshapes that keep the row split, slices, pads, reverses and
 //    transposes within the rows, further reductions of the same rows).
-//    Concatenates stay out (valid in a row fusion, but slower there: see
-//    the rule in the .cc).
+//    A concatenate stays only as the group's hero (its one output reads it
+//    at its own positions, fusion_kinds.h): the rule is in the .cc.
 //    Anything else that depends on the group is "tainted" and so is
 //    everything that depends on it, which keeps the group convex: fusing it
 //    cannot create a cycle. Earlier row fusions take part as the single
