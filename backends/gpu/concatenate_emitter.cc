@@ -8,10 +8,10 @@
 // rotary embedding's concatenate of two half rows ran at a third of the
 // bandwidth that way (rmsnorm_rotary, H100).
 //
-// The concatenate's generator is bound to return the current operand's
-// value at the current operand index, whatever index its users pass: they
-// only read it at the output's own position (FindConcatenateHero's
-// condition), which the loop computes from that same operand index.
+// The concatenate's generator gives the operand and index the loop selects
+// (kernel_builder.h, ConcatenateHero): its users only read it at the
+// output's own position (FindConcatenateHero's condition), which the loop
+// computes from that same operand index.
 #include <algorithm>
 #include <memory>
 
@@ -42,29 +42,14 @@ absl::StatusOr<LaunchDims> EmitConcatenateKernel(const KernelRequest& request,
                        request.symbol, launch.threads_per_block, index64);
   absl::Status status = [&]() -> absl::Status {
     llvm::IRBuilderBase* b = kernel.b();
-    std::vector<ElementGenerator> operands;
-    for (const HloInstruction* operand : concat->operands()) {
-      HLOC_ASSIGN_OR_RETURN(ElementGenerator g,
-                            kernel.generators().Get(operand));
-      operands.push_back(std::move(g));
-    }
-    // Which operand, at which of its indices, the loop is computing.
-    struct Current {
-      size_t operand = 0;
-      IrIndex index;
-    };
-    auto current = std::make_shared<Current>();
-    kernel.generators().Bind(
-        concat,
-        [current, operands](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
-          return operands[current->operand](current->index);
-        });
+    HLOC_ASSIGN_OR_RETURN(ConcatenateHero hero,
+                          ConcatenateHero::Bind(concat, kernel));
     HLOC_ASSIGN_OR_RETURN(ElementGenerator root,
                           kernel.generators().ForOutput(info.outputs[0]));
     const IrArray& output = kernel.output(0);
     GpuLoopMapping mapping(&kernel, launch);
     int64_t offset = 0;
-    for (size_t j = 0; j < operands.size(); ++j) {
+    for (size_t j = 0; j < hero.operand_count(); ++j) {
       const Shape& shape = concat->operand(j)->shape();
       const int64_t this_offset = offset;
       offset += shape.dimensions(dim);
@@ -72,8 +57,7 @@ absl::StatusOr<LaunchDims> EmitConcatenateKernel(const KernelRequest& request,
       HLOC_RETURN_IF_ERROR(mapping.EmitLoopNest(
           shape,
           [&](const IrIndex& index) -> absl::Status {
-            current->operand = j;
-            current->index = index;
+            hero.Select(j, index);
             // The concatenate's linear position is the output's (both
             // row-major, same element count).
             llvm::Value* linear =

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hlo/computation.h"
+#include "hlo/status_macros.h"
 #include "llvm/IR/Attributes.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
@@ -132,6 +133,27 @@ int64_t WidestStreamedInputBytes(const KernelInfo& info, int64_t elements) {
     }
   }
   return widest;
+}
+
+absl::StatusOr<ConcatenateHero> ConcatenateHero::Bind(
+    const HloInstruction* concat, KernelBuilder& kernel) {
+  ConcatenateHero hero;
+  hero.current_ = std::make_shared<Current>();
+  for (const HloInstruction* operand : concat->operands()) {
+    HLOC_ASSIGN_OR_RETURN(ElementGenerator g, kernel.generators().Get(operand));
+    hero.current_->operands.push_back(std::move(g));
+  }
+  std::shared_ptr<Current> current = hero.current_;
+  kernel.generators().Bind(
+      concat, [current](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+        return current->operands[current->operand](current->index);
+      });
+  return hero;
+}
+
+void ConcatenateHero::Select(size_t operand, const IrIndex& index) {
+  current_->operand = operand;
+  current_->index = index;
 }
 
 llvm::Value* PositionInConcatenate(const HloInstruction* concat, int64_t offset,

@@ -80,6 +80,28 @@ int64_t WidestOutputBytes(const KernelInfo& info);
 // 0 if none.
 int64_t WidestStreamedInputBytes(const KernelInfo& info, int64_t elements);
 
+// A concatenate written operand by operand (concatenate_emitter.cc, row
+// fusions with a concatenate hero): its generator is bound to give the
+// operand and index the kernel selects, whatever index its users pass.
+// They read it only at the output's own position, which the kernel
+// computes from that same operand index (PositionInConcatenate).
+class ConcatenateHero {
+ public:
+  static absl::StatusOr<ConcatenateHero> Bind(const HloInstruction* concat,
+                                              KernelBuilder& kernel);
+  // The element the concatenate gives from now on: `operand`'s at `index`.
+  void Select(size_t operand, const IrIndex& index);
+  size_t operand_count() const { return current_->operands.size(); }
+
+ private:
+  struct Current {
+    std::vector<ElementGenerator> operands;
+    size_t operand = 0;
+    IrIndex index;
+  };
+  std::shared_ptr<Current> current_;
+};
+
 // The linear position in `concat` (row-major) of the element at `index` of
 // its operand whose block along the concatenated dimension starts at
 // `offset`: the kernels that write a concatenate operand by operand

@@ -440,29 +440,12 @@ absl::Status RowFusionKernel::EmitHeroOutput(const HloInstruction* concat) {
   for (int64_t d = dim + 1; d < concat_shape.rank(); ++d) {
     after *= concat_shape.dimensions(d);
   }
-  std::vector<ElementGenerator> operands;
-  for (const HloInstruction* operand : concat->operands()) {
-    HLOC_ASSIGN_OR_RETURN(ElementGenerator g,
-                          kernel_.generators().Get(operand));
-    operands.push_back(std::move(g));
-  }
-  // The operand being written, at its index: what the concatenate gives,
-  // whatever index its users pass (they read it at the output's own
-  // position, which is computed from that index).
-  struct Current {
-    size_t operand = 0;
-    IrIndex index;
-  };
-  auto current = std::make_shared<Current>();
-  kernel_.generators().Bind(
-      concat,
-      [current, operands](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
-        return operands[current->operand](current->index);
-      });
+  HLOC_ASSIGN_OR_RETURN(ConcatenateHero hero,
+                        ConcatenateHero::Bind(concat, kernel_));
   HLOC_ASSIGN_OR_RETURN(ElementGenerator root,
                         kernel_.generators().ForOutput(info.outputs[0]));
   int64_t offset = 0;
-  for (size_t j = 0; j < operands.size(); ++j) {
+  for (size_t j = 0; j < hero.operand_count(); ++j) {
     const Shape& shape = concat->operand(j)->shape();
     const int64_t this_offset = offset;
     offset += shape.dimensions(dim);
@@ -501,8 +484,7 @@ absl::Status RowFusionKernel::EmitHeroOutput(const HloInstruction* concat) {
           llvm::Value* linear =
               PositionInConcatenate(concat, this_offset, index, kernel_);
           const IrIndex out = IrIndex::FromLinear(linear, output_shape, b);
-          current->operand = j;
-          current->index = index;
+          hero.Select(j, index);
           HLOC_ASSIGN_OR_RETURN(llvm::Value * value, root(out));
           if (alignment == 0) {
             HLOC_RETURN_IF_ERROR(output.EmitWrite(out, value, b));
