@@ -477,6 +477,15 @@ absl::StatusOr<RowClass> ClassifyRowInstruction(
   }
 }
 
+bool IsRowConcatenateHero(
+    const HloInstruction* concat, const HloInstruction* output,
+    const std::function<bool(const HloInstruction*)>& in_scope) {
+  // The walk also makes the output the concatenate's element count.
+  return concat->opcode() == HloOpcode::kConcatenate &&
+         concat->operand_count() <= kMaxRowConcatenateOperands &&
+         ReadAtOwnLinearPositionUpTo(concat, output, in_scope);
+}
+
 const HloInstruction* FindRowConcatenateHero(const HloComputation& fused) {
   const HloInstruction* root = fused.root_instruction();
   if (root->opcode() == HloOpcode::kTuple) return nullptr;
@@ -486,14 +495,9 @@ const HloInstruction* FindRowConcatenateHero(const HloComputation& fused) {
     if (concat != nullptr) return nullptr;  // One hero only.
     concat = instr;
   }
-  if (concat == nullptr ||
-      concat->operand_count() > kMaxRowConcatenateOperands ||
-      !root->shape().IsArray() ||
-      root->shape().ElementCount() != concat->shape().ElementCount()) {
-    return nullptr;
-  }
-  return ReadAtOwnLinearPositionUpTo(
-             concat, root, [](const HloInstruction*) { return true; })
+  if (concat == nullptr) return nullptr;
+  return IsRowConcatenateHero(concat, root,
+                              [](const HloInstruction*) { return true; })
              ? concat
              : nullptr;
 }

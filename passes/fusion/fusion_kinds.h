@@ -185,6 +185,12 @@ bool IsRowOutputShape(const Shape& shape, const RowShape& rows);
 // when there is none.
 inline constexpr int64_t kMaxRowConcatenateOperands = 16;
 const HloInstruction* FindRowConcatenateHero(const HloComputation& fused);
+// The hero's condition for `concat` and the one output `output`, following
+// only the users `in_scope` accepts: row-reduction-fusion asks it of a
+// group before it is fused.
+bool IsRowConcatenateHero(
+    const HloInstruction* concat, const HloInstruction* output,
+    const std::function<bool(const HloInstruction*)>& in_scope);
 
 struct RowReductionInfo {
   RowShape rows;

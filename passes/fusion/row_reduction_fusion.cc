@@ -102,13 +102,12 @@ bool DropConcatenatesWithoutHero(const HloComputation* computation,
   if (concats.empty()) return false;
   const bool hero =
       concats.size() == 1 && outputs.size() == 1 &&
-      concats[0]->operand_count() <= kMaxRowConcatenateOperands &&
       outputs[0]->shape().IsArray() &&
       outputs[0]->shape().ElementCount() == rows.num_rows * rows.row_length &&
-      ReadAtOwnLinearPositionUpTo(concats[0], outputs[0],
-                                  [&](const HloInstruction* user) {
-                                    return member_set.contains(user);
-                                  });
+      IsRowConcatenateHero(concats[0], outputs[0],
+                           [&](const HloInstruction* user) {
+                             return member_set.contains(user);
+                           });
   if (hero) return false;
   DropMembers(
       absl::flat_hash_set<const HloInstruction*>(concats.begin(),
