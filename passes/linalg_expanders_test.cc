@@ -1,8 +1,8 @@
 // cholesky-expander and triangular-solve-expander compute what the
 // evaluator's cholesky and triangular-solve compute (LAPACK's algorithms,
 // summing in another order: within f32/f64 rounding), in every form: lower
-// and upper factors, left and right solves, transposed and unit-diagonal
-// matrices, batches; and leave no cholesky or triangular-solve behind.
+// and upper factors, left and right solves, transposed, conjugate-transposed
+// and unit-diagonal matrices, batches, real and complex; and leave no cholesky or triangular-solve behind.
 #include <cmath>
 #include <random>
 #include <string>
@@ -22,7 +22,8 @@ namespace {
 
 // A [batch..., n, n] literal: symmetric positive definite (spd) or a
 // triangular-friendly matrix (a dominant diagonal), the other entries
-// random in [-1, 1]. f32 or f64.
+// random in [-1, 1]. f32 or f64; c64 or c128 (not spd) with imaginary parts
+// random in [-1, 1] too.
 Literal Matrix(const Shape& shape, bool spd, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
@@ -47,11 +48,42 @@ Literal Matrix(const Shape& shape, bool spd, uint32_t seed) {
   }
   Literal literal(shape);
   for (int64_t i = 0; i < count; ++i) {
-    if (shape.element_type() == F64) {
-      reinterpret_cast<double*>(literal.untyped_data())[i] = values[i];
+    switch (shape.element_type()) {
+      case F64:
+        reinterpret_cast<double*>(literal.untyped_data())[i] = values[i];
+        break;
+      case C64:
+        reinterpret_cast<complex64*>(literal.untyped_data())[i] = complex64(
+            static_cast<float>(values[i]), static_cast<float>(uniform(rng)));
+        break;
+      case C128:
+        reinterpret_cast<complex128*>(literal.untyped_data())[i] =
+            complex128(values[i], uniform(rng));
+        break;
+      default:
+        reinterpret_cast<float*>(literal.untyped_data())[i] =
+            static_cast<float>(values[i]);
+    }
+  }
+  return literal;
+}
+
+// Entries random in [-1, 1] (both parts of a complex one).
+Literal Uniform(const Shape& shape, uint32_t seed) {
+  if (!IsComplexType(shape.element_type())) {
+    return MakeUniformInput(shape, seed);
+  }
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  Literal literal(shape);
+  for (int64_t i = 0; i < shape.ElementCount(); ++i) {
+    const double re = uniform(rng), im = uniform(rng);
+    if (shape.element_type() == C64) {
+      reinterpret_cast<complex64*>(literal.untyped_data())[i] =
+          complex64(static_cast<float>(re), static_cast<float>(im));
     } else {
-      reinterpret_cast<float*>(literal.untyped_data())[i] =
-          static_cast<float>(values[i]);
+      reinterpret_cast<complex128*>(literal.untyped_data())[i] =
+          complex128(re, im);
     }
   }
   return literal;
@@ -70,7 +102,8 @@ void ExpectSameAfter(HloPass& pass, const std::string& text,
   EXPECT_EQ(CountOpcode(**module, HloOpcode::kWhile), 1);
   absl::StatusOr<Literal> got = EvaluateModule(**module, inputs);
   ASSERT_TRUE(got.ok()) << got.status();
-  const bool f64 = want->shape().element_type() == F64;
+  const PrimitiveType type = want->shape().element_type();
+  const bool f64 = type == F64 || type == C128;
   ComparisonResult result = CompareLiterals(
       *got, *want, f64 ? Tolerance{1e-10, 1e-10} : Tolerance{2e-4, 2e-4});
   EXPECT_TRUE(result.ok()) << text << "\nmax abs error "
@@ -145,8 +178,7 @@ TEST_P(TriangularSolveExpanderTest, SameSolution) {
   // The whole of A is random: the expansion must read only its triangle.
   inputs.push_back(
       Matrix(entry->parameter_instruction(0)->shape(), /*spd=*/false, 5));
-  inputs.push_back(MakeUniformInput(entry->parameter_instruction(1)->shape(),
-                                    7));
+  inputs.push_back(Uniform(entry->parameter_instruction(1)->shape(), 7));
   TriangularSolveExpander pass;
   ExpectSameAfter(pass, text, inputs, HloOpcode::kTriangularSolve);
 }
@@ -169,6 +201,17 @@ std::vector<SolveCase> SolveCases() {
   cases.push_back(
       SolveCase{"f32[3,7,7]", "f32[3,1,7]", false, false, false,
                 "NO_TRANSPOSE"});
+  // Complex: ADJOINT conjugates, on either side.
+  for (bool left : {true, false}) {
+    for (const char* transpose : {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"}) {
+      cases.push_back(SolveCase{"c64[5,5]", left ? "c64[5,3]" : "c64[3,5]",
+                                left, left, false, transpose});
+    }
+  }
+  cases.push_back(
+      SolveCase{"c128[2,4,4]", "c128[2,4,3]", true, false, true, "ADJOINT"});
+  cases.push_back(
+      SolveCase{"c128[4,4]", "c128[2,4]", false, true, false, "ADJOINT"});
   return cases;
 }
 

@@ -33,7 +33,7 @@ body {
   b = $0[$1,$2,$3] get-tuple-element(s), index=2
   x = $0[$1,$2,$3] get-tuple-element(s), index=3
   zero = s32[] constant(0)
-  zero_t = $0[] constant(0)
+  zero_t = $0[] constant($8)
   last = s32[] constant($7)
   i = s32[] $4
   row = $0[$1,1,$2] dynamic-slice(a, zero, i, zero), dynamic_slice_sizes={$1,1,$2}
@@ -88,20 +88,38 @@ std::string Expansion(const HloInstruction& instr) {
       o.unit_diagonal ? kUnit : kDivide, t, batch, m, k);
   const std::string row =
       lower ? "copy(t)" : "subtract(last, t)";
+  const bool complex = IsComplexType(type);
+  // A complex zero is written as its (real, imaginary) pair.
+  const std::string zero = complex ? "(0, 0)" : "0";
+  // ADJOINT conjugates A as well (for either side: X A^H = B is
+  // conj(A) X^T = B^T); for real types it is TRANSPOSE. HLO has no
+  // conjugate op: conj(a) = complex(real(a), -imag(a)).
+  std::string a_square = "a_flat";
+  std::string conjugate;
+  if (complex && o.transpose_a == 3) {
+    const std::string parts = absl::StrCat(
+        PrimitiveTypeName(ComplexComponentType(type)), "[", batch, ",", m,
+        ",", m, "]");
+    conjugate = absl::StrCat(
+        "  a_re = ", parts, " real(a_flat)\n  a_im = ", parts,
+        " imag(a_flat)\n  a_im_neg = ", parts, " negate(a_im)\n  a_conj = ",
+        square, " complex(a_re, a_im_neg)\n");
+    a_square = "a_conj";
+  }
   return absl::StrCat(
       absl::Substitute(kSubstitution, t, batch, m, k, row,
-                       lower ? "LT" : "GT", divide, m - 1),
+                       lower ? "LT" : "GT", divide, m - 1, zero),
       "ENTRY expansion {\n",
       "  a = ", a_shape.ToString(false), " parameter(0)\n",
       "  b = ", b_shape.ToString(false), " parameter(1)\n",
-      "  a_flat = ", square, " reshape(a)\n",
-      "  m = ", square, transpose_a ? " transpose(a_flat)" : " copy(a_flat)",
+      "  a_flat = ", square, " reshape(a)\n", conjugate,
+      "  m = ", square, transpose_a ? " transpose(" : " copy(", a_square, ")",
       transpose_a ? swap : "", "\n",
       "  b_flat = ", rhs_given, " reshape(b)\n",
       "  rhs = ", rhs, o.left_side ? " copy(b_flat)" : " transpose(b_flat)",
       o.left_side ? "" : swap, "\n",
       "  zero = s32[] constant(0)\n",
-      "  zero_t = ", t, "[] constant(0)\n",
+      "  zero_t = ", t, "[] constant", "(", zero, ")\n",
       "  x = ", rhs, " broadcast(zero_t), dimensions={}\n",
       "  init = ", state, " tuple(zero, m, rhs, x)\n",
       "  loop = ", state, " while(init), condition=cond, body=body\n",
@@ -120,7 +138,8 @@ absl::StatusOr<bool> TriangularSolveExpander::Run(HloModule* module) {
         const Shape& shape = instr->shape();
         if (!shape.IsArray() || shape.rank() < 2 ||
             !instr->attrs().triangular_solve_options ||
-            !IsFloatingPointType(shape.element_type()) ||
+            !(IsFloatingPointType(shape.element_type()) ||
+              IsComplexType(shape.element_type())) ||
             ByteWidth(shape.element_type()) < 2) {
           return false;
         }
