@@ -88,12 +88,22 @@ llvm::GlobalVariable* SharedArray(KernelBuilder& kernel, llvm::Type* type,
                                   int64_t count, const std::string& what) {
   llvm::Module* module = kernel.function()->getParent();
   llvm::Type* array = llvm::ArrayType::get(type, count);
-  return new llvm::GlobalVariable(
+  auto* global = new llvm::GlobalVariable(
       *module, array, false, llvm::GlobalValue::InternalLinkage,
       llvm::UndefValue::get(array),
       absl::StrCat(kernel.function()->getName().str(), ".", what), nullptr,
       llvm::GlobalValue::NotThreadLocal,
       kernel.target().shared_address_space());
+  // Explicitly 16-byte aligned. Without an alignment of its own, LLVM's
+  // optimizer takes an array over 16 bytes to be 16-byte aligned (the
+  // preferred alignment of a large global) and merges four f32 accesses
+  // into one 16-byte ld.shared.v4, while the NVPTX printer declares the
+  // array with its element's alignment: placed after an 8-byte array of
+  // pred partials, the f32 partials sat at 0x408 and the vector load
+  // faulted (CUDA_ERROR_MISALIGNED_ADDRESS, a row fusion of a pred
+  // reduce_or, an f32 sum and an s64 output).
+  global->setAlignment(llvm::Align(kSharedArrayAlign));
+  return global;
 }
 
 llvm::Value* SharedElement(KernelBuilder& kernel, llvm::GlobalVariable* array,

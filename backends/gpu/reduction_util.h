@@ -51,7 +51,9 @@ std::vector<llvm::Value*> ButterflyOperands(
     const std::vector<llvm::Value*>& other);
 
 // A block-shared array of `count` elements of `type`, named after the
-// kernel and `what`.
+// kernel and `what`, aligned to kSharedArrayAlign bytes (the widest vector
+// access, so that LLVM may merge accesses to any of its elements).
+constexpr int64_t kSharedArrayAlign = 16;
 llvm::GlobalVariable* SharedArray(KernelBuilder& kernel, llvm::Type* type,
                                   int64_t count, const std::string& what);
 

@@ -31,6 +31,7 @@
 #include "backends/common/loop_emitter.h"
 #include "backends/gpu/kernel_builder.h"
 #include "backends/gpu/kernel_emitters.h"
+#include "backends/gpu/reduction_util.h"
 #include "backends/gpu/row_element.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
@@ -199,13 +200,7 @@ class SharedRow {
  private:
   llvm::GlobalVariable* Array(llvm::Type* element, int64_t n,
                               absl::string_view name) {
-    llvm::Type* array = llvm::ArrayType::get(element, n);
-    return new llvm::GlobalVariable(
-        *kernel_.function()->getParent(), array, false,
-        llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(array),
-        absl::StrCat(kernel_.function()->getName().str(), ".", name), nullptr,
-        llvm::GlobalValue::NotThreadLocal,
-        kernel_.target().shared_address_space());
+    return SharedArray(kernel_, element, n, std::string(name));
   }
   llvm::Value* Slot(llvm::GlobalVariable* array, llvm::Value* i) {
     return b_->CreateInBoundsGEP(array->getValueType(), array,
