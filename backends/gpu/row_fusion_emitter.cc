@@ -125,12 +125,16 @@ void RowFusionKernel::AddSlotIndices(const Shape& shape) {
   }
   RowIndexer indexer(shape, rows_.rows.row_length, row_, kernel_.index_type(),
                      kernel_.b());
+  // The slot's linear position is a row-major one: an array of these
+  // dimensions in another layout (a parameter's {0,2,1}) must not take it
+  // as its own offset, so the index says which layout it holds for.
+  const Shape row_major = Shape::Array(shape.element_type(), shape.dimensions());
   std::vector<IrIndex> indices;
   for (size_t s = 0; s < positions_.size(); ++s) {
     // Every shape's index of a slot shares the slot's linear position, which
     // reshapes between row-major arrays pass on.
     indices.emplace_back(indexer.At(positions_[s], kernel_.b()).multidim(),
-                         slot_linear_[s], shape, kernel_.index_type());
+                         slot_linear_[s], row_major, kernel_.index_type());
   }
   slot_indices_.emplace_back(shape.dimensions(), std::move(indices));
 }

@@ -238,6 +238,40 @@ ENTRY main {
   s1 = f32[7,48] add(tf, rv)
   ROOT o = f32[7,48] add(s1, pd)
 })"},
+          // A row fusion reading parameters in layouts other than the
+          // row-major one of its rows ({0,2,1}: rows strided, {0,1}: a
+          // transposed matrix): each is read at its own offsets, not at
+          // the rows' linear positions (the differential fuzzer's case
+          // 109 read {0,2,1} as row-major on the H200).
+          {"row_fusion_param_layouts", R"(
+HloModule row_fusion_param_layouts
+max {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = s32[3,1,40]{0,2,1} parameter(0)
+  y = s32[120] parameter(1)
+  yr = s32[3,1,40] reshape(y)
+  n = s32[3,1,40] not(yr)
+  o = s32[3,1,40] or(x, n)
+  a = s32[3,1,40] abs(o)
+  low = s32[] constant(-2147483648)
+  r = s32[3,1] reduce(a, low), dimensions={2}, to_apply=max
+  t = f32[6,70]{0,1} parameter(2)
+  e = f32[6,70] exponential(t)
+  zero = f32[] constant(0)
+  sum = f32[6] reduce(e, zero), dimensions={1}, to_apply=add
+  sb = f32[6,70] broadcast(sum), dimensions={0}
+  sm = f32[6,70] divide(e, sb)
+  ROOT out = (s32[3,1], f32[6,70]) tuple(r, sm)
+})"},
           {"argmax", R"(
 HloModule argmax
 argmax {
