@@ -7,7 +7,9 @@
 // lane-wise over all output elements: the inputs are rearranged so that the
 // reduced elements of every output are rows, and the computation is applied
 // once per reduced position to all outputs. Either way each output sees its
-// elements in row-major order of the reduced dimensions.
+// elements in row-major order of the reduced dimensions; f32 and f64 sums
+// over a contiguous run add that run pairwise (kernels_binary.cc
+// ReduceRowLoop), as XLA:CPU's vectorised sums keep partial sums.
 #include <algorithm>
 #include <cstring>
 #include <mutex>

@@ -111,9 +111,11 @@ ENTRY e {
   ExpectFloats(MustRun(hlo, {a}), expected);
 }
 
-// Large enough to be split across threads; each output still sums its
-// elements in order, so the result equals a sequential loop bit for bit.
-TEST(ReduceTest, ThreadedReductionsMatchSequentialSums) {
+// Large enough to be split across threads. Columns fold one row after
+// another, so they equal a sequential loop bit for bit; each row is one
+// contiguous run, summed pairwise, so it equals the same row reduced alone
+// (threads change nothing) and is within f32 rounding of the exact sum.
+TEST(ReduceTest, ThreadedReductionsMatchUnthreadedSums) {
   const std::string hlo = Module(R"(
 ENTRY e {
   a = f32[1024,1100] parameter(0)
@@ -122,19 +124,54 @@ ENTRY e {
   cols = f32[1100] reduce(a, z), dimensions={0}, to_apply=add
   ROOT t = (f32[1024], f32[1100]) tuple(rows, cols)
 })");
+  const std::string one_row = Module(R"(
+ENTRY e {
+  a = f32[1100] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(a, z), dimensions={0}, to_apply=add
+})");
   std::vector<float> v(1024 * 1100);
   for (size_t i = 0; i < v.size(); ++i)
     v[i] = static_cast<float>((i * 7919) % 1000) / 7.0f;
   Literal r = MustRun(hlo, {Make<float>(F32, {1024, 1100}, v)});
-  std::vector<float> rows(1024, 0.0f), cols(1100, 0.0f);
+  std::vector<float> cols(1100, 0.0f);
   for (int i = 0; i < 1024; ++i) {
-    for (int j = 0; j < 1100; ++j) {
-      rows[i] += v[i * 1100 + j];
-      cols[j] += v[i * 1100 + j];
-    }
+    for (int j = 0; j < 1100; ++j) cols[j] += v[i * 1100 + j];
   }
-  EXPECT_EQ(Values<float>(r.tuple_elements()[0]), rows);
   EXPECT_EQ(Values<float>(r.tuple_elements()[1]), cols);
+  const std::vector<float> rows = Values<float>(r.tuple_elements()[0]);
+  for (int i : {0, 1, 511, 1023}) {
+    std::vector<float> row(v.begin() + i * 1100, v.begin() + (i + 1) * 1100);
+    EXPECT_EQ(Values<float>(MustRun(one_row, {Make<float>(F32, {1100}, row)})),
+              std::vector<float>{rows[i]})
+        << "row " << i;
+  }
+  for (int i = 0; i < 1024; ++i) {
+    double exact = 0;
+    for (int j = 0; j < 1100; ++j) exact += v[i * 1100 + j];
+    EXPECT_NEAR(rows[i], exact, 1e-6 * exact) << "row " << i;
+  }
+}
+
+// A long f32 sum is pairwise, as XLA:CPU's vectorised sums keep partial
+// sums: 4 Mi times 0.1f folded in one at a time ends far off (each add
+// rounds to the accumulator's ulp, 1/32 past 2^18), pairwise it is within
+// f32 rounding of the exact sum.
+TEST(ReduceTest, LongF32SumIsPairwise) {
+  const std::string hlo = Module(R"(
+ENTRY e {
+  a = f32[4194304] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(a, z), dimensions={0}, to_apply=add
+})");
+  const int64_t n = int64_t{1} << 22;
+  std::vector<float> v(n, 0.1f);
+  const double exact = static_cast<double>(n) * 0.1f;
+  float sequential = 0;
+  for (float x : v) sequential += x;
+  ASSERT_GT(std::fabs(sequential - exact), 1e-3 * exact);
+  const float got = Values<float>(MustRun(hlo, {Make<float>(F32, {n}, v)}))[0];
+  EXPECT_NEAR(got, exact, 1e-6 * exact);
 }
 
 TEST(ReduceTest, MaxPropagatesNanAndMinKeepsNegativeZero) {
