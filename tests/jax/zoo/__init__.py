@@ -6,8 +6,8 @@ of NumPy arrays, small sizes). ALL merges them; a name may appear once.
 """
 
 from zoo import (arrays, control_flow, edge_cases, hunted, hunted2, hunted3,
-                 hunted4, hunted5, hunted6, hunted7, losses, models, numerics,
-                 optimizers, research)
+                 hunted4, hunted5, hunted6, hunted7, hunted8, losses, models,
+                 numerics, optimizers, research)
 
 THEMES = {
     "models": models.PROGRAMS,
@@ -25,6 +25,7 @@ THEMES = {
     "hunted5": hunted5.PROGRAMS,
     "hunted6": hunted6.PROGRAMS,
     "hunted7": hunted7.PROGRAMS,
+    "hunted8": hunted8.PROGRAMS,
 }
 
 
