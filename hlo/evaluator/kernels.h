@@ -83,9 +83,13 @@ ElementwiseFn SelectSubByteKernel(HloOpcode opcode,
 
 // acc = f(acc, x[0]), f(acc, x[1]), ... in order, for the commutative
 // reduction opcodes (add, multiply, maximum, minimum, and, or, xor); `acc`
-// points at one element. nullptr if unsupported.
+// points at one element. With `pairwise_sums`, an f32 or f64 add sums
+// x[0, n) pairwise first (reduce's runs, as XLA:CPU's vectorised sums keep
+// partial sums; reduce-window keeps the window's order, as XLA:CPU's
+// window loops and hloc's scans do). nullptr if unsupported.
 using ReduceRowFn = void (*)(void* acc, const void* x, int64_t n);
-ReduceRowFn SelectReduceRowKernel(HloOpcode opcode, PrimitiveType type);
+ReduceRowFn SelectReduceRowKernel(HloOpcode opcode, PrimitiveType type,
+                                  bool pairwise_sums = false);
 
 }  // namespace eval
 }  // namespace hloc

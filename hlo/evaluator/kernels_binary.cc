@@ -1,9 +1,8 @@
 // Binary and ternary elementwise kernels (arithmetic, bitwise, shifts,
-// complex, select, clamp) and the row reductions (sequential, but pairwise
-// for f32 and f64 sums).
+// complex, select, clamp) and the row reductions (sequential; f32 and f64
+// sums of a reduce pairwise).
 #include <cmath>
 #include <complex>
-#include <type_traits>
 
 #include "hlo/evaluator/kernel_util.h"
 
@@ -223,19 +222,21 @@ template <typename T, typename Op>
 void ReduceRowLoop(void* acc, const void* x, int64_t n) {
   T a = *static_cast<T*>(acc);
   const T* v = static_cast<const T*>(x);
-  if constexpr (std::is_same_v<Op, AddOp> &&
-                (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
-    // f32 and f64 sums of a contiguous run are pairwise, as XLA:CPU's
-    // vectorised reductions keep many partial sums: folded in one element
-    // at a time, the square sum of 2M f32 values near 1e-3 came out 1.2e-3
-    // relative below XLA:CPU's (and the exact) value, past the comparison
-    // tolerance (the eighth zoo hunt's adamw_millions, a global gradient
-    // norm). Narrower floats keep their element-by-element rounding.
-    if (n > 0) a = AddOp::Apply<T>(a, PairwiseSum(v, n));
-  } else {
-    for (int64_t i = 0; i < n; ++i) a = Op::template Apply<T>(a, v[i]);
-  }
+  for (int64_t i = 0; i < n; ++i) a = Op::template Apply<T>(a, v[i]);
   *static_cast<T*>(acc) = a;
+}
+
+// f32 and f64 sums of a reduce's contiguous run, pairwise: folded in one
+// element at a time, the square sum of 2M f32 values near 1e-3 came out
+// 1.2e-3 relative below XLA:CPU's (and the exact) value, past the
+// comparison tolerance (the eighth zoo hunt's adamw_millions, a global
+// gradient norm).
+template <typename T>
+void PairwiseSumRow(void* acc, const void* x, int64_t n) {
+  if (n > 0) {
+    *static_cast<T*>(acc) = AddOp::Apply<T>(
+        *static_cast<T*>(acc), PairwiseSum(static_cast<const T*>(x), n));
+  }
 }
 
 template <typename Op>
@@ -323,7 +324,12 @@ ElementwiseFn SelectClampKernel(PrimitiveType type) {
                                      });
 }
 
-ReduceRowFn SelectReduceRowKernel(HloOpcode opcode, PrimitiveType type) {
+ReduceRowFn SelectReduceRowKernel(HloOpcode opcode, PrimitiveType type,
+                                  bool pairwise_sums) {
+  if (pairwise_sums && opcode == HloOpcode::kAdd) {
+    if (type == F32) return &PairwiseSumRow<float>;
+    if (type == F64) return &PairwiseSumRow<double>;
+  }
   switch (opcode) {
     case HloOpcode::kAdd:
       return PickRow<AddOp>(type);

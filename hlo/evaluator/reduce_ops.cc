@@ -9,7 +9,8 @@
 // once per reduced position to all outputs. Either way each output sees its
 // elements in row-major order of the reduced dimensions; f32 and f64 sums
 // over a contiguous run add that run pairwise (kernels_binary.cc
-// ReduceRowLoop), as XLA:CPU's vectorised sums keep partial sums.
+// PairwiseSumRow), as XLA:CPU's vectorised sums keep partial sums;
+// reduce-window keeps each window's order.
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -39,7 +40,7 @@ absl::StatusOr<Literal> ReduceSimple(const HloInstruction& instr,
   const Shape& shape = instr.shape();
   const Shape& in_shape = instr.operand(0)->shape();
   const PrimitiveType type = shape.element_type();
-  ReduceRowFn row = SelectReduceRowKernel(opcode, type);
+  ReduceRowFn row = SelectReduceRowKernel(opcode, type, /*pairwise_sums=*/true);
   absl::StatusOr<ElementwiseFn> fold =
       SelectElementwiseKernel(opcode, {type, type}, type);
   if (row == nullptr || !fold.ok()) {
