@@ -27,9 +27,17 @@ constexpr int64_t kColumnsPerBlock = 128;
 // KiB) at full speed once enough blocks run.
 constexpr int64_t kMinSplitRowLength = 65536;
 // Inputs under 4 Mi elements (16 MiB of f32, about 6 us of an H100's
-// bandwidth) are not split: the second kernel's launch and the partials'
-// round trip would cost what the idle SMs do.
+// bandwidth) are not split when their blocks share the work: the second
+// kernel's launch and the partials' round trip would cost what the idle
+// SMs do.
 constexpr int64_t kMinSplitElements = int64_t{4} << 20;
+// Unless a block of the unsplit kernel would stream this many elements on
+// its own (1 MiB of f32): one SM reads at a small fraction of the device's
+// bandwidth, so a sum of two million values to a scalar in one block took
+// 10-100 us where two kernels take a few (the eighth zoo hunt's
+// full_reductions_large: 0.67 ms for 18 such reductions against XLA:GPU's
+// 0.17, H200, session 24).
+constexpr int64_t kMinElementsPerBlock = int64_t{256} << 10;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -79,25 +87,52 @@ absl::StatusOr<bool> SplitReduce(HloComputation* computation,
   if (!column && !row) return false;
   const int64_t reduced = Product(dims, run->first, run->second);
   if (row && reduced < kMinSplitRowLength) return false;
-  if (in.ElementCount() < kMinSplitElements) return false;
   const int64_t kept_before = Product(dims, 0, run->first);
   const int64_t kept_after = Product(dims, run->second, rank);
   // Blocks the unsplit kernel launches: one per column tile, or one per
   // row (short rows share blocks, but short rows are not split anyway).
   const int64_t blocks =
       column ? CeilDiv(kept_after, kColumnsPerBlock) : kept_before;
+  if (in.ElementCount() < kMinSplitElements &&
+      in.ElementCount() / std::max<int64_t>(1, blocks) <
+          kMinElementsPerBlock) {
+    return false;
+  }
   const int64_t g = TreeReductionSplit(blocks, reduced);
   if (g <= 1) return false;
 
-  // x'[kept_before..., g, reduced/g, kept_after...]
-  std::vector<int64_t> split_dims(dims.begin(), dims.begin() + run->first);
-  const int64_t g_dim = static_cast<int64_t>(split_dims.size());
+  // x'[kept_before..., g, padded/g, kept_after...]: the reduced run as one
+  // dimension, padded with the init (the reducer's identity) to a multiple
+  // of g when g does not divide it (an odd extent such as 1000003).
+  const int64_t padded = CeilDiv(reduced, g) * g;
+  const int64_t g_dim = run->first;
+  HloInstruction* source = input;
+  if (padded != reduced) {
+    std::vector<int64_t> merged_dims(dims.begin(), dims.begin() + g_dim);
+    merged_dims.push_back(reduced);
+    merged_dims.insert(merged_dims.end(), dims.begin() + run->second,
+                       dims.end());
+    if (merged_dims != dims) {
+      source = computation->AddInstruction(HloInstruction::CreateReshape(
+          Shape::Array(in.element_type(), merged_dims), source));
+    }
+    PaddingConfig padding;
+    padding.dimensions.resize(merged_dims.size());
+    padding.dimensions[g_dim].edge_padding_high = padded - reduced;
+    merged_dims[g_dim] = padded;
+    auto pad = HloInstruction::Create(
+        HloOpcode::kPad, Shape::Array(in.element_type(), merged_dims),
+        {source, init});
+    pad->mutable_attrs().padding_config = padding;
+    source = computation->AddInstruction(std::move(pad));
+  }
+  std::vector<int64_t> split_dims(dims.begin(), dims.begin() + g_dim);
   split_dims.push_back(g);
-  split_dims.push_back(reduced / g);
+  split_dims.push_back(padded / g);
   split_dims.insert(split_dims.end(), dims.begin() + run->second, dims.end());
   HloInstruction* reshaped = computation->AddInstruction(
       HloInstruction::CreateReshape(Shape::Array(in.element_type(), split_dims),
-                                    input));
+                                    source));
   std::vector<int64_t> partial_dims = split_dims;
   partial_dims.erase(partial_dims.begin() + g_dim + 1);
   HloInstruction* partial =
@@ -119,9 +154,9 @@ absl::StatusOr<bool> SplitReduce(HloComputation* computation,
 int64_t TreeReductionSplit(int64_t blocks, int64_t reduced) {
   if (blocks <= 0 || blocks >= kTargetBlocks) return 1;
   int64_t g = 1;
-  // Powers of two that divide the extent (the reshape must be exact), while
-  // the blocks stay under the target and each partial keeps its share.
-  while (blocks * g * 2 <= kTargetBlocks && reduced % (g * 2) == 0 &&
+  // Powers of two while the blocks stay under the target and each partial
+  // keeps its share (SplitReduce pads an extent g does not divide).
+  while (blocks * g * 2 <= kTargetBlocks &&
          reduced / (g * 2) >= kMinPartialExtent) {
     g *= 2;
   }

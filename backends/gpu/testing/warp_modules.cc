@@ -272,6 +272,32 @@ ENTRY main {
   sm = f32[6,70] divide(e, sb)
   ROOT out = (s32[3,1], f32[6,70]) tuple(r, sm)
 })"},
+          // Reductions tree-reduction splits though their inputs are under
+          // 4 Mi elements (one block would read them all), their extents
+          // padded with the init to a multiple of the split: a scalar sum
+          // and max of 300007 values, a column sum of 8193 rows.
+          {"odd_split_reductions", R"(
+HloModule odd_split_reductions
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+ENTRY main {
+  x = f32[300007] parameter(0)
+  c = f32[8193,40] parameter(1)
+  zero = f32[] constant(0)
+  ninf = f32[] constant(-inf)
+  sum = f32[] reduce(x, zero), dimensions={0}, to_apply=add
+  top = f32[] reduce(x, ninf), dimensions={0}, to_apply=max
+  cols = f32[40] reduce(c, zero), dimensions={0}, to_apply=add
+  ROOT out = (f32[], f32[], f32[40]) tuple(sum, top, cols)
+})"},
           {"argmax", R"(
 HloModule argmax
 argmax {
