@@ -2,7 +2,8 @@
 // evaluator's cholesky and triangular-solve compute (LAPACK's algorithms,
 // summing in another order: within f32/f64 rounding), in every form: lower
 // and upper factors, left and right solves, transposed, conjugate-transposed
-// and unit-diagonal matrices, batches, real and complex; and leave no cholesky or triangular-solve behind.
+// and unit-diagonal matrices, batches, real and complex; and leave no
+// cholesky or triangular-solve behind.
 #include <cmath>
 #include <random>
 #include <string>

@@ -21,8 +21,9 @@
 // reduction of rows of 64 Ki elements or more: shorter rows are left to
 // the row fusions, which read them once in one kernel), accumulating in 32
 // bits or wider (a bf16 accumulator would round once more). An extent that
-// g does not divide is padded with the init to a multiple of g. The GPU pipelines run it before fusion; the CPU, which
-// parallelises a reduction over its output rows differently, does not.
+// g does not divide is padded with the init to a multiple of g. The GPU
+// pipelines run it before fusion; the CPU, which parallelises a reduction
+// over its output rows differently, does not.
 #ifndef PASSES_TREE_REDUCTION_H_
 #define PASSES_TREE_REDUCTION_H_
 

@@ -119,7 +119,7 @@ std::string Expansion(const HloInstruction& instr) {
       "  rhs = ", rhs, o.left_side ? " copy(b_flat)" : " transpose(b_flat)",
       o.left_side ? "" : swap, "\n",
       "  zero = s32[] constant(0)\n",
-      "  zero_t = ", t, "[] constant", "(", zero, ")\n",
+      "  zero_t = ", t, "[] constant(", zero, ")\n",
       "  x = ", rhs, " broadcast(zero_t), dimensions={}\n",
       "  init = ", state, " tuple(zero, m, rhs, x)\n",
       "  loop = ", state, " while(init), condition=cond, body=body\n",

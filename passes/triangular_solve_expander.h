@@ -4,9 +4,10 @@
 //
 // Every form is brought to M X = B with M triangular, batches at once:
 // op(A) is A, its transpose or its conjugate transpose (transpose_a;
-// ADJOINT is TRANSPOSE for real types), and a right-side solve X op(A) = B is op(A)^T X^T = B^T. Then
-// substitution, one row of X per while-loop iteration, from the top for a
-// lower M and from the bottom for an upper one:
+// ADJOINT is TRANSPOSE for real types), and a right-side solve
+// X op(A) = B is op(A)^T X^T = B^T. Then substitution, one row of X per
+// while-loop iteration, from the top for a lower M and from the bottom for
+// an upper one:
 //   X[i, :] = (B[i, :] - M[i, k<i or k>i] @ X) / M[i, i]   (no division
 //   with unit_diagonal)
 // m iterations, each O(m k) per batch. Only M's own triangle (and its

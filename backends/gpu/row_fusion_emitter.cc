@@ -128,7 +128,8 @@ void RowFusionKernel::AddSlotIndices(const Shape& shape) {
   // The slot's linear position is a row-major one: an array of these
   // dimensions in another layout (a parameter's {0,2,1}) must not take it
   // as its own offset, so the index says which layout it holds for.
-  const Shape row_major = Shape::Array(shape.element_type(), shape.dimensions());
+  const Shape row_major =
+      Shape::Array(shape.element_type(), shape.dimensions());
   std::vector<IrIndex> indices;
   for (size_t s = 0; s < positions_.size(); ++s) {
     // Every shape's index of a slot shares the slot's linear position, which

@@ -16,11 +16,11 @@ The second form, run on the GPU machine before the bundle's run.sh,
 replaces each zoo.NAME case's expected outputs with XLA:GPU's (jax.jit on
 the GPU, on the same inputs, which it makes from the program's seed where
 the bundle was carried without them; with --time it also times those
-calls into zoo.NAME/xla_gpu_seconds for tools/gpu_bench/zoo_speed.py): the GPU's semantics, not the CPU's, are
-what hloc's cuda executables must match. They differ where XLA:GPU is
-allowed to: f32 dots in TF32, and f32 -> f16 -> f32 conversion pairs
-removed under excess precision (XLA's SimplifyFPConversions), which
-XLA:CPU keeps. KEEP_XLA_CPU lists the programs where XLA:GPU's outputs are
+calls into zoo.NAME/xla_gpu_seconds for tools/gpu_bench/zoo_speed.py):
+the GPU's semantics, not the CPU's, are what hloc's cuda executables
+must match. They differ where XLA:GPU is allowed to: f32 dots in TF32,
+and f32 -> f16 -> f32 conversion pairs removed under excess precision
+(XLA's SimplifyFPConversions), which XLA:CPU keeps. KEEP_XLA_CPU lists the programs where XLA:GPU's outputs are
 not the reference, and why.
 """
 
@@ -254,7 +254,9 @@ def expect_xla_gpu(bundle, timed=False):
         inputs = inputs_of(name)
         if not glob.glob(os.path.join(case_dir, "in*.npy")):
             # A bundle carried without the zoo's inputs (they are most of
-            # its bytes): the same seeded inputs, made here.
+            # its bytes): the same seeded inputs, made here. The programs
+            # of KEEP_XLA_CPU and KEEP_XLA_CPU_OUTPUTS must be carried
+            # whole: their expected outputs are XLA:CPU's, made there.
             save_inputs(case_dir, inputs)
         # The bundle's own inputs, in the structure the function takes.
         leaves, tree = jax.tree_util.tree_flatten(inputs)
