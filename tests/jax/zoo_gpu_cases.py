@@ -20,8 +20,8 @@ calls into zoo.NAME/xla_gpu_seconds for tools/gpu_bench/zoo_speed.py):
 the GPU's semantics, not the CPU's, are what hloc's cuda executables
 must match. They differ where XLA:GPU is allowed to: f32 dots in TF32,
 and f32 -> f16 -> f32 conversion pairs removed under excess precision
-(XLA's SimplifyFPConversions), which XLA:CPU keeps. KEEP_XLA_CPU lists the programs where XLA:GPU's outputs are
-not the reference, and why.
+(XLA's SimplifyFPConversions), which XLA:CPU keeps. KEEP_XLA_CPU lists
+the programs where XLA:GPU's outputs are not the reference, and why.
 """
 
 import contextlib
