@@ -30,7 +30,6 @@ import argparse
 import datetime
 import glob
 import json
-import math
 import os
 import re
 import subprocess
@@ -41,6 +40,7 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gpu_bench import time_calls  # noqa: E402
+import models_table  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -140,7 +140,7 @@ def table(rows):
     timed = [r for r in rows if not r.get("error")]
     if timed:
         ratios = [r["xla_s"] / r["hloc_s"] for r in timed]
-        geomean = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+        geomean = models_table.geomean(ratios)
         slower = [f"{r['name']} ({r['xla_s'] / r['hloc_s']:.2f}x)"
                   for r in timed if r["xla_s"] < r["hloc_s"]]
         lines.append("")
@@ -185,20 +185,28 @@ def main(argv):
             row["xla_s"] = xla.time(folder)
         except Exception as e:
             row["error"] = f"XLA:GPU: {type(e).__name__}: {e}"
+    report(f"JAX {xla.version}; times per call", rows, table(rows),
+           args.markdown, args.json)
+    return 0
+
+
+def report(what, rows, table_text, markdown, json_path):
+    """Prints "GPU, driver, date; WHAT" and the table; writes the same to
+    `markdown` and the header with the rows to `json_path` (either may be
+    empty)."""
     gpu = subprocess.run(
         ["nvidia-smi", "--query-gpu=name,driver_version",
          "--format=csv,noheader"], capture_output=True, text=True).stdout
     header = (f"{gpu.strip().splitlines()[0] if gpu.strip() else 'GPU'}, "
-              f"{datetime.date.today()}; JAX {xla.version}; times per call")
-    text = header + "\n\n" + table(rows)
+              f"{datetime.date.today()}; {what}")
+    text = header + "\n\n" + table_text
     print(text)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
+    if markdown:
+        with open(markdown, "w") as f:
             f.write(text + "\n")
-    if args.json:
-        with open(args.json, "w") as f:
+    if json_path:
+        with open(json_path, "w") as f:
             json.dump(dict(header=header, rows=rows), f, indent=1)
-    return 0
 
 
 if __name__ == "__main__":

@@ -20,15 +20,12 @@ table is for.
 """
 
 import argparse
-import datetime
-import json
-import math
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from corpus_bench import time_hloc  # noqa: E402
+from corpus_bench import report, time_hloc  # noqa: E402
+import models_table  # noqa: E402
 
 # Fewer samples than the corpus bench: 600 programs, one process each.
 ITERATIONS = 5
@@ -67,7 +64,7 @@ def table(rows):
             lines.append(f"| {r['name']} | {r['error']} | | | |")
     if timed:
         ratios = [r["xla_s"] / r["hloc_s"] for r in timed]
-        geomean = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+        geomean = models_table.geomean(ratios)
         slower = [r for r in timed if r["xla_s"] < r["hloc_s"]]
         lines.append("")
         lines.append(
@@ -102,19 +99,8 @@ def main(argv):
         except Exception as e:  # The row says why; the run goes on.
             row["error"] = f"hloc: {type(e).__name__}: {e}"
         rows.append(row)
-    gpu = subprocess.run(
-        ["nvidia-smi", "--query-gpu=name,driver_version",
-         "--format=csv,noheader"], capture_output=True, text=True).stdout
-    header = (f"{gpu.strip().splitlines()[0] if gpu.strip() else 'GPU'}, "
-              f"{datetime.date.today()}; zoo programs per call")
-    text = header + "\n\n" + table(rows)
-    print(text)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text + "\n")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(dict(header=header, rows=rows), f, indent=1)
+    report("zoo programs per call", rows, table(rows), args.markdown,
+           args.json)
     return 0
 
 
