@@ -36,6 +36,7 @@
 #include "passes/transpose_bitcasts.h"
 #include "passes/tuple_layout.h"
 #include "passes/control_flow_layout.h"
+#include "passes/while_trip_count_annotator.h"
 
 namespace hloc {
 
@@ -173,6 +174,11 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   }
   // The CPU runs topk as a library call (runtime/cpu_topk.h); its AArch64
   // AOT compiler, which has none, applies topk-expander itself.
+  // Counted loops (scans, fori_loops, the linalg expanders' row loops) get
+  // their trip counts while their counters are still plain compares and
+  // adds, before fusion hides them: host-driven loops then run without
+  // reading the condition back (a GPU round trip per iteration).
+  pipeline.AddPass<WhileTripCountAnnotator>();
   if (fusion->row_reduction_fusion) {
     pipeline.AddPass<RowReductionFusion>(*fusion, report);
   }

@@ -45,6 +45,7 @@
 #include "passes/tuple_layout.h"
 #include "passes/control_flow_layout.h"
 #include "passes/tuple_simplifier.h"
+#include "passes/while_trip_count_annotator.h"
 
 namespace hloc {
 namespace {
@@ -198,6 +199,11 @@ const PassEntry kPasses[] = {
     {"triangular-solve-expander",
      "triangular-solve as a while loop of row substitutions (GPUs, AArch64)",
      Make<TriangularSolveExpander>},
+    {"while-trip-count-annotator",
+     "counted while loops' trip counts in their backend_config "
+     "(known_trip_count), so a runtime runs the body that many times "
+     "without reading the condition back",
+     Make<WhileTripCountAnnotator>},
     {"transpose-bitcasts",
      "transposes whose result layout keeps the operand's bytes in order as "
      "bitcasts, outside fusions (GPU, after fusion)",

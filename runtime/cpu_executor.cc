@@ -390,10 +390,15 @@ absl::Status CpuExecutor::RunSteps(const std::vector<ExecutableStep>& steps,
       case Kind::kWhile:
         // The loop asks the limit before each body run, as a compiled
         // while kernel does (runtime/while_limit.h).
+        // A counted loop (step.trip_count) skips the condition.
         for (int64_t iteration = 0;; ++iteration) {
-          status = RunSteps(step.condition, p.condition, context);
-          if (!status.ok()) break;
-          if (*address[step.predicate_buffer] == 0) break;
+          if (step.trip_count >= 0) {
+            if (iteration == step.trip_count) break;
+          } else {
+            status = RunSteps(step.condition, p.condition, context);
+            if (!status.ok()) break;
+            if (*address[step.predicate_buffer] == 0) break;
+          }
           if (hloc_while_iteration(step.instruction.c_str(), iteration) != 0) {
             break;
           }

@@ -695,15 +695,21 @@ class CudaExecutor::Runner {
       case ExecutableStep::Kind::kEvaluator:
         return Evaluate(thunk);
       case ExecutableStep::Kind::kWhile:
-        for (;;) {
-          absl::Status status = RunList(thunk.condition.get());
-          if (!status.ok()) return status;
-          absl::StatusOr<int64_t> predicate = ReadPredicate(thunk);
-          if (!predicate.ok()) return predicate.status();
-          if (*predicate == 0) return absl::OkStatus();
-          status = RunList(thunk.body.get());
+        // A counted loop (step.trip_count) enqueues its iterations without
+        // running the condition or waiting for its predicate: the host
+        // stays ahead of the GPU instead of a round trip per iteration.
+        for (int64_t i = 0; i != thunk.step->trip_count; ++i) {
+          if (thunk.step->trip_count < 0) {
+            absl::Status status = RunList(thunk.condition.get());
+            if (!status.ok()) return status;
+            absl::StatusOr<int64_t> predicate = ReadPredicate(thunk);
+            if (!predicate.ok()) return predicate.status();
+            if (*predicate == 0) return absl::OkStatus();
+          }
+          absl::Status status = RunList(thunk.body.get());
           if (!status.ok()) return status;
         }
+        return absl::OkStatus();
       case ExecutableStep::Kind::kConditional: {
         absl::StatusOr<int64_t> predicate = ReadPredicate(thunk);
         if (!predicate.ok()) return predicate.status();

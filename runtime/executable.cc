@@ -136,6 +136,7 @@ void StepToProto(const ExecutableStep& step, runtime::StepProto* p) {
     for (const ExecutableStep& s : branch) StepToProto(s, list->add_steps());
   }
   p->set_predicate_buffer(step.predicate_buffer);
+  if (step.trip_count >= 0) p->set_trip_count(step.trip_count);
   p->set_library(step.library);
   if (step.kind == ExecutableStep::Kind::kCollective) {
     const CollectiveConfig& c = step.collective;
@@ -280,6 +281,14 @@ absl::StatusOr<ExecutableStep> StepFromProto(const runtime::StepProto& p,
   }
   if (!status.ok()) return status;
   step.predicate_buffer = p.predicate_buffer();
+  if (p.has_trip_count()) {
+    if (p.trip_count() < 0 || step.kind != ExecutableStep::Kind::kWhile) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, " has trip count ", p.trip_count(),
+          " (only a while's, at least 0)"));
+    }
+    step.trip_count = p.trip_count();
+  }
   step.library = p.library();
   const runtime::GemmConfigProto& q = p.gemm();
   GemmConfig& g = step.gemm;
@@ -1180,6 +1189,9 @@ void DescribeSteps(const std::vector<ExecutableStep>& steps,
     }
     if (step.predicate_buffer >= 0) {
       absl::StrAppend(out, " predicate $", step.predicate_buffer);
+    }
+    if (step.trip_count >= 0) {
+      absl::StrAppend(out, " trip count ", step.trip_count);
     }
     absl::StrAppend(out, "\n");
     const std::string inner = indent + "    ";

@@ -177,6 +177,11 @@ struct ExecutableStep {
   // copies the loop state needs into these lists as kCopy steps.
   std::vector<ExecutableStep> condition;
   std::vector<ExecutableStep> body;
+  // kWhile: how many times `body` runs where the compiler proved it
+  // (hlo/while_trip_count.h), else -1. With a count the runtimes run the
+  // body that many times and never the condition, so a GPU's iterations
+  // are enqueued without the host reading each predicate back.
+  int64_t trip_count = -1;
   // kConditional: branches[i] runs, i from predicate_buffer (pred: true is
   // branch 0, false branch 1; s32: out of range is the last branch).
   std::vector<std::vector<ExecutableStep>> branches;

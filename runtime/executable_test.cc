@@ -451,6 +451,66 @@ TEST_F(ExecutableTest, GpuStepsRoundTrip) {
   EXPECT_FALSE(SerializeExecutable(bad).ok());
 }
 
+// A while's trip count survives a file (and its absence, -1); a count on
+// any other step is refused.
+TEST_F(ExecutableTest, TripCountsRoundTrip) {
+  Executable e = executable_;
+  // A pred[] slot for the loops' predicates, on the s32[] one's bytes.
+  int64_t s32_slot = -1;
+  for (size_t i = 0; i < e.buffers.size(); ++i) {
+    const Shape& shape = e.buffers[i].shape;
+    if (shape.element_type() == S32 && shape.ElementCount() == 1) s32_slot = i;
+  }
+  ASSERT_GE(s32_slot, 0);
+  ExecutableBuffer predicate = e.buffers[s32_slot];
+  predicate.shape = Shape::Array(PRED, {});
+  predicate.size = 1;
+  predicate.name = "predicate";
+  e.buffers.push_back(predicate);
+  ExecutableStep loop;
+  loop.kind = ExecutableStep::Kind::kWhile;
+  loop.instruction = "while.1";
+  loop.predicate_buffer = static_cast<int64_t>(e.buffers.size()) - 1;
+  loop.trip_count = 12;
+  ExecutableStep copy;
+  copy.kind = ExecutableStep::Kind::kCopy;
+  copy.instruction = "copy.state";
+  copy.buffers = {s32_slot, s32_slot};
+  loop.body = {copy};
+  e.steps.push_back(loop);
+  loop.instruction = "while.2";
+  loop.trip_count = -1;
+  e.steps.push_back(loop);
+  absl::StatusOr<std::string> bytes = SerializeExecutable(e);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<Executable> back = DeserializeExecutable(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  const size_t n = back->steps.size();
+  EXPECT_EQ(back->steps[n - 2].trip_count, 12);
+  EXPECT_EQ(back->steps[n - 1].trip_count, -1);
+  const std::string description = DescribeExecutable(*back);
+  EXPECT_NE(description.find("while while.1"), std::string::npos)
+      << description;
+  EXPECT_NE(description.find("trip count 12"), std::string::npos)
+      << description;
+  EXPECT_EQ(description.find("trip count -1"), std::string::npos)
+      << description;
+
+  Executable bad = e;
+  bad.steps.back().kind = ExecutableStep::Kind::kCopy;
+  bad.steps.back().body.clear();
+  bad.steps.back().buffers = {s32_slot, s32_slot};
+  bad.steps.back().predicate_buffer = -1;
+  bad.steps.back().trip_count = 5;
+  bytes = SerializeExecutable(bad);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  back = DeserializeExecutable(*bytes);
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.status().message().find("has trip count 5 (only a while's"),
+            absl::string_view::npos)
+      << back.status();
+}
+
 // A collective step keeps its config through a file, and the validator
 // checks it against the slots (hand-made executables: the compilers'
 // collectives are run in backends' tests and on GPUs).

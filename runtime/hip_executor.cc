@@ -230,13 +230,17 @@ absl::Status HipExecutor::RunSteps(const std::vector<ExecutableStep>& steps,
         break;
       }
       case Kind::kWhile:
-        for (;;) {
-          status = RunSteps(step.condition, what + " condition ");
-          if (!status.ok()) break;
-          absl::StatusOr<int64_t> predicate =
-              ReadPredicate(step, what + ": reading its predicate");
-          if (!predicate.ok()) return predicate.status();
-          if (*predicate == 0) break;
+        // A counted loop (step.trip_count) enqueues its iterations without
+        // running the condition or waiting for its predicate.
+        for (int64_t i = 0; i != step.trip_count; ++i) {
+          if (step.trip_count < 0) {
+            status = RunSteps(step.condition, what + " condition ");
+            if (!status.ok()) break;
+            absl::StatusOr<int64_t> predicate =
+                ReadPredicate(step, what + ": reading its predicate");
+            if (!predicate.ok()) return predicate.status();
+            if (*predicate == 0) break;
+          }
           status = RunSteps(step.body, what + " body ");
           if (!status.ok()) break;
         }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/common/step_plan.h"
 #include "hlo/status_macros.h"
+#include "hlo/while_trip_count.h"
 
 namespace hloc {
 namespace {
@@ -82,6 +83,9 @@ absl::StatusOr<std::vector<ExecutableStep>> EmitWhile(
   loop.condition = std::move(condition.steps);
   loop.body = std::move(body.steps);
   loop.predicate_buffer = condition.root_slots[0];
+  // known_trip_count in the backend_config: the platform pipelines'
+  // while-trip-count-annotator leaves only the counts it proved there.
+  loop.trip_count = KnownTripCount(hlo).value_or(-1);
   steps.push_back(std::move(loop));
   return steps;
 }

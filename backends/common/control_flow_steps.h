@@ -11,6 +11,9 @@
 //     there; after each body run its root's leaves are copied back into it
 //     (through a scratch slot where a leaf is another state leaf: a body
 //     that swaps two state leaves must not read one it already overwrote).
+//     A loop with a known trip count (hlo/while_trip_count.h) carries it,
+//     and the runtimes then run the body that many times without the
+//     condition.
 //   conditional: the branch index is the predicate; branch i reads operand
 //     i + 1's slots and its root's leaves are copied to the output slots.
 // call is inlined by the pipeline (passes/call_inliner) and never gets here.

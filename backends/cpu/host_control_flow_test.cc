@@ -13,6 +13,7 @@
 #include "backends/cpu/op_test_util.h"
 #include "gtest/gtest.h"
 #include "hlo/text/parser.h"
+#include "passes/while_trip_count_annotator.h"
 #include "runtime/executable.h"
 #include "runtime/object_loader.h"
 
@@ -75,11 +76,16 @@ std::string SolveLoop(const std::string& trips) {
   return text;
 }
 
+// Compiles `text` with its loops' trip counts annotated, as the platform
+// pipeline leaves them.
 std::unique_ptr<CpuExecutable> Compile(const std::string& text,
                                        const CpuCompileOptions& options = {}) {
   auto module = ParseHloModule(text, "test");
   EXPECT_TRUE(module.ok()) << module.status();
   if (!module.ok()) return nullptr;
+  absl::StatusOr<bool> annotated =
+      WhileTripCountAnnotator().Run(module->get());
+  EXPECT_TRUE(annotated.ok()) << annotated.status();
   auto executable = CompileForCpu(**module, options);
   EXPECT_TRUE(executable.ok()) << executable.status();
   return executable.ok() ? *std::move(executable) : nullptr;
@@ -111,7 +117,46 @@ TEST(HostControlFlowTest, LoopWithLibraryCallsMatchesTheEvaluator) {
     EXPECT_TRUE(HasStepOfKind(step.body, ExecutableStep::Kind::kKernel));
     // The swap of two state elements goes through a scratch slot.
     EXPECT_TRUE(HasStepOfKind(step.body, ExecutableStep::Kind::kCopy));
+    // A counted loop: the runtime runs the body 3 times, no condition.
+    EXPECT_EQ(step.trip_count, 3);
   }
+}
+
+// The same loop with its counter's start read from a parameter has no
+// known count: the runtime runs the condition before each body run, to the
+// same result.
+TEST(HostControlFlowTest, UncountedLoopRunsItsCondition) {
+  std::string text = SolveLoop("3");
+  const std::string start = "  zero = s32[] constant(0)\n  init";
+  text.replace(text.find(start), start.size(),
+               "  zero = s32[] parameter(3)\n  init");
+  std::vector<Literal> args;
+  args.push_back(MakeOpInput(Shape::Array(F32, {6, 6}), 1));
+  args.push_back(MakeOpInput(Shape::Array(F32, {6, 2}), 2));
+  args.push_back(MakeOpInput(Shape::Array(F32, {6, 2}), 3));
+  Literal zero(Shape::Array(S32, {}));
+  zero.data<int32_t>()[0] = 0;
+  std::unique_ptr<CpuExecutable> executable = Compile(text);
+  ASSERT_NE(executable, nullptr) << text;
+  int loops = 0;
+  for (const ExecutableStep& step : executable->executable().steps) {
+    if (step.kind == ExecutableStep::Kind::kWhile) {
+      EXPECT_EQ(step.trip_count, -1);
+      ++loops;
+    }
+  }
+  EXPECT_EQ(loops, 1);
+  std::unique_ptr<CpuExecutable> counted = Compile(SolveLoop("3"));
+  ASSERT_NE(counted, nullptr);
+  absl::StatusOr<Literal> want = counted->Run(args);
+  ASSERT_TRUE(want.ok()) << want.status();
+  args.push_back(std::move(zero));
+  absl::StatusOr<Literal> got = executable->Run(args);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->size_bytes(), want->size_bytes());
+  EXPECT_EQ(std::memcmp(got->untyped_data(), want->untyped_data(),
+                        want->size_bytes()),
+            0);
 }
 
 // An all-reduce whose reducer is no sum, product, min or max (evaluated on
@@ -240,6 +285,11 @@ TEST(HostControlFlowTest, SavedExecutableRunsTheSame) {
   ASSERT_TRUE(bytes.ok()) << bytes.status();
   absl::StatusOr<Executable> executable = DeserializeExecutable(*bytes);
   ASSERT_TRUE(executable.ok()) << executable.status();
+  for (const ExecutableStep& step : executable->steps) {
+    if (step.kind == ExecutableStep::Kind::kWhile) {
+      EXPECT_EQ(step.trip_count, 3);
+    }
+  }
   auto loaded = LoadedCpuExecutable::Load(*std::move(executable));
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   absl::StatusOr<Literal> again = (*loaded)->Run(args);

@@ -432,11 +432,13 @@ class Runner {
                        e_.buffers[step.buffers[0]].size);
           break;
         case Kind::kWhile:
-          for (;;) {
-            absl::Status s = Run(step.condition);
-            if (!s.ok()) return s;
-            if (Predicate(step) == 0) break;
-            s = Run(step.body);
+          for (int64_t i = 0; i != step.trip_count; ++i) {
+            if (step.trip_count < 0) {
+              absl::Status s = Run(step.condition);
+              if (!s.ok()) return s;
+              if (Predicate(step) == 0) break;
+            }
+            absl::Status s = Run(step.body);
             if (!s.ok()) return s;
           }
           break;
