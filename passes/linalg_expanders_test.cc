@@ -61,9 +61,12 @@ Literal Matrix(const Shape& shape, bool spd, uint32_t seed) {
         reinterpret_cast<complex128*>(literal.untyped_data())[i] =
             complex128(values[i], uniform(rng));
         break;
-      default:
+      case F32:
         reinterpret_cast<float*>(literal.untyped_data())[i] =
             static_cast<float>(values[i]);
+        break;
+      default:  // bf16, f16
+        literal.SetFromDouble(i, values[i]);
     }
   }
   return literal;
@@ -71,12 +74,16 @@ Literal Matrix(const Shape& shape, bool spd, uint32_t seed) {
 
 // Entries random in [-1, 1] (both parts of a complex one).
 Literal Uniform(const Shape& shape, uint32_t seed) {
-  if (!IsComplexType(shape.element_type())) {
-    return MakeUniformInput(shape, seed);
-  }
+  if (shape.element_type() == F32) return MakeUniformInput(shape, seed);
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   Literal literal(shape);
+  if (!IsComplexType(shape.element_type())) {
+    for (int64_t i = 0; i < shape.ElementCount(); ++i) {
+      literal.SetFromDouble(i, uniform(rng));
+    }
+    return literal;
+  }
   for (int64_t i = 0; i < shape.ElementCount(); ++i) {
     const double re = uniform(rng), im = uniform(rng);
     if (shape.element_type() == C64) {
@@ -90,8 +97,10 @@ Literal Uniform(const Shape& shape, uint32_t seed) {
   return literal;
 }
 
+// `loops`: the while loops the expansion leaves.
 void ExpectSameAfter(HloPass& pass, const std::string& text,
-                     const std::vector<Literal>& inputs, HloOpcode expanded) {
+                     const std::vector<Literal>& inputs, HloOpcode expanded,
+                     int64_t loops = 1) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndVerify(text);
   ASSERT_TRUE(module.ok()) << module.status() << "\n" << text;
   absl::StatusOr<Literal> want = EvaluateModule(**module, inputs);
@@ -100,13 +109,17 @@ void ExpectSameAfter(HloPass& pass, const std::string& text,
   ASSERT_TRUE(changed.ok()) << changed.status() << "\n" << text;
   EXPECT_TRUE(*changed);
   EXPECT_EQ(CountOpcode(**module, expanded), 0) << ModuleText(**module);
-  EXPECT_EQ(CountOpcode(**module, HloOpcode::kWhile), 1);
+  EXPECT_EQ(CountOpcode(**module, HloOpcode::kWhile), loops);
   absl::StatusOr<Literal> got = EvaluateModule(**module, inputs);
   ASSERT_TRUE(got.ok()) << got.status();
   const PrimitiveType type = want->shape().element_type();
   const bool f64 = type == F64 || type == C128;
+  const bool half = ByteWidth(type) == 2;
   ComparisonResult result = CompareLiterals(
-      *got, *want, f64 ? Tolerance{1e-10, 1e-10} : Tolerance{2e-4, 2e-4});
+      *got, *want,
+      f64    ? Tolerance{1e-10, 1e-10}
+      : half ? Tolerance{2e-2, 2e-2}
+             : Tolerance{2e-4, 2e-4});
   EXPECT_TRUE(result.ok()) << text << "\nmax abs error "
                            << result.max_abs_error;
 }
@@ -180,8 +193,13 @@ TEST_P(TriangularSolveExpanderTest, SameSolution) {
   inputs.push_back(
       Matrix(entry->parameter_instruction(0)->shape(), /*spd=*/false, 5));
   inputs.push_back(Uniform(entry->parameter_instruction(1)->shape(), 7));
-  TriangularSolveExpander pass;
-  ExpectSameAfter(pass, text, inputs, HloOpcode::kTriangularSolve);
+  // Substitution (a loop), then the inverse (no loop).
+  for (int64_t max_inverse_size : {int64_t{0}, int64_t{4096}}) {
+    SCOPED_TRACE(max_inverse_size == 0 ? "substitution" : "inverse");
+    TriangularSolveExpander pass(max_inverse_size);
+    ExpectSameAfter(pass, text, inputs, HloOpcode::kTriangularSolve,
+                    max_inverse_size == 0 ? 1 : 0);
+  }
 }
 
 std::vector<SolveCase> SolveCases() {
@@ -213,6 +231,22 @@ std::vector<SolveCase> SolveCases() {
       SolveCase{"c128[2,4,4]", "c128[2,4,3]", true, false, true, "ADJOINT"});
   cases.push_back(
       SolveCase{"c128[4,4]", "c128[2,4]", false, true, false, "ADJOINT"});
+  // Sizes the inverse pads to a power of two (37 -> 64, 130 -> 256), one
+  // already a power, and a 1 x 1.
+  cases.push_back(
+      SolveCase{"f32[37,37]", "f32[37,5]", true, true, false, "NO_TRANSPOSE"});
+  cases.push_back(
+      SolveCase{"f64[130,130]", "f64[3,130]", false, false, false,
+                "TRANSPOSE"});
+  cases.push_back(
+      SolveCase{"f32[2,32,32]", "f32[2,32,32]", true, false, true,
+                "NO_TRANSPOSE"});
+  cases.push_back(
+      SolveCase{"f32[1,1]", "f32[1,3]", true, true, false, "NO_TRANSPOSE"});
+  // bf16 (the inverse computes in f32).
+  cases.push_back(
+      SolveCase{"bf16[12,12]", "bf16[12,4]", true, true, false,
+                "NO_TRANSPOSE"});
   return cases;
 }
 

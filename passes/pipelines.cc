@@ -23,6 +23,7 @@
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
 #include "passes/reduce_window_to_scan.h"
+#include "passes/reduction_splitter.h"
 #include "passes/rng_bit_generator_expander.h"
 #include "passes/schedule_remover.h"
 #include "passes/simplification.h"
@@ -102,10 +103,17 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // elementwise code.
   pipeline.AddPass<RngBitGeneratorExpander>();
   // GPUs have no solver library call here (the CPU calls LAPACK): cholesky
-  // and triangular-solve become loops of GPU kernels.
+  // becomes a loop of GPU kernels, triangular-solve the inverse of the
+  // triangle by recursive doubling and a dot, with no loop: a loop
+  // iteration costs the host some microseconds whatever it does, and a
+  // solve by substitution takes m of them (session 24's H200 survey:
+  // big_linalg's six 192 x 192 solves, 1160 iterations, ran 30x slower
+  // than XLA:GPU's trsm calls). Up to m = 4096 the inverse's O(m^3)
+  // arithmetic (about 45 GFLOP at 4096, under a millisecond at the
+  // H100's f32 rate) still beats m iterations of a few microseconds.
   if (platform == "cuda" || platform == "rocm") {
     pipeline.AddPass<CholeskyExpander>();
-    pipeline.AddPass<TriangularSolveExpander>();
+    pipeline.AddPass<TriangularSolveExpander>(/*max_inverse_size=*/4096);
   }
   pipeline.AddPass(MakeSimplificationPipeline());
   // The code generators only move and convert 8-bit floats and sub-byte
@@ -167,6 +175,9 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
     // sorts of rows over 8192 merge.
     pipeline.AddPass<RadixSortRewriter>();
     pipeline.AddPass<SortSplitter>();
+    // The reduction kernels take reduced dimensions that are one run; the
+    // others become one reduce per run, which tree-reduction then sizes.
+    pipeline.AddPass<ReductionSplitter>();
     pipeline.AddPass<TreeReduction>();
     pipeline.AddPass<DotOperandOrder>();
     // Hopper's TF32 tensor cores read K-major tiles only.

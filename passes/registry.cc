@@ -28,6 +28,7 @@
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
 #include "passes/reduce_window_to_scan.h"
+#include "passes/reduction_splitter.h"
 #include "passes/rng_bit_generator_expander.h"
 #include "passes/schedule_remover.h"
 #include "passes/sharding_remover.h"
@@ -192,6 +193,11 @@ const PassEntry kPasses[] = {
      "topk rows longer than the GPU sort kernel's 8192 as a topk per chunk "
      "and a sort of the candidates (XLA's TopkSplitter)",
      Make<TopKSplitter>},
+    {"reduction-splitter",
+     "reductions over several runs of dimensions as one reduce per run, "
+     "the largest first, so each is a row or column reduction (GPU; "
+     "XLA's ReductionSplitter)",
+     Make<ReductionSplitter>},
     {"tree-reduction",
      "long reductions into few outputs split in two reduces, so that a GPU "
      "kernel has blocks for every SM (XLA's TreeReductionRewriter)",

@@ -179,6 +179,17 @@ ENTRY main {
   ROOT e = f32[6] exponential(r)
 })",
        1, 1e-4},
+      // The same with 2048 elements per output: reduction-splitter makes
+      // it a row reduction (the 128) and a column reduction (the 16) with
+      // the epilogue.
+      {"non_contiguous_split", R"(
+ENTRY main {
+  x = f32[16,6,128] parameter(0)
+  z = f32[] constant(0)
+  r = f32[6] reduce(x, z), dimensions={0,2}, to_apply=add
+  ROOT e = f32[6] exponential(r)
+})",
+       2, 1e-4},
   };
 }
 

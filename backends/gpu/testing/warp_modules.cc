@@ -298,6 +298,34 @@ ENTRY main {
   cols = f32[40] reduce(c, zero), dimensions={0}, to_apply=add
   ROOT out = (f32[], f32[], f32[40]) tuple(sum, top, cols)
 })"},
+          // Triangular solves as the GPU pipelines expand them: the
+          // triangle's inverse by recursive doubling (products of small
+          // blocks as reductions, larger ones as dots) and one dot, no
+          // loop. A dominant diagonal and small unit-triangular entries
+          // keep the random systems well conditioned.
+          {"triangular_solves", R"(
+HloModule triangular_solves
+ENTRY main {
+  p = f32[40,40] parameter(0)
+  b = f32[40,3] parameter(1)
+  q = f32[2,20,20] parameter(2)
+  c = f32[2,5,20] parameter(3)
+  r = s32[40,40] iota(), iota_dimension=0
+  k = s32[40,40] iota(), iota_dimension=1
+  eye = pred[40,40] compare(r, k), direction=EQ
+  eight = f32[] constant(8)
+  eights = f32[40,40] broadcast(eight), dimensions={}
+  zero = f32[] constant(0)
+  zeros = f32[40,40] broadcast(zero), dimensions={}
+  d = f32[40,40] select(eye, eights, zeros)
+  a = f32[40,40] add(p, d)
+  x = f32[40,3] triangular-solve(a, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
+  tenth = f32[] constant(0.1)
+  tenths = f32[2,20,20] broadcast(tenth), dimensions={}
+  u = f32[2,20,20] multiply(q, tenths)
+  y = f32[2,5,20] triangular-solve(u, c), left_side=false, lower=false, unit_diagonal=true, transpose_a=TRANSPOSE
+  ROOT out = (f32[40,3], f32[2,5,20]) tuple(x, y)
+})"},
           {"argmax", R"(
 HloModule argmax
 argmax {
