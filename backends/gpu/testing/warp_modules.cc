@@ -326,6 +326,27 @@ ENTRY main {
   y = f32[2,5,20] triangular-solve(u, c), left_side=false, lower=false, unit_diagonal=true, transpose_a=TRANSPOSE
   ROOT out = (f32[40,3], f32[2,5,20]) tuple(x, y)
 })"},
+          // Column reductions of few columns, several rows packed into a
+          // warp (launch_dims.h): 6 columns of 16 rows (fewer rows than
+          // the packed row groups), 5 of 1000, and 3 of 100 per outer
+          // index; an argmax over 7 columns.
+          {"narrow_columns", R"(
+HloModule narrow_columns
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[16,6] parameter(0)
+  y = f32[1000,5] parameter(1)
+  z = f32[3,100,3] parameter(2)
+  zero = f32[] constant(0)
+  rx = f32[6] reduce(x, zero), dimensions={0}, to_apply=add
+  ry = f32[5] reduce(y, zero), dimensions={0}, to_apply=add
+  rz = f32[3,3] reduce(z, zero), dimensions={1}, to_apply=add
+  ROOT out = (f32[6], f32[5], f32[3,3]) tuple(rx, ry, rz)
+})"},
           {"argmax", R"(
 HloModule argmax
 argmax {
