@@ -268,7 +268,13 @@ ColumnReductionLaunch ComputeColumnReductionLaunch(
   launch.row_unroll = std::clamp<int64_t>(
       kColumnBytesInFlight / (vector * std::max<int64_t>(1, element_bytes)), 1,
       kColumnMaxUnroll);
-  launch.column_tiles = CeilDiv(columns, warp * vector);
+  // Narrow columns: as many rows per warp as fit its lanes (5 columns: 4
+  // rows of 20 lanes, where one row left 27 of 32 lanes idle and the
+  // block's loads in flight a sixth of a full warp's).
+  while (2 * launch.rows_per_warp * CeilDiv(columns, vector) <= warp) {
+    launch.rows_per_warp *= 2;
+  }
+  launch.column_tiles = CeilDiv(columns, launch.TileColumns(warp));
   launch.threads_per_block = warp * groups;
   launch.dims.block[0] = launch.threads_per_block;
   launch.dims.grid[0] = outer * launch.column_tiles;

@@ -97,6 +97,12 @@ RowFusionLaunch ComputeRowFusionLaunch(int64_t rows, int64_t row_length,
 // `row_unroll` rows at a time (independent loads in flight), and the warps'
 // partial results meet in shared memory. One pass, no atomics: each output
 // element is combined in a fixed order, so results are deterministic.
+// Narrow columns (at most half a warp) pack `rows_per_warp` rows into a
+// warp instead of idling the lanes past the last column: lane l reads
+// column l / rows_per_warp of row l % rows_per_warp of each step (the
+// warp's loads still one contiguous span), and a butterfly over the
+// aligned groups of rows_per_warp lanes combines a warp's rows before the
+// warps meet.
 struct ColumnReductionLaunch {
   LaunchDims dims;
   int64_t threads_per_block = 0;
@@ -104,6 +110,11 @@ struct ColumnReductionLaunch {
   int64_t row_groups = 1;  // warps per block
   int64_t row_unroll = 1;
   int64_t column_tiles = 0;  // blocks per outer index
+  int64_t rows_per_warp = 1;  // a power of two
+  // Columns of a tile: warp / rows_per_warp lanes of `vector` columns.
+  int64_t TileColumns(int64_t warp) const {
+    return warp / rows_per_warp * vector;
+  }
 };
 // `element_bytes`: the widest reduce input element; `accumulator_bytes`:
 // the bytes of one column's accumulators (all reduces of the kernel), which

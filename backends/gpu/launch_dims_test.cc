@@ -193,6 +193,31 @@ TEST(LaunchDimsTest, ColumnReductionsKeepEverySmBusy) {
   EXPECT_EQ(ComputeColumnReductionLaunch(1, 3, 64, 4, 4, H100()).row_groups, 4);
 }
 
+// Narrow columns pack rows into a warp: 5 columns take 4 rows (20 of 32
+// lanes; 8 rows, 40 of 64 lanes, on a wavefront of 64), 16 columns 2 rows,
+// 17 columns one; a tile is then warp / rows_per_warp columns.
+TEST(LaunchDimsTest, NarrowColumnReductionsPackRowsIntoAWarp) {
+  ColumnReductionLaunch five =
+      ComputeColumnReductionLaunch(64, 1000, 5, 4, 4, H100());
+  EXPECT_EQ(five.vector, 1);
+  EXPECT_EQ(five.rows_per_warp, 4);
+  EXPECT_EQ(five.TileColumns(32), 8);
+  EXPECT_EQ(five.column_tiles, 1);
+  EXPECT_EQ(five.dims.grid[0], 64);
+  EXPECT_EQ(
+      ComputeColumnReductionLaunch(1, 1000, 16, 4, 4, H100()).rows_per_warp, 2);
+  EXPECT_EQ(
+      ComputeColumnReductionLaunch(1, 1000, 17, 4, 4, H100()).rows_per_warp, 1);
+  absl::StatusOr<GpuDeviceInfo> mi300 = GetGpuDeviceInfo("rocm", "gfx942");
+  ASSERT_TRUE(mi300.ok());
+  EXPECT_EQ(
+      ComputeColumnReductionLaunch(64, 1000, 5, 4, 4, *mi300).rows_per_warp, 8);
+  // Wide columns keep one row per warp.
+  EXPECT_EQ(
+      ComputeColumnReductionLaunch(1, 8192, 8192, 4, 4, H100()).rows_per_warp,
+      1);
+}
+
 }  // namespace
 // The transpose's column walk: lane l reads element `column` of tile rows
 // l * run + v. Distinct 4-byte words a warp reads must lie in distinct
@@ -205,7 +230,8 @@ TEST(LaunchDimsTest, TransposeColumnReadsAreConflictFree) {
           ComputeTransposeTiling(bytes, bytes, elements, H100());
       EXPECT_GT(t.stride, t.tile) << bytes;
       for (int64_t v = 0; v < t.run; ++v) {
-        for (int64_t column : {int64_t{0}, int64_t{1}, int64_t{7}, t.tile - 1}) {
+        for (int64_t column :
+             {int64_t{0}, int64_t{1}, int64_t{7}, t.tile - 1}) {
           std::map<int64_t, std::set<int64_t>> words_in_bank;
           for (int64_t lane = 0; lane < kTransposeLanes; ++lane) {
             const int64_t word =
@@ -215,8 +241,8 @@ TEST(LaunchDimsTest, TransposeColumnReadsAreConflictFree) {
           for (const auto& [bank, words] : words_in_bank) {
             EXPECT_EQ(words.size(), 1u)
                 << bytes << "-byte elements, tile " << t.tile
-                << ", run element " << v << ", column " << column
-                << ": bank " << bank;
+                << ", run element " << v << ", column " << column << ": bank "
+                << bank;
           }
         }
       }

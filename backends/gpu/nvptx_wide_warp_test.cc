@@ -53,8 +53,7 @@ TEST(NvptxWideWarpTest, WarpModulesCompileWith64WideWarps) {
     // (Column reductions combine their warps' partials through shared
     // memory and the block barrier, and transposes pass their tiles the
     // same way; they shuffle nothing.)
-    if (name != "columns" && name != "narrow_columns" &&
-        name.rfind("transpose", 0) != 0) {
+    if (name != "columns" && name.rfind("transpose", 0) != 0) {
       EXPECT_NE(ptx.find("barrier.sync"), std::string::npos);
       EXPECT_NE(ptx.find(", 64;"), std::string::npos);
     }

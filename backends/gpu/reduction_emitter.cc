@@ -405,8 +405,11 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
       outer, reduced, columns, element_bytes, accumulator_bytes, device);
   const int64_t warp = device.warp_size;
   const int64_t vector = launch.vector;
-  const int64_t row_groups = launch.row_groups;
+  const int64_t pack = launch.rows_per_warp;
+  // Row groups: a warp's packed rows are groups of their own (launch_dims.h).
+  const int64_t row_groups = launch.row_groups * pack;
   const int64_t unroll = launch.row_unroll;
+  const int64_t width = launch.TileColumns(warp);
   bool index64 = !Use32BitIndexing(
       MaxElementsTouched(info),
       launch.dims.NumBlocks() * launch.threads_per_block * vector);
@@ -418,12 +421,23 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
     llvm::Value* tid = kernel.ThreadId(0);
     llvm::Value* lane = b->CreateURem(tid, kernel.Index(warp), "lane");
     llvm::Value* group = b->CreateUDiv(tid, kernel.Index(warp), "group");
+    // Packed rows: lane = column lane * pack + row in the warp, so that a
+    // warp's rows of one column are an aligned group of `pack` lanes.
+    llvm::Value* row_in_warp = nullptr;
+    if (pack > 1) {
+      row_in_warp = b->CreateURem(lane, kernel.Index(pack), "row_in_warp");
+      group = b->CreateAdd(
+          b->CreateMul(group, kernel.Index(pack), "", true, true),
+          row_in_warp, "group", true, true);
+      lane = b->CreateUDiv(lane, kernel.Index(pack), "column_lane");
+    }
     llvm::Value* block = kernel.BlockId(0);
     llvm::Value* tile = b->CreateURem(block, kernel.Index(launch.column_tiles));
     llvm::Value* o = b->CreateUDiv(block, kernel.Index(launch.column_tiles));
     llvm::Value* c0 = b->CreateMul(
-        b->CreateAdd(b->CreateMul(tile, kernel.Index(warp), "", true, true),
-                     lane, "", true, true),
+        b->CreateAdd(
+            b->CreateMul(tile, kernel.Index(width / vector), "", true, true),
+            lane, "", true, true),
         kernel.Index(vector), "c0", true, true);
     // One set of accumulators per column of the thread's run.
     std::vector<std::vector<ReduceState>> states(vector);
@@ -535,11 +549,23 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
     // Threads past the last column read nothing but still meet the
     // barrier below.
     llvm::Value* column_valid = nullptr;
-    if (columns % (warp * vector) != 0) {
+    if (columns % width != 0) {
       column_valid = b->CreateICmpULT(c0, kernel.Index(columns));
       HLOC_RETURN_IF_ERROR(EmitIfThenElse(column_valid, rows_loop, nullptr, b));
     } else {
       HLOC_RETURN_IF_ERROR(rows_loop());
+    }
+    // A warp's packed rows combine (every lane of the warp takes part; the
+    // idle lanes' groups hold inits), each lane then holding its group's
+    // result; the first row's lane stands for them below.
+    if (pack > 1) {
+      for (int64_t v = 0; v < vector; ++v) {
+        HLOC_RETURN_IF_ERROR(WarpReduce(kernel, states[v], pack));
+      }
+      llvm::Value* first = b->CreateICmpEQ(row_in_warp, kernel.Index(0));
+      column_valid = column_valid == nullptr
+                         ? first
+                         : b->CreateAnd(column_valid, first);
     }
     // The groups' partial results meet in shared memory; group 0 combines
     // them in group order and writes the outputs.
@@ -556,8 +582,12 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
       }
       return absl::OkStatus();
     };
-    if (row_groups > 1) {
-      const int64_t width = warp * vector;
+    if (launch.row_groups > 1) {
+      // The packed rows of a warp were combined above: the warps meet.
+      const int64_t warps = launch.row_groups;
+      if (pack > 1) {
+        group = b->CreateUDiv(group, kernel.Index(pack), "warp_group");
+      }
       std::vector<std::vector<std::vector<llvm::GlobalVariable*>>> shared(
           vector);
       llvm::Value* mine =
@@ -573,7 +603,7 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
           std::vector<llvm::GlobalVariable*> arrays;
           for (size_t k = 0; k < s.n; ++k) {
             arrays.push_back(v == 0 ? SharedArray(kernel, s.types[k],
-                                                  row_groups * width,
+                                                  warps * width,
                                                   "partial")
                                     : shared[0][i][k]);
             b->CreateStore(b->CreateLoad(s.types[k], s.slots[k]),
@@ -589,7 +619,7 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
       return EmitIfThenElse(
           writer,
           [&]() -> absl::Status {
-            for (int64_t g = 1; g < row_groups; ++g) {
+            for (int64_t g = 1; g < warps; ++g) {
               for (int64_t v = 0; v < vector; ++v) {
                 llvm::Value* at = b->CreateAdd(
                     mine, kernel.Index(g * width + v), "", true, true);
