@@ -394,6 +394,35 @@ ENTRY main {
   zero = f32[] constant(0)
   ROOT r = f32[4,333] reduce-window(x, zero), window={size=1x333 pad=0_0x0_332}, to_apply=add
 })"},
+          // Scans down columns (a thread per column walking the rows, its
+          // loads issued a chunk at a time): 37 rows (two chunks of 16 and
+          // 5 more), forward and reversed, and a maximum down 16 rows
+          // (one whole chunk) with a doubling fused into its input.
+          {"column_scans", R"(
+HloModule column_scans
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+ENTRY main {
+  x = f32[37,5] parameter(0)
+  y = f32[16,70] parameter(1)
+  zero = f32[] constant(0)
+  ninf = f32[] constant(-inf)
+  two = f32[] constant(2)
+  twos = f32[16,70] broadcast(two), dimensions={}
+  y2 = f32[16,70] multiply(y, twos)
+  down = f32[37,5] reduce-window(x, zero), window={size=37x1 pad=36_0x0_0}, to_apply=add
+  up = f32[37,5] reduce-window(x, zero), window={size=37x1 pad=0_36x0_0}, to_apply=add
+  top = f32[16,70] reduce-window(y2, ninf), window={size=16x1 pad=15_0x0_0}, to_apply=max
+  ROOT out = (f32[37,5], f32[37,5], f32[16,70]) tuple(down, up, top)
+})"},
           {"complex_rows_and_columns", R"(
 HloModule complex_rows_and_columns
 add64 {
