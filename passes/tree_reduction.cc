@@ -82,17 +82,21 @@ absl::StatusOr<bool> SplitReduce(HloComputation* computation,
   if (!run) return false;
   const std::vector<int64_t>& dims = in.dimensions();
   const int64_t rank = static_cast<int64_t>(dims.size());
-  const bool column = run->first == 0 && run->second < rank;
+  // A column reduction may keep dimensions before the reduced ones too
+  // (a batch of column sums: one block per outer index and column tile).
+  const bool column = run->second < rank;
   const bool row = run->second == rank;
   if (!column && !row) return false;
   const int64_t reduced = Product(dims, run->first, run->second);
   if (row && reduced < kMinSplitRowLength) return false;
   const int64_t kept_before = Product(dims, 0, run->first);
   const int64_t kept_after = Product(dims, run->second, rank);
-  // Blocks the unsplit kernel launches: one per column tile, or one per
-  // row (short rows share blocks, but short rows are not split anyway).
+  // Blocks the unsplit kernel launches: one per outer index and column
+  // tile, or one per row (short rows share blocks, but short rows are not
+  // split anyway).
   const int64_t blocks =
-      column ? CeilDiv(kept_after, kColumnsPerBlock) : kept_before;
+      column ? kept_before * CeilDiv(kept_after, kColumnsPerBlock)
+             : kept_before;
   if (in.ElementCount() < kMinSplitElements &&
       in.ElementCount() / std::max<int64_t>(1, blocks) <
           kMinElementsPerBlock) {

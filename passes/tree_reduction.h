@@ -17,7 +17,8 @@
 // Only reduces of one array of 4 Mi elements or more (or fewer, when a
 // block of the unsplit kernel would read 256 Ki of them on its own: a sum
 // of a million values to a scalar), in the default layout, whose reduced
-// dimensions are all major (a column reduction) or all minor (a row
+// dimensions are one run followed by kept ones (a column reduction, kept
+// dimensions before the run too: a batch of them) or all minor (a row
 // reduction of rows of 64 Ki elements or more: shorter rows are left to
 // the row fusions, which read them once in one kernel), accumulating in 32
 // bits or wider (a bf16 accumulator would round once more). An extent that
