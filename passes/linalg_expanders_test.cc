@@ -115,11 +115,10 @@ void ExpectSameAfter(HloPass& pass, const std::string& text,
   const PrimitiveType type = want->shape().element_type();
   const bool f64 = type == F64 || type == C128;
   const bool half = ByteWidth(type) == 2;
-  ComparisonResult result = CompareLiterals(
-      *got, *want,
-      f64    ? Tolerance{1e-10, 1e-10}
-      : half ? Tolerance{2e-2, 2e-2}
-             : Tolerance{2e-4, 2e-4});
+  ComparisonResult result = CompareLiterals(*got, *want,
+                                            f64    ? Tolerance{1e-10, 1e-10}
+                                            : half ? Tolerance{2e-2, 2e-2}
+                                                   : Tolerance{2e-4, 2e-4});
   EXPECT_TRUE(result.ok()) << text << "\nmax abs error "
                            << result.max_abs_error;
 }
@@ -235,18 +234,15 @@ std::vector<SolveCase> SolveCases() {
   // already a power, and a 1 x 1.
   cases.push_back(
       SolveCase{"f32[37,37]", "f32[37,5]", true, true, false, "NO_TRANSPOSE"});
-  cases.push_back(
-      SolveCase{"f64[130,130]", "f64[3,130]", false, false, false,
-                "TRANSPOSE"});
-  cases.push_back(
-      SolveCase{"f32[2,32,32]", "f32[2,32,32]", true, false, true,
-                "NO_TRANSPOSE"});
+  cases.push_back(SolveCase{"f64[130,130]", "f64[3,130]", false, false, false,
+                            "TRANSPOSE"});
+  cases.push_back(SolveCase{"f32[2,32,32]", "f32[2,32,32]", true, false, true,
+                            "NO_TRANSPOSE"});
   cases.push_back(
       SolveCase{"f32[1,1]", "f32[1,3]", true, true, false, "NO_TRANSPOSE"});
   // bf16 (the inverse computes in f32).
-  cases.push_back(
-      SolveCase{"bf16[12,12]", "bf16[12,4]", true, true, false,
-                "NO_TRANSPOSE"});
+  cases.push_back(SolveCase{"bf16[12,12]", "bf16[12,4]", true, true, false,
+                            "NO_TRANSPOSE"});
   return cases;
 }
 

@@ -60,9 +60,8 @@ TEST_P(TreeReductionTest, SameResults) {
     absl::StatusOr<Literal> got = EvaluateModule(**module, inputs);
     ASSERT_TRUE(got.ok()) << got.status();
     const bool exact = std::string(op) == "maximum";
-    ComparisonResult result =
-        CompareLiterals(*got, *want, exact ? Tolerance{0, 0}
-                                           : Tolerance{c.atol, 1e-4});
+    ComparisonResult result = CompareLiterals(
+        *got, *want, exact ? Tolerance{0, 0} : Tolerance{c.atol, 1e-4});
     EXPECT_TRUE(result.ok()) << c.name << " " << op << ": max abs error "
                              << result.max_abs_error;
   }
@@ -81,8 +80,8 @@ INSTANTIATE_TEST_SUITE_P(
                   true, true},
         // A batch of 3 column sums of 5 columns: 3 blocks of 500k
         // elements; 128 partials each, the 100003 rows padded.
-        SplitCase{"batched_columns", "f32[3,100003,5]", "f32[3,5]", "1",
-                  true, true, 5e-3},
+        SplitCase{"batched_columns", "f32[3,100003,5]", "f32[3,5]", "1", true,
+                  true, 5e-3},
         // Few blocks but little work each: left alone.
         SplitCase{"small_columns", "f32[1000,333]", "f32[333]", "0", false,
                   false},

@@ -283,9 +283,9 @@ absl::StatusOr<ExecutableStep> StepFromProto(const runtime::StepProto& p,
   step.predicate_buffer = p.predicate_buffer();
   if (p.has_trip_count()) {
     if (p.trip_count() < 0 || step.kind != ExecutableStep::Kind::kWhile) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, " has trip count ", p.trip_count(),
-          " (only a while's, at least 0)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " has trip count ", p.trip_count(),
+                       " (only a while's, at least 0)"));
     }
     step.trip_count = p.trip_count();
   }

@@ -83,8 +83,7 @@ std::unique_ptr<CpuExecutable> Compile(const std::string& text,
   auto module = ParseHloModule(text, "test");
   EXPECT_TRUE(module.ok()) << module.status();
   if (!module.ok()) return nullptr;
-  absl::StatusOr<bool> annotated =
-      WhileTripCountAnnotator().Run(module->get());
+  absl::StatusOr<bool> annotated = WhileTripCountAnnotator().Run(module->get());
   EXPECT_TRUE(annotated.ok()) << annotated.status();
   auto executable = CompileForCpu(**module, options);
   EXPECT_TRUE(executable.ok()) << executable.status();

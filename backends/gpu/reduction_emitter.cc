@@ -426,9 +426,9 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
     llvm::Value* row_in_warp = nullptr;
     if (pack > 1) {
       row_in_warp = b->CreateURem(lane, kernel.Index(pack), "row_in_warp");
-      group = b->CreateAdd(
-          b->CreateMul(group, kernel.Index(pack), "", true, true),
-          row_in_warp, "group", true, true);
+      group =
+          b->CreateAdd(b->CreateMul(group, kernel.Index(pack), "", true, true),
+                       row_in_warp, "group", true, true);
       lane = b->CreateUDiv(lane, kernel.Index(pack), "column_lane");
     }
     llvm::Value* block = kernel.BlockId(0);
@@ -563,9 +563,8 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
         HLOC_RETURN_IF_ERROR(WarpReduce(kernel, states[v], pack));
       }
       llvm::Value* first = b->CreateICmpEQ(row_in_warp, kernel.Index(0));
-      column_valid = column_valid == nullptr
-                         ? first
-                         : b->CreateAnd(column_valid, first);
+      column_valid =
+          column_valid == nullptr ? first : b->CreateAnd(column_valid, first);
     }
     // The groups' partial results meet in shared memory; group 0 combines
     // them in group order and writes the outputs.
@@ -603,8 +602,7 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
           std::vector<llvm::GlobalVariable*> arrays;
           for (size_t k = 0; k < s.n; ++k) {
             arrays.push_back(v == 0 ? SharedArray(kernel, s.types[k],
-                                                  warps * width,
-                                                  "partial")
+                                                  warps * width, "partial")
                                     : shared[0][i][k]);
             b->CreateStore(b->CreateLoad(s.types[k], s.slots[k]),
                            SharedElement(kernel, arrays.back(),
