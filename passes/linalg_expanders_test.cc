@@ -246,6 +246,29 @@ std::vector<SolveCase> SolveCases() {
   return cases;
 }
 
+// The inverse's squares have a budget: a large batch of large solves
+// (1100 x 256^2, over 64 Mi elements) substitutes, in one loop for the
+// whole batch.
+TEST(TriangularSolveExpander, LargeBatchesSubstitute) {
+  for (const char* batch : {"1100", "900"}) {
+    SCOPED_TRACE(batch);
+    const std::string text = absl::StrCat(
+        "HloModule m\n\nENTRY e {\n  a = f32[", batch,
+        ",256,256] parameter(0)\n  b = f32[", batch,
+        ",256,2] parameter(1)\n  ROOT x = f32[", batch,
+        ",256,2] triangular-solve(a, b), left_side=true, lower=true, "
+        "transpose_a=NO_TRANSPOSE\n}\n");
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndVerify(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    TriangularSolveExpander pass(/*max_inverse_size=*/4096);
+    absl::StatusOr<bool> changed = RunAndVerify(pass, module->get());
+    ASSERT_TRUE(changed.ok()) << changed.status();
+    EXPECT_TRUE(*changed);
+    EXPECT_EQ(CountOpcode(**module, HloOpcode::kWhile),
+              std::string(batch) == "1100" ? 1 : 0);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Forms, TriangularSolveExpanderTest,
                          testing::ValuesIn(SolveCases()));
 

@@ -1,5 +1,6 @@
 #include "passes/triangular_solve_expander.h"
 
+#include <algorithm>
 #include <initializer_list>
 #include <string>
 
@@ -100,6 +101,10 @@ std::string SubstitutionLines(const Problem& p) {
       " while(init), condition=cond, body=body\n", "  solved = ", rhs,
       " get-tuple-element(loop), index=3\n");
 }
+
+// The inverse method's largest square (batch x padded m x padded m): 64 Mi
+// elements, 256 MiB of f32 per temporary; larger problems substitute.
+constexpr int64_t kMaxInverseElements = int64_t{1} << 26;
 
 // Products of blocks up to this size are summed by a reduce instead of a
 // dot: at 32, a level's product is at most 32 terms per element, and one
@@ -366,7 +371,16 @@ absl::StatusOr<bool> TriangularSolveExpander::Run(HloModule* module) {
         }
         const int64_t m =
             instr->operand(0)->shape().dimensions(shape.rank() - 1);
-        const bool inverse = m <= max_inverse_size_;
+        // The inverse's padded square per batch element must fit the
+        // budget: a batch of thousands of large solves substitutes.
+        int64_t padded = 1;
+        while (padded < m) padded *= 2;
+        const int64_t batch = shape.ElementCount() / std::max<int64_t>(
+                                  1, shape.dimensions(shape.rank() - 1) *
+                                         shape.dimensions(shape.rank() - 2));
+        const bool inverse =
+            m <= max_inverse_size_ &&
+            batch * padded * padded <= kMaxInverseElements;
         Count(inverse ? "inverted" : "substituted");
         absl::StatusOr<HloInstruction*> replaced =
             ReplaceWithTemplate(instr, Expansion(*instr, inverse));

@@ -13,7 +13,8 @@
 //   with unit_diagonal)
 // m iterations, each O(m k) per batch: the least arithmetic, for a CPU.
 //
-// Inverse (where m <= max_inverse_size): M^-1 by recursive doubling over
+// Inverse (where m <= max_inverse_size, and the batch's padded squares
+// hold at most 64 Mi elements): M^-1 by recursive doubling over
 // its diagonal blocks, [A 0; C D]^-1 = [A^-1 0; -D^-1 C A^-1  D^-1], all
 // blocks of one size at once, log2(m) levels of batched dots with no loop;
 // then X = M^-1 B as one dot. O(m^3) arithmetic but no iteration a host
