@@ -47,9 +47,14 @@ int64_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
   return p;
 }
 
-bool AccumulatesInWideType(PrimitiveType type) {
-  return type != BF16 && type != F16 && type != PRED && BitWidth(type) > 8 &&
-         (IsFloatingPointType(type) || IsIntegralType(type));
+// Partial results in the reduce's own type change nothing for integers
+// and pred (their sums wrap the same in any order; and, or, min and max
+// are exact) and round no more than the whole reduce does for f32 and
+// wider; a bf16, f16 or 8-bit float partial would round once more than
+// the kernel's f32 accumulator.
+bool SplitsExactly(PrimitiveType type) {
+  if (type == PRED || IsIntegralType(type)) return true;
+  return IsFloatingPointType(type) && BitWidth(type) >= 32;
 }
 
 // The reduced dimensions as [first, last), or nullopt when they are not
@@ -67,16 +72,29 @@ std::optional<std::pair<int64_t, int64_t>> ReducedRun(
 
 absl::StatusOr<bool> SplitReduce(HloComputation* computation,
                                  HloInstruction* reduce) {
-  if (reduce->operand_count() != 2 || !reduce->shape().IsArray()) {
-    return false;
+  // n inputs of one shape and their n inits (an argmax reduces values and
+  // indices together).
+  const int64_t n = reduce->operand_count() / 2;
+  std::vector<HloInstruction*> inputs, inits;
+  for (int64_t k = 0; k < n; ++k) {
+    inputs.push_back(reduce->operands()[k]);
+    inits.push_back(reduce->operands()[n + k]);
   }
-  HloInstruction* input = reduce->operand(0);
-  HloInstruction* init = reduce->operand(1);
-  const Shape& in = input->shape();
-  const PrimitiveType type = reduce->shape().element_type();
-  if (!in.IsArray() || !in.HasDescendingLayout() ||
-      !reduce->shape().HasDescendingLayout() || !AccumulatesInWideType(type)) {
-    return false;
+  const Shape& in = inputs[0]->shape();
+  if (!in.IsArray()) return false;
+  for (int64_t k = 0; k < n; ++k) {
+    const Shape& input = inputs[k]->shape();
+    if (!input.IsArray() || !input.HasDescendingLayout() ||
+        !SplitsExactly(input.element_type()) ||
+        !SplitsExactly(inits[k]->shape().element_type())) {
+      return false;
+    }
+  }
+  const std::vector<Shape> outputs = n == 1
+                                         ? std::vector<Shape>{reduce->shape()}
+                                         : reduce->shape().tuple_shapes();
+  for (const Shape& output : outputs) {
+    if (!output.IsArray() || !output.HasDescendingLayout()) return false;
   }
   const std::optional<std::pair<int64_t, int64_t>> run = ReducedRun(reduce);
   if (!run) return false;
@@ -85,8 +103,7 @@ absl::StatusOr<bool> SplitReduce(HloComputation* computation,
   // A column reduction may keep dimensions before the reduced ones too
   // (a batch of column sums: one block per outer index and column tile).
   const bool column = run->second < rank;
-  const bool row = run->second == rank;
-  if (!column && !row) return false;
+  const bool row = !column;
   const int64_t reduced = Product(dims, run->first, run->second);
   if (row && reduced < kMinSplitRowLength) return false;
   const int64_t kept_before = Product(dims, 0, run->first);
@@ -110,42 +127,57 @@ absl::StatusOr<bool> SplitReduce(HloComputation* computation,
   // of g when g does not divide it (an odd extent such as 1000003).
   const int64_t padded = CeilDiv(reduced, g) * g;
   const int64_t g_dim = run->first;
-  HloInstruction* source = input;
-  if (padded != reduced) {
-    std::vector<int64_t> merged_dims(dims.begin(), dims.begin() + g_dim);
-    merged_dims.push_back(reduced);
-    merged_dims.insert(merged_dims.end(), dims.begin() + run->second,
-                       dims.end());
-    if (merged_dims != dims) {
-      source = computation->AddInstruction(HloInstruction::CreateReshape(
-          Shape::Array(in.element_type(), merged_dims), source));
-    }
-    PaddingConfig padding;
-    padding.dimensions.resize(merged_dims.size());
-    padding.dimensions[g_dim].edge_padding_high = padded - reduced;
-    merged_dims[g_dim] = padded;
-    auto pad = HloInstruction::Create(
-        HloOpcode::kPad, Shape::Array(in.element_type(), merged_dims),
-        {source, init});
-    pad->mutable_attrs().padding_config = padding;
-    source = computation->AddInstruction(std::move(pad));
-  }
   std::vector<int64_t> split_dims(dims.begin(), dims.begin() + g_dim);
   split_dims.push_back(g);
   split_dims.push_back(padded / g);
   split_dims.insert(split_dims.end(), dims.begin() + run->second, dims.end());
-  HloInstruction* reshaped = computation->AddInstruction(
-      HloInstruction::CreateReshape(Shape::Array(in.element_type(), split_dims),
-                                    source));
+  std::vector<HloInstruction*> operands;
+  for (int64_t k = 0; k < n; ++k) {
+    const PrimitiveType type = inputs[k]->shape().element_type();
+    HloInstruction* source = inputs[k];
+    if (padded != reduced) {
+      std::vector<int64_t> merged_dims(dims.begin(), dims.begin() + g_dim);
+      merged_dims.push_back(reduced);
+      merged_dims.insert(merged_dims.end(), dims.begin() + run->second,
+                         dims.end());
+      if (merged_dims != dims) {
+        source = computation->AddInstruction(HloInstruction::CreateReshape(
+            Shape::Array(type, merged_dims), source));
+      }
+      PaddingConfig padding;
+      padding.dimensions.resize(merged_dims.size());
+      padding.dimensions[g_dim].edge_padding_high = padded - reduced;
+      merged_dims[g_dim] = padded;
+      auto pad = HloInstruction::Create(
+          HloOpcode::kPad, Shape::Array(type, merged_dims), {source, inits[k]});
+      pad->mutable_attrs().padding_config = padding;
+      source = computation->AddInstruction(std::move(pad));
+    }
+    operands.push_back(computation->AddInstruction(
+        HloInstruction::CreateReshape(Shape::Array(type, split_dims), source)));
+  }
+  operands.insert(operands.end(), inits.begin(), inits.end());
   std::vector<int64_t> partial_dims = split_dims;
   partial_dims.erase(partial_dims.begin() + g_dim + 1);
+  std::vector<Shape> partial_shapes;
+  for (const Shape& output : outputs) {
+    partial_shapes.push_back(Shape::Array(output.element_type(), partial_dims));
+  }
   HloInstruction* partial =
       computation->AddInstruction(HloInstruction::CreateReduce(
-          Shape::Array(type, partial_dims), {reshaped, init}, {g_dim + 1},
-          reduce->to_apply()));
+          n == 1 ? partial_shapes[0] : Shape::Tuple(partial_shapes), operands,
+          {g_dim + 1}, reduce->to_apply()));
+  std::vector<HloInstruction*> second;
+  for (int64_t k = 0; k < n; ++k) {
+    second.push_back(n == 1 ? partial
+                            : computation->AddInstruction(
+                                  HloInstruction::CreateGetTupleElement(
+                                      partial_shapes[k], partial, k)));
+  }
+  second.insert(second.end(), inits.begin(), inits.end());
   HloInstruction* combined =
       computation->AddInstruction(HloInstruction::CreateReduce(
-          reduce->shape(), {partial, init}, {g_dim}, reduce->to_apply()));
+          reduce->shape(), second, {g_dim}, reduce->to_apply()));
   if (absl::Status s = computation->ReplaceInstruction(reduce, combined);
       !s.ok()) {
     return s;

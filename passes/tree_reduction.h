@@ -14,17 +14,19 @@
 // Sums are reassociated (the init must be the reducer's identity, as XLA
 // requires of every reduce), so float results may differ in the last bits.
 //
-// Only reduces of one array of 4 Mi elements or more (or fewer, when a
-// block of the unsplit kernel would read 256 Ki of them on its own: a sum
-// of a million values to a scalar), in the default layout, whose reduced
+// Only reduces of 4 Mi elements or more (or fewer, when a block of the
+// unsplit kernel would read 256 Ki of them on its own: a sum of a million
+// values to a scalar), in the default layout, whose reduced
 // dimensions are one run followed by kept ones (a column reduction, kept
 // dimensions before the run too: a batch of them) or all minor (a row
 // reduction of rows of 64 Ki elements or more: shorter rows are left to
-// the row fusions, which read them once in one kernel), accumulating in 32
-// bits or wider (a bf16 accumulator would round once more). An extent that
-// g does not divide is padded with the init to a multiple of g. The GPU
-// pipelines run it before fusion; the CPU, which parallelises a reduction
-// over its output rows differently, does not.
+// the row fusions, which read them once in one kernel), of integers, pred,
+// or floats of 32 bits or more (a bf16 partial result would round once
+// more than the kernel's f32 accumulator); variadic reduces (an argmax's
+// values and indices) split alike. An extent that g does not divide is
+// padded with the init (each input with its own) to a multiple of g. The
+// GPU pipelines run it before fusion; the CPU, which parallelises a
+// reduction over its output rows differently, does not.
 #ifndef PASSES_TREE_REDUCTION_H_
 #define PASSES_TREE_REDUCTION_H_
 

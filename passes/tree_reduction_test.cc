@@ -2,6 +2,9 @@
 // evaluator's results before and after the pass agree (sums reassociated:
 // within f32 rounding; maxima exactly), including extents the split count
 // does not divide, which are padded with the init.
+#include "passes/tree_reduction.h"
+
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -10,7 +13,6 @@
 #include "hlo/computation.h"
 #include "hlo/evaluator/evaluator.h"
 #include "passes/test_util.h"
-#include "passes/tree_reduction.h"
 #include "runtime/compare.h"
 
 namespace hloc {
@@ -91,6 +93,76 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<SplitCase>& info) {
       return info.param.name;
     });
+
+// Reduces whose partial results are exact split too, with the same
+// results bit for bit: an argmax (values and linear indices, ties to the
+// lower index; NaN-free inputs) over an odd extent, an s32 sum and a pred
+// any-of, each of 1000003 elements into one output (one block unsplit).
+TEST(TreeReductionTest, VariadicAndExactTypes) {
+  const std::string text = R"(
+HloModule exact
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(av, bv), direction=GT
+  eq = pred[] compare(av, bv), direction=EQ
+  lt = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lt)
+  a_wins = pred[] or(gt, tie)
+  v = f32[] select(a_wins, av, bv)
+  i = s32[] select(a_wins, ai, bi)
+  ROOT r = (f32[], s32[]) tuple(v, i)
+}
+add_s32 {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+or_pred {
+  a = pred[] parameter(0)
+  b = pred[] parameter(1)
+  ROOT o = pred[] or(a, b)
+}
+ENTRY e {
+  x = f32[1000003] parameter(0)
+  n = s32[1000003] parameter(1)
+  i = s32[1000003] iota(), iota_dimension=0
+  ninf = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  arg = (f32[], s32[]) reduce(x, i, ninf, zero), dimensions={0}, to_apply=argmax
+  sum = s32[] reduce(n, zero), dimensions={0}, to_apply=add_s32
+  big = f32[] constant(0.999)
+  bigs = f32[1000003] broadcast(big), dimensions={}
+  over = pred[1000003] compare(x, bigs), direction=GT
+  no = pred[] constant(false)
+  any = pred[] reduce(over, no), dimensions={0}, to_apply=or_pred
+  v = f32[] get-tuple-element(arg), index=0
+  k = s32[] get-tuple-element(arg), index=1
+  ROOT t = (f32[], s32[], s32[], pred[]) tuple(v, k, sum, any)
+}
+)";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndVerify(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> inputs;
+  // Ties everywhere (the argmax's lowest index must win), no NaN.
+  inputs.push_back(MakeUniformInput(Shape::Array(F32, {1000003}), 3));
+  for (float& x : inputs.back().data<float>()) x = std::round(x * 4) / 4;
+  inputs.push_back(MakeTiedInput(Shape::Array(S32, {1000003}), 5));
+  absl::StatusOr<Literal> want = EvaluateModule(**module, inputs);
+  ASSERT_TRUE(want.ok()) << want.status();
+  TreeReduction pass;
+  absl::StatusOr<bool> changed = RunAndVerify(pass, module->get());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  EXPECT_EQ(CountOpcode(**module, HloOpcode::kReduce), 6)
+      << ModuleText(**module);
+  absl::StatusOr<Literal> got = EvaluateModule(**module, inputs);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ComparisonResult result = CompareLiterals(*got, *want, Tolerance{0, 0});
+  EXPECT_TRUE(result.ok()) << "max abs error " << result.max_abs_error;
+}
 
 }  // namespace
 }  // namespace hloc
