@@ -57,6 +57,13 @@ bool SplitsExactly(PrimitiveType type) {
   return IsFloatingPointType(type) && BitWidth(type) >= 32;
 }
 
+// A maximum or minimum picks one of its operands: partial results of any
+// type are exact.
+bool PicksAnOperand(const HloInstruction* reduce) {
+  const std::optional<HloOpcode> op = MatchSimpleReducer(*reduce->to_apply());
+  return op == HloOpcode::kMaximum || op == HloOpcode::kMinimum;
+}
+
 // The reduced dimensions as [first, last), or nullopt when they are not
 // one contiguous run of the operand's dimensions.
 std::optional<std::pair<int64_t, int64_t>> ReducedRun(
@@ -82,11 +89,12 @@ absl::StatusOr<bool> SplitReduce(HloComputation* computation,
   }
   const Shape& in = inputs[0]->shape();
   if (!in.IsArray()) return false;
+  const bool picks = n == 1 && PicksAnOperand(reduce);
   for (int64_t k = 0; k < n; ++k) {
     const Shape& input = inputs[k]->shape();
     if (!input.IsArray() || !input.HasDescendingLayout() ||
-        !SplitsExactly(input.element_type()) ||
-        !SplitsExactly(inits[k]->shape().element_type())) {
+        !(picks || (SplitsExactly(input.element_type()) &&
+                    SplitsExactly(inits[k]->shape().element_type())))) {
       return false;
     }
   }

@@ -21,8 +21,9 @@
 // dimensions before the run too: a batch of them) or all minor (a row
 // reduction of rows of 64 Ki elements or more: shorter rows are left to
 // the row fusions, which read them once in one kernel), of integers, pred,
-// or floats of 32 bits or more (a bf16 partial result would round once
-// more than the kernel's f32 accumulator); variadic reduces (an argmax's
+// or floats of 32 bits or more (a bf16 partial sum would round once more
+// than the kernel's f32 accumulator; a maximum or minimum of any type is
+// exact); variadic reduces (an argmax's
 // values and indices) split alike. An extent that g does not divide is
 // padded with the init (each input with its own) to a multiple of g. The
 // GPU pipelines run it before fusion; the CPU, which parallelises a

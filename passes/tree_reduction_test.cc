@@ -96,8 +96,9 @@ INSTANTIATE_TEST_SUITE_P(
 
 // Reduces whose partial results are exact split too, with the same
 // results bit for bit: an argmax (values and linear indices, ties to the
-// lower index; NaN-free inputs) over an odd extent, an s32 sum and a pred
-// any-of, each of 1000003 elements into one output (one block unsplit).
+// lower index; NaN-free inputs) over an odd extent, an s32 sum, a pred
+// any-of and a bf16 maximum, each of 1000003 elements into one output (one
+// block unsplit).
 TEST(TreeReductionTest, VariadicAndExactTypes) {
   const std::string text = R"(
 HloModule exact
@@ -125,6 +126,11 @@ or_pred {
   b = pred[] parameter(1)
   ROOT o = pred[] or(a, b)
 }
+max_bf16 {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT m = bf16[] maximum(a, b)
+}
 ENTRY e {
   x = f32[1000003] parameter(0)
   n = s32[1000003] parameter(1)
@@ -138,9 +144,12 @@ ENTRY e {
   over = pred[1000003] compare(x, bigs), direction=GT
   no = pred[] constant(false)
   any = pred[] reduce(over, no), dimensions={0}, to_apply=or_pred
+  xb = bf16[1000003] convert(x)
+  ninf_bf16 = bf16[] constant(-inf)
+  top = bf16[] reduce(xb, ninf_bf16), dimensions={0}, to_apply=max_bf16
   v = f32[] get-tuple-element(arg), index=0
   k = s32[] get-tuple-element(arg), index=1
-  ROOT t = (f32[], s32[], s32[], pred[]) tuple(v, k, sum, any)
+  ROOT t = (f32[], s32[], s32[], pred[], bf16[]) tuple(v, k, sum, any, top)
 }
 )";
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndVerify(text);
@@ -156,7 +165,7 @@ ENTRY e {
   absl::StatusOr<bool> changed = RunAndVerify(pass, module->get());
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_TRUE(*changed);
-  EXPECT_EQ(CountOpcode(**module, HloOpcode::kReduce), 6)
+  EXPECT_EQ(CountOpcode(**module, HloOpcode::kReduce), 8)
       << ModuleText(**module);
   absl::StatusOr<Literal> got = EvaluateModule(**module, inputs);
   ASSERT_TRUE(got.ok()) << got.status();
