@@ -93,13 +93,16 @@ std::string SubstitutionLines(const Problem& p) {
   const std::string square = p.Shape(p.m, p.m), rhs = p.Shape(p.m, p.k);
   const std::string state =
       absl::StrCat("(s32[], ", square, ", ", rhs, ", ", rhs, ")");
-  return absl::StrCat(
-      "  zero = s32[] constant(0)\n", "  zero_t = ", p.t, "[] constant(",
-      p.complex ? "(0, 0)" : "0", ")\n", "  x = ", rhs,
-      " broadcast(zero_t), dimensions={}\n", "  init = ", state,
-      " tuple(zero, m, rhs, x)\n", "  loop = ", state,
-      " while(init), condition=cond, body=body\n", "  solved = ", rhs,
-      " get-tuple-element(loop), index=3\n");
+  std::string out = "  zero = s32[] constant(0)\n";
+  absl::StrAppend(&out, "  zero_t = ", p.t, "[] constant(",
+                  p.complex ? "(0, 0)" : "0", ")\n");
+  absl::StrAppend(&out, "  x = ", rhs, " broadcast(zero_t), dimensions={}\n");
+  absl::StrAppend(&out, "  init = ", state, " tuple(zero, m, rhs, x)\n");
+  absl::StrAppend(&out, "  loop = ", state,
+                  " while(init), condition=cond, body=body\n");
+  absl::StrAppend(&out, "  solved = ", rhs,
+                  " get-tuple-element(loop), index=3\n");
+  return out;
 }
 
 // The inverse method's largest square (batch x padded m x padded m): 64 Mi
