@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "hlo/computation.h"
+#include "passes/reduce_in_two.h"
 
 namespace hloc {
 namespace {
@@ -50,27 +51,6 @@ int64_t Elements(const std::vector<int64_t>& dims,
 absl::StatusOr<HloInstruction*> SplitOnce(HloComputation* computation,
                                           HloInstruction* reduce,
                                           const std::vector<int64_t>& first) {
-  const int64_t n = reduce->operand_count() / 2;
-  const std::vector<int64_t>& dims = reduce->operand(0)->shape().dimensions();
-  // The first reduce keeps every dimension not in `first`.
-  std::vector<int64_t> kept_dims;
-  for (int64_t d = 0; d < static_cast<int64_t>(dims.size()); ++d) {
-    if (std::find(first.begin(), first.end(), d) == first.end()) {
-      kept_dims.push_back(dims[d]);
-    }
-  }
-  std::vector<Shape> partial_shapes;
-  for (int64_t k = 0; k < n; ++k) {
-    partial_shapes.push_back(Shape::Array(
-        reduce->operand(n + k)->shape().element_type(), kept_dims));
-  }
-  const Shape partial_shape =
-      n == 1 ? partial_shapes[0] : Shape::Tuple(partial_shapes);
-  std::vector<HloInstruction*> operands(reduce->operands().begin(),
-                                        reduce->operands().end());
-  HloInstruction* partial =
-      computation->AddInstruction(HloInstruction::CreateReduce(
-          partial_shape, operands, first, reduce->to_apply()));
   // The rest of the reduced dimensions, numbered in the partial result.
   std::vector<int64_t> rest;
   for (int64_t d : reduce->dimensions()) {
@@ -80,20 +60,11 @@ absl::StatusOr<HloInstruction*> SplitOnce(HloComputation* computation,
     rest.push_back(d - before);
   }
   std::sort(rest.begin(), rest.end());
-  std::vector<HloInstruction*> second_operands;
-  for (int64_t k = 0; k < n; ++k) {
-    second_operands.push_back(
-        n == 1
-            ? partial
-            : computation->AddInstruction(HloInstruction::CreateGetTupleElement(
-                  partial_shapes[k], partial, k)));
-  }
-  for (int64_t k = 0; k < n; ++k) {
-    second_operands.push_back(reduce->operands()[n + k]);
-  }
+  const int64_t n = reduce->operand_count() / 2;
+  const std::vector<HloInstruction*> inputs(reduce->operands().begin(),
+                                            reduce->operands().begin() + n);
   HloInstruction* combined =
-      computation->AddInstruction(HloInstruction::CreateReduce(
-          reduce->shape(), second_operands, rest, reduce->to_apply()));
+      ReduceInTwo(computation, *reduce, inputs, first, rest);
   if (absl::Status s = computation->ReplaceInstruction(reduce, combined);
       !s.ok()) {
     return s;

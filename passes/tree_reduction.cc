@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "hlo/computation.h"
+#include "passes/reduce_in_two.h"
 
 namespace hloc {
 namespace {
@@ -139,7 +140,7 @@ absl::StatusOr<bool> SplitReduce(HloComputation* computation,
   split_dims.push_back(g);
   split_dims.push_back(padded / g);
   split_dims.insert(split_dims.end(), dims.begin() + run->second, dims.end());
-  std::vector<HloInstruction*> operands;
+  std::vector<HloInstruction*> reshaped;
   for (int64_t k = 0; k < n; ++k) {
     const PrimitiveType type = inputs[k]->shape().element_type();
     HloInstruction* source = inputs[k];
@@ -161,31 +162,11 @@ absl::StatusOr<bool> SplitReduce(HloComputation* computation,
       pad->mutable_attrs().padding_config = padding;
       source = computation->AddInstruction(std::move(pad));
     }
-    operands.push_back(computation->AddInstruction(
+    reshaped.push_back(computation->AddInstruction(
         HloInstruction::CreateReshape(Shape::Array(type, split_dims), source)));
   }
-  operands.insert(operands.end(), inits.begin(), inits.end());
-  std::vector<int64_t> partial_dims = split_dims;
-  partial_dims.erase(partial_dims.begin() + g_dim + 1);
-  std::vector<Shape> partial_shapes;
-  for (const Shape& output : outputs) {
-    partial_shapes.push_back(Shape::Array(output.element_type(), partial_dims));
-  }
-  HloInstruction* partial =
-      computation->AddInstruction(HloInstruction::CreateReduce(
-          n == 1 ? partial_shapes[0] : Shape::Tuple(partial_shapes), operands,
-          {g_dim + 1}, reduce->to_apply()));
-  std::vector<HloInstruction*> second;
-  for (int64_t k = 0; k < n; ++k) {
-    second.push_back(n == 1 ? partial
-                            : computation->AddInstruction(
-                                  HloInstruction::CreateGetTupleElement(
-                                      partial_shapes[k], partial, k)));
-  }
-  second.insert(second.end(), inits.begin(), inits.end());
   HloInstruction* combined =
-      computation->AddInstruction(HloInstruction::CreateReduce(
-          reduce->shape(), second, {g_dim}, reduce->to_apply()));
+      ReduceInTwo(computation, *reduce, reshaped, {g_dim + 1}, {g_dim});
   if (absl::Status s = computation->ReplaceInstruction(reduce, combined);
       !s.ok()) {
     return s;
