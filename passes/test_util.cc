@@ -120,6 +120,31 @@ Literal MakeTiedInput(const Shape& shape, uint32_t seed) {
   return input;
 }
 
+std::optional<bool> ExpectSameResultsAfterPass(
+    HloPass& pass, HloModule* module, const std::vector<Literal>& inputs,
+    const Tolerance& tolerance) {
+  absl::StatusOr<Literal> want = EvaluateModule(*module, inputs);
+  if (!want.ok()) {
+    ADD_FAILURE() << want.status();
+    return std::nullopt;
+  }
+  absl::StatusOr<bool> changed = RunAndVerify(pass, module);
+  if (!changed.ok()) {
+    ADD_FAILURE() << changed.status();
+    return std::nullopt;
+  }
+  absl::StatusOr<Literal> got = EvaluateModule(*module, inputs);
+  if (!got.ok()) {
+    ADD_FAILURE() << got.status();
+    return std::nullopt;
+  }
+  const ComparisonResult result = CompareLiterals(*got, *want, tolerance);
+  EXPECT_TRUE(result.ok()) << "max abs error " << result.max_abs_error << " ("
+                           << tolerance.ToString() << ")\n"
+                           << ModuleText(*module);
+  return *changed;
+}
+
 std::unique_ptr<HloModule> CheckCopyingPass(HloPass& pass,
                                             absl::string_view text,
                                             int64_t copies, bool changes) {

@@ -4,13 +4,16 @@
 #define PASSES_TEST_UTIL_H_
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "hlo/literal.h"
 #include "hlo/module.h"
 #include "passes/pass.h"
+#include "runtime/compare.h"
 
 namespace hloc {
 
@@ -39,6 +42,14 @@ int64_t CountOpcode(const HloModule& module, HloOpcode opcode);
 
 // The module as HLO text (for failure messages).
 std::string ModuleText(const HloModule& module);
+
+// Evaluates `module` on `inputs`, runs `pass` with the verifier after it,
+// evaluates again and expects (gtest failures otherwise) the results to
+// agree within `tolerance` (Tolerance{}: exactly). Returns whether the
+// pass changed the module, or nullopt where a step failed (reported).
+std::optional<bool> ExpectSameResultsAfterPass(
+    HloPass& pass, HloModule* module, const std::vector<Literal>& inputs,
+    const Tolerance& tolerance);
 
 // For passes that insert copies to fix layouts (tuple-layout,
 // control-flow-layout): parses and verifies `text`, runs `pass` with the
