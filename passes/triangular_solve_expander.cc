@@ -114,6 +114,13 @@ constexpr int64_t kMaxInverseElements = int64_t{1} << 26;
 // fused kernel against a gemm call each.
 constexpr int64_t kMaxReducedProduct = 32;
 
+// The side of the inverse method's square: m padded to a power of two.
+int64_t InverseSize(int64_t m) {
+  int64_t size = 1;
+  while (size < m) size *= 2;
+  return size;
+}
+
 // The compute type of the inverse method: half-precision types compute in
 // f32 and round the solution once.
 std::string InverseComputeType(const Problem& p) {
@@ -149,8 +156,7 @@ std::string InverseLines(const Problem& p) {
   const bool half = ct != p.t;
   const std::string zero = p.complex ? "(0, 0)" : "0";
   const std::string one = p.complex ? "(1, 0)" : "1";
-  int64_t size = 1;
-  while (size < p.m) size *= 2;
+  const int64_t size = InverseSize(p.m);
   const int64_t b = p.batch, m = p.m, k = p.k;
   auto shape = [&](std::initializer_list<int64_t> dims,
                    const std::string& type) {
@@ -376,8 +382,7 @@ absl::StatusOr<bool> TriangularSolveExpander::Run(HloModule* module) {
             instr->operand(0)->shape().dimensions(shape.rank() - 1);
         // The inverse's padded square per batch element must fit the
         // budget: a batch of thousands of large solves substitutes.
-        int64_t padded = 1;
-        while (padded < m) padded *= 2;
+        const int64_t padded = InverseSize(m);
         const int64_t batch = shape.ElementCount() / std::max<int64_t>(
                                   1, shape.dimensions(shape.rank() - 1) *
                                          shape.dimensions(shape.rank() - 2));
