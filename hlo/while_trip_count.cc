@@ -1,11 +1,11 @@
 #include "hlo/while_trip_count.h"
 
-#include <cctype>
 #include <cstddef>
 #include <limits>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/backend_config.h"
 #include "hlo/computation.h"
 
 namespace hloc {
@@ -255,31 +255,11 @@ std::optional<int64_t> ComputeWhileTripCount(const HloInstruction& loop) {
 }
 
 std::optional<int64_t> KnownTripCount(const HloInstruction& loop) {
-  const std::string& config = loop.backend_config();
-  const size_t key = config.find("\"known_trip_count\"");
-  if (key == std::string::npos) return std::nullopt;
-  const size_t n = config.find("\"n\"", key);
-  if (n == std::string::npos) return std::nullopt;
-  size_t i = n + 3;
-  auto skip_spaces = [&] {
-    while (i < config.size() &&
-           std::isspace(static_cast<unsigned char>(config[i])))
-      ++i;
-  };
-  skip_spaces();
-  if (i == config.size() || config[i] != ':') return std::nullopt;
-  ++i;
-  skip_spaces();
   // XLA writes the count as a JSON string ("10"); a number is read too.
-  if (i < config.size() && config[i] == '"') ++i;
-  const size_t begin = i;
-  while (i < config.size() &&
-         std::isdigit(static_cast<unsigned char>(config[i])))
-    ++i;
+  const std::string n =
+      BackendConfigValue(loop.backend_config(), {"known_trip_count", "n"});
   int64_t value = 0;
-  if (!absl::SimpleAtoi(config.substr(begin, i - begin), &value)) {
-    return std::nullopt;
-  }
+  if (!absl::SimpleAtoi(n, &value) || value < 0) return std::nullopt;
   return value;
 }
 

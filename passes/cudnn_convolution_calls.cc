@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/backend_config.h"
 #include "hlo/computation.h"
 #include "hlo/shape_inference.h"
 
@@ -12,24 +13,6 @@ namespace hloc {
 namespace {
 
 constexpr char kForward[] = "__cudnn$convForward";
-
-// The value after `"key":` in XLA's backend_config JSON, as text without
-// quotes ("" when absent). The config is flat enough here (numbers and
-// enum names) that a full JSON parser would add nothing.
-std::string ConfigValue(const std::string& config, const std::string& key) {
-  const std::string quoted = "\"" + key + "\":";
-  const size_t at = config.find(quoted);
-  if (at == std::string::npos) return "";
-  size_t begin = at + quoted.size();
-  while (begin < config.size() && config[begin] == ' ') ++begin;
-  if (begin < config.size() && config[begin] == '"') ++begin;
-  size_t end = begin;
-  while (end < config.size() && config[end] != '"' && config[end] != ',' &&
-         config[end] != '}') {
-    ++end;
-  }
-  return config.substr(begin, end - begin);
-}
 
 // Whether `call` is a plain forward convolution: two operands, the result
 // and a u8 workspace, no activation, a result scale of 1.
@@ -47,8 +30,9 @@ bool IsPlainForward(const HloInstruction& call) {
     return false;
   }
   const std::string& config = call.backend_config();
-  const std::string activation = ConfigValue(config, "activation_mode");
-  const std::string scale = ConfigValue(config, "conv_result_scale");
+  const std::string activation =
+      BackendConfigValue(config, {"activation_mode"});
+  const std::string scale = BackendConfigValue(config, {"conv_result_scale"});
   return (activation.empty() || activation == "kNone") &&
          (scale.empty() || std::strtod(scale.c_str(), nullptr) == 1.0);
 }
