@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hlo/primitive_type.h"
+#include "hlo/status_macros.h"
 
 namespace hloc {
 namespace {
@@ -125,6 +126,127 @@ int64_t InPlaceOperand(const HloInstruction& instr) {
   return target->parameter_number();
 }
 
+// The number of times `target` is among the operand leaves of `instr`.
+int64_t OperandUses(const HloInstruction& instr, int64_t target,
+                    const BufferAssignment& a) {
+  int64_t uses = 0;
+  for (const HloInstruction* o : instr.operands()) {
+    for (int64_t v : a.LeafValues(o)) uses += v == target;
+  }
+  return uses;
+}
+
+// Whether `instr` reads operand `k` only at the index of the output
+// element it computes: an elementwise op, or a loop fusion in which that
+// operand reaches the root through elementwise ops of the root's
+// dimensions alone, and whose other instructions only index (broadcast,
+// slice, reshape, gather, ...): every backend makes such a fusion one
+// loop in which the thread that writes an element computes it alone, so
+// each element of the operand is read before it is overwritten. (Fusions
+// with a transpose, a copy or a dot get kernels of their own shape; a
+// multi-output fusion may store one output before it reads the operand
+// again for the next.)
+bool ReadsAtOutputIndexOnly(const HloInstruction& instr, int64_t k) {
+  // The same bytes at the same index: one shape, layout and type.
+  const Shape& out = instr.shape();
+  if (!out.IsArray() ||
+      !instr.operand(k)->shape().Equal(out, /*compare_layouts=*/true)) {
+    return false;
+  }
+  if (instr.opcode() != HloOpcode::kFusion) return instr.IsElementwise();
+  if (instr.fusion_kind() != FusionKind::kLoop) return false;
+  const HloComputation* fused = instr.fused_computation();
+  for (const HloInstruction* f : fused->instructions()) {
+    switch (f->opcode()) {
+      case HloOpcode::kParameter:
+      case HloOpcode::kConstant:
+      case HloOpcode::kIota:
+      case HloOpcode::kBroadcast:
+      case HloOpcode::kReshape:
+      case HloOpcode::kBitcast:
+      case HloOpcode::kSlice:
+      case HloOpcode::kDynamicSlice:
+      case HloOpcode::kPad:
+      case HloOpcode::kReverse:
+      case HloOpcode::kGather:
+        break;
+      default:
+        if (!f->IsElementwise()) return false;
+    }
+  }
+  const HloInstruction* root = fused->root_instruction();
+  std::vector<const HloInstruction*> pending = {
+      fused->parameter_instruction(k)};
+  while (!pending.empty()) {
+    const HloInstruction* x = pending.back();
+    pending.pop_back();
+    if (x->shape().dimensions() != root->shape().dimensions()) return false;
+    for (const HloInstruction* user : x->users()) {
+      if (!user->IsElementwise()) return false;
+      pending.push_back(user);
+    }
+  }
+  return true;
+}
+
+// Whether `instr`, which reads `value` (an array), may write its output
+// over it: every operand that is `value` is read at the output's own index
+// only, or is the one operand of a dynamic-update-slice updated in place
+// (with `update_in_place`).
+bool MayOverwrite(const HloInstruction& instr, int64_t value,
+                  const BufferAssignment& a, bool update_in_place) {
+  if (instr.shape().IsTuple()) return false;
+  const int64_t updated = update_in_place ? InPlaceOperand(instr) : -1;
+  for (int64_t k = 0; k < instr.operand_count(); ++k) {
+    const std::vector<int64_t>& leaves = a.LeafValues(instr.operand(k));
+    if (std::find(leaves.begin(), leaves.end(), value) == leaves.end()) {
+      continue;
+    }
+    if (leaves.size() != 1) return false;
+    const bool in_place_update =
+        k == updated && OperandUses(instr, value, a) == 1;
+    if (!in_place_update && !ReadsAtOutputIndexOnly(instr, k)) return false;
+  }
+  return true;
+}
+
+// BufferAssignmentOptions::loop_state_in_place: marks each root leaf j
+// that may live in parameter leaf j's buffer (state_of), and in_place_of
+// where its own instruction reads that leaf last. Live ranges are known;
+// allocations are not made yet.
+void TakeOverLoopState(const HloComputation& computation, bool update_in_place,
+                       BufferAssignment* a) {
+  if (computation.num_parameters() != 1) return;
+  const std::vector<int64_t> params =
+      a->LeafValues(computation.parameter_instruction(0));
+  const std::vector<int64_t> roots =
+      a->LeafValues(computation.root_instruction());
+  if (params.size() != roots.size()) return;
+  for (size_t j = 0; j < roots.size(); ++j) {
+    BufferValue& v = a->values[roots[j]];
+    const BufferValue& p = a->values[params[j]];
+    const HloOpcode opcode = v.instruction->opcode();
+    // A leaf passed through, a value placed already (returned twice), a
+    // parameter or constant (copied), an old leaf the root returns
+    // elsewhere (read by the copy back), another shape or layout.
+    if (roots[j] == params[j] || v.state_of >= 0 ||
+        opcode == HloOpcode::kParameter || opcode == HloOpcode::kConstant ||
+        p.live_out || !v.shape.Equal(p.shape, /*compare_layouts=*/true)) {
+      continue;
+    }
+    if (p.last_use >= v.defined_at) {
+      // Only the instruction that defines it may read the old leaf there,
+      // and only in a way that may overwrite it.
+      if (p.last_use != v.defined_at ||
+          !MayOverwrite(*v.instruction, params[j], *a, update_in_place)) {
+        continue;
+      }
+      v.in_place_of = params[j];
+    }
+    v.state_of = params[j];
+  }
+}
+
 struct Group {
   std::vector<int64_t> values;
   int64_t start = 0;
@@ -177,6 +299,22 @@ std::string LiveText(const BufferValue& value) {
   return absl::StrCat(
       value.defined_at, "..",
       value.live_out ? std::string("end") : absl::StrCat(value.last_use));
+}
+
+// `instr`'s users, looking through the buffer aliases (get-tuple-element,
+// tuple, bitcast) that name its bytes: the aliases into `aliases`, the
+// others into `readers`.
+void CollectUsers(const HloInstruction* instr,
+                  std::vector<const HloInstruction*>* aliases,
+                  std::vector<const HloInstruction*>* readers) {
+  for (const HloInstruction* user : instr->users()) {
+    if (IsBufferAlias(*user)) {
+      aliases->push_back(user);
+      CollectUsers(user, aliases, readers);
+    } else {
+      readers->push_back(user);
+    }
+  }
 }
 
 }  // namespace
@@ -290,6 +428,8 @@ std::string BufferAssignment::ToString() const {
          absl::StrCat(v.offset),
          v.in_place_of >= 0
              ? absl::StrCat("in place of ", values[v.in_place_of].Name())
+         : v.state_of >= 0
+             ? absl::StrCat("loop state ", values[v.state_of].Name())
              : ""});
   }
   std::vector<size_t> widths(rows[0].size(), 0);
@@ -405,6 +545,10 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
     result.values[id].live_out = true;
     result.values[id].last_use = static_cast<int64_t>(order.size());
   }
+  if (options.loop_state_in_place) {
+    TakeOverLoopState(computation, options.in_place_dynamic_update_slice,
+                      &result);
+  }
 
   // Allocations of their own; the rest go to the arena.
   auto add_allocation = [&](BufferAllocation::Kind kind, int64_t size) {
@@ -423,6 +567,9 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
     } else if (opcode == HloOpcode::kConstant) {
       value.allocation =
           add_allocation(BufferAllocation::Kind::kConstant, value.size);
+    } else if (value.state_of >= 0) {
+      // The parameter's value comes first: it is defined earlier.
+      value.allocation = result.values[value.state_of].allocation;
     } else if (value.live_out) {
       value.allocation =
           add_allocation(BufferAllocation::Kind::kOutput, value.size);
@@ -446,11 +593,8 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
         !instr->shape().IsTuple()) {
       const HloInstruction* operand = instr->operand(operand_number);
       const std::vector<int64_t>& target = result.leaf_values.at(operand);
-      int64_t uses = 0;
-      for (const HloInstruction* o : instr->operands()) {
-        for (int64_t v : result.leaf_values.at(o)) uses += v == target[0];
-      }
-      if (target.size() == 1 && is_arena(target[0]) && uses == 1 &&
+      if (target.size() == 1 && is_arena(target[0]) &&
+          OperandUses(*instr, target[0], result) == 1 &&
           result.values[target[0]].last_use == value.defined_at &&
           operand->shape().Equal(instr->shape(), /*compare_layouts=*/true)) {
         Group& group = groups[group_of[target[0]]];
@@ -489,6 +633,71 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
     for (int64_t id : group.values) result.values[id].offset = group.offset;
   }
   return result;
+}
+
+absl::StatusOr<std::vector<HloInstruction*>> LoopBodyOrder(
+    const HloComputation& body) {
+  std::vector<HloInstruction*> order = body.MakeInstructionPostOrder();
+  if (body.num_parameters() != 1) return order;
+  BufferAssignmentOptions options;
+  options.loop_state_in_place = true;
+  const size_t leaves = LeafCount(body.root_instruction()->shape());
+  for (size_t j = 0; j < leaves; ++j) {
+    HLOC_ASSIGN_OR_RETURN(BufferAssignment a,
+                          AssignBuffers(body, order, options));
+    const std::vector<int64_t>& params =
+        a.LeafValues(body.parameter_instruction(0));
+    const std::vector<int64_t>& roots = a.LeafValues(body.root_instruction());
+    if (params.size() != roots.size()) return order;
+    const BufferValue& v = a.values[roots[j]];
+    const BufferValue& p = a.values[params[j]];
+    const HloOpcode opcode = v.instruction->opcode();
+    if (v.state_of >= 0 || roots[j] == params[j] || p.live_out ||
+        opcode == HloOpcode::kParameter || opcode == HloOpcode::kConstant ||
+        p.last_use < v.defined_at) {
+      continue;
+    }
+    // Moved after the last read of the old leaf, with the aliases of it
+    // that stand before that.
+    std::vector<const HloInstruction*> aliases, readers;
+    CollectUsers(v.instruction, &aliases, &readers);
+    bool movable = true;
+    for (const HloInstruction* reader : readers) {
+      movable &= std::find(order.begin() + p.last_use + 1, order.end(),
+                           reader) != order.end();
+    }
+    // One that reads the old leaf itself reads it last there: it must be
+    // able to overwrite it.
+    bool reads_old = false;
+    for (const HloInstruction* operand : v.instruction->operands()) {
+      for (int64_t value : a.LeafValues(operand)) {
+        reads_old |= value == params[j];
+      }
+    }
+    movable &= !reads_old || MayOverwrite(*v.instruction, params[j], a,
+                                          /*update_in_place=*/true);
+    if (!movable) continue;
+    std::vector<HloInstruction*> moved;
+    std::vector<HloInstruction*> rest;
+    for (int64_t i = 0; i < static_cast<int64_t>(order.size()); ++i) {
+      HloInstruction* instr = order[i];
+      const bool alias =
+          std::find(aliases.begin(), aliases.end(), instr) != aliases.end();
+      if (i <= p.last_use && (instr == v.instruction || alias)) {
+        moved.push_back(instr);
+      } else {
+        rest.push_back(instr);
+      }
+      if (i == p.last_use) {
+        // Everything before and at the last read is placed: the moved
+        // ones follow it, in their order.
+        rest.insert(rest.end(), moved.begin(), moved.end());
+        moved.clear();
+      }
+    }
+    order = std::move(rest);
+  }
+  return order;
 }
 
 absl::Status VerifyBufferAssignment(const BufferAssignment& a) {
@@ -543,9 +752,11 @@ absl::Status VerifyBufferAssignment(const BufferAssignment& a) {
       }
     }
   }
+  std::vector<int64_t> root_leaves;
   if (!a.order.empty()) {
     const HloInstruction* root = a.order.back()->parent()->root_instruction();
-    for (int64_t id : leaves[root]) expected_last_use[id] = end;
+    root_leaves = leaves[root];
+    for (int64_t id : root_leaves) expected_last_use[id] = end;
   }
 
   for (size_t i = 0; i < a.values.size(); ++i) {
@@ -567,7 +778,21 @@ absl::Status VerifyBufferAssignment(const BufferAssignment& a) {
                   alloc.size, " bytes) aligned");
     }
     BufferAllocation::Kind want = BufferAllocation::Kind::kArena;
-    if (v.instruction->opcode() == HloOpcode::kParameter) {
+    if (v.state_of >= 0) {
+      // A loop state taken over: root leaf j in parameter 0's leaf j.
+      const auto j = std::find(root_leaves.begin(), root_leaves.end(),
+                               static_cast<int64_t>(i));
+      const BufferValue& p = a.values.at(v.state_of);
+      if (j == root_leaves.end() || !v.live_out ||
+          p.instruction->opcode() != HloOpcode::kParameter ||
+          p.instruction->parameter_number() != 0 ||
+          p.leaf != j - root_leaves.begin() || v.allocation != p.allocation ||
+          v.offset != p.offset) {
+        return fail(v.Name(), " takes over ", p.Name(),
+                    " but is not the root leaf in its buffer");
+      }
+      want = BufferAllocation::Kind::kParameter;
+    } else if (v.instruction->opcode() == HloOpcode::kParameter) {
       want = BufferAllocation::Kind::kParameter;
       if (alloc.parameter_number != v.instruction->parameter_number() ||
           alloc.parameter_leaf != v.leaf) {
@@ -598,18 +823,23 @@ absl::Status VerifyBufferAssignment(const BufferAssignment& a) {
     for (size_t j = i + 1; j < a.values.size(); ++j) {
       const BufferValue& y = a.values[j];
       if (x.allocation != y.allocation) continue;
+      // A parameter's bytes are there from the start.
+      int64_t x_start = x.defined_at, y_start = y.defined_at;
       if (a.allocations[x.allocation].kind != BufferAllocation::Kind::kArena) {
-        return fail(x.Name(), " and ", y.Name(), " share allocation #",
-                    x.allocation, " of kind ",
-                    AllocationKindName(a.allocations[x.allocation].kind));
+        const bool state_pair = x.state_of == static_cast<int64_t>(j) ||
+                                y.state_of == static_cast<int64_t>(i);
+        if (!state_pair) {
+          return fail(x.Name(), " and ", y.Name(), " share allocation #",
+                      x.allocation, " of kind ",
+                      AllocationKindName(a.allocations[x.allocation].kind));
+        }
+        (x.state_of >= 0 ? y_start : x_start) = 0;
       }
       if (x.size == 0 || y.size == 0 ||
           !(x.offset < y.offset + y.size && y.offset < x.offset + x.size)) {
         continue;
       }
-      if (!Overlap(x.defined_at, x.last_use, y.defined_at, y.last_use)) {
-        continue;
-      }
+      if (!Overlap(x_start, x.last_use, y_start, y.last_use)) continue;
       const bool in_place = (y.in_place_of == static_cast<int64_t>(i) &&
                              x.last_use == y.defined_at) ||
                             (x.in_place_of == static_cast<int64_t>(j) &&

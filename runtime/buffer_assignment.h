@@ -34,6 +34,16 @@
 // read for the last time there. The kernels read the operand only at the
 // output element's own index, so this is safe; the pair shares one arena
 // range and is marked (in_place_of).
+//
+// Loop state in place (loop_state_in_place, for a while body: one
+// parameter, the loop state, whose leaf j the runtime refills from root
+// leaf j after every iteration): root leaf j is written straight into
+// parameter leaf j's buffer where nothing reads the old state leaf after
+// it is defined (or only the dynamic-update-slice that defines it, in
+// place as above, or an elementwise op or loop fusion that reads it only
+// at the index it writes), so the iteration needs no copy back. A root leaf
+// that is a parameter or constant, a state leaf the root also returns elsewhere
+// (a swap), and a later read of the old leaf keep the copy.
 #ifndef RUNTIME_BUFFER_ASSIGNMENT_H_
 #define RUNTIME_BUFFER_ASSIGNMENT_H_
 
@@ -60,6 +70,9 @@ struct BufferAssignmentOptions {
   int64_t alignment = 64;
   // Let dynamic-update-slice overwrite its operand (see above).
   bool in_place_dynamic_update_slice = true;
+  // The computation is a while body: root leaves may take over their
+  // state leaves (see above).
+  bool loop_state_in_place = false;
 };
 
 struct BufferAllocation {
@@ -92,6 +105,9 @@ struct BufferValue {
   int64_t offset = 0;
   // The value whose buffer this one overwrites in place, or -1.
   int64_t in_place_of = -1;
+  // A root leaf in its loop state leaf's parameter allocation
+  // (loop_state_in_place): that parameter value, or -1.
+  int64_t state_of = -1;
 
   // "add.3", or "fusion.2{1}" for a leaf of a tuple.
   std::string Name() const;
@@ -133,13 +149,24 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
     const HloComputation& computation, absl::Span<HloInstruction* const> order,
     const BufferAssignmentOptions& options = {});
 
+// A while body's order (its post order to begin with) in which each new
+// state leaf is made after the last read of the old one, where none of
+// its readers needs it earlier, so that loop_state_in_place can write it
+// into the state leaf's buffer: post order makes a scan's new counter
+// first, before the updates that index with the old one, which would cost
+// a copy back every iteration.
+absl::StatusOr<std::vector<HloInstruction*>> LoopBodyOrder(
+    const HloComputation& body);
+
 // The interference checker: recomputes the leaves and live ranges from the
 // instructions and checks, for every pair of values, that values whose
 // bytes overlap in one allocation are never live at the same position
 // (except a marked in-place pair, which meets at exactly one position);
 // that parameters, constants and outputs sit alone in allocations of their
-// kind; and that every value fits its allocation, aligned. The first
-// violation comes back as an Internal error naming both values.
+// kind (except a root leaf j in parameter 0's leaf j, after the last read
+// of that parameter: a loop state taken over); and that every value fits its
+// allocation, aligned. The first violation comes back as an Internal error
+// naming both values.
 absl::Status VerifyBufferAssignment(const BufferAssignment& assignment);
 
 }  // namespace hloc

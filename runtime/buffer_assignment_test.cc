@@ -318,6 +318,229 @@ ENTRY e {
   EXPECT_EQ(b.arena_bytes(), 512);
 }
 
+// A while body's plan with loop_state_in_place, checked.
+BufferAssignment AssignBody(const HloModule& module,
+                            const std::string& computation) {
+  const HloComputation* body = module.GetComputationWithName(computation);
+  EXPECT_NE(body, nullptr) << computation;
+  BufferAssignmentOptions options;
+  options.loop_state_in_place = true;
+  auto assignment =
+      AssignBuffers(*body, body->MakeInstructionPostOrder(), options);
+  EXPECT_TRUE(assignment.ok()) << assignment.status();
+  absl::Status verified = VerifyBufferAssignment(*assignment);
+  EXPECT_TRUE(verified.ok()) << verified << "\n" << assignment->ToString();
+  return *std::move(assignment);
+}
+
+// Root leaf `j` of `computation`'s plan: the parameter leaf whose buffer it
+// took over, or -1.
+int64_t StateOf(const BufferAssignment& a, const HloComputation& computation,
+                int64_t j) {
+  const BufferValue& v =
+      a.values[a.LeafValues(computation.root_instruction()).at(j)];
+  if (v.state_of < 0) return -1;
+  EXPECT_EQ(a.allocations[v.allocation].kind,
+            BufferAllocation::Kind::kParameter);
+  return a.values[v.state_of].leaf;
+}
+
+TEST(BufferAssignmentTest, LoopStateInPlace) {
+  // A scan step: the counter and the carry are recomputed after their last
+  // reads; ys is updated at i in place; w is passed through; the old carry
+  // is read again after the new one exists (no takeover for it would be
+  // wrong, so the new counter must not wait on it); swapped leaves copy.
+  const std::string text = R"(
+HloModule scan
+body {
+  s = (s32[], f32[8], f32[16,8], f32[8], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  c = f32[8] get-tuple-element(s), index=1
+  ys = f32[16,8] get-tuple-element(s), index=2
+  w = f32[8] get-tuple-element(s), index=3
+  a = f32[4] get-tuple-element(s), index=4
+  b = f32[4] get-tuple-element(s), index=5
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  cw = f32[8] multiply(c, w)
+  c2 = f32[8] tanh(cw)
+  row = f32[1,8] reshape(c2)
+  zero = s32[] constant(0)
+  ys2 = f32[16,8] dynamic-update-slice(ys, row, i, zero)
+  ROOT r = (s32[], f32[8], f32[16,8], f32[8], f32[4], f32[4]) tuple(next, c2, ys2, w, b, a)
+}
+cond {
+  s = (s32[], f32[8], f32[16,8], f32[8], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(16)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY e {
+  init = (s32[], f32[8], f32[16,8], f32[8], f32[4], f32[4]) parameter(0)
+  ROOT loop = (s32[], f32[8], f32[16,8], f32[8], f32[4], f32[4]) while(init), condition=cond, body=body
+})";
+  auto module = Parse(text);
+  ASSERT_NE(module, nullptr);
+  const HloComputation& body = *module->GetComputationWithName("body");
+  BufferAssignment a = AssignBody(*module, "body");
+  // next is defined before ys2 reads i for the last time (post order puts
+  // it first): it keeps its own buffer and the copy back.
+  const BufferValue& next =
+      a.values[a.LeafValues(body.GetInstructionWithName("next"))[0]];
+  const BufferValue& i =
+      a.values[a.LeafValues(body.GetInstructionWithName("i"))[0]];
+  EXPECT_EQ(StateOf(a, body, 0), next.defined_at > i.last_use ? 0 : -1);
+  EXPECT_EQ(StateOf(a, body, 1), 1);
+  // The update reads ys for the last time and writes it in place.
+  EXPECT_EQ(StateOf(a, body, 2), 2);
+  const BufferValue& ys2 =
+      a.values[a.LeafValues(body.GetInstructionWithName("ys2"))[0]];
+  EXPECT_EQ(ys2.in_place_of, a.LeafValues(body.parameter_instruction(0))[2]);
+  EXPECT_NE(a.ToString().find("in place of s{2}"), std::string::npos)
+      << a.ToString();
+  EXPECT_EQ(StateOf(a, body, 3), -1);  // passed through: no copy at all
+  EXPECT_EQ(StateOf(a, body, 4), -1);  // swapped: copied
+  EXPECT_EQ(StateOf(a, body, 5), -1);
+  // Only the counter (if anything) is an output of its own.
+  EXPECT_LE(a.AllocationBytes(BufferAllocation::Kind::kOutput), 64);
+
+  // The old carry read after the new one is made: no takeover.
+  auto late = Parse(absl::StrReplaceAll(
+      text,
+      {{"tuple(next, c2, ys2, w, b, a)", "tuple(next, c2, ys2, late, b, a)"},
+       {"ROOT r =", "late = f32[8] add(c, c2)\n  ROOT r ="}}));
+  ASSERT_NE(late, nullptr);
+  BufferAssignment b = AssignBody(*late, "body");
+  EXPECT_EQ(StateOf(b, *late->GetComputationWithName("body"), 1), -1);
+  EXPECT_EQ(StateOf(b, *late->GetComputationWithName("body"), 3), 3);
+
+  // LoopBodyOrder makes the new counter after the update's last read of
+  // the old one; it then overwrites the old counter in place.
+  auto reordered = LoopBodyOrder(body);
+  ASSERT_TRUE(reordered.ok()) << reordered.status();
+  BufferAssignmentOptions options;
+  options.loop_state_in_place = true;
+  auto r = AssignBuffers(body, *reordered, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(VerifyBufferAssignment(*r).ok()) << r->ToString();
+  EXPECT_EQ(StateOf(*r, body, 0), 0) << r->ToString();
+  EXPECT_EQ(StateOf(*r, body, 1), 1);
+  EXPECT_EQ(StateOf(*r, body, 2), 2);
+  EXPECT_EQ(r->AllocationBytes(BufferAllocation::Kind::kOutput), 0);
+
+  // Without the option, every recomputed leaf is an output of its own.
+  const HloComputation* plain_body = module->GetComputationWithName("body");
+  auto plain =
+      AssignBuffers(*plain_body, plain_body->MakeInstructionPostOrder());
+  ASSERT_TRUE(plain.ok());
+  for (const BufferValue& v : plain->values) EXPECT_EQ(v.state_of, -1);
+}
+
+TEST(BufferAssignmentTest, LoopStateOverwrittenElementwise) {
+  // Each new leaf reads its old one last, in the instruction that makes
+  // it: an elementwise op and an elementwise loop fusion may overwrite it;
+  // a fusion that reads it through a reverse (another index) or a
+  // broadcast may not.
+  const std::string text = R"(
+HloModule m
+elementwise {
+  a = f32[8] parameter(0)
+  b = f32[8] parameter(1)
+  k = f32[] constant(2)
+  kb = f32[8] broadcast(k), dimensions={}
+  ab = f32[8] multiply(a, kb)
+  ROOT s = f32[8] add(ab, b)
+}
+reversed {
+  a = f32[8] parameter(0)
+  b = f32[8] parameter(1)
+  ar = f32[8] reverse(a), dimensions={0}
+  ROOT s = f32[8] add(ar, b)
+}
+broadcasting {
+  a = f32[8] parameter(0)
+  b = f32[8,8] parameter(1)
+  ab = f32[8,8] broadcast(a), dimensions={0}
+  ROOT s = f32[8,8] add(ab, b)
+}
+body {
+  s = (f32[8], f32[8], f32[8], f32[8,8], f32[8]) parameter(0)
+  x = f32[8] get-tuple-element(s), index=0
+  y = f32[8] get-tuple-element(s), index=1
+  z = f32[8] get-tuple-element(s), index=2
+  w = f32[8,8] get-tuple-element(s), index=3
+  u = f32[8] get-tuple-element(s), index=4
+  x2 = f32[8] tanh(x)
+  y2 = f32[8] fusion(y, x2), kind=kLoop, calls=elementwise
+  z2 = f32[8] fusion(z, x2), kind=kLoop, calls=reversed
+  w2 = f32[8,8] fusion(u, w), kind=kLoop, calls=broadcasting
+  u2 = f32[8] fusion(u, x2), kind=kLoop, calls=elementwise
+  ROOT r = (f32[8], f32[8], f32[8], f32[8,8], f32[8]) tuple(x2, y2, z2, w2, u2)
+})";
+  auto module = Parse(text);
+  ASSERT_NE(module, nullptr);
+  const HloComputation& body = *module->GetComputationWithName("body");
+  BufferAssignment a = AssignBody(*module, "body");
+  const std::vector<int64_t>& params =
+      a.LeafValues(body.parameter_instruction(0));
+  auto in_place_of = [&](int64_t j) {
+    return a.values[a.LeafValues(body.root_instruction()).at(j)].in_place_of;
+  };
+  EXPECT_EQ(StateOf(a, body, 0), 0);
+  EXPECT_EQ(in_place_of(0), params[0]);
+  EXPECT_EQ(StateOf(a, body, 1), 1);
+  EXPECT_EQ(in_place_of(1), params[1]);
+  EXPECT_EQ(StateOf(a, body, 2), -1);
+  // w2 reads w elementwise, but u through a broadcast: w is overwritten in
+  // place; u2 comes after w2, u's last read, and takes u over.
+  EXPECT_EQ(StateOf(a, body, 3), 3);
+  EXPECT_EQ(in_place_of(3), params[3]);
+  const BufferValue& u = a.values[params[4]];
+  const BufferValue& u2 = a.values[a.LeafValues(body.root_instruction())[4]];
+  EXPECT_EQ(StateOf(a, body, 4), u.last_use <= u2.defined_at ? 4 : -1);
+}
+
+TEST(BufferAssignmentTest, CheckerCatchesABadLoopStateTakeover) {
+  auto module = Parse(R"(
+HloModule m
+body {
+  s = (f32[8], f32[8]) parameter(0)
+  x = f32[8] get-tuple-element(s), index=0
+  y = f32[8] get-tuple-element(s), index=1
+  x2 = f32[8] exponential(x)
+  yn = f32[8] negate(y)
+  y2 = f32[8] add(yn, x)
+  ROOT r = (f32[8], f32[8]) tuple(x2, y2)
+})");
+  ASSERT_NE(module, nullptr);
+  const HloComputation& body = *module->GetComputationWithName("body");
+  BufferAssignment a = AssignBody(*module, "body");
+  const std::vector<int64_t>& roots = a.LeafValues(body.root_instruction());
+  const std::vector<int64_t>& params =
+      a.LeafValues(body.parameter_instruction(0));
+  // y2 takes over y; x2 cannot, as y2 reads x after it.
+  EXPECT_EQ(StateOf(a, body, 0), -1);
+  EXPECT_EQ(StateOf(a, body, 1), 1);
+  // Forced onto x's buffer, x2 would overwrite x before y2 reads it.
+  BufferAssignment bad = a;
+  bad.values[roots[0]].state_of = params[0];
+  bad.values[roots[0]].allocation = a.values[params[0]].allocation;
+  bad.values[roots[0]].offset = 0;
+  absl::Status status = VerifyBufferAssignment(bad);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("overlap"), std::string::npos) << status;
+  // Onto the other leaf's buffer: not its own state leaf.
+  BufferAssignment crossed = a;
+  crossed.values[roots[0]].state_of = params[1];
+  crossed.values[roots[0]].allocation = a.values[params[1]].allocation;
+  crossed.values[roots[0]].offset = 0;
+  status = VerifyBufferAssignment(crossed);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("not the root leaf in its buffer"),
+            std::string::npos)
+      << status;
+}
+
 TEST(BufferAssignmentTest, RejectsBadOrders) {
   auto module = Parse(R"(
 HloModule m

@@ -60,8 +60,9 @@ absl::StatusOr<std::vector<ExecutableStep>> EmitWhile(
   AppendCopies(hlo, init, state, *executable, &steps);
 
   HLOC_ASSIGN_OR_RETURN(NestedSteps condition,
-                        compile(*hlo.while_condition(), state));
-  HLOC_ASSIGN_OR_RETURN(NestedSteps body, compile(*hlo.while_body(), state));
+                        compile(*hlo.while_condition(), state, false));
+  HLOC_ASSIGN_OR_RETURN(NestedSteps body,
+                        compile(*hlo.while_body(), state, true));
   if (condition.root_slots.size() != 1 || body.root_slots.size() != n) {
     return absl::InternalError(
         absl::StrCat(hlo.name(), ": condition or body of the wrong shape"));
@@ -107,7 +108,8 @@ absl::StatusOr<std::vector<ExecutableStep>> EmitConditional(
     std::vector<int64_t> operand(slots.begin() + next,
                                  slots.begin() + next + leaves);
     next += leaves;
-    HLOC_ASSIGN_OR_RETURN(NestedSteps branch, compile(*branches[b], operand));
+    HLOC_ASSIGN_OR_RETURN(NestedSteps branch,
+                          compile(*branches[b], operand, false));
     if (static_cast<int64_t>(branch.root_slots.size()) != outputs) {
       return absl::InternalError(
           absl::StrCat(hlo.name(), ": branch ", b, " of the wrong shape"));
@@ -122,13 +124,19 @@ absl::StatusOr<std::vector<ExecutableStep>> EmitConditional(
 
 absl::StatusOr<NestedPlan> PlanNestedComputation(
     const HloComputation& computation,
-    const std::vector<int64_t>& parameter_slots, absl::string_view backend,
-    Executable* executable) {
+    const std::vector<int64_t>& parameter_slots, bool loop_body,
+    absl::string_view backend, Executable* executable) {
   NestedPlan plan;
-  plan.order = computation.MakeInstructionPostOrder();
+  if (loop_body) {
+    HLOC_ASSIGN_OR_RETURN(plan.order, LoopBodyOrder(computation));
+  } else {
+    plan.order = computation.MakeInstructionPostOrder();
+  }
   HLOC_RETURN_IF_ERROR(CheckCodegenShapes(plan.order, backend));
+  BufferAssignmentOptions options;
+  options.loop_state_in_place = loop_body;
   HLOC_ASSIGN_OR_RETURN(plan.assignment,
-                        AssignBuffers(computation, plan.order));
+                        AssignBuffers(computation, plan.order, options));
   HLOC_ASSIGN_OR_RETURN(
       plan.slot_of,
       AppendBufferPlan(plan.assignment, /*nested=*/true, executable));
@@ -142,6 +150,11 @@ absl::StatusOr<NestedPlan> PlanNestedComputation(
       }
       plan.slot_of[value] = parameter_slots[next++];
     }
+  }
+  // Root leaves written into their loop state leaves' slots.
+  for (size_t value = 0; value < plan.assignment.values.size(); ++value) {
+    const int64_t state = plan.assignment.values[value].state_of;
+    if (state >= 0) plan.slot_of[value] = plan.slot_of[state];
   }
   for (int64_t value :
        plan.assignment.LeafValues(computation.root_instruction())) {

@@ -8,9 +8,14 @@
 // they receive, so no copy goes in:
 //   while: the loop state lives in the while's output slots. The initial
 //     state is copied there before the loop; condition and body read it
-//     there; after each body run its root's leaves are copied back into it
-//     (through a scratch slot where a leaf is another state leaf: a body
-//     that swaps two state leaves must not read one it already overwrote).
+//     there; the body writes a new state leaf straight into its slot where
+//     nothing reads the old one afterwards (buffer_assignment.h,
+//     loop_state_in_place: a scan's dynamic-update-slice of its outputs
+//     then writes one slice in place instead of copying the whole array
+//     twice an iteration); its other root leaves are copied back after
+//     each body run (through a scratch slot where a leaf is another state
+//     leaf: a body that swaps two state leaves must not read one it
+//     already overwrote).
 //     A loop with a known trip count (hlo/while_trip_count.h) carries it,
 //     and the runtimes then run the body that many times without the
 //     condition.
@@ -52,18 +57,21 @@ struct NestedPlan {
 };
 
 // Plans `computation` with its parameters' leaves (depth-first, all
-// parameters in order) on `parameter_slots`; `backend` names the
-// compiler in errors about shapes it cannot compile.
+// parameters in order) on `parameter_slots`; `loop_body`: it is a while
+// body, whose root leaves may take over their state leaves' slots (then
+// root_slots names those slots). `backend` names the compiler in errors
+// about shapes it cannot compile.
 absl::StatusOr<NestedPlan> PlanNestedComputation(
     const HloComputation& computation,
-    const std::vector<int64_t>& parameter_slots, absl::string_view backend,
-    Executable* executable);
+    const std::vector<int64_t>& parameter_slots, bool loop_body,
+    absl::string_view backend, Executable* executable);
 
 // Compiles `computation` with its parameters' leaves (depth-first, all
-// parameters in order) on `parameter_slots`.
+// parameters in order) on `parameter_slots`, as a while body where
+// `loop_body` (PlanNestedComputation).
 using NestedCompiler = std::function<absl::StatusOr<NestedSteps>(
     const HloComputation& computation,
-    const std::vector<int64_t>& parameter_slots)>;
+    const std::vector<int64_t>& parameter_slots, bool loop_body)>;
 
 // The steps of a while or conditional `hlo` whose operand leaves and then
 // output leaves are `slots`. Adds scratch slots to `executable` if needed.

@@ -103,8 +103,9 @@ class CpuStepEmitter {
           EmitControlFlowSteps(
               instr, slots,
               [this](const HloComputation& computation,
-                     const std::vector<int64_t>& parameter_slots) {
-                return EmitNested(computation, parameter_slots);
+                     const std::vector<int64_t>& parameter_slots,
+                     bool loop_body) {
+                return EmitNested(computation, parameter_slots, loop_body);
               },
               executable_);
       --nesting_;
@@ -141,11 +142,11 @@ class CpuStepEmitter {
   // on `parameter_slots`.
   absl::StatusOr<NestedSteps> EmitNested(
       const HloComputation& computation,
-      const std::vector<int64_t>& parameter_slots) {
+      const std::vector<int64_t>& parameter_slots, bool loop_body) {
     HLOC_ASSIGN_OR_RETURN(
         NestedPlan plan,
-        PlanNestedComputation(computation, parameter_slots, "CPU backend",
-                              executable_));
+        PlanNestedComputation(computation, parameter_slots, loop_body,
+                              "CPU backend", executable_));
     NestedSteps nested;
     for (const PlannedStep& planned : PlanSteps(plan.order, plan.assignment)) {
       std::vector<int64_t> slots;

@@ -140,11 +140,11 @@ class StepEmitter {
   // on `parameter_slots` (control_flow_steps.h).
   absl::StatusOr<NestedSteps> EmitNested(
       const HloComputation& computation,
-      const std::vector<int64_t>& parameter_slots) {
+      const std::vector<int64_t>& parameter_slots, bool loop_body) {
     HLOC_ASSIGN_OR_RETURN(
         NestedPlan plan,
-        PlanNestedComputation(computation, parameter_slots, "GPU backend",
-                              executable_));
+        PlanNestedComputation(computation, parameter_slots, loop_body,
+                              "GPU backend", executable_));
     NestedSteps nested;
     HLOC_ASSIGN_OR_RETURN(nested.steps,
                           Emit(plan.order, plan.assignment, plan.slot_of));
@@ -166,8 +166,9 @@ class StepEmitter {
           EmitControlFlowSteps(
               instr, slots,
               [this](const HloComputation& computation,
-                     const std::vector<int64_t>& parameter_slots) {
-                return EmitNested(computation, parameter_slots);
+                     const std::vector<int64_t>& parameter_slots,
+                     bool loop_body) {
+                return EmitNested(computation, parameter_slots, loop_body);
               },
               executable_));
       for (ExecutableStep& step : control) steps->push_back(std::move(step));
