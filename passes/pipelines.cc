@@ -7,6 +7,7 @@
 #include "passes/async_collectives_to_sync.h"
 #include "passes/cholesky_expander.h"
 #include "passes/collective_layout.h"
+#include "passes/control_flow_layout.h"
 #include "passes/convolution_layout.h"
 #include "passes/convolution_to_gemm.h"
 #include "passes/cudnn_convolution_calls.h"
@@ -14,6 +15,7 @@
 #include "passes/dce.h"
 #include "passes/dot_convert_folding.h"
 #include "passes/dot_operand_order.h"
+#include "passes/dot_strength_reduction.h"
 #include "passes/dot_tf32_operand_layout.h"
 #include "passes/fft_layout.h"
 #include "passes/float8_normalization.h"
@@ -22,21 +24,20 @@
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
+#include "passes/radix_sort_rewriter.h"
 #include "passes/reduce_window_to_scan.h"
 #include "passes/reduction_splitter.h"
 #include "passes/rng_bit_generator_expander.h"
 #include "passes/schedule_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplify_fp_conversions.h"
-#include "passes/radix_sort_rewriter.h"
 #include "passes/sort_splitter.h"
 #include "passes/sub_byte_normalization.h"
 #include "passes/topk_splitter.h"
+#include "passes/transpose_bitcasts.h"
 #include "passes/tree_reduction.h"
 #include "passes/triangular_solve_expander.h"
-#include "passes/transpose_bitcasts.h"
 #include "passes/tuple_layout.h"
-#include "passes/control_flow_layout.h"
 #include "passes/while_trip_count_annotator.h"
 
 namespace hloc {
@@ -114,6 +115,12 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   if (platform == "cuda" || platform == "rocm") {
     pipeline.AddPass<CholeskyExpander>();
     pipeline.AddPass<TriangularSolveExpander>(/*max_inverse_size=*/4096);
+    // A vector or tiny dot costs a GPU a library call (or a tiled kernel)
+    // of a few microseconds for little arithmetic, and on cuda splits the
+    // CUDA graph around it; as a multiply and a reduce it fuses with its
+    // neighbours (a recurrent cell's products inside its scan's body).
+    // Before simplification, which tidies the transposes and converts.
+    pipeline.AddPass<DotStrengthReduction>();
   }
   pipeline.AddPass(MakeSimplificationPipeline());
   // The code generators only move and convert 8-bit floats and sub-byte

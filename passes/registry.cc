@@ -11,6 +11,7 @@
 #include "passes/cholesky_expander.h"
 #include "passes/collective_layout.h"
 #include "passes/constant_folding.h"
+#include "passes/control_flow_layout.h"
 #include "passes/convolution_layout.h"
 #include "passes/convolution_to_gemm.h"
 #include "passes/cse.h"
@@ -19,6 +20,7 @@
 #include "passes/dce.h"
 #include "passes/dot_convert_folding.h"
 #include "passes/dot_operand_order.h"
+#include "passes/dot_strength_reduction.h"
 #include "passes/dot_tf32_operand_layout.h"
 #include "passes/fft_layout.h"
 #include "passes/float8_normalization.h"
@@ -27,6 +29,7 @@
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
+#include "passes/radix_sort_rewriter.h"
 #include "passes/reduce_window_to_scan.h"
 #include "passes/reduction_splitter.h"
 #include "passes/rng_bit_generator_expander.h"
@@ -35,16 +38,14 @@
 #include "passes/simplification.h"
 #include "passes/simplifier/algebraic_simplifier.h"
 #include "passes/simplify_fp_conversions.h"
-#include "passes/radix_sort_rewriter.h"
 #include "passes/sort_splitter.h"
 #include "passes/sub_byte_normalization.h"
 #include "passes/topk_expander.h"
 #include "passes/topk_splitter.h"
+#include "passes/transpose_bitcasts.h"
 #include "passes/tree_reduction.h"
 #include "passes/triangular_solve_expander.h"
-#include "passes/transpose_bitcasts.h"
 #include "passes/tuple_layout.h"
-#include "passes/control_flow_layout.h"
 #include "passes/tuple_simplifier.h"
 #include "passes/while_trip_count_annotator.h"
 
@@ -193,6 +194,11 @@ const PassEntry kPasses[] = {
      "topk rows longer than the GPU sort kernel's 8192 as a topk per chunk "
      "and a sort of the candidates (XLA's TopkSplitter)",
      Make<TopKSplitter>},
+    {"dot-strength-reduction",
+     "vector and small dots as a multiply of broadcasts and a reduce, which "
+     "fuse with their neighbours instead of a library call each (GPU; "
+     "XLA's DotStrengthReduction)",
+     Make<DotStrengthReduction>},
     {"reduction-splitter",
      "reductions over several runs of dimensions as one reduce per run, "
      "the largest first, so each is a row or column reduction (GPU; "
