@@ -12,6 +12,7 @@
 #include "runtime/dense_buffer.h"
 #include "runtime/device_run_staging.h"
 #include "runtime/evaluator_step.h"
+#include "runtime/graph_segments.h"
 
 namespace hloc {
 
@@ -51,21 +52,26 @@ struct CudaExecutor::Thunk {
   cuda::NcclCollectives::PreparedStep collective;
   std::unique_ptr<ThunkList> condition, body;
   std::vector<std::unique_ptr<ThunkList>> branches;
+  // A counted loop whose body stream capture can record
+  // (graph_segments.h): iterations per graph (0: none), and whether a
+  // step of it reads a parameter or writes an output (as a segment's
+  // touches_entry_io). Its graphs of that many iterations and of the
+  // remainder are captured on first use.
+  int64_t iterations_per_graph = 0;
+  bool touches_entry_io = false;
+  CUgraphExec loop_graph = nullptr, remainder_graph = nullptr;
   // Index into timed_steps_ (kernels, copies, library calls), else -1.
   int64_t timed = -1;
 };
 
-// A list of thunks cut into segments: a straight-line stretch of kernels
-// and copies with enough kernels becomes a graph.
+// A list of thunks cut into segments (graph_segments.h): a stretch of
+// kernels, copies and capturable counted loops with enough kernels becomes
+// a graph.
 struct CudaExecutor::ThunkList {
-  struct Segment {
-    size_t begin = 0, end = 0;
-    bool graph = false;
-    // Whether a step of it reads a parameter's or writes an output's
-    // allocation: a graph bakes in their plan addresses, so a device run
-    // (RunOnDevice), which moves them onto the caller's memory, issues such
-    // a segment step by step instead.
-    bool touches_entry_io = false;
+  // A graph bakes in the plan's addresses, so a device run (RunOnDevice),
+  // which moves parameters and results onto the caller's memory, issues a
+  // segment that touches_entry_io step by step instead.
+  struct Segment : GraphSegment {
     CUgraphExec executable = nullptr;  // Captured on first use.
   };
   std::vector<Thunk> thunks;
@@ -304,6 +310,10 @@ absl::Status CudaExecutor::Prepare(const std::vector<ExecutableStep>& steps,
         if (status.ok()) {
           status = Prepare(step.body, what + " body ", thunk.body.get());
         }
+        if (options_.use_graphs) {
+          thunk.iterations_per_graph = LoopIterationsPerGraph(step);
+          thunk.touches_entry_io = TouchesEntryIo(executable_, step);
+        }
         break;
       case Kind::kConditional:
         for (size_t b = 0; status.ok() && b < step.branches.size(); ++b) {
@@ -330,37 +340,13 @@ absl::Status CudaExecutor::Prepare(const std::vector<ExecutableStep>& steps,
     }
     list->thunks.push_back(std::move(thunk));
   }
-  // Segments: maximal stretches of kernels and copies; the others (and
-  // stretches with too few kernels) run step by step.
-  const std::vector<Thunk>& thunks = list->thunks;
-  for (size_t begin = 0; begin < thunks.size();) {
-    auto capturable = [&](size_t i) {
-      const Kind kind = thunks[i].step->kind;
-      return kind == Kind::kKernel || kind == Kind::kCopy;
-    };
-    size_t end = begin + 1;
-    int kernels = 0;
-    if (capturable(begin)) {
-      end = begin;
-      while (end < thunks.size() && capturable(end)) {
-        kernels += thunks[end].step->kind == Kind::kKernel;
-        ++end;
-      }
-    }
+  // Segments (graph_segments.h): stretches stream capture can record, a
+  // graph where they hold enough kernels; the rest run step by step.
+  for (const GraphSegment& planned : PlanGraphSegments(
+           executable_, steps, options_.use_graphs, kMinGraphKernels)) {
     ThunkList::Segment segment;
-    segment.begin = begin;
-    segment.end = end;
-    for (size_t i = begin; i < end; ++i) {
-      for (int64_t slot : thunks[i].step->buffers) {
-        const BufferAllocation::Kind kind =
-            executable_.allocations[executable_.buffers[slot].allocation].kind;
-        segment.touches_entry_io |= kind == BufferAllocation::Kind::kParameter ||
-                                    kind == BufferAllocation::Kind::kOutput;
-      }
-    }
-    segment.graph = options_.use_graphs && kernels >= kMinGraphKernels;
+    static_cast<GraphSegment&>(segment) = planned;
     list->segments.push_back(segment);
-    begin = end;
   }
   return absl::OkStatus();
 }
@@ -498,7 +484,6 @@ class CudaExecutor::Runner {
 
  private:
   absl::Status RunGraph(ThunkList* list, ThunkList::Segment* segment) {
-    cuda::CudaDriver* d = e_.driver_;
     const std::string what =
         absl::StrCat("the graph of ", list->thunks[segment->begin].what, " to ",
                      list->thunks[segment->end - 1].what);
@@ -509,30 +494,92 @@ class CudaExecutor::Runner {
         absl::Status tuned = TuneLibraryCall(list->thunks[i]);
         if (!tuned.ok()) return tuned;
       }
-      absl::Status status =
-          HLOC_CUDA_CALL(d, what, cuStreamBeginCapture, e_.stream_,
-                         cuda::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
-      if (!status.ok()) return status;
-      for (size_t i = segment->begin; status.ok() && i < segment->end; ++i) {
-        status = Issue(list->thunks[i]);
-      }
-      cuda::CUgraph graph = nullptr;
-      // Capture must end even after a failed launch, or the stream stays
-      // in capture mode.
-      const absl::Status ended =
-          HLOC_CUDA_CALL(d, what, cuStreamEndCapture, e_.stream_, &graph);
-      if (status.ok()) status = ended;
-      if (status.ok()) {
-        status = HLOC_CUDA_CALL(d, what, cuGraphInstantiate,
-                                &segment->executable, graph, 0);
-      }
-      if (graph != nullptr) d->cuGraphDestroy(graph);
-      if (!status.ok()) return status;
-      e_.graphs_.push_back(segment->executable);
+      absl::StatusOr<CUgraphExec> graph = Capture(what, [&]() {
+        absl::Status status;
+        for (size_t i = segment->begin; status.ok() && i < segment->end; ++i) {
+          status = Issue(list->thunks[i]);
+        }
+        return status;
+      });
+      if (!graph.ok()) return graph.status();
+      segment->executable = *graph;
     }
+    return LaunchGraph(what, segment->executable);
+  }
+
+  // A counted loop as graphs of whole iterations (graph_segments.h:
+  // LoopIterationsPerGraph): as many launches of the graph of
+  // iterations_per_graph iterations as fit the trip count, then the
+  // remainder's graph once.
+  absl::Status RunLoopInGraphs(Thunk& thunk) {
+    const int64_t trips = thunk.step->trip_count;
+    const int64_t per_graph = thunk.iterations_per_graph;
+    auto capture = [&](int64_t iterations, CUgraphExec* graph) {
+      if (*graph != nullptr) return absl::OkStatus();
+      absl::StatusOr<CUgraphExec> captured =
+          Capture(absl::StrCat(thunk.what, ", ", iterations, " iterations"),
+                  [&]() { return IssueIterations(thunk, iterations); });
+      if (!captured.ok()) return captured.status();
+      *graph = *captured;
+      return absl::OkStatus();
+    };
+    if (trips >= per_graph) {
+      absl::Status status = capture(per_graph, &thunk.loop_graph);
+      for (int64_t i = 0; status.ok() && i + per_graph <= trips;
+           i += per_graph) {
+        status = LaunchGraph(thunk.what, thunk.loop_graph);
+      }
+      if (!status.ok()) return status;
+    }
+    const int64_t rest = trips % per_graph;
+    if (rest == 0) return absl::OkStatus();
+    absl::Status status = capture(rest, &thunk.remainder_graph);
+    if (!status.ok()) return status;
+    return LaunchGraph(thunk.what, thunk.remainder_graph);
+  }
+
+  // Records what `issue` enqueues on the stream into a graph, and
+  // instantiates it (owned by the executor from then on).
+  absl::StatusOr<CUgraphExec> Capture(
+      const std::string& what, const std::function<absl::Status()>& issue) {
+    cuda::CudaDriver* d = e_.driver_;
+    absl::Status status =
+        HLOC_CUDA_CALL(d, what, cuStreamBeginCapture, e_.stream_,
+                       cuda::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+    if (!status.ok()) return status;
+    status = issue();
+    cuda::CUgraph graph = nullptr;
+    // Capture must end even after a failed launch, or the stream stays
+    // in capture mode.
+    const absl::Status ended =
+        HLOC_CUDA_CALL(d, what, cuStreamEndCapture, e_.stream_, &graph);
+    if (status.ok()) status = ended;
+    CUgraphExec executable = nullptr;
+    if (status.ok()) {
+      status =
+          HLOC_CUDA_CALL(d, what, cuGraphInstantiate, &executable, graph, 0);
+    }
+    if (graph != nullptr) d->cuGraphDestroy(graph);
+    if (!status.ok()) return status;
+    e_.graphs_.push_back(executable);
+    return executable;
+  }
+
+  absl::Status LaunchGraph(const std::string& what, CUgraphExec graph) {
     if (stats_ != nullptr) ++stats_->graph_launches;
-    return HLOC_CUDA_CALL(d, what, cuGraphLaunch, segment->executable,
-                          e_.stream_);
+    return HLOC_CUDA_CALL(e_.driver_, what, cuGraphLaunch, graph, e_.stream_);
+  }
+
+  // Enqueues `iterations` runs of a counted loop's body, every step issued
+  // in order (inside a capture: graph_segments.h).
+  absl::Status IssueIterations(const Thunk& thunk, int64_t iterations) {
+    for (int64_t i = 0; i < iterations; ++i) {
+      for (const Thunk& t : thunk.body->thunks) {
+        absl::Status status = Issue(t);
+        if (!status.ok()) return status;
+      }
+    }
+    return absl::OkStatus();
   }
 
   // A gemm's or conv's first call times its candidate algorithms on its
@@ -636,10 +683,15 @@ class CudaExecutor::Runner {
       }
       case ExecutableStep::Kind::kCollective:
         return IssueCollective(thunk);
+      case ExecutableStep::Kind::kWhile:
+        // A counted loop inside a graph's stretch (graph_segments.h).
+        if (step.trip_count < 0) break;
+        return IssueIterations(thunk, step.trip_count);
       default:
-        return absl::InternalError(
-            absl::StrCat(thunk.what, " cannot be issued on a stream"));
+        break;
     }
+    return absl::InternalError(
+        absl::StrCat(thunk.what, " cannot be issued on a stream"));
   }
 
   // A device id, an NCCL call, or a collective's group of one (the
@@ -685,7 +737,7 @@ class CudaExecutor::Runner {
     return absl::OkStatus();
   }
 
-  absl::Status RunThunk(const Thunk& thunk) {
+  absl::Status RunThunk(Thunk& thunk) {
     switch (thunk.step->kind) {
       case ExecutableStep::Kind::kKernel:
       case ExecutableStep::Kind::kCopy:
@@ -697,7 +749,12 @@ class CudaExecutor::Runner {
       case ExecutableStep::Kind::kWhile:
         // A counted loop (step.trip_count) enqueues its iterations without
         // running the condition or waiting for its predicate: the host
-        // stays ahead of the GPU instead of a round trip per iteration.
+        // stays ahead of the GPU instead of a round trip per iteration;
+        // where its body can be captured, as graphs of many iterations.
+        if (thunk.iterations_per_graph > 0 && !options_.time_steps &&
+            !(moved_ && thunk.touches_entry_io)) {
+          return RunLoopInGraphs(thunk);
+        }
         for (int64_t i = 0; i != thunk.step->trip_count; ++i) {
           if (thunk.step->trip_count < 0) {
             absl::Status status = RunList(thunk.condition.get());

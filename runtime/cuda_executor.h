@@ -10,15 +10,18 @@
 // Because the plan's addresses never change, kernel arguments are computed
 // once, and a run copies only the entry parameters in and the results out.
 //
-// Steps run in order on the stream. While loops and conditionals read their
-// predicate on the host (one small copy and a stream synchronisation per
-// decision). Collective steps are NCCL calls on the stream (a replicated
-// run, CudaExecutorOptions) or, alone, copies. Evaluator steps copy their slots to the host, run the
-// reference evaluator and copy the results back; they are counted and
-// reported (fallback_runs), never silent. A straight-line stretch of kernel
-// and copy steps holding at least kMinGraphKernels kernels is captured into
-// a CUDA graph the first time it runs and replayed afterwards, one launch
-// instead of one per kernel.
+// Steps run in order on the stream. While loops without a known trip count
+// and conditionals read their predicate on the host (one small copy and a
+// stream synchronisation per decision). Collective steps are NCCL calls on the
+// stream (a replicated run, CudaExecutorOptions) or, alone, copies. Evaluator
+// steps copy their slots to the host, run the reference evaluator and copy the
+// results back; they are counted and reported (fallback_runs), never silent. A
+// straight-line stretch of kernel and copy steps holding at least
+// kMinGraphKernels kernels is captured into a CUDA graph the first time it runs
+// and replayed afterwards, one launch instead of one per kernel; a loop with a
+// known trip count whose body is such steps joins the stretch unrolled, or (too
+// long for one graph) runs as graphs of many iterations each
+// (graph_segments.h).
 //
 // RunOnDevice runs on the caller's device memory instead: parameters read
 // in place, results written into buffers the caller provides.

@@ -289,6 +289,41 @@ TEST(CudaExecutorTest, WhileLoopConditionalConstantsAndTuple) {
   EXPECT_EQ((*executor)->fallback_runs(), 0);
 }
 
+// A counted loop (trip_count set, as the compiler sets it for loops it
+// proves) whose body is kernels and copies: 5 trips join the copies
+// before them in one graph (graph_segments.h); 1000 trips (4000 nodes,
+// past the bound) run as a graph of 512 iterations launched once and one
+// of the remaining 488. The same results as the loop with its condition.
+TEST(CudaExecutorTest, CountedLoopsRunAsGraphs) {
+  for (const auto& [trips, graphs] : std::vector<std::pair<int32_t, int64_t>>{
+           {testing::kLoopTrips, 1}, {1000, 2}}) {
+    CREATE_OR_SKIP(executor, WhileConditionalExecutable(trips, true));
+    const Literal x = Vector(0.25f);
+    for (bool flag : {true, false}) {
+      std::vector<Literal> args;
+      args.push_back(x);
+      args.push_back(Literal::CreateR0<bool>(PRED, flag));
+      CudaRunStats stats;
+      auto result = (*executor)->Run(args, {}, &stats);
+      ASSERT_TRUE(result.ok()) << result.status();
+      EXPECT_TRUE(*result == WhileConditionalExpected(x, flag, trips))
+          << trips << " " << flag;
+      EXPECT_EQ(stats.graph_launches, graphs) << trips;
+    }
+    // Timed step by step, the same loop runs without graphs.
+    std::vector<Literal> args;
+    args.push_back(x);
+    args.push_back(Literal::CreateR0<bool>(PRED, true));
+    CudaRunOptions timed;
+    timed.time_steps = true;
+    CudaRunStats stats;
+    auto result = (*executor)->Run(args, timed, &stats);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_TRUE(*result == WhileConditionalExpected(x, true, trips));
+    EXPECT_EQ(stats.graph_launches, 0);
+  }
+}
+
 // RunOnDevice: x read where it lies on the device, flag copied from the
 // host, every result leaf written where the caller says; the same values
 // as Run, with graphs touching parameters or results issued step by step.

@@ -237,12 +237,12 @@ ExecutableStep CopyStep(const std::string& instruction, int64_t from,
   return step;
 }
 
-Executable WhileConditionalExecutable() {
+Executable WhileConditionalExecutable(int32_t trips, bool counted) {
   ExecutableBuilder b("while_conditional");
   const int64_t x = b.Parameter(Vector());
   const int64_t flag = b.Parameter(Shape::Scalar(PRED));
   const int64_t zero = b.Constant(Literal::CreateR0<int32_t>(S32, 0));
-  const int64_t limit = b.Constant(Literal::CreateR0<int32_t>(S32, kLoopTrips));
+  const int64_t limit = b.Constant(Literal::CreateR0<int32_t>(S32, trips));
   Literal start(Vector());
   std::vector<std::string> start_text;
   for (int64_t i = 0; i < kVectorSize; ++i) {
@@ -262,6 +262,7 @@ Executable WhileConditionalExecutable() {
   loop.kind = ExecutableStep::Kind::kWhile;
   loop.instruction = "w";
   loop.predicate_buffer = predicate;
+  if (counted) loop.trip_count = trips;
   loop.condition = {KernelStep("lt", "less_than_s32", {i, limit, predicate})};
   loop.body = {KernelStep("acc2", "add_f32", {acc, x, acc2}),
                KernelStep("i2", "increment_s32", {i, i2}),
@@ -320,23 +321,23 @@ ENTRY e {
   ROOT out = (f32[$N], s32[]) tuple(r, count)
 }
 )",
-      {{"$TRIPS", absl::StrCat(kLoopTrips)},
+      {{"$TRIPS", absl::StrCat(trips)},
        {"$START", absl::StrJoin(start_text, ", ")},
        {"$N", absl::StrCat(kVectorSize)}});
   return b.Build(std::move(steps), {out, count}, /*tuple=*/true, hlo);
 }
 
-Literal WhileConditionalExpected(const Literal& x, bool flag) {
+Literal WhileConditionalExpected(const Literal& x, bool flag, int32_t trips) {
   Literal out(Vector());
   for (int64_t i = 0; i < kVectorSize; ++i) {
     // The same additions in the same order as the kernels: exact.
     float acc = Start(i);
-    for (int32_t t = 0; t < kLoopTrips; ++t) acc += x.data<float>()[i];
+    for (int32_t t = 0; t < trips; ++t) acc += x.data<float>()[i];
     out.data<float>()[i] = flag ? acc * acc : acc;
   }
   std::vector<Literal> elements;
   elements.push_back(std::move(out));
-  elements.push_back(Literal::CreateR0<int32_t>(S32, kLoopTrips));
+  elements.push_back(Literal::CreateR0<int32_t>(S32, trips));
   return Literal::MakeTuple(std::move(elements));
 }
 

@@ -60,9 +60,14 @@ ExecutableStep CopyStep(const std::string& instruction, int64_t from,
 //   (i * 0.5), counting in s32; then a conditional on flag returns acc * acc
 //   (true) or acc (false), and the count. Its hlo_module is the same
 //   computation in HLO, so the interpreter gives the expected result.
-Executable WhileConditionalExecutable();
+//   With `trips`, the loop runs that many times instead; `counted` gives
+//   the loop step its trip count (as the compiler does for a loop it
+//   proves), so the runtime may run it without its condition.
+Executable WhileConditionalExecutable(int32_t trips = kLoopTrips,
+                                      bool counted = false);
 // The expected result of WhileConditionalExecutable.
-Literal WhileConditionalExpected(const Literal& x, bool flag);
+Literal WhileConditionalExpected(const Literal& x, bool flag,
+                                 int32_t trips = kLoopTrips);
 
 // (x, y: f32[kVectorSize], k: s32[]) -> f32[kVectorSize]: a conditional
 // on k with branches x + y, x * y, -x (an evaluator step), then the result

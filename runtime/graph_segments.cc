@@ -1,0 +1,116 @@
+#include "runtime/graph_segments.h"
+
+#include <algorithm>
+
+namespace hloc {
+namespace {
+
+// Nodes and kernels of a captured step, or nodes -1.
+struct GraphCount {
+  int64_t nodes = -1;
+  int64_t kernels = 0;
+};
+
+GraphCount Count(const ExecutableStep& step) {
+  using Kind = ExecutableStep::Kind;
+  switch (step.kind) {
+    case Kind::kKernel:
+      return {1, 1};
+    case Kind::kCopy:
+      return {1, 0};
+    case Kind::kWhile: {
+      if (step.trip_count < 0) return {};
+      GraphCount body{0, 0};
+      for (const ExecutableStep& s : step.body) {
+        const GraphCount c = Count(s);
+        if (c.nodes < 0) return {};
+        body.nodes += c.nodes;
+        body.kernels += c.kernels;
+      }
+      // Bounded before multiplying: no overflow.
+      if (body.nodes > 0 &&
+          step.trip_count > kMaxUnrolledGraphNodes / body.nodes) {
+        return {};
+      }
+      return {body.nodes * step.trip_count, body.kernels * step.trip_count};
+    }
+    default:
+      return {};
+  }
+}
+
+}  // namespace
+
+int64_t GraphNodes(const ExecutableStep& step) { return Count(step).nodes; }
+
+bool TouchesEntryIo(const Executable& executable, const ExecutableStep& step) {
+  for (int64_t slot : step.buffers) {
+    const BufferAllocation::Kind kind =
+        executable.allocations[executable.buffers[slot].allocation].kind;
+    if (kind == BufferAllocation::Kind::kParameter ||
+        kind == BufferAllocation::Kind::kOutput) {
+      return true;
+    }
+  }
+  for (const std::vector<ExecutableStep>* nested :
+       {&step.condition, &step.body}) {
+    for (const ExecutableStep& s : *nested) {
+      if (TouchesEntryIo(executable, s)) return true;
+    }
+  }
+  for (const std::vector<ExecutableStep>& branch : step.branches) {
+    for (const ExecutableStep& s : branch) {
+      if (TouchesEntryIo(executable, s)) return true;
+    }
+  }
+  return false;
+}
+
+int64_t GraphKernels(const ExecutableStep& step) {
+  const GraphCount c = Count(step);
+  return c.nodes < 0 ? 0 : c.kernels;
+}
+
+int64_t LoopIterationsPerGraph(const ExecutableStep& loop) {
+  if (loop.kind != ExecutableStep::Kind::kWhile || loop.trip_count <= 0) {
+    return 0;
+  }
+  int64_t nodes = 0;
+  for (const ExecutableStep& step : loop.body) {
+    const int64_t n = GraphNodes(step);
+    if (n < 0) return 0;
+    nodes += n;
+  }
+  return std::min(loop.trip_count,
+                  std::max<int64_t>(
+                      1, kMaxUnrolledGraphNodes / std::max<int64_t>(1, nodes)));
+}
+
+std::vector<GraphSegment> PlanGraphSegments(
+    const Executable& executable, const std::vector<ExecutableStep>& steps,
+    bool use_graphs, int64_t min_kernels) {
+  std::vector<GraphSegment> segments;
+  for (size_t begin = 0; begin < steps.size();) {
+    GraphSegment segment;
+    segment.begin = begin;
+    segment.end = begin + 1;
+    int64_t kernels = 0;
+    if (GraphNodes(steps[begin]) >= 0) {
+      segment.end = begin;
+      while (segment.end < steps.size() &&
+             GraphNodes(steps[segment.end]) >= 0) {
+        kernels += GraphKernels(steps[segment.end]);
+        ++segment.end;
+      }
+    }
+    for (size_t i = segment.begin; i < segment.end; ++i) {
+      segment.touches_entry_io |= TouchesEntryIo(executable, steps[i]);
+    }
+    segment.graph = use_graphs && kernels >= min_kernels;
+    segments.push_back(segment);
+    begin = segment.end;
+  }
+  return segments;
+}
+
+}  // namespace hloc
