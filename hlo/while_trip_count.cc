@@ -89,7 +89,15 @@ const HloInstruction* Element(const HloInstruction* state, int64_t k) {
   if (state->opcode() != HloOpcode::kTuple || k >= state->operand_count()) {
     return nullptr;
   }
-  return state->operand(k);
+  const HloInstruction* element = state->operand(k);
+  // An element of another tuple, renamed (control-flow-layout rebuilds a
+  // loop's init tuple from the elements of the one it had).
+  while (element->opcode() == HloOpcode::kGetTupleElement &&
+         element->operand(0)->opcode() == HloOpcode::kTuple &&
+         element->tuple_index() < element->operand(0)->operand_count()) {
+    element = element->operand(0)->operand(element->tuple_index());
+  }
+  return element;
 }
 
 // Which element of the computation's state parameter `h` reads: its tuple

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "hlo/evaluator/evaluator.h"
 #include "hlo/while_trip_count.h"
@@ -149,6 +150,33 @@ INSTANTIATE_TEST_SUITE_P(Loops, CountedLoopTest,
 
 // Loops whose count the analysis must not give: it would be wrong, or the
 // loop is not a counted one.
+// control-flow-layout rebuilds a loop's init tuple from the elements of
+// the one it had (get-tuple-elements of a tuple): the count looks through
+// them to the constant.
+TEST(WhileTripCountTest, CountsThroughARenamedInitTuple) {
+  Loop l = With("compare(i, n), direction=LT", "2", "3", "state");
+  l.bound_init = "14";
+  const std::string state = "(s32[], s32[], s32[])";
+  const std::string text = absl::StrReplaceAll(
+      LoopText(l),
+      {{absl::StrCat("  t = ", state, " tuple(a, z, b)\n"),
+        absl::StrCat("  t0 = ", state,
+                     " tuple(a, z, b)\n"
+                     "  g0 = s32[] get-tuple-element(t0), index=0\n"
+                     "  g1 = s32[] get-tuple-element(t0), index=1\n"
+                     "  g2 = s32[] get-tuple-element(t0), index=2\n"
+                     "  t = ",
+                     state, " tuple(g0, g1, g2)\n")}});
+  ASSERT_NE(text.find("g2"), std::string::npos) << text;
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndVerify(text);
+  ASSERT_TRUE(module.ok()) << module.status() << "\n" << text;
+  absl::StatusOr<Literal> runs = EvaluateModule(**module, {});
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  EXPECT_EQ(runs->GetAsInt64(0), 4);  // 2, 5, 8, 11
+  EXPECT_EQ(ComputeWhileTripCount(*FindInstruction(**module, "w")),
+            std::optional<int64_t>(4));
+}
+
 TEST(WhileTripCountTest, UncountedLoops) {
   std::vector<Loop> loops;
   // Wraps: an s8 counter from 100 by 10 goes 120 -> -126, and i <= 127
