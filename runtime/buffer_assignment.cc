@@ -605,6 +605,28 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
         continue;
       }
     }
+    // A while's state leaf over its init leaf's bytes, where the init
+    // value dies at the while: the loop then starts with its state in
+    // place instead of a copy.
+    if (instr->opcode() == HloOpcode::kWhile && options.in_place_while_state) {
+      const std::vector<int64_t>& init =
+          result.leaf_values.at(instr->operand(0));
+      const int64_t target = value.leaf < static_cast<int64_t>(init.size())
+                                 ? init[value.leaf]
+                                 : -1;
+      if (target >= 0 && is_arena(target) &&
+          result.values[target].last_use == value.defined_at &&
+          OperandUses(*instr, target, result) == 1 &&
+          result.values[target].shape.Equal(value.shape,
+                                            /*compare_layouts=*/true)) {
+        Group& group = groups[group_of[target]];
+        group.values.push_back(static_cast<int64_t>(id));
+        group.end = std::max(group.end, value.last_use);
+        group_of[id] = group_of[target];
+        value.in_place_of = target;
+        continue;
+      }
+    }
     Group group;
     group.values = {static_cast<int64_t>(id)};
     group.start = value.defined_at;

@@ -33,7 +33,9 @@
 // writes into its operand's buffer when that operand is an intermediate
 // read for the last time there. The kernels read the operand only at the
 // output element's own index, so this is safe; the pair shares one arena
-// range and is marked (in_place_of).
+// range and is marked (in_place_of). So does a while's state leaf with its
+// init leaf, where the init value is an intermediate that the while reads
+// last (once): the state starts where the init was made, no copy.
 //
 // Loop state in place (loop_state_in_place, for a while body: one
 // parameter, the loop state, whose leaf j the runtime refills from root
@@ -70,6 +72,8 @@ struct BufferAssignmentOptions {
   int64_t alignment = 64;
   // Let dynamic-update-slice overwrite its operand (see above).
   bool in_place_dynamic_update_slice = true;
+  // Let a while's state leaf take over its init leaf's buffer (see above).
+  bool in_place_while_state = true;
   // The computation is a while body: root leaves may take over their
   // state leaves (see above).
   bool loop_state_in_place = false;

@@ -500,6 +500,69 @@ body {
   EXPECT_EQ(StateOf(a, body, 4), u.last_use <= u2.defined_at ? 4 : -1);
 }
 
+TEST(BufferAssignmentTest, WhileStateOverItsInit) {
+  // The loop's state starts where its init leaves were made, when the
+  // while reads them last: a (made for the loop) and c; not p (a
+  // parameter), not b (read again after the loop), not d twice (one
+  // value, two leaves).
+  const std::string text = R"(
+HloModule m
+body {
+  s = (f32[8], f32[8], f32[8], f32[8], f32[8], f32[8]) parameter(0)
+  x = f32[8] get-tuple-element(s), index=0
+  y = f32[8] negate(x)
+  ROOT r = (f32[8], f32[8], f32[8], f32[8], f32[8], f32[8]) tuple(y, y, y, y, y, y)
+}
+cond {
+  s = (f32[8], f32[8], f32[8], f32[8], f32[8], f32[8]) parameter(0)
+  ROOT f = pred[] constant(false)
+}
+ENTRY e {
+  p = f32[8] parameter(0)
+  a = f32[8] exponential(p)
+  b = f32[8] sine(p)
+  c = f32[8] cosine(p)
+  d = f32[8] tanh(p)
+  t = (f32[8], f32[8], f32[8], f32[8], f32[8], f32[8]) tuple(a, b, c, d, d, p)
+  w = (f32[8], f32[8], f32[8], f32[8], f32[8], f32[8]) while(t), condition=cond, body=body
+  w0 = f32[8] get-tuple-element(w), index=0
+  w1 = f32[8] get-tuple-element(w), index=1
+  w2 = f32[8] get-tuple-element(w), index=2
+  w3 = f32[8] get-tuple-element(w), index=3
+  w4 = f32[8] get-tuple-element(w), index=4
+  w5 = f32[8] get-tuple-element(w), index=5
+  s0 = f32[8] add(w0, w1)
+  s1 = f32[8] add(w2, w3)
+  s2 = f32[8] add(w4, w5)
+  s3 = f32[8] add(s0, s1)
+  s4 = f32[8] add(s2, b)
+  ROOT o = f32[8] add(s3, s4)
+})";
+  auto module = Parse(text);
+  ASSERT_NE(module, nullptr);
+  BufferAssignment a = Assign(*module);
+  const HloComputation* entry = module->entry_computation();
+  const std::vector<int64_t>& w =
+      a.LeafValues(entry->GetInstructionWithName("w"));
+  auto value_of = [&](const std::string& name) {
+    return a.LeafValues(entry->GetInstructionWithName(name))[0];
+  };
+  EXPECT_EQ(a.values[w[0]].in_place_of, value_of("a"));
+  EXPECT_EQ(a.values[w[0]].offset, a.values[value_of("a")].offset);
+  EXPECT_EQ(a.values[w[1]].in_place_of, -1);
+  EXPECT_EQ(a.values[w[2]].in_place_of, value_of("c"));
+  EXPECT_EQ(a.values[w[3]].in_place_of, -1);
+  EXPECT_EQ(a.values[w[4]].in_place_of, -1);
+  EXPECT_EQ(a.values[w[5]].in_place_of, -1);
+  // Turned off.
+  BufferAssignmentOptions options;
+  options.in_place_while_state = false;
+  BufferAssignment off = Assign(*module, options);
+  for (int64_t v : off.LeafValues(entry->GetInstructionWithName("w"))) {
+    EXPECT_EQ(off.values[v].in_place_of, -1);
+  }
+}
+
 TEST(BufferAssignmentTest, CheckerCatchesABadLoopStateTakeover) {
   auto module = Parse(R"(
 HloModule m

@@ -26,12 +26,24 @@ ExecutableStep Copy(const HloInstruction& hlo, int64_t from, int64_t to) {
   return step;
 }
 
+// Whether slots `a` and `b` are the same bytes (a while's state over its
+// init: buffer_assignment.h).
+bool SameBytes(const Executable& executable, int64_t a, int64_t b) {
+  const ExecutableBuffer& x = executable.buffers[a];
+  const ExecutableBuffer& y = executable.buffers[b];
+  return a == b || (x.allocation == y.allocation && x.offset == y.offset &&
+                    x.size == y.size);
+}
+
 // Copies `from[i]` to `to[i]` where they differ (and hold bytes).
 void AppendCopies(const HloInstruction& hlo, const std::vector<int64_t>& from,
                   const std::vector<int64_t>& to, const Executable& executable,
                   std::vector<ExecutableStep>* steps) {
   for (size_t i = 0; i < from.size(); ++i) {
-    if (from[i] == to[i] || executable.buffers[to[i]].size == 0) continue;
+    if (SameBytes(executable, from[i], to[i]) ||
+        executable.buffers[to[i]].size == 0) {
+      continue;
+    }
     steps->push_back(Copy(hlo, from[i], to[i]));
   }
 }
