@@ -139,13 +139,15 @@ int64_t OperandUses(const HloInstruction& instr, int64_t target,
 // Whether `instr` reads operand `k` only at the index of the output
 // element it computes: an elementwise op, or a loop fusion in which that
 // operand reaches the root through elementwise ops of the root's
-// dimensions alone, and whose other instructions only index (broadcast,
-// slice, reshape, gather, ...): every backend makes such a fusion one
-// loop in which the thread that writes an element computes it alone, so
-// each element of the operand is read before it is overwritten. (Fusions
-// with a transpose, a copy or a dot get kernels of their own shape; a
-// multi-output fusion may store one output before it reads the operand
-// again for the next.)
+// dimensions alone, and whose other instructions only index or move
+// (broadcast, slice, reshape, gather, transpose, ...): every backend makes
+// such a fusion one loop in which the thread that writes an element
+// computes it alone, or (a transpose) tiles that read the moved operand
+// first and then compute each output element, the operand read there, by
+// the thread that writes it; either way each element of the operand is
+// read before it is overwritten, and by no other thread. (Fusions with a
+// dot or a reduction get kernels of other shapes; a multi-output fusion
+// may store one output before it reads the operand again for the next.)
 bool ReadsAtOutputIndexOnly(const HloInstruction& instr, int64_t k) {
   // The same bytes at the same index: one shape, layout and type.
   const Shape& out = instr.shape();
@@ -169,6 +171,8 @@ bool ReadsAtOutputIndexOnly(const HloInstruction& instr, int64_t k) {
       case HloOpcode::kPad:
       case HloOpcode::kReverse:
       case HloOpcode::kGather:
+      case HloOpcode::kTranspose:
+      case HloOpcode::kCopy:
         break;
       default:
         if (!f->IsElementwise()) return false;

@@ -440,7 +440,7 @@ TEST(BufferAssignmentTest, LoopStateOverwrittenElementwise) {
   // Each new leaf reads its old one last, in the instruction that makes
   // it: an elementwise op and an elementwise loop fusion may overwrite it;
   // a fusion that reads it through a reverse (another index) or a
-  // broadcast may not.
+  // broadcast may not; one that transposes another operand may.
   const std::string text = R"(
 HloModule m
 elementwise {
@@ -457,6 +457,12 @@ reversed {
   ar = f32[8] reverse(a), dimensions={0}
   ROOT s = f32[8] add(ar, b)
 }
+transposing {
+  a = f32[8,8] parameter(0)
+  b = f32[8,8] parameter(1)
+  bt = f32[8,8] transpose(b), dimensions={1,0}
+  ROOT s = f32[8,8] add(a, bt)
+}
 broadcasting {
   a = f32[8] parameter(0)
   b = f32[8,8] parameter(1)
@@ -464,18 +470,21 @@ broadcasting {
   ROOT s = f32[8,8] add(ab, b)
 }
 body {
-  s = (f32[8], f32[8], f32[8], f32[8,8], f32[8]) parameter(0)
+  s = (f32[8], f32[8], f32[8], f32[8,8], f32[8], f32[8,8]) parameter(0)
   x = f32[8] get-tuple-element(s), index=0
   y = f32[8] get-tuple-element(s), index=1
   z = f32[8] get-tuple-element(s), index=2
   w = f32[8,8] get-tuple-element(s), index=3
   u = f32[8] get-tuple-element(s), index=4
+  q = f32[8,8] get-tuple-element(s), index=5
   x2 = f32[8] tanh(x)
   y2 = f32[8] fusion(y, x2), kind=kLoop, calls=elementwise
   z2 = f32[8] fusion(z, x2), kind=kLoop, calls=reversed
   w2 = f32[8,8] fusion(u, w), kind=kLoop, calls=broadcasting
   u2 = f32[8] fusion(u, x2), kind=kLoop, calls=elementwise
-  ROOT r = (f32[8], f32[8], f32[8], f32[8,8], f32[8]) tuple(x2, y2, z2, w2, u2)
+  m = f32[8,8] broadcast(x2), dimensions={0}
+  q2 = f32[8,8] fusion(q, m), kind=kLoop, calls=transposing
+  ROOT r = (f32[8], f32[8], f32[8], f32[8,8], f32[8], f32[8,8]) tuple(x2, y2, z2, w2, u2, q2)
 })";
   auto module = Parse(text);
   ASSERT_NE(module, nullptr);
@@ -498,6 +507,8 @@ body {
   const BufferValue& u = a.values[params[4]];
   const BufferValue& u2 = a.values[a.LeafValues(body.root_instruction())[4]];
   EXPECT_EQ(StateOf(a, body, 4), u.last_use <= u2.defined_at ? 4 : -1);
+  EXPECT_EQ(StateOf(a, body, 5), 5);
+  EXPECT_EQ(in_place_of(5), params[5]);
 }
 
 TEST(BufferAssignmentTest, WhileStateOverItsInit) {

@@ -18,11 +18,13 @@ namespace hloc {
 namespace {
 
 // A scan of 10 steps: h = tanh(h * w + xs[i]), ys[i] = h, a counter, a
-// weight passed through, and two leaves swapped every step.
+// weight passed through, two leaves swapped every step, and g += h^T (an
+// accumulator updated by a transposing kernel that reads g where it
+// writes it).
 constexpr char kScan[] = R"(
 HloModule scan
 body {
-  s = (s32[], f32[4,16], f32[10,4,16], f32[4,16], f32[10,4,16], f32[3], f32[3]) parameter(0)
+  s = (s32[], f32[4,16], f32[10,4,16], f32[4,16], f32[10,4,16], f32[3], f32[3], f32[16,4]) parameter(0)
   i = s32[] get-tuple-element(s), index=0
   h = f32[4,16] get-tuple-element(s), index=1
   ys = f32[10,4,16] get-tuple-element(s), index=2
@@ -30,6 +32,7 @@ body {
   xs = f32[10,4,16] get-tuple-element(s), index=4
   a = f32[3] get-tuple-element(s), index=5
   b = f32[3] get-tuple-element(s), index=6
+  g = f32[16,4] get-tuple-element(s), index=7
   zero = s32[] constant(0)
   x = f32[1,4,16] dynamic-slice(xs, i, zero, zero), dynamic_slice_sizes={1,4,16}
   xt = f32[4,16] reshape(x)
@@ -40,10 +43,12 @@ body {
   ys2 = f32[10,4,16] dynamic-update-slice(ys, row, i, zero, zero)
   one = s32[] constant(1)
   i2 = s32[] add(i, one)
-  ROOT r = (s32[], f32[4,16], f32[10,4,16], f32[4,16], f32[10,4,16], f32[3], f32[3]) tuple(i2, h2, ys2, w, xs, b, a)
+  ht = f32[16,4] transpose(h2), dimensions={1,0}
+  g2 = f32[16,4] add(g, ht)
+  ROOT r = (s32[], f32[4,16], f32[10,4,16], f32[4,16], f32[10,4,16], f32[3], f32[3], f32[16,4]) tuple(i2, h2, ys2, w, xs, b, a, g2)
 }
 cond {
-  s = (s32[], f32[4,16], f32[10,4,16], f32[4,16], f32[10,4,16], f32[3], f32[3]) parameter(0)
+  s = (s32[], f32[4,16], f32[10,4,16], f32[4,16], f32[10,4,16], f32[3], f32[3], f32[16,4]) parameter(0)
   i = s32[] get-tuple-element(s), index=0
   n = s32[] constant(10)
   ROOT lt = pred[] compare(i, n), direction=LT
@@ -57,12 +62,14 @@ ENTRY main {
   zero = s32[] constant(0)
   fz = f32[] constant(0)
   ys0 = f32[10,4,16] broadcast(fz), dimensions={}
-  init = (s32[], f32[4,16], f32[10,4,16], f32[4,16], f32[10,4,16], f32[3], f32[3]) tuple(zero, h0, ys0, w, xs, a, b)
-  loop = (s32[], f32[4,16], f32[10,4,16], f32[4,16], f32[10,4,16], f32[3], f32[3]) while(init), condition=cond, body=body
+  g0 = f32[16,4] parameter(5)
+  init = (s32[], f32[4,16], f32[10,4,16], f32[4,16], f32[10,4,16], f32[3], f32[3], f32[16,4]) tuple(zero, h0, ys0, w, xs, a, b, g0)
+  loop = (s32[], f32[4,16], f32[10,4,16], f32[4,16], f32[10,4,16], f32[3], f32[3], f32[16,4]) while(init), condition=cond, body=body
   hn = f32[4,16] get-tuple-element(loop), index=1
   ysn = f32[10,4,16] get-tuple-element(loop), index=2
   an = f32[3] get-tuple-element(loop), index=5
-  ROOT out = (f32[4,16], f32[10,4,16], f32[3]) tuple(hn, ysn, an)
+  gn = f32[16,4] get-tuple-element(loop), index=7
+  ROOT out = (f32[4,16], f32[10,4,16], f32[3], f32[16,4]) tuple(hn, ysn, an, gn)
 })";
 
 // A loop with no count: x grows until its sum passes a bound, t adds up
@@ -158,8 +165,8 @@ TEST_P(LoopStateSimtTest, ScanWritesItsStateInPlace) {
   const ExecutableStep* loop = FindWhile(run.executable.steps);
   ASSERT_NE(loop, nullptr);
   EXPECT_EQ(loop->trip_count, 10);
-  // Only the swapped pair copies: counter, carry and outputs are written
-  // where they live, and the weight and inputs pass through.
+  // Only the swapped pair copies: counter, carry, outputs and accumulator
+  // are written where they live, and the weight and inputs pass through.
   EXPECT_EQ(CopiedBack(*loop), (std::vector<int64_t>{5, 6}));
   // The update writes ys's row into the state itself: some body kernel's
   // output is ys's state slot, and it reads that slot too.
