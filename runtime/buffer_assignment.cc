@@ -611,7 +611,9 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
     }
     // A while's state leaf over its init leaf's bytes, where the init
     // value dies at the while: the loop then starts with its state in
-    // place instead of a copy.
+    // place instead of a copy. A value that is several init leaves goes to
+    // the first of their states (the others are copied from it before the
+    // loop changes anything).
     if (instr->opcode() == HloOpcode::kWhile && options.in_place_while_state) {
       const std::vector<int64_t>& init =
           result.leaf_values.at(instr->operand(0));
@@ -620,7 +622,8 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
                                  : -1;
       if (target >= 0 && is_arena(target) &&
           result.values[target].last_use == value.defined_at &&
-          OperandUses(*instr, target, result) == 1 &&
+          std::find(init.begin(), init.end(), target) - init.begin() ==
+              value.leaf &&
           result.values[target].shape.Equal(value.shape,
                                             /*compare_layouts=*/true)) {
         Group& group = groups[group_of[target]];

@@ -35,7 +35,8 @@
 // output element's own index, so this is safe; the pair shares one arena
 // range and is marked (in_place_of). So does a while's state leaf with its
 // init leaf, where the init value is an intermediate that the while reads
-// last (once): the state starts where the init was made, no copy.
+// last (the first such leaf where it is several): the state starts where
+// the init was made, no copy.
 //
 // Loop state in place (loop_state_in_place, for a while body: one
 // parameter, the loop state, whose leaf j the runtime refills from root

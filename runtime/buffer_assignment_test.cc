@@ -513,9 +513,9 @@ body {
 
 TEST(BufferAssignmentTest, WhileStateOverItsInit) {
   // The loop's state starts where its init leaves were made, when the
-  // while reads them last: a (made for the loop) and c; not p (a
-  // parameter), not b (read again after the loop), not d twice (one
-  // value, two leaves).
+  // while reads them last: a (made for the loop), c, and d's first leaf
+  // (d is two; the second is copied from it before the loop runs); not p
+  // (a parameter), not b (read again after the loop).
   const std::string text = R"(
 HloModule m
 body {
@@ -562,7 +562,7 @@ ENTRY e {
   EXPECT_EQ(a.values[w[0]].offset, a.values[value_of("a")].offset);
   EXPECT_EQ(a.values[w[1]].in_place_of, -1);
   EXPECT_EQ(a.values[w[2]].in_place_of, value_of("c"));
-  EXPECT_EQ(a.values[w[3]].in_place_of, -1);
+  EXPECT_EQ(a.values[w[3]].in_place_of, value_of("d"));
   EXPECT_EQ(a.values[w[4]].in_place_of, -1);
   EXPECT_EQ(a.values[w[5]].in_place_of, -1);
   // Turned off.
