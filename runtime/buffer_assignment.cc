@@ -214,6 +214,20 @@ bool MayOverwrite(const HloInstruction& instr, int64_t value,
   return true;
 }
 
+// Whether root value `root` may ever take over the state leaf `param` it
+// is returned in place of: not the leaf passed through, not a parameter or
+// constant (copied), not a value placed already (returned twice), not over
+// an old leaf the root returns elsewhere (read by the copy back), and of
+// the same shape and layout.
+bool IsStateCandidate(const BufferAssignment& a, int64_t root, int64_t param) {
+  const BufferValue& v = a.values[root];
+  const BufferValue& p = a.values[param];
+  const HloOpcode opcode = v.instruction->opcode();
+  return root != param && v.state_of < 0 && opcode != HloOpcode::kParameter &&
+         opcode != HloOpcode::kConstant && !p.live_out &&
+         v.shape.Equal(p.shape, /*compare_layouts=*/true);
+}
+
 // BufferAssignmentOptions::loop_state_in_place: marks each root leaf j
 // that may live in parameter leaf j's buffer (state_of), and in_place_of
 // where its own instruction reads that leaf last. Live ranges are known;
@@ -227,17 +241,9 @@ void TakeOverLoopState(const HloComputation& computation, bool update_in_place,
       a->LeafValues(computation.root_instruction());
   if (params.size() != roots.size()) return;
   for (size_t j = 0; j < roots.size(); ++j) {
+    if (!IsStateCandidate(*a, roots[j], params[j])) continue;
     BufferValue& v = a->values[roots[j]];
     const BufferValue& p = a->values[params[j]];
-    const HloOpcode opcode = v.instruction->opcode();
-    // A leaf passed through, a value placed already (returned twice), a
-    // parameter or constant (copied), an old leaf the root returns
-    // elsewhere (read by the copy back), another shape or layout.
-    if (roots[j] == params[j] || v.state_of >= 0 ||
-        opcode == HloOpcode::kParameter || opcode == HloOpcode::kConstant ||
-        p.live_out || !v.shape.Equal(p.shape, /*compare_layouts=*/true)) {
-      continue;
-    }
     if (p.last_use >= v.defined_at) {
       // Only the instruction that defines it may read the old leaf there,
       // and only in a way that may overwrite it.
@@ -249,6 +255,49 @@ void TakeOverLoopState(const HloComputation& computation, bool update_in_place,
     }
     v.state_of = params[j];
   }
+}
+
+// The arena value whose bytes `value` may take over as it dies there, or
+// -1:
+//   - a dynamic-update-slice's updated operand, read once, last there;
+//   - a while's init leaf for its state leaf, where the init value dies at
+//     the while: the loop then starts with its state in place instead of
+//     a copy. A value that is several init leaves goes to the first of
+//     their states (the others are copied from it before the loop changes
+//     anything).
+int64_t InPlaceTarget(const BufferAssignment& a, const BufferValue& value,
+                      const BufferAssignmentOptions& options) {
+  const HloInstruction* instr = value.instruction;
+  auto dies_here = [&](int64_t target) {
+    return a.values[target].allocation == 0 &&
+           a.values[target].last_use == value.defined_at;
+  };
+  const int64_t operand_number =
+      options.in_place_dynamic_update_slice ? InPlaceOperand(*instr) : -1;
+  if (operand_number >= 0 && operand_number < instr->operand_count() &&
+      !instr->shape().IsTuple()) {
+    const HloInstruction* operand = instr->operand(operand_number);
+    const std::vector<int64_t>& target = a.LeafValues(operand);
+    if (target.size() == 1 && dies_here(target[0]) &&
+        OperandUses(*instr, target[0], a) == 1 &&
+        operand->shape().Equal(instr->shape(), /*compare_layouts=*/true)) {
+      return target[0];
+    }
+  }
+  if (instr->opcode() == HloOpcode::kWhile && options.in_place_while_state) {
+    const std::vector<int64_t>& init = a.LeafValues(instr->operand(0));
+    if (value.leaf < static_cast<int64_t>(init.size())) {
+      const int64_t target = init[value.leaf];
+      if (dies_here(target) &&
+          std::find(init.begin(), init.end(), target) - init.begin() ==
+              value.leaf &&
+          a.values[target].shape.Equal(value.shape,
+                                       /*compare_layouts=*/true)) {
+        return target;
+      }
+    }
+  }
+  return -1;
 }
 
 struct Group {
@@ -590,49 +639,15 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
   for (size_t id = 0; id < result.values.size(); ++id) {
     if (!is_arena(id)) continue;
     BufferValue& value = result.values[id];
-    const HloInstruction* instr = value.instruction;
-    const int64_t operand_number =
-        options.in_place_dynamic_update_slice ? InPlaceOperand(*instr) : -1;
-    if (operand_number >= 0 && operand_number < instr->operand_count() &&
-        !instr->shape().IsTuple()) {
-      const HloInstruction* operand = instr->operand(operand_number);
-      const std::vector<int64_t>& target = result.leaf_values.at(operand);
-      if (target.size() == 1 && is_arena(target[0]) &&
-          OperandUses(*instr, target[0], result) == 1 &&
-          result.values[target[0]].last_use == value.defined_at &&
-          operand->shape().Equal(instr->shape(), /*compare_layouts=*/true)) {
-        Group& group = groups[group_of[target[0]]];
-        group.values.push_back(static_cast<int64_t>(id));
-        group.end = std::max(group.end, value.last_use);
-        group_of[id] = group_of[target[0]];
-        value.in_place_of = target[0];
-        continue;
-      }
-    }
-    // A while's state leaf over its init leaf's bytes, where the init
-    // value dies at the while: the loop then starts with its state in
-    // place instead of a copy. A value that is several init leaves goes to
-    // the first of their states (the others are copied from it before the
-    // loop changes anything).
-    if (instr->opcode() == HloOpcode::kWhile && options.in_place_while_state) {
-      const std::vector<int64_t>& init =
-          result.leaf_values.at(instr->operand(0));
-      const int64_t target = value.leaf < static_cast<int64_t>(init.size())
-                                 ? init[value.leaf]
-                                 : -1;
-      if (target >= 0 && is_arena(target) &&
-          result.values[target].last_use == value.defined_at &&
-          std::find(init.begin(), init.end(), target) - init.begin() ==
-              value.leaf &&
-          result.values[target].shape.Equal(value.shape,
-                                            /*compare_layouts=*/true)) {
-        Group& group = groups[group_of[target]];
-        group.values.push_back(static_cast<int64_t>(id));
-        group.end = std::max(group.end, value.last_use);
-        group_of[id] = group_of[target];
-        value.in_place_of = target;
-        continue;
-      }
+    // The arena value whose bytes this one takes over as it dies, or -1.
+    const int64_t target = InPlaceTarget(result, value, options);
+    if (target >= 0) {
+      Group& group = groups[group_of[target]];
+      group.values.push_back(static_cast<int64_t>(id));
+      group.end = std::max(group.end, value.last_use);
+      group_of[id] = group_of[target];
+      value.in_place_of = target;
+      continue;
     }
     Group group;
     group.values = {static_cast<int64_t>(id)};
@@ -670,22 +685,18 @@ absl::StatusOr<std::vector<HloInstruction*>> LoopBodyOrder(
   if (body.num_parameters() != 1) return order;
   BufferAssignmentOptions options;
   options.loop_state_in_place = true;
+  HLOC_ASSIGN_OR_RETURN(BufferAssignment a,
+                        AssignBuffers(body, order, options));
   const size_t leaves = LeafCount(body.root_instruction()->shape());
   for (size_t j = 0; j < leaves; ++j) {
-    HLOC_ASSIGN_OR_RETURN(BufferAssignment a,
-                          AssignBuffers(body, order, options));
     const std::vector<int64_t>& params =
         a.LeafValues(body.parameter_instruction(0));
     const std::vector<int64_t>& roots = a.LeafValues(body.root_instruction());
     if (params.size() != roots.size()) return order;
+    if (!IsStateCandidate(a, roots[j], params[j])) continue;
     const BufferValue& v = a.values[roots[j]];
     const BufferValue& p = a.values[params[j]];
-    const HloOpcode opcode = v.instruction->opcode();
-    if (v.state_of >= 0 || roots[j] == params[j] || p.live_out ||
-        opcode == HloOpcode::kParameter || opcode == HloOpcode::kConstant ||
-        p.last_use < v.defined_at) {
-      continue;
-    }
+    if (p.last_use < v.defined_at) continue;
     // Moved after the last read of the old leaf, with the aliases of it
     // that stand before that.
     std::vector<const HloInstruction*> aliases, readers;
@@ -725,6 +736,8 @@ absl::StatusOr<std::vector<HloInstruction*>> LoopBodyOrder(
       }
     }
     order = std::move(rest);
+    // Positions and live ranges after the move.
+    HLOC_ASSIGN_OR_RETURN(a, AssignBuffers(body, order, options));
   }
   return order;
 }
