@@ -11,6 +11,20 @@ struct GraphCount {
   int64_t kernels = 0;
 };
 
+GraphCount Count(const ExecutableStep& step);
+
+// One iteration of a loop's body.
+GraphCount BodyCount(const ExecutableStep& loop) {
+  GraphCount body{0, 0};
+  for (const ExecutableStep& s : loop.body) {
+    const GraphCount c = Count(s);
+    if (c.nodes < 0) return {};
+    body.nodes += c.nodes;
+    body.kernels += c.kernels;
+  }
+  return body;
+}
+
 GraphCount Count(const ExecutableStep& step) {
   using Kind = ExecutableStep::Kind;
   switch (step.kind) {
@@ -20,13 +34,8 @@ GraphCount Count(const ExecutableStep& step) {
       return {1, 0};
     case Kind::kWhile: {
       if (step.trip_count < 0) return {};
-      GraphCount body{0, 0};
-      for (const ExecutableStep& s : step.body) {
-        const GraphCount c = Count(s);
-        if (c.nodes < 0) return {};
-        body.nodes += c.nodes;
-        body.kernels += c.kernels;
-      }
+      const GraphCount body = BodyCount(step);
+      if (body.nodes < 0) return {};
       // Bounded before multiplying: no overflow.
       if (body.nodes > 0 &&
           step.trip_count > kMaxUnrolledGraphNodes / body.nodes) {
@@ -75,15 +84,11 @@ int64_t LoopIterationsPerGraph(const ExecutableStep& loop) {
   if (loop.kind != ExecutableStep::Kind::kWhile || loop.trip_count <= 0) {
     return 0;
   }
-  int64_t nodes = 0;
-  for (const ExecutableStep& step : loop.body) {
-    const int64_t n = GraphNodes(step);
-    if (n < 0) return 0;
-    nodes += n;
-  }
+  const GraphCount body = BodyCount(loop);
+  if (body.nodes < 0) return 0;
   return std::min(loop.trip_count,
-                  std::max<int64_t>(
-                      1, kMaxUnrolledGraphNodes / std::max<int64_t>(1, nodes)));
+                  std::max<int64_t>(1, kMaxUnrolledGraphNodes /
+                                           std::max<int64_t>(1, body.nodes)));
 }
 
 std::vector<GraphSegment> PlanGraphSegments(
@@ -94,14 +99,14 @@ std::vector<GraphSegment> PlanGraphSegments(
     GraphSegment segment;
     segment.begin = begin;
     segment.end = begin + 1;
+    // A step that cannot be captured is a segment alone; a capturable one
+    // begins a stretch of them.
     int64_t kernels = 0;
-    if (GraphNodes(steps[begin]) >= 0) {
-      segment.end = begin;
-      while (segment.end < steps.size() &&
-             GraphNodes(steps[segment.end]) >= 0) {
-        kernels += GraphKernels(steps[segment.end]);
-        ++segment.end;
-      }
+    for (size_t i = begin; i < steps.size(); ++i) {
+      const GraphCount c = Count(steps[i]);
+      if (c.nodes < 0) break;
+      kernels += c.kernels;
+      segment.end = i + 1;
     }
     for (size_t i = segment.begin; i < segment.end; ++i) {
       segment.touches_entry_io |= TouchesEntryIo(executable, steps[i]);
