@@ -98,22 +98,10 @@ INSTANTIATE_TEST_SUITE_P(
 // (Without NaNs: this reducer lets a NaN win or lose by the order it
 // meets it, as jnp.argmax's own reducer does not.)
 TEST(ReductionSplitter, VariadicArgmax) {
-  const std::string text = R"(
+  const std::string text = absl::StrCat(R"(
 HloModule argmax
-argmax {
-  av = f32[] parameter(0)
-  ai = s32[] parameter(1)
-  bv = f32[] parameter(2)
-  bi = s32[] parameter(3)
-  gt = pred[] compare(av, bv), direction=GT
-  eq = pred[] compare(av, bv), direction=EQ
-  lt = pred[] compare(ai, bi), direction=LT
-  tie = pred[] and(eq, lt)
-  a_wins = pred[] or(gt, tie)
-  v = f32[] select(a_wins, av, bv)
-  i = s32[] select(a_wins, ai, bi)
-  ROOT r = (f32[], s32[]) tuple(v, i)
-}
+)",
+                                        kArgmaxReducerHlo, R"(
 ENTRY e {
   x = f32[64,5,32] parameter(0)
   i0 = s32[64,5,32] iota(), iota_dimension=0
@@ -131,7 +119,7 @@ ENTRY e {
   zero = s32[] constant(0)
   ROOT r = (f32[5], s32[5]) reduce(x, i, ninf, zero), dimensions={0,2}, to_apply=argmax
 }
-)";
+)");
   ExpectSameAfterSplit(text, 2, /*exact=*/true, /*no_nans=*/true);
 }
 

@@ -43,6 +43,27 @@ int64_t CountOpcode(const HloModule& module, HloOpcode opcode);
 // The module as HLO text (for failure messages).
 std::string ModuleText(const HloModule& module);
 
+// HLO text of `argmax`, the reducer of a variadic reduce of f32 values and
+// s32 indices that keeps the larger value, ties to the lower index (a NaN
+// wins or loses by the order it meets it, as jnp.argmax's own reducer does
+// not): for the reduction passes' tests to put in their modules.
+inline constexpr char kArgmaxReducerHlo[] = R"(
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(av, bv), direction=GT
+  eq = pred[] compare(av, bv), direction=EQ
+  lt = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lt)
+  a_wins = pred[] or(gt, tie)
+  v = f32[] select(a_wins, av, bv)
+  i = s32[] select(a_wins, ai, bi)
+  ROOT r = (f32[], s32[]) tuple(v, i)
+}
+)";
+
 // Evaluates `module` on `inputs`, runs `pass` with the verifier after it,
 // evaluates again and expects (gtest failures otherwise) the results to
 // agree within `tolerance` (Tolerance{}: exactly). Returns whether the

@@ -96,22 +96,10 @@ INSTANTIATE_TEST_SUITE_P(
 // any-of and a bf16 maximum, each of 1000003 elements into one output (one
 // block unsplit).
 TEST(TreeReductionTest, VariadicAndExactTypes) {
-  const std::string text = R"(
+  const std::string text = absl::StrCat(R"(
 HloModule exact
-argmax {
-  av = f32[] parameter(0)
-  ai = s32[] parameter(1)
-  bv = f32[] parameter(2)
-  bi = s32[] parameter(3)
-  gt = pred[] compare(av, bv), direction=GT
-  eq = pred[] compare(av, bv), direction=EQ
-  lt = pred[] compare(ai, bi), direction=LT
-  tie = pred[] and(eq, lt)
-  a_wins = pred[] or(gt, tie)
-  v = f32[] select(a_wins, av, bv)
-  i = s32[] select(a_wins, ai, bi)
-  ROOT r = (f32[], s32[]) tuple(v, i)
-}
+)",
+                                        kArgmaxReducerHlo, R"(
 add_s32 {
   a = s32[] parameter(0)
   b = s32[] parameter(1)
@@ -147,7 +135,7 @@ ENTRY e {
   k = s32[] get-tuple-element(arg), index=1
   ROOT t = (f32[], s32[], s32[], pred[], bf16[]) tuple(v, k, sum, any, top)
 }
-)";
+)");
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndVerify(text);
   ASSERT_TRUE(module.ok()) << module.status();
   std::vector<Literal> inputs;

@@ -50,6 +50,14 @@ Literal Vector(float scale) {
   return x;
 }
 
+// WhileConditionalExecutable's arguments: x and the flag.
+std::vector<Literal> WhileArgs(const Literal& x, bool flag) {
+  std::vector<Literal> args;
+  args.push_back(x);
+  args.push_back(Literal::CreateR0<bool>(PRED, flag));
+  return args;
+}
+
 Literal Random(const Shape& shape, uint32_t seed) {
   Literal literal(shape);
   for (int64_t i = 0; i < literal.element_count(); ++i) {
@@ -276,9 +284,7 @@ TEST(CudaExecutorTest, WhileLoopConditionalConstantsAndTuple) {
               static_cast<long long>((*executor)->device_bytes()));
   const Literal x = Vector(0.25f);
   for (bool flag : {true, false, true}) {
-    std::vector<Literal> args;
-    args.push_back(x);
-    args.push_back(Literal::CreateR0<bool>(PRED, flag));
+    const std::vector<Literal> args = WhileArgs(x, flag);
     CudaRunStats stats;
     auto result = (*executor)->Run(args, {}, &stats);
     ASSERT_TRUE(result.ok()) << result.status();
@@ -300,9 +306,7 @@ TEST(CudaExecutorTest, CountedLoopsRunAsGraphs) {
     CREATE_OR_SKIP(executor, WhileConditionalExecutable(trips, true));
     const Literal x = Vector(0.25f);
     for (bool flag : {true, false}) {
-      std::vector<Literal> args;
-      args.push_back(x);
-      args.push_back(Literal::CreateR0<bool>(PRED, flag));
+      const std::vector<Literal> args = WhileArgs(x, flag);
       CudaRunStats stats;
       auto result = (*executor)->Run(args, {}, &stats);
       ASSERT_TRUE(result.ok()) << result.status();
@@ -311,9 +315,7 @@ TEST(CudaExecutorTest, CountedLoopsRunAsGraphs) {
       EXPECT_EQ(stats.graph_launches, graphs) << trips;
     }
     // Timed step by step, the same loop runs without graphs.
-    std::vector<Literal> args;
-    args.push_back(x);
-    args.push_back(Literal::CreateR0<bool>(PRED, true));
+    const std::vector<Literal> args = WhileArgs(x, true);
     CudaRunOptions timed;
     timed.time_steps = true;
     CudaRunStats stats;
@@ -386,9 +388,7 @@ TEST(CudaExecutorTest, WithoutGraphsAndTimed) {
   options.use_graphs = false;
   CREATE_OR_SKIP(executor, WhileConditionalExecutable(), options);
   const Literal x = Vector(-1.5f);
-  std::vector<Literal> args;
-  args.push_back(x);
-  args.push_back(Literal::CreateR0<bool>(PRED, true));
+  const std::vector<Literal> args = WhileArgs(x, true);
   CudaRunOptions run_options;
   run_options.time_steps = true;
   CudaRunStats stats;
@@ -411,9 +411,7 @@ TEST(CudaExecutorTest, WithoutGraphsAndTimed) {
 TEST(CudaExecutorTest, RunTimedAsAWholeKeepsGraphs) {
   CREATE_OR_SKIP(executor, WhileConditionalExecutable());
   const Literal x = Vector(-1.5f);
-  std::vector<Literal> args;
-  args.push_back(x);
-  args.push_back(Literal::CreateR0<bool>(PRED, true));
+  const std::vector<Literal> args = WhileArgs(x, true);
   CudaRunOptions run_options;
   run_options.time_run = true;
   CudaRunStats stats;
