@@ -239,4 +239,19 @@ bool HloModule::StructurallyEqual(const HloModule& other) const {
          config_.frontend_attributes == other.config_.frontend_attributes;
 }
 
+bool IsDefaultPrecisionF32Contraction(const HloInstruction& instruction) {
+  if ((instruction.opcode() != HloOpcode::kDot &&
+       instruction.opcode() != HloOpcode::kConvolution) ||
+      instruction.operand_count() == 0 ||
+      instruction.operand(0)->shape().element_type() != F32) {
+    return false;
+  }
+  const auto& config = instruction.attrs().precision_config;
+  if (!config.has_value()) return true;
+  for (Precision p : config->operand_precision) {
+    if (p == Precision::kHighest) return false;
+  }
+  return true;
+}
+
 }  // namespace hloc

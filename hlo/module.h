@@ -188,6 +188,19 @@ class HloModule {
   int64_t next_computation_id_ = 0;
 };
 
+// True for an f32 dot or convolution whose operands ask for no more than
+// default precision (none for HIGHEST): what XLA:GPU on NVIDIA GPUs
+// computes with TF32 operands (10 mantissa bits).
+bool IsDefaultPrecisionF32Contraction(const HloInstruction& instruction);
+
+// The module frontend attribute ("true") a pass sets when it rewrites a
+// default-precision f32 contraction into other instructions (a small dot
+// as a multiply and a reduce): the optimised module, which saved
+// executables carry, then still says its source had one, which is what
+// comparing with a TF32 GPU's outputs needs to know (runtime/compare.h).
+inline constexpr char kRewroteDefaultPrecisionF32Contractions[] =
+    "hloc_rewrote_default_precision_f32_contractions";
+
 }  // namespace hloc
 
 #endif  // HLO_MODULE_H_

@@ -111,6 +111,12 @@ HloComputation* AddComputation(HloModule* module, PrimitiveType type,
 
 absl::StatusOr<bool> Reduce(HloComputation* computation, HloInstruction* dot) {
   if (!ShouldStrengthReduceDot(*dot)) return false;
+  if (IsDefaultPrecisionF32Contraction(*dot)) {
+    // This sum is full f32; a GPU might have run the dot with TF32.
+    computation->parent()
+        ->mutable_config()
+        .frontend_attributes[kRewroteDefaultPrecisionF32Contractions] = "true";
+  }
   const DotDimensionNumbers& dn = *dot->attrs().dot_dimension_numbers;
   const PrimitiveType out = dot->shape().element_type();
   const PrimitiveType acc = AccumulatorType(out);

@@ -162,5 +162,44 @@ ENTRY e {
   }
 }
 
+// A rewritten default-precision f32 dot leaves its mark on the module: a
+// GPU might have run it with TF32, and comparisons with such a GPU's
+// outputs read that from the optimised module (runtime/compare.h). Dots
+// that ask for HIGHEST, and other types, leave none.
+TEST(DotStrengthReductionLayoutTest, MarksRewrittenTf32CandidateDots) {
+  for (const auto& [dot, marked] : std::vector<std::pair<std::string, bool>>{
+           {"f32[4,5] dot(a, b), lhs_contracting_dims={1}, "
+            "rhs_contracting_dims={0}",
+            true},
+           {"f32[4,5] dot(a, b), lhs_contracting_dims={1}, "
+            "rhs_contracting_dims={0}, operand_precision={highest,highest}",
+            false},
+           {"f64[4,5] dot(c, d), lhs_contracting_dims={1}, "
+            "rhs_contracting_dims={0}",
+            false}}) {
+    auto module = ParseAndVerify(absl::StrCat(R"(
+HloModule m
+ENTRY e {
+  a = f32[4,3] parameter(0)
+  b = f32[3,5] parameter(1)
+  c = f64[4,3] parameter(2)
+  d = f64[3,5] parameter(3)
+  ROOT r = )",
+                                              dot, "\n}"));
+    ASSERT_TRUE(module.ok()) << module.status();
+    DotStrengthReduction pass;
+    ASSERT_TRUE(RunAndVerify(pass, module->get()).value_or(false)) << dot;
+    EXPECT_EQ((*module)->config().frontend_attributes.count(
+                  kRewroteDefaultPrecisionF32Contractions) > 0,
+              marked)
+        << dot;
+    // The mark is in the text a saved executable carries.
+    EXPECT_EQ(ModuleText(**module).find(
+                  kRewroteDefaultPrecisionF32Contractions) != std::string::npos,
+              marked)
+        << dot;
+  }
+}
+
 }  // namespace
 }  // namespace hloc

@@ -291,22 +291,13 @@ Tolerance DefaultTolerance(PrimitiveType type, bool accumulating) {
 }
 
 bool HasDefaultPrecisionF32Contractions(const HloModule& module) {
+  if (module.config().frontend_attributes.count(
+          kRewroteDefaultPrecisionF32Contractions) > 0) {
+    return true;
+  }
   for (const HloComputation* computation : module.computations()) {
     for (const HloInstruction* instruction : computation->instructions()) {
-      if ((instruction->opcode() != HloOpcode::kDot &&
-           instruction->opcode() != HloOpcode::kConvolution) ||
-          instruction->operand_count() == 0 ||
-          instruction->operand(0)->shape().element_type() != F32) {
-        continue;
-      }
-      bool highest = false;
-      const auto& config = instruction->attrs().precision_config;
-      if (config.has_value()) {
-        for (Precision p : config->operand_precision) {
-          highest |= p == Precision::kHighest;
-        }
-      }
-      if (!highest) return true;
+      if (IsDefaultPrecisionF32Contraction(*instruction)) return true;
     }
   }
   return false;

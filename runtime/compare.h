@@ -80,7 +80,8 @@ double MaxFiniteMagnitude(const Literal& literal);
 Tolerance DefaultTolerance(PrimitiveType type, bool accumulating);
 
 // True if `module` has an f32 dot or convolution whose operand precision
-// is default (no operand asks for HIGHEST).
+// is default (no operand asks for HIGHEST), or a pass rewrote one into
+// other instructions (hlo/module.h kRewroteDefaultPrecisionF32Contractions).
 bool HasDefaultPrecisionF32Contractions(const HloModule& module);
 
 // What is known about where expected values came from.

@@ -221,6 +221,13 @@ TEST(CompareTest, DefaultPrecisionF32Contractions) {
   EXPECT_FALSE(HasDefaultPrecisionF32Contractions(module));
   EXPECT_DOUBLE_EQ(DefaultToleranceFor(module, expected, tf32).atol,
                    1e-5 * 2048);
+
+  // A pass that rewrote such a dot into other instructions says so on the
+  // module: the allowance stays.
+  module.mutable_config()
+      .frontend_attributes[kRewroteDefaultPrecisionF32Contractions] = "true";
+  EXPECT_TRUE(HasDefaultPrecisionF32Contractions(module));
+  EXPECT_EQ(DefaultToleranceFor(module, expected, tf32).atol, 2.0);
 }
 
 // A module whose entry applies `opcode` (a dot of the parameter with
