@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/computation.h"
 
@@ -44,53 +45,63 @@ std::optional<PrefixWindow> MatchPrefixWindow(const Window& window,
   return found;
 }
 
-bool IsAssociativeBinaryOpcode(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kAdd:
-    case HloOpcode::kMultiply:
-    case HloOpcode::kMaximum:
-    case HloOpcode::kMinimum:
-    case HloOpcode::kAnd:
-    case HloOpcode::kOr:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// The reducer's binary opcode if it is exactly op(p0, p1) or op(p1, p0) on
-// scalars of `type` (these opcodes all commute, so either order folds the
-// same way).
-std::optional<HloOpcode> MatchReducer(const HloComputation* reducer,
-                                      PrimitiveType type) {
+// Whether `reducer` computes a `type` scalar from its two `type` scalar
+// parameters with elementwise instructions and scalar constants only: then
+// the same instructions on slices (constants broadcast) apply it to every
+// element of a slice at once, which is what a scan body does.
+bool IsElementwiseReducer(const HloComputation* reducer, PrimitiveType type) {
+  const Shape scalar = Shape::Scalar(type);
   if (reducer == nullptr || reducer->num_parameters() != 2 ||
-      reducer->instruction_count() != 3) {
-    return std::nullopt;
+      reducer->parameter_instruction(0)->shape() != scalar ||
+      reducer->parameter_instruction(1)->shape() != scalar ||
+      reducer->root_instruction()->shape() != scalar) {
+    return false;
   }
-  const HloInstruction* root = reducer->root_instruction();
-  if (!IsAssociativeBinaryOpcode(root->opcode()) ||
-      root->operand_count() != 2 || root->shape() != Shape::Scalar(type)) {
-    return std::nullopt;
+  for (const HloInstruction* instr : reducer->instructions()) {
+    if (!instr->shape().IsArray() || instr->shape().rank() != 0) return false;
+    if (instr->opcode() != HloOpcode::kParameter &&
+        instr->opcode() != HloOpcode::kConstant && !instr->IsElementwise()) {
+      return false;
+    }
   }
-  const HloInstruction* p0 = reducer->parameter_instruction(0);
-  const HloInstruction* p1 = reducer->parameter_instruction(1);
-  const bool in_order = root->operand(0) == p0 && root->operand(1) == p1;
-  const bool swapped = root->operand(0) == p1 && root->operand(1) == p0;
-  if (!in_order && !swapped) return std::nullopt;
-  return root->opcode();
+  return true;
 }
 
-// The scan body { x, c -> s = op(c, x); (s, s) } on slices of `slice`.
-std::unique_ptr<HloComputation> MakeScanBody(const std::string& name,
-                                             HloOpcode opcode,
-                                             const Shape& slice) {
+// The scan body { x, c -> s = reducer(c, x); (s, s) } on slices of shape
+// `slice_dims`: the reducer's instructions cloned at slice shape, its
+// constants broadcast. The carry is the reducer's first parameter, the
+// accumulated value, as reduce-window folds left to right.
+std::unique_ptr<HloComputation> MakeScanBody(
+    const std::string& name, const HloComputation& reducer,
+    const std::vector<int64_t>& slice_dims) {
+  const PrimitiveType type = reducer.root_instruction()->shape().element_type();
   auto body = std::make_unique<HloComputation>(name);
+  const Shape slice = Shape::Array(type, slice_dims);
   HloInstruction* x =
       body->AddParameter(HloInstruction::CreateParameter(0, slice, "x"));
   HloInstruction* c =
       body->AddParameter(HloInstruction::CreateParameter(1, slice, "carry"));
-  HloInstruction* s =
-      body->AddInstruction(HloInstruction::CreateBinary(slice, opcode, c, x));
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> cloned = {
+      {reducer.parameter_instruction(0), c},
+      {reducer.parameter_instruction(1), x}};
+  for (const HloInstruction* instr : reducer.MakeInstructionPostOrder()) {
+    if (instr->opcode() == HloOpcode::kParameter) continue;
+    const Shape shape = Shape::Array(instr->shape().element_type(), slice_dims);
+    if (instr->opcode() == HloOpcode::kConstant) {
+      HloInstruction* scalar =
+          body->AddInstruction(instr->CloneWithNewOperands(instr->shape(), {}));
+      cloned[instr] = body->AddInstruction(
+          HloInstruction::CreateBroadcast(shape, scalar, {}));
+      continue;
+    }
+    std::vector<HloInstruction*> operands;
+    for (const HloInstruction* operand : instr->operands()) {
+      operands.push_back(cloned.at(operand));
+    }
+    cloned[instr] =
+        body->AddInstruction(instr->CloneWithNewOperands(shape, operands));
+  }
+  HloInstruction* s = cloned.at(reducer.root_instruction());
   body->set_root_instruction(
       body->AddInstruction(HloInstruction::CreateTuple({s, s})));
   return body;
@@ -114,15 +125,14 @@ absl::StatusOr<bool> RewriteReduceWindow(HloModule* module,
   const std::optional<PrefixWindow> window =
       MatchPrefixWindow(*rw->attrs().window, in);
   if (!window) return false;
-  const std::optional<HloOpcode> opcode = MatchReducer(rw->to_apply(), type);
-  if (!opcode) return false;
+  if (!IsElementwiseReducer(rw->to_apply(), type)) return false;
 
   std::vector<int64_t> slice_dims = in.dimensions();
   slice_dims.erase(slice_dims.begin() + window->dimension);
   const Shape slice = Shape::Array(type, slice_dims);
   HloComputation* body = module->AddEmbeddedComputation(
-      MakeScanBody(absl::StrCat(rw->to_apply()->name(), "_scan"), *opcode,
-                   slice),
+      MakeScanBody(absl::StrCat(rw->to_apply()->name(), "_scan"),
+                   *rw->to_apply(), slice_dims),
       computation);
   HloInstruction* carry = computation->AddInstruction(
       HloInstruction::CreateBroadcast(slice, init, {}));

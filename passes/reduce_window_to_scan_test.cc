@@ -101,5 +101,54 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"cumsum_vector", "f32", "2", "size=2 pad=1_0", "add", "0"}),
     [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
 
+// A reducer of several elementwise instructions and a constant (the
+// log-add-exp of lax.cumlogsumexp, with a constant folded in to check that
+// constants become broadcasts in the body) becomes a scan too, the carry
+// as its first operand; the evaluator's scan folds in the reduce-window's
+// order, so the results are the same bits.
+TEST(ReduceWindowToScanReducerTest, ElementwiseReducerBecomesAScan) {
+  auto module = ParseAndVerify(R"(
+HloModule cumlogsumexp
+logaddexp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  d = f32[] subtract(a, b)
+  nan = pred[] compare(d, d), direction=NE
+  sum = f32[] add(a, b)
+  m = f32[] maximum(a, b)
+  ad = f32[] abs(d)
+  nd = f32[] negate(ad)
+  e = f32[] exponential(nd)
+  l = f32[] log-plus-one(e)
+  zero = f32[] constant(0)
+  l0 = f32[] add(l, zero)
+  r = f32[] add(m, l0)
+  ROOT s = f32[] select(nan, sum, r)
+}
+ENTRY main {
+  x = f32[3,7] parameter(0)
+  ninf = f32[] constant(-inf)
+  ROOT rw = f32[3,7] reduce-window(x, ninf), window={size=1x7 pad=0_0x6_0}, to_apply=logaddexp
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::vector<Literal> inputs = {MakeInput(Shape::Array(F32, {3, 7}))};
+  absl::StatusOr<Literal> before = EvaluateModule(**module, inputs);
+  ASSERT_TRUE(before.ok()) << before.status();
+  ReduceWindowToScan pass;
+  ASSERT_TRUE(RunAndVerify(pass, module->get()).value_or(false));
+  const std::string text = ModuleText(**module);
+  EXPECT_EQ(text.find("reduce-window"), std::string::npos) << text;
+  // Two broadcasts: the carry's init, and the reducer's constant in the body.
+  int broadcasts = 0;
+  for (size_t at = text.find(" broadcast("); at != std::string::npos;
+       at = text.find(" broadcast(", at + 1)) {
+    ++broadcasts;
+  }
+  EXPECT_EQ(broadcasts, 2) << text;
+  absl::StatusOr<Literal> after = EvaluateModule(**module, inputs);
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_TRUE(*after == *before) << text;
+}
+
 }  // namespace
 }  // namespace hloc

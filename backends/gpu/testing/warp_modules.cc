@@ -394,6 +394,30 @@ ENTRY main {
   zero = f32[] constant(0)
   ROOT r = f32[4,333] reduce-window(x, zero), window={size=1x333 pad=0_0x0_332}, to_apply=add
 })"},
+          // lax.cumlogsumexp's reducer (a log-add-exp of several ops, NaN
+          // guarded): reduce-window-to-scan makes it a row scan like a
+          // cumsum's, the warp combining prefixes through the whole body.
+          {"cumlogsumexp", R"(
+HloModule cumlogsumexp
+logaddexp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  d = f32[] subtract(a, b)
+  nan = pred[] compare(d, d), direction=NE
+  sum = f32[] add(a, b)
+  m = f32[] maximum(a, b)
+  ad = f32[] abs(d)
+  nd = f32[] negate(ad)
+  e = f32[] exponential(nd)
+  l = f32[] log-plus-one(e)
+  r = f32[] add(m, l)
+  ROOT s = f32[] select(nan, sum, r)
+}
+ENTRY main {
+  x = f32[5,300] parameter(0)
+  ninf = f32[] constant(-inf)
+  ROOT r = f32[5,300] reduce-window(x, ninf), window={size=1x300 pad=0_0x299_0}, to_apply=logaddexp
+})"},
           // Scans down columns (a thread per column walking the rows, its
           // loads issued a chunk at a time): 37 rows (two chunks of 16 and
           // 5 more), forward and reversed, and a maximum down 16 rows
