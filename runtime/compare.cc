@@ -318,7 +318,7 @@ Tolerance DefaultToleranceFor(const HloModule& module, const Literal& expected,
   }
   if (options.expected_used_tf32 && computed == F32 &&
       HasDefaultPrecisionF32Contractions(module)) {
-    tolerance.atol = std::max(tolerance.atol, std::ldexp(magnitude, -10));
+    tolerance.atol = std::max(tolerance.atol, std::ldexp(magnitude, -8));
   }
   return tolerance;
 }

@@ -46,7 +46,7 @@ const std::vector<FlagSpec>& Specs() {
        "A: absolute tolerance for float outputs (default: by type)"},
       {"expect-tf32", false,
        "the --expect outputs came from a GPU that ran default-precision f32 "
-       "dots/convolutions in TF32 (XLA:GPU on NVIDIA): allow 2^-10 of the "
+       "dots/convolutions in TF32 (XLA:GPU on NVIDIA): allow 2^-8 of the "
        "largest |expected| on f32 outputs of such modules"},
       {"allow-excess-precision", true,
        "true|false: let compiling platforms keep values more precise than "

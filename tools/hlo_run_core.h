@@ -28,7 +28,7 @@
 // (integers and predicates always compare exactly). --expect-tf32 says the
 // expected outputs came from a GPU that ran default-precision f32 dots and
 // convolutions in TF32 (XLA:GPU on NVIDIA, e.g. the shared corpus): their f32
-// outputs then also allow 2^-10 of the largest |expected| value.
+// outputs then also allow 2^-8 of the largest |expected| value.
 //
 // Numerics as XLA's by default: the compiling platforms run their pipeline
 // with excess precision allowed (passes/simplify_fp_conversions.h;
