@@ -45,6 +45,38 @@ std::optional<PrefixWindow> MatchPrefixWindow(const Window& window,
   return found;
 }
 
+bool IsAssociativeBinaryOpcode(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kMultiply:
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+    case HloOpcode::kAnd:
+    case HloOpcode::kOr:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Whether `reducer` is exactly op(p0, p1) or op(p1, p0) for one of the
+// opcodes above (they all commute, so either order folds the same way).
+bool IsAssociativeReducer(const HloComputation* reducer) {
+  if (reducer == nullptr || reducer->num_parameters() != 2 ||
+      reducer->instruction_count() != 3) {
+    return false;
+  }
+  const HloInstruction* root = reducer->root_instruction();
+  if (!IsAssociativeBinaryOpcode(root->opcode()) ||
+      root->operand_count() != 2) {
+    return false;
+  }
+  const HloInstruction* p0 = reducer->parameter_instruction(0);
+  const HloInstruction* p1 = reducer->parameter_instruction(1);
+  return (root->operand(0) == p0 && root->operand(1) == p1) ||
+         (root->operand(0) == p1 && root->operand(1) == p0);
+}
+
 // Whether `reducer` computes a `type` scalar from its two `type` scalar
 // parameters with elementwise instructions and scalar constants only: then
 // the same instructions on slices (constants broadcast) apply it to every
@@ -126,6 +158,10 @@ absl::StatusOr<bool> RewriteReduceWindow(HloModule* module,
       MatchPrefixWindow(*rw->attrs().window, in);
   if (!window) return false;
   if (!IsElementwiseReducer(rw->to_apply(), type)) return false;
+  // Another reducer is folded in the reduce-window's own order: forward
+  // only (a reverse scan folds from the end), and sequentially.
+  const bool associative = IsAssociativeReducer(rw->to_apply());
+  if (!associative && window->reverse) return false;
 
   std::vector<int64_t> slice_dims = in.dimensions();
   slice_dims.erase(slice_dims.begin() + window->dimension);
@@ -143,7 +179,7 @@ absl::StatusOr<bool> RewriteReduceWindow(HloModule* module,
   attrs.dimensions = {window->dimension};
   attrs.num_carries = 1;
   attrs.is_reverse = window->reverse;
-  attrs.is_associative = true;
+  attrs.is_associative = associative;
   HloInstruction* result = computation->AddInstruction(
       HloInstruction::CreateGetTupleElement(rw->shape(), scan, 0));
   if (absl::Status s = computation->ReplaceInstruction(rw, result); !s.ok()) {

@@ -17,15 +17,20 @@
 // with that padding, stride 1 and no dilation or reversal; every other
 // window dimension of size 1 with no padding; a constant scalar init; a
 // reducer computed from its two scalar parameters by elementwise
-// instructions and scalar constants alone (add, maximum, ..., or a
-// log-add-exp: lax.cumlogsumexp's), which the scan body applies to whole
-// slices, the carry as the reducer's first operand. The scan is marked
-// associative, so a backend may reassociate: XLA leaves the order in which
-// reduce-window applies its reducer unspecified (XLA:GPU reassociates such
-// windows too), so only associative reducers have one meaning; float sums
-// may differ in the last bits, as any parallel prefix sum does. The
-// reverse scan folds from the end, so even a sequential float sum
-// associates differently from the reduce-window's left-to-right order.
+// instructions and scalar constants alone, which the scan body applies to
+// whole slices, the carry as the reducer's first operand.
+//
+// A reducer that is one binary op of its two parameters among add,
+// multiply, maximum, minimum, and, or (all associative) makes a scan
+// marked associative, so a backend may reassociate (GPUs scan a row with
+// a warp; float sums may then differ in the last bits, as any parallel
+// prefix sum does), and reverse windows are rewritten too: the reverse
+// scan folds from the end, so even a sequential float sum associates
+// differently from the reduce-window's left-to-right order. Any other
+// reducer (lax.cumlogsumexp's log-add-exp, a subtract) makes a scan that
+// is not marked associative, folded left to right exactly as the
+// reduce-window is, so only forward windows are rewritten: O(n) steps a
+// row instead of O(n^2), sequential along the axis.
 //
 // Every pipeline runs it before fusion: backends/gpu has a parallel scan
 // kernel, backends/cpu a row-parallel one (scan_emitter.h).

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "hlo/evaluator/evaluator.h"
 #include "passes/test_util.h"
@@ -104,10 +105,10 @@ INSTANTIATE_TEST_SUITE_P(
 // A reducer of several elementwise instructions and a constant (the
 // log-add-exp of lax.cumlogsumexp, with a constant folded in to check that
 // constants become broadcasts in the body) becomes a scan too, the carry
-// as its first operand; the evaluator's scan folds in the reduce-window's
-// order, so the results are the same bits.
-TEST(ReduceWindowToScanReducerTest, ElementwiseReducerBecomesAScan) {
-  auto module = ParseAndVerify(R"(
+// as its first operand, not marked associative: it folds in the
+// reduce-window's order, so the results are the same bits. The same
+// reducer over a reverse window stays a reduce-window.
+constexpr char kLogAddExpModule[] = R"(
 HloModule cumlogsumexp
 logaddexp {
   a = f32[] parameter(0)
@@ -129,7 +130,10 @@ ENTRY main {
   x = f32[3,7] parameter(0)
   ninf = f32[] constant(-inf)
   ROOT rw = f32[3,7] reduce-window(x, ninf), window={size=1x7 pad=0_0x6_0}, to_apply=logaddexp
-})");
+})";
+
+TEST(ReduceWindowToScanReducerTest, ElementwiseReducerBecomesAScan) {
+  auto module = ParseAndVerify(kLogAddExpModule);
   ASSERT_TRUE(module.ok()) << module.status();
   const std::vector<Literal> inputs = {MakeInput(Shape::Array(F32, {3, 7}))};
   absl::StatusOr<Literal> before = EvaluateModule(**module, inputs);
@@ -138,6 +142,7 @@ ENTRY main {
   ASSERT_TRUE(RunAndVerify(pass, module->get()).value_or(false));
   const std::string text = ModuleText(**module);
   EXPECT_EQ(text.find("reduce-window"), std::string::npos) << text;
+  EXPECT_EQ(text.find("is_associative"), std::string::npos) << text;
   // Two broadcasts: the carry's init, and the reducer's constant in the body.
   int broadcasts = 0;
   for (size_t at = text.find(" broadcast("); at != std::string::npos;
@@ -148,6 +153,11 @@ ENTRY main {
   absl::StatusOr<Literal> after = EvaluateModule(**module, inputs);
   ASSERT_TRUE(after.ok()) << after.status();
   EXPECT_TRUE(*after == *before) << text;
+
+  auto reverse = ParseAndVerify(
+      absl::StrReplaceAll(kLogAddExpModule, {{"pad=0_0x6_0", "pad=0_0x0_6"}}));
+  ASSERT_TRUE(reverse.ok()) << reverse.status();
+  EXPECT_FALSE(RunAndVerify(pass, reverse->get()).value_or(true));
 }
 
 }  // namespace

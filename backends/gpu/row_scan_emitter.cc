@@ -1,7 +1,6 @@
-// Scans along the operand's physically minor dimension whose body is an
-// associative elementwise prefix (what reduce-window-to-scan makes of
-// jnp.cumsum, cumprod, cummax, lax.cumlogsumexp along the last axis): a
-// warp per row. A row is walked in
+// Scans along the operand's physically minor dimension whose body is one
+// associative binary op (what reduce-window-to-scan makes of jnp.cumsum,
+// cumprod, cummax along the last axis): a warp per row. A row is walked in
 // chunks of warp_size x 4 elements; lane l owns the 4 contiguous elements
 // [4l, 4l + 4) of a chunk, so its loads and stores are one 16-byte vector
 // each where the row length keeps them aligned (f32, rows a multiple of 4)
@@ -18,9 +17,8 @@
 // warp keeps that many 16-byte loads per lane in flight
 // (launch_dims.h: RowScanLaunch).
 //
-// This reassociates the body's op, keeping the order of its operands
-// (earlier prefix as the carry, later as x): e.g. a float sum is computed as a
-// tree of partial sums, not left to right. The scan's is_associative attribute
+// This reassociates the body's op: e.g. a float sum is computed as a tree
+// of partial sums, not left to right. The scan's is_associative attribute
 // allows exactly that, and the result differs from the sequential order in
 // the last bits only (as XLA:GPU's parallel scans do).
 //
@@ -38,7 +36,6 @@
 #include <vector>
 
 #include "backends/common/loop_emitter.h"
-#include "backends/common/scan_analysis.h"
 #include "backends/gpu/kernel_builder.h"
 #include "backends/gpu/kernel_emitters.h"
 #include "backends/gpu/launch_dims.h"
@@ -49,20 +46,38 @@
 namespace hloc {
 namespace {
 
-// Whether `body` is { x, c -> s = f(x, c); (s, s) } with f elementwise
-// (backends/common IsElementwiseScanBody): the output and the new carry are
-// the same inclusive prefix, so with an associative f (the scan says so)
-// the prefixes may be grouped in any way that keeps their order, as the
-// kernel's combine(earlier, later) does.
-bool IsPrefixBody(const HloComputation* body) {
-  if (body == nullptr || body->num_parameters() != 2 ||
-      !IsElementwiseScanBody(body)) {
+bool IsAssociativeBinaryOpcode(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kMultiply:
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+    case HloOpcode::kAnd:
+    case HloOpcode::kOr:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Whether `body` is { x, c -> s = op(x, c) or op(c, x); (s, s) } for an op
+// that commutes and associates: the output and the new carry are the same
+// inclusive prefix, and the prefixes may be combined in any grouping.
+bool IsSingleAssociativeOpBody(const HloComputation* body) {
+  if (body == nullptr || body->num_parameters() != 2) return false;
+  const HloInstruction* root = body->root_instruction();
+  if (root->opcode() != HloOpcode::kTuple || root->operand_count() != 2 ||
+      root->operand(0) != root->operand(1)) {
     return false;
   }
-  const HloInstruction* root = body->root_instruction();
-  return root->opcode() == HloOpcode::kTuple && root->operand_count() == 2 &&
-         root->operand(0) == root->operand(1) &&
-         root->operand(0)->shape().IsArray();
+  const HloInstruction* s = root->operand(0);
+  if (!IsAssociativeBinaryOpcode(s->opcode()) || s->operand_count() != 2) {
+    return false;
+  }
+  const HloInstruction* x = body->parameter_instruction(0);
+  const HloInstruction* c = body->parameter_instruction(1);
+  return (s->operand(0) == x && s->operand(1) == c) ||
+         (s->operand(0) == c && s->operand(1) == x);
 }
 
 // The dimensions of `shape` other than `dim`, major to minor physically.
@@ -80,7 +95,7 @@ std::vector<int64_t> RowDimsPhysical(const Shape& shape, int64_t dim) {
 bool IsRowScan(const HloInstruction& scan, const KernelInfo& info) {
   if (!scan.attrs().is_associative || scan.operand_count() != 2 ||
       scan.dimensions().size() != 1 || info.output_shapes.size() != 2 ||
-      !IsPrefixBody(scan.to_apply())) {
+      !IsSingleAssociativeOpBody(scan.to_apply())) {
     return false;
   }
   const Shape& in = scan.operand(0)->shape();

@@ -1,5 +1,5 @@
 // The warp-per-row parallel scan (row_scan_emitter.cc): scans along the
-// physically minor dimension with an associative elementwise body. Included
+// physically minor dimension with an associative single-op body. Included
 // only by scan_emitter.cc.
 #ifndef BACKENDS_GPU_ROW_SCAN_EMITTER_H_
 #define BACKENDS_GPU_ROW_SCAN_EMITTER_H_
@@ -10,9 +10,9 @@
 namespace hloc {
 
 // Whether `scan` (one input, one carry, one output) scans its operand's
-// physically minor dimension with an associative elementwise body whose
-// output is its new carry (a prefix: s = f(x, c); (s, s)), its output in
-// the operand's layout.
+// physically minor dimension with an associative body that is one binary
+// op among add, multiply, maximum, minimum, and, or, its output in the
+// operand's layout.
 bool IsRowScan(const HloInstruction& scan, const KernelInfo& info);
 
 // The kernel of a scan IsRowScan accepts.

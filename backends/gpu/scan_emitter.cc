@@ -1,6 +1,6 @@
 // Scan (what JAX emits for cumsum/cumprod/cummax, directly or through
 // reduce-window-to-scan). Along the physically minor dimension with an
-// associative elementwise prefix body: a warp per row (row_scan_emitter.cc).
+// associative single-op body: a warp per row (row_scan_emitter.cc).
 // Otherwise a thread per element of the slice (every dimension but the
 // scan dimension) walks the scan dimension in order (backwards for
 // is_reverse), carrying its carries in registers: along a major dimension

@@ -395,8 +395,8 @@ ENTRY main {
   ROOT r = f32[4,333] reduce-window(x, zero), window={size=1x333 pad=0_0x0_332}, to_apply=add
 })"},
           // lax.cumlogsumexp's reducer (a log-add-exp of several ops, NaN
-          // guarded): reduce-window-to-scan makes it a row scan like a
-          // cumsum's, the warp combining prefixes through the whole body.
+          // guarded): reduce-window-to-scan makes it a scan not marked
+          // associative, each row walked in order by one thread.
           {"cumlogsumexp", R"(
 HloModule cumlogsumexp
 logaddexp {
