@@ -166,7 +166,7 @@ ENTRY e {
 // GPU might have run it with TF32, and comparisons with such a GPU's
 // outputs read that from the optimised module (runtime/compare.h). Dots
 // that ask for HIGHEST, and other types, leave none.
-TEST(DotStrengthReductionLayoutTest, MarksRewrittenTf32CandidateDots) {
+TEST(DotStrengthReductionMarkTest, MarksRewrittenTf32CandidateDots) {
   for (const auto& [dot, marked] : std::vector<std::pair<std::string, bool>>{
            {"f32[4,5] dot(a, b), lhs_contracting_dims={1}, "
             "rhs_contracting_dims={0}",
