@@ -81,6 +81,20 @@ bool HloOpcodeIsBinaryCommutative(HloOpcode opcode) {
   }
 }
 
+bool HloOpcodeIsAssociativeBinary(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kMultiply:
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+    case HloOpcode::kAnd:
+    case HloOpcode::kOr:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool HloOpcodeTakesResultAccuracy(HloOpcode opcode) {
   switch (opcode) {
     case HloOpcode::kCbrt:

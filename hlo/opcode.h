@@ -35,6 +35,11 @@ bool HloOpcodeHasSideEffect(HloOpcode opcode);
 bool HloOpcodeIsCollective(HloOpcode opcode);
 // add, multiply, maximum, minimum, and, or, xor, mulhi.
 bool HloOpcodeIsBinaryCommutative(HloOpcode opcode);
+// add, multiply, maximum, minimum, and, or: the commutative ops whose folds
+// scans and reductions may regroup (a float sum or product then differs
+// from the sequential order in its last bits only). xor and mulhi are left
+// out: no frontend scans with them.
+bool HloOpcodeIsAssociativeBinary(HloOpcode opcode);
 // The transcendental unary ops that take result_accuracy={...}, as XLA's.
 bool HloOpcodeTakesResultAccuracy(HloOpcode opcode);
 

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/computation.h"
+#include "hlo/opcode.h"
 
 namespace hloc {
 namespace {
@@ -45,29 +46,16 @@ std::optional<PrefixWindow> MatchPrefixWindow(const Window& window,
   return found;
 }
 
-bool IsAssociativeBinaryOpcode(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kAdd:
-    case HloOpcode::kMultiply:
-    case HloOpcode::kMaximum:
-    case HloOpcode::kMinimum:
-    case HloOpcode::kAnd:
-    case HloOpcode::kOr:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Whether `reducer` is exactly op(p0, p1) or op(p1, p0) for one of the
-// opcodes above (they all commute, so either order folds the same way).
+// opcodes HloOpcodeIsAssociativeBinary accepts (they all commute, so either
+// order folds the same way).
 bool IsAssociativeReducer(const HloComputation* reducer) {
   if (reducer == nullptr || reducer->num_parameters() != 2 ||
       reducer->instruction_count() != 3) {
     return false;
   }
   const HloInstruction* root = reducer->root_instruction();
-  if (!IsAssociativeBinaryOpcode(root->opcode()) ||
+  if (!HloOpcodeIsAssociativeBinary(root->opcode()) ||
       root->operand_count() != 2) {
     return false;
   }

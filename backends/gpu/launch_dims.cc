@@ -110,6 +110,27 @@ constexpr int64_t kScanChunksInFlight = 4;
 // (fewer than ~4 warps per SM) to pay off; such scans run at one warp
 // per row's bandwidth for now.
 
+// Column scans split along their length when the thread-per-column walk
+// would run fewer threads than a quarter of what the device holds
+// resident: each walking thread keeps 16 loads in flight
+// (scan_emitter.cc), so 4096 columns of f32 keep ~256 KiB in flight, an
+// order of magnitude under what a 3 TB/s memory with ~1 us latency needs,
+// while a quarter of an H100's 270K resident threads keeps ~4 MiB. (A
+// 5000 x 33 cumsum down axis 0 took 0.13 ms on an H200 as 33 walks,
+// session 27; not yet measured split.)
+constexpr int64_t kColumnScanSplitResidentFraction = 4;
+// Each thread owns 32 bytes of a column per chunk (8 f32), all loaded
+// before it scans them, as a column reduction's thread keeps in flight
+// (kColumnBytesInFlight): with 1024 threads a block then has 32 KiB in
+// flight, over the ~20 KiB per SM that the memory needs.
+constexpr int64_t kColumnScanRunBytes = 32;
+constexpr int64_t kColumnScanMaxRun = 8;
+// Up to 32 threads along a column: each thread folds the chunk's segment
+// totals one by one from shared memory (as many steps as segments), so
+// more segments cost more than they add. A split needs at least 4.
+constexpr int64_t kColumnScanMaxSegments = 32;
+constexpr int64_t kColumnScanMinSegments = 4;
+
 }  // namespace
 
 RowScanLaunch ComputeRowScanLaunch(int64_t rows, int64_t row_length,
@@ -126,6 +147,41 @@ RowScanLaunch ComputeRowScanLaunch(int64_t rows, int64_t row_length,
   launch.threads_per_block = launch.rows_per_block * device.warp_size;
   launch.dims.block[0] = launch.threads_per_block;
   launch.dims.grid[0] = CeilDiv(rows, launch.rows_per_block);
+  return launch;
+}
+
+ColumnScanLaunch ComputeColumnScanLaunch(int64_t outer, int64_t length,
+                                         int64_t columns, int64_t element_bytes,
+                                         const GpuDeviceInfo& device) {
+  ColumnScanLaunch launch;
+  launch.run = std::clamp<int64_t>(
+      kColumnScanRunBytes / std::max<int64_t>(1, element_bytes), 1,
+      kColumnScanMaxRun);
+  const int64_t resident = device.core_count * device.max_threads_per_core;
+  if (outer < 1 || columns < 1 ||
+      outer * columns * kColumnScanSplitResidentFraction >= resident ||
+      CeilDiv(length, launch.run) < kColumnScanMinSegments) {
+    return launch;
+  }
+  // Whole warps: a power-of-two tile of columns (a warp's loads of one
+  // position then cover adjacent columns), times enough segments.
+  const int64_t warp = device.warp_size;
+  int64_t tile = 1;
+  while (tile < columns && tile < warp) tile *= 2;
+  int64_t segments = warp / tile;
+  const int64_t max_segments =
+      std::min(std::max(kColumnScanMaxSegments, warp / tile),
+               device.max_threads_per_block / tile);
+  while (segments * 2 <= max_segments && segments * launch.run < length) {
+    segments *= 2;
+  }
+  launch.split = true;
+  launch.tile_columns = tile;
+  launch.segments = segments;
+  launch.column_tiles = CeilDiv(columns, tile);
+  launch.threads_per_block = tile * segments;
+  launch.dims.block[0] = launch.threads_per_block;
+  launch.dims.grid[0] = outer * launch.column_tiles;
   return launch;
 }
 

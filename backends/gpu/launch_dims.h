@@ -140,6 +140,30 @@ RowScanLaunch ComputeRowScanLaunch(int64_t rows, int64_t row_length,
                                    int64_t element_bytes,
                                    const GpuDeviceInfo& device);
 
+// Scans along a dimension that is not physically minor with an
+// associative one-op body (column_scan_emitter.cc), split along the
+// scanned length: a block takes `tile_columns` adjacent columns (thread x)
+// of one outer index and `segments` threads per column (thread y); the
+// columns are walked in chunks of segments * run positions, thread y
+// owning the `run` consecutive positions [y * run, (y + 1) * run) of each.
+// When `split` is false, the scan is left to the thread-per-column walk
+// (scan_emitter.cc), which needs no barriers.
+struct ColumnScanLaunch {
+  bool split = false;
+  LaunchDims dims;
+  int64_t threads_per_block = 0;
+  int64_t tile_columns = 1;  // a power of two, at most the warp
+  int64_t segments = 1;      // tile_columns * segments is whole warps
+  int64_t run = 1;
+  int64_t column_tiles = 1;  // blocks per outer index
+  int64_t ChunkLength() const { return segments * run; }
+};
+// `outer`: the product of the dimensions physically major to the scanned
+// one; `columns`: of those minor to it.
+ColumnScanLaunch ComputeColumnScanLaunch(int64_t outer, int64_t length,
+                                         int64_t columns, int64_t element_bytes,
+                                         const GpuDeviceInfo& device);
+
 // Dots (tiled_dot_emitter.cc): a block computes a tile_m x tile_n tile of
 // one batch's [m, n] output, walking the contracted dimension in slices of
 // tile_k staged through shared memory. Without matrix cores each thread

@@ -193,6 +193,56 @@ TEST(LaunchDimsTest, ColumnReductionsKeepEverySmBusy) {
   EXPECT_EQ(ComputeColumnReductionLaunch(1, 3, 64, 4, 4, H100()).row_groups, 4);
 }
 
+// Column scans split along their length while a thread per column would
+// run under a quarter of the device's resident threads (132 x 2048 / 4 =
+// 67584 on an H100) and the column has at least 4 runs of 32 bytes.
+TEST(LaunchDimsTest, ColumnScansSplitFewLongColumns) {
+  // cumulative_scans' 5000 x 33 cumsum down axis 0: two tiles of 32
+  // columns (the second with one), 32 threads along each, runs of 8 f32.
+  ColumnScanLaunch few = ComputeColumnScanLaunch(1, 5000, 33, 4, H100());
+  EXPECT_TRUE(few.split);
+  EXPECT_EQ(few.tile_columns, 32);
+  EXPECT_EQ(few.segments, 32);
+  EXPECT_EQ(few.run, 8);
+  EXPECT_EQ(few.ChunkLength(), 256);
+  EXPECT_EQ(few.column_tiles, 2);
+  EXPECT_EQ(few.threads_per_block, 1024);
+  EXPECT_EQ(few.dims.grid[0], 2);
+  // Outer indices multiply the blocks; a short column takes as many
+  // segments as it has runs, rounded up to a power of two (100 / 8 -> 16).
+  ColumnScanLaunch mid = ComputeColumnScanLaunch(3, 100, 20, 4, H100());
+  EXPECT_TRUE(mid.split);
+  EXPECT_EQ(mid.tile_columns, 32);
+  EXPECT_EQ(mid.segments, 16);
+  EXPECT_EQ(mid.dims.grid[0], 3);
+  // Narrow tiles take more segments to make whole warps; bf16 runs are 8.
+  ColumnScanLaunch narrow = ComputeColumnScanLaunch(1, 4096, 3, 2, H100());
+  EXPECT_EQ(narrow.tile_columns, 4);
+  EXPECT_EQ(narrow.segments, 32);
+  EXPECT_EQ(narrow.run, 8);
+  EXPECT_EQ(narrow.threads_per_block, 128);
+  EXPECT_EQ(ComputeColumnScanLaunch(1, 4096, 3, 8, H100()).run, 4);
+  // 4096 x 4096 splits; 4096 x 131072 keeps the walk (enough threads), as
+  // do columns of fewer than 4 runs.
+  EXPECT_TRUE(ComputeColumnScanLaunch(1, 4096, 4096, 4, H100()).split);
+  EXPECT_EQ(ComputeColumnScanLaunch(1, 4096, 4096, 4, H100()).dims.grid[0],
+            128);
+  EXPECT_FALSE(ComputeColumnScanLaunch(1, 4096, 131072, 4, H100()).split);
+  EXPECT_FALSE(ComputeColumnScanLaunch(64, 64, 2048, 4, H100()).split);
+  EXPECT_FALSE(ComputeColumnScanLaunch(1, 24, 5, 4, H100()).split);
+  EXPECT_TRUE(ComputeColumnScanLaunch(1, 25, 5, 4, H100()).split);
+  // Wavefronts of 64: 64-column tiles, at most 1024 threads, and a
+  // single column still makes a whole wavefront.
+  const GpuDeviceInfo mi300 = *GetGpuDeviceInfo("rocm", "gfx942");
+  ColumnScanLaunch wide = ComputeColumnScanLaunch(1, 5000, 300, 4, mi300);
+  EXPECT_EQ(wide.tile_columns, 64);
+  EXPECT_EQ(wide.segments, 16);
+  EXPECT_EQ(wide.threads_per_block, 1024);
+  ColumnScanLaunch one = ComputeColumnScanLaunch(1, 5000, 1, 4, mi300);
+  EXPECT_EQ(one.tile_columns, 1);
+  EXPECT_EQ(one.threads_per_block, 64);
+}
+
 // Narrow columns pack rows into a warp: 5 columns take 4 rows (20 of 32
 // lanes; 8 rows, 40 of 64 lanes, on a wavefront of 64), 16 columns 2 rows,
 // 17 columns one; a tile is then warp / rows_per_warp columns.

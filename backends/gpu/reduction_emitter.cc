@@ -357,24 +357,6 @@ std::optional<ColumnGroups> GroupColumnReduction(const ReductionInfo& r) {
   return g;
 }
 
-int64_t Product(const Shape& shape, const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= shape.dimensions(d);
-  return n;
-}
-
-// The values of `dims` (row-major, major first) for linear position x.
-void SplitInto(llvm::Value* x, const Shape& shape,
-               const std::vector<int64_t>& dims,
-               std::vector<llvm::Value*>& index, llvm::IRBuilderBase* b) {
-  if (dims.empty()) return;
-  std::vector<int64_t> sizes;
-  for (int64_t d : dims) sizes.push_back(shape.dimensions(d));
-  IrIndex split =
-      IrIndex::FromLinear(x, Shape::Array(shape.element_type(), sizes), b);
-  for (size_t j = 0; j < dims.size(); ++j) index[dims[j]] = split[j];
-}
-
 }  // namespace
 
 bool IsColumnReduction(const ReductionInfo& r) {
@@ -387,9 +369,9 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
   const Shape& in = r.input_shape;
   const GpuDeviceInfo& device = request.target->device();
   const ColumnGroups groups = *GroupColumnReduction(r);
-  const int64_t outer = Product(in, groups.outer);
-  const int64_t reduced = Product(in, groups.reduced);
-  const int64_t columns = Product(in, groups.columns);
+  const int64_t outer = DimensionsProduct(in, groups.outer);
+  const int64_t reduced = DimensionsProduct(in, groups.reduced);
+  const int64_t columns = DimensionsProduct(in, groups.columns);
   int64_t element_bytes = 1;
   int64_t accumulator_bytes = 0;
   for (const HloInstruction* reduce : r.reduces) {
@@ -458,13 +440,13 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
     ReductionOutputWriter output_writer(kernel, info, r);
     // Every dimension's index for (outer o, row, column c).
     std::vector<llvm::Value*> base_index(in.rank(), kernel.Index(0));
-    SplitInto(o, in, groups.outer, base_index, b);
+    SplitLinearInto(o, in, groups.outer, base_index, b);
     auto element_index = [&](llvm::Value* row, int64_t v) {
       std::vector<llvm::Value*> index = base_index;
-      SplitInto(row, in, groups.reduced, index, b);
+      SplitLinearInto(row, in, groups.reduced, index, b);
       llvm::Value* c =
           v == 0 ? c0 : b->CreateAdd(c0, kernel.Index(v), "", true, true);
-      SplitInto(c, in, groups.columns, index, b);
+      SplitLinearInto(c, in, groups.columns, index, b);
       llvm::Value* linear = b->CreateAdd(
           b->CreateMul(b->CreateAdd(b->CreateMul(o, kernel.Index(reduced), "",
                                                  true, true),
@@ -573,7 +555,7 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
         std::vector<llvm::Value*> index = base_index;
         llvm::Value* c =
             v == 0 ? c0 : b->CreateAdd(c0, kernel.Index(v), "", true, true);
-        SplitInto(c, in, groups.columns, index, b);
+        SplitLinearInto(c, in, groups.columns, index, b);
         std::vector<llvm::Value*> out_multi;
         for (int64_t d : r.kept_dims) out_multi.push_back(index[d]);
         HLOC_RETURN_IF_ERROR(output_writer.Write(

@@ -112,6 +112,24 @@ llvm::Value* SharedElement(KernelBuilder& kernel, llvm::GlobalVariable* array,
                                        {kernel.Index(0), i});
 }
 
+int64_t DimensionsProduct(const Shape& shape,
+                          const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= shape.dimensions(d);
+  return n;
+}
+
+void SplitLinearInto(llvm::Value* x, const Shape& shape,
+                     const std::vector<int64_t>& dims,
+                     std::vector<llvm::Value*>& index, llvm::IRBuilderBase* b) {
+  if (dims.empty()) return;
+  std::vector<int64_t> sizes;
+  for (int64_t d : dims) sizes.push_back(shape.dimensions(d));
+  IrIndex split =
+      IrIndex::FromLinear(x, Shape::Array(shape.element_type(), sizes), b);
+  for (size_t j = 0; j < dims.size(); ++j) index[dims[j]] = split[j];
+}
+
 bool ReadAtOutputPositionOnly(const HloInstruction* value,
                               const HloInstruction* root) {
   std::vector<const HloInstruction*> work = {value};

@@ -61,6 +61,17 @@ llvm::GlobalVariable* SharedArray(KernelBuilder& kernel, llvm::Type* type,
 llvm::Value* SharedElement(KernelBuilder& kernel, llvm::GlobalVariable* array,
                            llvm::Value* i);
 
+// The product of `shape`'s sizes of `dims`.
+int64_t DimensionsProduct(const Shape& shape, const std::vector<int64_t>& dims);
+
+// Sets index[d] for each of `dims` (a group of `shape`'s dimensions, major
+// first) to its part of `x`, a linear position in the group (row-major):
+// how column kernels split an outer or a column position into the
+// dimensions it stands for.
+void SplitLinearInto(llvm::Value* x, const Shape& shape,
+                     const std::vector<int64_t>& dims,
+                     std::vector<llvm::Value*>& index, llvm::IRBuilderBase* b);
+
 // True if every use of `value` (a fused instruction) reaches `root`
 // through elementwise ops of root's dimensions only, so a kernel that
 // computes `value` itself (a transpose's tile, a dot's register tile) is

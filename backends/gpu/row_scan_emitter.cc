@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "backends/common/loop_emitter.h"
+#include "backends/gpu/associative_scan.h"
 #include "backends/gpu/kernel_builder.h"
 #include "backends/gpu/kernel_emitters.h"
 #include "backends/gpu/launch_dims.h"
@@ -45,40 +46,6 @@
 
 namespace hloc {
 namespace {
-
-bool IsAssociativeBinaryOpcode(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kAdd:
-    case HloOpcode::kMultiply:
-    case HloOpcode::kMaximum:
-    case HloOpcode::kMinimum:
-    case HloOpcode::kAnd:
-    case HloOpcode::kOr:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Whether `body` is { x, c -> s = op(x, c) or op(c, x); (s, s) } for an op
-// that commutes and associates: the output and the new carry are the same
-// inclusive prefix, and the prefixes may be combined in any grouping.
-bool IsSingleAssociativeOpBody(const HloComputation* body) {
-  if (body == nullptr || body->num_parameters() != 2) return false;
-  const HloInstruction* root = body->root_instruction();
-  if (root->opcode() != HloOpcode::kTuple || root->operand_count() != 2 ||
-      root->operand(0) != root->operand(1)) {
-    return false;
-  }
-  const HloInstruction* s = root->operand(0);
-  if (!IsAssociativeBinaryOpcode(s->opcode()) || s->operand_count() != 2) {
-    return false;
-  }
-  const HloInstruction* x = body->parameter_instruction(0);
-  const HloInstruction* c = body->parameter_instruction(1);
-  return (s->operand(0) == x && s->operand(1) == c) ||
-         (s->operand(0) == c && s->operand(1) == x);
-}
 
 // The dimensions of `shape` other than `dim`, major to minor physically.
 std::vector<int64_t> RowDimsPhysical(const Shape& shape, int64_t dim) {
@@ -93,31 +60,14 @@ std::vector<int64_t> RowDimsPhysical(const Shape& shape, int64_t dim) {
 }  // namespace
 
 bool IsRowScan(const HloInstruction& scan, const KernelInfo& info) {
-  if (!scan.attrs().is_associative || scan.operand_count() != 2 ||
-      scan.dimensions().size() != 1 || info.output_shapes.size() != 2 ||
-      !IsSingleAssociativeOpBody(scan.to_apply())) {
-    return false;
-  }
-  const Shape& in = scan.operand(0)->shape();
-  const int64_t dim = scan.dimensions(0);
-  if (!in.IsArray() || dim < 0 || dim >= in.rank() ||
-      in.MinorToMajor()[0] != dim || in.dimensions(dim) < 1) {
-    return false;
-  }
-  const Shape& out = info.output_shapes[0];
-  const Shape& carry = scan.operand(1)->shape();
-  return out.IsArray() && out.dimensions() == in.dimensions() &&
-         out.MinorToMajor() == in.MinorToMajor() &&
-         out.element_type() == in.element_type() && carry.IsArray() &&
-         carry.element_type() == in.element_type() &&
-         carry.rank() == in.rank() - 1;
+  return IsSingleOpAssociativeScan(scan, info) &&
+         scan.operand(0)->shape().MinorToMajor()[0] == scan.dimensions(0);
 }
 
 absl::StatusOr<LaunchDims> EmitRowScanKernel(const KernelRequest& request,
                                              const HloInstruction* scan) {
   const KernelInfo& info = *request.info;
   const GpuDeviceInfo& device = request.target->device();
-  const HloComputation* body = scan->to_apply();
   const Shape& in = scan->operand(0)->shape();
   const int64_t dim = scan->dimensions(0);
   const int64_t length = in.dimensions(dim);
@@ -143,12 +93,8 @@ absl::StatusOr<LaunchDims> EmitRowScanKernel(const KernelRequest& request,
                           RegisterType(in.element_type(), b->getContext()));
     // combine(earlier, later): the body with the carry as the earlier
     // prefix and x as the later one.
-    auto combine = [&](llvm::Value* earlier,
-                       llvm::Value* later) -> absl::StatusOr<llvm::Value*> {
-      HLOC_ASSIGN_OR_RETURN(
-          llvm::Value * r,
-          kernel.elemental()->EmitScalarComputation(body, {later, earlier}));
-      return b->CreateExtractValue(r, {0});
+    auto combine = [&](llvm::Value* earlier, llvm::Value* later) {
+      return CombinePrefixes(kernel, *scan, earlier, later);
     };
 
     llvm::Value* tid = kernel.ThreadId(0);

@@ -9,10 +9,8 @@
 
 namespace hloc {
 
-// Whether `scan` (one input, one carry, one output) scans its operand's
-// physically minor dimension with an associative body that is one binary
-// op among add, multiply, maximum, minimum, and, or, its output in the
-// operand's layout.
+// Whether `scan` is IsSingleOpAssociativeScan (associative_scan.h) along
+// its operand's physically minor dimension.
 bool IsRowScan(const HloInstruction& scan, const KernelInfo& info);
 
 // The kernel of a scan IsRowScan accepts.

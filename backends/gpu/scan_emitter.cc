@@ -1,6 +1,9 @@
 // Scan (what JAX emits for cumsum/cumprod/cummax, directly or through
-// reduce-window-to-scan). Along the physically minor dimension with an
-// associative single-op body: a warp per row (row_scan_emitter.cc).
+// reduce-window-to-scan). With an associative single-op body: along the
+// physically minor dimension a warp per row (row_scan_emitter.cc); along
+// another one, where the columns are too few to keep the memory busy, a
+// block per tile of columns, split along their length
+// (column_scan_emitter.cc).
 // Otherwise a thread per element of the slice (every dimension but the
 // scan dimension) walks the scan dimension in order (backwards for
 // is_reverse), carrying its carries in registers: along a major dimension
@@ -15,6 +18,7 @@
 
 #include "backends/common/loop_emitter.h"
 #include "backends/common/scan_analysis.h"
+#include "backends/gpu/column_scan_emitter.h"
 #include "backends/gpu/kernel_builder.h"
 #include "backends/gpu/kernel_emitters.h"
 #include "backends/gpu/launch_dims.h"
@@ -33,6 +37,9 @@ absl::StatusOr<LaunchDims> EmitScanKernel(const KernelRequest& request,
     return CodegenUnimplemented(*scan, "malformed scan");
   }
   if (IsRowScan(*scan, info)) return EmitRowScanKernel(request, scan);
+  if (IsSplitColumnScan(*scan, info, request.target->device())) {
+    return EmitSplitColumnScanKernel(request, scan);
+  }
   if (!IsElementwiseScanBody(body)) {
     return CodegenUnimplemented(*scan, "scan body is not elementwise");
   }

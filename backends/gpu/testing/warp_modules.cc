@@ -418,12 +418,69 @@ ENTRY main {
   ninf = f32[] constant(-inf)
   ROOT r = f32[5,300] reduce-window(x, ninf), window={size=1x300 pad=0_0x299_0}, to_apply=logaddexp
 })"},
-          // Scans down columns (a thread per column walking the rows, its
-          // loads issued a chunk at a time): 37 rows (two chunks of 16 and
-          // 5 more), forward and reversed, and a maximum down 16 rows
-          // (one whole chunk) with a doubling fused into its input.
+          // Scans down columns that a thread per column walks (its loads
+          // issued a chunk at a time): a scan not marked associative (a
+          // cumulative subtract) down 37 rows (two chunks of 16 and 5
+          // more); a reverse sum down 24 rows and a maximum down 16 (one
+          // whole chunk) with a doubling fused into its input, both too
+          // short to split along their length (launch_dims.h:
+          // ColumnScanLaunch).
           {"column_scans", R"(
 HloModule column_scans
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+sub {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] subtract(a, b)
+}
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+ENTRY main {
+  x = f32[37,5] parameter(0)
+  w = f32[24,5] parameter(1)
+  y = f32[16,70] parameter(2)
+  zero = f32[] constant(0)
+  ninf = f32[] constant(-inf)
+  two = f32[] constant(2)
+  twos = f32[16,70] broadcast(two), dimensions={}
+  y2 = f32[16,70] multiply(y, twos)
+  down = f32[37,5] reduce-window(x, zero), window={size=37x1 pad=36_0x0_0}, to_apply=sub
+  up = f32[24,5] reduce-window(w, zero), window={size=24x1 pad=0_23x0_0}, to_apply=add
+  top = f32[16,70] reduce-window(y2, ninf), window={size=16x1 pad=15_0x0_0}, to_apply=max
+  ROOT out = (f32[37,5], f32[24,5], f32[16,70]) tuple(down, up, top)
+})"},
+          // Scans down columns split along their length
+          // (column_scan_emitter.cc): 300 rows are a whole chunk of 256
+          // and 44 more (the last thread with rows holds 4 of its 8), 40
+          // columns a whole tile and a partial one (8 of 32 or 64),
+          // forward and reversed; a maximum along the middle dimension of
+          // [3,100,20] (3 outer indices, 20 of a tile's columns, no whole
+          // chunk); an s32 sum of a converted input down 64 rows (one whole
+          // chunk, no partial one); a bf16 product; and a sum along the
+          // major dimension of a column-major matrix. Two scans written as
+          // such start from a carry other than the op's identity and
+          // return their final carries (a reduce-window has neither).
+          {"split_column_scans", R"(
+HloModule split_column_scans
+add_body {
+  x = f32[40] parameter(0)
+  c = f32[40] parameter(1)
+  s = f32[40] add(c, x)
+  ROOT t = (f32[40], f32[40]) tuple(s, s)
+}
+max_body {
+  x = f32[3,20] parameter(0)
+  c = f32[3,20] parameter(1)
+  m = f32[3,20] maximum(x, c)
+  ROOT t = (f32[3,20], f32[3,20]) tuple(m, m)
+}
 add {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -434,18 +491,38 @@ max {
   b = f32[] parameter(1)
   ROOT m = f32[] maximum(a, b)
 }
+iadd {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+bmul {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT m = bf16[] multiply(a, b)
+}
 ENTRY main {
-  x = f32[37,5] parameter(0)
-  y = f32[16,70] parameter(1)
+  x = f32[300,40] parameter(0)
+  y = f32[3,100,20] parameter(1)
+  z = f32[64,7] parameter(2)
+  p = bf16[50,9] parameter(3)
+  t = f32[40,120]{0,1} parameter(4)
+  c = f32[40] parameter(5)
+  d = f32[3,20] parameter(6)
   zero = f32[] constant(0)
   ninf = f32[] constant(-inf)
-  two = f32[] constant(2)
-  twos = f32[16,70] broadcast(two), dimensions={}
-  y2 = f32[16,70] multiply(y, twos)
-  down = f32[37,5] reduce-window(x, zero), window={size=37x1 pad=36_0x0_0}, to_apply=add
-  up = f32[37,5] reduce-window(x, zero), window={size=37x1 pad=0_36x0_0}, to_apply=add
-  top = f32[16,70] reduce-window(y2, ninf), window={size=16x1 pad=15_0x0_0}, to_apply=max
-  ROOT out = (f32[37,5], f32[37,5], f32[16,70]) tuple(down, up, top)
+  izero = s32[] constant(0)
+  bone = bf16[] constant(1)
+  down = f32[300,40] reduce-window(x, zero), window={size=300x1 pad=299_0x0_0}, to_apply=add
+  up = f32[300,40] reduce-window(x, zero), window={size=300x1 pad=0_299x0_0}, to_apply=add
+  mid = f32[3,100,20] reduce-window(y, ninf), window={size=1x100x1 pad=0_0x99_0x0_0}, to_apply=max
+  zi = s32[64,7] convert(z)
+  counts = s32[64,7] reduce-window(zi, izero), window={size=64x1 pad=63_0x0_0}, to_apply=iadd
+  prod = bf16[50,9] reduce-window(p, bone), window={size=50x1 pad=49_0x0_0}, to_apply=bmul
+  major = f32[40,120]{0,1} reduce-window(t, zero), window={size=1x120 pad=0_0x119_0}, to_apply=add
+  sc = (f32[300,40], f32[40]) scan(x, c), dimensions={0}, num_carries=1, is_associative=true, to_apply=add_body
+  sm = (f32[3,100,20], f32[3,20]) scan(y, d), dimensions={1}, num_carries=1, is_reverse=true, is_associative=true, to_apply=max_body
+  ROOT out = (f32[300,40], f32[300,40], f32[3,100,20], s32[64,7], bf16[50,9], f32[40,120]{0,1}, (f32[300,40], f32[40]), (f32[3,100,20], f32[3,20])) tuple(down, up, mid, counts, prod, major, sc, sm)
 })"},
           {"complex_rows_and_columns", R"(
 HloModule complex_rows_and_columns
