@@ -46,14 +46,19 @@ std::vector<std::string> ListPlatforms() { return {"cpu", "cuda", "rocm"}; }
 
 absl::StatusOr<FusionOptions> FusionOptionsForPlatform(
     absl::string_view platform) {
-  // Every backend emits every fusion shape; only what a dot's prologue may
-  // hold and whether a reduction takes an epilogue differ.
+  // Every backend emits every fusion shape but two; what a dot's prologue
+  // may hold differs too.
   FusionOptions options;
   // Reduction epilogues only where the reduction kernels compute them (the
   // GPUs' row and column reduction kernels and row fusions); the CPU's
   // reduction loops write reduce results only, so there an epilogue fusion
   // would only run as a slow loop that reduces per output element.
   options.reduction_epilogue_fusion = platform == "cuda" || platform == "rocm";
+  // Scan fusions likewise (fusion_kinds.h): the GPUs' scan kernels read
+  // their operands through the fused computation, so the broadcast init of
+  // every cumsum and a convert of its input are no kernels of their own
+  // there; the CPU's scan loop reads buffers.
+  options.scan_fusion = platform == "cuda" || platform == "rocm";
   if (platform == "cuda") {
     // Prologues only into dots the tensor-core tiled kernel computes, and
     // only up to 256^3: on the H100 (tools/gpu_bench/MODELS.md, session

@@ -371,6 +371,7 @@ std::string ConsumerWhat(FusionKind kind, const HloInstruction& consumer) {
     return absl::StrCat(FusionShapeName(GetFusionShape(consumer)),
                         " fusion consumer");
   }
+  if (consumer.opcode() == HloOpcode::kScan) return "scan consumer";
   switch (kind) {
     case FusionKind::kInput:
       return "reduction consumer";
@@ -441,6 +442,10 @@ std::optional<std::string> WhyNotFusibleProducer(
           return std::string(
               "producer is a row-reduction fusion: consumers that fit its "
               "rows are already inside");
+        case FusionShape::kScan:
+          return std::string(
+              "producer is a scan fusion: its consumers need the whole scan "
+              "(a barrier)");
         case FusionShape::kUnknown:
           return std::string("producer is a fusion of unknown kind");
       }
@@ -507,6 +512,7 @@ std::optional<std::string> WhyNotFusibleConsumer(
     case HloOpcode::kReduce:
     case HloOpcode::kReduceWindow:
     case HloOpcode::kDynamicUpdateSlice:
+    case HloOpcode::kScan:
       return std::nullopt;
     case HloOpcode::kScatter:
       return std::string(
@@ -594,6 +600,7 @@ FusionKind KindForConsumer(const HloInstruction& consumer) {
   if (consumer.opcode() == HloOpcode::kReduce && !IsTrivialReduce(consumer)) {
     return FusionKind::kInput;
   }
+  if (consumer.opcode() == HloOpcode::kScan) return FusionKind::kCustom;
   return FusionKind::kLoop;
 }
 
@@ -625,6 +632,14 @@ FusionDecision ShouldFuse(const HloInstruction& producer,
                           const FusionOptions& options) {
   if (std::optional<std::string> why = WhyNotFusibleConsumer(consumer)) {
     return FusionDecision::No(*why);
+  }
+  const bool scan_consumer = consumer.opcode() == HloOpcode::kScan ||
+                             (consumer.opcode() == HloOpcode::kFusion &&
+                              GetFusionShape(consumer) == FusionShape::kScan);
+  if (scan_consumer && !options.scan_fusion) {
+    return FusionDecision::No(
+        "consumer scan reads its operands from memory on this target (no "
+        "scan fusions)");
   }
   const int64_t other_users = producer.user_count() - 1;
 
@@ -751,6 +766,9 @@ FusionDecision ShouldFuse(const HloInstruction& producer,
   d.fuse = true;
   d.duplicate = other_users > 0;
   d.kind = KindForConsumer(consumer);
+  if (consumer.opcode() == HloOpcode::kScan) {
+    d.backend_config = std::string(kScanBackendConfig);
+  }
   d.bytes_saved = bytes_saved;
   d.rule = absl::StrCat("fused: ", ProducerWhat(producer), " producer into ",
                         ConsumerWhat(d.kind, consumer));

@@ -78,6 +78,11 @@ struct FusionOptions {
   // epilogue (rule 3). Off unless a pipeline turns it on: only the GPU's
   // reduction emitters compute an epilogue (FusionOptionsForPlatform).
   bool reduction_epilogue_fusion = false;
+  // kScan fusions (fusion_kinds.h): a scan's operand producers computed by
+  // its kernel. Off unless a pipeline turns it on: the GPUs' scan kernels
+  // read their operands through the fused computation, the CPU's scan loop
+  // reads buffers (FusionOptionsForPlatform).
+  bool scan_fusion = false;
   // Dot prologues (dot-prologue-fusion): cheap producers of a dot's
   // operands computed by the dot's kernel as it loads its operands, for
   // dots of at most this many flops (2*m*n*k*batch); 0: never. ROCm's dots
@@ -160,6 +165,8 @@ struct FusionDecision {
   bool fuse = false;
   bool duplicate = false;  // Copy the producer: it keeps other users.
   FusionKind kind = FusionKind::kLoop;  // Kind of the resulting fusion.
+  // Of a new kCustom fusion (a growing fusion keeps its own).
+  std::string backend_config;
   std::string rule;
   // Memory traffic the fusion avoids (negative: a copy reads more than the
   // value it replaces).

@@ -158,6 +158,20 @@ absl::Status VerifyLoop(const HloComputation& fused) {
   return absl::OkStatus();
 }
 
+absl::Status VerifyScan(const HloComputation& fused) {
+  const HloInstruction* root = fused.root_instruction();
+  if (root->opcode() != HloOpcode::kScan) {
+    return FusedError(*root, "the root of a scan fusion must be a scan");
+  }
+  for (const HloInstruction* instr : PostOrder(fused)) {
+    if (instr == root || instr->opcode() == HloOpcode::kParameter) continue;
+    if (!IsLoopFusibleOp(*instr)) {
+      return FusedError(*instr, "not loop-fusible");
+    }
+  }
+  return absl::OkStatus();
+}
+
 bool IsNonTrivialReduce(const HloInstruction& instr) {
   return instr.opcode() == HloOpcode::kReduce && !IsTrivialReduce(instr);
 }
@@ -266,6 +280,8 @@ absl::string_view FusionShapeName(FusionShape shape) {
       return "row-reduction";
     case FusionShape::kDotEpilogue:
       return "dot-epilogue";
+    case FusionShape::kScan:
+      return "scan";
     case FusionShape::kUnknown:
       return "unknown";
   }
@@ -282,8 +298,11 @@ FusionShape GetFusionShape(const HloInstruction& fusion) {
     case FusionKind::kOutput:
       return FusionShape::kDotEpilogue;
     case FusionKind::kCustom:
-      return fusion.backend_config() == kRowReductionBackendConfig
-                 ? FusionShape::kRowReduction
+      if (fusion.backend_config() == kRowReductionBackendConfig) {
+        return FusionShape::kRowReduction;
+      }
+      return fusion.backend_config() == kScanBackendConfig
+                 ? FusionShape::kScan
                  : FusionShape::kUnknown;
   }
   return FusionShape::kUnknown;
@@ -616,6 +635,9 @@ absl::Status VerifyFusionShape(const HloInstruction& fusion) {
       break;
     case FusionShape::kDotEpilogue:
       status = AnalyzeDotEpilogue(fused).status();
+      break;
+    case FusionShape::kScan:
+      status = VerifyScan(fused);
       break;
     case FusionShape::kUnknown:
       status = absl::InvalidArgumentError(

@@ -1,6 +1,6 @@
 // The fusion shapes the fusion passes produce: the contract between fusion
 // and the code generators. Every fusion instruction the passes create is one
-// of the four kinds below, and each has a structural invariant that
+// of the five kinds below, and each has a structural invariant that
 // VerifyFusionShape checks, so an emitter can rely on it without re-deriving
 // anything.
 //
@@ -80,6 +80,15 @@
 //     Other values (a bias broadcast) are invariant and loop-fusible.
 //     AnalyzeDotEpilogue gives the dot.
 //
+//   kScan (kind=kCustom, backend_config kScanBackendConfig, GPU only:
+//     FusionOptions::scan_fusion): a scan (cumsum, cumprod, cummax as
+//     reduce-window-to-scan makes them; a recurrence's scan) with the
+//     producers of its operands computed as the scan's kernel reads them:
+//     the broadcast init carry every reduce-window-to-scan makes, a convert
+//     or scale of the input. The root is the scan (never a tuple); every
+//     other instruction is loop-fusible. The scan reads each element of its
+//     operands once, so a producer is never recomputed.
+//
 // Fusions read from a module made elsewhere (XLA's kCustom Triton fusions,
 // kOutput fusions of another shape) are kUnknown: the passes leave them
 // alone and the backends reject them with a clear error.
@@ -105,6 +114,7 @@ enum class FusionShape {
   kReduction,
   kRowReduction,
   kDotEpilogue,
+  kScan,
   kUnknown
 };
 
@@ -115,6 +125,10 @@ absl::string_view FusionShapeName(
 // XLA's fusion_backend_config.
 inline constexpr absl::string_view kRowReductionBackendConfig =
     R"({"fusion_backend_config":{"kind":"__hloc_row_reduction"}})";
+
+// backend_config of a kScan fusion (kind=kCustom).
+inline constexpr absl::string_view kScanBackendConfig =
+    R"({"fusion_backend_config":{"kind":"__hloc_scan"}})";
 
 // A row must fit one thread block's working set: on the GPU a block of
 // 1024 threads keeps 32 elements each in registers (launch_dims.cc,

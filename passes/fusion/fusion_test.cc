@@ -591,6 +591,68 @@ ENTRY e {
   EXPECT_EQ(pool->fused_expression_root()->opcode(), HloOpcode::kReduceWindow);
 }
 
+// A cumsum as reduce-window-to-scan leaves it: a scan of a converted input
+// from a broadcast zero carry, its result scaled after. With scan fusions
+// (the GPUs') the convert and the broadcast are computed by the scan's
+// kernel; the scale after it is a kernel of its own (a scan is a barrier),
+// and so is the scan on the CPU, whose scan loop reads buffers.
+constexpr absl::string_view kCumsumOfConvert = R"(HloModule m
+scan_body {
+  x = f32[5] parameter(0)
+  c = f32[5] parameter(1)
+  s = f32[5] add(c, x)
+  ROOT t = (f32[5], f32[5]) tuple(s, s)
+}
+ENTRY e {
+  x = s32[40,5] parameter(0)
+  xf = f32[40,5] convert(x)
+  zero = f32[] constant(0)
+  init = f32[5] broadcast(zero), dimensions={}
+  sc = (f32[40,5], f32[5]) scan(xf, init), dimensions={0}, num_carries=1, is_associative=true, to_apply=scan_body
+  sums = f32[40,5] get-tuple-element(sc), index=0
+  half = f32[] constant(0.5)
+  halves = f32[40,5] broadcast(half), dimensions={}
+  ROOT scaled = f32[40,5] multiply(sums, halves)
+})";
+
+TEST(InstructionFusion, ScanComputesItsOperandsProducers) {
+  auto module = Parse(kCumsumOfConvert);
+  FusionOptions options;
+  options.scan_fusion = true;
+  FusionReport report;
+  RunFusionAndCheck(module.get(), options, &report, Tolerance{1e-6, 1e-6});
+  std::vector<HloInstruction*> fusions = EntryFusions(*module);
+  ASSERT_EQ(fusions.size(), 2u);
+  const HloInstruction* scan = fusions[0];
+  EXPECT_EQ(GetFusionShape(*scan), FusionShape::kScan);
+  EXPECT_EQ(scan->fusion_kind(), FusionKind::kCustom);
+  EXPECT_EQ(scan->name().rfind("scan_fusion", 0), 0u) << scan->name();
+  EXPECT_EQ(scan->fused_expression_root()->opcode(), HloOpcode::kScan);
+  EXPECT_EQ(CountIn(*scan->fused_computation(), HloOpcode::kConvert), 1);
+  EXPECT_EQ(CountIn(*scan->fused_computation(), HloOpcode::kBroadcast), 1);
+  EXPECT_EQ(scan->operand(0)->opcode(), HloOpcode::kParameter);
+  EXPECT_TRUE(
+      ReportHas(report, "init (broadcast)", "into scan consumer", true));
+  EXPECT_TRUE(
+      ReportHas(report, "xf (convert)", "into scan fusion consumer", true));
+  // The multiply reads the scan's result: a loop fusion of its own.
+  EXPECT_EQ(GetFusionShape(*fusions[1]), FusionShape::kLoop);
+  EXPECT_EQ(fusions[1]->fused_expression_root()->opcode(),
+            HloOpcode::kMultiply);
+  EXPECT_EQ(CountIn(*fusions[1]->fused_computation(), HloOpcode::kScan), 0);
+}
+
+TEST(InstructionFusion, ScansReadBuffersWithoutScanFusion) {
+  auto module = Parse(kCumsumOfConvert);
+  FusionReport report;
+  RunFusionAndCheck(module.get(), CpuOptions(), &report, Tolerance{1e-6, 1e-6});
+  EXPECT_EQ(CountIn(*module->entry_computation(), HloOpcode::kScan), 1);
+  for (const HloInstruction* fusion : EntryFusions(*module)) {
+    EXPECT_NE(GetFusionShape(*fusion), FusionShape::kScan);
+  }
+  EXPECT_TRUE(ReportHas(report, "xf (convert)", "no scan fusions", false));
+}
+
 TEST(MultiOutputFusion, SiblingReductionsShareTheirInput) {
   // Mean and mean of squares of the same columns: one reduction kernel with
   // two outputs.
@@ -1092,6 +1154,25 @@ row_transpose {
   b = f32[4,4] broadcast(r), dimensions={0}
   ROOT t = f32[4,4] transpose(b), dimensions={1,0}
 }
+scan_body {
+  x = f32[4] parameter(0)
+  c = f32[4] parameter(1)
+  s = f32[4] add(c, x)
+  ROOT t = (f32[4], f32[4]) tuple(s, s)
+}
+scan_of_reduce {
+  p = f32[4,8] parameter(0)
+  z = f32[] constant(0)
+  r = f32[4] reduce(p, z), dimensions={1}, to_apply=add_f32
+  b = f32[4,4] broadcast(r), dimensions={0}
+  ROOT s = (f32[4,4], f32[4]) scan(b, r), dimensions={0}, num_carries=1, to_apply=scan_body
+}
+scan_then_negate {
+  p = f32[4,4] parameter(0)
+  q = f32[4] parameter(1)
+  s = (f32[4,4], f32[4]) scan(p, q), dimensions={0}, num_carries=1, to_apply=scan_body
+  ROOT g = f32[4,4] get-tuple-element(s), index=0
+}
 reduce_prologue {
   a = f32[4,4] parameter(0)
   z = f32[] constant(0)
@@ -1106,7 +1187,10 @@ ENTRY e {
   f2 = f32[] fusion(x), kind=kInput, calls=reduce_of_reduce
   f3 = f32[4,4] fusion(y), kind=kCustom, calls=row_transpose, backend_config={"fusion_backend_config":{"kind":"__hloc_row_reduction"}}
   f4 = f32[4,4] fusion(y), kind=kOutput, calls=reduce_prologue
-  ROOT t = (f32[4], f32[], f32[4,4], f32[4,4]) tuple(f1, f2, f3, f4)
+  f5 = (f32[4,4], f32[4]) fusion(x), kind=kCustom, calls=scan_of_reduce, backend_config={"fusion_backend_config":{"kind":"__hloc_scan"}}
+  z4 = f32[4] constant({0, 0, 0, 0})
+  f6 = f32[4,4] fusion(y, z4), kind=kCustom, calls=scan_then_negate, backend_config={"fusion_backend_config":{"kind":"__hloc_scan"}}
+  ROOT t = (f32[4], f32[], f32[4,4], f32[4,4], (f32[4,4], f32[4]), f32[4,4]) tuple(f1, f2, f3, f4, f5, f6)
 })"));
   auto error = [&](absl::string_view name) {
     absl::Status s = VerifyFusionShape(*Find(*module, name));
@@ -1118,6 +1202,9 @@ ENTRY e {
   EXPECT_TRUE(absl::StrContains(error("f3"), "across rows"));
   // A prologue may only hold loop-fusible ops (a reduce is a barrier).
   EXPECT_TRUE(absl::StrContains(error("f4"), "not fusible into a dot"));
+  // A scan fusion computes loop-fusible producers of its scan, the root.
+  EXPECT_TRUE(absl::StrContains(error("f5"), "not loop-fusible"));
+  EXPECT_TRUE(absl::StrContains(error("f6"), "root of a scan fusion"));
 }
 
 // ---- Report

@@ -247,9 +247,11 @@ std::string FusionNameFor(FusionKind kind, absl::string_view backend_config) {
     case FusionKind::kOutput:
       return "dot_epilogue_fusion";
     case FusionKind::kCustom:
-      return backend_config == kRowReductionBackendConfig
-                 ? "row_reduction_fusion"
-                 : "custom_fusion";
+      if (backend_config == kRowReductionBackendConfig) {
+        return "row_reduction_fusion";
+      }
+      return backend_config == kScanBackendConfig ? "scan_fusion"
+                                                  : "custom_fusion";
   }
   return "fusion";
 }

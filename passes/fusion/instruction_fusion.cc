@@ -134,8 +134,9 @@ absl::StatusOr<bool> InstructionFusion::RunOnComputation(
         } else {
           std::string fusion_name =
               grow ? consumer->name()
-                   : FusionNameFor(decision.kind, /*backend_config=*/"");
-          std::string backend_config = grow ? consumer->backend_config() : "";
+                   : FusionNameFor(decision.kind, decision.backend_config);
+          std::string backend_config =
+              grow ? consumer->backend_config() : decision.backend_config;
           fusion = FuseInstructions(computation, {member, consumer},
                                     decision.kind, fusion_name,
                                     /*keep_name=*/grow, backend_config);
