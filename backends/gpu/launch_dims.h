@@ -164,6 +164,19 @@ ColumnScanLaunch ComputeColumnScanLaunch(int64_t outer, int64_t length,
                                          int64_t columns, int64_t element_bytes,
                                          const GpuDeviceInfo& device);
 
+// Scatters with sorted indices and an associative combiner
+// (scatter_emitter.cc, Walk::kSortedRuns): a thread per window position and
+// chunk of `run` consecutive scatter positions (`chunks` of them), window
+// positions minor; a loop launch of one element per thread.
+struct SortedScatterLaunch {
+  LoopLaunch loop;
+  int64_t run = 1;
+  int64_t chunks = 0;
+};
+SortedScatterLaunch ComputeSortedScatterLaunch(int64_t positions,
+                                               int64_t window_elements,
+                                               const GpuDeviceInfo& device);
+
 // Dots (tiled_dot_emitter.cc): a block computes a tile_m x tile_n tile of
 // one batch's [m, n] output, walking the contracted dimension in slices of
 // tile_k staged through shared memory. Without matrix cores each thread

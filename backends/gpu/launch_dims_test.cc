@@ -243,6 +243,29 @@ TEST(LaunchDimsTest, ColumnScansSplitFewLongColumns) {
   EXPECT_EQ(one.threads_per_block, 64);
 }
 
+// Sorted scatters: a thread per window position and chunk of 16 scatter
+// positions, window positions minor.
+TEST(LaunchDimsTest, SortedScattersWalkChunksOf16) {
+  // big_segments_argmax's 60000 values: 3750 chunks, 15 blocks of 256.
+  SortedScatterLaunch scalar = ComputeSortedScatterLaunch(60000, 1, H100());
+  EXPECT_EQ(scalar.run, 16);
+  EXPECT_EQ(scalar.chunks, 3750);
+  EXPECT_EQ(scalar.loop.elements, 3750);
+  EXPECT_EQ(scalar.loop.unroll, 1);
+  EXPECT_EQ(scalar.loop.threads_per_block, 256);
+  EXPECT_EQ(scalar.loop.dims.grid[0], 15);
+  // Rows of 512: a thread per column of each chunk of 16 rows; a partial
+  // last chunk.
+  SortedScatterLaunch rows = ComputeSortedScatterLaunch(1000, 512, H100());
+  EXPECT_EQ(rows.chunks, 63);
+  EXPECT_EQ(rows.loop.elements, 63 * 512);
+  // Fewer positions than a chunk: one chunk of them; none: nothing.
+  EXPECT_EQ(ComputeSortedScatterLaunch(5, 3, H100()).run, 5);
+  EXPECT_EQ(ComputeSortedScatterLaunch(5, 3, H100()).loop.threads_per_block,
+            32);
+  EXPECT_EQ(ComputeSortedScatterLaunch(0, 3, H100()).loop.dims.grid[0], 0);
+}
+
 // Narrow columns pack rows into a warp: 5 columns take 4 rows (20 of 32
 // lanes; 8 rows, 40 of 64 lanes, on a wavefront of 64), 16 columns 2 rows,
 // 17 columns one; a tile is then warp / rows_per_warp columns.

@@ -1,0 +1,181 @@
+// Scatters whose sorted indices meet in runs (JAX's segment_sum, _prod,
+// _max with indices_are_sorted), run on a GPU simulated on this CPU
+// (testing/host_simt.h, every GPU thread an OS thread, so the atomics race
+// for real): a thread walks a chunk of consecutive scatter positions,
+// combining a run of equal targets in registers before one atomic
+// (scatter_emitter.cc). Segment ids are iota / width: runs of `width`
+// updates, some ids past the last segment (dropped), runs crossing
+// chunks. Each must match the evaluator's serial scatter; the same
+// scatter without indices_are_sorted (a thread per update) is the control,
+// and the sorted one must launch fewer threads than it has updates.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_replace.h"
+#include "backends/gpu/device_info.h"
+#include "backends/gpu/testing/simt_check.h"
+#include "gtest/gtest.h"
+#include "hlo/text/parser.h"
+#include "runtime/compare.h"
+
+namespace hloc {
+namespace {
+
+// A scalar segment op over `n` values into `segments` segments of the ids
+// iota(n) / `width`, with combiner `op` on `type`; `sorted` sets
+// indices_are_sorted. `init` is the operand's value, `prologue` makes the
+// updates `u` from the parameter `x`.
+std::string SegmentModule(const std::string& type, const std::string& op,
+                          const std::string& init, const std::string& prologue,
+                          int n, int segments, int width, bool sorted) {
+  return absl::StrReplaceAll(R"(HloModule segments
+combine {
+  a = $T[] parameter(0)
+  b = $T[] parameter(1)
+  ROOT r = $T[] $OP(a, b)
+}
+ENTRY main {
+  x = f32[$N] parameter(0)
+  $PROLOGUE
+  i = s32[$N] iota(), iota_dimension=0
+  w = s32[] constant($W)
+  ws = s32[$N] broadcast(w), dimensions={}
+  ids = s32[$N] divide(i, ws)
+  idx = s32[$N,1] reshape(ids)
+  init = $T[] constant($INIT)
+  base = $T[$S] broadcast(init), dimensions={}
+  ROOT scatter = $T[$S] scatter(base, idx, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, indices_are_sorted=$SORTED, to_apply=combine
+})",
+                             {{"$T", type},
+                              {"$OP", op},
+                              {"$INIT", init},
+                              {"$PROLOGUE", prologue},
+                              {"$N", std::to_string(n)},
+                              {"$S", std::to_string(segments)},
+                              {"$W", std::to_string(width)},
+                              {"$SORTED", sorted ? "true" : "false"}});
+}
+
+// Rows of 8 scattered into `segments` rows by sorted row ids iota / width:
+// a thread per column of a chunk of rows (adjacent threads adjacent
+// columns).
+std::string RowSegmentModule(int n, int segments, int width, bool sorted) {
+  return absl::StrReplaceAll(R"(HloModule row_segments
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+ENTRY main {
+  u = f32[$N,8] parameter(0)
+  i = s32[$N] iota(), iota_dimension=0
+  w = s32[] constant($W)
+  ws = s32[$N] broadcast(w), dimensions={}
+  ids = s32[$N] divide(i, ws)
+  idx = s32[$N,1] reshape(ids)
+  zero = f32[] constant(0)
+  base = f32[$S,8] broadcast(zero), dimensions={}
+  ROOT scatter = f32[$S,8] scatter(base, idx, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, indices_are_sorted=$SORTED, to_apply=add
+})",
+                             {{"$N", std::to_string(n)},
+                              {"$S", std::to_string(segments)},
+                              {"$W", std::to_string(width)},
+                              {"$SORTED", sorted ? "true" : "false"}});
+}
+
+struct Module {
+  std::string name;
+  std::string text;
+  int64_t updates;  // scatter positions times window elements
+};
+
+constexpr char kNearOne[] =
+    "k = f32[] constant(0.001)\n  ks = f32[3001] broadcast(k), "
+    "dimensions={}\n  xk = f32[3001] multiply(x, ks)\n  one = f32[] "
+    "constant(1)\n  ones = f32[3001] broadcast(one), dimensions={}\n  u = "
+    "f32[3001] add(xk, ones)";
+constexpr char kAsInt[] =
+    "k = f32[] constant(1000)\n  ks = f32[3001] broadcast(k), "
+    "dimensions={}\n  xk = f32[3001] multiply(x, ks)\n  u = s32[3001] "
+    "convert(xk)";
+
+std::vector<Module> Modules(bool sorted) {
+  const std::string tag = sorted ? "sorted_" : "unsorted_";
+  return {
+      // segment_prod of 3001 values near one into 60 segments of 43 (ids
+      // 60 to 69 dropped): a compare-and-swap loop per run.
+      {tag + "prod",
+       SegmentModule("f32", "multiply", "1", kNearOne, 3001, 60, 43, sorted),
+       3001},
+      // segment_sum: an atomic add per run; runs of 5 cross the chunks.
+      {tag + "sum",
+       SegmentModule("f32", "add", "0", "u = f32[3001] copy(x)", 3001, 700, 5,
+                     sorted),
+       3001},
+      // segment_max of integers: an integer atomic max per run.
+      {tag + "max",
+       SegmentModule("s32", "maximum", "-2147483648", kAsInt, 3001, 100, 37,
+                     sorted),
+       3001},
+      // Rows of 8: runs of 9 rows, 6 row ids past the end.
+      {tag + "rows", RowSegmentModule(300, 28, 9, sorted), 300 * 8},
+  };
+}
+
+struct Case {
+  Module module;
+  bool sorted;
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.module.name; }
+
+std::vector<Case> Cases() {
+  std::vector<Case> cases;
+  for (bool sorted : {true, false}) {
+    for (const Module& m : Modules(sorted)) cases.push_back({m, sorted});
+  }
+  return cases;
+}
+
+class ScatterSimtTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ScatterSimtTest, MatchesTheSerialScatter) {
+  const Case& c = GetParam();
+  absl::StatusOr<GpuDeviceInfo> device = GetGpuDeviceInfo("cuda", "sm_90");
+  ASSERT_TRUE(device.ok()) << device.status();
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(c.module.text, c.module.name);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<SimtRun> run =
+      RunOnHostSimtAndEvaluate(**module, "cuda", "sm_90", *device, 5);
+  ASSERT_TRUE(run.ok()) << run.status();
+  // The widest kernel is the scatter's update kernel (the operand's
+  // broadcast is its own kernel, or fused into the copy).
+  int64_t widest = 0;
+  for (const ExecutableStep& step : run->executable.steps) {
+    if (step.kind != ExecutableStep::Kind::kKernel) continue;
+    if (step.instruction.rfind("scatter", 0) != 0) continue;
+    widest = std::max(
+        widest, step.launch.NumBlocks() * step.launch.NumThreadsPerBlock());
+  }
+  if (c.sorted) {
+    EXPECT_LT(widest, c.module.updates) << "a thread per update";
+  } else {
+    EXPECT_GE(widest, c.module.updates);
+  }
+  Tolerance tolerance;
+  tolerance.rtol = 1e-5;
+  tolerance.atol = 1e-5;
+  ComparisonResult result =
+      CompareLiterals(run->actual, run->expected, tolerance);
+  EXPECT_TRUE(result.ok()) << DescribeMismatch(result);
+}
+
+INSTANTIATE_TEST_SUITE_P(Scatters, ScatterSimtTest,
+                         ::testing::ValuesIn(Cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return info.param.module.name;
+                         });
+
+}  // namespace
+}  // namespace hloc
