@@ -46,7 +46,7 @@ std::vector<std::string> ListPlatforms() { return {"cpu", "cuda", "rocm"}; }
 
 absl::StatusOr<FusionOptions> FusionOptionsForPlatform(
     absl::string_view platform) {
-  // Every backend emits every fusion shape but two; what a dot's prologue
+  // Every backend emits every fusion shape but three; what a dot's prologue
   // may hold differs too.
   FusionOptions options;
   // Reduction epilogues only where the reduction kernels compute them (the
@@ -59,6 +59,10 @@ absl::StatusOr<FusionOptions> FusionOptionsForPlatform(
   // every cumsum and a convert of its input are no kernels of their own
   // there; the CPU's scan loop reads buffers.
   options.scan_fusion = platform == "cuda" || platform == "rocm";
+  // And scatter fusions: the scatter's copy of operand 0 computes it (the
+  // zeros of jnp.zeros(n).at[i].add(u) are written once, not written,
+  // read and written again) and its update kernel the updates.
+  options.scatter_fusion = platform == "cuda" || platform == "rocm";
   if (platform == "cuda") {
     // Prologues only into dots the tensor-core tiled kernel computes, and
     // only up to 256^3: on the H100 (tools/gpu_bench/MODELS.md, session

@@ -7,7 +7,9 @@
 // updates, some ids past the last segment (dropped), runs crossing
 // chunks. Each must match the evaluator's serial scatter; the same
 // scatter without indices_are_sorted (a thread per update) is the control,
-// and the sorted one must launch fewer threads than it has updates.
+// and the sorted one must launch fewer threads than it has updates. The
+// ids, the updates and the operand's broadcast are computed by the
+// scatter's two kernels (a scatter fusion).
 #include <string>
 #include <vector>
 
@@ -87,6 +89,7 @@ struct Module {
   std::string name;
   std::string text;
   int64_t updates;  // scatter positions times window elements
+  int kernels;      // of the executable
 };
 
 constexpr char kNearOne[] =
@@ -106,19 +109,21 @@ std::vector<Module> Modules(bool sorted) {
       // 60 to 69 dropped): a compare-and-swap loop per run.
       {tag + "prod",
        SegmentModule("f32", "multiply", "1", kNearOne, 3001, 60, 43, sorted),
-       3001},
+       3001, 2},
       // segment_sum: an atomic add per run; runs of 5 cross the chunks.
       {tag + "sum",
        SegmentModule("f32", "add", "0", "u = f32[3001] copy(x)", 3001, 700, 5,
                      sorted),
-       3001},
+       3001, 2},
       // segment_max of integers: an integer atomic max per run.
       {tag + "max",
        SegmentModule("s32", "maximum", "-2147483648", kAsInt, 3001, 100, 37,
                      sorted),
-       3001},
-      // Rows of 8: runs of 9 rows, 6 row ids past the end.
-      {tag + "rows", RowSegmentModule(300, 28, 9, sorted), 300 * 8},
+       3001, 2},
+      // Rows of 8: runs of 9 rows, 6 row ids past the end. Each id would
+      // be read by 8 threads, so its integer division is a kernel of its
+      // own (the cost model's recompute limit).
+      {tag + "rows", RowSegmentModule(300, 28, 9, sorted), 300 * 8, 3},
   };
 }
 
@@ -149,15 +154,20 @@ TEST_P(ScatterSimtTest, MatchesTheSerialScatter) {
   absl::StatusOr<SimtRun> run =
       RunOnHostSimtAndEvaluate(**module, "cuda", "sm_90", *device, 5);
   ASSERT_TRUE(run.ok()) << run.status();
-  // The widest kernel is the scatter's update kernel (the operand's
-  // broadcast is its own kernel, or fused into the copy).
+  // The scatter fusion's two kernels (fusion_kinds.h, kScatter): the copy
+  // of operand 0, which computes its broadcast, and the updates, which
+  // compute the ids from iota and the updates from x (the rows' ids are a
+  // kernel before them). The wider is the update kernel.
   int64_t widest = 0;
+  int kernels = 0;
   for (const ExecutableStep& step : run->executable.steps) {
     if (step.kind != ExecutableStep::Kind::kKernel) continue;
-    if (step.instruction.rfind("scatter", 0) != 0) continue;
+    ++kernels;
+    if (step.instruction.rfind("scatter_fusion", 0) != 0) continue;
     widest = std::max(
         widest, step.launch.NumBlocks() * step.launch.NumThreadsPerBlock());
   }
+  EXPECT_EQ(kernels, c.module.kernels);
   if (c.sorted) {
     EXPECT_LT(widest, c.module.updates) << "a thread per update";
   } else {

@@ -372,6 +372,7 @@ std::string ConsumerWhat(FusionKind kind, const HloInstruction& consumer) {
                         " fusion consumer");
   }
   if (consumer.opcode() == HloOpcode::kScan) return "scan consumer";
+  if (consumer.opcode() == HloOpcode::kScatter) return "scatter consumer";
   switch (kind) {
     case FusionKind::kInput:
       return "reduction consumer";
@@ -446,6 +447,10 @@ std::optional<std::string> WhyNotFusibleProducer(
           return std::string(
               "producer is a scan fusion: its consumers need the whole scan "
               "(a barrier)");
+        case FusionShape::kScatter:
+          return std::string(
+              "producer is a scatter fusion: its consumers need every update "
+              "applied (a barrier)");
         case FusionShape::kUnknown:
           return std::string("producer is a fusion of unknown kind");
       }
@@ -513,10 +518,8 @@ std::optional<std::string> WhyNotFusibleConsumer(
     case HloOpcode::kReduceWindow:
     case HloOpcode::kDynamicUpdateSlice:
     case HloOpcode::kScan:
-      return std::nullopt;
     case HloOpcode::kScatter:
-      return std::string(
-          "consumer scatter is an in-place update (not fused as a consumer)");
+      return std::nullopt;
     case HloOpcode::kDot:
     case HloOpcode::kRaggedDot:
     case HloOpcode::kScaledDot:
@@ -568,6 +571,14 @@ int64_t ReuseFactor(const HloInstruction& consumer,
     case HloOpcode::kGather:
       if (consumer.operand(0) != &operand) return 1;
       return std::max<int64_t>(1, consumer.shape().ElementCount() / in);
+    case HloOpcode::kScatter: {
+      // Every update element reads its scatter position's index vector.
+      const int64_t n = (consumer.operand_count() - 1) / 2;
+      if (consumer.operand(n) != &operand) return 1;
+      const Shape& updates = consumer.operand(n + 1)->shape();
+      return std::max<int64_t>(
+          1, (updates.IsArray() ? updates.ElementCount() : 1) / in);
+    }
     case HloOpcode::kReduceWindow: {
       if (consumer.operand(0) != &operand || !consumer.attrs().window) {
         return 1;
@@ -600,7 +611,10 @@ FusionKind KindForConsumer(const HloInstruction& consumer) {
   if (consumer.opcode() == HloOpcode::kReduce && !IsTrivialReduce(consumer)) {
     return FusionKind::kInput;
   }
-  if (consumer.opcode() == HloOpcode::kScan) return FusionKind::kCustom;
+  if (consumer.opcode() == HloOpcode::kScan ||
+      consumer.opcode() == HloOpcode::kScatter) {
+    return FusionKind::kCustom;
+  }
   return FusionKind::kLoop;
 }
 
@@ -640,6 +654,15 @@ FusionDecision ShouldFuse(const HloInstruction& producer,
     return FusionDecision::No(
         "consumer scan reads its operands from memory on this target (no "
         "scan fusions)");
+  }
+  const bool scatter_consumer =
+      consumer.opcode() == HloOpcode::kScatter ||
+      (consumer.opcode() == HloOpcode::kFusion &&
+       GetFusionShape(consumer) == FusionShape::kScatter);
+  if (scatter_consumer && !options.scatter_fusion) {
+    return FusionDecision::No(
+        "consumer scatter reads its operands from memory on this target (no "
+        "scatter fusions)");
   }
   const int64_t other_users = producer.user_count() - 1;
 
@@ -768,6 +791,8 @@ FusionDecision ShouldFuse(const HloInstruction& producer,
   d.kind = KindForConsumer(consumer);
   if (consumer.opcode() == HloOpcode::kScan) {
     d.backend_config = std::string(kScanBackendConfig);
+  } else if (consumer.opcode() == HloOpcode::kScatter) {
+    d.backend_config = std::string(kScatterBackendConfig);
   }
   d.bytes_saved = bytes_saved;
   d.rule = absl::StrCat("fused: ", ProducerWhat(producer), " producer into ",

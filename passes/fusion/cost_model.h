@@ -83,6 +83,9 @@ struct FusionOptions {
   // read their operands through the fused computation, the CPU's scan loop
   // reads buffers (FusionOptionsForPlatform).
   bool scan_fusion = false;
+  // kScatter fusions (fusion_kinds.h), likewise GPU only: the CPU's
+  // scatter loop reads buffers too.
+  bool scatter_fusion = false;
   // Dot prologues (dot-prologue-fusion): cheap producers of a dot's
   // operands computed by the dot's kernel as it loads its operands, for
   // dots of at most this many flops (2*m*n*k*batch); 0: never. ROCm's dots

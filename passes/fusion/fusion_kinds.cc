@@ -158,10 +158,15 @@ absl::Status VerifyLoop(const HloComputation& fused) {
   return absl::OkStatus();
 }
 
-absl::Status VerifyScan(const HloComputation& fused) {
+// A fusion whose root is an op with kernels of its own (a scan, a
+// scatter) and every other instruction a loop-fusible producer of its
+// operands.
+absl::Status VerifyOpRoot(const HloComputation& fused, HloOpcode opcode) {
   const HloInstruction* root = fused.root_instruction();
-  if (root->opcode() != HloOpcode::kScan) {
-    return FusedError(*root, "the root of a scan fusion must be a scan");
+  if (root->opcode() != opcode) {
+    const std::string op(HloOpcodeString(opcode));
+    return FusedError(
+        *root, absl::StrCat("the root of a ", op, " fusion must be a ", op));
   }
   for (const HloInstruction* instr : PostOrder(fused)) {
     if (instr == root || instr->opcode() == HloOpcode::kParameter) continue;
@@ -282,6 +287,8 @@ absl::string_view FusionShapeName(FusionShape shape) {
       return "dot-epilogue";
     case FusionShape::kScan:
       return "scan";
+    case FusionShape::kScatter:
+      return "scatter";
     case FusionShape::kUnknown:
       return "unknown";
   }
@@ -301,8 +308,11 @@ FusionShape GetFusionShape(const HloInstruction& fusion) {
       if (fusion.backend_config() == kRowReductionBackendConfig) {
         return FusionShape::kRowReduction;
       }
-      return fusion.backend_config() == kScanBackendConfig
-                 ? FusionShape::kScan
+      if (fusion.backend_config() == kScanBackendConfig) {
+        return FusionShape::kScan;
+      }
+      return fusion.backend_config() == kScatterBackendConfig
+                 ? FusionShape::kScatter
                  : FusionShape::kUnknown;
   }
   return FusionShape::kUnknown;
@@ -637,7 +647,10 @@ absl::Status VerifyFusionShape(const HloInstruction& fusion) {
       status = AnalyzeDotEpilogue(fused).status();
       break;
     case FusionShape::kScan:
-      status = VerifyScan(fused);
+      status = VerifyOpRoot(fused, HloOpcode::kScan);
+      break;
+    case FusionShape::kScatter:
+      status = VerifyOpRoot(fused, HloOpcode::kScatter);
       break;
     case FusionShape::kUnknown:
       status = absl::InvalidArgumentError(

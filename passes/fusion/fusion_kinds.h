@@ -1,6 +1,6 @@
 // The fusion shapes the fusion passes produce: the contract between fusion
 // and the code generators. Every fusion instruction the passes create is one
-// of the five kinds below, and each has a structural invariant that
+// of the six kinds below, and each has a structural invariant that
 // VerifyFusionShape checks, so an emitter can rely on it without re-deriving
 // anything.
 //
@@ -89,6 +89,14 @@
 //     other instruction is loop-fusible. The scan reads each element of its
 //     operands once, so a producer is never recomputed.
 //
+//   kScatter (kind=kCustom, backend_config kScatterBackendConfig, GPU only:
+//     FusionOptions::scatter_fusion; XLA's input scatter fusion): a scatter
+//     whose operands' producers its kernels compute: the copy of operand 0
+//     into the output computes operand 0 (jnp.zeros(n).at[i].add(u)'s
+//     broadcast writes the output directly), the update kernel the indices
+//     and updates (a scale of the updates). The root is the scatter (never
+//     a tuple); every other instruction is loop-fusible.
+//
 // Fusions read from a module made elsewhere (XLA's kCustom Triton fusions,
 // kOutput fusions of another shape) are kUnknown: the passes leave them
 // alone and the backends reject them with a clear error.
@@ -115,6 +123,7 @@ enum class FusionShape {
   kRowReduction,
   kDotEpilogue,
   kScan,
+  kScatter,
   kUnknown
 };
 
@@ -126,9 +135,11 @@ absl::string_view FusionShapeName(
 inline constexpr absl::string_view kRowReductionBackendConfig =
     R"({"fusion_backend_config":{"kind":"__hloc_row_reduction"}})";
 
-// backend_config of a kScan fusion (kind=kCustom).
+// backend_configs of kScan and kScatter fusions (kind=kCustom).
 inline constexpr absl::string_view kScanBackendConfig =
     R"({"fusion_backend_config":{"kind":"__hloc_scan"}})";
+inline constexpr absl::string_view kScatterBackendConfig =
+    R"({"fusion_backend_config":{"kind":"__hloc_scatter"}})";
 
 // A row must fit one thread block's working set: on the GPU a block of
 // 1024 threads keeps 32 elements each in registers (launch_dims.cc,

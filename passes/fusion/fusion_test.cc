@@ -281,7 +281,7 @@ ENTRY e {
   EXPECT_TRUE(absl::StrContains(
       ShouldFuse(*Find(*module, "n"), *Find(*module, "s"), FusionOptions())
           .rule,
-      "consumer scatter is an in-place update"));
+      "no scatter fusions"));
   EXPECT_TRUE(absl::StrContains(
       ShouldFuse(*Find(*module, "s"), *Find(*module, "k"), FusionOptions())
           .rule,
@@ -651,6 +651,58 @@ TEST(InstructionFusion, ScansReadBuffersWithoutScanFusion) {
     EXPECT_NE(GetFusionShape(*fusion), FusionShape::kScan);
   }
   EXPECT_TRUE(ReportHas(report, "xf (convert)", "no scan fusions", false));
+}
+
+// jnp.zeros(16).at[i].add(2 * u): with scatter fusions (the GPUs') the
+// zeros and the doubling are computed by the scatter's kernels (the copy
+// of operand 0 and the updates); the negation of its result is a kernel
+// of its own. Without them (the CPU) the scatter reads buffers.
+constexpr absl::string_view kScatterOfZeros = R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+ENTRY e {
+  i = s32[6,1] parameter(0)
+  u = f32[6] parameter(1)
+  two = f32[] constant(2)
+  twos = f32[6] broadcast(two), dimensions={}
+  u2 = f32[6] multiply(u, twos)
+  zero = f32[] constant(0)
+  zeros = f32[16] broadcast(zero), dimensions={}
+  s = f32[16] scatter(zeros, i, u2), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  ROOT n = f32[16] negate(s)
+})";
+
+TEST(InstructionFusion, ScatterComputesItsOperandsProducers) {
+  auto module = Parse(kScatterOfZeros);
+  FusionOptions options;
+  options.scatter_fusion = true;
+  FusionReport report;
+  RunFusionAndCheck(module.get(), options, &report, Tolerance{1e-6, 1e-6});
+  std::vector<HloInstruction*> fusions = EntryFusions(*module);
+  ASSERT_EQ(fusions.size(), 1u);
+  const HloInstruction* scatter = fusions[0];
+  EXPECT_EQ(GetFusionShape(*scatter), FusionShape::kScatter);
+  EXPECT_EQ(scatter->name().rfind("scatter_fusion", 0), 0u) << scatter->name();
+  EXPECT_EQ(scatter->fused_expression_root()->opcode(), HloOpcode::kScatter);
+  EXPECT_EQ(CountIn(*scatter->fused_computation(), HloOpcode::kMultiply), 1);
+  EXPECT_EQ(CountIn(*scatter->fused_computation(), HloOpcode::kBroadcast), 2);
+  // Its operands are the indices and the updates' source only.
+  EXPECT_EQ(scatter->operand_count(), 2);
+  const HloInstruction* root = module->entry_computation()->root_instruction();
+  EXPECT_EQ(root->opcode(), HloOpcode::kNegate);
+  EXPECT_EQ(root->operand(0), scatter);
+  EXPECT_TRUE(ReportHas(report, "s (scatter)", "not fused", false));
+}
+
+TEST(InstructionFusion, ScattersReadBuffersWithoutScatterFusion) {
+  auto module = Parse(kScatterOfZeros);
+  FusionReport report;
+  RunFusionAndCheck(module.get(), CpuOptions(), &report, Tolerance{1e-6, 1e-6});
+  EXPECT_EQ(CountIn(*module->entry_computation(), HloOpcode::kScatter), 1);
+  EXPECT_TRUE(ReportHas(report, "u2 (multiply)", "no scatter fusions", false));
 }
 
 TEST(MultiOutputFusion, SiblingReductionsShareTheirInput) {
@@ -1190,7 +1242,8 @@ ENTRY e {
   f5 = (f32[4,4], f32[4]) fusion(x), kind=kCustom, calls=scan_of_reduce, backend_config={"fusion_backend_config":{"kind":"__hloc_scan"}}
   z4 = f32[4] constant({0, 0, 0, 0})
   f6 = f32[4,4] fusion(y, z4), kind=kCustom, calls=scan_then_negate, backend_config={"fusion_backend_config":{"kind":"__hloc_scan"}}
-  ROOT t = (f32[4], f32[], f32[4,4], f32[4,4], (f32[4,4], f32[4]), f32[4,4]) tuple(f1, f2, f3, f4, f5, f6)
+  f7 = f32[4,4] fusion(y, z4), kind=kCustom, calls=scan_then_negate, backend_config={"fusion_backend_config":{"kind":"__hloc_scatter"}}
+  ROOT t = (f32[4], f32[], f32[4,4], f32[4,4], (f32[4,4], f32[4]), f32[4,4], f32[4,4]) tuple(f1, f2, f3, f4, f5, f6, f7)
 })"));
   auto error = [&](absl::string_view name) {
     absl::Status s = VerifyFusionShape(*Find(*module, name));
@@ -1205,6 +1258,7 @@ ENTRY e {
   // A scan fusion computes loop-fusible producers of its scan, the root.
   EXPECT_TRUE(absl::StrContains(error("f5"), "not loop-fusible"));
   EXPECT_TRUE(absl::StrContains(error("f6"), "root of a scan fusion"));
+  EXPECT_TRUE(absl::StrContains(error("f7"), "root of a scatter fusion"));
 }
 
 // ---- Report

@@ -250,8 +250,9 @@ std::string FusionNameFor(FusionKind kind, absl::string_view backend_config) {
       if (backend_config == kRowReductionBackendConfig) {
         return "row_reduction_fusion";
       }
-      return backend_config == kScanBackendConfig ? "scan_fusion"
-                                                  : "custom_fusion";
+      if (backend_config == kScanBackendConfig) return "scan_fusion";
+      return backend_config == kScatterBackendConfig ? "scatter_fusion"
+                                                     : "custom_fusion";
   }
   return "fusion";
 }
