@@ -107,15 +107,21 @@ absl::StatusOr<std::vector<int64_t>> AliasLeaves(
   }
 }
 
+// Whether `instr` updates its operand 0 in place when allowed to: a
+// dynamic-update-slice, or (with `scatter`) a scatter of one operand.
+bool IsInPlaceUpdate(const HloInstruction& instr, bool scatter) {
+  if (instr.opcode() == HloOpcode::kDynamicUpdateSlice) return true;
+  return scatter && instr.opcode() == HloOpcode::kScatter &&
+         instr.operand_count() == 3;
+}
+
 // The operand a dynamic-update-slice (or a fusion rooted at one) may
-// overwrite in place, or -1.
-int64_t InPlaceOperand(const HloInstruction& instr) {
-  if (instr.opcode() == HloOpcode::kDynamicUpdateSlice) return 0;
+// overwrite in place, or -1; with `scatter`, a scatter's too.
+int64_t InPlaceOperand(const HloInstruction& instr, bool scatter) {
+  if (IsInPlaceUpdate(instr, scatter)) return 0;
   if (instr.opcode() != HloOpcode::kFusion) return -1;
   const HloInstruction* root = instr.fused_expression_root();
-  if (root == nullptr || root->opcode() != HloOpcode::kDynamicUpdateSlice) {
-    return -1;
-  }
+  if (root == nullptr || !IsInPlaceUpdate(*root, scatter)) return -1;
   const HloInstruction* target = root->operand(0);
   // Read only as the updated array: then each element is read exactly at
   // the index the kernel writes.
@@ -195,12 +201,15 @@ bool ReadsAtOutputIndexOnly(const HloInstruction& instr, int64_t k) {
 
 // Whether `instr`, which reads `value` (an array), may write its output
 // over it: every operand that is `value` is read at the output's own index
-// only, or is the one operand of a dynamic-update-slice updated in place
-// (with `update_in_place`).
+// only, or is the one operand updated in place (InPlaceOperand: a
+// dynamic-update-slice's where `options` allow it, a scatter's likewise).
 bool MayOverwrite(const HloInstruction& instr, int64_t value,
-                  const BufferAssignment& a, bool update_in_place) {
+                  const BufferAssignment& a,
+                  const BufferAssignmentOptions& options) {
   if (instr.shape().IsTuple()) return false;
-  const int64_t updated = update_in_place ? InPlaceOperand(instr) : -1;
+  const int64_t updated = options.in_place_dynamic_update_slice
+                              ? InPlaceOperand(instr, options.in_place_scatter)
+                              : -1;
   for (int64_t k = 0; k < instr.operand_count(); ++k) {
     const std::vector<int64_t>& leaves = a.LeafValues(instr.operand(k));
     if (std::find(leaves.begin(), leaves.end(), value) == leaves.end()) {
@@ -232,7 +241,8 @@ bool IsStateCandidate(const BufferAssignment& a, int64_t root, int64_t param) {
 // that may live in parameter leaf j's buffer (state_of), and in_place_of
 // where its own instruction reads that leaf last. Live ranges are known;
 // allocations are not made yet.
-void TakeOverLoopState(const HloComputation& computation, bool update_in_place,
+void TakeOverLoopState(const HloComputation& computation,
+                       const BufferAssignmentOptions& options,
                        BufferAssignment* a) {
   if (computation.num_parameters() != 1) return;
   const std::vector<int64_t> params =
@@ -248,7 +258,7 @@ void TakeOverLoopState(const HloComputation& computation, bool update_in_place,
       // Only the instruction that defines it may read the old leaf there,
       // and only in a way that may overwrite it.
       if (p.last_use != v.defined_at ||
-          !MayOverwrite(*v.instruction, params[j], *a, update_in_place)) {
+          !MayOverwrite(*v.instruction, params[j], *a, options)) {
         continue;
       }
       v.in_place_of = params[j];
@@ -273,7 +283,9 @@ int64_t InPlaceTarget(const BufferAssignment& a, const BufferValue& value,
            a.values[target].last_use == value.defined_at;
   };
   const int64_t operand_number =
-      options.in_place_dynamic_update_slice ? InPlaceOperand(*instr) : -1;
+      options.in_place_dynamic_update_slice
+          ? InPlaceOperand(*instr, options.in_place_scatter)
+          : -1;
   if (operand_number >= 0 && operand_number < instr->operand_count() &&
       !instr->shape().IsTuple()) {
     const HloInstruction* operand = instr->operand(operand_number);
@@ -599,8 +611,7 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
     result.values[id].last_use = static_cast<int64_t>(order.size());
   }
   if (options.loop_state_in_place) {
-    TakeOverLoopState(computation, options.in_place_dynamic_update_slice,
-                      &result);
+    TakeOverLoopState(computation, options, &result);
   }
 
   // Allocations of their own; the rest go to the arena.
@@ -680,10 +691,10 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
 }
 
 absl::StatusOr<std::vector<HloInstruction*>> LoopBodyOrder(
-    const HloComputation& body) {
+    const HloComputation& body, const BufferAssignmentOptions& base) {
   std::vector<HloInstruction*> order = body.MakeInstructionPostOrder();
   if (body.num_parameters() != 1) return order;
-  BufferAssignmentOptions options;
+  BufferAssignmentOptions options = base;
   options.loop_state_in_place = true;
   HLOC_ASSIGN_OR_RETURN(BufferAssignment a,
                         AssignBuffers(body, order, options));
@@ -714,8 +725,8 @@ absl::StatusOr<std::vector<HloInstruction*>> LoopBodyOrder(
         reads_old |= value == params[j];
       }
     }
-    movable &= !reads_old || MayOverwrite(*v.instruction, params[j], a,
-                                          /*update_in_place=*/true);
+    movable &=
+        !reads_old || MayOverwrite(*v.instruction, params[j], a, options);
     if (!movable) continue;
     std::vector<HloInstruction*> moved;
     std::vector<HloInstruction*> rest;

@@ -33,7 +33,10 @@
 // writes into its operand's buffer when that operand is an intermediate
 // read for the last time there. The kernels read the operand only at the
 // output element's own index, so this is safe; the pair shares one arena
-// range and is marked (in_place_of). So does a while's state leaf with its
+// range and is marked (in_place_of). With in_place_scatter, so does a
+// scatter of one operand (likewise unfused or a fusion's root): its
+// kernels then apply the updates to the operand's buffer instead of
+// copying it first. So does a while's state leaf with its
 // init leaf, where the init value is an intermediate that the while reads
 // last (the first such leaf where it is several): the state starts where
 // the init was made, no copy.
@@ -73,6 +76,10 @@ struct BufferAssignmentOptions {
   int64_t alignment = 64;
   // Let dynamic-update-slice overwrite its operand (see above).
   bool in_place_dynamic_update_slice = true;
+  // Let a scatter of one operand overwrite it (see above): only where the
+  // scatter's kernels expect it (the GPU's, scatter_emitter.cc); the CPU's
+  // scatter loop copies its operand through noalias pointers.
+  bool in_place_scatter = false;
   // Let a while's state leaf take over its init leaf's buffer (see above).
   bool in_place_while_state = true;
   // The computation is a while body: root leaves may take over their
@@ -160,8 +167,10 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
 // into the state leaf's buffer: post order makes a scan's new counter
 // first, before the updates that index with the old one, which would cost
 // a copy back every iteration.
+// `options` as the body's assignment will have them (loop_state_in_place
+// is implied).
 absl::StatusOr<std::vector<HloInstruction*>> LoopBodyOrder(
-    const HloComputation& body);
+    const HloComputation& body, const BufferAssignmentOptions& options = {});
 
 // The interference checker: recomputes the leaves and live ranges from the
 // instructions and checks, for every pair of values, that values whose

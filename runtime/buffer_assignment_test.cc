@@ -436,6 +436,107 @@ ENTRY e {
   for (const BufferValue& v : plain->values) EXPECT_EQ(v.state_of, -1);
 }
 
+// in_place_scatter (the GPU's): a scatter of one operand writes into its
+// operand's buffer where the operand dies there, unfused or as a fusion's
+// root over a parameter read only by the scatter; and a scatter on a loop
+// state leaf updates the state in place. Not by default (the CPU's).
+TEST(BufferAssignmentTest, ScatterInPlace) {
+  const std::string text = R"(
+HloModule scatters
+add {
+  lhs = f32[] parameter(0)
+  rhs = f32[] parameter(1)
+  ROOT sum = f32[] add(lhs, rhs)
+}
+fused {
+  o = f32[64,4] parameter(0)
+  j = s32[3,1] parameter(1)
+  w = f32[3,4] parameter(2)
+  two = f32[] constant(2)
+  twos = f32[3,4] broadcast(two), dimensions={}
+  w2 = f32[3,4] multiply(w, twos)
+  ROOT t = f32[64,4] scatter(o, j, w2), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+}
+ENTRY e {
+  p = f32[64,4] parameter(0)
+  i = s32[5,1] parameter(1)
+  u = f32[5,4] parameter(2)
+  a = f32[64,4] exponential(p)
+  s = f32[64,4] scatter(a, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  f = f32[64,4] fusion(s, i, u), kind=kCustom, calls=fused, backend_config={"fusion_backend_config":{"kind":"__hloc_scatter"}}
+  ROOT r = f32[64,4] REST
+})";
+  auto module = Parse(absl::StrReplaceAll(text, {{"REST", "negate(f)"}}));
+  ASSERT_NE(module, nullptr);
+  BufferAssignmentOptions options;
+  options.in_place_scatter = true;
+  const HloComputation& entry = *module->entry_computation();
+  BufferAssignment a = Assign(*module, options);
+  auto value = [&](const BufferAssignment& x, const std::string& name) {
+    return x.LeafValues(entry.GetInstructionWithName(name))[0];
+  };
+  EXPECT_EQ(ValueOf(a, *module, "s").in_place_of, value(a, "a"));
+  EXPECT_EQ(ValueOf(a, *module, "f").in_place_of, value(a, "s"));
+  EXPECT_EQ(ValueOf(a, *module, "a").offset, ValueOf(a, *module, "f").offset);
+  // Not by default.
+  BufferAssignment plain = Assign(*module);
+  EXPECT_EQ(ValueOf(plain, *module, "s").in_place_of, -1);
+  EXPECT_EQ(ValueOf(plain, *module, "f").in_place_of, -1);
+  // s read again after the fusion: the fusion makes a new buffer.
+  auto still_live = Parse(absl::StrReplaceAll(text, {{"REST", "add(f, s)"}}));
+  ASSERT_NE(still_live, nullptr);
+  BufferAssignment b = Assign(*still_live, options);
+  EXPECT_EQ(ValueOf(b, *still_live, "f").in_place_of, -1);
+
+  // A scatter on a loop's state leaf writes the state in place.
+  auto loop = Parse(R"(
+HloModule loop
+add {
+  lhs = f32[] parameter(0)
+  rhs = f32[] parameter(1)
+  ROOT sum = f32[] add(lhs, rhs)
+}
+body {
+  st = (s32[], f32[64,4]) parameter(0)
+  i = s32[] get-tuple-element(st), index=0
+  x = f32[64,4] get-tuple-element(st), index=1
+  idx = s32[1,1] reshape(i)
+  fi = f32[] convert(i)
+  u = f32[1,4] broadcast(fi), dimensions={}
+  x2 = f32[64,4] scatter(x, idx, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT r = (s32[], f32[64,4]) tuple(i2, x2)
+}
+cond {
+  st = (s32[], f32[64,4]) parameter(0)
+  i = s32[] get-tuple-element(st), index=0
+  n = s32[] constant(9)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY e {
+  init = (s32[], f32[64,4]) parameter(0)
+  ROOT w = (s32[], f32[64,4]) while(init), condition=cond, body=body
+})");
+  ASSERT_NE(loop, nullptr);
+  const HloComputation& body = *loop->GetComputationWithName("body");
+  options.loop_state_in_place = true;
+  auto order = LoopBodyOrder(body, options);
+  ASSERT_TRUE(order.ok()) << order.status();
+  auto in_loop = AssignBuffers(body, *order, options);
+  ASSERT_TRUE(in_loop.ok()) << in_loop.status();
+  ASSERT_TRUE(VerifyBufferAssignment(*in_loop).ok()) << in_loop->ToString();
+  EXPECT_EQ(StateOf(*in_loop, body, 1), 1) << in_loop->ToString();
+  const BufferValue& x2 =
+      in_loop
+          ->values[in_loop->LeafValues(body.GetInstructionWithName("x2"))[0]];
+  EXPECT_EQ(x2.in_place_of,
+            in_loop->LeafValues(body.parameter_instruction(0))[1]);
+  // Without in_place_scatter the new state is a buffer of its own, copied
+  // back each iteration.
+  EXPECT_EQ(StateOf(AssignBody(*loop, "body"), body, 1), -1);
+}
+
 TEST(BufferAssignmentTest, LoopStateOverwrittenElementwise) {
   // Each new leaf reads its old one last, in the instruction that makes
   // it: an elementwise op and an elementwise loop fusion may overwrite it;

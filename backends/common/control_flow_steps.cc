@@ -137,15 +137,16 @@ absl::StatusOr<std::vector<ExecutableStep>> EmitConditional(
 absl::StatusOr<NestedPlan> PlanNestedComputation(
     const HloComputation& computation,
     const std::vector<int64_t>& parameter_slots, bool loop_body,
-    absl::string_view backend, Executable* executable) {
+    absl::string_view backend, const BufferAssignmentOptions& base_options,
+    Executable* executable) {
   NestedPlan plan;
   if (loop_body) {
-    HLOC_ASSIGN_OR_RETURN(plan.order, LoopBodyOrder(computation));
+    HLOC_ASSIGN_OR_RETURN(plan.order, LoopBodyOrder(computation, base_options));
   } else {
     plan.order = computation.MakeInstructionPostOrder();
   }
   HLOC_RETURN_IF_ERROR(CheckCodegenShapes(plan.order, backend));
-  BufferAssignmentOptions options;
+  BufferAssignmentOptions options = base_options;
   options.loop_state_in_place = loop_body;
   HLOC_ASSIGN_OR_RETURN(plan.assignment,
                         AssignBuffers(computation, plan.order, options));

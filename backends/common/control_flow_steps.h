@@ -60,11 +60,13 @@ struct NestedPlan {
 // parameters in order) on `parameter_slots`; `loop_body`: it is a while
 // body, whose root leaves may take over their state leaves' slots (then
 // root_slots names those slots). `backend` names the compiler in errors
-// about shapes it cannot compile.
+// about shapes it cannot compile; `options` are its buffer assignment's
+// (loop_state_in_place is set here).
 absl::StatusOr<NestedPlan> PlanNestedComputation(
     const HloComputation& computation,
     const std::vector<int64_t>& parameter_slots, bool loop_body,
-    absl::string_view backend, Executable* executable);
+    absl::string_view backend, const BufferAssignmentOptions& options,
+    Executable* executable);
 
 // Compiles `computation` with its parameters' leaves (depth-first, all
 // parameters in order) on `parameter_slots`, as a while body where

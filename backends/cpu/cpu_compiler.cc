@@ -146,7 +146,8 @@ class CpuStepEmitter {
     HLOC_ASSIGN_OR_RETURN(
         NestedPlan plan,
         PlanNestedComputation(computation, parameter_slots, loop_body,
-                              "CPU backend", executable_));
+                              "CPU backend", BufferAssignmentOptions{},
+                              executable_));
     NestedSteps nested;
     for (const PlannedStep& planned : PlanSteps(plan.order, plan.assignment)) {
       std::vector<int64_t> slots;

@@ -68,6 +68,16 @@ KernelBuffers AnalyzeStepBuffers(const HloInstruction& instr,
   return result;
 }
 
+// The GPU's buffer plans: scatters update their operand in place where it
+// dies there (the scatter kernels then skip their copy of it;
+// scatter_emitter.cc, OutputsInPlace): a scatter on a loop's state no
+// longer copies the whole state every iteration.
+BufferAssignmentOptions GpuBufferOptions() {
+  BufferAssignmentOptions options;
+  options.in_place_scatter = true;
+  return options;
+}
+
 std::string Arch(const GpuCompileOptions& options) {
   return options.arch.empty() ? DefaultGpuArch(options.platform) : options.arch;
 }
@@ -144,7 +154,7 @@ class StepEmitter {
     HLOC_ASSIGN_OR_RETURN(
         NestedPlan plan,
         PlanNestedComputation(computation, parameter_slots, loop_body,
-                              "GPU backend", executable_));
+                              "GPU backend", GpuBufferOptions(), executable_));
     NestedSteps nested;
     HLOC_ASSIGN_OR_RETURN(nested.steps,
                           Emit(plan.order, plan.assignment, plan.slot_of));
@@ -288,7 +298,7 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
   std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
   HLOC_RETURN_IF_ERROR(CheckCodegenShapes(order, "GPU backend"));
   HLOC_ASSIGN_OR_RETURN(BufferAssignment assignment,
-                        AssignBuffers(*entry, order));
+                        AssignBuffers(*entry, order, GpuBufferOptions()));
   CompiledModule compiled;
   Executable& executable = compiled.executable;
   executable.name = module->name();

@@ -10,6 +10,7 @@
 // and the sorted one must launch fewer threads than it has updates. The
 // ids, the updates and the operand's broadcast are computed by the
 // scatter's two kernels (a scatter fusion).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -173,6 +174,102 @@ TEST_P(ScatterSimtTest, MatchesTheSerialScatter) {
   } else {
     EXPECT_GE(widest, c.module.updates);
   }
+  Tolerance tolerance;
+  tolerance.rtol = 1e-5;
+  tolerance.atol = 1e-5;
+  ComparisonResult result =
+      CompareLiterals(run->actual, run->expected, tolerance);
+  EXPECT_TRUE(result.ok()) << DescribeMismatch(result);
+}
+
+// Scatters that update their operand in place (buffer_assignment.h,
+// in_place_scatter: the GPU's plans): the second of two chained scatters,
+// whose operand dies there, and a scatter on a while loop's state, which
+// writes the state leaf itself each iteration. Each is then one kernel
+// (no copy of its operand) and must still match the evaluator.
+TEST(ScatterInPlaceSimtTest, ChainedAndLoopStateScattersUpdateInPlace) {
+  absl::StatusOr<GpuDeviceInfo> device = GetGpuDeviceInfo("cuda", "sm_90");
+  ASSERT_TRUE(device.ok()) << device.status();
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(R"(
+HloModule in_place_scatters
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+mx {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] maximum(a, b)
+}
+cond {
+  p = (s32[], f32[100,8]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(7)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[100,8]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  s = f32[100,8] get-tuple-element(p), index=1
+  three = s32[] constant(3)
+  k = s32[] multiply(i, three)
+  ks = s32[2] broadcast(k), dimensions={}
+  io = s32[2] iota(), iota_dimension=0
+  idx0 = s32[2] add(ks, io)
+  idx = s32[2,1] reshape(idx0)
+  fi = f32[] convert(i)
+  u = f32[2,8] broadcast(fi), dimensions={}
+  s2 = f32[100,8] scatter(s, idx, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT t = (s32[], f32[100,8]) tuple(i2, s2)
+}
+ENTRY main {
+  x = f32[100,8] parameter(0)
+  i = s32[40,1] parameter(1)
+  u = f32[40,8] parameter(2)
+  e = f32[100,8] exponential(x)
+  first = f32[100,8] scatter(e, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  chained = f32[100,8] scatter(first, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mx
+  zero = s32[] constant(0)
+  init = (s32[], f32[100,8]) tuple(zero, chained)
+  w = (s32[], f32[100,8]) while(init), condition=cond, body=body
+  ROOT r = f32[100,8] get-tuple-element(w), index=1
+})",
+                     "in_place");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<SimtRun> run =
+      RunOnHostSimtAndEvaluate(**module, "cuda", "sm_90", *device, 7);
+  ASSERT_TRUE(run.ok()) << run.status();
+  // first computes exp(x) as it copies it (a scatter fusion); chained
+  // updates first's buffer: one kernel. The loop body's scatter: one
+  // kernel writing the state leaf it reads.
+  int chained_kernels = 0;
+  const ExecutableStep* loop = nullptr;
+  for (const ExecutableStep& step : run->executable.steps) {
+    if (step.kind == ExecutableStep::Kind::kKernel &&
+        step.instruction == "chained") {
+      ++chained_kernels;
+    }
+    if (step.kind == ExecutableStep::Kind::kWhile) loop = &step;
+  }
+  EXPECT_EQ(chained_kernels, 1);
+  ASSERT_NE(loop, nullptr);
+  int body_scatter_kernels = 0;
+  for (const ExecutableStep& step : loop->body) {
+    if (step.kind != ExecutableStep::Kind::kKernel) continue;
+    if (step.instruction.rfind("scatter", 0) != 0) continue;
+    ++body_scatter_kernels;
+    // Its output (the last buffer) is one of its operands' buffers.
+    ASSERT_GE(step.buffers.size(), 2u);
+    EXPECT_NE(std::find(step.buffers.begin(), step.buffers.end() - 1,
+                        step.buffers.back()),
+              step.buffers.end() - 1)
+        << "the state leaf in place";
+  }
+  EXPECT_EQ(body_scatter_kernels, 1);
   Tolerance tolerance;
   tolerance.rtol = 1e-5;
   tolerance.atol = 1e-5;
