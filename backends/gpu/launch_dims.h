@@ -93,10 +93,12 @@ RowFusionLaunch ComputeRowFusionLaunch(int64_t rows, int64_t row_length,
 // reduced, columns] in physical order): a block owns `vector` x 32
 // consecutive columns of one outer index and every reduced row; its 32
 // lanes read consecutive runs of `vector` columns of a row (coalesced,
-// vector loads), its `row_groups` warps take every row_groups-th row,
-// `row_unroll` rows at a time (independent loads in flight), and the warps'
-// partial results meet in shared memory. One pass, no atomics: each output
-// element is combined in a fixed order, so results are deterministic.
+// vector loads), its `row_groups` warps take every row_groups-th row (a
+// contiguous block each where the reducer does not commute, so that rows
+// meet in order), `row_unroll` rows at a time (independent loads in
+// flight), and the warps' partial results meet in shared memory. One pass,
+// no atomics: each output element is combined in a fixed order, so results
+// are deterministic.
 // Narrow columns (at most half a warp) pack `rows_per_warp` rows into a
 // warp instead of idling the lanes past the last column: lane l reads
 // column l / rows_per_warp of row l % rows_per_warp of each step (the

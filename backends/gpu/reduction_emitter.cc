@@ -500,7 +500,50 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
       }
       return absl::OkStatus();
     };
+    // A reducer that does not commute (an argmax whose two NaNs keep the
+    // first operand, not the lower index) must meet the rows in order: each
+    // group then takes a contiguous block of rows, and the groups' partial
+    // results meet in group order below. A warp still reads whole rows
+    // (coalesced); only packed rows (narrow columns) would lie apart, so
+    // they keep the interleaved rows.
+    bool commutative = true;
+    for (const HloInstruction* reduce : r.reduces) {
+      commutative &= MatchSimpleReducer(*reduce->to_apply()).has_value();
+    }
+    auto ordered_rows_loop = [&]() -> absl::Status {
+      const int64_t block = (reduced + row_groups - 1) / row_groups;
+      llvm::Value* begin = b->CreateBinaryIntrinsic(
+          llvm::Intrinsic::umin,
+          b->CreateMul(group, kernel.Index(block), "", true, true),
+          kernel.Index(reduced));
+      llvm::Value* end = b->CreateBinaryIntrinsic(
+          llvm::Intrinsic::umin,
+          b->CreateAdd(begin, kernel.Index(block), "", true, true),
+          kernel.Index(reduced));
+      llvm::Value* whole = b->CreateAdd(
+          begin,
+          b->CreateMul(
+              b->CreateUDiv(b->CreateSub(end, begin), kernel.Index(unroll)),
+              kernel.Index(unroll)),
+          "", true, true);
+      HLOC_RETURN_IF_ERROR(EmitForLoop(
+          "rows", begin, whole, kernel.Index(unroll),
+          [&](llvm::Value* first) -> absl::Status {
+            std::vector<llvm::Value*> rows;
+            for (int64_t u = 0; u < unroll; ++u) {
+              rows.push_back(u == 0 ? first
+                                    : b->CreateAdd(first, kernel.Index(u), "",
+                                                   true, true));
+            }
+            return accumulate(rows);
+          },
+          b));
+      return EmitForLoop(
+          "rest", whole, end, kernel.Index(1),
+          [&](llvm::Value* row) { return accumulate({row}); }, b);
+    };
     auto rows_loop = [&]() -> absl::Status {
+      if (!commutative && pack == 1) return ordered_rows_loop();
       // Rows group, group + G, ...: `unroll` of them per step while a whole
       // step fits, then one at a time.
       const int64_t step = row_groups * unroll;

@@ -34,6 +34,23 @@ argmax_first {
   ROOT t = (s32[], s32[]) tuple(m, i)
 }
 
+argmax_nan_first {
+  a = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  b = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(a, b), direction=GT
+  nan = pred[] compare(a, a), direction=NE
+  take_a = pred[] or(gt, nan)
+  v = f32[] select(take_a, a, b)
+  eq = pred[] compare(a, b), direction=EQ
+  lt = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lt)
+  take_ai = pred[] or(take_a, tie)
+  i = s32[] select(take_ai, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+
 first_of_largest_magnitude {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -88,6 +105,30 @@ std::vector<Module> Modules() {
       // the warps' partial results in shared memory. The maximum is rare
       // enough that its first occurrence is seldom in the first lane.
       {"argmax_rows_of_1000", ArgmaxModule(3, 1000, 16)},
+      // jnp.argmax down columns (JAX's reducer: a NaN wins, and of two
+      // NaNs the first operand, not the lower index): 300 rows of 40
+      // columns, a NaN wherever floor(2x) is 1 (several per column). The
+      // warps take contiguous blocks of rows and meet in order, so the
+      // first NaN of each column wins, as in the sequential loop.
+      {"column_argmax_nans", R"(
+ENTRY main {
+  x = f32[300,40] parameter(0)
+  two = f32[] constant(2)
+  twos = f32[300,40] broadcast(two), dimensions={}
+  x2 = f32[300,40] multiply(x, twos)
+  fl = f32[300,40] floor(x2)
+  one = f32[] constant(1)
+  ones = f32[300,40] broadcast(one), dimensions={}
+  hit = pred[300,40] compare(fl, ones), direction=EQ
+  nan = f32[] constant(nan)
+  nans = f32[300,40] broadcast(nan), dimensions={}
+  v = f32[300,40] select(hit, nans, fl)
+  iota = s32[300,40] iota(), iota_dimension=0
+  ninf = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  ROOT r = (f32[40], s32[40]) reduce(v, iota, ninf, zero), dimensions={0},
+      to_apply=argmax_nan_first
+})"},
       // A row fusion: every element of the row reads the reduce's result
       // (-1 and 1 tie in magnitude; the first of them is the result).
       {"row_fusion_first_of_largest_magnitude", R"(
