@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/device_info.h"
 #include "backends/gpu/testing/host_simt.h"
@@ -25,6 +24,7 @@
 #include "hlo/status_macros.h"
 #include "passes/pipelines.h"
 #include "runtime/compare.h"
+#include "tools/flags.h"
 #include "tools/hlo_run_core.h"
 #include "tools/module_loader.h"
 
@@ -33,46 +33,40 @@ namespace {
 
 struct Flags {
   std::string module;
-  std::string platform = "cuda";
+  std::string platform;
   std::string arch;
   std::string inputs;
 };
 
-absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
+const std::vector<FlagSpec>& Specs() {
+  static const std::vector<FlagSpec> specs = {
+      {"platform", true, "cuda (default) or rocm: whose pipeline and emitters"},
+      {"arch", true, "the simulated GPU's facts (default sm_90 / gfx942)"},
+      {"inputs", true, "DIR with in0.npy, in1.npy, ... (default: random)"},
+      {"help", false, "print this help"},
+  };
+  return specs;
+}
+
+constexpr char kUsage[] =
+    "simt-run MODULE [--platform=cuda|rocm] [--arch=ARCH] [--inputs=DIR]";
+
+// The flags, or an error naming what is wrong with them.
+absl::StatusOr<Flags> CheckFlags(const ParsedFlags& parsed) {
+  if (parsed.positional.size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "one module, not ", parsed.positional.size(), "; usage: ", kUsage));
+  }
   Flags flags;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&](absl::string_view name, std::string* out) {
-      const std::string prefix = absl::StrCat("--", name, "=");
-      if (!absl::StartsWith(arg, prefix)) return false;
-      *out = arg.substr(prefix.size());
-      return true;
-    };
-    if (value("platform", &flags.platform) || value("arch", &flags.arch) ||
-        value("inputs", &flags.inputs)) {
-      continue;
-    }
-    if (absl::StartsWith(arg, "-")) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag ", arg));
-    }
-    if (!flags.module.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("one module only (", flags.module, ", ", arg, ")"));
-    }
-    flags.module = arg;
-  }
-  if (flags.module.empty()) {
-    return absl::InvalidArgumentError(
-        "usage: simt-run MODULE [--platform=cuda|rocm] [--arch=ARCH] "
-        "[--inputs=DIR]");
-  }
+  flags.module = parsed.positional[0];
+  flags.platform = parsed.Get("platform", "cuda");
+  flags.inputs = parsed.Get("inputs");
   if (flags.platform != "cuda" && flags.platform != "rocm") {
     return absl::InvalidArgumentError(
         absl::StrCat("--platform must be cuda or rocm, not ", flags.platform));
   }
-  if (flags.arch.empty()) {
-    flags.arch = flags.platform == "cuda" ? "sm_90" : "gfx942";
-  }
+  flags.arch =
+      parsed.Get("arch", flags.platform == "cuda" ? "sm_90" : "gfx942");
   return flags;
 }
 
@@ -121,7 +115,14 @@ absl::StatusOr<int> Run(const Flags& flags) {
 }  // namespace hloc
 
 int main(int argc, char** argv) {
-  absl::StatusOr<hloc::Flags> flags = hloc::ParseFlags(argc, argv);
+  absl::StatusOr<hloc::ParsedFlags> parsed =
+      hloc::ParseFlags(argc, argv, hloc::Specs());
+  if (parsed.ok() && parsed->Has("help")) {
+    std::cout << hloc::FlagHelp(hloc::kUsage, hloc::Specs());
+    return 0;
+  }
+  absl::StatusOr<hloc::Flags> flags =
+      parsed.ok() ? hloc::CheckFlags(*parsed) : parsed.status();
   if (!flags.ok()) {
     std::cerr << "simt-run: " << flags.status().message() << "\n";
     return 2;
