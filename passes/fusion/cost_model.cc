@@ -382,6 +382,35 @@ std::string ConsumerWhat(FusionKind kind, const HloInstruction& consumer) {
   }
 }
 
+// The fusions rooted at an op with kernels of its own (fusion_kinds.h:
+// kScan, kScatter): the op, its fusion's shape and backend_config, and the
+// option that allows them.
+struct OpRootFusion {
+  HloOpcode opcode;
+  FusionShape shape;
+  absl::string_view backend_config;
+  bool FusionOptions::*enabled;
+};
+
+constexpr OpRootFusion kOpRootFusions[] = {
+    {HloOpcode::kScan, FusionShape::kScan, kScanBackendConfig,
+     &FusionOptions::scan_fusion},
+    {HloOpcode::kScatter, FusionShape::kScatter, kScatterBackendConfig,
+     &FusionOptions::scatter_fusion},
+};
+
+// The op-rooted fusion `consumer` starts (the op) or is, or null.
+const OpRootFusion* OpRootFusionOf(const HloInstruction& consumer) {
+  for (const OpRootFusion& f : kOpRootFusions) {
+    if (consumer.opcode() == f.opcode ||
+        (consumer.opcode() == HloOpcode::kFusion &&
+         GetFusionShape(consumer) == f.shape)) {
+      return &f;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 OpCost CostOf(const HloInstruction& instr) {
@@ -647,22 +676,12 @@ FusionDecision ShouldFuse(const HloInstruction& producer,
   if (std::optional<std::string> why = WhyNotFusibleConsumer(consumer)) {
     return FusionDecision::No(*why);
   }
-  const bool scan_consumer = consumer.opcode() == HloOpcode::kScan ||
-                             (consumer.opcode() == HloOpcode::kFusion &&
-                              GetFusionShape(consumer) == FusionShape::kScan);
-  if (scan_consumer && !options.scan_fusion) {
-    return FusionDecision::No(
-        "consumer scan reads its operands from memory on this target (no "
-        "scan fusions)");
-  }
-  const bool scatter_consumer =
-      consumer.opcode() == HloOpcode::kScatter ||
-      (consumer.opcode() == HloOpcode::kFusion &&
-       GetFusionShape(consumer) == FusionShape::kScatter);
-  if (scatter_consumer && !options.scatter_fusion) {
-    return FusionDecision::No(
-        "consumer scatter reads its operands from memory on this target (no "
-        "scatter fusions)");
+  const OpRootFusion* op_root = OpRootFusionOf(consumer);
+  if (op_root != nullptr && !(options.*(op_root->enabled))) {
+    const std::string op(HloOpcodeString(op_root->opcode));
+    return FusionDecision::No(absl::StrCat(
+        "consumer ", op, " reads its operands from memory on this target (no ",
+        op, " fusions)"));
   }
   const int64_t other_users = producer.user_count() - 1;
 
@@ -789,10 +808,8 @@ FusionDecision ShouldFuse(const HloInstruction& producer,
   d.fuse = true;
   d.duplicate = other_users > 0;
   d.kind = KindForConsumer(consumer);
-  if (consumer.opcode() == HloOpcode::kScan) {
-    d.backend_config = std::string(kScanBackendConfig);
-  } else if (consumer.opcode() == HloOpcode::kScatter) {
-    d.backend_config = std::string(kScatterBackendConfig);
+  if (op_root != nullptr && consumer.opcode() == op_root->opcode) {
+    d.backend_config = std::string(op_root->backend_config);
   }
   d.bytes_saved = bytes_saved;
   d.rule = absl::StrCat("fused: ", ProducerWhat(producer), " producer into ",
