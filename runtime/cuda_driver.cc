@@ -67,6 +67,21 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Open(
   absl::Status status =
       binder.Check(d.library_, "a CUDA 12 or newer driver is needed");
   if (!status.ok()) return status;
+  // Optional: without them loops and conditionals run from the host.
+  const bool conditional_functions =
+      ResolveSymbol(d.handle_, {"cuStreamGetCaptureInfo_v2"},
+                    &d.cuStreamGetCaptureInfo) &&
+      ResolveSymbol(d.handle_, {"cuStreamUpdateCaptureDependencies"},
+                    &d.cuStreamUpdateCaptureDependencies) &&
+      ResolveSymbol(d.handle_, {"cuStreamBeginCaptureToGraph"},
+                    &d.cuStreamBeginCaptureToGraph) &&
+      ResolveSymbol(d.handle_, {"cuGraphConditionalHandleCreate"},
+                    &d.cuGraphConditionalHandleCreate) &&
+      ResolveSymbol(d.handle_, {"cuGraphAddNode"}, &d.cuGraphAddNode);
+  int version = 0;
+  d.conditional_nodes_ = conditional_functions &&
+                         d.cuDriverGetVersion(&version) == CUDA_SUCCESS &&
+                         version >= 12080;
   return driver;
 }
 

@@ -44,6 +44,7 @@ using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
 using CUgraph = struct CUgraph_st*;
 using CUgraphExec = struct CUgraphExec_st*;
+using CUgraphNode = struct CUgraphNode_st*;
 // Enums are passed as int.
 using CUjit_option = int;
 inline constexpr CUjit_option CU_JIT_INFO_LOG_BUFFER = 3;
@@ -90,6 +91,39 @@ struct CUlaunchConfig {
   unsigned int num_attributes = 0;
 };
 static_assert(sizeof(CUlaunchConfig) == 56, "cuda.h's layout");
+
+// Conditional graph nodes (CUDA 12.3; SWITCH and IF with two bodies 12.8):
+// a while loop or a conditional that runs on the device inside a graph, a
+// kernel deciding each time through cudaGraphSetConditional on its handle.
+using CUgraphConditionalHandle = unsigned long long;
+using CUstreamCaptureStatus = int;
+inline constexpr CUstreamCaptureStatus CU_STREAM_CAPTURE_STATUS_ACTIVE = 1;
+inline constexpr unsigned int CU_STREAM_SET_CAPTURE_DEPENDENCIES = 1;
+using CUgraphConditionalNodeType = int;
+inline constexpr CUgraphConditionalNodeType CU_GRAPH_COND_TYPE_WHILE = 1;
+inline constexpr CUgraphConditionalNodeType CU_GRAPH_COND_TYPE_SWITCH = 2;
+using CUgraphNodeType = int;
+inline constexpr CUgraphNodeType CU_GRAPH_NODE_TYPE_CONDITIONAL = 13;
+struct CUDA_CONDITIONAL_NODE_PARAMS {
+  CUgraphConditionalHandle handle = 0;
+  CUgraphConditionalNodeType type = 0;
+  unsigned int size = 0;
+  CUgraph* phGraph_out = nullptr;  // The driver's array of body graphs.
+  CUcontext ctx = nullptr;
+};
+static_assert(sizeof(CUDA_CONDITIONAL_NODE_PARAMS) == 32, "cuda.h's layout");
+// cuda.h's CUgraphNodeParams: a type, then a 232-byte union of each node
+// type's parameters (unused bytes zero), then 8 reserved bytes.
+struct CUgraphNodeParams {
+  CUgraphNodeType type = 0;
+  int reserved0[3] = {};
+  union Params {
+    long long reserved1[29];
+    CUDA_CONDITIONAL_NODE_PARAMS conditional;
+  } params = {};
+  long long reserved2 = 0;
+};
+static_assert(sizeof(CUgraphNodeParams) == 256, "cuda.h's layout");
 
 // The loaded driver library and the functions the runtime calls.
 class CudaDriver {
@@ -187,11 +221,45 @@ class CudaDriver {
   CUresult (*cuGraphExecDestroy)(CUgraphExec executable) = nullptr;
   CUresult (*cuGraphDestroy)(CUgraph graph) = nullptr;
 
+  // Conditional nodes (null on drivers without them; see
+  // SupportsConditionalNodes). The unversioned symbols of cuda.h's
+  // cuStreamGetCaptureInfo_v2, cuGraphAddNode and
+  // cuStreamUpdateCaptureDependencies take no edge data: the runtime's
+  // edges are plain.
+  CUresult (*cuStreamGetCaptureInfo)(CUstream stream,
+                                     CUstreamCaptureStatus* status,
+                                     unsigned long long* id, CUgraph* graph,
+                                     const CUgraphNode** dependencies,
+                                     size_t* num_dependencies) = nullptr;
+  CUresult (*cuStreamUpdateCaptureDependencies)(CUstream stream,
+                                                CUgraphNode* dependencies,
+                                                size_t num_dependencies,
+                                                unsigned int flags) = nullptr;
+  CUresult (*cuStreamBeginCaptureToGraph)(CUstream stream, CUgraph graph,
+                                          const CUgraphNode* dependencies,
+                                          const void* dependency_data,
+                                          size_t num_dependencies,
+                                          CUstreamCaptureMode mode) = nullptr;
+  CUresult (*cuGraphConditionalHandleCreate)(CUgraphConditionalHandle* handle,
+                                             CUgraph graph, CUcontext context,
+                                             unsigned int default_value,
+                                             unsigned int flags) = nullptr;
+  CUresult (*cuGraphAddNode)(CUgraphNode* node, CUgraph graph,
+                             const CUgraphNode* dependencies,
+                             size_t num_dependencies,
+                             CUgraphNodeParams* params) = nullptr;
+
+  // Whether while loops and conditionals can run inside graphs as
+  // conditional nodes: a 12.8 driver or newer (switch nodes) that exports
+  // the functions above.
+  bool SupportsConditionalNodes() const { return conditional_nodes_; }
+
  private:
   CudaDriver() = default;
 
   std::string library_;
   void* handle_ = nullptr;
+  bool conditional_nodes_ = false;
 };
 
 // Whether `status` says there is no usable CUDA device here (no driver

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hlo/status_macros.h"
+#include "runtime/cuda_conditional_nodes.h"
 #include "runtime/dense_buffer.h"
 #include "runtime/device_run_staging.h"
 #include "runtime/evaluator_step.h"
@@ -106,6 +107,14 @@ absl::StatusOr<std::unique_ptr<CudaExecutor>> CudaExecutor::Create(
                           cuda::CU_STREAM_NON_BLOCKING);
   if (status.ok()) status = executor->LoadModule();
   if (status.ok()) status = executor->AllocateAndUpload();
+  if (status.ok() && options.use_graphs && options.conditional_nodes &&
+      (*driver)->SupportsConditionalNodes()) {
+    absl::StatusOr<std::unique_ptr<cuda::CudaConditionalNodes>> nodes =
+        cuda::CudaConditionalNodes::Create(*driver,
+                                           executor->device_->context());
+    if (nodes.ok()) executor->conditional_nodes_ = *std::move(nodes);
+    status = nodes.status();
+  }
   if (!status.ok()) return status;
   executor->steps_ = std::make_unique<ThunkList>();
   status = executor->Prepare(executor->executable_.steps, "",
@@ -125,6 +134,7 @@ CudaExecutor::~CudaExecutor() {
     if (event != nullptr) driver_->cuEventDestroy(event);
   }
   steps_.reset();  // Library plans go before their libraries.
+  conditional_nodes_.reset();
   gemm_.reset();
   cudnn_.reset();
   fft_.reset();
@@ -311,7 +321,8 @@ absl::Status CudaExecutor::Prepare(const std::vector<ExecutableStep>& steps,
           status = Prepare(step.body, what + " body ", thunk.body.get());
         }
         if (options_.use_graphs) {
-          thunk.iterations_per_graph = LoopIterationsPerGraph(step);
+          thunk.iterations_per_graph =
+              LoopIterationsPerGraph(step, conditional_nodes_ != nullptr);
           thunk.touches_entry_io = TouchesEntryIo(executable_, step);
         }
         break;
@@ -342,8 +353,9 @@ absl::Status CudaExecutor::Prepare(const std::vector<ExecutableStep>& steps,
   }
   // Segments (graph_segments.h): stretches stream capture can record, a
   // graph where they hold enough kernels; the rest run step by step.
-  for (const GraphSegment& planned : PlanGraphSegments(
-           executable_, steps, options_.use_graphs, kMinGraphKernels)) {
+  for (const GraphSegment& planned :
+       PlanGraphSegments(executable_, steps, options_.use_graphs,
+                         kMinGraphKernels, conditional_nodes_ != nullptr)) {
     ThunkList::Segment segment;
     static_cast<GraphSegment&>(segment) = planned;
     list->segments.push_back(segment);
@@ -448,7 +460,8 @@ class CudaExecutor::Runner {
         options_(options),
         stats_(stats),
         address_(address),
-        moved_(moved) {}
+        moved_(moved),
+        stream_(executor->stream_) {}
 
   absl::Status RunList(ThunkList* list) {
     for (ThunkList::Segment& segment : list->segments) {
@@ -544,7 +557,7 @@ class CudaExecutor::Runner {
       const std::string& what, const std::function<absl::Status()>& issue) {
     cuda::CudaDriver* d = e_.driver_;
     absl::Status status =
-        HLOC_CUDA_CALL(d, what, cuStreamBeginCapture, e_.stream_,
+        HLOC_CUDA_CALL(d, what, cuStreamBeginCapture, stream_,
                        cuda::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
     if (!status.ok()) return status;
     status = issue();
@@ -552,7 +565,7 @@ class CudaExecutor::Runner {
     // Capture must end even after a failed launch, or the stream stays
     // in capture mode.
     const absl::Status ended =
-        HLOC_CUDA_CALL(d, what, cuStreamEndCapture, e_.stream_, &graph);
+        HLOC_CUDA_CALL(d, what, cuStreamEndCapture, stream_, &graph);
     if (status.ok()) status = ended;
     CUgraphExec executable = nullptr;
     if (status.ok()) {
@@ -567,7 +580,7 @@ class CudaExecutor::Runner {
 
   absl::Status LaunchGraph(const std::string& what, CUgraphExec graph) {
     if (stats_ != nullptr) ++stats_->graph_launches;
-    return HLOC_CUDA_CALL(e_.driver_, what, cuGraphLaunch, graph, e_.stream_);
+    return HLOC_CUDA_CALL(e_.driver_, what, cuGraphLaunch, graph, stream_);
   }
 
   // Enqueues `iterations` runs of a counted loop's body, every step issued
@@ -593,11 +606,11 @@ class CudaExecutor::Runner {
     if (thunk.gemm != nullptr && cuda::CublasGemm::NeedsTuning(*thunk.gemm)) {
       return e_.gemm_->Autotune(thunk.gemm.get(), address[b[0]], address[b[1]],
                                 b.size() == 4 ? address[b[2]] : 0,
-                                address[b.back()], e_.stream_);
+                                address[b.back()], stream_);
     }
     if (thunk.conv != nullptr && cuda::CudnnConv::NeedsTuning(*thunk.conv)) {
-      return e_.cudnn_->Autotune(thunk.conv.get(), address[b[0]],
-                                 address[b[1]], address[b[2]], e_.stream_);
+      return e_.cudnn_->Autotune(thunk.conv.get(), address[b[0]], address[b[1]],
+                                 address[b[2]], stream_);
     }
     return absl::OkStatus();
   }
@@ -606,6 +619,8 @@ class CudaExecutor::Runner {
   absl::Status Issue(const Thunk& thunk) {
     const ExecutableStep& step = *thunk.step;
     cuda::CudaDriver* d = e_.driver_;
+    const bool after_conditional_node =
+        std::exchange(after_conditional_node_, false);
     switch (step.kind) {
       case ExecutableStep::Kind::kKernel: {
         const std::vector<CUdeviceptr>& arguments = Arguments(thunk);
@@ -617,7 +632,8 @@ class CudaExecutor::Runner {
         if (stats_ != nullptr) ++stats_->kernel_launches;
         const std::string what =
             absl::StrCat(thunk.what, ", kernel ", step.kernel_name);
-        if (!l.programmatic || !e_.options_.programmatic_launch) {
+        if (!l.programmatic || !e_.options_.programmatic_launch ||
+            after_conditional_node) {
           return HLOC_CUDA_CALL(d, what, cuLaunchKernel, thunk.function,
                                 static_cast<unsigned>(l.grid[0]),
                                 static_cast<unsigned>(l.grid[1]),
@@ -626,7 +642,7 @@ class CudaExecutor::Runner {
                                 static_cast<unsigned>(l.block[1]),
                                 static_cast<unsigned>(l.block[2]),
                                 static_cast<unsigned>(l.shared_memory_bytes),
-                                e_.stream_, parameters.data(), nullptr);
+                                stream_, parameters.data(), nullptr);
         }
         cuda::CUlaunchConfig config;
         config.grid_x = static_cast<unsigned>(l.grid[0]);
@@ -637,7 +653,7 @@ class CudaExecutor::Runner {
         config.block_z = static_cast<unsigned>(l.block[2]);
         config.shared_memory_bytes =
             static_cast<unsigned>(l.shared_memory_bytes);
-        config.stream = e_.stream_;
+        config.stream = stream_;
         // A kernel that waits for the grid before it may start while that
         // grid's last blocks run (executable.h, LaunchDims::programmatic);
         // after anything but a kernel, the stream orders it as usual.
@@ -654,9 +670,9 @@ class CudaExecutor::Runner {
         const size_t bytes =
             static_cast<size_t>(e_.executable_.buffers[step.buffers[0]].size);
         if (bytes == 0) return absl::OkStatus();
-        return HLOC_CUDA_CALL(
-            d, thunk.what, cuMemcpyDtoDAsync, address_[step.buffers[1]],
-            address_[step.buffers[0]], bytes, e_.stream_);
+        return HLOC_CUDA_CALL(d, thunk.what, cuMemcpyDtoDAsync,
+                              address_[step.buffers[1]],
+                              address_[step.buffers[0]], bytes, stream_);
       }
       case ExecutableStep::Kind::kLibraryCall: {
         const std::vector<int64_t>& b = step.buffers;
@@ -666,32 +682,112 @@ class CudaExecutor::Runner {
         if (!tuned.ok()) return tuned;
         if (thunk.conv != nullptr) {
           return e_.cudnn_->Run(*thunk.conv, address[b[0]], address[b[1]],
-                                address[b[2]], e_.stream_);
+                                address[b[2]], stream_);
         }
         if (thunk.fft != nullptr) {
           return e_.fft_->Run(*thunk.fft, address[b[0]], address[b[1]],
-                              e_.stream_);
+                              stream_);
         }
         if (thunk.solver != nullptr) {
           std::vector<cuda::CUdeviceptr> slots;
           for (int64_t slot : b) slots.push_back(address[slot]);
-          return e_.solver_->Run(thunk.solver.get(), slots, e_.stream_);
+          return e_.solver_->Run(thunk.solver.get(), slots, stream_);
         }
         return e_.gemm_->Run(*thunk.gemm, address[b[0]], address[b[1]],
                              b.size() == 4 ? address[b[2]] : 0,
-                             address[b.back()], e_.stream_);
+                             address[b.back()], stream_);
       }
       case ExecutableStep::Kind::kCollective:
         return IssueCollective(thunk);
       case ExecutableStep::Kind::kWhile:
-        // A counted loop inside a graph's stretch (graph_segments.h).
-        if (step.trip_count < 0) break;
+        // Inside a graph's stretch (graph_segments.h): a counted loop
+        // unrolled, one without a count as a while node.
+        if (step.trip_count < 0) {
+          if (e_.conditional_nodes_ == nullptr) break;
+          return IssueWhileNode(thunk);
+        }
         return IssueIterations(thunk, step.trip_count);
+      case ExecutableStep::Kind::kConditional:
+        if (e_.conditional_nodes_ == nullptr) break;
+        return IssueSwitchNode(thunk);
       default:
         break;
     }
     return absl::InternalError(
         absl::StrCat(thunk.what, " cannot be issued on a stream"));
+  }
+
+  absl::Status IssueAll(const ThunkList& list) {
+    for (const Thunk& t : list.thunks) {
+      absl::Status status = Issue(t);
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+
+  // A loop without a trip count inside a capture, as a while node
+  // (cuda_conditional_nodes.h): the condition and a set kernel, then the
+  // node; its body graph runs the body, the condition and a set kernel
+  // again for as long as the predicate holds.
+  absl::Status IssueWhileNode(const Thunk& thunk) {
+    cuda::CudaConditionalNodes& nodes = *e_.conditional_nodes_;
+    const CUdeviceptr predicate = address_[thunk.step->predicate_buffer];
+    constexpr cuda::ConditionKind kWhile = cuda::ConditionKind::kWhile;
+    HLOC_RETURN_IF_ERROR(IssueAll(*thunk.condition));
+    HLOC_ASSIGN_OR_RETURN(cuda::CudaConditionalNodes::Node node,
+                          nodes.Add(stream_, kWhile, predicate, 1, thunk.what));
+    after_conditional_node_ = true;
+    return CaptureBody(node.bodies[0], thunk.what, [&]() -> absl::Status {
+      HLOC_RETURN_IF_ERROR(IssueAll(*thunk.body));
+      HLOC_RETURN_IF_ERROR(IssueAll(*thunk.condition));
+      return nodes.Set(stream_, node.handle, kWhile, predicate, 1, thunk.what);
+    });
+  }
+
+  // A conditional inside a capture, as a switch node over its branches
+  // (the set kernel maps a pred or an out-of-range index as RunThunk
+  // does).
+  absl::Status IssueSwitchNode(const Thunk& thunk) {
+    const ExecutableStep& step = *thunk.step;
+    const bool pred =
+        e_.executable_.buffers[step.predicate_buffer].shape.element_type() ==
+        PRED;
+    const int branches = static_cast<int>(thunk.branches.size());
+    HLOC_ASSIGN_OR_RETURN(
+        cuda::CudaConditionalNodes::Node node,
+        e_.conditional_nodes_->Add(stream_,
+                                   pred ? cuda::ConditionKind::kPredBranch
+                                        : cuda::ConditionKind::kIndexBranch,
+                                   address_[step.predicate_buffer], branches,
+                                   thunk.what));
+    after_conditional_node_ = true;
+    for (int b = 0; b < branches; ++b) {
+      HLOC_RETURN_IF_ERROR(
+          CaptureBody(node.bodies[b], absl::StrCat(thunk.what, " branch ", b),
+                      [&]() { return IssueAll(*thunk.branches[b]); }));
+    }
+    return absl::OkStatus();
+  }
+
+  // Captures what `issue` enqueues into a conditional node's body graph,
+  // on the stream of the next nesting depth.
+  absl::Status CaptureBody(cuda::CUgraph body, const std::string& what,
+                           const std::function<absl::Status()>& issue) {
+    const cuda::CUstream outer = stream_;
+    const bool outer_after_node = after_conditional_node_;
+    ++capture_depth_;
+    absl::Status status = e_.conditional_nodes_->CaptureInto(
+        body, capture_depth_,
+        [&](cuda::CUstream inner) {
+          stream_ = inner;
+          after_conditional_node_ = false;
+          return issue();
+        },
+        what);
+    --capture_depth_;
+    stream_ = outer;
+    after_conditional_node_ = outer_after_node;
+    return status;
   }
 
   // A device id, an NCCL call, or a collective's group of one (the
@@ -707,7 +803,7 @@ class CudaExecutor::Runner {
       const int64_t id = c.op == Op::kReplicaId ? device / c.num_partitions
                                                 : device % c.num_partitions;
       return HLOC_CUDA_CALL(d, thunk.what, cuMemsetD32Async, address[0],
-                            static_cast<unsigned>(id), 1, e_.stream_);
+                            static_cast<unsigned>(id), 1, stream_);
     }
     const bool receives_nothing =
         c.op == Op::kCollectivePermute && c.sources[device] < 0;
@@ -715,14 +811,14 @@ class CudaExecutor::Runner {
       absl::Status status = HLOC_CUDA_CALL(
           d, thunk.what, cuMemsetD8Async, address[1], 0,
           static_cast<size_t>(e_.executable_.buffers[step.buffers[1]].size),
-          e_.stream_);
+          stream_);
       // It may still send to others.
       if (!status.ok() || e_.options_.collectives == nullptr) return status;
     }
     if (e_.options_.collectives != nullptr) {
       return e_.options_.collectives->Issue(e_.executable_, step,
                                             thunk.collective, thunk.what,
-                                            device, address, e_.stream_);
+                                            device, address, stream_);
     }
     const size_t operands = step.buffers.size() / 2;
     for (size_t i = 0; i < operands; ++i) {
@@ -731,7 +827,7 @@ class CudaExecutor::Runner {
       if (bytes == 0) continue;
       absl::Status status =
           HLOC_CUDA_CALL(d, thunk.what, cuMemcpyDtoDAsync,
-                         address[operands + i], address[i], bytes, e_.stream_);
+                         address[operands + i], address[i], bytes, stream_);
       if (!status.ok()) return status;
     }
     return absl::OkStatus();
@@ -797,11 +893,11 @@ class CudaExecutor::Runner {
       e_.events_.push_back(event);
     }
     absl::Status status = HLOC_CUDA_CALL(d, thunk.what, cuEventRecord,
-                                         e_.events_[first], e_.stream_);
+                                         e_.events_[first], stream_);
     if (status.ok()) status = Issue(thunk);
     if (status.ok()) {
       status = HLOC_CUDA_CALL(d, thunk.what, cuEventRecord,
-                              e_.events_[first + 1], e_.stream_);
+                              e_.events_[first + 1], stream_);
     }
     if (status.ok()) timings_.emplace_back(thunk.timed, first);
     return status;
@@ -819,10 +915,9 @@ class CudaExecutor::Runner {
     e_.host_transfers_.fetch_add(1);
     absl::Status status =
         HLOC_CUDA_CALL(e_.driver_, what, cuMemcpyDtoHAsync, &value,
-                       address_[slot], bytes, e_.stream_);
+                       address_[slot], bytes, stream_);
     if (status.ok()) {
-      status =
-          HLOC_CUDA_CALL(e_.driver_, what, cuStreamSynchronize, e_.stream_);
+      status = HLOC_CUDA_CALL(e_.driver_, what, cuStreamSynchronize, stream_);
     }
     if (!status.ok()) return status;
     if (shape.element_type() == PRED) {
@@ -848,14 +943,13 @@ class CudaExecutor::Runner {
       address[slot] = host.back().get();
       if (i < thunk.evaluator->num_operand_slots() && slots[slot].size > 0) {
         e_.host_transfers_.fetch_add(1);
-        status =
-            HLOC_CUDA_CALL(d, thunk.what, cuMemcpyDtoHAsync, address[slot],
-                           address_[slot],
-                           static_cast<size_t>(slots[slot].size), e_.stream_);
+        status = HLOC_CUDA_CALL(d, thunk.what, cuMemcpyDtoHAsync, address[slot],
+                                address_[slot],
+                                static_cast<size_t>(slots[slot].size), stream_);
       }
     }
     if (status.ok()) {
-      status = HLOC_CUDA_CALL(d, thunk.what, cuStreamSynchronize, e_.stream_);
+      status = HLOC_CUDA_CALL(d, thunk.what, cuStreamSynchronize, stream_);
     }
     if (status.ok())
       status = thunk.evaluator->Run(e_.executable_, step, address);
@@ -864,13 +958,13 @@ class CudaExecutor::Runner {
       const int64_t slot = step.buffers[i];
       if (slots[slot].size == 0) continue;
       e_.host_transfers_.fetch_add(1);
-      status = HLOC_CUDA_CALL(
-          d, thunk.what, cuMemcpyHtoDAsync, address_[slot],
-          address[slot], static_cast<size_t>(slots[slot].size), e_.stream_);
+      status = HLOC_CUDA_CALL(d, thunk.what, cuMemcpyHtoDAsync, address_[slot],
+                              address[slot],
+                              static_cast<size_t>(slots[slot].size), stream_);
     }
     // The host copies must outlive the uploads.
     if (status.ok()) {
-      status = HLOC_CUDA_CALL(d, thunk.what, cuStreamSynchronize, e_.stream_);
+      status = HLOC_CUDA_CALL(d, thunk.what, cuStreamSynchronize, stream_);
     }
     return status;
   }
@@ -889,6 +983,13 @@ class CudaExecutor::Runner {
   CudaRunStats* stats_;
   const std::vector<CUdeviceptr>& address_;
   const bool moved_;
+  // The stream work is issued on: the executor's, or while a conditional
+  // node's body is captured, the capturing stream of its depth.
+  cuda::CUstream stream_;
+  int capture_depth_ = 0;
+  // The last thing captured was a conditional node: the next kernel must
+  // not be a programmatic dependent (those follow kernels only).
+  bool after_conditional_node_ = false;
   std::vector<CUdeviceptr> scratch_;
   size_t next_event_ = 0;
   // (timed step, its first event) per timed launch, in order.

@@ -11,17 +11,19 @@
 // once, and a run copies only the entry parameters in and the results out.
 //
 // Steps run in order on the stream. While loops without a known trip count
-// and conditionals read their predicate on the host (one small copy and a
-// stream synchronisation per decision). Collective steps are NCCL calls on the
-// stream (a replicated run, CudaExecutorOptions) or, alone, copies. Evaluator
-// steps copy their slots to the host, run the reference evaluator and copy the
-// results back; they are counted and reported (fallback_runs), never silent. A
-// straight-line stretch of kernel and copy steps holding at least
-// kMinGraphKernels kernels is captured into a CUDA graph the first time it runs
-// and replayed afterwards, one launch instead of one per kernel; a loop with a
-// known trip count whose body is such steps joins the stretch unrolled, or (too
-// long for one graph) runs as graphs of many iterations each
-// (graph_segments.h).
+// and conditionals decide on the GPU inside a graph where the driver has
+// conditional nodes and their nested steps can be captured
+// (cuda_conditional_nodes.h); otherwise they read their predicate on the
+// host (one small copy and a stream synchronisation per decision). Collective
+// steps are NCCL calls on the stream (a replicated run, CudaExecutorOptions)
+// or, alone, copies. Evaluator steps copy their slots to the host, run the
+// reference evaluator and copy the results back; they are counted and reported
+// (fallback_runs), never silent. A straight-line stretch of kernel and copy
+// steps holding at least kMinGraphKernels kernels is captured into a CUDA graph
+// the first time it runs and replayed afterwards, one launch instead of one per
+// kernel; a loop with a known trip count whose body is such steps joins the
+// stretch unrolled, or (too long for one graph) runs as graphs of many
+// iterations each (graph_segments.h).
 //
 // RunOnDevice runs on the caller's device memory instead: parameters read
 // in place, results written into buffers the caller provides.
@@ -42,10 +44,11 @@
 #include "absl/types/span.h"
 #include "hlo/literal.h"
 #include "runtime/cublas_gemm.h"
+#include "runtime/cuda_conditional_nodes.h"
+#include "runtime/cuda_device.h"
 #include "runtime/cudnn_conv.h"
 #include "runtime/cufft_fft.h"
 #include "runtime/cusolver_solver.h"
-#include "runtime/cuda_device.h"
 #include "runtime/executable.h"
 #include "runtime/nccl_collectives.h"
 
@@ -71,6 +74,11 @@ struct CudaExecutorOptions {
   // (tools/gpu_bench/RESULTS.md, session 21). Off: every kernel starts after
   // the one before has ended (cuLaunchKernel; the wait returns at once).
   bool programmatic_launch = true;
+  // With use_graphs, on a driver that has conditional nodes: run while
+  // loops without a trip count and conditionals inside graphs, deciding
+  // on the GPU (cuda_conditional_nodes.h). Off: the host reads each
+  // predicate.
+  bool conditional_nodes = true;
 };
 
 struct CudaRunOptions {
@@ -174,6 +182,9 @@ class CudaExecutor {
   int64_t device_bytes() const { return device_bytes_; }
   // Evaluator steps run so far, over all runs.
   int64_t fallback_runs() const { return fallback_runs_.load(); }
+  // Whether loops and conditionals may run as conditional nodes
+  // (CudaExecutorOptions::conditional_nodes on a driver that has them).
+  bool uses_conditional_nodes() const { return conditional_nodes_ != nullptr; }
 
  private:
   struct Thunk;
@@ -227,6 +238,8 @@ class CudaExecutor {
   std::unique_ptr<cuda::CusolverSolver> solver_;
   // Per timed step (kernel, copy, library call): its name and kind.
   std::vector<CudaStepTime> timed_steps_;
+  // Loaded when loops and conditionals run as conditional nodes.
+  std::unique_ptr<cuda::CudaConditionalNodes> conditional_nodes_;
   // Instantiated graphs, destroyed with the executor.
   std::vector<cuda::CUgraphExec> graphs_;
   // Events for timed runs, reused.

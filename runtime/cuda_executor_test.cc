@@ -1,8 +1,9 @@
 // The CUDA executor on hand-made executables (runtime/testing): kernels,
 // copies, while loops, conditionals (pred and s32), constants, tuple
 // results, dynamic shared memory above 48 KiB, evaluator steps, cuBLASLt
-// gemms, CUDA graphs, step timing and runs on the caller's device memory. Without a GPU the GPU tests skip and
-// say so; the checks that need no GPU always run.
+// gemms, CUDA graphs, loops and conditionals as conditional nodes, step
+// timing and runs on the caller's device memory. Without a GPU the GPU
+// tests skip and say so; the checks that need no GPU always run.
 #include "runtime/cuda_executor.h"
 
 #include <cmath>
@@ -89,6 +90,12 @@ TEST(CudaExecutorTest, HandWrittenPtxAssembles) {
   const std::string scale_command = ptxas.string() + " -arch=sm_90 " + scale +
                                     " -o " + dir + "/scale.cubin";
   EXPECT_EQ(std::system(scale_command.c_str()), 0) << scale_command;
+  // The conditional nodes' set kernel.
+  const std::string set = dir + "/set.ptx";
+  std::ofstream(set) << cuda::SetConditionPtx();
+  const std::string set_command =
+      ptxas.string() + " -arch=sm_90 " + set + " -o " + dir + "/set.cubin";
+  EXPECT_EQ(std::system(set_command.c_str()), 0) << set_command;
 }
 
 TEST(CudaExecutorTest, GemmStepsAreCheckedWithoutAGpu) {
@@ -275,8 +282,17 @@ TEST(CudaExecutorTest, CudnnConvolutions) {
   CheckConv(F16, grouped, 1e-2);
 }
 
+// The graph launches of a run of WhileConditionalExecutable: the whole run
+// (copies, the loop and the conditional) as one graph with conditional
+// nodes, else a graph of the loop body's 2 kernels per trip.
+int64_t WhileConditionalGraphs(const CudaExecutor& executor) {
+  return executor.uses_conditional_nodes() ? 1 : testing::kLoopTrips;
+}
+
 TEST(CudaExecutorTest, WhileLoopConditionalConstantsAndTuple) {
   CREATE_OR_SKIP(executor, WhileConditionalExecutable());
+  std::printf("conditional nodes: %s\n",
+              (*executor)->uses_conditional_nodes() ? "yes" : "no");
   std::printf("device %s (%s), code %s, %lld device bytes\n",
               (*executor)->device_info().name.c_str(),
               (*executor)->device_info().Arch().c_str(),
@@ -289,10 +305,46 @@ TEST(CudaExecutorTest, WhileLoopConditionalConstantsAndTuple) {
     auto result = (*executor)->Run(args, {}, &stats);
     ASSERT_TRUE(result.ok()) << result.status();
     EXPECT_TRUE(*result == WhileConditionalExpected(x, flag)) << flag;
-    // The loop body (2 kernels, 2 copies) is one graph per trip.
-    EXPECT_EQ(stats.graph_launches, testing::kLoopTrips);
+    EXPECT_EQ(stats.graph_launches, WhileConditionalGraphs(**executor));
   }
   EXPECT_EQ((*executor)->fallback_runs(), 0);
+}
+
+// The loop and the conditional decided on the GPU (conditional nodes:
+// cuda_conditional_nodes.h) or on the host give the same results, for
+// trip counts from 0 (the loop's body never runs) up; deciding on the
+// host reads every predicate back (trips + 1 for the loop, 1 for the
+// conditional), on the GPU none.
+TEST(CudaExecutorTest, ConditionalNodesDecideOnTheGpu) {
+  CudaExecutorOptions host;
+  host.conditional_nodes = false;
+  for (int32_t trips : {0, 1, 3, 300}) {
+    CREATE_OR_SKIP(device, WhileConditionalExecutable(trips));
+    CREATE_OR_SKIP(on_host, WhileConditionalExecutable(trips), host);
+    if (!(*device)->uses_conditional_nodes()) {
+      std::printf("the driver has no conditional nodes, skipping\n");
+      GTEST_SKIP();
+    }
+    EXPECT_FALSE((*on_host)->uses_conditional_nodes());
+    const Literal x = Vector(0.75f);
+    for (bool flag : {true, false, true}) {
+      const std::vector<Literal> args = WhileArgs(x, flag);
+      CudaRunStats stats;
+      const int64_t before = (*device)->host_transfers();
+      auto result = (*device)->Run(args, {}, &stats);
+      ASSERT_TRUE(result.ok()) << result.status();
+      const int64_t device_transfers = (*device)->host_transfers() - before;
+      EXPECT_TRUE(*result == WhileConditionalExpected(x, flag, trips))
+          << trips << " " << flag;
+      EXPECT_EQ(stats.graph_launches, 1);
+      const int64_t host_before = (*on_host)->host_transfers();
+      auto expected = (*on_host)->Run(args);
+      ASSERT_TRUE(expected.ok()) << expected.status();
+      EXPECT_TRUE(*expected == *result) << trips << " " << flag;
+      EXPECT_EQ((*on_host)->host_transfers() - host_before,
+                device_transfers + trips + 2);
+    }
+  }
 }
 
 // A counted loop (trip_count set, as the compiler sets it for loops it
@@ -312,7 +364,11 @@ TEST(CudaExecutorTest, CountedLoopsRunAsGraphs) {
       ASSERT_TRUE(result.ok()) << result.status();
       EXPECT_TRUE(*result == WhileConditionalExpected(x, flag, trips))
           << trips << " " << flag;
-      EXPECT_EQ(stats.graph_launches, graphs) << trips;
+      // The conditional after a loop too long to unroll is a graph of its
+      // own where it is a conditional node.
+      const bool alone =
+          trips > testing::kLoopTrips && (*executor)->uses_conditional_nodes();
+      EXPECT_EQ(stats.graph_launches, graphs + (alone ? 1 : 0)) << trips;
     }
     // Timed step by step, the same loop runs without graphs.
     const std::vector<Literal> args = WhileArgs(x, true);
@@ -418,9 +474,34 @@ TEST(CudaExecutorTest, RunTimedAsAWholeKeepsGraphs) {
   auto result = (*executor)->Run(args, run_options, &stats);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_TRUE(*result == WhileConditionalExpected(x, true));
-  EXPECT_EQ(stats.graph_launches, testing::kLoopTrips);
+  EXPECT_EQ(stats.graph_launches, WhileConditionalGraphs(**executor));
   EXPECT_TRUE(stats.step_times.empty());
   EXPECT_GT(stats.run_milliseconds, 0);
+}
+
+// Every branch a kernel or a copy: the conditional is a switch node, the
+// index decided on the GPU, out of range (7, -1) the last branch.
+TEST(CudaExecutorTest, IndexedConditionalAsASwitchNode) {
+  CREATE_OR_SKIP(executor,
+                 IndexedConditionalExecutable(/*evaluator_branch=*/false));
+  const Literal x = Vector(0.5f), y = Vector(-0.125f);
+  for (int32_t k : {0, 1, 2, 7, -1, 1}) {
+    std::vector<Literal> args;
+    args.push_back(x);
+    args.push_back(y);
+    args.push_back(Literal::CreateR0<int32_t>(S32, k));
+    CudaRunStats stats;
+    auto result = (*executor)->Run(args, {}, &stats);
+    ASSERT_TRUE(result.ok()) << result.status();
+    for (int64_t i = 0; i < kVectorSize; ++i) {
+      const float a = x.data<float>()[i], b = y.data<float>()[i];
+      const float expected = k == 0 ? a + b : k == 1 ? a * b : a;
+      ASSERT_EQ(result->data<float>()[i], expected) << "k=" << k << " i=" << i;
+    }
+    EXPECT_EQ(stats.graph_launches,
+              (*executor)->uses_conditional_nodes() ? 1 : 0);
+  }
+  EXPECT_EQ((*executor)->fallback_runs(), 0);
 }
 
 TEST(CudaExecutorTest, IndexedConditionalSharedMemoryAndEvaluator) {

@@ -11,21 +11,54 @@ struct GraphCount {
   int64_t kernels = 0;
 };
 
-GraphCount Count(const ExecutableStep& step);
+GraphCount Count(const ExecutableStep& step, bool conditional_nodes);
 
-// One iteration of a loop's body.
-GraphCount BodyCount(const ExecutableStep& loop) {
-  GraphCount body{0, 0};
-  for (const ExecutableStep& s : loop.body) {
-    const GraphCount c = Count(s);
+// Steps one after another (a body, a condition, a branch).
+GraphCount ListCount(const std::vector<ExecutableStep>& steps,
+                     bool conditional_nodes) {
+  GraphCount list{0, 0};
+  for (const ExecutableStep& s : steps) {
+    const GraphCount c = Count(s, conditional_nodes);
     if (c.nodes < 0) return {};
-    body.nodes += c.nodes;
-    body.kernels += c.kernels;
+    list.nodes += c.nodes;
+    list.kernels += c.kernels;
   }
-  return body;
+  return list;
 }
 
-GraphCount Count(const ExecutableStep& step) {
+// A loop or conditional as conditional nodes (cuda_conditional_nodes.h):
+// a loop is its condition, a set kernel and the node, whose body graph
+// holds the body, the condition again and a set kernel; a conditional is
+// a set kernel and the node with a graph per branch. Every node the graph
+// instantiates counts, nested graphs' included, so that an unrolled loop
+// around one stays within kMaxUnrolledGraphNodes.
+GraphCount ConditionalNodeCount(const ExecutableStep& step) {
+  GraphCount total{2, 1};
+  auto add = [&](const std::vector<ExecutableStep>& steps) {
+    const GraphCount c = ListCount(steps, true);
+    if (c.nodes < 0 || total.nodes < 0) {
+      total = {};
+      return;
+    }
+    total.nodes += c.nodes;
+    total.kernels += c.kernels;
+  };
+  if (step.kind == ExecutableStep::Kind::kWhile) {
+    add(step.condition);
+    add(step.body);
+    add(step.condition);
+    if (total.nodes >= 0) {
+      total.nodes += 1;
+      total.kernels += 1;
+    }
+  } else {
+    for (const std::vector<ExecutableStep>& branch : step.branches) add(branch);
+  }
+  if (total.nodes > kMaxUnrolledGraphNodes) return {};
+  return total;
+}
+
+GraphCount Count(const ExecutableStep& step, bool conditional_nodes) {
   using Kind = ExecutableStep::Kind;
   switch (step.kind) {
     case Kind::kKernel:
@@ -33,8 +66,10 @@ GraphCount Count(const ExecutableStep& step) {
     case Kind::kCopy:
       return {1, 0};
     case Kind::kWhile: {
-      if (step.trip_count < 0) return {};
-      const GraphCount body = BodyCount(step);
+      if (step.trip_count < 0) {
+        return conditional_nodes ? ConditionalNodeCount(step) : GraphCount{};
+      }
+      const GraphCount body = ListCount(step.body, conditional_nodes);
       if (body.nodes < 0) return {};
       // Bounded before multiplying: no overflow.
       if (body.nodes > 0 &&
@@ -43,6 +78,8 @@ GraphCount Count(const ExecutableStep& step) {
       }
       return {body.nodes * step.trip_count, body.kernels * step.trip_count};
     }
+    case Kind::kConditional:
+      return conditional_nodes ? ConditionalNodeCount(step) : GraphCount{};
     default:
       return {};
   }
@@ -50,10 +87,14 @@ GraphCount Count(const ExecutableStep& step) {
 
 }  // namespace
 
-int64_t GraphNodes(const ExecutableStep& step) { return Count(step).nodes; }
+int64_t GraphNodes(const ExecutableStep& step, bool conditional_nodes) {
+  return Count(step, conditional_nodes).nodes;
+}
 
 bool TouchesEntryIo(const Executable& executable, const ExecutableStep& step) {
-  for (int64_t slot : step.buffers) {
+  std::vector<int64_t> slots = step.buffers;
+  if (step.predicate_buffer >= 0) slots.push_back(step.predicate_buffer);
+  for (int64_t slot : slots) {
     const BufferAllocation::Kind kind =
         executable.allocations[executable.buffers[slot].allocation].kind;
     if (kind == BufferAllocation::Kind::kParameter ||
@@ -75,16 +116,17 @@ bool TouchesEntryIo(const Executable& executable, const ExecutableStep& step) {
   return false;
 }
 
-int64_t GraphKernels(const ExecutableStep& step) {
-  const GraphCount c = Count(step);
+int64_t GraphKernels(const ExecutableStep& step, bool conditional_nodes) {
+  const GraphCount c = Count(step, conditional_nodes);
   return c.nodes < 0 ? 0 : c.kernels;
 }
 
-int64_t LoopIterationsPerGraph(const ExecutableStep& loop) {
+int64_t LoopIterationsPerGraph(const ExecutableStep& loop,
+                               bool conditional_nodes) {
   if (loop.kind != ExecutableStep::Kind::kWhile || loop.trip_count <= 0) {
     return 0;
   }
-  const GraphCount body = BodyCount(loop);
+  const GraphCount body = ListCount(loop.body, conditional_nodes);
   if (body.nodes < 0) return 0;
   return std::min(loop.trip_count,
                   std::max<int64_t>(1, kMaxUnrolledGraphNodes /
@@ -93,7 +135,7 @@ int64_t LoopIterationsPerGraph(const ExecutableStep& loop) {
 
 std::vector<GraphSegment> PlanGraphSegments(
     const Executable& executable, const std::vector<ExecutableStep>& steps,
-    bool use_graphs, int64_t min_kernels) {
+    bool use_graphs, int64_t min_kernels, bool conditional_nodes) {
   std::vector<GraphSegment> segments;
   for (size_t begin = 0; begin < steps.size();) {
     GraphSegment segment;
@@ -103,7 +145,7 @@ std::vector<GraphSegment> PlanGraphSegments(
     // begins a stretch of them.
     int64_t kernels = 0;
     for (size_t i = begin; i < steps.size(); ++i) {
-      const GraphCount c = Count(steps[i]);
+      const GraphCount c = Count(steps[i], conditional_nodes);
       if (c.nodes < 0) break;
       kernels += c.kernels;
       segment.end = i + 1;

@@ -7,10 +7,13 @@
 // steps is recorded unrolled, its body that many times over, when that
 // stays under kMaxUnrolledGraphNodes: the whole loop is then one graph
 // launch (with the kernels around it) instead of a graph launch, with the
-// host's microseconds of work, per iteration. Library calls (which tune
-// themselves by running), collectives, evaluator steps, conditionals and
-// loops without a count or past the bound run step by step between
-// graphs.
+// host's microseconds of work, per iteration. Where the driver has
+// conditional nodes (`conditional_nodes` below; cuda_conditional_nodes.h),
+// a loop without a count and a conditional whose nested steps are all such
+// steps are recorded too, as nodes that decide on the device. Library
+// calls (which tune themselves by running), collectives, evaluator steps,
+// and loops and conditionals that cannot be recorded run step by step
+// between graphs, their predicates read on the host.
 #ifndef RUNTIME_GRAPH_SEGMENTS_H_
 #define RUNTIME_GRAPH_SEGMENTS_H_
 
@@ -27,22 +30,26 @@ namespace hloc {
 inline constexpr int64_t kMaxUnrolledGraphNodes = 2048;
 
 // The graph nodes `step` records when captured (kernels and copies one
-// each, a capturable counted loop its body's times its trip count), or -1
-// where it cannot be captured.
-int64_t GraphNodes(const ExecutableStep& step);
+// each, a capturable counted loop its body's times its trip count, a
+// conditional node its set kernels and every node of its bodies), or -1
+// where it cannot be captured. `conditional_nodes`: whether loops without
+// a count and conditionals may be captured as conditional nodes.
+int64_t GraphNodes(const ExecutableStep& step, bool conditional_nodes);
 
 // The kernels among them (0 where it cannot be captured).
-int64_t GraphKernels(const ExecutableStep& step);
+int64_t GraphKernels(const ExecutableStep& step, bool conditional_nodes);
 
 // A counted loop that does not fit one graph whole (or runs outside
 // one) still runs as graphs of whole iterations: how many iterations one
 // such graph holds (at most its trip count, at least 1, within
 // kMaxUnrolledGraphNodes where an iteration fits), or 0 where the loop has
 // no count or its body cannot be captured.
-int64_t LoopIterationsPerGraph(const ExecutableStep& loop);
+int64_t LoopIterationsPerGraph(const ExecutableStep& loop,
+                               bool conditional_nodes);
 
 // Whether `step`, or a step nested in it, names a parameter's or an
-// output's allocation of `executable`.
+// output's allocation of `executable` (among its buffers or as its
+// predicate).
 bool TouchesEntryIo(const Executable& executable, const ExecutableStep& step);
 
 struct GraphSegment {
@@ -59,7 +66,7 @@ struct GraphSegment {
 // `min_kernels` kernels; every other step a segment of its own.
 std::vector<GraphSegment> PlanGraphSegments(
     const Executable& executable, const std::vector<ExecutableStep>& steps,
-    bool use_graphs, int64_t min_kernels);
+    bool use_graphs, int64_t min_kernels, bool conditional_nodes);
 
 }  // namespace hloc
 

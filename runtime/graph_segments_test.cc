@@ -1,6 +1,7 @@
 // The CUDA runtime's graph segments (graph_segments.h), planned without a
 // GPU: capturable stretches, counted loops unrolled into them up to the
-// node bound, and what breaks a stretch.
+// node bound, loops and conditionals as conditional nodes, and what breaks
+// a stretch.
 #include "runtime/graph_segments.h"
 
 #include <vector>
@@ -64,9 +65,10 @@ TEST(GraphSegmentsTest, CountedLoopsJoinTheGraphAroundThem) {
       Kernel({1, 0}), Gemm(),
       Kernel({2, 0}), Kernel({0, 3}),
   };
-  EXPECT_EQ(GraphNodes(steps[1]), 30);
-  EXPECT_EQ(GraphKernels(steps[1]), 20);
-  const std::vector<GraphSegment> s = PlanGraphSegments(e, steps, true, 2);
+  EXPECT_EQ(GraphNodes(steps[1], false), 30);
+  EXPECT_EQ(GraphKernels(steps[1], false), 20);
+  const std::vector<GraphSegment> s =
+      PlanGraphSegments(e, steps, true, 2, false);
   ASSERT_EQ(s.size(), 3u);
   EXPECT_EQ(s[0].begin, 0u);
   EXPECT_EQ(s[0].end, 3u);
@@ -78,7 +80,7 @@ TEST(GraphSegmentsTest, CountedLoopsJoinTheGraphAroundThem) {
   EXPECT_TRUE(s[2].graph);  // reads the parameter, writes the output
   EXPECT_TRUE(s[2].touches_entry_io);
   // Without graphs, the same stretches, none a graph.
-  for (const GraphSegment& g : PlanGraphSegments(e, steps, false, 2)) {
+  for (const GraphSegment& g : PlanGraphSegments(e, steps, false, 2, false)) {
     EXPECT_FALSE(g.graph);
   }
 }
@@ -86,26 +88,33 @@ TEST(GraphSegmentsTest, CountedLoopsJoinTheGraphAroundThem) {
 TEST(GraphSegmentsTest, WhatCannotBeCaptured) {
   const Executable e = Plan();
   // No count: the condition decides on the host.
-  EXPECT_EQ(GraphNodes(Loop(-1, {Kernel({0, 1})})), -1);
+  EXPECT_EQ(GraphNodes(Loop(-1, {Kernel({0, 1})}), false), -1);
   // A library call in the body.
-  EXPECT_EQ(GraphNodes(Loop(3, {Kernel({0, 1}), Gemm()})), -1);
+  EXPECT_EQ(GraphNodes(Loop(3, {Kernel({0, 1}), Gemm()}), false), -1);
   // Past the bound, and exactly at it.
-  EXPECT_EQ(GraphNodes(Loop(kMaxUnrolledGraphNodes + 1, {Kernel({0, 1})})), -1);
-  EXPECT_EQ(GraphNodes(
-                Loop(kMaxUnrolledGraphNodes / 2, {Kernel({0, 1}), Copy(1, 0)})),
-            kMaxUnrolledGraphNodes);
+  EXPECT_EQ(
+      GraphNodes(Loop(kMaxUnrolledGraphNodes + 1, {Kernel({0, 1})}), false),
+      -1);
+  EXPECT_EQ(
+      GraphNodes(Loop(kMaxUnrolledGraphNodes / 2, {Kernel({0, 1}), Copy(1, 0)}),
+                 false),
+      kMaxUnrolledGraphNodes);
   // A huge count does not overflow into a small product.
-  EXPECT_EQ(GraphNodes(Loop(int64_t{1} << 62, {Kernel({0, 1})})), -1);
+  EXPECT_EQ(GraphNodes(Loop(int64_t{1} << 62, {Kernel({0, 1})}), false), -1);
   // Nested counted loops multiply; an empty loop records nothing.
-  EXPECT_EQ(GraphNodes(Loop(4, {Loop(5, {Kernel({0, 1})}), Copy(0, 1)})), 24);
-  EXPECT_EQ(GraphKernels(Loop(4, {Loop(5, {Kernel({0, 1})}), Copy(0, 1)})), 20);
-  EXPECT_EQ(GraphNodes(Loop(0, {Kernel({0, 1})})), 0);
+  EXPECT_EQ(GraphNodes(Loop(4, {Loop(5, {Kernel({0, 1})}), Copy(0, 1)}), false),
+            24);
+  EXPECT_EQ(
+      GraphKernels(Loop(4, {Loop(5, {Kernel({0, 1})}), Copy(0, 1)}), false),
+      20);
+  EXPECT_EQ(GraphNodes(Loop(0, {Kernel({0, 1})}), false), 0);
   // A loop with no count splits the stretch around it, and a stretch of
   // one kernel is no graph.
   const std::vector<ExecutableStep> steps = {Kernel({0, 1}),
                                              Loop(-1, {Kernel({0, 1})}),
                                              Kernel({1, 0}), Kernel({0, 1})};
-  const std::vector<GraphSegment> s = PlanGraphSegments(e, steps, true, 2);
+  const std::vector<GraphSegment> s =
+      PlanGraphSegments(e, steps, true, 2, false);
   ASSERT_EQ(s.size(), 3u);
   EXPECT_FALSE(s[0].graph);
   EXPECT_FALSE(s[1].graph);
@@ -117,22 +126,73 @@ TEST(GraphSegmentsTest, IterationsPerGraph) {
   // 3 nodes an iteration: 682 iterations fit 2048 nodes.
   const std::vector<ExecutableStep> body = {Kernel({0, 1}), Kernel({1, 0}),
                                             Copy(1, 0)};
-  EXPECT_EQ(LoopIterationsPerGraph(Loop(5000, body)),
+  EXPECT_EQ(LoopIterationsPerGraph(Loop(5000, body), false),
             kMaxUnrolledGraphNodes / 3);
-  EXPECT_EQ(LoopIterationsPerGraph(Loop(7, body)), 7);
-  EXPECT_EQ(LoopIterationsPerGraph(Loop(0, body)), 0);
-  EXPECT_EQ(LoopIterationsPerGraph(Loop(-1, body)), 0);
-  EXPECT_EQ(LoopIterationsPerGraph(Loop(9, {Kernel({0, 1}), Gemm()})), 0);
+  EXPECT_EQ(LoopIterationsPerGraph(Loop(7, body), false), 7);
+  EXPECT_EQ(LoopIterationsPerGraph(Loop(0, body), false), 0);
+  EXPECT_EQ(LoopIterationsPerGraph(Loop(-1, body), false), 0);
+  EXPECT_EQ(LoopIterationsPerGraph(Loop(9, {Kernel({0, 1}), Gemm()}), false),
+            0);
   // An iteration past the bound alone: one an iteration.
-  EXPECT_EQ(
-      LoopIterationsPerGraph(Loop(9, {Loop(kMaxUnrolledGraphNodes, body)})), 0);
-  EXPECT_EQ(
-      LoopIterationsPerGraph(Loop(9, {Loop(kMaxUnrolledGraphNodes / 3, body)})),
-      1);
+  EXPECT_EQ(LoopIterationsPerGraph(
+                Loop(9, {Loop(kMaxUnrolledGraphNodes, body)}), false),
+            0);
+  EXPECT_EQ(LoopIterationsPerGraph(
+                Loop(9, {Loop(kMaxUnrolledGraphNodes / 3, body)}), false),
+            1);
   // What a loop's steps name, nested ones included.
   const Executable e = Plan();
   EXPECT_FALSE(TouchesEntryIo(e, Loop(3, body)));
   EXPECT_TRUE(TouchesEntryIo(e, Loop(3, {Kernel({0, 1}), Kernel({2, 0})})));
+}
+
+ExecutableStep Conditional(std::vector<std::vector<ExecutableStep>> branches) {
+  ExecutableStep step;
+  step.kind = Kind::kConditional;
+  step.predicate_buffer = 1;
+  step.branches = std::move(branches);
+  return step;
+}
+
+TEST(GraphSegmentsTest, ConditionalNodes) {
+  const Executable e = Plan();
+  const std::vector<ExecutableStep> body = {Kernel({0, 1}), Copy(1, 0)};
+  // A loop without a count: its condition (1 kernel) and a set kernel,
+  // the node, and in the node's graph the body (2 nodes), the condition
+  // and a set kernel.
+  EXPECT_EQ(GraphNodes(Loop(-1, body), true), 1 + 1 + 1 + 2 + 1 + 1);
+  EXPECT_EQ(GraphKernels(Loop(-1, body), true), 1 + 1 + 1 + 1 + 1);
+  // A conditional: a set kernel, the node, every branch.
+  EXPECT_EQ(GraphNodes(Conditional({body, {Copy(0, 1)}}), true), 2 + 2 + 1);
+  EXPECT_EQ(GraphNodes(Conditional({body, {Copy(0, 1)}}), false), -1);
+  // Nested in each other and in counted loops, every instantiated node
+  // counts: 3 trips of a loop whose body is a 7-node loop.
+  EXPECT_EQ(GraphNodes(Loop(3, {Loop(-1, body)}), true), 21);
+  EXPECT_EQ(LoopIterationsPerGraph(Loop(5000, {Loop(-1, body)}), true),
+            kMaxUnrolledGraphNodes / 7);
+  EXPECT_EQ(GraphNodes(Loop(-1, {Conditional({body, {}})}), true), 3 + 4 + 2);
+  // What cannot be recorded still cannot: a library call in a body or a
+  // branch, a body past the bound.
+  EXPECT_EQ(GraphNodes(Loop(-1, {Kernel({0, 1}), Gemm()}), true), -1);
+  EXPECT_EQ(GraphNodes(Conditional({body, {Gemm()}}), true), -1);
+  EXPECT_EQ(
+      GraphNodes(Loop(-1, {Loop(kMaxUnrolledGraphNodes / 2, body)}), true), -1);
+  // The stretch runs through the loop and the conditional; a predicate
+  // that is a parameter touches the entry's memory.
+  const std::vector<ExecutableStep> steps = {Kernel({0, 1}), Loop(-1, body),
+                                             Conditional({body, {Copy(0, 1)}}),
+                                             Gemm(), Loop(-1, body)};
+  const std::vector<GraphSegment> s =
+      PlanGraphSegments(e, steps, true, 2, true);
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[0].end, 3u);
+  EXPECT_TRUE(s[0].graph);
+  EXPECT_FALSE(s[0].touches_entry_io);
+  EXPECT_FALSE(s[1].graph);  // the gemm
+  EXPECT_TRUE(s[2].graph);   // a loop alone is a graph
+  ExecutableStep on_parameter = Conditional({body, {}});
+  on_parameter.predicate_buffer = 2;
+  EXPECT_TRUE(TouchesEntryIo(e, on_parameter));
 }
 
 }  // namespace

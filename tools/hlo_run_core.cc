@@ -70,6 +70,10 @@ const std::vector<FlagSpec>& Specs() {
        "of launching the kernels of sm_90 executables as programmatic "
        "dependents (the next starts while the last blocks of the one "
        "before run)"},
+      {"no-conditional-nodes", false,
+       "cuda: read each while loop's and conditional's predicate on the "
+       "host, instead of deciding on the GPU inside a CUDA graph "
+       "(conditional nodes, where the driver has them)"},
       {"iterations", true,
        "N: after the run, run N more times and print the median time of a "
        "run to stderr (cuda: device time of its kernels, CUDA events; "
@@ -385,6 +389,7 @@ absl::StatusOr<HloRunOptions> ParseHloRunOptions(
   options.format = flags.Get("format");
   options.profile = flags.Has("profile");
   options.programmatic_launch = !flags.Has("no-programmatic-launch");
+  options.conditional_nodes = !flags.Has("no-conditional-nodes");
   options.time_run = flags.Has("time-run");
   if (flags.Has("iterations") &&
       (!absl::SimpleAtoi(flags.Get("iterations"), &options.iterations) ||

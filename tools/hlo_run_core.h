@@ -123,6 +123,9 @@ struct HloRunOptions {
   // cuda: launch kernels as programmatic dependents where the executable
   // allows it (CudaExecutorOptions::programmatic_launch).
   bool programmatic_launch = true;
+  // cuda: run loops and conditionals as conditional graph nodes where the
+  // driver has them (CudaExecutorOptions::conditional_nodes).
+  bool conditional_nodes = true;
   // Timed repetitions after the run; 0: none.
   int64_t iterations = 0;
   // Time those repetitions as whole runs, not as sums of per-step times.

@@ -65,6 +65,7 @@ absl::StatusOr<Literal> RunOnGpu(const Executable& executable,
   const auto start = std::chrono::steady_clock::now();
   CudaExecutorOptions executor_options;
   executor_options.programmatic_launch = options.programmatic_launch;
+  executor_options.conditional_nodes = options.conditional_nodes;
   absl::StatusOr<std::unique_ptr<CudaExecutor>> executor =
       CudaExecutor::Create(executable, executor_options);
   if (!executor.ok()) return executor.status();
@@ -148,6 +149,7 @@ absl::StatusOr<std::vector<Literal>> RunOnGpus(
     executor_options.device_id = k;
     executor_options.collectives = collectives->get();
     executor_options.programmatic_launch = options.programmatic_launch;
+    executor_options.conditional_nodes = options.conditional_nodes;
     absl::StatusOr<std::unique_ptr<CudaExecutor>> executor =
         CudaExecutor::Create(executable, executor_options);
     if (!executor.ok()) {

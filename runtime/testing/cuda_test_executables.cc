@@ -341,7 +341,7 @@ Literal WhileConditionalExpected(const Literal& x, bool flag, int32_t trips) {
   return Literal::MakeTuple(std::move(elements));
 }
 
-Executable IndexedConditionalExecutable() {
+Executable IndexedConditionalExecutable(bool evaluator_branch) {
   ExecutableBuilder b("indexed_conditional");
   const int64_t x = b.Parameter(Vector());
   const int64_t y = b.Parameter(Vector());
@@ -362,7 +362,7 @@ Executable IndexedConditionalExecutable() {
   choose.predicate_buffer = k;
   choose.branches = {{KernelStep("add", "add_f32", {x, y, picked})},
                      {KernelStep("mul", "mul_f32", {x, y, picked})},
-                     {negate}};
+                     {evaluator_branch ? negate : CopyStep("x", x, picked)}};
   std::vector<ExecutableStep> steps = {
       choose,
       KernelStep("staged", "shared_copy_f32", {picked, out}, kSharedBytes)};

@@ -71,8 +71,10 @@ Literal WhileConditionalExpected(const Literal& x, bool flag,
 
 // (x, y: f32[kVectorSize], k: s32[]) -> f32[kVectorSize]: a conditional
 // on k with branches x + y, x * y, -x (an evaluator step), then the result
-// copied through 64 KiB of dynamic shared memory.
-Executable IndexedConditionalExecutable();
+// copied through 64 KiB of dynamic shared memory. Without
+// `evaluator_branch` the last branch is x (a copy), so that every branch
+// can be captured into a graph.
+Executable IndexedConditionalExecutable(bool evaluator_branch = true);
 
 // One gemm step on row-major operands: out[M,N] = lhs[M,K] x rhs[K,N]
 // (batched when batch > 1: [B,M,K] x [B,K,N]), in `type`, with `epilogue`

@@ -63,14 +63,15 @@ def inputs_of(folder):
     return sorted(paths, key=lambda p: int(re.search(r"in(\d+)", p).group(1)))
 
 
-def time_hloc(bundle, folder, iterations=HLOC_ITERATIONS):
-    """(seconds per run, kernel launches, graph launches) or an error."""
+def time_hloc(bundle, folder, iterations=HLOC_ITERATIONS, flags=()):
+    """(seconds per run, kernel launches, graph launches) or an error;
+    `flags` go to hlo-run-gpu as well."""
     env = dict(os.environ)
     env["LD_LIBRARY_PATH"] = bundle + (
         ":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
     args = [os.path.join(bundle, "hlo-run-gpu"),
             os.path.join(folder, "m.hloexe"), "--platform=cuda",
-            f"--iterations={iterations}", "--time-run"]
+            f"--iterations={iterations}", "--time-run", *flags]
     if inputs_of(folder):
         args.append(f"--inputs={folder}")
     run = subprocess.run(args, env=env, capture_output=True, text=True,

@@ -5,6 +5,7 @@ hloc against XLA:GPU, on the GPU machine.
 
   python3 tests/jax/zoo_gpu_cases.py --xla-gpu BUNDLE --time
   python3 BUNDLE/gpu_bench/zoo_speed.py BUNDLE [--only S] [--markdown F]
+      [--hloc-flags="--no-conditional-nodes"]
 
 The first command (zoo_gpu_cases.py) computes XLA:GPU's reference outputs
 and, with --time, writes BUNDLE/cases/zoo.NAME/xla_gpu_seconds: jax.jit's
@@ -83,6 +84,9 @@ def main(argv):
                    help="comma-separated substrings of program names")
     p.add_argument("--markdown", default="")
     p.add_argument("--json", default="")
+    p.add_argument("--hloc-flags", default="",
+                   help="space-separated hlo-run-gpu flags for every run "
+                   "(to time a runtime option against its default)")
     args = p.parse_args(argv[1:])
     cases = zoo_cases(args.bundle, args.only)
     if not cases:
@@ -95,7 +99,7 @@ def main(argv):
         row = dict(name=name, xla_s=xla_s)
         try:
             row["hloc_s"], row["kernels"], row["graphs"] = time_hloc(
-                args.bundle, folder, ITERATIONS)
+                args.bundle, folder, ITERATIONS, args.hloc_flags.split())
         except Exception as e:  # The row says why; the run goes on.
             row["error"] = f"hloc: {type(e).__name__}: {e}"
         rows.append(row)
