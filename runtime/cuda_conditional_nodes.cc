@@ -106,10 +106,14 @@ absl::StatusOr<CudaConditionalNodes::Node> CudaConditionalNodes::Add(
   unsigned long long id = 0;
   CUgraph graph = nullptr;
   const CUgraphNode* dependencies = nullptr;
+  const void* edge_data = nullptr;
   size_t num_dependencies = 0;
-  absl::Status status =
-      HLOC_CUDA_CALL(driver_, context, cuStreamGetCaptureInfo, stream,
-                     &capturing, &id, &graph, &dependencies, &num_dependencies);
+  auto capture_info = [&]() {
+    return HLOC_CUDA_CALL(driver_, context, cuStreamGetCaptureInfo, stream,
+                          &capturing, &id, &graph, &dependencies, &edge_data,
+                          &num_dependencies);
+  };
+  absl::Status status = capture_info();
   if (!status.ok()) return status;
   if (capturing != CU_STREAM_CAPTURE_STATUS_ACTIVE) {
     return absl::InternalError(
@@ -118,14 +122,11 @@ absl::StatusOr<CudaConditionalNodes::Node> CudaConditionalNodes::Add(
   Node node;
   status = HLOC_CUDA_CALL(driver_, context, cuGraphConditionalHandleCreate,
                           &node.handle, graph, context_, 0, 0);
-  if (status.ok())
-    status = Set(stream, node.handle, kind, predicate, bodies, what);
-  // The set kernel is now the capture's one dependency.
   if (status.ok()) {
-    status = HLOC_CUDA_CALL(driver_, context, cuStreamGetCaptureInfo, stream,
-                            &capturing, &id, &graph, &dependencies,
-                            &num_dependencies);
+    status = Set(stream, node.handle, kind, predicate, bodies, what);
   }
+  // The set kernel is now what the node depends on.
+  if (status.ok()) status = capture_info();
   if (!status.ok()) return status;
   CUgraphNodeParams params;
   params.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
@@ -137,11 +138,12 @@ absl::StatusOr<CudaConditionalNodes::Node> CudaConditionalNodes::Add(
   conditional.ctx = context_;
   CUgraphNode added = nullptr;
   status = HLOC_CUDA_CALL(driver_, context, cuGraphAddNode, &added, graph,
-                          dependencies, num_dependencies, &params);
+                          dependencies, edge_data, num_dependencies, &params);
+  // The capture goes on after the node, by a plain edge.
   if (status.ok()) {
-    status =
-        HLOC_CUDA_CALL(driver_, context, cuStreamUpdateCaptureDependencies,
-                       stream, &added, 1, CU_STREAM_SET_CAPTURE_DEPENDENCIES);
+    status = HLOC_CUDA_CALL(driver_, context, cuStreamUpdateCaptureDependencies,
+                            stream, &added, nullptr, 1,
+                            CU_STREAM_SET_CAPTURE_DEPENDENCIES);
   }
   if (!status.ok()) return status;
   node.bodies.assign(conditional.phGraph_out, conditional.phGraph_out + bodies);

@@ -69,15 +69,15 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Open(
   if (!status.ok()) return status;
   // Optional: without them loops and conditionals run from the host.
   const bool conditional_functions =
-      ResolveSymbol(d.handle_, {"cuStreamGetCaptureInfo_v2"},
+      ResolveSymbol(d.handle_, {"cuStreamGetCaptureInfo_v3"},
                     &d.cuStreamGetCaptureInfo) &&
-      ResolveSymbol(d.handle_, {"cuStreamUpdateCaptureDependencies"},
+      ResolveSymbol(d.handle_, {"cuStreamUpdateCaptureDependencies_v2"},
                     &d.cuStreamUpdateCaptureDependencies) &&
       ResolveSymbol(d.handle_, {"cuStreamBeginCaptureToGraph"},
                     &d.cuStreamBeginCaptureToGraph) &&
       ResolveSymbol(d.handle_, {"cuGraphConditionalHandleCreate"},
                     &d.cuGraphConditionalHandleCreate) &&
-      ResolveSymbol(d.handle_, {"cuGraphAddNode"}, &d.cuGraphAddNode);
+      ResolveSymbol(d.handle_, {"cuGraphAddNode_v2"}, &d.cuGraphAddNode);
   int version = 0;
   d.conditional_nodes_ = conditional_functions &&
                          d.cuDriverGetVersion(&version) == CUDA_SUCCESS &&

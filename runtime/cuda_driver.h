@@ -222,17 +222,18 @@ class CudaDriver {
   CUresult (*cuGraphDestroy)(CUgraph graph) = nullptr;
 
   // Conditional nodes (null on drivers without them; see
-  // SupportsConditionalNodes). The unversioned symbols of cuda.h's
-  // cuStreamGetCaptureInfo_v2, cuGraphAddNode and
-  // cuStreamUpdateCaptureDependencies take no edge data: the runtime's
-  // edges are plain.
+  // SupportsConditionalNodes), in their CUDA 12.3 versions that carry
+  // edge data (cuda.h's CUgraphEdgeData, passed through untouched: the
+  // capture's dependencies may be programmatic edges).
   CUresult (*cuStreamGetCaptureInfo)(CUstream stream,
                                      CUstreamCaptureStatus* status,
                                      unsigned long long* id, CUgraph* graph,
                                      const CUgraphNode** dependencies,
+                                     const void** edge_data,
                                      size_t* num_dependencies) = nullptr;
   CUresult (*cuStreamUpdateCaptureDependencies)(CUstream stream,
                                                 CUgraphNode* dependencies,
+                                                const void* edge_data,
                                                 size_t num_dependencies,
                                                 unsigned int flags) = nullptr;
   CUresult (*cuStreamBeginCaptureToGraph)(CUstream stream, CUgraph graph,
@@ -246,7 +247,7 @@ class CudaDriver {
                                              unsigned int flags) = nullptr;
   CUresult (*cuGraphAddNode)(CUgraphNode* node, CUgraph graph,
                              const CUgraphNode* dependencies,
-                             size_t num_dependencies,
+                             const void* edge_data, size_t num_dependencies,
                              CUgraphNodeParams* params) = nullptr;
 
   // Whether while loops and conditionals can run inside graphs as
