@@ -2284,7 +2284,9 @@ absl::StatusOr<Shape> FirstResult(const Shape& declared, size_t num_operands) {
                          " does not hold one array per operand");
 }
 
-int64_t CeilOfRatio(int64_t a, int64_t b) {
+// ceil(a / b), and 1 where b is a zero-sized dimension: a malformed
+// collective's shape never divides by zero.
+int64_t CeilOfRatioOrOne(int64_t a, int64_t b) {
   return b == 0 ? 1 : (a + b - 1) / b;
 }
 
@@ -2626,13 +2628,13 @@ absl::StatusOr<Shape> InferInstructionShape(const HloInstruction& instr) {
       if (opcode == HloOpcode::kAllGather) {
         return InferAllGatherShape(
             all, dimension,
-            CeilOfRatio(first.dimensions(dimension),
-                        shapes[0].dimensions(dimension)));
+            CeilOfRatioOrOne(first.dimensions(dimension),
+                             shapes[0].dimensions(dimension)));
       }
       return InferReduceScatterShape(
           all, dimension,
-          CeilOfRatio(shapes[0].dimensions(dimension),
-                      first.dimensions(dimension)));
+          CeilOfRatioOrOne(shapes[0].dimensions(dimension),
+                           first.dimensions(dimension)));
     }
     case HloOpcode::kAllToAll: {
       std::optional<int64_t> split_dimension;

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "hlo/math_util.h"
+
 namespace hloc {
 namespace {
-
-int64_t CeilOfRatio(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int64_t AlignUp(int64_t bytes) { return CeilOfRatio(bytes, 256) * 256; }
 

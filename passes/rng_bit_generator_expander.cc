@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/computation.h"
+#include "hlo/math_util.h"
 #include "hlo/module.h"
 
 namespace hloc {
@@ -22,8 +23,6 @@ constexpr uint64_t kPhiloxMulA = 0xD2511F53u;
 constexpr uint64_t kPhiloxMulB = 0xCD9E8D57u;
 constexpr uint32_t kPhiloxWeylA = 0x9E3779B9u;
 constexpr uint32_t kPhiloxWeylB = 0xBB67AE85u;
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Builds u32 and u64 arithmetic on scalars and rank-1 arrays.
 class Bits {
@@ -255,7 +254,7 @@ Generated ThreeFryBits(Bits& b, HloComputation* computation,
   const std::vector<int64_t>& dims = shape.dimensions();
   std::vector<int64_t> half = dims;
   const int64_t split = dims.empty() || wide ? -1 : SplitDimension(dims);
-  if (split >= 0) half[split] = CeilDiv(dims[split], 2);
+  if (split >= 0) half[split] = CeilOfRatio(dims[split], 2);
   int64_t used = 1;
   for (int64_t d : half) used *= d;
   const Shape counters = Shape::Array(U64, {used});
@@ -309,7 +308,7 @@ Generated PhiloxBits(Bits& b, HloComputation* computation,
   HloInstruction* low = b.StateWord(state, 1);
   HloInstruction* high = b.StateWord(state, n == 3 ? 2 : 0);
   const int64_t count = shape.ElementCount();
-  const int64_t blocks = CeilDiv(count, wide ? 2 : 4);
+  const int64_t blocks = CeilOfRatio(count, wide ? 2 : 4);
   const Shape counters = Shape::Array(U64, {blocks});
   HloInstruction* low_splat = b.Splat(low, counters);
   HloInstruction* lo = b.Sum(low_splat, b.Iota64(blocks));

@@ -7,13 +7,12 @@
 #include <vector>
 
 #include "hlo/computation.h"
+#include "hlo/math_util.h"
 #include "passes/computation_builder.h"
 #include "passes/topk_expander.h"
 
 namespace hloc {
 namespace {
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // The bits of the value topk orders after every other: for largest, the
 // least in the total order (floats: the negative NaN with every bit set;
@@ -104,8 +103,8 @@ absl::StatusOr<bool> Split(HloComputation* computation, HloInstruction* topk,
   const bool largest = topk->attrs().largest;
   const int64_t batch = shape.ElementCount() / n;
   // As few chunks as fit the limit, of equal length (the least padding).
-  const int64_t chunks = CeilDiv(n, max_row_length);
-  const int64_t chunk = CeilDiv(n, chunks);
+  const int64_t chunks = CeilOfRatio(n, max_row_length);
+  const int64_t chunk = CeilOfRatio(n, chunks);
   Builder b(computation);
   auto last = [&] { return b.LastInTopKOrder(type, largest); };
 
@@ -129,8 +128,8 @@ absl::StatusOr<bool> Split(HloComputation* computation, HloInstruction* topk,
   // Merge `count` runs of k candidates until one sort takes them all.
   int64_t count = chunks;
   while (count * k > max_row_length) {
-    const int64_t groups = CeilDiv(count, max_row_length / k);
-    const int64_t group = CeilDiv(count, groups);
+    const int64_t groups = CeilOfRatio(count, max_row_length / k);
+    const int64_t group = CeilOfRatio(count, groups);
     const int64_t length = groups * group * k;
     HloInstruction* values = b.PadRows(candidates.values, length, last);
     HloInstruction* indices = b.PadRows(candidates.indices, length, [&] {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "hlo/computation.h"
+#include "hlo/math_util.h"
 #include "passes/reduce_in_two.h"
 
 namespace hloc {
@@ -39,8 +40,6 @@ constexpr int64_t kMinSplitElements = int64_t{4} << 20;
 // full_reductions_large, 18 such reductions, took 0.67 ms a call against
 // XLA:GPU's 0.17 on the H200, session 24).
 constexpr int64_t kMinElementsPerBlock = int64_t{256} << 10;
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int64_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
   int64_t p = 1;
@@ -121,7 +120,7 @@ absl::StatusOr<bool> SplitReduce(HloComputation* computation,
   // tile, or one per row (short rows share blocks, but short rows are not
   // split anyway).
   const int64_t blocks =
-      column ? kept_before * CeilDiv(kept_after, kColumnsPerBlock)
+      column ? kept_before * CeilOfRatio(kept_after, kColumnsPerBlock)
              : kept_before;
   if (in.ElementCount() < kMinSplitElements &&
       in.ElementCount() / std::max<int64_t>(1, blocks) <
@@ -134,7 +133,7 @@ absl::StatusOr<bool> SplitReduce(HloComputation* computation,
   // x'[kept_before..., g, padded/g, kept_after...]: the reduced run as one
   // dimension, padded with the init (the reducer's identity) to a multiple
   // of g when g does not divide it (an odd extent such as 1000003).
-  const int64_t padded = CeilDiv(reduced, g) * g;
+  const int64_t padded = CeilOfRatio(reduced, g) * g;
   const int64_t g_dim = run->first;
   std::vector<int64_t> split_dims(dims.begin(), dims.begin() + g_dim);
   split_dims.push_back(g);

@@ -7,6 +7,7 @@
 #include "backends/common/loop_emitter.h"
 #include "backends/cpu/kernel_util.h"
 #include "backends/cpu/target_cpu.h"
+#include "hlo/math_util.h"
 #include "hlo/status_macros.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -19,8 +20,6 @@
 
 namespace hloc {
 namespace {
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 llvm::Type* AccLlvmType(PrimitiveType t, llvm::LLVMContext& ctx) {
   switch (t) {
@@ -257,7 +256,7 @@ GemmTiling ChooseGemmTiling(const VectorTarget& target, PrimitiveType acc_type,
   const int64_t bytes = AccBytes(acc_type);
   t.vector_width = std::max<int64_t>(1, target.vector_bits / (8 * bytes));
   const int64_t vectors_needed =
-      std::max<int64_t>(1, CeilDiv(n, t.vector_width));
+      std::max<int64_t>(1, CeilOfRatio(n, t.vector_width));
   // Registers: mr * nv accumulators, nv B vectors, one broadcast.
   const int64_t regs = target.registers;
   const int64_t full_mr = regs >= 32 ? 12 : 6;
@@ -280,13 +279,13 @@ GemmTiling ChooseGemmTiling(const VectorTarget& target, PrimitiveType acc_type,
 }
 
 int64_t PaddedGemmWork(const GemmTiling& t, int64_t m, int64_t n, int64_t k) {
-  return CeilDiv(m, t.mr) * t.mr * CeilDiv(n, t.nr()) * t.nr() *
+  return CeilOfRatio(m, t.mr) * t.mr * CeilOfRatio(n, t.nr()) * t.nr() *
          std::max<int64_t>(k, 1);
 }
 
 int64_t GemmWorkItems(const GemmSpec& spec, const GemmTiling& t) {
   if (spec.m == 0 || spec.n == 0) return 0;
-  return spec.batch * CeilDiv(spec.n, t.nc) * CeilDiv(spec.m, t.mr);
+  return spec.batch * CeilOfRatio(spec.n, t.nc) * CeilOfRatio(spec.m, t.mr);
 }
 
 namespace {
@@ -304,11 +303,11 @@ class GemmLoops {
         esz_(AccBytes(spec.acc_type)),
         mr_(t.mr),
         nr_(t.nr()),
-        row_blocks_(CeilDiv(spec.m, t.mr)),
-        col_blocks_(CeilDiv(spec.n, t.nc)),
-        k_blocks_(std::max<int64_t>(1, CeilDiv(spec.k, t.kc))),
+        row_blocks_(CeilOfRatio(spec.m, t.mr)),
+        col_blocks_(CeilOfRatio(spec.n, t.nc)),
+        k_blocks_(std::max<int64_t>(1, CeilOfRatio(spec.k, t.kc))),
         kc_max_(std::max<int64_t>(1, std::min(t.kc, spec.k))),
-        ncp_(std::min(t.nc, CeilDiv(spec.n, t.nr()) * t.nr())),
+        ncp_(std::min(t.nc, CeilOfRatio(spec.n, t.nr()) * t.nr())),
         mc_blocks_(std::min(t.mc_blocks, row_blocks_)),
         chunk_blocks_(std::min(t.chunk_blocks, row_blocks_)) {
     ukernel_ = EmitMicroKernel(range->getParent(),

@@ -19,6 +19,7 @@
 #include "backends/cpu/op_emitters.h"
 #include "backends/cpu/streaming_store.h"
 #include "hlo/computation.h"
+#include "hlo/math_util.h"
 #include "hlo/status_macros.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
@@ -29,8 +30,6 @@
 
 namespace hloc {
 namespace {
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // The longest chunk of a streamed elementwise loop (staged on the stack).
 constexpr int64_t kStreamChunkElements = 2048;
@@ -77,7 +76,7 @@ RowPlan MakeRowPlan(const Shape& shape, int64_t max_chunk) {
   p.minor_size =
       shape.rank() == 0 ? 1 : shape.dimensions(shape.MinorToMajor()[0]);
   p.chunk = std::max<int64_t>(1, std::min(p.minor_size, max_chunk));
-  p.chunks_per_row = p.minor_size == 0 ? 0 : CeilDiv(p.minor_size, p.chunk);
+  p.chunks_per_row = p.minor_size == 0 ? 0 : CeilOfRatio(p.minor_size, p.chunk);
   p.work_items = p.minor_size == 0 ? 0 : (n / p.minor_size) * p.chunks_per_row;
   return p;
 }
@@ -354,11 +353,11 @@ LoopSpec ColumnReductionLoop(const KernelInfo& info, const ReductionInfo& r,
   int64_t chunk = std::max<int64_t>(1, std::min(m, options.column_chunk));
   int64_t threads =
       options.parallel ? std::max(1u, std::thread::hardware_concurrency()) : 1;
-  if (p * CeilDiv(m, chunk) < threads) {
-    chunk = std::min(
-        chunk, std::max<int64_t>(512, (CeilDiv(m, threads) + 63) / 64 * 64));
+  if (p * CeilOfRatio(m, chunk) < threads) {
+    chunk = std::min(chunk, std::max<int64_t>(
+                                512, (CeilOfRatio(m, threads) + 63) / 64 * 64));
   }
-  int64_t k = m == 0 ? 0 : CeilDiv(m, chunk);
+  int64_t k = m == 0 ? 0 : CeilOfRatio(m, chunk);
   LoopSpec spec;
   spec.work_items = p * k;
   spec.elements = in.ElementCount();

@@ -10,6 +10,7 @@
 #include "backends/common/loop_emitter.h"
 #include "backends/cpu/ir_emitter.h"
 #include "hlo/computation.h"
+#include "hlo/math_util.h"
 #include "hlo/status_macros.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -30,8 +31,6 @@ constexpr int64_t kMaxUnrolledWindow = 64;
 // Lanes are processed in blocks of at most this many (the picks of a block
 // are kept in a stack array between the scan and the scatter).
 constexpr int64_t kLaneBlock = 512;
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 bool IsScalarOf(const Shape& shape, PrimitiveType type) {
   return shape.IsArray() && shape.rank() == 0 && shape.element_type() == type;
@@ -64,12 +63,13 @@ Partition ChoosePartition(const Shape& out, const Window& window) {
     // Blocks of at least four window extents (in operand rows), so that
     // the windows evaluated by two neighbouring items stay a small share.
     const int64_t min_block =
-        extent > 1 ? CeilDiv(4 * (extent - 1), w.base_dilation) : 1;
+        extent > 1 ? CeilOfRatio(4 * (extent - 1), w.base_dilation) : 1;
     int64_t block = std::max(
         min_block,
-        CeilDiv(size, std::max<int64_t>(1, CeilDiv(kTargetItems, leading))));
+        CeilOfRatio(size,
+                    std::max<int64_t>(1, CeilOfRatio(kTargetItems, leading))));
     block = std::max<int64_t>(1, std::min(block, size));
-    const int64_t blocks = CeilDiv(size, block);
+    const int64_t blocks = CeilOfRatio(size, block);
     p.split = d;
     p.block = block;
     p.item_sizes.push_back(blocks);

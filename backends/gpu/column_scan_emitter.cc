@@ -40,6 +40,7 @@
 #include "backends/gpu/launch_dims.h"
 #include "backends/gpu/reduction_util.h"
 #include "hlo/computation.h"
+#include "hlo/math_util.h"
 #include "hlo/status_macros.h"
 
 namespace hloc {
@@ -76,8 +77,6 @@ ColumnScanLaunch LaunchFor(const HloInstruction& scan,
                                  DimensionsProduct(in, groups.columns),
                                  ByteWidth(in.element_type()), device);
 }
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
@@ -224,7 +223,7 @@ absl::StatusOr<LaunchDims> EmitSplitColumnScanKernel(
       // Fold the totals of the segments with positions in this chunk.
       llvm::Value* acc = b->CreateLoad(type, carry);
       llvm::Value* prefix = acc;
-      for (int64_t s = 0; s < CeilDiv(valid, run); ++s) {
+      for (int64_t s = 0; s < CeilOfRatio(valid, run); ++s) {
         if (s > 0) {
           prefix =
               b->CreateSelect(b->CreateICmpEQ(y, kernel.Index(s)), acc, prefix);

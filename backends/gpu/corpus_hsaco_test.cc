@@ -18,6 +18,7 @@
 #include "backends/gpu/gpu_compiler.h"
 #include "backends/gpu/hsaco_readobj.h"
 #include "gtest/gtest.h"
+#include "hlo/math_util.h"
 #include "hlo/text/parser.h"
 #include "passes/pipelines.h"
 #include "tests/corpus.h"
@@ -90,8 +91,6 @@ void CollectLaunches(const std::vector<ExecutableStep>& steps,
   }
 }
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // Everything the code object must say about itself for `arch`.
 void CheckCodeObject(const HsacoInfo& info, const Executable& executable,
                      const GpuDeviceInfo& device) {
@@ -139,8 +138,8 @@ void CheckCodeObject(const HsacoInfo& info, const Executable& executable,
     EXPECT_GE(vgprs, 0);
     EXPECT_LE(vgprs, limits.max_vgprs_per_wave);
     // Every wave of the largest work-group must be resident at once.
-    const int64_t waves_per_simd =
-        CeilDiv(CeilDiv(max_group, device.warp_size), limits.simds_per_group);
+    const int64_t waves_per_simd = CeilOfRatio(
+        CeilOfRatio(max_group, device.warp_size), limits.simds_per_group);
     EXPECT_LE(waves_per_simd * std::max(vgprs, agprs), limits.vgprs_per_simd)
         << "a work-group of " << max_group << " does not fit the registers";
     EXPECT_GE(k.Field(".sgpr_count"), 0);

@@ -2,11 +2,12 @@
 
 #include <algorithm>
 
+#include "hlo/math_util.h"
+
 namespace hloc {
 namespace {
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+int64_t RoundUp(int64_t a, int64_t b) { return CeilOfRatio(a, b) * b; }
 
 // 256 threads (8 warps) per block for loop kernels: with 2048 resident
 // threads per SM that is 8 blocks per SM, enough warps to hide memory
@@ -147,12 +148,12 @@ RowScanLaunch ComputeRowScanLaunch(int64_t rows, int64_t row_length,
   launch.elements_per_lane = kScanElementsPerLane;
   const int64_t chunk = device.warp_size * launch.elements_per_lane;
   // Short rows: no more chunks in flight than the row has.
-  launch.chunks_in_flight =
-      std::clamp<int64_t>(CeilDiv(row_length, chunk), 1, kScanChunksInFlight);
+  launch.chunks_in_flight = std::clamp<int64_t>(CeilOfRatio(row_length, chunk),
+                                                1, kScanChunksInFlight);
   launch.rows_per_block = std::clamp<int64_t>(rows, 1, kScanRowsPerBlock);
   launch.threads_per_block = launch.rows_per_block * device.warp_size;
   launch.dims.block[0] = launch.threads_per_block;
-  launch.dims.grid[0] = CeilDiv(rows, launch.rows_per_block);
+  launch.dims.grid[0] = CeilOfRatio(rows, launch.rows_per_block);
   return launch;
 }
 
@@ -166,7 +167,7 @@ ColumnScanLaunch ComputeColumnScanLaunch(int64_t outer, int64_t length,
   const int64_t resident = device.core_count * device.max_threads_per_core;
   if (outer < 1 || columns < 1 ||
       outer * columns * kColumnScanSplitResidentFraction >= resident ||
-      CeilDiv(length, launch.run) < kColumnScanMinSegments) {
+      CeilOfRatio(length, launch.run) < kColumnScanMinSegments) {
     return launch;
   }
   // Whole warps: a power-of-two tile of columns (a warp's loads of one
@@ -184,7 +185,7 @@ ColumnScanLaunch ComputeColumnScanLaunch(int64_t outer, int64_t length,
   launch.split = true;
   launch.tile_columns = tile;
   launch.segments = segments;
-  launch.column_tiles = CeilDiv(columns, tile);
+  launch.column_tiles = CeilOfRatio(columns, tile);
   launch.threads_per_block = tile * segments;
   launch.dims.block[0] = launch.threads_per_block;
   launch.dims.grid[0] = outer * launch.column_tiles;
@@ -196,7 +197,7 @@ SortedScatterLaunch ComputeSortedScatterLaunch(int64_t positions,
                                                const GpuDeviceInfo& device) {
   SortedScatterLaunch launch;
   launch.run = std::clamp<int64_t>(positions, 1, kSortedScatterRun);
-  launch.chunks = CeilDiv(positions, launch.run);
+  launch.chunks = CeilOfRatio(positions, launch.run);
   LoopLaunch& loop = launch.loop;
   loop.elements = launch.chunks * window_elements;
   if (loop.elements <= 0) {
@@ -206,7 +207,7 @@ SortedScatterLaunch ComputeSortedScatterLaunch(int64_t positions,
   loop.threads_per_block =
       std::min(kLoopThreadsPerBlock, RoundUp(loop.elements, device.warp_size));
   loop.dims.block[0] = loop.threads_per_block;
-  loop.dims.grid[0] = CeilDiv(loop.elements, loop.threads_per_block);
+  loop.dims.grid[0] = CeilOfRatio(loop.elements, loop.threads_per_block);
   return launch;
 }
 
@@ -223,17 +224,17 @@ LoopLaunch ComputeLoopLaunch(int64_t elements, int64_t widest_element_bytes,
       kVectorBytes / std::max<int64_t>(1, widest_element_bytes), 1, kMaxUnroll);
   // Small iteration spaces: fewer elements per thread, so that every SM
   // gets a block before any thread takes a second vector's worth.
-  while (unroll > 1 &&
-         CeilDiv(elements, kLoopThreadsPerBlock * unroll) < device.core_count) {
+  while (unroll > 1 && CeilOfRatio(elements, kLoopThreadsPerBlock * unroll) <
+                           device.core_count) {
     unroll /= 2;
   }
-  int64_t threads =
-      std::min<int64_t>(kLoopThreadsPerBlock,
-                        RoundUp(CeilDiv(elements, unroll), device.warp_size));
+  int64_t threads = std::min<int64_t>(
+      kLoopThreadsPerBlock,
+      RoundUp(CeilOfRatio(elements, unroll), device.warp_size));
   int64_t vectors = std::max(widest_element_bytes, widest_read_bytes) <= 2
                         ? kNarrowLoopVectors
                         : 1;
-  while (vectors > 1 && CeilDiv(elements, threads * unroll * vectors) <
+  while (vectors > 1 && CeilOfRatio(elements, threads * unroll * vectors) <
                             kMinLoopBlocksPerSm * device.core_count) {
     vectors /= 2;
   }
@@ -241,7 +242,7 @@ LoopLaunch ComputeLoopLaunch(int64_t elements, int64_t widest_element_bytes,
   launch.vectors = vectors;
   launch.threads_per_block = threads;
   launch.dims.block[0] = threads;
-  launch.dims.grid[0] = CeilDiv(elements, threads * unroll * vectors);
+  launch.dims.grid[0] = CeilOfRatio(elements, threads * unroll * vectors);
   return launch;
 }
 
@@ -265,9 +266,8 @@ RowReductionLaunch ComputeRowReductionLaunch(int64_t rows, int64_t row_length,
     int64_t group = 1;
     while (group < device.warp_size && group < runs) group *= 2;
     const int64_t rows_per_warp = device.warp_size / group;
-    const int64_t warps =
-        std::clamp<int64_t>(CeilDiv(rows, rows_per_warp), 1,
-                            kShortRowWarpsPerBlock);
+    const int64_t warps = std::clamp<int64_t>(CeilOfRatio(rows, rows_per_warp),
+                                              1, kShortRowWarpsPerBlock);
     launch.threads_per_row = group;
     launch.rows_per_block = warps * rows_per_warp;
     launch.threads_per_block = warps * device.warp_size;
@@ -277,7 +277,7 @@ RowReductionLaunch ComputeRowReductionLaunch(int64_t rows, int64_t row_length,
     launch.threads_per_row = launch.threads_per_block;
   }
   launch.dims.block[0] = launch.threads_per_block;
-  launch.dims.grid[0] = CeilDiv(rows, launch.rows_per_block);
+  launch.dims.grid[0] = CeilOfRatio(rows, launch.rows_per_block);
   return launch;
 }
 
@@ -290,7 +290,7 @@ RowFusionLaunch ComputeRowFusionLaunch(int64_t rows, int64_t row_length,
   // A run must not straddle two rows, or its accesses would not be one
   // aligned vector.
   while (vector > 1 && row_length % vector != 0) vector /= 2;
-  const int64_t runs = CeilDiv(row_length, vector);
+  const int64_t runs = CeilOfRatio(row_length, vector);
   const int64_t runs_per_thread = kRowFusionRunsPerThread;
   // A group is a power of two within the block's limit (960 threads on
   // the 64-wide-warp test device: 512).
@@ -308,14 +308,14 @@ RowFusionLaunch ComputeRowFusionLaunch(int64_t rows, int64_t row_length,
   int64_t rows_pow2 = 1;
   while (rows_pow2 < rows) rows_pow2 *= 2;
   per_block = std::min(per_block, rows_pow2);
-  per_block = std::max(per_block, CeilDiv(device.warp_size, group));
+  per_block = std::max(per_block, CeilOfRatio(device.warp_size, group));
   launch.vector = vector;
   launch.threads_per_row = group;
   launch.rows_per_block = per_block;
-  launch.vectors_per_thread = CeilDiv(runs, group);
+  launch.vectors_per_thread = CeilOfRatio(runs, group);
   launch.threads_per_block = group * per_block;
   launch.dims.block[0] = launch.threads_per_block;
-  launch.dims.grid[0] = rows <= 0 ? 0 : CeilDiv(rows, per_block);
+  launch.dims.grid[0] = rows <= 0 ? 0 : CeilOfRatio(rows, per_block);
   return launch;
 }
 
@@ -332,7 +332,7 @@ ColumnReductionLaunch ComputeColumnReductionLaunch(
       kVectorBytes / std::max<int64_t>(1, element_bytes), 1, kMaxUnroll);
   while (vector > 1 &&
          (columns % vector != 0 ||
-          outer * CeilDiv(columns, warp * vector) < device.core_count)) {
+          outer * CeilOfRatio(columns, warp * vector) < device.core_count)) {
     vector /= 2;
   }
   int64_t groups = 1;
@@ -352,10 +352,10 @@ ColumnReductionLaunch ComputeColumnReductionLaunch(
   // Narrow columns: as many rows per warp as fit its lanes (5 columns: 4
   // rows of 20 lanes, where one row left 27 of 32 lanes idle and the
   // block's loads in flight a sixth of a full warp's).
-  while (2 * launch.rows_per_warp * CeilDiv(columns, vector) <= warp) {
+  while (2 * launch.rows_per_warp * CeilOfRatio(columns, vector) <= warp) {
     launch.rows_per_warp *= 2;
   }
-  launch.column_tiles = CeilDiv(columns, launch.TileColumns(warp));
+  launch.column_tiles = CeilOfRatio(columns, launch.TileColumns(warp));
   launch.threads_per_block = warp * groups;
   launch.dims.block[0] = launch.threads_per_block;
   launch.dims.grid[0] = outer * launch.column_tiles;
@@ -395,8 +395,8 @@ TiledDotLaunch ComputeTiledDotLaunch(int64_t batch, int64_t m, int64_t n,
   launch.micro_m = launch.micro_n = kDotMicroTile;
   if (matrix.has_value()) {
     int64_t wave = kMatrixWaveTile;
-    const int64_t big_blocks = CeilDiv(m, kMatrixWarps * wave) *
-                               CeilDiv(n, kMatrixWarps * wave) * batch;
+    const int64_t big_blocks = CeilOfRatio(m, kMatrixWarps * wave) *
+                               CeilOfRatio(n, kMatrixWarps * wave) * batch;
     if (matrix->m <= kMatrixSmallWaveTile &&
         matrix->n <= kMatrixSmallWaveTile && big_blocks < device.core_count) {
       wave = kMatrixSmallWaveTile;
@@ -411,8 +411,8 @@ TiledDotLaunch ComputeTiledDotLaunch(int64_t batch, int64_t m, int64_t n,
     launch.threads_per_block =
         (launch.tile_m / kDotMicroTile) * (launch.tile_n / kDotMicroTile);
   }
-  launch.tiles_m = CeilDiv(m, launch.tile_m);
-  launch.tiles_n = CeilDiv(n, launch.tile_n);
+  launch.tiles_m = CeilOfRatio(m, launch.tile_m);
+  launch.tiles_n = CeilOfRatio(n, launch.tile_n);
   launch.dims.block[0] = launch.threads_per_block;
   launch.dims.grid[0] = launch.tiles_m * launch.tiles_n * batch;
   return launch;
