@@ -119,6 +119,7 @@ absl::StatusOr<std::unique_ptr<CudaExecutor>> CudaExecutor::Create(
   executor->steps_ = std::make_unique<ThunkList>();
   status = executor->Prepare(executor->executable_.steps, "",
                              executor->steps_.get());
+  if (status.ok()) status = executor->TuneGemms();
   if (!status.ok()) return status;
   return executor;
 }
@@ -479,6 +480,20 @@ class CudaExecutor::Runner {
     return absl::OkStatus();
   }
 
+  // Tunes every gemm of `list`, nested ones included (TuneGemms).
+  absl::Status TuneGemms(const ThunkList& list) {
+    for (const Thunk& t : list.thunks) {
+      if (t.gemm != nullptr) HLOC_RETURN_IF_ERROR(TuneLibraryCall(t));
+      for (const ThunkList* nested : {t.condition.get(), t.body.get()}) {
+        if (nested != nullptr) HLOC_RETURN_IF_ERROR(TuneGemms(*nested));
+      }
+      for (const auto& branch : t.branches) {
+        HLOC_RETURN_IF_ERROR(TuneGemms(*branch));
+      }
+    }
+    return absl::OkStatus();
+  }
+
   // With time_steps: waits for the events and adds up each step's time.
   absl::Status CollectTimes() {
     if (!options_.time_steps || stats_ == nullptr) return absl::OkStatus();
@@ -501,12 +516,9 @@ class CudaExecutor::Runner {
         absl::StrCat("the graph of ", list->thunks[segment->begin].what, " to ",
                      list->thunks[segment->end - 1].what);
     if (segment->executable == nullptr) {
-      // Library calls choose their algorithm by running, which capture
+      // The only library calls a graph records, gemms, were tuned when the
+      // executor was made (TuneGemms): tuning runs them, which capture
       // forbids.
-      for (size_t i = segment->begin; i < segment->end; ++i) {
-        absl::Status tuned = TuneLibraryCall(list->thunks[i]);
-        if (!tuned.ok()) return tuned;
-      }
       absl::StatusOr<CUgraphExec> graph = Capture(what, [&]() {
         absl::Status status;
         for (size_t i = segment->begin; status.ok() && i < segment->end; ++i) {
@@ -995,6 +1007,15 @@ class CudaExecutor::Runner {
   // (timed step, its first event) per timed launch, in order.
   std::vector<std::pair<int64_t, size_t>> timings_;
 };
+
+absl::Status CudaExecutor::TuneGemms() {
+  const CudaRunOptions options;
+  Runner runner(this, options, nullptr, slot_address_, /*moved=*/false);
+  absl::Status status = runner.TuneGemms(*steps_);
+  const absl::Status synced =
+      HLOC_CUDA_CALL(driver_, "tuning the gemms", cuStreamSynchronize, stream_);
+  return status.ok() ? synced : status;
+}
 
 absl::StatusOr<Literal> CudaExecutor::Run(absl::Span<const Literal> arguments,
                                           const CudaRunOptions& options,

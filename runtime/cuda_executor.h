@@ -18,11 +18,11 @@
 // steps are NCCL calls on the stream (a replicated run, CudaExecutorOptions)
 // or, alone, copies. Evaluator steps copy their slots to the host, run the
 // reference evaluator and copy the results back; they are counted and reported
-// (fallback_runs), never silent. A straight-line stretch of kernel and copy
-// steps holding at least kMinGraphKernels kernels is captured into a CUDA graph
-// the first time it runs and replayed afterwards, one launch instead of one per
-// kernel; a loop with a known trip count whose body is such steps joins the
-// stretch unrolled, or (too long for one graph) runs as graphs of many
+// (fallback_runs), never silent. A straight-line stretch of kernel, copy and
+// gemm steps holding at least kMinGraphKernels kernels is captured into a CUDA
+// graph the first time it runs and replayed afterwards, one launch instead of
+// one per kernel; a loop with a known trip count whose body is such steps joins
+// the stretch unrolled, or (too long for one graph) runs as graphs of many
 // iterations each (graph_segments.h).
 //
 // RunOnDevice runs on the caller's device memory instead: parameters read
@@ -199,6 +199,11 @@ class CudaExecutor {
   // errors.
   absl::Status Prepare(const std::vector<ExecutableStep>& steps,
                        const std::string& prefix, ThunkList* list);
+  // Times every gemm's candidate algorithms (cuBLASLt autotuning) on the
+  // plan's buffers before the first run, when no buffer holds a value yet:
+  // tuning runs a gemm and writes its output, which a graph capture
+  // forbids and a live value would not survive, and graphs record gemms.
+  absl::Status TuneGemms();
   // Checks a collective step and makes its communicators.
   absl::Status PrepareCollective(const ExecutableStep& step,
                                  const std::string& what, Thunk* thunk);

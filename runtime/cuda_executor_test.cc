@@ -570,6 +570,39 @@ TEST(CudaExecutorTest, CublasGemms) {
   CheckGemm(F16, 2, 8, 16, 8, "relu", false, 1e-2);
 }
 
+// Gemms are recorded into graphs (tuned when the executor is made): the
+// same gemm twice is a stretch of two, one graph launch, and the result
+// is the product (F64: exact enough to compare with the host's sums).
+TEST(CudaExecutorTest, GemmsInAGraph) {
+  Executable e = GemmExecutable(F64, 1, 24, 40, 16, "bias", false);
+  ASSERT_EQ(e.steps.size(), 1u);
+  e.steps.push_back(e.steps[0]);
+  CREATE_OR_SKIP(executor, e);
+  std::vector<Literal> args;
+  for (size_t p = 0; p < e.parameter_shapes.size(); ++p) {
+    args.push_back(Random(e.parameter_shapes[p], 5 + p));
+  }
+  for (int run = 0; run < 2; ++run) {
+    CudaRunStats stats;
+    auto result = (*executor)->Run(args, {}, &stats);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(stats.graph_launches, 1);
+    double worst = 0;
+    for (int64_t i = 0; i < 24; ++i) {
+      for (int64_t j = 0; j < 40; ++j) {
+        double sum = args[2].GetAsDouble(j);
+        for (int64_t l = 0; l < 16; ++l) {
+          sum +=
+              args[0].GetAsDouble(i * 16 + l) * args[1].GetAsDouble(l * 40 + j);
+        }
+        worst =
+            std::max(worst, std::abs(result->GetAsDouble(i * 40 + j) - sum));
+      }
+    }
+    EXPECT_LE(worst, 1e-12) << "run " << run;
+  }
+}
+
 TEST(CudaExecutorTest, DeviceCodeForAnotherArchIsRefused) {
   Executable e = IndexedConditionalExecutable();
   e.device_code = {{"cubin", "sm_10",

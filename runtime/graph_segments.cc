@@ -65,6 +65,13 @@ GraphCount Count(const ExecutableStep& step, bool conditional_nodes) {
       return {1, 1};
     case Kind::kCopy:
       return {1, 0};
+    case Kind::kLibraryCall:
+      // A cuBLASLt matmul is recorded like a kernel (it may launch two: a
+      // split-K reduction), once tuned: the runtime tunes every call a
+      // capture will meet before it begins. cuDNN, cuFFT and cuSOLVER
+      // calls run on their own.
+      if (step.library == "cublas.gemm") return {2, 1};
+      return {};
     case Kind::kWhile: {
       if (step.trip_count < 0) {
         return conditional_nodes ? ConditionalNodeCount(step) : GraphCount{};

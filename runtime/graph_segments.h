@@ -2,7 +2,8 @@
 // graphs: maximal stretches of steps that stream capture can record, a
 // graph where a stretch holds at least a few kernels.
 //
-// Kernels and copies are recorded as they are. A while loop with a known
+// Kernels, copies and cuBLASLt gemms (tuned before the capture begins) are
+// recorded as they are. A while loop with a known
 // trip count (ExecutableStep::trip_count) whose body is itself all such
 // steps is recorded unrolled, its body that many times over, when that
 // stays under kMaxUnrolledGraphNodes: the whole loop is then one graph
@@ -10,8 +11,8 @@
 // host's microseconds of work, per iteration. Where the driver has
 // conditional nodes (`conditional_nodes` below; cuda_conditional_nodes.h),
 // a loop without a count and a conditional whose nested steps are all such
-// steps are recorded too, as nodes that decide on the device. Library
-// calls (which tune themselves by running), collectives, evaluator steps,
+// steps are recorded too, as nodes that decide on the device. Other
+// library calls (cuDNN, cuFFT, cuSOLVER), collectives, evaluator steps,
 // and loops and conditionals that cannot be recorded run step by step
 // between graphs, their predicates read on the host.
 #ifndef RUNTIME_GRAPH_SEGMENTS_H_

@@ -4,6 +4,7 @@
 // a stretch.
 #include "runtime/graph_segments.h"
 
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -50,19 +51,22 @@ ExecutableStep Loop(int64_t trip_count, std::vector<ExecutableStep> body) {
   return step;
 }
 
-ExecutableStep Gemm() {
+ExecutableStep Library(const std::string& library) {
   ExecutableStep step;
   step.kind = Kind::kLibraryCall;
-  step.library = "cublas.gemm";
+  step.library = library;
   step.buffers = {0, 1};
   return step;
 }
+
+// A library call that runs on its own, outside graphs.
+ExecutableStep Fft() { return Library("cufft"); }
 
 TEST(GraphSegmentsTest, CountedLoopsJoinTheGraphAroundThem) {
   const Executable e = Plan();
   const std::vector<ExecutableStep> steps = {
       Kernel({0, 1}), Loop(10, {Kernel({0, 1}), Kernel({1, 0}), Copy(1, 0)}),
-      Kernel({1, 0}), Gemm(),
+      Kernel({1, 0}), Fft(),
       Kernel({2, 0}), Kernel({0, 3}),
   };
   EXPECT_EQ(GraphNodes(steps[1], false), 30);
@@ -74,7 +78,7 @@ TEST(GraphSegmentsTest, CountedLoopsJoinTheGraphAroundThem) {
   EXPECT_EQ(s[0].end, 3u);
   EXPECT_TRUE(s[0].graph);
   EXPECT_FALSE(s[0].touches_entry_io);
-  EXPECT_EQ(s[1].begin, 3u);  // the gemm alone
+  EXPECT_EQ(s[1].begin, 3u);  // the FFT alone
   EXPECT_EQ(s[1].end, 4u);
   EXPECT_FALSE(s[1].graph);
   EXPECT_TRUE(s[2].graph);  // reads the parameter, writes the output
@@ -90,7 +94,7 @@ TEST(GraphSegmentsTest, WhatCannotBeCaptured) {
   // No count: the condition decides on the host.
   EXPECT_EQ(GraphNodes(Loop(-1, {Kernel({0, 1})}), false), -1);
   // A library call in the body.
-  EXPECT_EQ(GraphNodes(Loop(3, {Kernel({0, 1}), Gemm()}), false), -1);
+  EXPECT_EQ(GraphNodes(Loop(3, {Kernel({0, 1}), Fft()}), false), -1);
   // Past the bound, and exactly at it.
   EXPECT_EQ(
       GraphNodes(Loop(kMaxUnrolledGraphNodes + 1, {Kernel({0, 1})}), false),
@@ -122,6 +126,25 @@ TEST(GraphSegmentsTest, WhatCannotBeCaptured) {
   EXPECT_EQ(s[2].begin, 2u);
 }
 
+// cuBLASLt gemms are recorded (tuned before the capture), in loops too;
+// cuDNN, cuFFT and cuSOLVER calls are not.
+TEST(GraphSegmentsTest, GemmsAreRecorded) {
+  const Executable e = Plan();
+  EXPECT_EQ(GraphNodes(Library("cublas.gemm"), false), 2);
+  EXPECT_EQ(GraphKernels(Library("cublas.gemm"), false), 1);
+  for (const char* library : {"cudnn.conv", "cufft", "cusolver.potrf"}) {
+    EXPECT_EQ(GraphNodes(Library(library), false), -1) << library;
+  }
+  EXPECT_EQ(
+      GraphNodes(Loop(3, {Kernel({0, 1}), Library("cublas.gemm")}), false), 9);
+  const std::vector<ExecutableStep> steps = {
+      Kernel({0, 1}), Library("cublas.gemm"), Kernel({1, 0})};
+  const std::vector<GraphSegment> s =
+      PlanGraphSegments(e, steps, true, 2, false);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_TRUE(s[0].graph);
+}
+
 TEST(GraphSegmentsTest, IterationsPerGraph) {
   // 3 nodes an iteration: 682 iterations fit 2048 nodes.
   const std::vector<ExecutableStep> body = {Kernel({0, 1}), Kernel({1, 0}),
@@ -131,8 +154,7 @@ TEST(GraphSegmentsTest, IterationsPerGraph) {
   EXPECT_EQ(LoopIterationsPerGraph(Loop(7, body), false), 7);
   EXPECT_EQ(LoopIterationsPerGraph(Loop(0, body), false), 0);
   EXPECT_EQ(LoopIterationsPerGraph(Loop(-1, body), false), 0);
-  EXPECT_EQ(LoopIterationsPerGraph(Loop(9, {Kernel({0, 1}), Gemm()}), false),
-            0);
+  EXPECT_EQ(LoopIterationsPerGraph(Loop(9, {Kernel({0, 1}), Fft()}), false), 0);
   // An iteration past the bound alone: one an iteration.
   EXPECT_EQ(LoopIterationsPerGraph(
                 Loop(9, {Loop(kMaxUnrolledGraphNodes, body)}), false),
@@ -173,22 +195,22 @@ TEST(GraphSegmentsTest, ConditionalNodes) {
   EXPECT_EQ(GraphNodes(Loop(-1, {Conditional({body, {}})}), true), 3 + 4 + 2);
   // What cannot be recorded still cannot: a library call in a body or a
   // branch, a body past the bound.
-  EXPECT_EQ(GraphNodes(Loop(-1, {Kernel({0, 1}), Gemm()}), true), -1);
-  EXPECT_EQ(GraphNodes(Conditional({body, {Gemm()}}), true), -1);
+  EXPECT_EQ(GraphNodes(Loop(-1, {Kernel({0, 1}), Fft()}), true), -1);
+  EXPECT_EQ(GraphNodes(Conditional({body, {Fft()}}), true), -1);
   EXPECT_EQ(
       GraphNodes(Loop(-1, {Loop(kMaxUnrolledGraphNodes / 2, body)}), true), -1);
   // The stretch runs through the loop and the conditional; a predicate
   // that is a parameter touches the entry's memory.
   const std::vector<ExecutableStep> steps = {Kernel({0, 1}), Loop(-1, body),
                                              Conditional({body, {Copy(0, 1)}}),
-                                             Gemm(), Loop(-1, body)};
+                                             Fft(), Loop(-1, body)};
   const std::vector<GraphSegment> s =
       PlanGraphSegments(e, steps, true, 2, true);
   ASSERT_EQ(s.size(), 3u);
   EXPECT_EQ(s[0].end, 3u);
   EXPECT_TRUE(s[0].graph);
   EXPECT_FALSE(s[0].touches_entry_io);
-  EXPECT_FALSE(s[1].graph);  // the gemm
+  EXPECT_FALSE(s[1].graph);  // the FFT
   EXPECT_TRUE(s[2].graph);   // a loop alone is a graph
   ExecutableStep on_parameter = Conditional({body, {}});
   on_parameter.predicate_buffer = 2;
