@@ -644,8 +644,11 @@ class CudaExecutor::Runner {
         if (stats_ != nullptr) ++stats_->kernel_launches;
         const std::string what =
             absl::StrCat(thunk.what, ", kernel ", step.kernel_name);
+        // Plain launches inside a conditional node's body, and right after
+        // a node: programmatic edges follow kernels, and none has been
+        // measured inside conditional bodies.
         if (!l.programmatic || !e_.options_.programmatic_launch ||
-            after_conditional_node) {
+            after_conditional_node || capture_depth_ > 0) {
           return HLOC_CUDA_CALL(d, what, cuLaunchKernel, thunk.function,
                                 static_cast<unsigned>(l.grid[0]),
                                 static_cast<unsigned>(l.grid[1]),
