@@ -182,6 +182,71 @@ TEST_P(ScatterSimtTest, MatchesTheSerialScatter) {
   EXPECT_TRUE(result.ok()) << DescribeMismatch(result);
 }
 
+// Half-precision scatter-adds with duplicate indices (an embedding
+// gradient's: 1000 rows of 32 into 64 rows, unsorted) are 16-bit atomic
+// adds, a thread per update element, not a thread per column walking the
+// 1000 rows in order. The updates are small integers, so every order sums
+// exactly and the result must equal the serial scatter's bit for bit.
+TEST(ScatterSimtTest, HalfPrecisionAddsAreAtomic) {
+  absl::StatusOr<GpuDeviceInfo> device = GetGpuDeviceInfo("cuda", "sm_90");
+  ASSERT_TRUE(device.ok()) << device.status();
+  for (const char* type : {"bf16", "f16"}) {
+    SCOPED_TRACE(type);
+    absl::StatusOr<std::unique_ptr<HloModule>> module =
+        ParseHloModule(absl::StrReplaceAll(R"(
+HloModule half_scatter
+add {
+  a = $T[] parameter(0)
+  b = $T[] parameter(1)
+  ROOT r = $T[] add(a, b)
+}
+ENTRY main {
+  x = $T[64,32] parameter(0)
+  r = s32[1000] iota(), iota_dimension=0
+  seven = s32[] constant(7)
+  sevens = s32[1000] broadcast(seven), dimensions={}
+  r7 = s32[1000] multiply(r, sevens)
+  rows = s32[] constant(64)
+  rows_b = s32[1000] broadcast(rows), dimensions={}
+  ids = s32[1000] remainder(r7, rows_b)
+  idx = s32[1000,1] reshape(ids)
+  i0 = s32[1000,32] iota(), iota_dimension=0
+  i1 = s32[1000,32] iota(), iota_dimension=1
+  three = s32[] constant(3)
+  threes = s32[1000,32] broadcast(three), dimensions={}
+  i03 = s32[1000,32] multiply(i0, threes)
+  mix = s32[1000,32] add(i03, i1)
+  four = s32[] constant(4)
+  fours = s32[1000,32] broadcast(four), dimensions={}
+  small = s32[1000,32] remainder(mix, fours)
+  u = $T[1000,32] convert(small)
+  zero = $T[] constant(0)
+  zeros = $T[64,32] broadcast(zero), dimensions={}
+  x0 = $T[64,32] multiply(x, zeros)
+  ROOT scatter = $T[64,32] scatter(x0, idx, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+})",
+                                           {{"$T", type}}),
+                       "half_scatter");
+    ASSERT_TRUE(module.ok()) << module.status();
+    absl::StatusOr<SimtRun> run =
+        RunOnHostSimtAndEvaluate(**module, "cuda", "sm_90", *device, 3);
+    ASSERT_TRUE(run.ok()) << run.status();
+    int64_t widest = 0;
+    for (const ExecutableStep& step : run->executable.steps) {
+      if (step.kind != ExecutableStep::Kind::kKernel) continue;
+      widest = std::max(
+          widest, step.launch.NumBlocks() * step.launch.NumThreadsPerBlock());
+    }
+    EXPECT_GE(widest, 1000 * 32) << "a thread per update element";
+    Tolerance exact;
+    exact.rtol = 0;
+    exact.atol = 0;
+    ComparisonResult result =
+        CompareLiterals(run->actual, run->expected, exact);
+    EXPECT_TRUE(result.ok()) << DescribeMismatch(result);
+  }
+}
+
 // Scatters that update their operand in place (buffer_assignment.h,
 // in_place_scatter: the GPU's plans): the second of two chained scatters,
 // whose operand dies there, and a scatter on a while loop's state, which
