@@ -2,13 +2,13 @@
 // graphs: maximal stretches of steps that stream capture can record, a
 // graph where a stretch holds at least a few kernels.
 //
-// Kernels, copies and cuBLASLt gemms (tuned before the capture begins) are
-// recorded as they are. A while loop with a known
-// trip count (ExecutableStep::trip_count) whose body is itself all such
-// steps is recorded unrolled, its body that many times over, when that
-// stays under kMaxUnrolledGraphNodes: the whole loop is then one graph
-// launch (with the kernels around it) instead of a graph launch, with the
-// host's microseconds of work, per iteration. Where the driver has
+// Kernels, copies and cuBLASLt gemms (tuned when the executor is made) are
+// recorded as they are. A while loop with a known trip count
+// (ExecutableStep::trip_count) whose body is itself all such steps is
+// recorded unrolled, its body that many times over, when that stays under
+// kMaxUnrolledGraphNodes: the whole loop is then one graph launch (with the
+// kernels around it) instead of a graph launch, with the host's
+// microseconds of work, per iteration. Where the driver has
 // conditional nodes (`conditional_nodes` below; cuda_conditional_nodes.h),
 // a loop without a count and a conditional whose nested steps are all such
 // steps are recorded too, as nodes that decide on the device. Other
