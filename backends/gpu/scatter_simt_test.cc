@@ -143,6 +143,21 @@ std::vector<Case> Cases() {
   return cases;
 }
 
+// The most threads any top-level kernel step whose instruction begins with
+// `prefix` launches.
+int64_t WidestLaunch(const Executable& executable, const std::string& prefix) {
+  int64_t widest = 0;
+  for (const ExecutableStep& step : executable.steps) {
+    if (step.kind != ExecutableStep::Kind::kKernel ||
+        step.instruction.rfind(prefix, 0) != 0) {
+      continue;
+    }
+    widest = std::max(
+        widest, step.launch.NumBlocks() * step.launch.NumThreadsPerBlock());
+  }
+  return widest;
+}
+
 class ScatterSimtTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ScatterSimtTest, MatchesTheSerialScatter) {
@@ -159,16 +174,8 @@ TEST_P(ScatterSimtTest, MatchesTheSerialScatter) {
   // of operand 0, which computes its broadcast, and the updates, which
   // compute the ids from iota and the updates from x (the rows' ids are a
   // kernel before them). The wider is the update kernel.
-  int64_t widest = 0;
-  int kernels = 0;
-  for (const ExecutableStep& step : run->executable.steps) {
-    if (step.kind != ExecutableStep::Kind::kKernel) continue;
-    ++kernels;
-    if (step.instruction.rfind("scatter_fusion", 0) != 0) continue;
-    widest = std::max(
-        widest, step.launch.NumBlocks() * step.launch.NumThreadsPerBlock());
-  }
-  EXPECT_EQ(kernels, c.module.kernels);
+  const int64_t widest = WidestLaunch(run->executable, "scatter_fusion");
+  EXPECT_EQ(CountKernelSteps(run->executable), c.module.kernels);
   if (c.sorted) {
     EXPECT_LT(widest, c.module.updates) << "a thread per update";
   } else {
@@ -231,13 +238,8 @@ ENTRY main {
     absl::StatusOr<SimtRun> run =
         RunOnHostSimtAndEvaluate(**module, "cuda", "sm_90", *device, 3);
     ASSERT_TRUE(run.ok()) << run.status();
-    int64_t widest = 0;
-    for (const ExecutableStep& step : run->executable.steps) {
-      if (step.kind != ExecutableStep::Kind::kKernel) continue;
-      widest = std::max(
-          widest, step.launch.NumBlocks() * step.launch.NumThreadsPerBlock());
-    }
-    EXPECT_GE(widest, 1000 * 32) << "a thread per update element";
+    EXPECT_GE(WidestLaunch(run->executable, ""), 1000 * 32)
+        << "a thread per update element";
     Tolerance exact;
     exact.rtol = 0;
     exact.atol = 0;
