@@ -22,6 +22,7 @@
 #include "backends/gpu/launch_dims.h"
 #include "backends/gpu/reduction_util.h"
 #include "hlo/computation.h"
+#include "hlo/math_util.h"
 #include "hlo/status_macros.h"
 #include "llvm/IR/Module.h"
 
@@ -511,7 +512,7 @@ absl::StatusOr<LaunchDims> EmitColumnReductionKernel(
       commutative &= MatchSimpleReducer(*reduce->to_apply()).has_value();
     }
     auto ordered_rows_loop = [&]() -> absl::Status {
-      const int64_t block = (reduced + row_groups - 1) / row_groups;
+      const int64_t block = CeilOfRatio(reduced, row_groups);
       llvm::Value* begin = b->CreateBinaryIntrinsic(
           llvm::Intrinsic::umin,
           b->CreateMul(group, kernel.Index(block), "", true, true),

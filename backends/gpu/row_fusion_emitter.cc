@@ -42,6 +42,7 @@
 #include "backends/gpu/launch_dims.h"
 #include "backends/gpu/reduction_util.h"
 #include "hlo/computation.h"
+#include "hlo/math_util.h"
 #include "hlo/status_macros.h"
 #include "llvm/IR/Module.h"
 #include "passes/fusion/fusion_kinds.h"
@@ -470,8 +471,8 @@ absl::Status RowFusionKernel::EmitHeroOutput(const HloInstruction* concat) {
                                     ByteWidth(output_shape.element_type()))
             : 0;
     RowIndexer indexer(shape, piece, row_, kernel_.index_type(), b);
-    const int64_t runs = (piece + vector - 1) / vector;
-    const int64_t steps = (runs + group - 1) / group;
+    const int64_t runs = CeilOfRatio(piece, vector);
+    const int64_t steps = CeilOfRatio(runs, group);
     for (int64_t i = 0; i < steps; ++i) {
       llvm::Value* start = b->CreateMul(
           b->CreateAdd(kernel_.Index(i * group), in_group_, "", true, true),

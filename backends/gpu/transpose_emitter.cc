@@ -37,6 +37,7 @@
 #include "backends/gpu/launch_dims.h"
 #include "backends/gpu/reduction_util.h"
 #include "hlo/computation.h"
+#include "hlo/math_util.h"
 #include "hlo/status_macros.h"
 #include "llvm/IR/Module.h"
 #include "passes/fusion/fusion_kinds.h"
@@ -176,8 +177,8 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
   const int64_t rows = tiling.rows;
   const int64_t dk = output.dimensions(plane.k);
   const int64_t dj = output.dimensions(plane.j);
-  const int64_t tiles_k = (dk + tile - 1) / tile;
-  const int64_t tiles_j = (dj + tile - 1) / tile;
+  const int64_t tiles_k = CeilOfRatio(dk, tile);
+  const int64_t tiles_j = CeilOfRatio(dj, tile);
   // The other dimensions, one block row per position.
   std::vector<int64_t> others;
   std::vector<int64_t> other_sizes;
