@@ -525,6 +525,34 @@ TEST(CudaExecutorTest, IndexedConditionalSharedMemoryAndEvaluator) {
   EXPECT_EQ((*executor)->fallback_runs(), 3);
 }
 
+// The largest difference between `result` and GemmExecutable's product of
+// `args` (lhs, rhs and the bias if `epilogue` has one), computed here in
+// double.
+double WorstGemmError(const std::vector<Literal>& args, const Literal& result,
+                      int64_t batch, int64_t m, int64_t n, int64_t k,
+                      const std::string& epilogue, bool transposed_lhs) {
+  const bool bias = epilogue.find("bias") != std::string::npos;
+  double worst = 0;
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = bias ? args[2].GetAsDouble(j) : 0;
+        for (int64_t l = 0; l < k; ++l) {
+          const int64_t lhs_index =
+              b * m * k + (transposed_lhs ? l * m + i : i * k + l);
+          sum += args[0].GetAsDouble(lhs_index) *
+                 args[1].GetAsDouble(b * k * n + l * n + j);
+        }
+        if (epilogue.find("relu") != std::string::npos)
+          sum = std::max(sum, 0.0);
+        const double got = result.GetAsDouble(b * m * n + i * n + j);
+        worst = std::max(worst, std::abs(got - sum));
+      }
+    }
+  }
+  return worst;
+}
+
 void CheckGemm(PrimitiveType type, int64_t batch, int64_t m, int64_t n,
                int64_t k, const std::string& epilogue, bool transposed_lhs,
                double tolerance) {
@@ -540,26 +568,9 @@ void CheckGemm(PrimitiveType type, int64_t batch, int64_t m, int64_t n,
   }
   auto result = (*executor)->Run(args);
   ASSERT_TRUE(result.ok()) << result.status();
-  const bool bias = epilogue.find("bias") != std::string::npos;
-  double worst = 0;
-  for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = 0; j < n; ++j) {
-        double sum = bias ? args[2].GetAsDouble(j) : 0;
-        for (int64_t l = 0; l < k; ++l) {
-          const int64_t lhs_index =
-              b * m * k + (transposed_lhs ? l * m + i : i * k + l);
-          sum += args[0].GetAsDouble(lhs_index) *
-                 args[1].GetAsDouble(b * k * n + l * n + j);
-        }
-        if (epilogue.find("relu") != std::string::npos)
-          sum = std::max(sum, 0.0);
-        const double got = result->GetAsDouble(b * m * n + i * n + j);
-        worst = std::max(worst, std::abs(got - sum));
-      }
-    }
-  }
-  EXPECT_LE(worst, tolerance);
+  EXPECT_LE(
+      WorstGemmError(args, *result, batch, m, n, k, epilogue, transposed_lhs),
+      tolerance);
 }
 
 TEST(CudaExecutorTest, CublasGemms) {
@@ -587,19 +598,9 @@ TEST(CudaExecutorTest, GemmsInAGraph) {
     auto result = (*executor)->Run(args, {}, &stats);
     ASSERT_TRUE(result.ok()) << result.status();
     EXPECT_EQ(stats.graph_launches, 1);
-    double worst = 0;
-    for (int64_t i = 0; i < 24; ++i) {
-      for (int64_t j = 0; j < 40; ++j) {
-        double sum = args[2].GetAsDouble(j);
-        for (int64_t l = 0; l < 16; ++l) {
-          sum +=
-              args[0].GetAsDouble(i * 16 + l) * args[1].GetAsDouble(l * 40 + j);
-        }
-        worst =
-            std::max(worst, std::abs(result->GetAsDouble(i * 40 + j) - sum));
-      }
-    }
-    EXPECT_LE(worst, 1e-12) << "run " << run;
+    EXPECT_LE(WorstGemmError(args, *result, 1, 24, 40, 16, "bias", false),
+              1e-12)
+        << "run " << run;
   }
 }
 
