@@ -599,10 +599,7 @@ class CudaExecutor::Runner {
   // in order (inside a capture: graph_segments.h).
   absl::Status IssueIterations(const Thunk& thunk, int64_t iterations) {
     for (int64_t i = 0; i < iterations; ++i) {
-      for (const Thunk& t : thunk.body->thunks) {
-        absl::Status status = Issue(t);
-        if (!status.ok()) return status;
-      }
+      HLOC_RETURN_IF_ERROR(IssueAll(*thunk.body));
     }
     return absl::OkStatus();
   }
@@ -732,6 +729,7 @@ class CudaExecutor::Runner {
         absl::StrCat(thunk.what, " cannot be issued on a stream"));
   }
 
+  // Enqueues every step of `list` in order (inside a capture).
   absl::Status IssueAll(const ThunkList& list) {
     for (const Thunk& t : list.thunks) {
       absl::Status status = Issue(t);
