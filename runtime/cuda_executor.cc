@@ -107,8 +107,16 @@ absl::StatusOr<std::unique_ptr<CudaExecutor>> CudaExecutor::Create(
                           cuda::CU_STREAM_NON_BLOCKING);
   if (status.ok()) status = executor->LoadModule();
   if (status.ok()) status = executor->AllocateAndUpload();
-  if (status.ok() && options.use_graphs && options.conditional_nodes &&
-      (*driver)->SupportsConditionalNodes()) {
+  // The set kernel is loaded only for an executable with a decision to
+  // make on the device: a loop without a trip count or a conditional.
+  bool decides = false;
+  ForEachStep(executor->executable_.steps, [&](const ExecutableStep& step) {
+    decides |=
+        step.kind == ExecutableStep::Kind::kConditional ||
+        (step.kind == ExecutableStep::Kind::kWhile && step.trip_count < 0);
+  });
+  if (status.ok() && decides && options.use_graphs &&
+      options.conditional_nodes && (*driver)->SupportsConditionalNodes()) {
     absl::StatusOr<std::unique_ptr<cuda::CudaConditionalNodes>> nodes =
         cuda::CudaConditionalNodes::Create(*driver,
                                            executor->device_->context());
@@ -159,16 +167,9 @@ absl::Status CudaExecutor::LoadModule() {
     if (code.format == "ptx" && ptx == nullptr) ptx = &code;
   }
   bool has_kernels = false;
-  std::function<void(const std::vector<ExecutableStep>&)> scan =
-      [&](const std::vector<ExecutableStep>& steps) {
-        for (const ExecutableStep& step : steps) {
-          has_kernels |= step.kind == ExecutableStep::Kind::kKernel;
-          scan(step.condition);
-          scan(step.body);
-          for (const auto& branch : step.branches) scan(branch);
-        }
-      };
-  scan(executable_.steps);
+  ForEachStep(executable_.steps, [&](const ExecutableStep& step) {
+    has_kernels |= step.kind == ExecutableStep::Kind::kKernel;
+  });
   if (!has_kernels) return absl::OkStatus();
   const DeviceCode* code = cubin != nullptr ? cubin : ptx;
   if (code == nullptr) {

@@ -183,7 +183,8 @@ class CudaExecutor {
   // Evaluator steps run so far, over all runs.
   int64_t fallback_runs() const { return fallback_runs_.load(); }
   // Whether loops and conditionals may run as conditional nodes
-  // (CudaExecutorOptions::conditional_nodes on a driver that has them).
+  // (CudaExecutorOptions::conditional_nodes on a driver that has them, for
+  // an executable with a loop without a trip count or a conditional).
   bool uses_conditional_nodes() const { return conditional_nodes_ != nullptr; }
 
  private:
