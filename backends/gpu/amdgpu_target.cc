@@ -171,6 +171,7 @@ class AmdgpuTarget : public GpuTarget {
   }
   unsigned shared_address_space() const override { return kLdsAddressSpace; }
   unsigned global_address_space() const override { return kGlobalAddressSpace; }
+  std::string atomic_scope() const override { return "agent"; }
 
   // amdgpu_kernel makes it an entry point with a kernel descriptor; the
   // flat work-group size bounds the block size the backend allocates

@@ -1,7 +1,8 @@
 // Applying a scalar combiner `combine(old, update)` to an output element
 // that other threads may update at the same time (scatter,
 // select-and-scatter): one atomicrmw where the combiner is one (add,
-// integer min/max), a plain store where it returns the update, a
+// integer min/max), an integer atomic min or max on the bits of an f32 or
+// f64 min/max, a plain store where it returns the update, a
 // compare-and-swap loop around the inlined combiner for other 32/64-bit
 // types, or, where no thread can meet another, load-combine-store.
 // Included only by emitters' .cc files (LLVM headers).
@@ -15,7 +16,15 @@
 
 namespace hloc {
 
-enum class Combine { kPlain, kAtomicRmw, kStore, kCompareAndSwap, kNone };
+enum class Combine {
+  kPlain,
+  kAtomicRmw,
+  kFloatMinMax,  // f32/f64 maximum or minimum as integer atomics (op: Max
+                 // or Min says which)
+  kStore,
+  kCompareAndSwap,
+  kNone
+};
 
 struct CombinePlan {
   Combine how = Combine::kNone;

@@ -97,6 +97,14 @@ class GpuTarget {
   virtual unsigned shared_address_space() const = 0;
   virtual unsigned global_address_space() const = 0;
 
+  // The scope of the atomics with which kernels combine values in global
+  // memory (scatters): every thread that meets them runs on this device.
+  // The LLVM sync scope's name: "", LLVM's default, the whole system, is
+  // what NVPTX's atom.global gives; AMDGPU narrows it to "agent", where
+  // system-scope integer atomics would be expanded into compare-and-swap
+  // loops.
+  virtual std::string atomic_scope() const { return ""; }
+
   // Makes `fn` a kernel entry point launched with at most
   // `max_threads_per_block` threads per block.
   virtual void MarkKernel(llvm::Function* fn,

@@ -147,6 +147,7 @@ absl::StatusOr<LaunchDims> EmitUpdateKernel(const KernelRequest& request,
     }
     walk = disjoint ? Walk::kOrdered : Walk::kSerial;
   } else if ((plan.how == Combine::kAtomicRmw ||
+              plan.how == Combine::kFloatMinMax ||
               plan.how == Combine::kCompareAndSwap) &&
              n == 1 && scatter->attrs().indices_are_sorted &&
              MatchSimpleReducer(*scatter->to_apply()).has_value() &&

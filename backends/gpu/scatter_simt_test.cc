@@ -11,6 +11,7 @@
 // ids, the updates and the operand's broadcast are computed by the
 // scatter's two kernels (a scatter fusion).
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -246,6 +247,127 @@ ENTRY main {
     ComparisonResult result =
         CompareLiterals(run->actual, run->expected, exact);
     EXPECT_TRUE(result.ok()) << DescribeMismatch(result);
+  }
+}
+
+// f32 and f64 maximum and minimum scatters are integer atomics on the
+// floats' bits (atomic_combine.cc, EmitFloatMinMax), a thread per update
+// element: 2000 rows of 16 into 64 rows, every fourth into row 17. NaN must
+// propagate as XLA's maximum and minimum do, whatever its sign: the
+// operand's row 5 is -NaN and row 6 +NaN (no update may replace either),
+// update row 100 (into row 17) is +NaN and row 201 (into row 63) -NaN;
+// rows 300 and 401 are +inf and -inf. Max and min pick one of their
+// operands, so any order gives the serial result (NaN matches NaN).
+TEST(ScatterSimtTest, FloatMinMaxPropagateNaN) {
+  absl::StatusOr<GpuDeviceInfo> device = GetGpuDeviceInfo("cuda", "sm_90");
+  ASSERT_TRUE(device.ok()) << device.status();
+  struct Type {
+    const char* name;
+    const char* bits;      // the integer type of its width
+    const char* plus_nan;  // NaN bit patterns, sign clear and set
+    const char* minus_nan;
+  };
+  for (const Type& type :
+       {Type{"f32", "s32", "2143289344", "-4194304"},
+        Type{"f64", "s64", "9221120237041090560", "-2251799813685248"}}) {
+    for (const char* op : {"maximum", "minimum"}) {
+      SCOPED_TRACE(std::string(type.name) + " " + op);
+      absl::StatusOr<std::unique_ptr<HloModule>> module =
+          ParseHloModule(absl::StrReplaceAll(R"(
+HloModule minmax_scatter
+combine {
+  a = $T[] parameter(0)
+  b = $T[] parameter(1)
+  ROOT r = $T[] $OP(a, b)
+}
+ENTRY main {
+  x = $T[64,16] parameter(0)
+  y = $T[2000,16] parameter(1)
+  pb = $I[] constant($PLUS)
+  nb = $I[] constant($MINUS)
+  pnan = $T[] bitcast-convert(pb)
+  nnan = $T[] bitcast-convert(nb)
+  inf = $T[] constant(inf)
+  ninf = $T[] constant(-inf)
+  xr = s32[64,16] iota(), iota_dimension=0
+  five = s32[] constant(5)
+  fives = s32[64,16] broadcast(five), dimensions={}
+  six = s32[] constant(6)
+  sixes = s32[64,16] broadcast(six), dimensions={}
+  r5 = pred[64,16] compare(xr, fives), direction=EQ
+  r6 = pred[64,16] compare(xr, sixes), direction=EQ
+  xn = $T[64,16] broadcast(nnan), dimensions={}
+  xp = $T[64,16] broadcast(pnan), dimensions={}
+  x5 = $T[64,16] select(r5, xn, x)
+  base = $T[64,16] select(r6, xp, x5)
+  i = s32[2000] iota(), iota_dimension=0
+  seven = s32[] constant(7)
+  sevens = s32[2000] broadcast(seven), dimensions={}
+  i7 = s32[2000] multiply(i, sevens)
+  rows = s32[] constant(64)
+  rows_b = s32[2000] broadcast(rows), dimensions={}
+  spread = s32[2000] remainder(i7, rows_b)
+  four = s32[] constant(4)
+  fours = s32[2000] broadcast(four), dimensions={}
+  phase = s32[2000] remainder(i, fours)
+  zero = s32[] constant(0)
+  zeros = s32[2000] broadcast(zero), dimensions={}
+  hot = pred[2000] compare(phase, zeros), direction=EQ
+  seventeen = s32[] constant(17)
+  seventeens = s32[2000] broadcast(seventeen), dimensions={}
+  ids = s32[2000] select(hot, seventeens, spread)
+  idx = s32[2000,1] reshape(ids)
+  ur = s32[2000,16] iota(), iota_dimension=0
+  c100 = s32[] constant(100)
+  b100 = s32[2000,16] broadcast(c100), dimensions={}
+  c201 = s32[] constant(201)
+  b201 = s32[2000,16] broadcast(c201), dimensions={}
+  c300 = s32[] constant(300)
+  b300 = s32[2000,16] broadcast(c300), dimensions={}
+  c401 = s32[] constant(401)
+  b401 = s32[2000,16] broadcast(c401), dimensions={}
+  m100 = pred[2000,16] compare(ur, b100), direction=EQ
+  m201 = pred[2000,16] compare(ur, b201), direction=EQ
+  m300 = pred[2000,16] compare(ur, b300), direction=EQ
+  m401 = pred[2000,16] compare(ur, b401), direction=EQ
+  un = $T[2000,16] broadcast(nnan), dimensions={}
+  up = $T[2000,16] broadcast(pnan), dimensions={}
+  ui = $T[2000,16] broadcast(inf), dimensions={}
+  uni = $T[2000,16] broadcast(ninf), dimensions={}
+  u1 = $T[2000,16] select(m100, up, y)
+  u2 = $T[2000,16] select(m201, un, u1)
+  u3 = $T[2000,16] select(m300, ui, u2)
+  u = $T[2000,16] select(m401, uni, u3)
+  ROOT scatter = $T[64,16] scatter(base, idx, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=combine
+})",
+                                             {{"$T", type.name},
+                                              {"$I", type.bits},
+                                              {"$PLUS", type.plus_nan},
+                                              {"$MINUS", type.minus_nan},
+                                              {"$OP", op}}),
+                         "minmax_scatter");
+      ASSERT_TRUE(module.ok()) << module.status();
+      absl::StatusOr<SimtRun> run =
+          RunOnHostSimtAndEvaluate(**module, "cuda", "sm_90", *device, 11);
+      ASSERT_TRUE(run.ok()) << run.status();
+      EXPECT_GE(WidestLaunch(run->executable, ""), 2000 * 16)
+          << "a thread per update element";
+      // Rows 5, 6, 17 and 63 are NaN in the serial result.
+      int nans = 0;
+      for (int64_t k = 0; k < 64 * 16; ++k) {
+        const double v = type.name == std::string("f32")
+                             ? run->expected.data<float>()[k]
+                             : run->expected.data<double>()[k];
+        nans += std::isnan(v);
+      }
+      EXPECT_EQ(nans, 4 * 16);
+      Tolerance exact;
+      exact.rtol = 0;
+      exact.atol = 0;
+      ComparisonResult result =
+          CompareLiterals(run->actual, run->expected, exact);
+      EXPECT_TRUE(result.ok()) << DescribeMismatch(result);
+    }
   }
 }
 
