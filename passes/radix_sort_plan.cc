@@ -7,7 +7,7 @@
 namespace hloc {
 namespace {
 
-int64_t AlignUp(int64_t bytes) { return CeilOfRatio(bytes, 256) * 256; }
+int64_t AlignUp(int64_t bytes) { return RoundUpTo(bytes, 256); }
 
 }  // namespace
 

@@ -35,6 +35,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/math_util.h"
 #include "hlo/primitive_type.h"
 #include "hlo/shape.h"
 #include "nanobind/nanobind.h"
@@ -62,10 +63,6 @@ absl::Status NotAvailable(const absl::Status& status) {
 }
 
 constexpr int64_t kBlockAlignment = 256;
-
-int64_t RoundUp(int64_t x) {
-  return (x + kBlockAlignment - 1) / kBlockAlignment * kBlockAlignment;
-}
 
 // Result blocks of one device, kept for reuse once their arrays are gone:
 // cuMemAlloc and cuMemFree of a large block cost tens of microseconds each
@@ -256,7 +253,8 @@ class CudaProgram {
     int64_t bytes = 0;
     for (int64_t slot : e.result_buffers) {
       offsets.push_back(bytes);
-      bytes += RoundUp(std::max<int64_t>(e.buffers[slot].size, 1));
+      bytes += RoundUpTo(std::max<int64_t>(e.buffers[slot].size, 1),
+                         kBlockAlignment);
     }
     auto block = std::make_shared<ResultBlock>();
     block->pool = pool_;

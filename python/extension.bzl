@@ -12,6 +12,7 @@ depend on Python and are shared by every interpreter's build.
 # nanobind: no compiler, no LLVM.
 CUDA_BINDINGS_DEPS = [
     "//hlo:ir",
+    "//hlo:math_util",
     "//runtime:cuda_driver",
     "//runtime:cuda_executor",
     "//runtime:executable",

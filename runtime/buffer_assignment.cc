@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hlo/math_util.h"
 #include "hlo/primitive_type.h"
 #include "hlo/status_macros.h"
 
@@ -48,10 +49,6 @@ int64_t DenseBytes(const Shape& shape) {
   return shape.IsArray()
              ? shape.ElementCount() * ByteWidth(shape.element_type())
              : 0;
-}
-
-int64_t RoundUp(int64_t x, int64_t alignment) {
-  return (x + alignment - 1) / alignment * alignment;
 }
 
 bool Overlap(int64_t a_start, int64_t a_end, int64_t b_start, int64_t b_end) {
@@ -433,7 +430,7 @@ int64_t BufferAssignment::total_intermediate_bytes() const {
   int64_t total = 0;
   for (const BufferValue& value : values) {
     if (allocations[value.allocation].kind == BufferAllocation::Kind::kArena) {
-      total += RoundUp(value.size, alignment);
+      total += RoundUpTo(value.size, alignment);
     }
   }
   return total;
@@ -449,8 +446,8 @@ int64_t BufferAssignment::live_peak_bytes() const {
     int64_t start = value.defined_at;
     if (value.in_place_of >= 0) ++start;
     if (start > value.last_use) continue;
-    delta[start] += RoundUp(value.size, alignment);
-    delta[value.last_use + 1] -= RoundUp(value.size, alignment);
+    delta[start] += RoundUpTo(value.size, alignment);
+    delta[value.last_use + 1] -= RoundUpTo(value.size, alignment);
   }
   int64_t live = 0, peak = 0;
   for (int64_t d : delta) {
@@ -617,7 +614,7 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
   // Allocations of their own; the rest go to the arena.
   auto add_allocation = [&](BufferAllocation::Kind kind, int64_t size) {
     result.allocations.push_back(
-        {kind, RoundUp(size, options.alignment), -1, -1});
+        {kind, RoundUpTo(size, options.alignment), -1, -1});
     return static_cast<int64_t>(result.allocations.size()) - 1;
   };
   for (BufferValue& value : result.values) {
@@ -664,7 +661,7 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
     group.values = {static_cast<int64_t>(id)};
     group.start = value.defined_at;
     group.end = value.last_use;
-    group.size = RoundUp(value.size, options.alignment);
+    group.size = RoundUpTo(value.size, options.alignment);
     group_of[id] = static_cast<int64_t>(groups.size());
     groups.push_back(std::move(group));
   }

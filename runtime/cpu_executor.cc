@@ -10,6 +10,7 @@
 #include "hlo/collectives.h"
 #include "hlo/computation.h"
 #include "hlo/large_block_allocator.h"
+#include "hlo/math_util.h"
 #include "runtime/cpu_library_call.h"
 #include "runtime/dense_buffer.h"
 #include "runtime/evaluator_step.h"
@@ -19,10 +20,6 @@ namespace hloc {
 namespace {
 
 constexpr int64_t kAlignment = 64;
-
-int64_t RoundUp(int64_t x) {
-  return (x + kAlignment - 1) / kAlignment * kAlignment;
-}
 
 // The bytes a row-major literal of an array shape holds.
 int64_t LiteralBytes(const Shape& shape) {
@@ -234,7 +231,7 @@ void CpuExecutor::PlanMemory() {
     if (kind == BufferAllocation::Kind::kArena ||
         (kind == BufferAllocation::Kind::kOutput && !bound[a])) {
       run_offset_.back() = run_bytes_;
-      run_bytes_ += RoundUp(e.allocations[a].size);
+      run_bytes_ += RoundUpTo(e.allocations[a].size, kAlignment);
     }
   }
 }
@@ -318,7 +315,7 @@ absl::StatusOr<Literal> CpuExecutor::Run(absl::Span<const Literal> arguments,
       } else if (slot.shape.HasDescendingLayout() || slot.shape.rank() <= 1) {
         address = const_cast<uint8_t*>(leaves[l]->untyped_data());
       } else {
-        staged.push_back(AllocateBlock(RoundUp(slot.size)));
+        staged.push_back(AllocateBlock(RoundUpTo(slot.size, kAlignment)));
         if (staged.back().empty()) {
           return absl::ResourceExhaustedError("cannot stage a parameter");
         }

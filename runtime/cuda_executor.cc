@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "hlo/math_util.h"
 #include "hlo/status_macros.h"
 #include "runtime/cuda_conditional_nodes.h"
 #include "runtime/dense_buffer.h"
@@ -30,10 +31,6 @@ constexpr int64_t kDeviceAlignment = 256;
 constexpr int64_t kDefaultSharedMemory = 48 * 1024;
 // The driver JIT's log buffers.
 constexpr size_t kJitLogBytes = 16 * 1024;
-
-int64_t RoundUp(int64_t x) {
-  return (x + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
-}
 
 }  // namespace
 
@@ -211,7 +208,8 @@ absl::Status CudaExecutor::AllocateAndUpload() {
   std::vector<int64_t> offset(e.allocations.size());
   for (size_t a = 0; a < e.allocations.size(); ++a) {
     offset[a] = device_bytes_;
-    device_bytes_ += RoundUp(std::max<int64_t>(e.allocations[a].size, 1));
+    device_bytes_ += RoundUpTo(std::max<int64_t>(e.allocations[a].size, 1),
+                               kDeviceAlignment);
   }
   absl::Status status = HLOC_CUDA_CALL(
       driver_,

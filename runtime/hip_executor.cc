@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/math_util.h"
 #include "runtime/dense_buffer.h"
 #include "runtime/device_run_staging.h"
 
@@ -13,10 +14,6 @@ namespace {
 // Every allocation starts at this boundary (hipMalloc's own alignment,
 // enough for any vector access a kernel makes).
 constexpr int64_t kDeviceAlignment = 256;
-
-int64_t RoundUp(int64_t x) {
-  return (x + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
-}
 
 }  // namespace
 
@@ -94,7 +91,8 @@ absl::Status HipExecutor::AllocateAndUpload() {
   std::vector<int64_t> offset(e.allocations.size());
   for (size_t a = 0; a < e.allocations.size(); ++a) {
     offset[a] = device_bytes_;
-    device_bytes_ += RoundUp(std::max<int64_t>(e.allocations[a].size, 1));
+    device_bytes_ += RoundUpTo(std::max<int64_t>(e.allocations[a].size, 1),
+                               kDeviceAlignment);
   }
   void* block = nullptr;
   absl::Status status = HLOC_HIP_CALL(

@@ -25,6 +25,7 @@
 #include "backends/gpu/loop_mapping.h"
 #include "backends/gpu/row_scan_emitter.h"
 #include "hlo/computation.h"
+#include "hlo/math_util.h"
 #include "hlo/status_macros.h"
 
 namespace hloc {
@@ -71,11 +72,9 @@ absl::StatusOr<LaunchDims> EmitScanKernel(const KernelRequest& request,
   // Whole warps (the threads past the slice's end do nothing).
   const int64_t warp = request.target->device().warp_size;
   launch.threads_per_block = std::min(
-      kThreadsPerBlock,
-      (std::max<int64_t>(launch.elements, 1) + warp - 1) / warp * warp);
+      kThreadsPerBlock, RoundUpTo(std::max<int64_t>(launch.elements, 1), warp));
   launch.dims.block[0] = launch.threads_per_block;
-  launch.dims.grid[0] = (launch.elements + launch.threads_per_block - 1) /
-                        launch.threads_per_block;
+  launch.dims.grid[0] = CeilOfRatio(launch.elements, launch.threads_per_block);
   bool index64 = MaxElementsTouched(info) > (int64_t{1} << 31) - 1;
   KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
                        request.symbol, launch.threads_per_block, index64);
