@@ -122,6 +122,12 @@ std::vector<Module> Modules(bool sorted) {
        SegmentModule("s32", "maximum", "-2147483648", kAsInt, 3001, 100, 37,
                      sorted),
        3001, 2},
+      // segment_max of floats: an integer atomic on the bits per run
+      // (EmitFloatMinMax), values of both signs.
+      {tag + "fmax",
+       SegmentModule("f32", "maximum", "-inf", "u = f32[3001] copy(x)", 3001,
+                     100, 37, sorted),
+       3001, 2},
       // Rows of 8: runs of 9 rows, 6 row ids past the end. Each id would
       // be read by 8 threads, so its integer division is a kernel of its
       // own (the cost model's recompute limit).
