@@ -25,17 +25,28 @@
 // the dot are bitcasts (the shapes are row-major: no data moves). A 1x1
 // kernel with stride 1 and no padding is a bitcast and a dot.
 //
+// Where the output has fewer positions than the kernel (a weight gradient
+// as JAX writes it: the activation as the window, the 3x3 kernel's
+// gradient as the output), the same products are gathered by output
+// position instead, fewer slices: for each output position o, the window
+// it reads, slice(p) [N, kernel..., C_in] starting at o * stride, strided
+// by the rhs dilation; col = their concatenation along N, rows ordered
+// (o, n); y = dot(col [P*N, K*C_in], w' [K*C_in, C_out]) is [out..., N,
+// C_out] before the transpose to the conv's order.
+//
 // Only convolutions with feature_group_count == batch_group_count == 1,
 // no lhs (base) dilation, no window reversal, f32/bf16/f16 operands of
 // one type, the default layout everywhere; others stay as they are. It
 // also leaves convolutions too small to pay for the extra kernels and
 // those whose im2col buffer would be too large (see the .cc for the
 // numbers). Its statistics (hlo-opt --stats) count the convolutions
-// rewritten and, for each reason, those kept. No pipeline runs it: the CUDA
-// pipeline hands convolutions to cuDNN (convolution_layout.h), which reads
-// the input in place where im2col writes a window-sized copy of it (the
-// issue's conv_bn_relu: 0.27 ms im2col + gemm). It stays for targets with
-// a BLAS but no convolution library, as --passes=convolution-to-gemm.
+// rewritten and, for each reason, those kept. The rocm pipeline runs it on
+// every convolution (no convolution library there). The cuda pipeline
+// hands convolutions to cuDNN (convolution_layout.h), which reads the
+// input in place where im2col writes a window-sized copy of it (the
+// issue's conv_bn_relu: 0.27 ms im2col + gemm), except weight gradients
+// (CudaConvolutionToGemmOptions), which cuDNN's forward convolution runs
+// slowly.
 #ifndef PASSES_CONVOLUTION_TO_GEMM_H_
 #define PASSES_CONVOLUTION_TO_GEMM_H_
 
@@ -51,10 +62,17 @@ struct ConvolutionToGemmOptions {
   int64_t min_flops;
   // Convolutions whose im2col matrix would be larger stay direct kernels.
   int64_t max_im2col_bytes;
+  // Unless negative: only convolutions with at most this many output
+  // positions, and fewer than their kernel positions, are rewritten (the
+  // shape of a weight gradient); the others stay for a convolution library.
+  int64_t max_output_positions;
 };
 
-// The defaults the pipeline and `--passes=convolution-to-gemm` use.
+// The defaults the rocm pipeline and `--passes=convolution-to-gemm` use.
 ConvolutionToGemmOptions DefaultConvolutionToGemmOptions();
+// The cuda pipeline's: weight-gradient convolutions only, where cuDNN's
+// forward convolution is slow (the .cc says why); cuDNN runs the rest.
+ConvolutionToGemmOptions CudaConvolutionToGemmOptions();
 
 class ConvolutionToGemm : public HloPass {
  public:

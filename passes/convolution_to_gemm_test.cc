@@ -125,7 +125,29 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"bf16_to_f32", "2,6,6,4", "3,3,4,5", "bf16", "f32[2,6,6,5]",
              "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"},
         Case{"f16", "1,5,5,3", "2,2,3,2", "f16", "f16[1,4,4,2]",
-             "window={size=2x2}, dim_labels=b01f_01io->b01f"}),
+             "window={size=2x2}, dim_labels=b01f_01io->b01f"},
+        // Fewer output positions than kernel positions: the im2col matrix
+        // gathered by output position. A weight gradient as JAX writes it
+        // (the activations' batch as the contracted feature, the window
+        // the size of the input, the output the kernel's 3x3).
+        Case{"weight_gradient", "3,10,10,4", "8,8,4,5", "f32", "f32[3,3,3,5]",
+             "window={size=8x8}, dim_labels=b01f_01io->b01f"},
+        // A strided conv's weight gradient: rhs dilation 2, padding.
+        Case{"weight_gradient_dilated", "2,8,8,3", "4,4,3,2", "f32",
+             "f32[2,3,3,2]",
+             "window={size=4x4 pad=1_0x0_1 rhs_dilate=2x2}, "
+             "dim_labels=b01f_01io->b01f"},
+        // Window strides, negative padding, channels first.
+        Case{"few_outputs_strided", "2,3,9,8", "4,3,5,5", "f32", "f32[2,4,4,2]",
+             "window={size=5x5 stride=2x1 pad=1_1x-1_-1}, "
+             "dim_labels=bf01_oi01->bf01"},
+        Case{"few_outputs_1d", "2,20,3", "16,3,4", "f32", "f32[2,5,4]",
+             "window={size=16}, dim_labels=b0f_0io->b0f"},
+        // One output position: the whole input is its window.
+        Case{"one_output_position", "2,4,4,3", "4,4,3,5", "f32", "f32[2,1,1,5]",
+             "window={size=4x4}, dim_labels=b01f_01io->b01f"},
+        Case{"weight_gradient_bf16", "3,10,10,4", "8,8,4,5", "bf16",
+             "bf16[3,3,3,5]", "window={size=8x8}, dim_labels=b01f_01io->b01f"}),
     [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
 
 // What the pass must leave alone: convolutions it does not lower.
@@ -178,6 +200,41 @@ TEST(ConvolutionToGemmTest, SizeThresholds) {
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_FALSE(*changed);
   EXPECT_EQ(bounded.statistics().at("convolutions-kept-im2col-too-large"), 1);
+}
+
+// The cuda pipeline's options rewrite only weight-gradient shapes (fewer
+// output positions than kernel positions, at most 64), whatever their
+// size; a forward 3x3 conv stays for cuDNN.
+TEST(ConvolutionToGemmTest, CudaRewritesOnlyWeightGradients) {
+  const char* kText = R"(
+HloModule cuda_convs
+
+ENTRY main {
+  x = f32[2,12,12,4] parameter(0)
+  w = f32[3,3,4,5] parameter(1)
+  g = f32[10,10,4,5] parameter(2)
+  x2 = f32[2,80,80,4] parameter(3)
+  g2 = f32[71,71,4,5] parameter(4)
+  forward = f32[2,12,12,5] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  gradient = f32[2,3,3,5] convolution(x, g), window={size=10x10}, dim_labels=b01f_01io->b01f
+  many = f32[2,10,10,5] convolution(x2, g2), window={size=71x71}, dim_labels=b01f_01io->b01f
+  ROOT t = (f32[2,12,12,5], f32[2,3,3,5], f32[2,10,10,5]) tuple(forward, gradient, many)
+}
+)";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndVerify(kText);
+  ASSERT_TRUE(module.ok()) << module.status();
+  ConvolutionToGemm pass(CudaConvolutionToGemmOptions());
+  absl::StatusOr<bool> changed = RunAndVerify(pass, module->get());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  EXPECT_EQ(pass.statistics().at("convolutions-rewritten"), 1);
+  // forward: 144 positions, more than its 9 kernel positions; many: 100
+  // positions, over 64.
+  EXPECT_EQ(pass.statistics().at("convolutions-kept-many-output-positions"), 2);
+  EXPECT_EQ(CountOpcode(**module, HloOpcode::kConvolution), 2);
+  EXPECT_EQ(CountOpcode(**module, HloOpcode::kDot), 1);
+  // Nine windows of the input, one slice each.
+  EXPECT_EQ(CountOpcode(**module, HloOpcode::kSlice), 9);
 }
 
 std::string ReadFile(const std::string& path) {

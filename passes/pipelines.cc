@@ -168,9 +168,14 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // Every runtime gathers, scatters and exchanges flat chunks.
   pipeline.AddPass<CollectiveLayout>();
   // On CUDA, convolutions are cuDNN calls, in the tensor orders cuDNN
-  // reads in place; ROCm has no convolution library here (no MIOpen in
-  // Debian) and the CPU has its own convolution emitter.
-  if (platform == "cuda") pipeline.AddPass<ConvolutionLayout>();
+  // reads in place, except weight gradients, which cuDNN's forward
+  // convolution runs slowly and a gemm does not (convolution_to_gemm.h);
+  // ROCm has no convolution library here (no MIOpen in Debian) and the
+  // CPU has its own convolution emitter.
+  if (platform == "cuda") {
+    pipeline.AddPass<ConvolutionToGemm>(CudaConvolutionToGemmOptions());
+    pipeline.AddPass<ConvolutionLayout>();
+  }
   // ROCm has no convolution library, but its dots are tiled GEMM kernels
   // (backends/gpu/tiled_dot_emitter.cc, MFMA on CDNA): a convolution large
   // enough to pay for its im2col copy runs as one of them, the rest stay
