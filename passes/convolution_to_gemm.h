@@ -65,7 +65,9 @@ struct ConvolutionToGemmOptions {
   // Unless negative: only convolutions with at most this many output
   // positions, and fewer than their kernel positions, are rewritten (the
   // shape of a weight gradient); the others stay for a convolution library.
-  int64_t max_output_positions;
+  // Negative unless given: {min_flops, max_im2col_bytes} rewrites every
+  // size the two allow.
+  int64_t max_output_positions = -1;
 };
 
 // The defaults the rocm pipeline and `--passes=convolution-to-gemm` use.
