@@ -165,106 +165,69 @@ HloInstruction* PaddedInput(HloComputation* computation, HloInstruction* x,
   return input;
 }
 
-// The im2col matrix [N, out..., K * C_in] of the canonical input `x`
-// ([N, spatial..., C_in]): a slice [N, out..., C_in] per kernel position
-// (strided by the window strides), concatenated along C_in.
-HloInstruction* Im2colByKernelPosition(HloComputation* computation,
-                                       HloInstruction* x, const Window& window,
-                                       const ConvGeometry& g) {
+// The im2col matrix of the canonical input `x` ([N, spatial..., C_in]), in
+// one of two orders (ConvGeometry::by_output_position):
+//   by kernel position: [N, out..., K * C_in], a slice [N, out..., C_in]
+//     per kernel position (starting at the position times the window
+//     dilation, strided by the window strides), concatenated along C_in;
+//   by output position: [P * N, kernel..., C_in], rows ordered (position,
+//     n), a slice [N, kernel..., C_in] per output position, the window it
+//     reads (starting at the position times the stride, strided by the
+//     window dilation), concatenated along N.
+// Either way the slices walk one grid of positions row-major and cover the
+// other grid's extent.
+HloInstruction* Im2col(HloComputation* computation, HloInstruction* x,
+                       const Window& window, const ConvGeometry& g) {
   const int64_t ns = static_cast<int64_t>(g.kernel.size());
   const PrimitiveType type = x->shape().element_type();
+  const bool by_output = g.by_output_position;
+  const std::vector<int64_t>& walked = by_output ? g.out_spatial : g.kernel;
+  const std::vector<int64_t>& covered = by_output ? g.kernel : g.out_spatial;
+  const int64_t count = by_output ? g.output_positions : g.kernel_positions;
+  const int64_t joined = by_output ? 0 : ns + 1;  // the concatenated dim
   HloInstruction* input = PaddedInput(computation, x, window, g);
   std::vector<int64_t> slice_dims = {g.batch};
-  slice_dims.insert(slice_dims.end(), g.out_spatial.begin(),
-                    g.out_spatial.end());
+  slice_dims.insert(slice_dims.end(), covered.begin(), covered.end());
   slice_dims.push_back(g.in_features);
-  std::vector<HloInstruction*> columns;
-  std::vector<int64_t> position(ns, 0);  // row-major over the kernel
-  for (int64_t k = 0; k < g.kernel_positions; ++k) {
+  std::vector<HloInstruction*> slices;
+  std::vector<int64_t> position(ns, 0);  // row-major over `walked`
+  for (int64_t k = 0; k < count; ++k) {
     std::vector<int64_t> starts(ns + 2, 0), strides(ns + 2, 1),
         limits = slice_dims;
     for (int64_t d = 0; d < ns; ++d) {
       const WindowDimension& wd = window.dimensions[d];
-      starts[1 + d] = position[d] * wd.window_dilation +
-                      std::max<int64_t>(0, -wd.padding_low);
-      strides[1 + d] = wd.stride;
-      limits[1 + d] = starts[1 + d] + (g.out_spatial[d] - 1) * wd.stride + 1;
-    }
-    if (slice_dims == input->shape().dimensions() &&
-        std::all_of(starts.begin(), starts.end(),
-                    [](int64_t s) { return s == 0; })) {
-      columns.push_back(input);  // the whole input, as a 1x1 stride-1 conv
-    } else {
-      auto slice = HloInstruction::Create(
-          HloOpcode::kSlice, Shape::Array(type, slice_dims), {input});
-      slice->mutable_attrs().slice_starts = starts;
-      slice->mutable_attrs().slice_limits = limits;
-      slice->mutable_attrs().slice_strides = strides;
-      columns.push_back(computation->AddInstruction(std::move(slice)));
-    }
-    for (int64_t d = ns - 1; d >= 0; --d) {
-      if (++position[d] < g.kernel[d]) break;
-      position[d] = 0;
-    }
-  }
-  if (columns.size() == 1) return columns.front();
-  std::vector<int64_t> dims = slice_dims;
-  dims.back() = g.kernel_positions * g.in_features;
-  auto concat = HloInstruction::Create(HloOpcode::kConcatenate,
-                                       Shape::Array(type, dims), columns);
-  concat->mutable_attrs().dimensions = {ns + 1};
-  return computation->AddInstruction(std::move(concat));
-}
-
-// The same matrix gathered by output position, rows ordered (position, n):
-// [P * N, kernel..., C_in] for P output positions, a slice [N, kernel...,
-// C_in] of the window each position reads (strided by the window
-// dilation), concatenated along N.
-HloInstruction* Im2colByOutputPosition(HloComputation* computation,
-                                       HloInstruction* x, const Window& window,
-                                       const ConvGeometry& g) {
-  const int64_t ns = static_cast<int64_t>(g.kernel.size());
-  const PrimitiveType type = x->shape().element_type();
-  HloInstruction* input = PaddedInput(computation, x, window, g);
-  std::vector<int64_t> slice_dims = {g.batch};
-  slice_dims.insert(slice_dims.end(), g.kernel.begin(), g.kernel.end());
-  slice_dims.push_back(g.in_features);
-  std::vector<HloInstruction*> windows;
-  std::vector<int64_t> position(ns, 0);  // row-major over the output
-  for (int64_t o = 0; o < g.output_positions; ++o) {
-    std::vector<int64_t> starts(ns + 2, 0), strides(ns + 2, 1),
-        limits = slice_dims;
-    for (int64_t d = 0; d < ns; ++d) {
-      const WindowDimension& wd = window.dimensions[d];
+      const int64_t step = by_output ? wd.stride : wd.window_dilation;
+      const int64_t within = by_output ? wd.window_dilation : wd.stride;
       starts[1 + d] =
-          position[d] * wd.stride + std::max<int64_t>(0, -wd.padding_low);
-      strides[1 + d] = wd.window_dilation;
-      limits[1 + d] =
-          starts[1 + d] + (g.kernel[d] - 1) * wd.window_dilation + 1;
+          position[d] * step + std::max<int64_t>(0, -wd.padding_low);
+      strides[1 + d] = within;
+      limits[1 + d] = starts[1 + d] + (covered[d] - 1) * within + 1;
     }
     if (slice_dims == input->shape().dimensions() &&
         std::all_of(starts.begin(), starts.end(),
                     [](int64_t s) { return s == 0; })) {
-      windows.push_back(input);  // one position whose window is the input
+      // The whole input: a 1x1 stride-1 conv, or one output position
+      // whose window is the input.
+      slices.push_back(input);
     } else {
       auto slice = HloInstruction::Create(
           HloOpcode::kSlice, Shape::Array(type, slice_dims), {input});
       slice->mutable_attrs().slice_starts = starts;
       slice->mutable_attrs().slice_limits = limits;
       slice->mutable_attrs().slice_strides = strides;
-      windows.push_back(computation->AddInstruction(std::move(slice)));
+      slices.push_back(computation->AddInstruction(std::move(slice)));
     }
     for (int64_t d = ns - 1; d >= 0; --d) {
-      if (++position[d] < g.out_spatial[d]) break;
+      if (++position[d] < walked[d]) break;
       position[d] = 0;
     }
   }
-  if (windows.size() == 1) return windows.front();
+  if (slices.size() == 1) return slices.front();
   std::vector<int64_t> dims = slice_dims;
-  dims.front() = g.output_positions * g.batch;
+  dims[joined] *= count;
   auto concat = HloInstruction::Create(HloOpcode::kConcatenate,
-                                       Shape::Array(type, dims), windows);
-  concat->mutable_attrs().dimensions = {0};
+                                       Shape::Array(type, dims), slices);
+  concat->mutable_attrs().dimensions = {joined};
   return computation->AddInstruction(std::move(concat));
 }
 
@@ -291,11 +254,8 @@ absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* conv,
   HloInstruction* x = AddTranspose(computation, conv->operand(0), x_order);
   HloInstruction* w = AddTranspose(computation, conv->operand(1), w_order);
   const int64_t depth = g.kernel_positions * g.in_features;
-  HloInstruction* lhs = Reshaped(
-      computation,
-      g.by_output_position ? Im2colByOutputPosition(computation, x, window, g)
-                           : Im2colByKernelPosition(computation, x, window, g),
-      {g.rows, depth}, /*bitcast=*/true);
+  HloInstruction* lhs = Reshaped(computation, Im2col(computation, x, window, g),
+                                 {g.rows, depth}, /*bitcast=*/true);
   HloInstruction* rhs =
       Reshaped(computation, w, {depth, g.out_features}, /*bitcast=*/true);
 
