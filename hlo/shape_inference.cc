@@ -6,7 +6,7 @@
 // accepts after its generic checks: async-start, async-update, async-done,
 // custom-call, all-gather-start, all-gather-done, collective-broadcast,
 // collective-permute-start, collective-permute-done, collective-reduce,
-// ragged-all-to-all, ragged-dot, scaled-dot, shuffle.
+// ragged-all-to-all, scaled-dot, shuffle.
 #include "hlo/shape_inference.h"
 
 #include <algorithm>
@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hlo/computation.h"
+#include "hlo/ragged_dot.h"
 #include "hlo/status_macros.h"
 
 namespace hloc {
@@ -2184,7 +2185,6 @@ bool HasShapeInference(HloOpcode opcode) {
     case HloOpcode::kCollectivePermuteDone:
     case HloOpcode::kCollectiveReduce:
     case HloOpcode::kRaggedAllToAll:
-    case HloOpcode::kRaggedDot:
     case HloOpcode::kScaledDot:
     case HloOpcode::kShuffle:
       return false;
@@ -2505,6 +2505,14 @@ absl::StatusOr<Shape> InferInstructionShape(const HloInstruction& instr) {
           shapes[0], shapes[1],
           attrs.dot_dimension_numbers.value_or(DotDimensionNumbers{}),
           declared.element_type());
+    case HloOpcode::kRaggedDot:
+      HLOC_RETURN_IF_ERROR(ExpectOperandCount(instr, n, 3));
+      if (!attrs.ragged_dot_dimension_numbers.has_value()) {
+        return InvalidArgument("ragged-dot has no dimension numbers");
+      }
+      return InferRaggedDotShape(shapes[0], shapes[1], shapes[2],
+                                 *attrs.ragged_dot_dimension_numbers,
+                                 declared.element_type());
     case HloOpcode::kConvolution:
       HLOC_RETURN_IF_ERROR(ExpectOperandCount(instr, n, 2));
       if (!attrs.convolution_dimension_numbers.has_value()) {

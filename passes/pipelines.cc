@@ -25,6 +25,7 @@
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
 #include "passes/radix_sort_rewriter.h"
+#include "passes/ragged_dot_expander.h"
 #include "passes/reduce_window_to_scan.h"
 #include "passes/reduction_splitter.h"
 #include "passes/rng_bit_generator_expander.h"
@@ -112,6 +113,9 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // generator's rounds mapped over iota counters) compiles like any
   // elementwise code.
   pipeline.AddPass<RngBitGeneratorExpander>();
+  // No backend has a grouped-gemm kernel: ragged-dot (JAX's lowering of
+  // lax.ragged_dot for GPUs) is masks and one dot, as XLA expands it.
+  pipeline.AddPass<RaggedDotExpander>();
   // GPUs have no solver library call here (the CPU calls LAPACK): cholesky
   // becomes a loop of GPU kernels, triangular-solve the inverse of the
   // triangle by recursive doubling and a dot, with no loop: a loop

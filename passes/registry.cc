@@ -30,6 +30,7 @@
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
 #include "passes/radix_sort_rewriter.h"
+#include "passes/ragged_dot_expander.h"
 #include "passes/reduce_window_to_scan.h"
 #include "passes/reduction_splitter.h"
 #include "passes/rng_bit_generator_expander.h"
@@ -157,6 +158,9 @@ const PassEntry kPasses[] = {
      "sorts of rows of 1024 or more by a key order (jnp.sort, argsort) as "
      "the GPU radix sort custom call",
      Make<RadixSortRewriter>},
+    {"ragged-dot-expander",
+     "ragged-dot as masked copies of its operands and one dot",
+     Make<RaggedDotExpander>},
     {"reduce-window-to-scan",
      "prefix reduce-windows (cumsum, cumprod, cummax, ...) as associative "
      "scans (GPU)",

@@ -1,5 +1,5 @@
-// dot and convolution. Operands are rearranged into a canonical order
-// (dot: [batch, m, k] x [batch, k, n]; convolution: [batch, spatial...,
+// dot, ragged-dot and convolution. Operands are rearranged into a canonical
+// order (dot: [batch, m, k] x [batch, k, n]; convolution: [batch, spatial...,
 // feature] x [spatial..., in, out]), converted to the accumulation type (f32
 // for f16/bf16/f32, f64, the complex type, or wrapping u64 for integers and
 // pred), multiplied with every output element summing its products in order
@@ -16,6 +16,7 @@
 #include "hlo/evaluator/kernel_util.h"
 #include "hlo/evaluator/kernels.h"
 #include "hlo/evaluator/strided_copy.h"
+#include "hlo/ragged_dot.h"
 
 namespace hloc {
 namespace eval {
@@ -225,15 +226,14 @@ std::vector<int64_t> FreeDims(int64_t rank, const std::vector<int64_t>& batch,
 
 }  // namespace
 
-absl::StatusOr<Literal> EvaluateDot(const HloInstruction& instr,
-                                    OperandValues& operands) {
-  if (!instr.attrs().dot_dimension_numbers.has_value()) {
-    return InstructionError(instr, "dot needs dimension numbers");
-  }
-  const DotDimensionNumbers& dn = *instr.attrs().dot_dimension_numbers;
-  const Shape& lhs_shape = instr.operand(0)->shape();
-  const Shape& rhs_shape = instr.operand(1)->shape();
-  const Shape& shape = instr.shape();
+namespace {
+
+// lhs x rhs contracted as `dn` says, into `shape` (`instr` names the
+// errors).
+absl::StatusOr<Literal> Dot(const HloInstruction& instr, const Literal& lhs,
+                            const Shape& lhs_shape, const Literal& rhs,
+                            const Shape& rhs_shape,
+                            const DotDimensionNumbers& dn, const Shape& shape) {
   std::vector<int64_t> lhs_used = dn.lhs_batch_dimensions;
   lhs_used.insert(lhs_used.end(), dn.lhs_contracting_dimensions.begin(),
                   dn.lhs_contracting_dimensions.end());
@@ -284,11 +284,9 @@ absl::StatusOr<Literal> EvaluateDot(const HloInstruction& instr,
   const PrimitiveType result_type = shape.element_type();
   const PrimitiveType acc_type = AccumulationType(
       lhs_shape.element_type(), rhs_shape.element_type(), result_type);
-  absl::StatusOr<Literal> a =
-      Canonicalize(operands.Get(0), lhs_shape, lhs_order, acc_type);
+  absl::StatusOr<Literal> a = Canonicalize(lhs, lhs_shape, lhs_order, acc_type);
   if (!a.ok()) return InstructionError(instr, a.status().message());
-  absl::StatusOr<Literal> b =
-      Canonicalize(operands.Get(1), rhs_shape, rhs_order, acc_type);
+  absl::StatusOr<Literal> b = Canonicalize(rhs, rhs_shape, rhs_order, acc_type);
   if (!b.ok()) return InstructionError(instr, b.status().message());
   Literal c(Shape::Array(acc_type, {batch, m, n}));
   DispatchAcc(acc_type, [&](auto t) {
@@ -299,6 +297,231 @@ absl::StatusOr<Literal> EvaluateDot(const HloInstruction& instr,
     for (int64_t g = 0; g < batch; ++g) {
       MatMul<T>(ap + g * m * k, bp + g * k * n, cp + g * m * n, m, n, k);
     }
+  });
+  absl::StatusOr<Literal> out = Convert(std::move(c), result_type);
+  if (!out.ok()) return InstructionError(instr, out.status().message());
+  *out->mutable_shape_do_not_use() = shape;
+  return out;
+}
+
+// Which groups hold each index of the ragged dimension: for ragged-dot's
+// group_sizes [prefix.., g] (or [g]), member(p, r, i) says whether index r
+// of the ragged dimension, at prefix position p (the linear index into
+// group_sizes' leading dimensions), is in group i: start <= r < start +
+// size, start the sum of the sizes before i.
+class GroupMembership {
+ public:
+  GroupMembership(const Literal& group_sizes, int64_t extent)
+      : groups_(group_sizes.shape().dimensions(group_sizes.shape().rank() - 1)),
+        extent_(extent) {
+    const int64_t prefixes =
+        groups_ == 0 ? 0 : group_sizes.element_count() / groups_;
+    member_.assign(prefixes * extent_ * groups_, 0);
+    for (int64_t p = 0; p < prefixes; ++p) {
+      int64_t start = 0;
+      for (int64_t i = 0; i < groups_; ++i) {
+        const int64_t end = start + group_sizes.GetAsInt64(p * groups_ + i);
+        for (int64_t r = std::max<int64_t>(start, 0);
+             r < std::min(end, extent_); ++r) {
+          member_[(p * extent_ + r) * groups_ + i] = 1;
+        }
+        start = end;
+      }
+    }
+  }
+  bool operator()(int64_t prefix, int64_t r, int64_t i) const {
+    return member_[(prefix * extent_ + r) * groups_ + i] != 0;
+  }
+
+ private:
+  int64_t groups_, extent_;
+  std::vector<uint8_t> member_;
+};
+
+// The coordinates of `linear` (row-major) in `dims`.
+std::vector<int64_t> Unflatten(int64_t linear,
+                               const std::vector<int64_t>& dims) {
+  std::vector<int64_t> index(dims.size());
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
+    index[d] = dims[d] == 0 ? 0 : linear % dims[d];
+    linear = dims[d] == 0 ? 0 : linear / dims[d];
+  }
+  return index;
+}
+
+std::vector<int64_t> SizesOf(const Shape& shape,
+                             const std::vector<int64_t>& dims) {
+  std::vector<int64_t> sizes;
+  for (int64_t d : dims) sizes.push_back(shape.dimensions(d));
+  return sizes;
+}
+
+// Where a canonical index of the lhs falls for group_sizes: `first`
+// and `rest` are the lhs dimensions (in the canonical order) the two
+// canonical coordinates run over; the ragged dimension is one of
+// `rest`. Gives the ragged coordinate and the prefix position (the
+// coordinates of the prefix dimensions, linear in group_sizes' order).
+struct RaggedPosition {
+  int64_t ragged;
+  int64_t prefix;
+};
+RaggedPosition Locate(const Shape& lhs, const RaggedDotGeometry& g,
+                      const std::vector<int64_t>& first_dims, int64_t first,
+                      const std::vector<int64_t>& rest_dims, int64_t rest) {
+  const std::vector<int64_t> a = Unflatten(first, SizesOf(lhs, first_dims));
+  const std::vector<int64_t> b = Unflatten(rest, SizesOf(lhs, rest_dims));
+  auto coordinate = [&](int64_t dim) {
+    for (size_t i = 0; i < first_dims.size(); ++i) {
+      if (first_dims[i] == dim) return a[i];
+    }
+    for (size_t i = 0; i < rest_dims.size(); ++i) {
+      if (rest_dims[i] == dim) return b[i];
+    }
+    return int64_t{0};
+  };
+  RaggedPosition at{coordinate(g.lhs_ragged_dim), 0};
+  for (int64_t d : g.lhs_prefix) {
+    at.prefix = at.prefix * lhs.dimensions(d) + coordinate(d);
+  }
+  return at;
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> EvaluateDot(const HloInstruction& instr,
+                                    OperandValues& operands) {
+  if (!instr.attrs().dot_dimension_numbers.has_value()) {
+    return InstructionError(instr, "dot needs dimension numbers");
+  }
+  return Dot(instr, operands.Get(0), instr.operand(0)->shape(), operands.Get(1),
+             instr.operand(1)->shape(), *instr.attrs().dot_dimension_numbers,
+             instr.shape());
+}
+
+// A reference independent of the compilers' expansion (passes/
+// ragged_dot_expander.h, masked copies of the operands and one dot): for
+// each index of the ragged dimension, the products of the groups that
+// hold it, summed in order of the contracting index, groups in order.
+absl::StatusOr<Literal> EvaluateRaggedDot(const HloInstruction& instr,
+                                          OperandValues& operands) {
+  if (instr.operand_count() != 3 ||
+      !instr.attrs().ragged_dot_dimension_numbers.has_value()) {
+    return InstructionError(instr,
+                            "ragged-dot needs three operands and dimension "
+                            "numbers");
+  }
+  const Shape& lhs_shape = instr.operand(0)->shape();
+  const Shape& rhs_shape = instr.operand(1)->shape();
+  const Shape& shape = instr.shape();
+  const RaggedDotDimensionNumbers& rdn =
+      *instr.attrs().ragged_dot_dimension_numbers;
+  absl::StatusOr<Shape> inferred =
+      InferRaggedDotShape(lhs_shape, rhs_shape, instr.operand(2)->shape(), rdn,
+                          shape.element_type());
+  if (!inferred.ok()) {
+    return InstructionError(instr, inferred.status().message());
+  }
+  if (inferred->dimensions() != shape.dimensions()) {
+    return InstructionError(instr, "ragged-dot result has the wrong shape");
+  }
+  absl::StatusOr<RaggedDotGeometry> geometry =
+      AnalyzeRaggedDot(lhs_shape, rhs_shape, instr.operand(2)->shape(), rdn);
+  if (!geometry.ok()) {
+    return InstructionError(instr, geometry.status().message());
+  }
+  const RaggedDotGeometry& g = *geometry;
+  if (g.mode == RaggedDotMode::kBatch) {
+    return Dot(instr, operands.Get(0), lhs_shape, operands.Get(1), rhs_shape,
+               g.dot, shape);
+  }
+  const DotDimensionNumbers& dn = rdn.dot_dimension_numbers;
+  const std::vector<int64_t>& lb = dn.lhs_batch_dimensions;
+  const std::vector<int64_t>& lc = dn.lhs_contracting_dimensions;
+  const std::vector<int64_t> lhs_free = FreeDims(lhs_shape.rank(), lb, lc);
+  // Canonical operands: lhs [B, M, K]; rhs [G, B, K, N] with a group
+  // dimension (kNonContracting), else [B, K, N].
+  std::vector<int64_t> rhs_lead = dn.rhs_batch_dimensions;
+  if (g.mode == RaggedDotMode::kNonContracting) {
+    rhs_lead.insert(rhs_lead.begin(), g.rhs_group_dim);
+  }
+  std::vector<int64_t> rhs_skip = rhs_lead;
+  rhs_skip.insert(rhs_skip.end(), dn.rhs_contracting_dimensions.begin(),
+                  dn.rhs_contracting_dimensions.end());
+  const std::vector<int64_t> rhs_free =
+      FreeDims(rhs_shape.rank(), rhs_skip, {});
+  auto product = [&](const std::vector<int64_t>& dims, const Shape& s) {
+    int64_t p = 1;
+    for (int64_t d : dims) p *= s.dimensions(d);
+    return p;
+  };
+  const int64_t B = product(lb, lhs_shape), M = product(lhs_free, lhs_shape),
+                K = product(lc, lhs_shape), N = product(rhs_free, rhs_shape),
+                G = g.num_groups;
+  std::vector<int64_t> lhs_order = lb;
+  lhs_order.insert(lhs_order.end(), lhs_free.begin(), lhs_free.end());
+  lhs_order.insert(lhs_order.end(), lc.begin(), lc.end());
+  std::vector<int64_t> rhs_order = rhs_lead;
+  rhs_order.insert(rhs_order.end(), dn.rhs_contracting_dimensions.begin(),
+                   dn.rhs_contracting_dimensions.end());
+  rhs_order.insert(rhs_order.end(), rhs_free.begin(), rhs_free.end());
+  const PrimitiveType result_type = shape.element_type();
+  const PrimitiveType acc_type = AccumulationType(
+      lhs_shape.element_type(), rhs_shape.element_type(), result_type);
+  absl::StatusOr<Literal> a =
+      Canonicalize(operands.Get(0), lhs_shape, lhs_order, acc_type);
+  if (!a.ok()) return InstructionError(instr, a.status().message());
+  absl::StatusOr<Literal> b =
+      Canonicalize(operands.Get(1), rhs_shape, rhs_order, acc_type);
+  if (!b.ok()) return InstructionError(instr, b.status().message());
+  const GroupMembership member(operands.Get(2),
+                               lhs_shape.dimensions(g.lhs_ragged_dim));
+  Literal c(Shape::Array(acc_type, {shape.ElementCount()}));
+  const bool non_contracting = g.mode == RaggedDotMode::kNonContracting;
+  DispatchAcc(acc_type, [&](auto t) {
+    using T = decltype(t);
+    const T* ap = a->data<T>().data();
+    const T* bp = b->data<T>().data();
+    T* cp = c.data<T>().data();
+    if (non_contracting) {
+      // Row (batch, m) of the result: its lhs row times the rhs of each
+      // group holding its ragged index.
+      ParallelFor(B * M, 16, [&](int64_t begin, int64_t end) {
+        for (int64_t row = begin; row < end; ++row) {
+          const int64_t batch = row / M;
+          const RaggedPosition at =
+              Locate(lhs_shape, g, lb, batch, lhs_free, row % M);
+          T* out = cp + row * N;
+          for (int64_t i = 0; i < G; ++i) {
+            if (!member(at.prefix, at.ragged, i)) continue;
+            const T* w = bp + (i * B + batch) * K * N;
+            for (int64_t k = 0; k < K; ++k) {
+              const T x = ap[row * K + k];
+              for (int64_t j = 0; j < N; ++j) {
+                out[j] += Product(x, w[k * N + j]);
+              }
+            }
+          }
+        }
+      });
+      return;
+    }
+    // Result [G, B, M, N]: group i sums the terms whose ragged contracting
+    // index it holds.
+    ParallelFor(G * B * M, 16, [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        const int64_t i = row / (B * M);
+        const int64_t batch = (row / M) % B;
+        const int64_t m = row % M;
+        T* out = cp + row * N;
+        for (int64_t k = 0; k < K; ++k) {
+          const RaggedPosition at = Locate(lhs_shape, g, lb, batch, lc, k);
+          if (!member(at.prefix, at.ragged, i)) continue;
+          const T x = ap[(batch * M + m) * K + k];
+          const T* w = bp + (batch * K + k) * N;
+          for (int64_t j = 0; j < N; ++j) out[j] += Product(x, w[j]);
+        }
+      }
+    });
   });
   absl::StatusOr<Literal> out = Convert(std::move(c), result_type);
   if (!out.ok()) return InstructionError(instr, out.status().message());

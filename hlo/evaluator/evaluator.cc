@@ -714,6 +714,8 @@ absl::StatusOr<Literal> Evaluator::EvaluateInstruction(
       return EvaluateTopK(instr, operands);
     case HloOpcode::kDot:
       return EvaluateDot(instr, operands);
+    case HloOpcode::kRaggedDot:
+      return EvaluateRaggedDot(instr, operands);
     case HloOpcode::kConvolution:
       return EvaluateConvolution(instr, operands);
     case HloOpcode::kFft:

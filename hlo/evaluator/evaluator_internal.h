@@ -186,6 +186,8 @@ absl::StatusOr<Literal> EvaluateTopK(const HloInstruction& instr,
 // Contractions (dot_conv.cc).
 absl::StatusOr<Literal> EvaluateDot(const HloInstruction& instr,
                                     OperandValues& operands);
+absl::StatusOr<Literal> EvaluateRaggedDot(const HloInstruction& instr,
+                                          OperandValues& operands);
 absl::StatusOr<Literal> EvaluateConvolution(const HloInstruction& instr,
                                             OperandValues& operands);
 

@@ -5,9 +5,9 @@ where make_inputs(rng) returns the function's positional arguments (pytrees
 of NumPy arrays, small sizes). ALL merges them; a name may appear once.
 """
 
-from zoo import (arrays, control_flow, edge_cases, hunted, hunted2, hunted3,
-                 hunted4, hunted5, hunted6, hunted7, hunted8, losses, models,
-                 numerics, optimizers, research)
+from zoo import (arrays, control_flow, edge_cases, grouped_matmuls, hunted,
+                 hunted2, hunted3, hunted4, hunted5, hunted6, hunted7, hunted8,
+                 losses, models, numerics, optimizers, research)
 
 THEMES = {
     "models": models.PROGRAMS,
@@ -26,6 +26,7 @@ THEMES = {
     "hunted6": hunted6.PROGRAMS,
     "hunted7": hunted7.PROGRAMS,
     "hunted8": hunted8.PROGRAMS,
+    "grouped_matmuls": grouped_matmuls.PROGRAMS,
 }
 
 
