@@ -24,6 +24,7 @@
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
+#include "passes/gesvd_to_gesvdj.h"
 #include "passes/radix_sort_rewriter.h"
 #include "passes/ragged_dot_expander.h"
 #include "passes/reduce_window_to_scan.h"
@@ -135,6 +136,10 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
     // Before simplification, which tidies the transposes and converts.
     pipeline.AddPass<DotStrengthReduction>();
   }
+  // jnp.linalg.svd past 1024 rows or columns is JAX's gesvd call, which
+  // the cuda runtime does not implement: its Jacobi call, which it does,
+  // and transposes (before simplification, which tidies them).
+  if (platform == "cuda") pipeline.AddPass<GesvdToGesvdj>();
   pipeline.AddPass(MakeSimplificationPipeline());
   // The code generators only move and convert 8-bit floats and sub-byte
   // integers.

@@ -29,6 +29,7 @@
 #include "passes/fusion/instruction_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
+#include "passes/gesvd_to_gesvdj.h"
 #include "passes/radix_sort_rewriter.h"
 #include "passes/ragged_dot_expander.h"
 #include "passes/reduce_window_to_scan.h"
@@ -152,6 +153,10 @@ const PassEntry kPasses[] = {
     {"instruction-fusion",
      "producer-consumer fusion into kLoop and kInput (reduction) fusions",
      Make<InstructionFusion>},
+    {"gesvd-to-gesvdj",
+     "JAX's cusolver_gesvd_ffi call as its cusolver_gesvdj_ffi call and "
+     "transposes (cuda)",
+     Make<GesvdToGesvdj>},
     {"multi-output-fusion", "sibling and producer-consumer multi-output fusion",
      Make<MultiOutputFusion>},
     {"radix-sort-rewriter",

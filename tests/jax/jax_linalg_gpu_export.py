@@ -5,8 +5,8 @@ Runs on the GPU machine (JAX with its CUDA plugin). Each case is a
 jnp.linalg / jax.scipy.linalg function whose CUDA lowering calls jaxlib's
 cuSOLVER kernels (cusolver_potrf_ffi, cusolver_getrf_ffi,
 cu_lu_pivots_to_permutation, cusolver_geqrf_ffi, cusolver_orgqr_ffi,
-cusolver_syevd_ffi, cusolver_gesvdj_ffi). It writes, as jax_gpu_export.py
-does,
+cusolver_syevd_ffi, cusolver_gesvdj_ffi, cusolver_gesvd_ffi). It writes,
+as jax_gpu_export.py does,
 
   DIR/linalg_NAME/module.pb    the HloModuleProto JAX hands XLA:GPU
   DIR/linalg_NAME/in<i>.npy    the inputs
@@ -118,6 +118,17 @@ CASES = {
                            [(general, (48, 40), np.float32)]),
     "svd_values_f64": (svd_values, [(general, (9, 6), np.float64)]),
     "svd_c64": (svd_invariants(False), [(general, (5, 4), np.complex64)]),
+    # Past 1024 rows or columns JAX calls gesvd (cusolver_gesvd_ffi; for
+    # m < n on the transpose), which the cuda pipeline turns into its
+    # gesvdj call (passes/gesvd_to_gesvdj.h): tall, wide (transposed),
+    # complex, full matrices, values only.
+    "svd_gesvd_tall_f32": (svd_invariants(False),
+                           [(general, (1100, 24), np.float32)]),
+    "svd_gesvd_wide_full_f32": (svd_invariants(True),
+                                [(general, (12, 1030), np.float32)]),
+    "svd_gesvd_wide_c64": (svd_invariants(False),
+                           [(general, (2, 10, 1040), np.complex64)]),
+    "svd_gesvd_values_f64": (svd_values, [(general, (1030, 16), np.float64)]),
 }
 
 

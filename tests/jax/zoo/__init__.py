@@ -7,7 +7,7 @@ of NumPy arrays, small sizes). ALL merges them; a name may appear once.
 
 from zoo import (arrays, control_flow, edge_cases, grouped_matmuls, hunted,
                  hunted2, hunted3, hunted4, hunted5, hunted6, hunted7, hunted8,
-                 losses, models, numerics, optimizers, research)
+                 losses, models, modern_llm, numerics, optimizers, research)
 
 THEMES = {
     "models": models.PROGRAMS,
@@ -27,6 +27,7 @@ THEMES = {
     "hunted7": hunted7.PROGRAMS,
     "hunted8": hunted8.PROGRAMS,
     "grouped_matmuls": grouped_matmuls.PROGRAMS,
+    "modern_llm": modern_llm.PROGRAMS,
 }
 
 
