@@ -39,6 +39,7 @@
 #include "passes/transpose_bitcasts.h"
 #include "passes/tree_reduction.h"
 #include "passes/triangular_solve_expander.h"
+#include "passes/tridiagonal_solve_expander.h"
 #include "passes/tuple_layout.h"
 #include "passes/while_trip_count_annotator.h"
 
@@ -117,6 +118,9 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // No backend has a grouped-gemm kernel: ragged-dot (JAX's lowering of
   // lax.ragged_dot for GPUs) is masks and one dot, as XLA expands it.
   pipeline.AddPass<RaggedDotExpander>();
+  // Nor a tridiagonal solver: JAX's GPU calls to cuSPARSE's
+  // (cusparse_gtsv2_ffi) are cyclic reduction in HLO on every backend.
+  pipeline.AddPass<TridiagonalSolveExpander>();
   // GPUs have no solver library call here (the CPU calls LAPACK): cholesky
   // becomes a loop of GPU kernels, triangular-solve the inverse of the
   // triangle by recursive doubling and a dot, with no loop: a loop

@@ -47,6 +47,7 @@
 #include "passes/transpose_bitcasts.h"
 #include "passes/tree_reduction.h"
 #include "passes/triangular_solve_expander.h"
+#include "passes/tridiagonal_solve_expander.h"
 #include "passes/tuple_layout.h"
 #include "passes/tuple_simplifier.h"
 #include "passes/while_trip_count_annotator.h"
@@ -220,6 +221,10 @@ const PassEntry kPasses[] = {
     {"triangular-solve-expander",
      "triangular-solve as a while loop of row substitutions (GPUs, AArch64)",
      Make<TriangularSolveExpander>},
+    {"tridiagonal-solve-expander",
+     "JAX's GPU tridiagonal solves (cusparse_gtsv2_ffi, hipsparse_gtsv2_ffi) "
+     "as parallel cyclic reduction",
+     Make<TridiagonalSolveExpander>},
     {"while-trip-count-annotator",
      "counted while loops' trip counts in their backend_config "
      "(known_trip_count), so a runtime runs the body that many times "

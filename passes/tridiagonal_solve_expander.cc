@@ -1,0 +1,210 @@
+#include "passes/tridiagonal_solve_expander.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "hlo/computation.h"
+#include "hlo/primitive_type.h"
+#include "passes/hlo_template.h"
+
+namespace hloc {
+namespace {
+
+bool IsGtsvCall(const HloInstruction& instr) {
+  const std::string& target = instr.attrs().custom_call_target;
+  return target == "cusparse_gtsv2_ffi" || target == "hipsparse_gtsv2_ffi";
+}
+
+std::string Dims(PrimitiveType type, const std::vector<int64_t>& dims) {
+  return absl::StrCat(PrimitiveTypeName(type), "[", absl::StrJoin(dims, ","),
+                      "]");
+}
+
+// The HLO text's instructions.
+class Body {
+ public:
+  std::string Add(const std::string& name, const std::string& shape,
+                  const std::string& rest) {
+    absl::StrAppend(&text_, "  ", name, " = ", shape, " ", rest, "\n");
+    return name;
+  }
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+};
+
+std::string Expansion(const HloInstruction& call) {
+  const Shape& diag = call.operand(1)->shape();
+  const Shape& rhs = call.operand(3)->shape();
+  const PrimitiveType t = diag.element_type();
+  const int64_t rank = diag.rank();
+  const int64_t n = diag.dimensions(rank - 1);
+  const std::vector<int64_t> vdims = diag.dimensions();
+  const std::vector<int64_t> mdims = rhs.dimensions();
+  const std::string v = Dims(t, vdims), m = Dims(t, mdims);
+  const std::string vp = Dims(PRED, vdims);
+  const std::string zero_text = IsComplexType(t) ? "(0, 0)" : "0";
+  const std::string one_text = IsComplexType(t) ? "(1, 0)" : "1";
+  // The vectors broadcast along the right-hand sides.
+  std::vector<int64_t> along(rank);
+  for (int64_t d = 0; d < rank; ++d) along[d] = d;
+  const std::string broadcast_dims =
+      absl::StrCat("dimensions={", absl::StrJoin(along, ","), "}");
+  // Padding that shifts an array by `by` along the equations (dimension
+  // rank - 1 of a vector, rank - 1 of b too: b's columns come last):
+  // element i of the result is element i - by of the operand.
+  auto shift = [&](int64_t array_rank, int64_t by) {
+    std::vector<std::string> pads(array_rank, "0_0");
+    pads[rank - 1] = absl::StrCat(by, "_", -by);
+    return absl::StrCat("padding=", absl::StrJoin(pads, "x"));
+  };
+  Body body;
+  body.Add("dl", call.operand(0)->shape().ToString(false), "parameter(0)");
+  body.Add("d", v, "parameter(1)");
+  body.Add("du", call.operand(2)->shape().ToString(false), "parameter(2)");
+  body.Add("b", m, "parameter(3)");
+  body.Add("zero", Dims(t, {}), absl::StrCat("constant(", zero_text, ")"));
+  body.Add("one", Dims(t, {}), absl::StrCat("constant(", one_text, ")"));
+  body.Add("zeros", v, "broadcast(zero), dimensions={}");
+  body.Add("i", Dims(S32, vdims),
+           absl::StrCat("iota(), iota_dimension=", rank - 1));
+  body.Add("first", Dims(S32, {}), "constant(0)");
+  body.Add("last", Dims(S32, {}), absl::StrCat("constant(", n - 1, ")"));
+  body.Add("firsts", Dims(S32, vdims), "broadcast(first), dimensions={}");
+  body.Add("lasts", Dims(S32, vdims), "broadcast(last), dimensions={}");
+  body.Add("has_lower", vp, "compare(i, firsts), direction=GT");
+  body.Add("has_upper", vp, "compare(i, lasts), direction=LT");
+  // dl[0] and du[n-1] are outside the matrix: zero, whatever they hold.
+  std::string a = body.Add("a0", v, "select(has_lower, dl, zeros)");
+  std::string c = body.Add("c0", v, "select(has_upper, du, zeros)");
+  std::string dg = "d", r = "b";
+  for (int64_t s = 1, stage = 1; s < n; s *= 2, ++stage) {
+    auto name = [&](const char* what) { return absl::StrCat(what, stage); };
+    // The equations at i - s (below: past the top they are 0 = 0 with a
+    // unit diagonal) and at i + s.
+    const std::string a_below =
+        body.Add(name("a_below"), v,
+                 absl::StrCat("pad(", a, ", zero), ", shift(rank, s)));
+    const std::string c_below =
+        body.Add(name("c_below"), v,
+                 absl::StrCat("pad(", c, ", zero), ", shift(rank, s)));
+    const std::string d_below =
+        body.Add(name("d_below"), v,
+                 absl::StrCat("pad(", dg, ", one), ", shift(rank, s)));
+    const std::string r_below =
+        body.Add(name("r_below"), m,
+                 absl::StrCat("pad(", r, ", zero), ", shift(rank + 1, s)));
+    const std::string a_above =
+        body.Add(name("a_above"), v,
+                 absl::StrCat("pad(", a, ", zero), ", shift(rank, -s)));
+    const std::string c_above =
+        body.Add(name("c_above"), v,
+                 absl::StrCat("pad(", c, ", zero), ", shift(rank, -s)));
+    const std::string d_above =
+        body.Add(name("d_above"), v,
+                 absl::StrCat("pad(", dg, ", one), ", shift(rank, -s)));
+    const std::string r_above =
+        body.Add(name("r_above"), m,
+                 absl::StrCat("pad(", r, ", zero), ", shift(rank + 1, -s)));
+    // Equation i minus alpha times the one below and gamma times the one
+    // above, alpha = a[i] / d[i-s], gamma = c[i] / d[i+s].
+    const std::string alpha = body.Add(
+        name("alpha"), v, absl::StrCat("divide(", a, ", ", d_below, ")"));
+    const std::string gamma = body.Add(
+        name("gamma"), v, absl::StrCat("divide(", c, ", ", d_above, ")"));
+    const std::string a_next =
+        body.Add(name("a_product"), v,
+                 absl::StrCat("multiply(", alpha, ", ", a_below, ")"));
+    const std::string c_next =
+        body.Add(name("c_product"), v,
+                 absl::StrCat("multiply(", gamma, ", ", c_above, ")"));
+    const std::string from_below =
+        body.Add(name("d_from_below"), v,
+                 absl::StrCat("multiply(", alpha, ", ", c_below, ")"));
+    const std::string from_above =
+        body.Add(name("d_from_above"), v,
+                 absl::StrCat("multiply(", gamma, ", ", a_above, ")"));
+    const std::string d_sum =
+        body.Add(name("d_sum"), v,
+                 absl::StrCat("add(", from_below, ", ", from_above, ")"));
+    const std::string alpha_m =
+        body.Add(name("alpha_m"), m,
+                 absl::StrCat("broadcast(", alpha, "), ", broadcast_dims));
+    const std::string gamma_m =
+        body.Add(name("gamma_m"), m,
+                 absl::StrCat("broadcast(", gamma, "), ", broadcast_dims));
+    const std::string r_from_below =
+        body.Add(name("r_from_below"), m,
+                 absl::StrCat("multiply(", alpha_m, ", ", r_below, ")"));
+    const std::string r_from_above =
+        body.Add(name("r_from_above"), m,
+                 absl::StrCat("multiply(", gamma_m, ", ", r_above, ")"));
+    const std::string r_sum =
+        body.Add(name("r_sum"), m,
+                 absl::StrCat("add(", r_from_below, ", ", r_from_above, ")"));
+    a = body.Add(name("a"), v, absl::StrCat("negate(", a_next, ")"));
+    c = body.Add(name("c"), v, absl::StrCat("negate(", c_next, ")"));
+    dg =
+        body.Add(name("d"), v, absl::StrCat("subtract(", dg, ", ", d_sum, ")"));
+    r = body.Add(name("r"), m, absl::StrCat("subtract(", r, ", ", r_sum, ")"));
+  }
+  body.Add("d_m", m, absl::StrCat("broadcast(", dg, "), ", broadcast_dims));
+  return absl::StrCat(
+      "HloModule tridiagonal_solve_expansion\n\nENTRY "
+      "expansion {\n",
+      body.text(), "  ROOT x = ", m, " divide(", r, ", d_m)\n}\n");
+}
+
+// The call's operands as the expansion reads them, or why not.
+absl::Status Check(const HloInstruction& call) {
+  auto fail = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("custom-call ", call.name(), " (",
+                     call.attrs().custom_call_target, "): ", why));
+  };
+  if (call.operand_count() != 4 || !call.shape().IsArray()) {
+    return fail("expected operands (dl, d, du, b) and one array result");
+  }
+  const Shape& d = call.operand(1)->shape();
+  const Shape& b = call.operand(3)->shape();
+  if (!d.IsArray() || d.rank() < 1 ||
+      (!IsFloatingPointType(d.element_type()) &&
+       !IsComplexType(d.element_type()))) {
+    return fail("d must be a floating-point or complex array [batch.., n]");
+  }
+  for (int i : {0, 2}) {
+    if (!call.operand(i)->shape().Compatible(d)) {
+      return fail("dl, d and du must have one shape");
+    }
+  }
+  std::vector<int64_t> expected = d.dimensions();
+  if (!b.IsArray() || b.element_type() != d.element_type() ||
+      b.rank() != d.rank() + 1 ||
+      !std::equal(expected.begin(), expected.end(), b.dimensions().begin()) ||
+      !call.shape().Compatible(b)) {
+    return fail("b and the result must be [batch.., n, k] of d's type");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<bool> TridiagonalSolveExpander::Run(HloModule* module) {
+  return RewriteEach(
+      module, HloOpcode::kCustomCall, "tridiagonal-solves-expanded",
+      [](HloComputation*, HloInstruction* call) -> absl::StatusOr<bool> {
+        if (!IsGtsvCall(*call)) return false;
+        absl::Status valid = Check(*call);
+        if (!valid.ok()) return valid;
+        absl::StatusOr<HloInstruction*> replaced =
+            ReplaceWithTemplate(call, Expansion(*call));
+        if (!replaced.ok()) return replaced.status();
+        return true;
+      });
+}
+
+}  // namespace hloc
