@@ -58,6 +58,20 @@ absl::StatusOr<RaggedDotGeometry> AnalyzeRaggedDot(
   const std::vector<int64_t>& lc = dot.lhs_contracting_dimensions;
   const std::vector<int64_t>& rb = dot.rhs_batch_dimensions;
   const std::vector<int64_t>& rc = dot.rhs_contracting_dimensions;
+  // Every dimension number in range and paired before any indexes a
+  // shape (InferDotShape checks the rest: repeats and sizes).
+  auto in_range = [](const std::vector<int64_t>& dims, int64_t rank) {
+    for (int64_t d : dims) {
+      if (d < 0 || d >= rank) return false;
+    }
+    return true;
+  };
+  if (!in_range(lb, lhs.rank()) || !in_range(lc, lhs.rank()) ||
+      !in_range(rb, rhs.rank()) || !in_range(rc, rhs.rank()) ||
+      lb.size() != rb.size() || lc.size() != rc.size()) {
+    return Invalid("dot dimension numbers out of range or unpaired for lhs ",
+                   lhs.ToString(false), " and rhs ", rhs.ToString(false));
+  }
   RaggedDotGeometry g;
   g.num_groups = group_sizes.dimensions(group_sizes.rank() - 1);
   g.lhs_ragged_dim = dnums.lhs_ragged_dimensions[0];
@@ -79,13 +93,9 @@ absl::StatusOr<RaggedDotGeometry> AnalyzeRaggedDot(
     const std::vector<int64_t> before = Before(lc, g.lhs_ragged_dim);
     for (size_t i = 0; i < before.size(); ++i) {
       g.lhs_prefix.push_back(lc[i]);
-      if (i < rc.size()) g.rhs_prefix.push_back(rc[i]);
+      g.rhs_prefix.push_back(rc[i]);
     }
-    const size_t at = before.size();
-    if (at >= rc.size()) {
-      return Invalid("the lhs ragged contracting dimension has no rhs pair");
-    }
-    g.rhs_ragged_dim = rc[at];
+    g.rhs_ragged_dim = rc[before.size()];
   } else {
     g.mode = RaggedDotMode::kBatch;
     g.lhs_prefix = Before(lb, g.lhs_ragged_dim);

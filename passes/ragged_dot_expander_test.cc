@@ -265,6 +265,19 @@ TEST(RaggedDotTest, ShapesAndErrors) {
   EXPECT_FALSE(InferRaggedDotShape(lhs, rhs, Shape::Array(S32, {2, 3}), rows,
                                    std::nullopt)
                    .ok());
+  // Dimension numbers out of range (before group_sizes' prefix is read
+  // from them), unpaired.
+  RaggedDotDimensionNumbers batch_out_of_range = rows;
+  batch_out_of_range.dot_dimension_numbers.lhs_batch_dimensions = {7};
+  batch_out_of_range.dot_dimension_numbers.rhs_batch_dimensions = {2};
+  EXPECT_FALSE(InferRaggedDotShape(lhs, rhs, Shape::Array(S32, {8, 3}),
+                                   batch_out_of_range, std::nullopt)
+                   .ok());
+  RaggedDotDimensionNumbers unpaired = rows;
+  unpaired.dot_dimension_numbers.rhs_contracting_dimensions.clear();
+  EXPECT_FALSE(InferRaggedDotShape(lhs, rhs, Shape::Array(S32, {3}), unpaired,
+                                   std::nullopt)
+                   .ok());
   // The verifier rejects a ragged-dot whose declared result is wrong.
   EXPECT_FALSE(
       ParseAndVerify(Module("f32[8,4]", "f32[3,4,5]", "s32[3]", "f32[8,6]",
