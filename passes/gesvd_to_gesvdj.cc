@@ -100,7 +100,7 @@ std::string Expansion(const HloInstruction& call, bool compute_uv,
                   " get-tuple-element(svd), index=4\n");
   absl::StrAppend(&body, "  a_out = ", slot(0), " copy(a)\n");
   if (!compute_uv) {
-    const char* zero = complex ? "(0, 0)" : "0";
+    const std::string zero = ConstantText(t, 0);
     absl::StrAppend(&body, "  first = ", slot(2), " constant(", zero, ")\n");
     absl::StrAppend(&body, "  second = ", slot(3), " constant(", zero, ")\n");
   } else {

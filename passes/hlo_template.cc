@@ -6,8 +6,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "hlo/computation.h"
 #include "hlo/module.h"
+#include "hlo/primitive_type.h"
 #include "hlo/status_macros.h"
 #include "hlo/text/parser.h"
 #include "passes/call_inliner.h"
@@ -61,6 +63,23 @@ absl::StatusOr<HloInstruction*> ReplaceWithTemplate(
   // The inlined copy of the entry has no caller left.
   HLOC_RETURN_IF_ERROR(module->RemoveComputation(remap.at(entry)));
   return result;
+}
+
+std::string ShapeText(PrimitiveType type, const std::vector<int64_t>& dims) {
+  return absl::StrCat(PrimitiveTypeName(type), "[", absl::StrJoin(dims, ","),
+                      "]");
+}
+
+std::string ConstantText(PrimitiveType type, int value) {
+  if (type == PRED) return value != 0 ? "true" : "false";
+  if (IsComplexType(type)) return absl::StrCat("(", value, ", 0)");
+  return absl::StrCat(value);
+}
+
+std::string TemplateBody::Add(const std::string& name, const std::string& shape,
+                              const std::string& rest) {
+  absl::StrAppend(&text_, "  ", name, " = ", shape, " ", rest, "\n");
+  return name;
 }
 
 }  // namespace hloc

@@ -19,42 +19,18 @@ std::string List(const std::vector<int64_t>& values) {
   return absl::StrCat("{", absl::StrJoin(values, ","), "}");
 }
 
-std::string ShapeText(PrimitiveType type, const std::vector<int64_t>& dims) {
-  return absl::StrCat(PrimitiveTypeName(type), "[", absl::StrJoin(dims, ","),
-                      "]");
-}
-
-std::string ZeroText(PrimitiveType type) {
-  if (type == PRED) return "false";
-  if (IsComplexType(type)) return "(0, 0)";
-  return "0";
-}
-
 std::vector<int64_t> PlusOne(std::vector<int64_t> dims) {
   for (int64_t& d : dims) d += 1;
   return dims;
 }
 
-// The HLO text's lines, each instruction named `name` after `prefix`.
-class Lines {
- public:
-  std::string Add(const std::string& name, const std::string& shape,
-                  const std::string& rest) {
-    absl::StrAppend(&text_, "  ", name, " = ", shape, " ", rest, "\n");
-    return name;
-  }
-  const std::string& text() const { return text_; }
-
- private:
-  std::string text_;
-};
-
 // `x` (operand `name`, of `shape`) broadcast to [g, shape..], group i's
 // copy zero outside group i's indices of dimension `ragged`. `prefix`:
 // the dimensions of `shape` that group_sizes' leading dimensions follow
 // ("starts" and "ends" are group_sizes' bounds, [prefix.., g]).
-std::string Expand(Lines& lines, const std::string& name, const Shape& shape,
-                   int64_t ragged, const std::vector<int64_t>& prefix,
+std::string Expand(TemplateBody& lines, const std::string& name,
+                   const Shape& shape, int64_t ragged,
+                   const std::vector<int64_t>& prefix,
                    const RaggedDotGeometry& g, PrimitiveType size_type) {
   std::vector<int64_t> dims = {g.num_groups};
   dims.insert(dims.end(), shape.dimensions().begin(), shape.dimensions().end());
@@ -103,9 +79,9 @@ std::string Expand(Lines& lines, const std::string& name, const Shape& shape,
   const std::string in =
       lines.Add(name + "_in_group", wide_pred,
                 absl::StrCat("and(", after, ", ", before, ")"));
-  const std::string zero =
-      lines.Add(name + "_zero", ShapeText(shape.element_type(), {}),
-                absl::StrCat("constant(", ZeroText(shape.element_type()), ")"));
+  const std::string zero = lines.Add(
+      name + "_zero", ShapeText(shape.element_type(), {}),
+      absl::StrCat("constant(", ConstantText(shape.element_type(), 0), ")"));
   const std::string zeros =
       lines.Add(name + "_zeros", wide,
                 absl::StrCat("broadcast(", zero, "), dimensions={}"));
@@ -134,7 +110,7 @@ std::string Expansion(const HloInstruction& instr, const RaggedDotGeometry& g) {
   const DotDimensionNumbers& dn =
       instr.attrs().ragged_dot_dimension_numbers->dot_dimension_numbers;
   const std::string result = instr.shape().ToString(/*print_layout=*/false);
-  Lines lines;
+  TemplateBody lines;
   lines.Add("lhs", lhs.ToString(false), "parameter(0)");
   lines.Add("rhs", rhs.ToString(false), "parameter(1)");
   lines.Add("sizes", sizes_text, "parameter(2)");

@@ -18,25 +18,6 @@ bool IsGtsvCall(const HloInstruction& instr) {
   return target == "cusparse_gtsv2_ffi" || target == "hipsparse_gtsv2_ffi";
 }
 
-std::string Dims(PrimitiveType type, const std::vector<int64_t>& dims) {
-  return absl::StrCat(PrimitiveTypeName(type), "[", absl::StrJoin(dims, ","),
-                      "]");
-}
-
-// The HLO text's instructions.
-class Body {
- public:
-  std::string Add(const std::string& name, const std::string& shape,
-                  const std::string& rest) {
-    absl::StrAppend(&text_, "  ", name, " = ", shape, " ", rest, "\n");
-    return name;
-  }
-  const std::string& text() const { return text_; }
-
- private:
-  std::string text_;
-};
-
 std::string Expansion(const HloInstruction& call) {
   const Shape& diag = call.operand(1)->shape();
   const Shape& rhs = call.operand(3)->shape();
@@ -45,10 +26,8 @@ std::string Expansion(const HloInstruction& call) {
   const int64_t n = diag.dimensions(rank - 1);
   const std::vector<int64_t> vdims = diag.dimensions();
   const std::vector<int64_t> mdims = rhs.dimensions();
-  const std::string v = Dims(t, vdims), m = Dims(t, mdims);
-  const std::string vp = Dims(PRED, vdims);
-  const std::string zero_text = IsComplexType(t) ? "(0, 0)" : "0";
-  const std::string one_text = IsComplexType(t) ? "(1, 0)" : "1";
+  const std::string v = ShapeText(t, vdims), m = ShapeText(t, mdims);
+  const std::string vp = ShapeText(PRED, vdims);
   // The vectors broadcast along the right-hand sides.
   std::vector<int64_t> along(rank);
   for (int64_t d = 0; d < rank; ++d) along[d] = d;
@@ -62,20 +41,22 @@ std::string Expansion(const HloInstruction& call) {
     pads[rank - 1] = absl::StrCat(by, "_", -by);
     return absl::StrCat("padding=", absl::StrJoin(pads, "x"));
   };
-  Body body;
+  TemplateBody body;
   body.Add("dl", call.operand(0)->shape().ToString(false), "parameter(0)");
   body.Add("d", v, "parameter(1)");
   body.Add("du", call.operand(2)->shape().ToString(false), "parameter(2)");
   body.Add("b", m, "parameter(3)");
-  body.Add("zero", Dims(t, {}), absl::StrCat("constant(", zero_text, ")"));
-  body.Add("one", Dims(t, {}), absl::StrCat("constant(", one_text, ")"));
+  body.Add("zero", ShapeText(t, {}),
+           absl::StrCat("constant(", ConstantText(t, 0), ")"));
+  body.Add("one", ShapeText(t, {}),
+           absl::StrCat("constant(", ConstantText(t, 1), ")"));
   body.Add("zeros", v, "broadcast(zero), dimensions={}");
-  body.Add("i", Dims(S32, vdims),
+  body.Add("i", ShapeText(S32, vdims),
            absl::StrCat("iota(), iota_dimension=", rank - 1));
-  body.Add("first", Dims(S32, {}), "constant(0)");
-  body.Add("last", Dims(S32, {}), absl::StrCat("constant(", n - 1, ")"));
-  body.Add("firsts", Dims(S32, vdims), "broadcast(first), dimensions={}");
-  body.Add("lasts", Dims(S32, vdims), "broadcast(last), dimensions={}");
+  body.Add("first", ShapeText(S32, {}), "constant(0)");
+  body.Add("last", ShapeText(S32, {}), absl::StrCat("constant(", n - 1, ")"));
+  body.Add("firsts", ShapeText(S32, vdims), "broadcast(first), dimensions={}");
+  body.Add("lasts", ShapeText(S32, vdims), "broadcast(last), dimensions={}");
   body.Add("has_lower", vp, "compare(i, firsts), direction=GT");
   body.Add("has_upper", vp, "compare(i, lasts), direction=LT");
   // dl[0] and du[n-1] are outside the matrix: zero, whatever they hold.

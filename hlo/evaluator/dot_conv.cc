@@ -506,7 +506,16 @@ absl::StatusOr<Literal> EvaluateRaggedDot(const HloInstruction& instr,
       return;
     }
     // Result [G, B, M, N]: group i sums the terms whose ragged contracting
-    // index it holds.
+    // index it holds (which those are depends on the batch and the term).
+    std::vector<uint8_t> holds(G * B * K);
+    for (int64_t batch = 0; batch < B; ++batch) {
+      for (int64_t k = 0; k < K; ++k) {
+        const RaggedPosition at = Locate(lhs_shape, g, lb, batch, lc, k);
+        for (int64_t i = 0; i < G; ++i) {
+          holds[(i * B + batch) * K + k] = member(at.prefix, at.ragged, i);
+        }
+      }
+    }
     ParallelFor(G * B * M, 16, [&](int64_t begin, int64_t end) {
       for (int64_t row = begin; row < end; ++row) {
         const int64_t i = row / (B * M);
@@ -514,8 +523,7 @@ absl::StatusOr<Literal> EvaluateRaggedDot(const HloInstruction& instr,
         const int64_t m = row % M;
         T* out = cp + row * N;
         for (int64_t k = 0; k < K; ++k) {
-          const RaggedPosition at = Locate(lhs_shape, g, lb, batch, lc, k);
-          if (!member(at.prefix, at.ragged, i)) continue;
+          if (!holds[(i * B + batch) * K + k]) continue;
           const T x = ap[(batch * M + m) * K + k];
           const T* w = bp + (batch * K + k) * N;
           for (int64_t j = 0; j < N; ++j) out[j] += Product(x, w[j]);
