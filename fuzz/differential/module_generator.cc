@@ -551,6 +551,9 @@ class Generator {
 
   Value Dot(Type t, const Dims& dims, int depth) {
     if (t == Type::kPred || dims.size() > 3) return Leaf(t, dims);
+    if ((dims.size() == 2 || dims.size() == 3) && src_.OneIn(3)) {
+      return RaggedDot(t, dims, depth);
+    }
     const int64_t k = RandomDim();
     Dims lhs, rhs;
     std::string attrs;
@@ -594,6 +597,55 @@ class Generator {
     }
     return Emit(t, dims,
                 absl::StrCat("dot(", a.name, ", ", b.name, "), ", attrs), m);
+  }
+
+  // ragged-dot (hlo/ragged_dot.h): [m, n] from lhs [m, k] whose rows fall
+  // in groups, each row times its group's [k, n] of rhs [g, k, n]; or
+  // [g, m, n], the contraction over k split among the g groups. The sizes
+  // are a constant, some zero or negative (empty or overlapping groups),
+  // their sum short of, at or past the ragged dimension: the cpu backend
+  // computes the expansion (passes/ragged_dot_expander.h), the evaluator
+  // the groups directly.
+  Value RaggedDot(Type t, const Dims& dims, int depth) {
+    const bool rows = dims.size() == 2;
+    const int64_t groups = rows ? 1 + src_.Below(4) : dims[0];
+    if (groups == 0) return Leaf(t, dims);
+    const int64_t m = dims[rows ? 0 : 1], n = dims[rows ? 1 : 2];
+    const int64_t k = RandomDim();
+    const int64_t extent = rows ? m : k;
+    std::vector<int64_t> sizes;
+    for (int64_t i = 0; i < groups; ++i) {
+      sizes.push_back(static_cast<int64_t>(src_.Below(extent + 3)) - 1);
+    }
+    const Dims lhs = {m, k};
+    const Dims rhs = rows ? Dims{groups, k, n} : Dims{k, n};
+    const std::string attrs =
+        rows ? "lhs_contracting_dims={1}, rhs_contracting_dims={1}, "
+               "lhs_ragged_dims={0}, rhs_group_dims={0}"
+             : "lhs_contracting_dims={1}, rhs_contracting_dims={0}, "
+               "lhs_ragged_dims={1}";
+    Value a, b;
+    Magnitude mag;
+    if (IsFloat(t)) {
+      // Overlapping groups sum up to every group's k terms.
+      const double terms = std::max<int64_t>(k * groups, 1);
+      a = ExactOperand(t, lhs, depth, terms, 4, 2, /*finite=*/true);
+      b = ExactOperand(t, rhs, depth, terms, a.magnitude.bound,
+                       a.magnitude.grid, /*finite=*/true);
+      mag = {true, terms * a.magnitude.bound * b.magnitude.bound,
+             a.magnitude.grid + b.magnitude.grid};
+      if (!FitsExactly(mag, t)) return Leaf(t, dims);
+    } else {
+      a = Gen(t, lhs, depth + 1);
+      b = Gen(t, rhs, depth + 1);
+    }
+    const Value s =
+        Emit(Type::kS32, {groups},
+             absl::StrCat("constant({", absl::StrJoin(sizes, ", "), "})"), {});
+    return Emit(t, dims,
+                absl::StrCat("ragged-dot(", a.name, ", ", b.name, ", ", s.name,
+                             "), ", attrs),
+                mag);
   }
 
   ByteSource& src_;
