@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hlo/computation.h"
+#include "hlo/lapack_custom_call.h"
 #include "hlo/primitive_type.h"
 #include "passes/hlo_template.h"
 
@@ -17,21 +18,6 @@ namespace {
 
 constexpr char kGesvd[] = "cusolver_gesvd_ffi";
 constexpr char kGesvdj[] = "cusolver_gesvdj_ffi";
-
-// The boolean `name = true|false` of the call's attribute dictionary
-// ("{compute_uv = true, full_matrices = false, transposed = false}").
-std::optional<bool> Flag(absl::string_view config, absl::string_view name) {
-  const size_t at = config.find(name);
-  if (at == absl::string_view::npos) return std::nullopt;
-  absl::string_view rest = config.substr(at + name.size());
-  const size_t eq = rest.find('=');
-  if (eq == absl::string_view::npos) return std::nullopt;
-  rest = rest.substr(eq + 1);
-  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-  if (absl::StartsWith(rest, "true")) return true;
-  if (absl::StartsWith(rest, "false")) return false;
-  return std::nullopt;
-}
 
 // `type[batch.., rows, cols]` in the column-major matrix layout the solver
 // calls use.
@@ -141,9 +127,18 @@ absl::StatusOr<bool> GesvdToGesvdj::Run(HloModule* module) {
       [](HloComputation*, HloInstruction* call) -> absl::StatusOr<bool> {
         if (call->attrs().custom_call_target != kGesvd) return false;
         const std::string& config = call->backend_config();
-        const std::optional<bool> compute_uv = Flag(config, "compute_uv");
-        const std::optional<bool> full = Flag(config, "full_matrices");
-        const std::optional<bool> transposed = Flag(config, "transposed");
+        // jaxlib's attribute dictionary: {compute_uv = true,
+        // full_matrices = false, transposed = false}.
+        std::optional<bool> compute_uv, full, transposed;
+        absl::StatusOr<std::vector<std::pair<std::string, int64_t>>>
+            attributes = ParseFfiIntegerAttributes(config);
+        if (attributes.ok()) {
+          for (const auto& [name, value] : *attributes) {
+            if (name == "compute_uv") compute_uv = value != 0;
+            if (name == "full_matrices") full = value != 0;
+            if (name == "transposed") transposed = value != 0;
+          }
+        }
         const Shape& shape = call->shape();
         if (!compute_uv || !full || !transposed || call->operand_count() != 1 ||
             !shape.IsTuple() || shape.tuple_shapes().size() != 5 ||
