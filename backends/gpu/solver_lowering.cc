@@ -2,12 +2,9 @@
 
 #include <utility>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
+#include "hlo/lapack_custom_call.h"
 #include "hlo/status_macros.h"
 #include "runtime/solver_check.h"
 
@@ -46,39 +43,9 @@ absl::Status CallError(const HloInstruction& call, absl::string_view message) {
 // ("{lower = true, algorithm = 0 : ui8}"): booleans as 0 and 1, integers.
 absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> ParseAttributes(
     const HloInstruction& call) {
-  absl::string_view text = absl::StripAsciiWhitespace(call.backend_config());
-  std::vector<std::pair<std::string, int64_t>> attributes;
-  if (text.empty()) return attributes;
-  if (!absl::ConsumePrefix(&text, "{") || !absl::ConsumeSuffix(&text, "}")) {
-    return CallError(call,
-                     absl::StrCat("backend_config '", call.backend_config(),
-                                  "' is not an attribute dictionary "
-                                  "{name = value, ...}"));
-  }
-  for (absl::string_view entry :
-       absl::StrSplit(text, ',', absl::SkipWhitespace())) {
-    std::vector<absl::string_view> name_value = absl::StrSplit(entry, '=');
-    if (name_value.size() != 2) {
-      return CallError(call, absl::StrCat("backend_config entry '", entry,
-                                          "' is not name = value"));
-    }
-    absl::string_view value = name_value[1];
-    const size_t colon = value.find(':');
-    if (colon != absl::string_view::npos) value = value.substr(0, colon);
-    value = absl::StripAsciiWhitespace(value);
-    int64_t number = 0;
-    if (value == "true") {
-      number = 1;
-    } else if (value == "false") {
-      number = 0;
-    } else if (!absl::SimpleAtoi(value, &number)) {
-      return CallError(call, absl::StrCat("backend_config entry '", entry,
-                                          "' is neither a boolean nor an "
-                                          "integer"));
-    }
-    attributes.emplace_back(
-        std::string(absl::StripAsciiWhitespace(name_value[0])), number);
-  }
+  absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> attributes =
+      ParseFfiIntegerAttributes(call.backend_config());
+  if (!attributes.ok()) return CallError(call, attributes.status().message());
   return attributes;
 }
 
