@@ -65,73 +65,57 @@ std::string Expansion(const HloInstruction& call) {
   std::string dg = "d", r = "b";
   for (int64_t s = 1, stage = 1; s < n; s *= 2, ++stage) {
     auto name = [&](const char* what) { return absl::StrCat(what, stage); };
+    auto binary = [&](const char* what, const std::string& shape,
+                      const char* opcode, const std::string& x,
+                      const std::string& y) {
+      return body.Add(name(what), shape,
+                      absl::StrCat(opcode, "(", x, ", ", y, ")"));
+    };
+    // x shifted by `by` along the equations, `fill` where it has no
+    // element; r has the right-hand sides' dimension too.
+    auto shifted = [&](const char* what, const std::string& x, const char* fill,
+                       int64_t by) {
+      const bool matrix = x == r;
+      return body.Add(name(what), matrix ? m : v,
+                      absl::StrCat("pad(", x, ", ", fill, "), ",
+                                   shift(matrix ? rank + 1 : rank, by)));
+    };
+    auto along_rhs = [&](const char* what, const std::string& x) {
+      return body.Add(name(what), m,
+                      absl::StrCat("broadcast(", x, "), ", broadcast_dims));
+    };
     // The equations at i - s (below: past the top they are 0 = 0 with a
     // unit diagonal) and at i + s.
-    const std::string a_below =
-        body.Add(name("a_below"), v,
-                 absl::StrCat("pad(", a, ", zero), ", shift(rank, s)));
-    const std::string c_below =
-        body.Add(name("c_below"), v,
-                 absl::StrCat("pad(", c, ", zero), ", shift(rank, s)));
-    const std::string d_below =
-        body.Add(name("d_below"), v,
-                 absl::StrCat("pad(", dg, ", one), ", shift(rank, s)));
-    const std::string r_below =
-        body.Add(name("r_below"), m,
-                 absl::StrCat("pad(", r, ", zero), ", shift(rank + 1, s)));
-    const std::string a_above =
-        body.Add(name("a_above"), v,
-                 absl::StrCat("pad(", a, ", zero), ", shift(rank, -s)));
-    const std::string c_above =
-        body.Add(name("c_above"), v,
-                 absl::StrCat("pad(", c, ", zero), ", shift(rank, -s)));
-    const std::string d_above =
-        body.Add(name("d_above"), v,
-                 absl::StrCat("pad(", dg, ", one), ", shift(rank, -s)));
-    const std::string r_above =
-        body.Add(name("r_above"), m,
-                 absl::StrCat("pad(", r, ", zero), ", shift(rank + 1, -s)));
+    const std::string a_below = shifted("a_below", a, "zero", s);
+    const std::string c_below = shifted("c_below", c, "zero", s);
+    const std::string d_below = shifted("d_below", dg, "one", s);
+    const std::string r_below = shifted("r_below", r, "zero", s);
+    const std::string a_above = shifted("a_above", a, "zero", -s);
+    const std::string c_above = shifted("c_above", c, "zero", -s);
+    const std::string d_above = shifted("d_above", dg, "one", -s);
+    const std::string r_above = shifted("r_above", r, "zero", -s);
     // Equation i minus alpha times the one below and gamma times the one
     // above, alpha = a[i] / d[i-s], gamma = c[i] / d[i+s].
-    const std::string alpha = body.Add(
-        name("alpha"), v, absl::StrCat("divide(", a, ", ", d_below, ")"));
-    const std::string gamma = body.Add(
-        name("gamma"), v, absl::StrCat("divide(", c, ", ", d_above, ")"));
+    const std::string alpha = binary("alpha", v, "divide", a, d_below);
+    const std::string gamma = binary("gamma", v, "divide", c, d_above);
     const std::string a_next =
-        body.Add(name("a_product"), v,
-                 absl::StrCat("multiply(", alpha, ", ", a_below, ")"));
+        binary("a_product", v, "multiply", alpha, a_below);
     const std::string c_next =
-        body.Add(name("c_product"), v,
-                 absl::StrCat("multiply(", gamma, ", ", c_above, ")"));
-    const std::string from_below =
-        body.Add(name("d_from_below"), v,
-                 absl::StrCat("multiply(", alpha, ", ", c_below, ")"));
-    const std::string from_above =
-        body.Add(name("d_from_above"), v,
-                 absl::StrCat("multiply(", gamma, ", ", a_above, ")"));
+        binary("c_product", v, "multiply", gamma, c_above);
     const std::string d_sum =
-        body.Add(name("d_sum"), v,
-                 absl::StrCat("add(", from_below, ", ", from_above, ")"));
-    const std::string alpha_m =
-        body.Add(name("alpha_m"), m,
-                 absl::StrCat("broadcast(", alpha, "), ", broadcast_dims));
-    const std::string gamma_m =
-        body.Add(name("gamma_m"), m,
-                 absl::StrCat("broadcast(", gamma, "), ", broadcast_dims));
-    const std::string r_from_below =
-        body.Add(name("r_from_below"), m,
-                 absl::StrCat("multiply(", alpha_m, ", ", r_below, ")"));
-    const std::string r_from_above =
-        body.Add(name("r_from_above"), m,
-                 absl::StrCat("multiply(", gamma_m, ", ", r_above, ")"));
+        binary("d_sum", v, "add",
+               binary("d_from_below", v, "multiply", alpha, c_below),
+               binary("d_from_above", v, "multiply", gamma, a_above));
     const std::string r_sum =
-        body.Add(name("r_sum"), m,
-                 absl::StrCat("add(", r_from_below, ", ", r_from_above, ")"));
+        binary("r_sum", m, "add",
+               binary("r_from_below", m, "multiply",
+                      along_rhs("alpha_m", alpha), r_below),
+               binary("r_from_above", m, "multiply",
+                      along_rhs("gamma_m", gamma), r_above));
     a = body.Add(name("a"), v, absl::StrCat("negate(", a_next, ")"));
     c = body.Add(name("c"), v, absl::StrCat("negate(", c_next, ")"));
-    dg =
-        body.Add(name("d"), v, absl::StrCat("subtract(", dg, ", ", d_sum, ")"));
-    r = body.Add(name("r"), m, absl::StrCat("subtract(", r, ", ", r_sum, ")"));
+    dg = binary("d", v, "subtract", dg, d_sum);
+    r = binary("r", m, "subtract", r, r_sum);
   }
   body.Add("d_m", m, absl::StrCat("broadcast(", dg, "), ", broadcast_dims));
   return absl::StrCat(
