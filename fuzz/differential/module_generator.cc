@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -580,23 +581,38 @@ class Generator {
             "lhs_batch_dims={0}, lhs_contracting_dims={2}, "
             "rhs_batch_dims={0}, rhs_contracting_dims={1}";
     }
-    Value a, b;
-    Magnitude m;
-    if (IsFloat(t)) {
-      // As for sums: every product and partial sum must be exact in t.
-      const double terms = std::max<int64_t>(k, 1);
-      a = ExactOperand(t, lhs, depth, terms, 4, 2, /*finite=*/true);
-      b = ExactOperand(t, rhs, depth, terms, a.magnitude.bound,
-                       a.magnitude.grid, /*finite=*/true);
-      m = {true, terms * a.magnitude.bound * b.magnitude.bound,
-           a.magnitude.grid + b.magnitude.grid};
-      if (!FitsExactly(m, t)) return Leaf(t, dims);
-    } else {
-      a = Gen(t, lhs, depth + 1);
-      b = Gen(t, rhs, depth + 1);
-    }
+    // As for sums: every product and partial sum must be exact in t.
+    const std::optional<Factors> f =
+        ContractionOperands(t, lhs, rhs, depth, std::max<int64_t>(k, 1));
+    if (!f) return Leaf(t, dims);
     return Emit(t, dims,
-                absl::StrCat("dot(", a.name, ", ", b.name, "), ", attrs), m);
+                absl::StrCat("dot(", f->a.name, ", ", f->b.name, "), ", attrs),
+                f->product);
+  }
+
+  // The operands of a contraction of `terms` products per result: for a
+  // float type, values whose products and their sums are exact in t (the
+  // result's magnitude in `product`), nullopt where no such pair fits.
+  struct Factors {
+    Value a, b;
+    Magnitude product;
+  };
+  std::optional<Factors> ContractionOperands(Type t, const Dims& lhs,
+                                             const Dims& rhs, int depth,
+                                             double terms) {
+    Factors f;
+    if (!IsFloat(t)) {
+      f.a = Gen(t, lhs, depth + 1);
+      f.b = Gen(t, rhs, depth + 1);
+      return f;
+    }
+    f.a = ExactOperand(t, lhs, depth, terms, 4, 2, /*finite=*/true);
+    f.b = ExactOperand(t, rhs, depth, terms, f.a.magnitude.bound,
+                       f.a.magnitude.grid, /*finite=*/true);
+    f.product = {true, terms * f.a.magnitude.bound * f.b.magnitude.bound,
+                 f.a.magnitude.grid + f.b.magnitude.grid};
+    if (!FitsExactly(f.product, t)) return std::nullopt;
+    return f;
   }
 
   // ragged-dot (hlo/ragged_dot.h): [m, n] from lhs [m, k] whose rows fall
@@ -624,28 +640,17 @@ class Generator {
                "lhs_ragged_dims={0}, rhs_group_dims={0}"
              : "lhs_contracting_dims={1}, rhs_contracting_dims={0}, "
                "lhs_ragged_dims={1}";
-    Value a, b;
-    Magnitude mag;
-    if (IsFloat(t)) {
-      // Overlapping groups sum up to every group's k terms.
-      const double terms = std::max<int64_t>(k * groups, 1);
-      a = ExactOperand(t, lhs, depth, terms, 4, 2, /*finite=*/true);
-      b = ExactOperand(t, rhs, depth, terms, a.magnitude.bound,
-                       a.magnitude.grid, /*finite=*/true);
-      mag = {true, terms * a.magnitude.bound * b.magnitude.bound,
-             a.magnitude.grid + b.magnitude.grid};
-      if (!FitsExactly(mag, t)) return Leaf(t, dims);
-    } else {
-      a = Gen(t, lhs, depth + 1);
-      b = Gen(t, rhs, depth + 1);
-    }
+    // Overlapping groups sum up to every group's k terms.
+    const std::optional<Factors> f = ContractionOperands(
+        t, lhs, rhs, depth, std::max<int64_t>(k * groups, 1));
+    if (!f) return Leaf(t, dims);
     const Value s =
         Emit(Type::kS32, {groups},
              absl::StrCat("constant({", absl::StrJoin(sizes, ", "), "})"), {});
     return Emit(t, dims,
-                absl::StrCat("ragged-dot(", a.name, ", ", b.name, ", ", s.name,
-                             "), ", attrs),
-                mag);
+                absl::StrCat("ragged-dot(", f->a.name, ", ", f->b.name, ", ",
+                             s.name, "), ", attrs),
+                f->product);
   }
 
   ByteSource& src_;
