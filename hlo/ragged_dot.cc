@@ -169,4 +169,22 @@ absl::StatusOr<Shape> InferRaggedDotShape(
   return Shape::Array(shape.element_type(), dims);
 }
 
+bool IsGroupedMatmul(const Shape& lhs, const Shape& group_sizes,
+                     const RaggedDotGeometry& g) {
+  if (group_sizes.rank() != 1) return false;
+  const DotDimensionNumbers& dot = g.dot;
+  switch (g.mode) {
+    case RaggedDotMode::kNonContracting: {
+      const std::vector<int64_t> free = FreeDims(
+          lhs.rank(), dot.lhs_batch_dimensions, dot.lhs_contracting_dimensions);
+      return !free.empty() && free[0] == g.lhs_ragged_dim;
+    }
+    case RaggedDotMode::kContracting:
+      return dot.lhs_contracting_dimensions[0] == g.lhs_ragged_dim;
+    case RaggedDotMode::kBatch:
+      return false;
+  }
+  return false;
+}
+
 }  // namespace hloc

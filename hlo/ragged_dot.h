@@ -72,6 +72,16 @@ absl::StatusOr<Shape> InferRaggedDotShape(
     const RaggedDotDimensionNumbers& dnums,
     std::optional<PrimitiveType> preferred_element_type);
 
+// Whether a grouped-matmul kernel computes the ragged-dot as it is: one
+// set of groups (group_sizes [g]), kNonContracting or kContracting, and the
+// ragged dimension the leading one of those a dot kernel flattens it with
+// (the first lhs free dimension, or the first lhs contracting dimension in
+// dimension-number order), so each group is one run of the flattened rows
+// (or of the flattened contraction): [start * inner, end * inner) where
+// inner is the product of the other flattened dimensions.
+bool IsGroupedMatmul(const Shape& lhs, const Shape& group_sizes,
+                     const RaggedDotGeometry& g);
+
 }  // namespace hloc
 
 #endif  // HLO_RAGGED_DOT_H_

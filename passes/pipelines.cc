@@ -44,6 +44,49 @@
 #include "passes/while_trip_count_annotator.h"
 
 namespace hloc {
+namespace {
+
+// Whether `platform`'s own grouped-matmul kernel (the GPUs' tiled dot
+// kernel, backends/gpu/tiled_dot_emitter.cc) computes a ragged-dot of the
+// form it takes, instead of the expansion's masked copies and one dot of g
+// times the arithmetic. On rocm dots are tiled kernels anyway: always. On
+// cuda the expansion's dot is a cuBLAS gemm, faster per flop than the
+// kernel (which has no TF32 and plain mma.sync), so the kernel wins from
+// a number of groups on: ESTIMATES, not yet timed side by side (an H100's
+// cuBLAS runs bf16 at ~750 TFLOP/s and TF32 at ~370, the kernel's
+// mma.sync about a third of the former, its f32 FMA loop ~20-30), and
+// whatever the groups, once the expansion's g copies of the lhs would
+// pass 256 MiB.
+bool GpuGroupedMatmul(absl::string_view platform, const HloInstruction& instr,
+                      const RaggedDotGeometry& g) {
+  if (!IsGroupedMatmul(instr.operand(0)->shape(), instr.operand(2)->shape(),
+                       g)) {
+    return false;
+  }
+  for (const Shape* s : {&instr.shape(), &instr.operand(0)->shape(),
+                         &instr.operand(1)->shape()}) {
+    if (s->element_type() == PRED || IsComplexType(s->element_type())) {
+      return false;
+    }
+  }
+  if (platform == "rocm") return true;
+  const Shape& lhs = instr.operand(0)->shape();
+  const int64_t copies_bytes =
+      g.num_groups * lhs.ElementCount() * ByteWidth(lhs.element_type());
+  if (copies_bytes > (int64_t{256} << 20)) return true;
+  switch (lhs.element_type()) {
+    case F16:
+    case BF16:
+    case F64:
+      return g.num_groups >= 4;
+    case F32:
+      return g.num_groups >= 16;
+    default:  // integer dots are tiled kernels on cuda too
+      return true;
+  }
+}
+
+}  // namespace
 
 std::vector<std::string> ListPlatforms() { return {"cpu", "cuda", "rocm"}; }
 
@@ -115,9 +158,18 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // generator's rounds mapped over iota counters) compiles like any
   // elementwise code.
   pipeline.AddPass<RngBitGeneratorExpander>();
-  // No backend has a grouped-gemm kernel: ragged-dot (JAX's lowering of
-  // lax.ragged_dot for GPUs) is masks and one dot, as XLA expands it.
-  pipeline.AddPass<RaggedDotExpander>();
+  // ragged-dot (JAX's lowering of lax.ragged_dot for GPUs) is masks and
+  // one dot, as XLA expands it, where no grouped-matmul kernel takes it:
+  // the CPU has none, the GPUs' tiled dot kernel does where it pays.
+  if (platform == "cuda" || platform == "rocm") {
+    const std::string name(platform);
+    pipeline.AddPass<RaggedDotExpander>(
+        [name](const HloInstruction& instr, const RaggedDotGeometry& g) {
+          return GpuGroupedMatmul(name, instr, g);
+        });
+  } else {
+    pipeline.AddPass<RaggedDotExpander>();
+  }
   // Nor a tridiagonal solver: JAX's GPU calls to cuSPARSE's
   // (cusparse_gtsv2_ffi) are cyclic reduction in HLO on every backend.
   pipeline.AddPass<TridiagonalSolveExpander>();

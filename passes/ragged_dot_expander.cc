@@ -167,7 +167,7 @@ std::string Expansion(const HloInstruction& instr, const RaggedDotGeometry& g) {
 absl::StatusOr<bool> RaggedDotExpander::Run(HloModule* module) {
   return RewriteEach(
       module, HloOpcode::kRaggedDot, "ragged-dots-expanded",
-      [](HloComputation*, HloInstruction* instr) -> absl::StatusOr<bool> {
+      [this](HloComputation*, HloInstruction* instr) -> absl::StatusOr<bool> {
         if (instr->operand_count() != 3 ||
             !instr->attrs().ragged_dot_dimension_numbers.has_value()) {
           return absl::InvalidArgumentError(
@@ -182,6 +182,7 @@ absl::StatusOr<bool> RaggedDotExpander::Run(HloModule* module) {
           return absl::InvalidArgumentError(
               absl::StrCat(instr->name(), ": ", g.status().message()));
         }
+        if (keep_ && keep_(*instr, *g)) return false;
         // The dot keeps the ragged-dot's operand precisions (TF32 or not).
         const std::optional<PrecisionConfig> precision =
             instr->attrs().precision_config;

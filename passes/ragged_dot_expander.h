@@ -1,7 +1,8 @@
 // ragged-dot (hlo/ragged_dot.h) as masks and one dot ("ragged-dot-expander";
 // every compiling pipeline: JAX lowers lax.ragged_dot to it for GPUs, the
 // MoE layers' grouped matmuls and their gradients), as XLA expands it for
-// backends without a grouped-gemm kernel:
+// backends without a grouped-gemm kernel (the GPU pipelines keep those
+// their tiled dot kernel computes as grouped matmuls, pipelines.cc):
 //
 //   kNonContracting  the lhs broadcast to [g, lhs..] with each group's
 //                    copy zero outside the group's indices of the ragged
@@ -16,14 +17,28 @@
 #ifndef PASSES_RAGGED_DOT_EXPANDER_H_
 #define PASSES_RAGGED_DOT_EXPANDER_H_
 
+#include <functional>
+#include <utility>
+
+#include "hlo/ragged_dot.h"
 #include "passes/pass.h"
 
 namespace hloc {
 
 class RaggedDotExpander : public HloPass {
  public:
+  // Which ragged-dots the backend computes itself (a grouped-matmul
+  // kernel), left as they are; none without it.
+  using KeepFn =
+      std::function<bool(const HloInstruction&, const RaggedDotGeometry&)>;
+  RaggedDotExpander() = default;
+  explicit RaggedDotExpander(KeepFn keep) : keep_(std::move(keep)) {}
+
   absl::string_view name() const override { return "ragged-dot-expander"; }
   absl::StatusOr<bool> Run(HloModule* module) override;
+
+ private:
+  KeepFn keep_;
 };
 
 }  // namespace hloc

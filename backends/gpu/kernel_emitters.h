@@ -58,8 +58,9 @@ absl::StatusOr<LaunchDims> EmitOpKernel(const KernelRequest& request,
                                         const HloInstruction* op, int step);
 
 // The dot a tiled dot kernel computes (tiled_dot_emitter.cc) for this
-// kernel: an unfused dot, or a fusion's single dot whose only output reads
-// it at the output's own position (a kDotEpilogue); nullptr otherwise.
+// kernel: an unfused dot, an unfused ragged-dot of the grouped-matmul form
+// (hlo/ragged_dot.h), or a fusion's single dot whose only output reads it
+// at the output's own position (a kDotEpilogue); nullptr otherwise.
 const HloInstruction* FindTiledDot(const KernelInfo& info);
 
 // A dot through shared-memory tiles, a register tile per thread (or MFMA

@@ -23,6 +23,16 @@
 // epilogue (an elementwise kDotEpilogue root: bias, activation), which reads
 // the dot only at the position being written.
 //
+// A ragged-dot of the grouped-matmul form (hlo/ragged_dot.h,
+// IsGroupedMatmul; MoE's expert matmuls) is the same kernel with groups:
+// rows grouped (kNonContracting), a block runs the contraction once for
+// each group its tile of rows meets, with that group's rhs and the other
+// rows' lhs read as zeros; contraction grouped (kContracting), each
+// group's result is a batch of blocks whose K loop runs over the group's
+// run only. The group bounds are running sums of group_sizes, read in the
+// kernel: no host round trip, and about the dense dot's arithmetic where
+// the expansion (passes/ragged_dot_expander.h) does g times it.
+//
 // Accumulation as XLA and the simple kernel (contraction_generators.cc):
 // f16 and bf16 in f32, other types in the output type, integers wrapping.
 // The plain inner loop adds the products of one output element in k
@@ -38,6 +48,7 @@
 // HAS RUN THE MFMA PATH; the mma.sync path runs on the H100 (tests/gpu),
 // and every path on the simulated GPU (tiled_dot_simt_test.cc), the
 // matrix instructions there being a model.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -49,6 +60,7 @@
 #include "backends/gpu/matrix_layout.h"
 #include "backends/gpu/reduction_util.h"
 #include "hlo/computation.h"
+#include "hlo/ragged_dot.h"
 #include "hlo/status_macros.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Constants.h"
@@ -91,10 +103,8 @@ bool MinorIsContracted(const Shape& shape,
   return false;
 }
 
-DotGeometry AnalyzeDot(const HloInstruction* dot) {
-  const DotDimensionNumbers& dn = *dot->attrs().dot_dimension_numbers;
-  const Shape& lhs = dot->operand(0)->shape();
-  const Shape& rhs = dot->operand(1)->shape();
+DotGeometry AnalyzeDot(const DotDimensionNumbers& dn, const Shape& lhs,
+                       const Shape& rhs) {
   DotGeometry g;
   g.lhs_batch = dn.lhs_batch_dimensions;
   g.rhs_batch = dn.rhs_batch_dimensions;
@@ -122,6 +132,24 @@ DotGeometry AnalyzeDot(const HloInstruction* dot) {
   g.rhs_k_minor = MinorIsContracted(rhs, g.rhs_contracting);
   return g;
 }
+
+// A ragged-dot as a grouped matmul (hlo/ragged_dot.h, IsGroupedMatmul):
+// the dot of its operands without the groups (DotGeometry of the lhs and
+// the rhs without its group dimension), with each group's run of the
+// flattened rows (kNonContracting) or of the contraction (kContracting)
+// read from group_sizes in the kernel.
+struct Grouping {
+  RaggedDotMode mode = RaggedDotMode::kNonContracting;
+  int64_t groups = 0;
+  // The ragged dimension's size, and the flattened rows (or contraction
+  // elements) per index of it: group i covers [start_i * inner, end_i *
+  // inner) of them, its bounds clamped to [0, ragged_size].
+  int64_t ragged_size = 0;
+  int64_t inner = 1;
+  // kNonContracting: the rhs dimension that picks the group.
+  int64_t rhs_group_dim = -1;
+  Shape rhs_without_group;
+};
 
 // An index-typed value with the arithmetic matrix_layout.h's functions use,
 // so the lane layout is the same code in the kernel and in its unit test.
@@ -155,14 +183,16 @@ class TiledDot {
  public:
   TiledDot(KernelBuilder* kernel, const KernelInfo& info,
            const HloInstruction* dot, const DotGeometry& g,
-           const TiledDotLaunch& launch, std::optional<MatrixShape> matrix)
+           const TiledDotLaunch& launch, std::optional<MatrixShape> matrix,
+           std::optional<Grouping> grouping)
       : kernel_(*kernel),
         b_(kernel->b()),
         info_(info),
         dot_(dot),
         g_(g),
         l_(launch),
-        matrix_(matrix) {}
+        matrix_(matrix),
+        grouping_(std::move(grouping)) {}
 
   absl::Status Emit() {
     const PrimitiveType out = dot_->shape().element_type();
@@ -195,6 +225,10 @@ class TiledDot {
     rhs_tile_->setAlignment(llvm::Align(kMatrixTileAlign));
     HLOC_ASSIGN_OR_RETURN(lhs_gen_, kernel_.generators().Get(dot_->operand(0)));
     HLOC_ASSIGN_OR_RETURN(rhs_gen_, kernel_.generators().Get(dot_->operand(1)));
+    if (grouping_) {
+      HLOC_ASSIGN_OR_RETURN(sizes_gen_,
+                            kernel_.generators().Get(dot_->operand(2)));
+    }
 
     tid_ = kernel_.ThreadId(0);
     llvm::Value* block = kernel_.BlockId(0);
@@ -202,32 +236,153 @@ class TiledDot {
     llvm::Value* rest = b_->CreateUDiv(block, I(l_.tiles_n));
     llvm::Value* tile_m_index = b_->CreateURem(rest, I(l_.tiles_m));
     batch_ = b_->CreateUDiv(rest, I(l_.tiles_m), "batch");
+    if (Grouped(RaggedDotMode::kContracting)) {
+      // The blocks of group i's result come after those of group i - 1.
+      group_ = b_->CreateUDiv(batch_, I(g_.batch), "group");
+      batch_ = b_->CreateURem(batch_, I(g_.batch), "batch");
+    }
     m0_ = b_->CreateMul(tile_m_index, I(l_.tile_m), "m0", true, true);
     n0_ = b_->CreateMul(tile_n_index, I(l_.tile_n), "n0", true, true);
 
     InitAccumulators();
-    const int64_t slices = (g_.k + l_.tile_k - 1) / l_.tile_k;
     lhs_next_ = EmitAllocaAtEntry(
         llvm::ArrayType::get(lhs_stage_, StagedPerThread(true)), "dot.lhs_next",
         b_);
     rhs_next_ = EmitAllocaAtEntry(
         llvm::ArrayType::get(rhs_stage_, StagedPerThread(false)),
         "dot.rhs_next", b_);
-    HLOC_RETURN_IF_ERROR(LoadSlice(/*lhs=*/true, I(0)));
-    HLOC_RETURN_IF_ERROR(LoadSlice(/*lhs=*/false, I(0)));
+    if (Grouped(RaggedDotMode::kNonContracting)) {
+      HLOC_RETURN_IF_ERROR(EmitGroupsOfTile());
+    } else if (Grouped(RaggedDotMode::kContracting)) {
+      HLOC_ASSIGN_OR_RETURN(auto bounds, GroupBounds(group_));
+      k_begin_ = bounds.first;
+      k_end_ = bounds.second;
+      HLOC_RETURN_IF_ERROR(EmitKLoop());
+    } else {
+      HLOC_RETURN_IF_ERROR(EmitKLoop());
+    }
+    return matrix_ ? WriteMatrix() : WritePlain();
+  }
+
+ private:
+  llvm::Value* I(int64_t v) { return kernel_.Index(v); }
+
+  bool Grouped(RaggedDotMode mode) const {
+    return grouping_.has_value() && grouping_->mode == mode;
+  }
+
+  // Group `group`'s run of the flattened ragged dimensions, [begin, end)
+  // (index-typed, begin <= end when it is empty only by clamping): the sum
+  // of the sizes before it, and that plus its own, each clamped to the
+  // ragged dimension and scaled by the elements per index. group_sizes is
+  // read in 64 bits whatever its type, as the evaluator sums it.
+  absl::StatusOr<std::pair<llvm::Value*, llvm::Value*>> GroupBounds(
+      llvm::Value* group) {
+    llvm::Type* i64 = b_->getInt64Ty();
+    llvm::Value* start = EmitAllocaAtEntry(i64, "dot.group_start", b_);
+    b_->CreateStore(b_->getInt64(0), start);
+    HLOC_RETURN_IF_ERROR(EmitForLoop(
+        "dot.sizes_before", I(0), group, I(1),
+        [&](llvm::Value* i) -> absl::Status {
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * size, GroupSize(i));
+          b_->CreateStore(b_->CreateAdd(b_->CreateLoad(i64, start), size),
+                          start);
+          return absl::OkStatus();
+        },
+        b_));
+    llvm::Value* begin = b_->CreateLoad(i64, start);
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * size, GroupSize(group));
+    return std::make_pair(ScaledBound(begin),
+                          ScaledBound(b_->CreateAdd(begin, size)));
+  }
+
+  // group_sizes[i] as an i64.
+  absl::StatusOr<llvm::Value*> GroupSize(llvm::Value* i) {
+    const PrimitiveType type = dot_->operand(2)->shape().element_type();
+    HLOC_ASSIGN_OR_RETURN(llvm::Value * size,
+                          sizes_gen_(IrIndex({i}, kernel_.index_type())));
+    return kernel_.elemental()->EmitConvert(size, type, S64);
+  }
+
+  // A group bound (an index of the ragged dimension, i64) clamped to the
+  // dimension and scaled to flattened elements, index-typed.
+  llvm::Value* ScaledBound(llvm::Value* bound) {
+    llvm::Value* zero = b_->getInt64(0);
+    llvm::Value* size = b_->getInt64(grouping_->ragged_size);
+    bound = b_->CreateSelect(b_->CreateICmpSLT(bound, zero), zero, bound);
+    bound = b_->CreateSelect(b_->CreateICmpSGT(bound, size), size, bound);
+    bound =
+        b_->CreateMul(bound, b_->getInt64(grouping_->inner), "", true, true);
+    return b_->CreateTrunc(bound, kernel_.index_type());
+  }
+
+  // kNonContracting: for each group whose rows meet the block's tile, the
+  // whole contraction with that group's rhs, the lhs rows outside the
+  // group read as zeros (so they add nothing to the accumulators, whose
+  // rows each belong to their own group). A tile meets one group, or a
+  // few where it spans boundaries: the arithmetic is about the dense
+  // dot's, where the expansion's is g times it. The groups' bounds are
+  // block-uniform, so every thread takes the same branches around the
+  // barriers.
+  absl::Status EmitGroupsOfTile() {
+    llvm::Type* i64 = b_->getInt64Ty();
+    llvm::Value* start = EmitAllocaAtEntry(i64, "dot.group_start", b_);
+    b_->CreateStore(b_->getInt64(0), start);
+    llvm::Value* tile_end =
+        b_->CreateAdd(m0_, I(l_.tile_m), "tile_end", true, true);
+    return EmitForLoop(
+        "dot.group", I(0), I(grouping_->groups), I(1),
+        [&](llvm::Value* group) -> absl::Status {
+          llvm::Value* begin = b_->CreateLoad(i64, start);
+          HLOC_ASSIGN_OR_RETURN(llvm::Value * size, GroupSize(group));
+          llvm::Value* end = b_->CreateAdd(begin, size);
+          b_->CreateStore(end, start);
+          llvm::Value* lo = ScaledBound(begin);
+          llvm::Value* hi = ScaledBound(end);
+          lo = b_->CreateSelect(b_->CreateICmpULT(lo, m0_), m0_, lo, "rows_lo");
+          hi = b_->CreateSelect(b_->CreateICmpUGT(hi, tile_end), tile_end, hi,
+                                "rows_hi");
+          return EmitIfThenElse(
+              b_->CreateICmpULT(lo, hi),
+              [&]() -> absl::Status {
+                group_ = group;
+                rows_lo_ = lo;
+                rows_hi_ = hi;
+                return EmitKLoop();
+              },
+              nullptr, b_);
+        },
+        b_);
+  }
+
+  // The contraction into the accumulators, tile_k at a time: over the
+  // whole K, or over [k_begin_, k_end_) of a ragged contraction.
+  absl::Status EmitKLoop() {
+    llvm::Value* k_begin = k_begin_ != nullptr ? k_begin_ : I(0);
+    llvm::Value* slices = I((g_.k + l_.tile_k - 1) / l_.tile_k);
+    if (k_end_ != nullptr) {
+      // Empty runs are clamped to begin == end: no slices.
+      llvm::Value* length = b_->CreateSub(k_end_, k_begin, "", true, true);
+      slices = b_->CreateUDiv(
+          b_->CreateAdd(length, I(l_.tile_k - 1), "", true, true), I(l_.tile_k),
+          "slices");
+    }
+    HLOC_RETURN_IF_ERROR(LoadSlice(/*lhs=*/true, k_begin));
+    HLOC_RETURN_IF_ERROR(LoadSlice(/*lhs=*/false, k_begin));
     llvm::BasicBlock* preheader = b_->GetInsertBlock();
     HLOC_RETURN_IF_ERROR(EmitForLoop(
-        "dot.k", I(0), I(slices), I(1),
+        "dot.k", I(0), slices, I(1),
         [&](llvm::Value* slice) -> absl::Status {
           StoreSlice(/*lhs=*/true);
           StoreSlice(/*lhs=*/false);
           kernel_.target().EmitBarrier(b_);
           llvm::Value* next = b_->CreateAdd(slice, I(1), "", true, true);
           HLOC_RETURN_IF_ERROR(EmitIfThenElse(
-              b_->CreateICmpULT(next, I(slices)),
+              b_->CreateICmpULT(next, slices),
               [&]() -> absl::Status {
-                llvm::Value* k0 =
-                    b_->CreateMul(next, I(l_.tile_k), "k0", true, true);
+                llvm::Value* k0 = b_->CreateAdd(
+                    k_begin, b_->CreateMul(next, I(l_.tile_k), "", true, true),
+                    "k0", true, true);
                 HLOC_RETURN_IF_ERROR(LoadSlice(/*lhs=*/true, k0));
                 return LoadSlice(/*lhs=*/false, k0);
               },
@@ -238,11 +393,8 @@ class TiledDot {
         },
         b_));
     KeepRolled(preheader);
-    return matrix_ ? WriteMatrix() : WritePlain();
+    return absl::OkStatus();
   }
-
- private:
-  llvm::Value* I(int64_t v) { return kernel_.Index(v); }
 
   // Marks the loop just emitted after `preheader` (b_ is at its exit) not
   // to be unrolled. Unrolled, the slices of a short K (a constant trip
@@ -274,7 +426,9 @@ class TiledDot {
 
   // The operand index of (batch, row, k): row is m (lhs) or n (rhs).
   IrIndex OperandIndex(bool lhs, llvm::Value* row, llvm::Value* k) {
-    const Shape& shape = dot_->operand(lhs ? 0 : 1)->shape();
+    const bool group_dim = !lhs && Grouped(RaggedDotMode::kNonContracting);
+    const Shape& shape = group_dim ? grouping_->rhs_without_group
+                                   : dot_->operand(lhs ? 0 : 1)->shape();
     std::vector<llvm::Value*> index(shape.rank());
     auto place = [&](const std::vector<int64_t>& dims,
                      const std::vector<llvm::Value*>& values) {
@@ -284,6 +438,9 @@ class TiledDot {
     place(lhs ? g_.lhs_free : g_.rhs_free,
           Split(row, lhs ? g_.m_sizes : g_.n_sizes));
     place(lhs ? g_.lhs_contracting : g_.rhs_contracting, Split(k, g_.k_sizes));
+    if (group_dim) {
+      index.insert(index.begin() + grouping_->rhs_group_dim, group_);
+    }
     return IrIndex(index, kernel_.index_type());
   }
 
@@ -338,7 +495,12 @@ class TiledDot {
     const PrimitiveType from = lhs ? lhs_type_ : rhs_type_;
     const PrimitiveType to = matrix_ ? from : acc_type_;
     const ElementGenerator& gen = lhs ? lhs_gen_ : rhs_gen_;
-    const bool checked = extent % tile != 0 || g_.k % l_.tile_k != 0;
+    // A ragged contraction ends at its group's bound; a group's lhs rows
+    // are [rows_lo_, rows_hi_) of the tile.
+    const bool group_rows = lhs && rows_lo_ != nullptr;
+    const bool checked = extent % tile != 0 || g_.k % l_.tile_k != 0 ||
+                         k_end_ != nullptr || group_rows;
+    llvm::Value* k_end = k_end_ != nullptr ? k_end_ : I(g_.k);
     for (int64_t i = 0; i < StagedPerThread(lhs); ++i) {
       auto [kk, row] = StagedPosition(lhs, i);
       llvm::Value* slot = NextSlot(lhs, i);
@@ -359,7 +521,11 @@ class TiledDot {
         continue;
       }
       llvm::Value* inside = b_->CreateAnd(b_->CreateICmpULT(r, I(extent)),
-                                          b_->CreateICmpULT(k, I(g_.k)));
+                                          b_->CreateICmpULT(k, k_end));
+      if (group_rows) {
+        inside = b_->CreateAnd(inside, b_->CreateICmpUGE(r, rows_lo_));
+        inside = b_->CreateAnd(inside, b_->CreateICmpULT(r, rows_hi_));
+      }
       HLOC_RETURN_IF_ERROR(EmitIfThenElse(inside, load, zero, b_));
     }
     return absl::OkStatus();
@@ -568,7 +734,9 @@ class TiledDot {
   absl::Status WriteElement(llvm::Value* m, llvm::Value* n,
                             llvm::Value* value) {
     auto write = [&]() -> absl::Status {
-      std::vector<llvm::Value*> index = Split(batch_, g_.batch_sizes);
+      std::vector<llvm::Value*> index;
+      if (Grouped(RaggedDotMode::kContracting)) index.push_back(group_);
+      for (llvm::Value* v : Split(batch_, g_.batch_sizes)) index.push_back(v);
       for (llvm::Value* v : Split(m, g_.m_sizes)) index.push_back(v);
       for (llvm::Value* v : Split(n, g_.n_sizes)) index.push_back(v);
       IrIndex out_index(index, kernel_.index_type());
@@ -650,6 +818,7 @@ class TiledDot {
   const DotGeometry& g_;
   const TiledDotLaunch& l_;
   std::optional<MatrixShape> matrix_;
+  std::optional<Grouping> grouping_;
 
   PrimitiveType acc_type_ = F32, lhs_type_ = F32, rhs_type_ = F32;
   llvm::Type* acc_llvm_ = nullptr;
@@ -659,12 +828,21 @@ class TiledDot {
   int64_t lhs_stride_ = 0, rhs_stride_ = 0;
   llvm::GlobalVariable* lhs_tile_ = nullptr;
   llvm::GlobalVariable* rhs_tile_ = nullptr;
-  ElementGenerator lhs_gen_, rhs_gen_, out_gen_;
+  ElementGenerator lhs_gen_, rhs_gen_, sizes_gen_, out_gen_;
   llvm::Value* tid_ = nullptr;
   llvm::Value* batch_ = nullptr;
   llvm::Value* m0_ = nullptr;
   llvm::Value* n0_ = nullptr;
   llvm::Value* acc_ = nullptr;
+  // Grouped matmuls: the group being computed (index-typed), and its
+  // bounds where the loads check them: [rows_lo_, rows_hi_) of the
+  // flattened lhs rows (kNonContracting), [k_begin_, k_end_) of the
+  // contraction (kContracting).
+  llvm::Value* group_ = nullptr;
+  llvm::Value* rows_lo_ = nullptr;
+  llvm::Value* rows_hi_ = nullptr;
+  llvm::Value* k_begin_ = nullptr;
+  llvm::Value* k_end_ = nullptr;
   // The thread's elements of the next slice, between LoadSlice and
   // StoreSlice.
   llvm::Value* lhs_next_ = nullptr;
@@ -676,6 +854,23 @@ class TiledDot {
 // complex elements are LLVM structs the shared tiles do not hold (the GPU
 // backend refuses them anyway, gpu_compiler.cc).
 bool TiledType(PrimitiveType t) { return t != PRED && !IsComplexType(t); }
+
+// The geometry of a ragged-dot the kernel computes as a grouped matmul, or
+// why not (the ragged-dot-expander keeps only those for GPUs).
+absl::StatusOr<RaggedDotGeometry> AnalyzeGrouping(const HloInstruction* hlo) {
+  if (hlo->operand_count() != 3 || !hlo->attrs().ragged_dot_dimension_numbers) {
+    return absl::InvalidArgumentError("a ragged-dot needs three operands");
+  }
+  HLOC_ASSIGN_OR_RETURN(
+      RaggedDotGeometry g,
+      AnalyzeRaggedDot(hlo->operand(0)->shape(), hlo->operand(1)->shape(),
+                       hlo->operand(2)->shape(),
+                       *hlo->attrs().ragged_dot_dimension_numbers));
+  if (!IsGroupedMatmul(hlo->operand(0)->shape(), hlo->operand(2)->shape(), g)) {
+    return absl::UnimplementedError("not a grouped matmul");
+  }
+  return g;
+}
 
 }  // namespace
 
@@ -690,6 +885,10 @@ const HloInstruction* FindTiledDot(const KernelInfo& info) {
   const HloInstruction* dot = nullptr;
   if (!info.fused) {
     if (info.hlo->opcode() == HloOpcode::kDot) dot = info.hlo;
+    if (info.hlo->opcode() == HloOpcode::kRaggedDot &&
+        AnalyzeGrouping(info.hlo).ok()) {
+      dot = info.hlo;
+    }
   } else {
     for (const HloInstruction* instr :
          info.hlo->fused_computation()->instructions()) {
@@ -699,7 +898,9 @@ const HloInstruction* FindTiledDot(const KernelInfo& info) {
     }
     if (dot != nullptr && !ReadAtOutputPositionOnly(dot, root)) return nullptr;
   }
-  if (dot == nullptr || !dot->attrs().dot_dimension_numbers ||
+  if (dot == nullptr ||
+      (dot->opcode() == HloOpcode::kDot &&
+       !dot->attrs().dot_dimension_numbers) ||
       !dot->shape().IsArray() || !root->shape().IsArray() ||
       !root->shape().SameDimensions(dot->shape()) ||
       !root->shape().SameDimensions(info.output_shapes[0]) ||
@@ -716,7 +917,31 @@ const HloInstruction* FindTiledDot(const KernelInfo& info) {
 absl::StatusOr<LaunchDims> EmitTiledDotKernel(const KernelRequest& request,
                                               const HloInstruction* dot) {
   const KernelInfo& info = *request.info;
-  const DotGeometry g = AnalyzeDot(dot);
+  std::optional<Grouping> grouping;
+  DotGeometry g;
+  if (dot->opcode() == HloOpcode::kRaggedDot) {
+    HLOC_ASSIGN_OR_RETURN(RaggedDotGeometry ragged, AnalyzeGrouping(dot));
+    grouping =
+        Grouping{ragged.mode,
+                 ragged.num_groups,
+                 dot->operand(0)->shape().dimensions(ragged.lhs_ragged_dim),
+                 1,
+                 ragged.rhs_group_dim,
+                 ragged.rhs_without_group};
+    g = AnalyzeDot(ragged.dot, dot->operand(0)->shape(),
+                   ragged.rhs_without_group);
+    const int64_t flattened =
+        ragged.mode == RaggedDotMode::kContracting ? g.k : g.m;
+    grouping->inner = flattened / std::max<int64_t>(grouping->ragged_size, 1);
+  } else {
+    g = AnalyzeDot(*dot->attrs().dot_dimension_numbers,
+                   dot->operand(0)->shape(), dot->operand(1)->shape());
+  }
+  // A ragged contraction's blocks cover every group's result.
+  const int64_t batch =
+      g.batch * (grouping && grouping->mode == RaggedDotMode::kContracting
+                     ? grouping->groups
+                     : 1);
   const PrimitiveType out = dot->shape().element_type();
   const PrimitiveType lhs = dot->operand(0)->shape().element_type();
   const PrimitiveType rhs = dot->operand(1)->shape().element_type();
@@ -727,14 +952,14 @@ absl::StatusOr<LaunchDims> EmitTiledDotKernel(const KernelRequest& request,
   if (lhs == rhs && (out == F32 || out == lhs)) {
     matrix = request.target->MatrixInstruction(lhs);
   }
-  const TiledDotLaunch launch = ComputeTiledDotLaunch(g.batch, g.m, g.n, matrix,
-                                                      request.target->device());
+  const TiledDotLaunch launch =
+      ComputeTiledDotLaunch(batch, g.m, g.n, matrix, request.target->device());
   const bool index64 = !Use32BitIndexing(
       MaxElementsTouched(info),
       launch.dims.NumBlocks() * launch.tile_m * launch.tile_n);
   KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
                        request.symbol, launch.threads_per_block, index64);
-  TiledDot emitter(&kernel, info, dot, g, launch, matrix);
+  TiledDot emitter(&kernel, info, dot, g, launch, matrix, grouping);
   HLOC_RETURN_IF_ERROR(kernel.Finish(emitter.Emit()));
   return launch.dims;
 }
