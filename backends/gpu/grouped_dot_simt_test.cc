@@ -91,6 +91,17 @@ ENTRY e {
   g = s32[3] constant({5, 4, 2})
   ROOT r = f32[12,5,9] ragged-dot(a, b, g), lhs_contracting_dims={2}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
 })"},
+      // More groups than a warp's lanes (70: three chunks on sm_90 and
+      // gfx1100, two on gfx942's wave64), with empty ones, negative ones
+      // across chunks and a total short of the rows.
+      {"f32_rows_many_groups", R"(
+HloModule m
+ENTRY e {
+  a = f32[400,16] parameter(0)
+  b = f32[70,16,8] parameter(1)
+  g = s32[70] constant({0, 7, 3, 10, 6, 0, 9, 5, 1, 8, 4, 0, 7, 3, 10, 6, 2, 9, 5, 1, 8, 4, 0, 7, 3, 10, 6, 2, 9, 5, 1, 8, 4, -6, 7, 3, 10, 6, 2, 9, 9, 1, 8, 4, 0, 7, 3, 10, 6, 2, 9, 5, 1, 8, 4, 0, 7, 3, 10, 6, 2, 9, 5, 1, -2, 4, 0, 7, 3, 10})
+  ROOT r = f32[400,8] ragged-dot(a, b, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
+})"},
       {"s8_rows", R"(
 HloModule m
 ENTRY e {

@@ -64,6 +64,7 @@
 #include "hlo/status_macros.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 
@@ -321,38 +322,136 @@ class TiledDot {
   // group read as zeros (so they add nothing to the accumulators, whose
   // rows each belong to their own group). A tile meets one group, or a
   // few where it spans boundaries: the arithmetic is about the dense
-  // dot's, where the expansion's is g times it. The groups' bounds are
-  // block-uniform, so every thread takes the same branches around the
-  // barriers.
+  // dot's, where the expansion's is g times it.
+  //
+  // The groups are found a warp's width at a time: each lane reads one
+  // size, a warp prefix sum gives every lane its group's bounds (plus the
+  // running total of the chunks before), and a ballot the groups that meet
+  // the tile, taken in order. Every warp computes the same (block-uniform
+  // values, so all threads take the same branches around the K loop's
+  // barriers); the lanes' bounds reach the whole warp through the warp's
+  // own slots of a shared array. A walk of one group at a time costs a
+  // dependent load per group for every block (256 experts: ~10k cycles);
+  // this costs one per chunk of 32 (64 on wave64).
   absl::Status EmitGroupsOfTile() {
+    const int64_t lanes = kernel_.target().device().warp_size;
     llvm::Type* i64 = b_->getInt64Ty();
-    llvm::Value* start = EmitAllocaAtEntry(i64, "dot.group_start", b_);
-    b_->CreateStore(b_->getInt64(0), start);
+    llvm::Type* index = kernel_.index_type();
+    llvm::Value* running = EmitAllocaAtEntry(i64, "dot.groups_before", b_);
+    b_->CreateStore(b_->getInt64(0), running);
+    llvm::Value* pending =
+        EmitAllocaAtEntry(b_->getIntNTy(lanes), "dot.groups_pending", b_);
+    llvm::GlobalVariable* slots = SharedArray(
+        kernel_, index, 2 * l_.threads_per_block, "dot_group_bounds");
+    llvm::Value* lane = b_->CreateURem(tid_, I(lanes), "lane");
+    llvm::Value* warp_slot0 =
+        b_->CreateMul(b_->CreateUDiv(tid_, I(lanes)), I(lanes), "", true, true);
     llvm::Value* tile_end =
         b_->CreateAdd(m0_, I(l_.tile_m), "tile_end", true, true);
+    const int64_t groups = grouping_->groups;
     return EmitForLoop(
-        "dot.group", I(0), I(grouping_->groups), I(1),
-        [&](llvm::Value* group) -> absl::Status {
-          llvm::Value* begin = b_->CreateLoad(i64, start);
-          HLOC_ASSIGN_OR_RETURN(llvm::Value * size, GroupSize(group));
-          llvm::Value* end = b_->CreateAdd(begin, size);
-          b_->CreateStore(end, start);
+        "dot.group_chunk", I(0), I((groups + lanes - 1) / lanes), I(1),
+        [&](llvm::Value* chunk) -> absl::Status {
+          llvm::Value* first =
+              b_->CreateMul(chunk, I(lanes), "first_group", true, true);
+          llvm::Value* group = b_->CreateAdd(first, lane, "", true, true);
+          llvm::Value* valid = b_->CreateICmpULT(group, I(groups));
+          // Lanes past the last group read it again and count nothing.
+          HLOC_ASSIGN_OR_RETURN(
+              llvm::Value * size,
+              GroupSize(b_->CreateSelect(valid, group, I(groups - 1))));
+          size = b_->CreateSelect(valid, size, b_->getInt64(0));
+          llvm::Value* through = WarpInclusiveSum(size, lanes);
+          llvm::Value* before = b_->CreateLoad(i64, running);
+          llvm::Value* end = b_->CreateAdd(before, through);
+          llvm::Value* begin = b_->CreateSub(end, size);
+          b_->CreateStore(b_->CreateAdd(before, ShuffleI64(through, lanes - 1)),
+                          running);
           llvm::Value* lo = ScaledBound(begin);
           llvm::Value* hi = ScaledBound(end);
-          lo = b_->CreateSelect(b_->CreateICmpULT(lo, m0_), m0_, lo, "rows_lo");
-          hi = b_->CreateSelect(b_->CreateICmpUGT(hi, tile_end), tile_end, hi,
-                                "rows_hi");
-          return EmitIfThenElse(
-              b_->CreateICmpULT(lo, hi),
-              [&]() -> absl::Status {
-                group_ = group;
-                rows_lo_ = lo;
-                rows_hi_ = hi;
+          lo = b_->CreateSelect(b_->CreateICmpULT(lo, m0_), m0_, lo);
+          hi = b_->CreateSelect(b_->CreateICmpUGT(hi, tile_end), tile_end, hi);
+          llvm::Value* meets = b_->CreateAnd(valid, b_->CreateICmpULT(lo, hi));
+          // The slots' last reads (the chunk before) are this warp's own.
+          kernel_.target().EmitWarpSync(b_);
+          llvm::Value* slot = b_->CreateAdd(warp_slot0, lane, "", true, true);
+          b_->CreateStore(lo, SharedElement(kernel_, slots, slot));
+          b_->CreateStore(
+              hi, SharedElement(kernel_, slots,
+                                b_->CreateAdd(slot, I(l_.threads_per_block), "",
+                                              true, true)));
+          kernel_.target().EmitWarpSync(b_);
+          llvm::Value* mask = kernel_.target().EmitBallot(meets, b_);
+          if (mask == nullptr) {
+            return absl::UnimplementedError("the target has no ballot");
+          }
+          b_->CreateStore(mask, pending);
+          llvm::Value* count = b_->CreateZExtOrTrunc(
+              b_->CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, mask), index);
+          return EmitForLoop(
+              "dot.group", I(0), count, I(1),
+              [&](llvm::Value*) -> absl::Status {
+                llvm::Value* left = b_->CreateLoad(mask->getType(), pending);
+                llvm::Value* bit = b_->CreateZExtOrTrunc(
+                    b_->CreateBinaryIntrinsic(llvm::Intrinsic::cttz, left,
+                                              b_->getTrue()),
+                    index);
+                b_->CreateStore(
+                    b_->CreateAnd(left,
+                                  b_->CreateSub(left, llvm::ConstantInt::get(
+                                                          left->getType(), 1))),
+                    pending);
+                llvm::Value* at =
+                    b_->CreateAdd(warp_slot0, bit, "", true, true);
+                group_ = b_->CreateAdd(first, bit, "group", true, true);
+                rows_lo_ = b_->CreateLoad(
+                    index, SharedElement(kernel_, slots, at), "rows_lo");
+                rows_hi_ = b_->CreateLoad(
+                    index,
+                    SharedElement(kernel_, slots,
+                                  b_->CreateAdd(at, I(l_.threads_per_block), "",
+                                                true, true)),
+                    "rows_hi");
                 return EmitKLoop();
               },
-              nullptr, b_);
+              b_);
         },
         b_);
+  }
+
+  // `value` (i64) of lane `source` of the warp, as two 32-bit shuffles.
+  llvm::Value* ShuffleI64(llvm::Value* value, int source) {
+    const GpuTarget& target = kernel_.target();
+    llvm::Type* i32 = b_->getInt32Ty();
+    llvm::Value* low =
+        target.EmitShuffleIndexI32(b_->CreateTrunc(value, i32), source, b_);
+    llvm::Value* high = target.EmitShuffleIndexI32(
+        b_->CreateTrunc(b_->CreateLShr(value, 32), i32), source, b_);
+    return JoinI64(low, high);
+  }
+
+  llvm::Value* JoinI64(llvm::Value* low, llvm::Value* high) {
+    llvm::Type* i64 = b_->getInt64Ty();
+    return b_->CreateOr(b_->CreateZExt(low, i64),
+                        b_->CreateShl(b_->CreateZExt(high, i64), 32));
+  }
+
+  // The sum of `value` (i64) over the warp's lanes up to and including
+  // this one (Hillis-Steele: log2(lanes) shuffled additions).
+  llvm::Value* WarpInclusiveSum(llvm::Value* value, int64_t lanes) {
+    const GpuTarget& target = kernel_.target();
+    llvm::Type* i32 = b_->getInt32Ty();
+    llvm::Value* lane = b_->CreateURem(tid_, I(lanes));
+    for (int delta = 1; delta < lanes; delta *= 2) {
+      llvm::Value* low =
+          target.EmitShuffleUpI32(b_->CreateTrunc(value, i32), delta, b_);
+      llvm::Value* high = target.EmitShuffleUpI32(
+          b_->CreateTrunc(b_->CreateLShr(value, 32), i32), delta, b_);
+      llvm::Value* from_below = JoinI64(low, high);
+      value = b_->CreateSelect(b_->CreateICmpUGE(lane, I(delta)),
+                               b_->CreateAdd(value, from_below), value);
+    }
+    return value;
   }
 
   // The contraction into the accumulators, tile_k at a time: over the
@@ -498,14 +597,37 @@ class TiledDot {
     // A ragged contraction ends at its group's bound; a group's lhs rows
     // are [rows_lo_, rows_hi_) of the tile.
     const bool group_rows = lhs && rows_lo_ != nullptr;
-    const bool checked = extent % tile != 0 || g_.k % l_.tile_k != 0 ||
-                         k_end_ != nullptr || group_rows;
+    const bool partial = extent % tile != 0 || g_.k % l_.tile_k != 0;
+    const bool checked = partial || k_end_ != nullptr || group_rows;
     llvm::Value* k_end = k_end_ != nullptr ? k_end_ : I(g_.k);
     for (int64_t i = 0; i < StagedPerThread(lhs); ++i) {
       auto [kk, row] = StagedPosition(lhs, i);
       llvm::Value* slot = NextSlot(lhs, i);
       llvm::Value* r = b_->CreateAdd(origin, row, "", true, true);
       llvm::Value* k = b_->CreateAdd(k0, kk, "", true, true);
+      if (grouping_) {
+        // Grouped: every element is read (at the nearest position inside
+        // the operand) and the ones outside the group's bounds or the
+        // matrix selected away, without a branch per element: the
+        // branches of 2 x 32 staged elements inside the group loop took
+        // sm_90's bf16 kernel past 255 registers into spills.
+        llvm::Value* rc =
+            b_->CreateSelect(b_->CreateICmpULT(r, I(extent)), r, I(extent - 1));
+        llvm::Value* kc =
+            b_->CreateSelect(b_->CreateICmpULT(k, I(g_.k)), k, I(g_.k - 1));
+        HLOC_ASSIGN_OR_RETURN(llvm::Value * v, gen(OperandIndex(lhs, rc, kc)));
+        HLOC_ASSIGN_OR_RETURN(v, kernel_.elemental()->EmitConvert(v, from, to));
+        llvm::Value* inside = b_->CreateAnd(b_->CreateICmpULT(r, I(extent)),
+                                            b_->CreateICmpULT(k, k_end));
+        if (group_rows) {
+          inside = b_->CreateAnd(inside, b_->CreateICmpUGE(r, rows_lo_));
+          inside = b_->CreateAnd(inside, b_->CreateICmpULT(r, rows_hi_));
+        }
+        b_->CreateStore(
+            b_->CreateSelect(inside, v, llvm::Constant::getNullValue(stage)),
+            slot);
+        continue;
+      }
       auto load = [&]() -> absl::Status {
         HLOC_ASSIGN_OR_RETURN(llvm::Value * v, gen(OperandIndex(lhs, r, k)));
         HLOC_ASSIGN_OR_RETURN(v, kernel_.elemental()->EmitConvert(v, from, to));
