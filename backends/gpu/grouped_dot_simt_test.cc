@@ -264,12 +264,22 @@ std::string RowsModule(const std::string& type, int groups) {
 }
 
 TEST(GroupedDotPipelineTest, CudaKeepsWhereTheKernelPays) {
-  // bf16 from 4 groups (the expansion's gemm would do 4x the work).
-  EXPECT_EQ(RaggedDotsAfterPipeline("cuda", RowsModule("bf16", 8)), 1);
-  EXPECT_EQ(RaggedDotsAfterPipeline("cuda", RowsModule("bf16", 2)), 0);
-  // f32: cuBLAS's TF32 against the kernel's FMA loop, from 16 groups.
-  EXPECT_EQ(RaggedDotsAfterPipeline("cuda", RowsModule("f32", 8)), 0);
-  EXPECT_EQ(RaggedDotsAfterPipeline("cuda", RowsModule("f32", 16)), 1);
+  // bf16 from 16 groups (the expansion's gemm does 16x the work).
+  EXPECT_EQ(RaggedDotsAfterPipeline("cuda", RowsModule("bf16", 16)), 1);
+  EXPECT_EQ(RaggedDotsAfterPipeline("cuda", RowsModule("bf16", 8)), 0);
+  // f32: cuBLAS's TF32 against the kernel's FMA loop, from 32 groups.
+  EXPECT_EQ(RaggedDotsAfterPipeline("cuda", RowsModule("f32", 16)), 0);
+  EXPECT_EQ(RaggedDotsAfterPipeline("cuda", RowsModule("f32", 32)), 1);
+  // Past 256 MiB of masked lhs copies, whatever the groups: 8 of a
+  // [8192, 4096] f32 lhs.
+  EXPECT_EQ(RaggedDotsAfterPipeline(
+                "cuda",
+                "HloModule m\nENTRY e {\n  a = f32[8192,4096] parameter(0)\n"
+                "  b = f32[8,4096,64] parameter(1)\n  s = s32[8] "
+                "parameter(2)\n  ROOT r = f32[8192,64] ragged-dot(a, b, s), "
+                "lhs_contracting_dims={1}, rhs_contracting_dims={1}, "
+                "lhs_ragged_dims={0}, rhs_group_dims={0}\n}\n"),
+            1);
   // rocm's dots are tiled kernels anyway.
   EXPECT_EQ(RaggedDotsAfterPipeline("rocm", RowsModule("f32", 2)), 1);
   // The CPU expands every one.
