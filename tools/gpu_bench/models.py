@@ -261,6 +261,43 @@ def _():
             lambda rng: [normal(rng, (4096, 4096))])
 
 
+def _moe_experts(experts, hidden):
+    """A mixture-of-experts layer's expert MLPs (SwiGLU) over 8192 token
+    rows already sorted by expert (top-2 routing of 4096 tokens), width
+    1024, bf16: three lax.ragged_dot calls, JAX's grouped matmul, which it
+    lowers for GPUs to the ragged-dot instruction. The group sizes are an
+    input (a random split of the rows, some experts busier than others)."""
+    def make():
+        import jax
+        import jax.numpy as jnp
+        from jax import lax
+
+        def experts_mlp(x, sizes, w_gate, w_up, w_down):
+            g = lax.ragged_dot(x, w_gate, sizes)
+            u = lax.ragged_dot(x, w_up, sizes)
+            return lax.ragged_dot(jax.nn.silu(g) * u, w_down, sizes)
+
+        def inputs(rng):
+            rows = 8192
+            share = rng.dirichlet(np.full(experts, 4.0))
+            sizes = np.floor(share * rows).astype(np.int32)
+            sizes[-1] += rows - sizes.sum()
+            return [normal(rng, (rows, 1024), bf16()), sizes,
+                    normal(rng, (experts, 1024, hidden), bf16(), 0.03),
+                    normal(rng, (experts, 1024, hidden), bf16(), 0.03),
+                    normal(rng, (experts, hidden, 1024), bf16(), 0.03)]
+        return experts_mlp, inputs
+    return make
+
+
+_model("moe_experts_bf16",
+       "MoE expert MLPs (SwiGLU) as ragged_dot: 8192 sorted token rows of "
+       "1024, 8 experts of 2048, bf16")(_moe_experts(8, 2048))
+_model("moe_experts_fine_bf16",
+       "fine-grained MoE expert MLPs as ragged_dot: 8192 sorted token rows "
+       "of 1024, 64 experts of 512, bf16")(_moe_experts(64, 512))
+
+
 @_model("embedding_gather",
         "token embedding lookup: 16x2048 ids into a 32768x1024 f32 table")
 def _():
