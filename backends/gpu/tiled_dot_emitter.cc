@@ -526,8 +526,7 @@ class TiledDot {
   // The operand index of (batch, row, k): row is m (lhs) or n (rhs).
   IrIndex OperandIndex(bool lhs, llvm::Value* row, llvm::Value* k) {
     const bool group_dim = !lhs && Grouped(RaggedDotMode::kNonContracting);
-    const Shape& shape = group_dim ? grouping_->rhs_without_group
-                                   : dot_->operand(lhs ? 0 : 1)->shape();
+    const Shape& shape = OperandShape(lhs);
     std::vector<llvm::Value*> index(shape.rank());
     auto place = [&](const std::vector<int64_t>& dims,
                      const std::vector<llvm::Value*>& values) {
@@ -561,18 +560,70 @@ class TiledDot {
     return (lhs ? l_.tile_m : l_.tile_n) * l_.tile_k / l_.threads_per_block;
   }
 
+  // Consecutive elements of the operand's physically minor dimension a
+  // thread stages together: 16 bytes of them where the matrix path reads
+  // every element of a slice without a branch (whole tiles, or the
+  // grouped kernel's selects; a ragged contraction's runs start anywhere
+  // in k, so not there), so that the run's loads become one 16-byte load
+  // and, along k, its stores to the row-major shared tile one 16-byte
+  // store (LLVM's load/store vectorizer merges them: runs start at
+  // multiples of their length, rows of the tile are kMatrixRowPad apart);
+  // one elsewhere. The bf16 grouped kernel staged 2 x 32 single 2-byte
+  // loads a slice per thread before (sm_90: ~30 TFLOP/s, 255 registers).
+  int64_t Run(bool lhs) const {
+    if (!matrix_ || Grouped(RaggedDotMode::kContracting)) return 1;
+    const int64_t tile = lhs ? l_.tile_m : l_.tile_n;
+    const bool partial =
+        (lhs ? g_.m : g_.n) % tile != 0 || g_.k % l_.tile_k != 0;
+    if (partial && !grouping_) return 1;
+    const bool k_minor = lhs ? g_.lhs_k_minor : g_.rhs_k_minor;
+    const int64_t bytes = ByteWidth(lhs ? lhs_type_ : rhs_type_);
+    int64_t run = std::max<int64_t>(1, 16 / bytes);
+    run = std::min({run, StagedPerThread(lhs), k_minor ? l_.tile_k : tile});
+    // The run is contiguous in memory, and never crosses the operand's
+    // edge, only where the physical minor dimension is the last (fastest)
+    // of the flattened ones and a multiple of the run.
+    const Shape& shape = OperandShape(lhs);
+    const std::vector<int64_t>& flat =
+        k_minor ? (lhs ? g_.lhs_contracting : g_.rhs_contracting)
+                : (lhs ? g_.lhs_free : g_.rhs_free);
+    const int64_t minor = shape.MinorToMajor()[0];
+    if (flat.empty() || flat.back() != minor ||
+        shape.dimensions(minor) % run != 0) {
+      return 1;
+    }
+    return run;
+  }
+
+  // The operand's shape in the dot's numbering (a grouped rhs without its
+  // group dimension).
+  const Shape& OperandShape(bool lhs) const {
+    if (!lhs && Grouped(RaggedDotMode::kNonContracting)) {
+      return grouping_->rhs_without_group;
+    }
+    return dot_->operand(lhs ? 0 : 1)->shape();
+  }
+
   // The (k within the slice, row within the tile) of the thread's i-th
-  // element of a slice: consecutive lanes take consecutive elements of the
-  // operand's physically minor dimension.
+  // element of a slice: consecutive lanes take consecutive runs (Run) of
+  // the operand's physically minor dimension.
   std::pair<llvm::Value*, llvm::Value*> StagedPosition(bool lhs, int64_t i) {
     const int64_t tile = lhs ? l_.tile_m : l_.tile_n;
     const bool k_minor = lhs ? g_.lhs_k_minor : g_.rhs_k_minor;
-    llvm::Value* e =
-        b_->CreateAdd(tid_, I(i * l_.threads_per_block), "", true, true);
+    const int64_t run = Run(lhs);
+    // The run's first element, then this one's offset along the run: plain
+    // adds of constants, which the vectorizer sees are adjacent.
+    llvm::Value* e = b_->CreateAdd(b_->CreateMul(tid_, I(run), "", true, true),
+                                   I((i / run) * l_.threads_per_block * run),
+                                   "", true, true);
     llvm::Value* kk =
         k_minor ? b_->CreateURem(e, I(l_.tile_k)) : b_->CreateUDiv(e, I(tile));
     llvm::Value* row =
         k_minor ? b_->CreateUDiv(e, I(l_.tile_k)) : b_->CreateURem(e, I(tile));
+    if (i % run != 0) {
+      llvm::Value*& along = k_minor ? kk : row;
+      along = b_->CreateAdd(along, I(i % run), "", true, true);
+    }
     return {kk, row};
   }
 
@@ -610,11 +661,25 @@ class TiledDot {
         // the operand) and the ones outside the group's bounds or the
         // matrix selected away, without a branch per element: the
         // branches of 2 x 32 staged elements inside the group loop took
-        // sm_90's bf16 kernel past 255 registers into spills.
-        llvm::Value* rc =
-            b_->CreateSelect(b_->CreateICmpULT(r, I(extent)), r, I(extent - 1));
-        llvm::Value* kc =
-            b_->CreateSelect(b_->CreateICmpULT(k, I(g_.k)), k, I(g_.k - 1));
+        // sm_90's bf16 kernel past 255 registers into spills. A run
+        // (Run) is clamped as a whole, from its first element, so its
+        // elements stay adjacent; it lies inside the operand or wholly
+        // outside it (Run divides the minor dimension).
+        const int64_t run = Run(lhs);
+        const bool k_minor = lhs ? g_.lhs_k_minor : g_.rhs_k_minor;
+        const int64_t offset = i % run;
+        auto clamp = [&](llvm::Value* v, int64_t bound, bool along_run) {
+          if (!along_run || run == 1) {
+            return b_->CreateSelect(b_->CreateICmpULT(v, I(bound)), v,
+                                    I(bound - 1));
+          }
+          llvm::Value* first = b_->CreateSub(v, I(offset), "", true, true);
+          first = b_->CreateSelect(b_->CreateICmpULT(first, I(bound)), first,
+                                   I(bound - run));
+          return b_->CreateAdd(first, I(offset), "", true, true);
+        };
+        llvm::Value* rc = clamp(r, extent, !k_minor);
+        llvm::Value* kc = clamp(k, g_.k, k_minor);
         HLOC_ASSIGN_OR_RETURN(llvm::Value * v, gen(OperandIndex(lhs, rc, kc)));
         HLOC_ASSIGN_OR_RETURN(v, kernel_.elemental()->EmitConvert(v, from, to));
         llvm::Value* inside = b_->CreateAnd(b_->CreateICmpULT(r, I(extent)),
@@ -1050,6 +1115,19 @@ absl::StatusOr<LaunchDims> EmitTiledDotKernel(const KernelRequest& request,
                  1,
                  ragged.rhs_group_dim,
                  ragged.rhs_without_group};
+    if (ragged.mode == RaggedDotMode::kNonContracting) {
+      // The rhs without its group dimension in the rhs's own layout: which
+      // dimension is physically minor decides how the tiles are read.
+      std::vector<int64_t> minor_to_major;
+      for (int64_t d : dot->operand(1)->shape().MinorToMajor()) {
+        if (d == ragged.rhs_group_dim) continue;
+        minor_to_major.push_back(d > ragged.rhs_group_dim ? d - 1 : d);
+      }
+      ragged.rhs_without_group = Shape::ArrayWithLayout(
+          ragged.rhs_without_group.element_type(),
+          ragged.rhs_without_group.dimensions(), minor_to_major);
+      grouping->rhs_without_group = ragged.rhs_without_group;
+    }
     g = AnalyzeDot(ragged.dot, dot->operand(0)->shape(),
                    ragged.rhs_without_group);
     const int64_t flattened =
