@@ -13,7 +13,8 @@
 // lhs's [tile_m, tile_k] and the rhs's [tile_k, tile_n] slices into shared
 // memory (zeros outside the matrices, so edge tiles need no checks in the
 // inner loop), lanes walking the operand's physically minor dimension so
-// the reads coalesce; a barrier; then every thread multiplies what it
+// the reads coalesce (on the matrix path in runs of 16 bytes a lane, one
+// vector load each); a barrier; then every thread multiplies what it
 // needs from the shared slices into its accumulators; a barrier before the
 // next slice overwrites them. The next slice's elements are read from
 // memory into registers before the multiplications (and stored to shared
