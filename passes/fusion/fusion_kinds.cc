@@ -525,6 +525,21 @@ const HloInstruction* FindRowConcatenateHero(const HloComputation& fused) {
     concat = instr;
   }
   if (concat == nullptr) return nullptr;
+  // A hero has the rows' full shape, as row-reduction-fusion admits it
+  // (DropConcatenatesWithoutHero). A concatenate of one value per row (an
+  // epilogue's, fused in later by instruction fusion: a concatenate of an
+  // iota and a broadcast) is computed per row like any epilogue value;
+  // walked as pieces of a row it wrote zeros (the differential fuzzer's
+  // case diff-255 on the H100, session 32).
+  for (const HloInstruction* instr : fused.instructions()) {
+    if (instr->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*instr)) {
+      if (concat->shape().ElementCount() !=
+          instr->operand(0)->shape().ElementCount()) {
+        return nullptr;
+      }
+      break;
+    }
+  }
   return IsRowConcatenateHero(concat, root,
                               [](const HloInstruction*) { return true; })
              ? concat

@@ -272,6 +272,28 @@ ENTRY main {
   sm = f32[6,70] divide(e, sb)
   ROOT out = (s32[3,1], f32[6,70]) tuple(r, sm)
 })"},
+          // A row reduction's epilogue multiplied by a concatenate of one
+          // value per row (an iota and a broadcast, fused in after the row
+          // fusion formed): computed per row, not walked as a concatenate
+          // hero of the rows' pieces, which wrote zeros (the differential
+          // fuzzer's case diff-255 on the H100, session 32).
+          {"row_fusion_per_row_concatenate", R"(
+HloModule row_fusion_per_row_concatenate
+max {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] maximum(a, b)
+}
+ENTRY main {
+  x = s32[5,1,5] parameter(0)
+  low = s32[] constant(-2147483648)
+  r = s32[5] reduce(x, low), dimensions={1,2}, to_apply=max
+  i = s32[2] iota(), iota_dimension=0
+  seven = s32[] constant(7)
+  b = s32[3] broadcast(seven), dimensions={}
+  c = s32[5] concatenate(i, b), dimensions={0}
+  ROOT out = s32[5] multiply(r, c)
+})"},
           // Reductions tree-reduction splits though their inputs are under
           // 4 Mi elements (one block would read them all), their extents
           // padded with the init to a multiple of the split: a scalar sum
