@@ -20,11 +20,9 @@
 #include "backends/gpu/testing/host_simt.h"
 #include "backends/gpu/testing/simt_check.h"
 #include "gtest/gtest.h"
-#include "hlo/evaluator/evaluator.h"
 #include "hlo/text/parser.h"
 #include "passes/pipelines.h"
 #include "runtime/compare.h"
-#include "tools/hlo_run_core.h"
 
 namespace hloc {
 namespace {
@@ -149,24 +147,10 @@ ENTRY e {
   return *modules;
 }
 
-struct Case {
-  std::string module;
-  std::string platform;
-  std::string arch;
-};
-
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.module << "/" << c.arch;
-}
-
-std::vector<Case> Cases() {
-  std::vector<Case> cases;
-  for (const GroupedModule& m : GroupedModules()) {
-    cases.push_back({m.name, "cuda", "sm_90"});
-    cases.push_back({m.name, "rocm", "gfx942"});
-    cases.push_back({m.name, "rocm", "gfx1100"});
-  }
-  return cases;
+std::vector<SimtCase> Cases() {
+  std::vector<std::string> names;
+  for (const GroupedModule& m : GroupedModules()) names.push_back(m.name);
+  return OnEverySimulatedGpu(names);
 }
 
 const std::string& ModuleText(const std::string& name) {
@@ -177,25 +161,20 @@ const std::string& ModuleText(const std::string& name) {
   return none;
 }
 
-class GroupedDotSimtTest : public ::testing::TestWithParam<Case> {};
+class GroupedDotSimtTest : public ::testing::TestWithParam<SimtCase> {};
 
 TEST_P(GroupedDotSimtTest, MatchesTheEvaluator) {
-  const Case& c = GetParam();
+  const SimtCase& c = GetParam();
   absl::StatusOr<GpuDeviceInfo> device = GetGpuDeviceInfo(c.platform, c.arch);
   ASSERT_TRUE(device.ok()) << device.status();
   absl::StatusOr<std::unique_ptr<HloModule>> module =
       ParseHloModule(ModuleText(c.module), c.module);
   ASSERT_TRUE(module.ok()) << module.status();
-  absl::StatusOr<std::vector<Literal>> inputs = RandomInputs(**module, 7);
-  ASSERT_TRUE(inputs.ok()) << inputs.status();
-  absl::StatusOr<Literal> expected = EvaluateModule(**module, *inputs);
-  ASSERT_TRUE(expected.ok()) << expected.status();
   PipelineOptions pipeline_options;
   pipeline_options.disabled_passes = {"ragged-dot-expander"};
-  auto pipeline = MakePipeline(c.platform, pipeline_options);
-  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-  ASSERT_TRUE(pipeline->Run(module->get()).ok());
-
+  absl::StatusOr<SimtRun> run = RunOnHostSimtAndEvaluate(
+      **module, c.platform, c.arch, *device, 7, pipeline_options);
+  ASSERT_TRUE(run.ok()) << run.status();
   absl::StatusOr<std::unique_ptr<GpuTarget>> target =
       CreateHostSimtTarget(*device);
   ASSERT_TRUE(target.ok()) << target.status();
@@ -215,20 +194,17 @@ TEST_P(GroupedDotSimtTest, MatchesTheEvaluator) {
       device->matrix_cores && (half || (c.platform == "rocm" && f32));
   EXPECT_EQ(ir->find("matrix.c") != std::string::npos, expect_matrix);
 
-  absl::StatusOr<Executable> executable = CompileForGpu(**module, options);
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  EXPECT_EQ(CountKernelSteps(*executable), 1);
-  absl::StatusOr<Literal> actual = RunOnHostSimt(*executable, *device, *inputs);
-  ASSERT_TRUE(actual.ok()) << actual.status();
-  const Tolerance tolerance = DefaultToleranceFor(**module, *expected);
-  ComparisonResult result = CompareLiterals(*actual, *expected, tolerance);
+  EXPECT_EQ(CountKernelSteps(run->executable), 1);
+  const Tolerance tolerance = DefaultToleranceFor(**module, run->expected);
+  ComparisonResult result =
+      CompareLiterals(run->actual, run->expected, tolerance);
   EXPECT_TRUE(result.ok()) << DescribeMismatch(result) << " ("
                            << tolerance.ToString() << ")";
 }
 
 INSTANTIATE_TEST_SUITE_P(GroupedModules, GroupedDotSimtTest,
                          ::testing::ValuesIn(Cases()),
-                         [](const ::testing::TestParamInfo<Case>& info) {
+                         [](const ::testing::TestParamInfo<SimtCase>& info) {
                            return info.param.module + "_" + info.param.arch;
                          });
 

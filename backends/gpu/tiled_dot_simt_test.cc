@@ -200,24 +200,10 @@ ENTRY e {
   return *modules;
 }
 
-struct Case {
-  std::string module;
-  std::string platform;
-  std::string arch;
-};
-
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.module << "/" << c.arch;
-}
-
-std::vector<Case> Cases() {
-  std::vector<Case> cases;
-  for (const DotModule& m : DotModules()) {
-    cases.push_back({m.name, "rocm", "gfx942"});
-    cases.push_back({m.name, "rocm", "gfx1100"});
-    cases.push_back({m.name, "cuda", "sm_90"});
-  }
-  return cases;
+std::vector<SimtCase> Cases() {
+  std::vector<std::string> names;
+  for (const DotModule& m : DotModules()) names.push_back(m.name);
+  return OnEverySimulatedGpu(names);
 }
 
 const std::string& ModuleText(const std::string& name) {
@@ -228,10 +214,10 @@ const std::string& ModuleText(const std::string& name) {
   return none;
 }
 
-class TiledDotSimtTest : public ::testing::TestWithParam<Case> {};
+class TiledDotSimtTest : public ::testing::TestWithParam<SimtCase> {};
 
 TEST_P(TiledDotSimtTest, MatchesTheEvaluator) {
-  const Case& c = GetParam();
+  const SimtCase& c = GetParam();
   absl::StatusOr<GpuDeviceInfo> device = GetGpuDeviceInfo(c.platform, c.arch);
   ASSERT_TRUE(device.ok()) << device.status();
   absl::StatusOr<std::unique_ptr<HloModule>> module =
@@ -306,7 +292,7 @@ TEST_P(TiledDotSimtTest, MatchesTheEvaluator) {
 
 INSTANTIATE_TEST_SUITE_P(DotModules, TiledDotSimtTest,
                          ::testing::ValuesIn(Cases()),
-                         [](const ::testing::TestParamInfo<Case>& info) {
+                         [](const ::testing::TestParamInfo<SimtCase>& info) {
                            return info.param.module + "_" + info.param.arch;
                          });
 

@@ -20,26 +20,12 @@
 namespace hloc {
 namespace {
 
-struct Case {
-  std::string module;
-  std::string platform;
-  std::string arch;
-};
-
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.module << "/" << c.arch;
-}
-
-std::vector<Case> Cases() {
-  std::vector<Case> cases;
+std::vector<SimtCase> Cases() {
+  std::vector<std::string> names;
   for (const auto* modules : {&WarpModules(), &RadixSortModules()}) {
-    for (const auto& [name, text] : *modules) {
-      cases.push_back({name, "rocm", "gfx942"});
-      cases.push_back({name, "rocm", "gfx1100"});
-      cases.push_back({name, "cuda", "sm_90"});
-    }
+    for (const auto& [name, text] : *modules) names.push_back(name);
   }
-  return cases;
+  return OnEverySimulatedGpu(names);
 }
 
 const std::string& ModuleText(const std::string& name) {
@@ -52,10 +38,10 @@ const std::string& ModuleText(const std::string& name) {
   return none;
 }
 
-class WaveSimtTest : public ::testing::TestWithParam<Case> {};
+class WaveSimtTest : public ::testing::TestWithParam<SimtCase> {};
 
 TEST_P(WaveSimtTest, MatchesTheEvaluator) {
-  const Case& c = GetParam();
+  const SimtCase& c = GetParam();
   absl::StatusOr<GpuDeviceInfo> device = GetGpuDeviceInfo(c.platform, c.arch);
   ASSERT_TRUE(device.ok()) << device.status();
   // The tile choice of large transposes, at a size the simulator runs: a
@@ -102,7 +88,7 @@ TEST_P(WaveSimtTest, MatchesTheEvaluator) {
 
 INSTANTIATE_TEST_SUITE_P(WarpModules, WaveSimtTest,
                          ::testing::ValuesIn(Cases()),
-                         [](const ::testing::TestParamInfo<Case>& info) {
+                         [](const ::testing::TestParamInfo<SimtCase>& info) {
                            return info.param.module + "_" + info.param.arch;
                          });
 

@@ -11,22 +11,36 @@
 
 namespace hloc {
 
-absl::StatusOr<SimtRun> RunOnHostSimtAndEvaluate(HloModule& module,
-                                                 const std::string& platform,
-                                                 const std::string& arch,
-                                                 const GpuDeviceInfo& device,
-                                                 uint64_t seed) {
+absl::StatusOr<SimtRun> RunOnHostSimtAndEvaluate(
+    HloModule& module, const std::string& platform, const std::string& arch,
+    const GpuDeviceInfo& device, uint64_t seed,
+    const PipelineOptions& pipeline_options) {
   SimtRun run;
   HLOC_ASSIGN_OR_RETURN(run.inputs, RandomInputs(module, seed));
   HLOC_ASSIGN_OR_RETURN(run.expected, EvaluateModule(module, run.inputs));
   HLOC_ASSIGN_OR_RETURN(auto pipeline,
-                        MakePipeline(platform, PipelineOptions{}));
+                        MakePipeline(platform, pipeline_options));
   HLOC_RETURN_IF_ERROR(pipeline.Run(&module).status());
   HLOC_ASSIGN_OR_RETURN(run.executable,
                         CompileForHostSimt(module, platform, arch, device));
   HLOC_ASSIGN_OR_RETURN(run.actual,
                         RunOnHostSimt(run.executable, device, run.inputs));
   return run;
+}
+
+void PrintTo(const SimtCase& c, std::ostream* os) {
+  *os << c.module << "/" << c.arch;
+}
+
+std::vector<SimtCase> OnEverySimulatedGpu(
+    const std::vector<std::string>& modules) {
+  std::vector<SimtCase> cases;
+  for (const std::string& name : modules) {
+    cases.push_back({name, "rocm", "gfx942"});
+    cases.push_back({name, "rocm", "gfx1100"});
+    cases.push_back({name, "cuda", "sm_90"});
+  }
+  return cases;
 }
 
 int CountKernelSteps(const Executable& executable) {

@@ -6,6 +6,7 @@
 #define BACKENDS_GPU_TESTING_SIMT_CHECK_H_
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "backends/gpu/device_info.h"
 #include "hlo/literal.h"
 #include "hlo/module.h"
+#include "passes/pipelines.h"
 #include "runtime/compare.h"
 #include "runtime/executable.h"
 
@@ -25,15 +27,28 @@ struct SimtRun {
   Literal actual;               // what the executable computed
 };
 
-// Runs `module` (changed: `platform`'s pipeline runs over it) with random
-// inputs from `seed` in the evaluator, then compiled for a GPU simulated
-// with `device`'s facts as it would be for `platform` ("cuda" or "rocm")
-// and `arch`, on those inputs.
-absl::StatusOr<SimtRun> RunOnHostSimtAndEvaluate(HloModule& module,
-                                                 const std::string& platform,
-                                                 const std::string& arch,
-                                                 const GpuDeviceInfo& device,
-                                                 uint64_t seed);
+// Runs `module` (changed: `platform`'s pipeline runs over it, with
+// `pipeline_options`) with random inputs from `seed` in the evaluator, then
+// compiled for a GPU simulated with `device`'s facts as it would be for
+// `platform` ("cuda" or "rocm") and `arch`, on those inputs.
+absl::StatusOr<SimtRun> RunOnHostSimtAndEvaluate(
+    HloModule& module, const std::string& platform, const std::string& arch,
+    const GpuDeviceInfo& device, uint64_t seed,
+    const PipelineOptions& pipeline_options = {});
+
+// A module (by name) and the simulated GPU it runs on: the parameter of the
+// simulated-GPU tests.
+struct SimtCase {
+  std::string module;
+  std::string platform;
+  std::string arch;
+};
+void PrintTo(const SimtCase& c, std::ostream* os);
+
+// Each of `modules` with the facts of gfx942 (wave64, MFMA) and gfx1100
+// (wave32) for rocm and of sm_90 (warp 32, mma.sync) for cuda.
+std::vector<SimtCase> OnEverySimulatedGpu(
+    const std::vector<std::string>& modules);
 
 // The executable's kernel steps.
 int CountKernelSteps(const Executable& executable);
