@@ -508,10 +508,12 @@ absl::StatusOr<RowClass> ClassifyRowInstruction(
 
 bool IsRowConcatenateHero(
     const HloInstruction* concat, const HloInstruction* output,
+    int64_t row_elements,
     const std::function<bool(const HloInstruction*)>& in_scope) {
   // The walk also makes the output the concatenate's element count.
   return concat->opcode() == HloOpcode::kConcatenate &&
          concat->operand_count() <= kMaxRowConcatenateOperands &&
+         concat->shape().ElementCount() == row_elements &&
          ReadAtOwnLinearPositionUpTo(concat, output, in_scope);
 }
 
@@ -525,22 +527,18 @@ const HloInstruction* FindRowConcatenateHero(const HloComputation& fused) {
     concat = instr;
   }
   if (concat == nullptr) return nullptr;
-  // A hero has the rows' full shape, as row-reduction-fusion admits it
-  // (DropConcatenatesWithoutHero). A concatenate of one value per row (an
-  // epilogue's, fused in later by instruction fusion: a concatenate of an
-  // iota and a broadcast) is computed per row like any epilogue value;
-  // walked as pieces of a row it wrote zeros (the differential fuzzer's
-  // case diff-255 on the H100, session 32).
+  // The rows' full shape is the row reduction's input (a concatenate of one
+  // value per row, fused into the epilogue by instruction fusion, was
+  // walked as pieces of the rows and wrote zeros: the differential
+  // fuzzer's diff-255 on the H100, session 32).
+  int64_t row_elements = -1;
   for (const HloInstruction* instr : fused.instructions()) {
     if (instr->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*instr)) {
-      if (concat->shape().ElementCount() !=
-          instr->operand(0)->shape().ElementCount()) {
-        return nullptr;
-      }
+      row_elements = instr->operand(0)->shape().ElementCount();
       break;
     }
   }
-  return IsRowConcatenateHero(concat, root,
+  return IsRowConcatenateHero(concat, root, row_elements,
                               [](const HloInstruction*) { return true; })
              ? concat
              : nullptr;

@@ -212,9 +212,12 @@ inline constexpr int64_t kMaxRowConcatenateOperands = 16;
 const HloInstruction* FindRowConcatenateHero(const HloComputation& fused);
 // The hero's condition for `concat` and the one output `output`, following
 // only the users `in_scope` accepts: row-reduction-fusion asks it of a
-// group before it is fused.
+// group before it is fused. A hero has the rows' full shape
+// (`row_elements`, rows times row length): a concatenate of one value per
+// row is computed per row like any epilogue value.
 bool IsRowConcatenateHero(
     const HloInstruction* concat, const HloInstruction* output,
+    int64_t row_elements,
     const std::function<bool(const HloInstruction*)>& in_scope);
 
 struct RowReductionInfo {

@@ -100,14 +100,13 @@ bool DropConcatenatesWithoutHero(const HloComputation* computation,
     if (used_outside) outputs.push_back(m);
   }
   if (concats.empty()) return false;
-  const bool hero =
-      concats.size() == 1 && outputs.size() == 1 &&
-      outputs[0]->shape().IsArray() &&
-      outputs[0]->shape().ElementCount() == rows.num_rows * rows.row_length &&
-      IsRowConcatenateHero(concats[0], outputs[0],
-                           [&](const HloInstruction* user) {
-                             return member_set.contains(user);
-                           });
+  const bool hero = concats.size() == 1 && outputs.size() == 1 &&
+                    outputs[0]->shape().IsArray() &&
+                    IsRowConcatenateHero(concats[0], outputs[0],
+                                         rows.num_rows * rows.row_length,
+                                         [&](const HloInstruction* user) {
+                                           return member_set.contains(user);
+                                         });
   if (hero) return false;
   DropMembers(
       absl::flat_hash_set<const HloInstruction*>(concats.begin(),
