@@ -14,10 +14,11 @@ namespace {
 const std::vector<GpuDeviceInfo>& KnownDevices() {
   static const auto* devices = new std::vector<GpuDeviceInfo>{
       {"sm_80", "A100 SXM", 108, 1024, 2048, 48 * 1024, 32,
-       (int64_t{1} << 31) - 1, 65535, "cuda", true},
+       (int64_t{1} << 31) - 1, 65535, "cuda", true,
+       /*grid_dependency_control=*/false, /*async_copy=*/true},
       {"sm_90", "H100 SXM", 132, 1024, 2048, 48 * 1024, 32,
        (int64_t{1} << 31) - 1, 65535, "cuda", true,
-       /*grid_dependency_control=*/true},
+       /*grid_dependency_control=*/true, /*async_copy=*/true},
       // From AMD's CDNA2/CDNA3 ISA guides and the MI250X/MI300X data sheets
       // (compute units of one GCD / of the whole MI300X; 64 KiB of LDS per
       // workgroup, wave64, 32 waves per CU) and the RDNA3 ISA guide for

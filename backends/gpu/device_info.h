@@ -47,6 +47,10 @@ struct GpuDeviceInfo {
   // behind the tail of the one before (about 1.6 us a launch on an H200:
   // tools/gpu_bench/RESULTS.md, session 21).
   bool grid_dependency_control = false;
+  // Asynchronous copies from global to shared memory (cp.async, sm_80 and
+  // later; GpuTarget::EmitAsyncCopy): the tiled dot kernel stages its
+  // operand tiles with them, several slices in flight.
+  bool async_copy = false;
 };
 
 // The facts of a known architecture; InvalidArgument naming the known ones

@@ -94,8 +94,39 @@ class GpuTarget {
       llvm::IRBuilderBase* builder) const {
     return nullptr;
   }
+  // NVIDIA's ldmatrix.x4 for the mma.sync operands of 16-bit types: four
+  // 8 x 8 matrices of 16-bit elements read from shared memory, row r of
+  // matrix i (16 bytes, 16-byte aligned) at the address `shared_row` of
+  // lane 8i + r. Lane l receives register i: the elements (row l / 4,
+  // columns 2 (l % 4) and 2 (l % 4) + 1) of matrix i, or with `transpose`
+  // (rows 2 (l % 4) and 2 (l % 4) + 1, column l / 4), the lower in the
+  // low half: exactly an mma.sync m16n8k16 operand register's pair. A
+  // <4 x i32>; only called where has_matrix_load().
+  virtual bool has_matrix_load() const { return false; }
+  virtual llvm::Value* EmitMatrixLoad(llvm::Value* shared_row, bool transpose,
+                                      llvm::IRBuilderBase* b) const {
+    return nullptr;
+  }
   virtual unsigned shared_address_space() const = 0;
   virtual unsigned global_address_space() const = 0;
+
+  // Copies between global and shared memory that the thread does not wait
+  // for (device().async_copy: NVIDIA's cp.async, sm_80 and later), so that
+  // a kernel can have the next tiles in flight while it computes on the
+  // last ones without holding them in registers. EmitAsyncCopy copies 16
+  // bytes from `global_src` (a global pointer, 16-byte aligned, readable
+  // even where `valid` is false) to `shared_dst` (16-byte aligned), or
+  // writes 16 zero bytes where the i1 `valid` is false. EmitAsyncCommit
+  // closes the thread's copies issued since the last commit into a group;
+  // EmitAsyncWait waits until at most `pending` of its groups are still in
+  // flight. The copies become visible to the block's other threads at the
+  // barrier after the wait. Only targets whose devices set async_copy are
+  // asked for them.
+  virtual void EmitAsyncCopy(llvm::Value* shared_dst, llvm::Value* global_src,
+                             llvm::Value* valid, llvm::IRBuilderBase* b) const {
+  }
+  virtual void EmitAsyncCommit(llvm::IRBuilderBase* b) const {}
+  virtual void EmitAsyncWait(int pending, llvm::IRBuilderBase* b) const {}
 
   // The scope of the atomics with which kernels combine values in global
   // memory (scatters): every thread that meets them runs on this device.

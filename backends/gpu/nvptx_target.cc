@@ -196,6 +196,41 @@ class NvptxTarget : public GpuTarget {
       llvm::IRBuilderBase* builder) const override {
     return EmitNvptxMatrixMultiplyAdd(shape, a, b, c, builder);
   }
+  bool has_matrix_load() const override { return true; }
+  llvm::Value* EmitMatrixLoad(llvm::Value* shared_row, bool transpose,
+                              llvm::IRBuilderBase* b) const override {
+    llvm::Value* regs = b->CreateIntrinsic(
+        transpose
+            ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16
+            : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16,
+        {shared_row->getType()}, {shared_row});
+    llvm::Value* v =
+        llvm::PoisonValue::get(llvm::FixedVectorType::get(b->getInt32Ty(), 4));
+    for (unsigned i = 0; i < 4; ++i) {
+      v = b->CreateInsertElement(v, b->CreateExtractValue(regs, {i}), i);
+    }
+    return v;
+  }
+  // cp.async.cg: 16 bytes straight to shared memory, through L2 only (the
+  // tiles are read once per block); a source size of 0 writes zeros.
+  void EmitAsyncCopy(llvm::Value* shared_dst, llvm::Value* global_src,
+                     llvm::Value* valid,
+                     llvm::IRBuilderBase* b) const override {
+    llvm::Value* src = b->CreateAddrSpaceCast(
+        global_src,
+        llvm::PointerType::get(b->getContext(), kGlobalAddressSpace));
+    b->CreateIntrinsic(
+        llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s, {},
+        {shared_dst, src,
+         b->CreateSelect(valid, b->getInt32(16), b->getInt32(0))});
+  }
+  void EmitAsyncCommit(llvm::IRBuilderBase* b) const override {
+    b->CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+  }
+  void EmitAsyncWait(int pending, llvm::IRBuilderBase* b) const override {
+    b->CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
+                       {b->getInt32(pending)});
+  }
   unsigned shared_address_space() const override { return kSharedAddressSpace; }
   unsigned global_address_space() const override { return kGlobalAddressSpace; }
 

@@ -19,10 +19,16 @@
 // next slice overwrites them. The next slice's elements are read from
 // memory into registers before the multiplications (and stored to shared
 // memory after the second barrier), so their latency hides behind the
-// arithmetic instead of stalling every slice. Finally each accumulator is
-// rounded to the output type and written, bounds-checked, through the fusion's
-// epilogue (an elementwise kDotEpilogue root: bias, activation), which reads
-// the dot only at the position being written.
+// arithmetic instead of stalling every slice. Where the device copies
+// asynchronously (cp.async, sm_80 and later) and both operands are read from
+// memory in 16-byte runs (the grouped kernel's operands; whole tiles of a dot
+// of parameters), no registers stage the slices: each run is one asynchronous
+// copy into shared memory, two or three slices in flight while one is
+// multiplied, one barrier a slice (EmitAsyncKLoop; the bf16 grouped kernel went
+// from 215 registers to 126). Finally each accumulator is rounded to the output
+// type and written, bounds-checked, through the fusion's epilogue (an
+// elementwise kDotEpilogue root: bias, activation), which reads the dot only at
+// the position being written.
 //
 // A ragged-dot of the grouped-matmul form (hlo/ragged_dot.h,
 // IsGroupedMatmul; MoE's expert matmuls) is the same kernel with groups:
@@ -43,12 +49,14 @@
 // one type accumulating in f32) each of the block's four warps owns a
 // quadrant of the tile (launch.wave_m x wave_n), covered by one or more
 // instructions: its lanes load their operand elements from the shared
-// slices by the lane layout of matrix_layout.h and keep the quadrant in
-// the instructions' accumulator registers (the hardware's summation order
-// differs: results are within rounding, not the same bits). NO AMD GPU
-// HAS RUN THE MFMA PATH; the mma.sync path runs on the H100 (tests/gpu),
-// and every path on the simulated GPU (tiled_dot_simt_test.cc), the
-// matrix instructions there being a model.
+// slices by the lane layout of matrix_layout.h and keep the quadrant in the
+// instructions' accumulator registers, reading its registers on NVIDIA with
+// ldmatrix, a load of four 8 x 8 pieces (transposed where the tile has k major)
+// instead of a load per register (the hardware's summation order differs:
+// results are within rounding, not the same bits). NO AMD GPU HAS RUN THE MFMA
+// PATH; the mma.sync path runs on the H100 (tests/gpu), and every path on the
+// simulated GPU (tiled_dot_simt_test.cc), the matrix instructions there being a
+// model.
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -179,6 +187,10 @@ struct IrInt {
 constexpr int64_t kMatrixRowPad = 8;
 // The shared tiles' alignment: a vector load of a run needs its size.
 constexpr uint64_t kMatrixTileAlign = 16;
+// Asynchronous staging: at most this many slices in shared memory, and
+// the bytes of shared memory left for the kernel's other arrays.
+constexpr int64_t kMaxAsyncStages = 3;
+constexpr int64_t kSharedReserve = 4096;
 
 // The emitter of one dot kernel: shared slices, accumulators, output.
 class TiledDot {
@@ -209,20 +221,20 @@ class TiledDot {
                           RegisterType(matrix_ ? lhs_type_ : acc_type_, ctx));
     HLOC_ASSIGN_OR_RETURN(rhs_stage_,
                           RegisterType(matrix_ ? rhs_type_ : acc_type_, ctx));
-    // Plain tiles are k-major ([tile_k][tile + 1]): a padding element per
-    // row of a slice, since lanes that copy along k write a column of it,
-    // and tile + 1 spreads that column over the banks. Matrix tiles are
-    // row-major ([tile][tile_k + kMatrixRowPad]): the elements of an
-    // operand register are consecutive in k, so a lane reads each register
-    // (a run of the layout) with one load.
-    lhs_stride_ = matrix_ ? l_.tile_k + kMatrixRowPad : l_.tile_m + 1;
-    rhs_stride_ = matrix_ ? l_.tile_k + kMatrixRowPad : l_.tile_n + 1;
-    const int64_t lhs_rows = matrix_ ? l_.tile_m : l_.tile_k;
-    const int64_t rhs_rows = matrix_ ? l_.tile_n : l_.tile_k;
-    lhs_tile_ =
-        SharedArray(kernel_, lhs_stage_, lhs_rows * lhs_stride_, "dot_lhs");
-    rhs_tile_ =
-        SharedArray(kernel_, rhs_stage_, rhs_rows * rhs_stride_, "dot_rhs");
+    async_ = AsyncStaging();
+    TileLayout(true, &lhs_rows_, &lhs_stride_);
+    TileLayout(false, &rhs_rows_, &rhs_stride_);
+    stages_ = async_ ? AsyncStages() : 1;
+    if (stages_ < 2) {
+      async_ = false;
+      stages_ = 1;
+      TileLayout(true, &lhs_rows_, &lhs_stride_);
+      TileLayout(false, &rhs_rows_, &rhs_stride_);
+    }
+    lhs_tile_ = SharedArray(kernel_, lhs_stage_,
+                            stages_ * lhs_rows_ * lhs_stride_, "dot_lhs");
+    rhs_tile_ = SharedArray(kernel_, rhs_stage_,
+                            stages_ * rhs_rows_ * rhs_stride_, "dot_rhs");
     lhs_tile_->setAlignment(llvm::Align(kMatrixTileAlign));
     rhs_tile_->setAlignment(llvm::Align(kMatrixTileAlign));
     HLOC_ASSIGN_OR_RETURN(lhs_gen_, kernel_.generators().Get(dot_->operand(0)));
@@ -271,6 +283,81 @@ class TiledDot {
 
   bool Grouped(RaggedDotMode mode) const {
     return grouping_.has_value() && grouping_->mode == mode;
+  }
+
+  // Whether the operand's shared tile has k minor. Plain tiles are k-major
+  // ([tile_k][tile + 1]): a padding element per row of a slice, since
+  // lanes that copy along k write a column of it, and tile + 1 spreads
+  // that column over the banks. Matrix tiles are row-major ([tile][tile_k
+  // + kMatrixRowPad]): the elements of an operand register are
+  // consecutive in k, so a lane reads each register (a run of the layout)
+  // with one load. Copied asynchronously, a tile keeps the operand's own
+  // orientation ([tile_k][tile + kMatrixRowPad] where the operand's rows
+  // are minor): an async copy moves 16 contiguous bytes to 16 contiguous
+  // bytes; the lanes then read such a tile's registers element by element,
+  // or by a transposing matrix load (UseMatrixLoad).
+  bool TileKMinor(bool lhs) const {
+    if (!matrix_) return false;
+    if (!async_) return true;
+    return lhs ? g_.lhs_k_minor : g_.rhs_k_minor;
+  }
+
+  // The rows of the operand's tile (one stage) and the elements between
+  // them.
+  void TileLayout(bool lhs, int64_t* rows, int64_t* stride) const {
+    const int64_t tile = lhs ? l_.tile_m : l_.tile_n;
+    if (TileKMinor(lhs)) {
+      *rows = tile;
+      *stride = l_.tile_k + kMatrixRowPad;
+    } else {
+      *rows = l_.tile_k;
+      *stride = tile + (matrix_ ? kMatrixRowPad : 1);
+    }
+  }
+
+  // The operand's buffer where the kernel reads it directly: the dot's own
+  // operand (unfused), or a fusion parameter; null where a fused producer
+  // computes it.
+  const IrArray* OperandArray(bool lhs) const {
+    const int64_t i = lhs ? 0 : 1;
+    const HloInstruction* operand = dot_->operand(i);
+    if (!info_.fused) return &kernel_.generators().inputs()[i];
+    if (operand->opcode() != HloOpcode::kParameter) return nullptr;
+    return &kernel_.generators().inputs()[operand->parameter_number()];
+  }
+
+  // Asynchronous staging (GpuTarget::EmitAsyncCopy): the matrix path on a
+  // device with async copies, both operands read from memory in whole
+  // 16-byte runs (Run), so each run is one copy, zero-filled where it
+  // lies outside the operand or the group. Not a ragged contraction (its
+  // runs start anywhere in k), nor grouped rows along a run (an lhs with
+  // its rows minor: a run could straddle a group's bound).
+  bool AsyncStaging() const {
+    if (!matrix_ || !kernel_.target().device().async_copy ||
+        Grouped(RaggedDotMode::kContracting)) {
+      return false;
+    }
+    if (Grouped(RaggedDotMode::kNonContracting) && !g_.lhs_k_minor) {
+      return false;
+    }
+    for (bool lhs : {true, false}) {
+      const PrimitiveType type = lhs ? lhs_type_ : rhs_type_;
+      if (OperandArray(lhs) == nullptr || Run(lhs) * ByteWidth(type) != 16) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Slices in flight: as many stages as fit the block's shared memory
+  // beside kSharedReserve bytes of other arrays (the grouped kernel's
+  // bounds), at most kMaxAsyncStages; fewer than two is no pipeline.
+  int64_t AsyncStages() const {
+    const int64_t stage_bytes = lhs_rows_ * lhs_stride_ * ByteWidth(lhs_type_) +
+                                rhs_rows_ * rhs_stride_ * ByteWidth(rhs_type_);
+    const int64_t budget =
+        kernel_.target().device().shared_memory_per_block - kSharedReserve;
+    return std::min(kMaxAsyncStages, budget / stage_bytes);
   }
 
   // Group `group`'s run of the flattened ragged dimensions, [begin, end)
@@ -467,6 +554,7 @@ class TiledDot {
           b_->CreateAdd(length, I(l_.tile_k - 1), "", true, true), I(l_.tile_k),
           "slices");
     }
+    if (async_) return EmitAsyncKLoop(k_begin, slices);
     HLOC_RETURN_IF_ERROR(LoadSlice(/*lhs=*/true, k_begin));
     HLOC_RETURN_IF_ERROR(LoadSlice(/*lhs=*/false, k_begin));
     llvm::BasicBlock* preheader = b_->GetInsertBlock();
@@ -493,6 +581,52 @@ class TiledDot {
         },
         b_));
     KeepRolled(preheader);
+    return absl::OkStatus();
+  }
+
+  // The K loop with asynchronous staging: stages_ slices of both operands
+  // in shared memory, the copies of slice s + stages_ - 1 in flight while
+  // slice s is multiplied, no registers holding them, one barrier a
+  // slice. Each slice's copies are one group (an empty group where there
+  // is no slice, so that "all but the last stages_ - 2 groups" is always
+  // the slice about to be multiplied). The barrier after the wait both
+  // publishes the slice and tells every thread that the others are done
+  // with the stage the next copies overwrite (last read a slice before).
+  absl::Status EmitAsyncKLoop(llvm::Value* k_begin, llvm::Value* slices) {
+    const GpuTarget& target = kernel_.target();
+    auto issue = [&](llvm::Value* slice) {
+      return EmitIfThenElse(
+          b_->CreateICmpULT(slice, slices),
+          [&]() -> absl::Status {
+            llvm::Value* k0 = b_->CreateAdd(
+                k_begin, b_->CreateMul(slice, I(l_.tile_k), "", true, true),
+                "k0", true, true);
+            llvm::Value* stage = b_->CreateURem(slice, I(stages_), "stage");
+            IssueSlice(/*lhs=*/true, k0, stage);
+            IssueSlice(/*lhs=*/false, k0, stage);
+            return absl::OkStatus();
+          },
+          nullptr, b_);
+    };
+    for (int64_t j = 0; j + 1 < stages_; ++j) {
+      HLOC_RETURN_IF_ERROR(issue(I(j)));
+      target.EmitAsyncCommit(b_);
+    }
+    llvm::BasicBlock* preheader = b_->GetInsertBlock();
+    HLOC_RETURN_IF_ERROR(EmitForLoop(
+        "dot.k", I(0), slices, I(1),
+        [&](llvm::Value* slice) -> absl::Status {
+          target.EmitAsyncWait(static_cast<int>(stages_ - 2), b_);
+          target.EmitBarrier(b_);
+          HLOC_RETURN_IF_ERROR(
+              issue(b_->CreateAdd(slice, I(stages_ - 1), "", true, true)));
+          target.EmitAsyncCommit(b_);
+          return MultiplyMatrix(b_->CreateURem(slice, I(stages_), "stage"));
+        },
+        b_));
+    KeepRolled(preheader);
+    // The next group's K loop (kNonContracting) refills the stages.
+    target.EmitBarrier(b_);
     return absl::OkStatus();
   }
 
@@ -543,14 +677,23 @@ class TiledDot {
     return IrIndex(index, kernel_.index_type());
   }
 
-  // The shared element of (k within the slice, row within the tile).
-  llvm::Value* Slot(bool lhs, llvm::Value* kk, llvm::Value* row) {
-    llvm::Value* major = matrix_ ? row : kk;
-    llvm::Value* minor = matrix_ ? kk : row;
+  // The shared element of (k within the slice, row within the tile), in
+  // stage `stage` (null: the first).
+  llvm::Value* Slot(bool lhs, llvm::Value* kk, llvm::Value* row,
+                    llvm::Value* stage = nullptr) {
+    const bool k_minor = TileKMinor(lhs);
+    llvm::Value* major = k_minor ? row : kk;
+    llvm::Value* minor = k_minor ? kk : row;
     llvm::Value* i =
         b_->CreateAdd(b_->CreateMul(major, I(lhs ? lhs_stride_ : rhs_stride_),
                                     "", true, true),
                       minor, "", true, true);
+    if (stage != nullptr) {
+      const int64_t stage_elements =
+          lhs ? lhs_rows_ * lhs_stride_ : rhs_rows_ * rhs_stride_;
+      i = b_->CreateAdd(b_->CreateMul(stage, I(stage_elements), "", true, true),
+                        i, "", true, true);
+    }
     return SharedElement(kernel_, lhs ? lhs_tile_ : rhs_tile_, i);
   }
 
@@ -662,35 +805,13 @@ class TiledDot {
         // the operand) and the ones outside the group's bounds or the
         // matrix selected away, without a branch per element: the
         // branches of 2 x 32 staged elements inside the group loop took
-        // sm_90's bf16 kernel past 255 registers into spills. A run
-        // (Run) is clamped as a whole, from its first element, so its
-        // elements stay adjacent; it lies inside the operand or wholly
-        // outside it (Run divides the minor dimension).
-        const int64_t run = Run(lhs);
-        const bool k_minor = lhs ? g_.lhs_k_minor : g_.rhs_k_minor;
-        const int64_t offset = i % run;
-        auto clamp = [&](llvm::Value* v, int64_t bound, bool along_run) {
-          if (!along_run || run == 1) {
-            return b_->CreateSelect(b_->CreateICmpULT(v, I(bound)), v,
-                                    I(bound - 1));
-          }
-          llvm::Value* first = b_->CreateSub(v, I(offset), "", true, true);
-          first = b_->CreateSelect(b_->CreateICmpULT(first, I(bound)), first,
-                                   I(bound - run));
-          return b_->CreateAdd(first, I(offset), "", true, true);
-        };
-        llvm::Value* rc = clamp(r, extent, !k_minor);
-        llvm::Value* kc = clamp(k, g_.k, k_minor);
-        HLOC_ASSIGN_OR_RETURN(llvm::Value * v, gen(OperandIndex(lhs, rc, kc)));
+        // sm_90's bf16 kernel past 255 registers into spills.
+        const Clamped c = Clamp(lhs, r, k, i % Run(lhs));
+        HLOC_ASSIGN_OR_RETURN(llvm::Value * v,
+                              gen(OperandIndex(lhs, c.row, c.k)));
         HLOC_ASSIGN_OR_RETURN(v, kernel_.elemental()->EmitConvert(v, from, to));
-        llvm::Value* inside = b_->CreateAnd(b_->CreateICmpULT(r, I(extent)),
-                                            b_->CreateICmpULT(k, k_end));
-        if (group_rows) {
-          inside = b_->CreateAnd(inside, b_->CreateICmpUGE(r, rows_lo_));
-          inside = b_->CreateAnd(inside, b_->CreateICmpULT(r, rows_hi_));
-        }
         b_->CreateStore(
-            b_->CreateSelect(inside, v, llvm::Constant::getNullValue(stage)),
+            b_->CreateSelect(c.inside, v, llvm::Constant::getNullValue(stage)),
             slot);
         continue;
       }
@@ -717,6 +838,61 @@ class TiledDot {
       HLOC_RETURN_IF_ERROR(EmitIfThenElse(inside, load, zero, b_));
     }
     return absl::OkStatus();
+  }
+
+  // A staged element's operand position (row, k) moved to the nearest one
+  // inside the operand, and whether the element is inside the operand,
+  // the contraction's end and the group's rows (else it is staged as
+  // zero). The element is `offset` into its run (Run), which is clamped
+  // as a whole, from its first element, so its elements stay adjacent; a
+  // run lies inside the operand or wholly outside it (Run divides the
+  // minor dimension).
+  struct Clamped {
+    llvm::Value* row;
+    llvm::Value* k;
+    llvm::Value* inside;
+  };
+  Clamped Clamp(bool lhs, llvm::Value* r, llvm::Value* k, int64_t offset) {
+    const int64_t extent = lhs ? g_.m : g_.n;
+    const int64_t run = Run(lhs);
+    const bool k_minor = lhs ? g_.lhs_k_minor : g_.rhs_k_minor;
+    auto clamp = [&](llvm::Value* v, int64_t bound, bool along_run) {
+      if (!along_run || run == 1) {
+        return b_->CreateSelect(b_->CreateICmpULT(v, I(bound)), v,
+                                I(bound - 1));
+      }
+      llvm::Value* first = b_->CreateSub(v, I(offset), "", true, true);
+      first = b_->CreateSelect(b_->CreateICmpULT(first, I(bound)), first,
+                               I(bound - run));
+      return b_->CreateAdd(first, I(offset), "", true, true);
+    };
+    llvm::Value* k_end = k_end_ != nullptr ? k_end_ : I(g_.k);
+    llvm::Value* inside = b_->CreateAnd(b_->CreateICmpULT(r, I(extent)),
+                                        b_->CreateICmpULT(k, k_end));
+    if (lhs && rows_lo_ != nullptr) {
+      inside = b_->CreateAnd(inside, b_->CreateICmpUGE(r, rows_lo_));
+      inside = b_->CreateAnd(inside, b_->CreateICmpULT(r, rows_hi_));
+    }
+    return {clamp(r, extent, !k_minor), clamp(k, g_.k, k_minor), inside};
+  }
+
+  // Starts the async copies of the thread's runs of the operand's
+  // [tile, tile_k] slice at k0 into stage `stage` of its tile (zeros
+  // outside the matrix and the group): AsyncStaging's kernels.
+  void IssueSlice(bool lhs, llvm::Value* k0, llvm::Value* stage) {
+    const int64_t run = Run(lhs);
+    const IrArray& operand = *OperandArray(lhs);
+    llvm::Value* origin = lhs ? m0_ : n0_;
+    for (int64_t i = 0; i < StagedPerThread(lhs); i += run) {
+      auto [kk, row] = StagedPosition(lhs, i);
+      const Clamped c =
+          Clamp(lhs, b_->CreateAdd(origin, row, "", true, true),
+                b_->CreateAdd(k0, kk, "", true, true), /*offset=*/0);
+      kernel_.target().EmitAsyncCopy(
+          Slot(lhs, kk, row, stage),
+          operand.EmitElementPointer(OperandIndex(lhs, c.row, c.k), b_),
+          c.inside, b_);
+    }
   }
 
   // Stores the registers LoadSlice filled into the shared slice.
@@ -838,11 +1014,11 @@ class TiledDot {
   // The lane's operand elements of the instruction at slice row kk0 whose
   // A (B) block starts at row (column) `origin` of the tile.
   llvm::Value* MatrixOperand(bool lhs, llvm::Value* kk0, llvm::Value* origin,
-                             const IrInt& lane) {
+                             const IrInt& lane, llvm::Value* tile_stage) {
     std::vector<llvm::Value*> values;
     const int count = lhs ? matrix_->a_values : matrix_->b_values;
     llvm::Type* stage = lhs ? lhs_stage_ : rhs_stage_;
-    const int run = matrix_->k_run;
+    const int run = TileKMinor(lhs) ? matrix_->k_run : 1;
     llvm::Type* run_type =
         run == 1 ? stage : llvm::FixedVectorType::get(stage, run);
     const uint64_t element_bytes = stage->getPrimitiveSizeInBits() / 8;
@@ -854,11 +1030,11 @@ class TiledDot {
       llvm::Value* rc = lhs ? e.row.v : e.col.v;
       // The run starts at a multiple of its length in k, and rows are a
       // multiple of kMatrixRowPad apart: the load is aligned to its size.
-      llvm::Value* loaded =
-          b_->CreateAlignedLoad(run_type,
-                                Slot(lhs, b_->CreateAdd(kk0, k, "", true, true),
-                                     b_->CreateAdd(origin, rc, "", true, true)),
-                                llvm::Align(run * element_bytes));
+      llvm::Value* loaded = b_->CreateAlignedLoad(
+          run_type,
+          Slot(lhs, b_->CreateAdd(kk0, k, "", true, true),
+               b_->CreateAdd(origin, rc, "", true, true), tile_stage),
+          llvm::Align(run * element_bytes));
       for (int r = 0; r < run; ++r) {
         values.push_back(run == 1 ? loaded
                                   : b_->CreateExtractElement(loaded, r));
@@ -873,7 +1049,48 @@ class TiledDot {
     return vec;
   }
 
-  absl::Status MultiplyMatrix() {
+  // Whether the lanes read their operand registers with the target's
+  // matrix load (ldmatrix; GpuTarget::EmitMatrixLoad): NVIDIA's m16n8k16
+  // instructions, whose registers are the load's 8 x 8 matrices, and an
+  // even number of B blocks (one load covers two). A slice's register
+  // reads are then a load per A block and per two B blocks instead of a
+  // 4-byte load per A and B register (or two 2-byte loads where the tile
+  // has k major).
+  bool UseMatrixLoad() const {
+    return IsNvidiaMatrixKind(matrix_->kind) &&
+           kernel_.target().has_matrix_load() && InstructionsN() % 2 == 0;
+  }
+
+  // The lane's registers of the A block (lhs) at tile row `origin`, or of
+  // the two B blocks at tile column `origin` and `origin` + n, at slice row
+  // kk0, by one matrix load: <8 x type>. Matrix i of the load is the
+  // register's 8 x 8 piece at (row offset, k offset) (0, 0), (8, 0),
+  // (0, 8), (8, 8) for A (MatrixAElement's order) and (0, 0), (0, 8),
+  // (8, 0), (8, 8) for B (the first block's two registers, then the
+  // second's); lane 8i + r gives its row r: a row of the tile where it
+  // has k minor, else a row of k (the load transposes it).
+  llvm::Value* MatrixLoad(bool lhs, llvm::Value* kk0, llvm::Value* origin,
+                          const IrInt& lane, llvm::Value* stage) {
+    IrInt i = lane / 8;
+    IrInt r = lane % 8;
+    IrInt rows_off = lhs ? (i % 2) * 8 : (i / 2) * 8;
+    IrInt k_off = lhs ? (i / 2) * 8 : (i % 2) * 8;
+    const bool k_minor = TileKMinor(lhs);
+    llvm::Value* row = b_->CreateAdd(origin, rows_off.v, "", true, true);
+    llvm::Value* k = b_->CreateAdd(kk0, k_off.v, "", true, true);
+    if (k_minor) {
+      row = b_->CreateAdd(row, r.v, "", true, true);
+    } else {
+      k = b_->CreateAdd(k, r.v, "", true, true);
+    }
+    llvm::Value* regs = kernel_.target().EmitMatrixLoad(
+        Slot(lhs, k, row, stage), /*transpose=*/!k_minor, b_);
+    return b_->CreateBitCast(
+        regs, llvm::FixedVectorType::get(lhs ? lhs_stage_ : rhs_stage_, 8));
+  }
+
+  // The slice in stage `stage` (null: the only one) into the accumulators.
+  absl::Status MultiplyMatrix(llvm::Value* stage = nullptr) {
     llvm::Value *row, *column;
     IrInt lane;
     WaveOrigin(&row, &column, &lane);
@@ -889,14 +1106,23 @@ class TiledDot {
     for (int64_t kk = 0; kk < l_.tile_k; kk += matrix_->k) {
       std::vector<llvm::Value*> a, c;
       for (int64_t i = 0; i < im; ++i) {
-        a.push_back(MatrixOperand(
-            true, I(kk), b_->CreateAdd(row, I(i * matrix_->m), "", true, true),
-            lane));
+        llvm::Value* origin =
+            b_->CreateAdd(row, I(i * matrix_->m), "", true, true);
+        a.push_back(UseMatrixLoad()
+                        ? MatrixLoad(true, I(kk), origin, lane, stage)
+                        : MatrixOperand(true, I(kk), origin, lane, stage));
       }
       for (int64_t j = 0; j < jn; ++j) {
-        c.push_back(MatrixOperand(
-            false, I(kk),
-            b_->CreateAdd(column, I(j * matrix_->n), "", true, true), lane));
+        llvm::Value* origin =
+            b_->CreateAdd(column, I(j * matrix_->n), "", true, true);
+        if (!UseMatrixLoad()) {
+          c.push_back(MatrixOperand(false, I(kk), origin, lane, stage));
+        } else if (j % 2 == 0) {
+          // One load gives two instructions' B registers.
+          llvm::Value* pair = MatrixLoad(false, I(kk), origin, lane, stage);
+          c.push_back(b_->CreateShuffleVector(pair, {0, 1, 2, 3}));
+          c.push_back(b_->CreateShuffleVector(pair, {4, 5, 6, 7}));
+        }
       }
       for (int64_t i = 0; i < im; ++i) {
         for (int64_t j = 0; j < jn; ++j) {
@@ -1014,6 +1240,10 @@ class TiledDot {
   llvm::Type* rhs_stage_ = nullptr;
   llvm::Type* acc_vector_type_ = nullptr;
   int64_t lhs_stride_ = 0, rhs_stride_ = 0;
+  int64_t lhs_rows_ = 0, rhs_rows_ = 0;
+  // Asynchronous staging (AsyncStaging) and the slices in flight.
+  bool async_ = false;
+  int64_t stages_ = 1;
   llvm::GlobalVariable* lhs_tile_ = nullptr;
   llvm::GlobalVariable* rhs_tile_ = nullptr;
   ElementGenerator lhs_gen_, rhs_gen_, sizes_gen_, out_gen_;

@@ -130,6 +130,16 @@ ENTRY e {
   b = bf16[130,17] parameter(1)
   ROOT d = f32[65,17] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })"},
+      // Whole tiles of memory operands: staged by async copies on sm_90,
+      // each tile in its operand's orientation (an m-minor lhs, a k-minor
+      // rhs), read by matrix loads (ldmatrix, transposed for the lhs).
+      {"bf16_whole_tiles_async", R"(
+HloModule m
+ENTRY e {
+  a = bf16[64,128]{0,1} parameter(0)
+  b = bf16[128,64]{0,1} parameter(1)
+  ROOT d = f32[64,64] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})"},
       {"bf16_to_bf16", R"(
 HloModule m
 ENTRY e {

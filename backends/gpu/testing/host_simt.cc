@@ -87,6 +87,7 @@ struct Block {
         warp(warp),
         barrier(threads),
         exchange(threads),
+        rows(threads),
         matrix(threads) {
     for (int64_t first = 0; first < threads; first += warp) {
       warps.push_back(
@@ -98,6 +99,7 @@ struct Block {
   ShrinkingBarrier barrier;
   std::vector<std::unique_ptr<ShrinkingBarrier>> warps;
   std::vector<int32_t> exchange;
+  std::vector<const uint8_t*> rows;  // ldmatrix's row addresses
   std::vector<MatrixRegisters> matrix;
   int32_t block_id[3] = {0, 0, 0};
   int32_t block_dim[3] = {1, 1, 1};
@@ -158,6 +160,69 @@ int64_t SimtBallot(int32_t predicate) {
 int32_t SimtWarpSync() {
   Block* block = current->block;
   block->warps[current->linear / block->warp]->Wait();
+  return 0;
+}
+
+// Asynchronous copies (cp.async): each thread's copies read their source
+// when issued but land in shared memory only when a wait retires their
+// group, the latest the hardware may, so a kernel that reads a tile
+// without waiting for it reads stale data here too.
+struct AsyncCopy {
+  uint8_t* dst;
+  uint8_t bytes[16];
+};
+struct AsyncCopies {
+  std::vector<AsyncCopy> open;                    // not yet committed
+  std::vector<std::vector<AsyncCopy>> committed;  // oldest first
+};
+thread_local AsyncCopies async_copies;
+
+int32_t SimtAsyncCopy(uint8_t* dst, const uint8_t* src, int32_t valid) {
+  AsyncCopy copy{dst, {}};
+  if (valid != 0) std::memcpy(copy.bytes, src, sizeof(copy.bytes));
+  async_copies.open.push_back(copy);
+  return 0;
+}
+int32_t SimtAsyncCommit() {
+  async_copies.committed.push_back(std::move(async_copies.open));
+  async_copies.open.clear();
+  return 0;
+}
+int32_t SimtAsyncWait(int32_t pending) {
+  auto& groups = async_copies.committed;
+  while (static_cast<int64_t>(groups.size()) > pending) {
+    for (const AsyncCopy& copy : groups.front()) {
+      std::memcpy(copy.dst, copy.bytes, sizeof(copy.bytes));
+    }
+    groups.erase(groups.begin());
+  }
+  return 0;
+}
+
+// ldmatrix.x4 (GpuTarget::EmitMatrixLoad): every lane publishes its row
+// address, waits for the others, gathers its four registers and waits
+// again.
+int32_t SimtMatrixLoad(const uint8_t* row, int32_t transpose, int32_t* out) {
+  Block* block = current->block;
+  const int64_t w = current->linear / block->warp;
+  const int64_t first = w * block->warp;
+  const int64_t lane = current->linear - first;
+  block->rows[current->linear] = row;
+  block->warps[w]->Wait();
+  auto element = [&](int64_t matrix, int64_t r, int64_t c) {
+    uint16_t e;
+    std::memcpy(&e, block->rows[first + 8 * matrix + r] + 2 * c, 2);
+    return static_cast<uint32_t>(e);
+  };
+  const int64_t g = lane / 4, t = lane % 4;
+  for (int64_t i = 0; i < 4; ++i) {
+    const uint32_t low =
+        transpose ? element(i, 2 * t, g) : element(i, g, 2 * t);
+    const uint32_t high =
+        transpose ? element(i, 2 * t + 1, g) : element(i, g, 2 * t + 1);
+    out[i] = static_cast<int32_t>(low | (high << 16));
+  }
+  block->warps[w]->Wait();
   return 0;
 }
 
@@ -300,6 +365,34 @@ class HostSimtTarget : public GpuTarget {
           builder->getInt32(i));
     }
     return d;
+  }
+  bool has_matrix_load() const override { return true; }
+  llvm::Value* EmitMatrixLoad(llvm::Value* shared_row, bool transpose,
+                              llvm::IRBuilderBase* b) const override {
+    llvm::Type* regs = llvm::FixedVectorType::get(b->getInt32Ty(), 4);
+    llvm::Value* out = EmitAllocaAtEntry(regs, "matrix.load", b);
+    llvm::FunctionType* type = llvm::FunctionType::get(
+        b->getInt32Ty(), {b->getPtrTy(), b->getInt32Ty(), b->getPtrTy()},
+        false);
+    b->CreateCall(type, Address(reinterpret_cast<void*>(&SimtMatrixLoad), b),
+                  {shared_row, b->getInt32(transpose ? 1 : 0), out});
+    return b->CreateLoad(regs, out);
+  }
+  void EmitAsyncCopy(llvm::Value* shared_dst, llvm::Value* global_src,
+                     llvm::Value* valid,
+                     llvm::IRBuilderBase* b) const override {
+    llvm::FunctionType* type = llvm::FunctionType::get(
+        b->getInt32Ty(), {b->getPtrTy(), b->getPtrTy(), b->getInt32Ty()},
+        false);
+    b->CreateCall(
+        type, Address(reinterpret_cast<void*>(&SimtAsyncCopy), b),
+        {shared_dst, global_src, b->CreateZExt(valid, b->getInt32Ty())});
+  }
+  void EmitAsyncCommit(llvm::IRBuilderBase* b) const override {
+    Call(reinterpret_cast<void*>(&SimtAsyncCommit), {}, b);
+  }
+  void EmitAsyncWait(int pending, llvm::IRBuilderBase* b) const override {
+    Call(reinterpret_cast<void*>(&SimtAsyncWait), {b->getInt32(pending)}, b);
   }
   unsigned shared_address_space() const override { return 0; }
   unsigned global_address_space() const override { return 0; }
