@@ -329,14 +329,11 @@ class TiledDot {
   // Asynchronous staging (GpuTarget::EmitAsyncCopy): the matrix path on a
   // device with async copies, both operands read from memory in whole
   // 16-byte runs (Run), so each run is one copy, zero-filled where it
-  // lies outside the operand or the group. Not a ragged contraction (its
-  // runs start anywhere in k), nor grouped rows along a run (an lhs with
-  // its rows minor: a run could straddle a group's bound).
+  // lies outside the operand or the group: not grouped rows along a run
+  // (an lhs with its rows minor: a run could straddle a group's bound),
+  // nor a ragged contraction along k (Run).
   bool AsyncStaging() const {
-    if (!matrix_ || !kernel_.target().device().async_copy ||
-        Grouped(RaggedDotMode::kContracting)) {
-      return false;
-    }
+    if (!matrix_ || !kernel_.target().device().async_copy) return false;
     if (Grouped(RaggedDotMode::kNonContracting) && !g_.lhs_k_minor) {
       return false;
     }
@@ -707,20 +704,21 @@ class TiledDot {
   // Consecutive elements of the operand's physically minor dimension a
   // thread stages together: 16 bytes of them where the matrix path reads
   // every element of a slice without a branch (whole tiles, or the
-  // grouped kernel's selects; a ragged contraction's runs start anywhere
-  // in k, so not there), so that the run's loads become one 16-byte load
-  // and, along k, its stores to the row-major shared tile one 16-byte
+  // grouped kernel's selects; not along k in a ragged contraction, whose
+  // groups start anywhere in k), so that the run's loads become one 16-byte
+  // load and, along k, its stores to the row-major shared tile one 16-byte
   // store (LLVM's load/store vectorizer merges them: runs start at
   // multiples of their length, rows of the tile are kMatrixRowPad apart);
   // one elsewhere. The bf16 grouped kernel staged 2 x 32 single 2-byte
   // loads a slice per thread before (sm_90: ~30 TFLOP/s, 255 registers).
   int64_t Run(bool lhs) const {
-    if (!matrix_ || Grouped(RaggedDotMode::kContracting)) return 1;
+    if (!matrix_) return 1;
+    const bool k_minor = lhs ? g_.lhs_k_minor : g_.rhs_k_minor;
+    if (k_minor && Grouped(RaggedDotMode::kContracting)) return 1;
     const int64_t tile = lhs ? l_.tile_m : l_.tile_n;
     const bool partial =
         (lhs ? g_.m : g_.n) % tile != 0 || g_.k % l_.tile_k != 0;
     if (partial && !grouping_) return 1;
-    const bool k_minor = lhs ? g_.lhs_k_minor : g_.rhs_k_minor;
     const int64_t bytes = ByteWidth(lhs ? lhs_type_ : rhs_type_);
     int64_t run = std::max<int64_t>(1, 16 / bytes);
     run = std::min({run, StagedPerThread(lhs), k_minor ? l_.tile_k : tile});
