@@ -50,15 +50,16 @@ namespace {
 // kernel, backends/gpu/tiled_dot_emitter.cc) computes a ragged-dot of the
 // form it takes, instead of the expansion's masked copies and one dot of g
 // times the arithmetic. On rocm dots are tiled kernels anyway: always. On
-// cuda the expansion's dot is a cuBLAS gemm, which runs so much faster per
-// flop than the kernel (plain mma.sync for f16/bf16, an FMA loop for f32)
-// that the kernel wins only from many groups on. Measured on an H100
-// (session 32; lhs [4096, 1024], rhs [g, 1024, 2048], tools/gpu_bench/
-// RESULTS.md): bf16 kernel 286-429 us for g = 2-32 (~30 TFLOP/s, nearly
-// flat in g), expansion 56 us at g = 2 growing ~22 us per group (695 at
-// 32): level at g = 16; f32 kernel 944-1806 us for g = 4-64, expansion ~42
-// us per group: level at g = 32. f64 (cuBLAS's DGEMM against the FMA loop)
-// is not measured: the f16/bf16 rule, cuBLAS's lead being smaller there.
+// cuda the expansion's dot is a cuBLAS gemm, which runs faster per flop
+// than the kernel (mma.sync with asynchronous staging for f16/bf16, an FMA
+// loop for f32 and f64), so the kernel wins from a few groups on. Measured
+// on an H100 (lhs [4096, 1024], rhs [g, 1024, 2048] and the weight
+// gradient, tools/gpu_bench/RESULTS.md): bf16 kernel 123-161 us for g =
+// 2-32 (session 33), expansion 61 us at g = 2 growing ~22 us per group:
+// level at g = 3 (the weight gradient: 129-295 against 85 at g = 2, level
+// at 3 too); f32 kernel 944-1806 us for g = 4-64, expansion ~42 us per
+// group: level at g = 32 (session 32). f64 (cuBLAS's DGEMM against the FMA
+// loop) is not measured: the f16/bf16 kernel's old rule, from 16 groups.
 // And whatever the groups, once the expansion's g copies of the lhs would
 // pass 256 MiB.
 bool GpuGroupedMatmul(absl::string_view platform, const HloInstruction& instr,
@@ -81,6 +82,7 @@ bool GpuGroupedMatmul(absl::string_view platform, const HloInstruction& instr,
   switch (lhs.element_type()) {
     case F16:
     case BF16:
+      return g.num_groups >= 4;
     case F64:
       return g.num_groups >= 16;
     case F32:

@@ -240,9 +240,12 @@ std::string RowsModule(const std::string& type, int groups) {
 }
 
 TEST(GroupedDotPipelineTest, CudaKeepsWhereTheKernelPays) {
-  // bf16 from 16 groups (the expansion's gemm does 16x the work).
-  EXPECT_EQ(RaggedDotsAfterPipeline("cuda", RowsModule("bf16", 16)), 1);
-  EXPECT_EQ(RaggedDotsAfterPipeline("cuda", RowsModule("bf16", 8)), 0);
+  // bf16 from 4 groups (the expansion's gemm does 4x the work).
+  EXPECT_EQ(RaggedDotsAfterPipeline("cuda", RowsModule("bf16", 4)), 1);
+  EXPECT_EQ(RaggedDotsAfterPipeline("cuda", RowsModule("bf16", 3)), 0);
+  // f64: the FMA loop against cuBLAS's DGEMM, from 16 groups.
+  EXPECT_EQ(RaggedDotsAfterPipeline("cuda", RowsModule("f64", 16)), 1);
+  EXPECT_EQ(RaggedDotsAfterPipeline("cuda", RowsModule("f64", 8)), 0);
   // f32: cuBLAS's TF32 against the kernel's FMA loop, from 32 groups.
   EXPECT_EQ(RaggedDotsAfterPipeline("cuda", RowsModule("f32", 16)), 0);
   EXPECT_EQ(RaggedDotsAfterPipeline("cuda", RowsModule("f32", 32)), 1);
