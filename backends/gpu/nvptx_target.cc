@@ -211,8 +211,9 @@ class NvptxTarget : public GpuTarget {
     }
     return v;
   }
-  // cp.async.cg: 16 bytes straight to shared memory, through L2 only (the
-  // tiles are read once per block); a source size of 0 writes zeros.
+  // cp.async.cg: 16 bytes straight to shared memory, cached in L2 only
+  // (the blocks that share a tile meet it there); a source size of 0
+  // writes zeros.
   void EmitAsyncCopy(llvm::Value* shared_dst, llvm::Value* global_src,
                      llvm::Value* valid,
                      llvm::IRBuilderBase* b) const override {
