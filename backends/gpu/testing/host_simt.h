@@ -16,7 +16,11 @@
 // With gfx90a's or gfx942's facts, dots take the MFMA path of the tiled
 // dot kernel and each MFMA instruction is executed by the model of
 // testing/matrix_model.h (AMD's documented lane layout), every lane of the
-// wave taking part as on the hardware.
+// wave taking part as on the hardware. With sm_80's or sm_90's facts the
+// tiled dot kernel's asynchronous copies (cp.async) and matrix loads
+// (ldmatrix) run too: a copy lands only at the wait that retires its
+// group (the latest the hardware may), a matrix load is a warp collective
+// with the documented lane layout.
 // Slow (a thread per GPU thread): for small test shapes only.
 #ifndef BACKENDS_GPU_TESTING_HOST_SIMT_H_
 #define BACKENDS_GPU_TESTING_HOST_SIMT_H_
