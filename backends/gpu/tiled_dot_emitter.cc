@@ -222,15 +222,13 @@ class TiledDot {
     HLOC_ASSIGN_OR_RETURN(rhs_stage_,
                           RegisterType(matrix_ ? rhs_type_ : acc_type_, ctx));
     async_ = AsyncStaging();
-    TileLayout(true, &lhs_rows_, &lhs_stride_);
-    TileLayout(false, &rhs_rows_, &rhs_stride_);
     stages_ = async_ ? AsyncStages() : 1;
     if (stages_ < 2) {
       async_ = false;
       stages_ = 1;
-      TileLayout(true, &lhs_rows_, &lhs_stride_);
-      TileLayout(false, &rhs_rows_, &rhs_stride_);
     }
+    TileLayout(true, &lhs_rows_, &lhs_stride_);
+    TileLayout(false, &rhs_rows_, &rhs_stride_);
     lhs_tile_ = SharedArray(kernel_, lhs_stage_,
                             stages_ * lhs_rows_ * lhs_stride_, "dot_lhs");
     rhs_tile_ = SharedArray(kernel_, rhs_stage_,
@@ -348,10 +346,15 @@ class TiledDot {
 
   // Slices in flight: as many stages as fit the block's shared memory
   // beside kSharedReserve bytes of other arrays (the grouped kernel's
-  // bounds), at most kMaxAsyncStages; fewer than two is no pipeline.
+  // bounds), at most kMaxAsyncStages; fewer than two is no pipeline. The
+  // tiles' layouts are those of async staging (async_ is set).
   int64_t AsyncStages() const {
-    const int64_t stage_bytes = lhs_rows_ * lhs_stride_ * ByteWidth(lhs_type_) +
-                                rhs_rows_ * rhs_stride_ * ByteWidth(rhs_type_);
+    int64_t stage_bytes = 0;
+    for (bool lhs : {true, false}) {
+      int64_t rows, stride;
+      TileLayout(lhs, &rows, &stride);
+      stage_bytes += rows * stride * ByteWidth(lhs ? lhs_type_ : rhs_type_);
+    }
     const int64_t budget =
         kernel_.target().device().shared_memory_per_block - kSharedReserve;
     return std::min(kMaxAsyncStages, budget / stage_bytes);
@@ -787,12 +790,9 @@ class TiledDot {
     const PrimitiveType from = lhs ? lhs_type_ : rhs_type_;
     const PrimitiveType to = matrix_ ? from : acc_type_;
     const ElementGenerator& gen = lhs ? lhs_gen_ : rhs_gen_;
-    // A ragged contraction ends at its group's bound; a group's lhs rows
-    // are [rows_lo_, rows_hi_) of the tile.
-    const bool group_rows = lhs && rows_lo_ != nullptr;
-    const bool partial = extent % tile != 0 || g_.k % l_.tile_k != 0;
-    const bool checked = partial || k_end_ != nullptr || group_rows;
-    llvm::Value* k_end = k_end_ != nullptr ? k_end_ : I(g_.k);
+    // Ungrouped, only the matrix's edges need checks (group bounds exist
+    // only in the grouped branch below).
+    const bool checked = extent % tile != 0 || g_.k % l_.tile_k != 0;
     for (int64_t i = 0; i < StagedPerThread(lhs); ++i) {
       auto [kk, row] = StagedPosition(lhs, i);
       llvm::Value* slot = NextSlot(lhs, i);
@@ -827,13 +827,7 @@ class TiledDot {
         HLOC_RETURN_IF_ERROR(load());
         continue;
       }
-      llvm::Value* inside = b_->CreateAnd(b_->CreateICmpULT(r, I(extent)),
-                                          b_->CreateICmpULT(k, k_end));
-      if (group_rows) {
-        inside = b_->CreateAnd(inside, b_->CreateICmpUGE(r, rows_lo_));
-        inside = b_->CreateAnd(inside, b_->CreateICmpULT(r, rows_hi_));
-      }
-      HLOC_RETURN_IF_ERROR(EmitIfThenElse(inside, load, zero, b_));
+      HLOC_RETURN_IF_ERROR(EmitIfThenElse(Inside(lhs, r, k), load, zero, b_));
     }
     return absl::OkStatus();
   }
@@ -864,14 +858,23 @@ class TiledDot {
                                I(bound - run));
       return b_->CreateAdd(first, I(offset), "", true, true);
     };
+    return {clamp(r, extent, !k_minor), clamp(k, g_.k, k_minor),
+            Inside(lhs, r, k)};
+  }
+
+  // Whether operand position (r, k) is inside the operand, before the
+  // contraction's end (a ragged contraction's group) and, for the lhs,
+  // among the group's rows [rows_lo_, rows_hi_).
+  llvm::Value* Inside(bool lhs, llvm::Value* r, llvm::Value* k) {
     llvm::Value* k_end = k_end_ != nullptr ? k_end_ : I(g_.k);
-    llvm::Value* inside = b_->CreateAnd(b_->CreateICmpULT(r, I(extent)),
-                                        b_->CreateICmpULT(k, k_end));
+    llvm::Value* inside =
+        b_->CreateAnd(b_->CreateICmpULT(r, I(lhs ? g_.m : g_.n)),
+                      b_->CreateICmpULT(k, k_end));
     if (lhs && rows_lo_ != nullptr) {
       inside = b_->CreateAnd(inside, b_->CreateICmpUGE(r, rows_lo_));
       inside = b_->CreateAnd(inside, b_->CreateICmpULT(r, rows_hi_));
     }
-    return {clamp(r, extent, !k_minor), clamp(k, g_.k, k_minor), inside};
+    return inside;
   }
 
   // Starts the async copies of the thread's runs of the operand's
