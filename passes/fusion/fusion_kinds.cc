@@ -533,7 +533,7 @@ const HloInstruction* FindRowConcatenateHero(const HloComputation& fused) {
   // fuzzer's diff-255 on the H100, session 32).
   int64_t row_elements = -1;
   for (const HloInstruction* instr : fused.instructions()) {
-    if (instr->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*instr)) {
+    if (IsNonTrivialReduce(*instr)) {
       row_elements = instr->operand(0)->shape().ElementCount();
       break;
     }
