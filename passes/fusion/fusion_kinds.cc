@@ -399,7 +399,7 @@ bool IsRowOutputShape(const Shape& shape, const RowShape& rows) {
 absl::StatusOr<RowClass> ClassifyRowInstruction(
     const HloInstruction& instr, const RowShape& rows,
     const std::function<RowClass(const HloInstruction*)>& operand_class) {
-  if (instr.opcode() == HloOpcode::kReduce && !IsTrivialReduce(instr)) {
+  if (IsNonTrivialReduce(instr)) {
     std::optional<RowShape> reduce_rows = GetRowReductionShape(instr);
     if (!reduce_rows) {
       return absl::InvalidArgumentError(
@@ -549,7 +549,7 @@ absl::StatusOr<RowReductionInfo> AnalyzeRowReduction(
   std::vector<const HloInstruction*> order = PostOrder(fused);
   RowReductionInfo info;
   for (const HloInstruction* instr : order) {
-    if (instr->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*instr)) {
+    if (IsNonTrivialReduce(*instr)) {
       std::optional<RowShape> rows = GetRowReductionShape(*instr);
       if (!rows) {
         return FusedError(*instr, "not a row reduction");
@@ -580,7 +580,7 @@ absl::StatusOr<RowReductionInfo> AnalyzeRowReduction(
         ClassifyRowInstruction(*instr, info.rows, lookup);
     if (!c.ok()) return FusedError(*instr, c.status().message());
     classes[instr] = *c;
-    if (instr->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*instr)) {
+    if (IsNonTrivialReduce(*instr)) {
       info.reductions.push_back(instr);
     }
   }
