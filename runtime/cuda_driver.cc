@@ -54,6 +54,7 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Open(
   binder.Bind(&d.cuLaunchKernelEx, {"cuLaunchKernelEx"});
   binder.Bind(&d.cuEventCreate, {"cuEventCreate"});
   binder.Bind(&d.cuEventRecord, {"cuEventRecord"});
+  binder.Bind(&d.cuStreamWaitEvent, {"cuStreamWaitEvent"});
   binder.Bind(&d.cuEventSynchronize, {"cuEventSynchronize"});
   binder.Bind(&d.cuEventElapsedTime,
               {"cuEventElapsedTime_v2", "cuEventElapsedTime"});

@@ -65,6 +65,7 @@ inline constexpr CUfunction_attribute
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 inline constexpr unsigned int CU_STREAM_NON_BLOCKING = 1;
 inline constexpr unsigned int CU_EVENT_DEFAULT = 0;
+inline constexpr unsigned int CU_EVENT_DISABLE_TIMING = 0x2;
 using CUstreamCaptureMode = int;
 inline constexpr CUstreamCaptureMode CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
 // cuLaunchKernelEx's configuration (cuda.h's CUlaunchAttribute_st: an
@@ -208,6 +209,8 @@ class CudaDriver {
                                void** extra) = nullptr;
   CUresult (*cuEventCreate)(CUevent* event, unsigned int flags) = nullptr;
   CUresult (*cuEventRecord)(CUevent event, CUstream stream) = nullptr;
+  CUresult (*cuStreamWaitEvent)(CUstream stream, CUevent event,
+                                unsigned int flags) = nullptr;
   CUresult (*cuEventSynchronize)(CUevent event) = nullptr;
   CUresult (*cuEventElapsedTime)(float* milliseconds, CUevent start,
                                  CUevent end) = nullptr;

@@ -120,6 +120,9 @@ absl::StatusOr<std::unique_ptr<CudaExecutor>> CudaExecutor::Create(
     if (nodes.ok()) executor->conditional_nodes_ = *std::move(nodes);
     status = nodes.status();
   }
+  if (status.ok() && options.use_graphs && options.graph_streams > 1) {
+    status = executor->CreateBranchStreams();
+  }
   if (!status.ok()) return status;
   executor->steps_ = std::make_unique<ThunkList>();
   status = executor->Prepare(executor->executable_.steps, "",
@@ -136,6 +139,11 @@ CudaExecutor::~CudaExecutor() {
   if (stream_ != nullptr) driver_->cuStreamSynchronize(stream_);
   for (CUgraphExec graph : graphs_) driver_->cuGraphExecDestroy(graph);
   for (cuda::CUevent event : events_) driver_->cuEventDestroy(event);
+  for (cuda::CUevent event : branch_events_) driver_->cuEventDestroy(event);
+  if (fork_event_ != nullptr) driver_->cuEventDestroy(fork_event_);
+  for (cuda::CUstream stream : branch_streams_) {
+    driver_->cuStreamDestroy(stream);
+  }
   for (cuda::CUevent event : run_events_) {
     if (event != nullptr) driver_->cuEventDestroy(event);
   }
@@ -447,6 +455,28 @@ absl::Status CudaExecutor::PrepareLibraryCall(const ExecutableStep& step,
                    "cublas.gemm, cudnn.conv, cufft and cusolver.*)"));
 }
 
+absl::Status CudaExecutor::CreateBranchStreams() {
+  const std::string what = "creating the streams of a graph's branches";
+  const int k = options_.graph_streams;
+  while (static_cast<int>(branch_streams_.size()) < k - 1) {
+    cuda::CUstream stream = nullptr;
+    HLOC_RETURN_IF_ERROR(HLOC_CUDA_CALL(driver_, what, cuStreamCreate, &stream,
+                                        cuda::CU_STREAM_NON_BLOCKING));
+    branch_streams_.push_back(stream);
+  }
+  while (static_cast<int>(branch_events_.size()) < k) {
+    cuda::CUevent event = nullptr;
+    HLOC_RETURN_IF_ERROR(HLOC_CUDA_CALL(driver_, what, cuEventCreate, &event,
+                                        cuda::CU_EVENT_DISABLE_TIMING));
+    branch_events_.push_back(event);
+  }
+  HLOC_RETURN_IF_ERROR(HLOC_CUDA_CALL(driver_, what, cuEventCreate,
+                                      &fork_event_,
+                                      cuda::CU_EVENT_DISABLE_TIMING));
+  graph_streams_ = std::make_unique<GraphStreams>(executable_, k);
+  return absl::OkStatus();
+}
+
 // One run: the steps on the stream, timing and counting as asked.
 class CudaExecutor::Runner {
  public:
@@ -571,7 +601,15 @@ class CudaExecutor::Runner {
         HLOC_CUDA_CALL(d, what, cuStreamBeginCapture, stream_,
                        cuda::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
     if (!status.ok()) return status;
-    status = issue();
+    if (e_.graph_streams_ != nullptr && capture_depth_ == 0) {
+      status = BeginBranches(what);
+    }
+    if (status.ok()) status = issue();
+    if (branching_) {
+      // Joined even after a failure: capture ends only on a joined stream.
+      const absl::Status joined = JoinBranches(what);
+      if (status.ok()) status = joined;
+    }
     cuda::CUgraph graph = nullptr;
     // Capture must end even after a failed launch, or the stream stays
     // in capture mode.
@@ -587,6 +625,47 @@ class CudaExecutor::Runner {
     if (!status.ok()) return status;
     e_.graphs_.push_back(executable);
     return executable;
+  }
+
+  // The start of a capture on several streams: every branch's first step
+  // waits for fork_event_, recorded before anything else, which puts its
+  // stream into the capture with no dependence.
+  absl::Status BeginBranches(const std::string& what) {
+    e_.graph_streams_->Reset();
+    const int k = e_.graph_streams_->streams();
+    tail_is_node_.assign(k, false);
+    joined_.assign(k, false);
+    joined_[0] = true;
+    origin_ = stream_;
+    HLOC_RETURN_IF_ERROR(HLOC_CUDA_CALL(e_.driver_, what, cuEventRecord,
+                                        e_.fork_event_, stream_));
+    branching_ = true;
+    return absl::OkStatus();
+  }
+
+  // The end of a capture on several streams: the capturing stream waits
+  // for the last step of every other stream that took part.
+  absl::Status JoinBranches(const std::string& what) {
+    branching_ = false;
+    absl::Status status;
+    for (int s = 1; s < static_cast<int>(joined_.size()); ++s) {
+      if (!joined_[s]) continue;
+      if (status.ok()) status = WaitFor(s, origin_, what);
+    }
+    return status;
+  }
+
+  cuda::CUstream BranchStream(int s) const {
+    return s == 0 ? origin_ : e_.branch_streams_[s - 1];
+  }
+
+  // Orders what is issued next on `stream` after what stream `s` holds now.
+  absl::Status WaitFor(int s, cuda::CUstream stream, const std::string& what) {
+    cuda::CUevent event = e_.branch_events_[s];
+    HLOC_RETURN_IF_ERROR(HLOC_CUDA_CALL(e_.driver_, what, cuEventRecord, event,
+                                        BranchStream(s)));
+    return HLOC_CUDA_CALL(e_.driver_, what, cuStreamWaitEvent, stream, event,
+                          0);
   }
 
   absl::Status LaunchGraph(const std::string& what, CUgraphExec graph) {
@@ -623,8 +702,46 @@ class CudaExecutor::Runner {
     return absl::OkStatus();
   }
 
-  // Enqueues a kernel, a copy or a library call.
+  // Enqueues a step: in a capture on several streams, on the stream
+  // GraphStreams places it on, after the other streams' steps it needs.
   absl::Status Issue(const Thunk& thunk) {
+    const ExecutableStep& step = *thunk.step;
+    // A counted loop inside a graph is its body's steps, each placed.
+    const bool unrolled =
+        step.kind == ExecutableStep::Kind::kWhile && step.trip_count >= 0;
+    if (!branching_ || capture_depth_ > 0 || unrolled) {
+      return IssueOnStream(thunk, /*plain=*/false);
+    }
+    const StepAccess access = AccessOf(step);
+    const GraphStreams::Placement p = e_.graph_streams_->Place(access);
+    const cuda::CUstream target = BranchStream(p.stream);
+    const bool first = !joined_[p.stream];
+    if (first) {
+      HLOC_RETURN_IF_ERROR(HLOC_CUDA_CALL(e_.driver_, thunk.what,
+                                          cuStreamWaitEvent, target,
+                                          e_.fork_event_, 0));
+      joined_[p.stream] = true;
+    }
+    for (int t : p.waits) HLOC_RETURN_IF_ERROR(WaitFor(t, target, thunk.what));
+    const cuda::CUstream outer = stream_;
+    stream_ = target;
+    after_conditional_node_ = tail_is_node_[p.stream];
+    // A barrier (a loop or conditional as a conditional node) issues what
+    // it holds on its own stream, as one step.
+    branching_ = !access.barrier;
+    // A kernel that waits for another stream, or starts one, is launched
+    // plainly: programmatic edges are measured only along one stream.
+    absl::Status status =
+        IssueOnStream(thunk, /*plain=*/first || !p.waits.empty());
+    branching_ = true;
+    tail_is_node_[p.stream] = after_conditional_node_;
+    stream_ = outer;
+    return status;
+  }
+
+  // Enqueues a kernel, a copy or a library call on stream_; `plain`: a
+  // kernel is not a programmatic dependent.
+  absl::Status IssueOnStream(const Thunk& thunk, bool plain) {
     const ExecutableStep& step = *thunk.step;
     cuda::CudaDriver* d = e_.driver_;
     const bool after_conditional_node =
@@ -644,7 +761,7 @@ class CudaExecutor::Runner {
         // a node: programmatic edges follow kernels, and none has been
         // measured inside conditional bodies.
         if (!l.programmatic || !e_.options_.programmatic_launch ||
-            after_conditional_node || capture_depth_ > 0) {
+            after_conditional_node || capture_depth_ > 0 || plain) {
           return HLOC_CUDA_CALL(d, what, cuLaunchKernel, thunk.function,
                                 static_cast<unsigned>(l.grid[0]),
                                 static_cast<unsigned>(l.grid[1]),
@@ -1002,6 +1119,12 @@ class CudaExecutor::Runner {
   // The last thing captured was a conditional node: the next kernel must
   // not be a programmatic dependent (those follow kernels only).
   bool after_conditional_node_ = false;
+  // Capturing a graph on several streams (BeginBranches): the capturing
+  // stream, and per stream whether it has joined the capture and whether
+  // its last step is a conditional node.
+  bool branching_ = false;
+  cuda::CUstream origin_ = nullptr;
+  std::vector<bool> joined_, tail_is_node_;
   std::vector<CUdeviceptr> scratch_;
   size_t next_event_ = 0;
   // (timed step, its first event) per timed launch, in order.

@@ -23,7 +23,9 @@
 // graph the first time it runs and replayed afterwards, one launch instead of
 // one per kernel; a loop with a known trip count whose body is such steps joins
 // the stretch unrolled, or (too long for one graph) runs as graphs of many
-// iterations each (graph_segments.h).
+// iterations each (graph_segments.h). A graph is captured on several streams,
+// steps that share no memory on different ones, so independent chains of
+// kernels are parallel branches of it (graph_streams.h).
 //
 // RunOnDevice runs on the caller's device memory instead: parameters read
 // in place, results written into buffers the caller provides.
@@ -50,6 +52,7 @@
 #include "runtime/cufft_fft.h"
 #include "runtime/cusolver_solver.h"
 #include "runtime/executable.h"
+#include "runtime/graph_streams.h"
 #include "runtime/nccl_collectives.h"
 
 namespace hloc {
@@ -79,6 +82,12 @@ struct CudaExecutorOptions {
   // on the GPU (cuda_conditional_nodes.h). Off: the host reads each
   // predicate.
   bool conditional_nodes = true;
+  // With use_graphs: how many streams a graph is captured on. Steps that
+  // share no memory are issued on different streams and become parallel
+  // branches of the graph (graph_streams.h), so independent chains of small
+  // kernels run side by side instead of one after another. 1: every graph
+  // is one chain.
+  int graph_streams = 4;
 };
 
 struct CudaRunOptions {
@@ -214,6 +223,9 @@ class CudaExecutor {
                                   const std::string& what, Thunk* thunk);
   absl::Status CheckDeviceRun(absl::Span<const CudaRunArgument> parameter_leaves,
                               absl::Span<const cuda::CUdeviceptr> results) const;
+  // The streams, events and planner of graphs captured on several
+  // streams (CudaExecutorOptions::graph_streams).
+  absl::Status CreateBranchStreams();
   // Records run_events_[i] (created on first use) on the stream.
   absl::Status RecordRunEvent(int i);
   absl::StatusOr<cuda::CUfunction> Kernel(const ExecutableStep& step,
@@ -244,6 +256,13 @@ class CudaExecutor {
   std::unique_ptr<cuda::CusolverSolver> solver_;
   // Per timed step (kernel, copy, library call): its name and kind.
   std::vector<CudaStepTime> timed_steps_;
+  // With graph_streams > 1: the streams a graph's branches are captured
+  // on besides stream_, an event per stream (stream_'s first) that another
+  // waits for, the event every branch starts from, and the planner.
+  std::vector<cuda::CUstream> branch_streams_;
+  std::vector<cuda::CUevent> branch_events_;
+  cuda::CUevent fork_event_ = nullptr;
+  std::unique_ptr<GraphStreams> graph_streams_;
   // Loaded when loops and conditionals run as conditional nodes.
   std::unique_ptr<cuda::CudaConditionalNodes> conditional_nodes_;
   // Instantiated graphs, destroyed with the executor.

@@ -479,6 +479,53 @@ TEST(CudaExecutorTest, RunTimedAsAWholeKeepsGraphs) {
   EXPECT_GT(stats.run_milliseconds, 0);
 }
 
+// Two chains of kernels that meet: captured on several streams they are
+// branches of one graph, ordered where they share memory (chain b reads
+// t1, which chain a then overwrites: a write after a read on another
+// stream); the results equal the one-chain graph's and the host's.
+TEST(CudaExecutorTest, IndependentChainsRunAsBranches) {
+  using testing::KernelStep;
+  const Shape v = Shape::Array(F32, {kVectorSize});
+  testing::ExecutableBuilder b("branches");
+  const int64_t x = b.Parameter(v), y = b.Parameter(v);
+  const int64_t t1 = b.Temporary(v), t2 = b.Temporary(v);
+  const int64_t u1 = b.Temporary(v), u2 = b.Temporary(v);
+  const int64_t u3 = b.Temporary(v), out = b.Output(v);
+  const Executable e = b.Build({KernelStep("t1", "mul_f32", {x, x, t1}),
+                                KernelStep("u1", "mul_f32", {y, y, u1}),
+                                KernelStep("t2", "add_f32", {t1, x, t2}),
+                                KernelStep("u2", "add_f32", {u1, t1, u2}),
+                                KernelStep("t1.again", "mul_f32", {t2, t2, t1}),
+                                KernelStep("u3", "mul_f32", {u2, u2, u3}),
+                                KernelStep("out", "add_f32", {t1, u3, out})},
+                               {out}, /*tuple=*/false);
+  std::vector<Literal> args;
+  args.push_back(Vector(0.25f));
+  args.push_back(Vector(-0.5f));
+  Literal expected(v);
+  for (int64_t i = 0; i < kVectorSize; ++i) {
+    const float xi = args[0].data<float>()[i], yi = args[1].data<float>()[i];
+    const float t1i = xi * xi, u2i = yi * yi + t1i, t2i = t1i + xi;
+    expected.data<float>()[i] = t2i * t2i + u2i * u2i;
+  }
+  for (int streams : {1, 2, 4}) {
+    CudaExecutorOptions options;
+    options.graph_streams = streams;
+    CREATE_OR_SKIP(executor, e, options);
+    for (int run = 0; run < 3; ++run) {
+      CudaRunStats stats;
+      auto result = (*executor)->Run(args, {}, &stats);
+      ASSERT_TRUE(result.ok()) << result.status();
+      EXPECT_EQ(stats.graph_launches, 1);
+      for (int64_t i = 0; i < kVectorSize; ++i) {
+        const float want = expected.data<float>()[i];
+        ASSERT_NEAR(result->data<float>()[i], want, 1e-6f * std::abs(want))
+            << streams << " streams, run " << run << ", element " << i;
+      }
+    }
+  }
+}
+
 // Every branch a kernel or a copy: the conditional is a switch node, the
 // index decided on the GPU, out of range (7, -1) the last branch.
 TEST(CudaExecutorTest, IndexedConditionalAsASwitchNode) {

@@ -137,6 +137,7 @@ void StepToProto(const ExecutableStep& step, runtime::StepProto* p) {
   }
   p->set_predicate_buffer(step.predicate_buffer);
   if (step.trip_count >= 0) p->set_trip_count(step.trip_count);
+  if (step.output_buffers >= 0) p->set_output_buffers(step.output_buffers);
   p->set_library(step.library);
   if (step.kind == ExecutableStep::Kind::kCollective) {
     const CollectiveConfig& c = step.collective;
@@ -248,6 +249,7 @@ absl::StatusOr<ExecutableStep> StepFromProto(const runtime::StepProto& p,
   step.instruction = p.instruction();
   step.kernel_name = p.kernel_name();
   step.buffers.assign(p.buffers().begin(), p.buffers().end());
+  if (p.has_output_buffers()) step.output_buffers = p.output_buffers();
   step.fallback_hlo = p.fallback_hlo();
   step.fallback_reason = p.fallback_reason();
   const runtime::LaunchDimsProto& l = p.launch();
@@ -819,6 +821,11 @@ absl::Status ValidateExecutable(const Executable& e) {
       switch (step.kind) {
         case Kind::kKernel:
           if (step.kernel_name.empty()) return fail(what, " has no kernel");
+          if (step.output_buffers < -1 ||
+              step.output_buffers > static_cast<int64_t>(step.buffers.size())) {
+            return fail(what, " writes ", step.output_buffers, " of its ",
+                        step.buffers.size(), " buffers");
+          }
           if (e.IsGpu()) {
             const LaunchDims& l = step.launch;
             for (int d = 0; d < 3; ++d) {

@@ -166,6 +166,11 @@ struct ExecutableStep {
   std::string kernel_name;
   // Buffer slots: the operands' leaves, then the outputs' leaves.
   std::vector<int64_t> buffers;
+  // kKernel: how many of the last entries of `buffers` are the outputs the
+  // kernel writes; it only reads the others. -1 (an executable saved
+  // before the field): it may write any of them. A GPU runtime orders the
+  // kernels of a graph by what they read and write (graph_streams.h).
+  int64_t output_buffers = -1;
   // kEvaluator: HLO text of a module whose entry applies the instruction
   // to one parameter per operand; and why code generation declined it.
   std::string fallback_hlo;

@@ -74,6 +74,10 @@ const std::vector<FlagSpec>& Specs() {
        "cuda: read each while loop's and conditional's predicate on the "
        "host, instead of deciding on the GPU inside a CUDA graph "
        "(conditional nodes, where the driver has them)"},
+      {"graph-streams", true,
+       "N: cuda: capture each graph on up to N streams, so kernels that "
+       "share no memory run as parallel branches (default 4; 1: one "
+       "chain)"},
       {"iterations", true,
        "N: after the run, run N more times and print the median time of a "
        "run to stderr (cuda: device time of its kernels, CUDA events; "
@@ -391,6 +395,13 @@ absl::StatusOr<HloRunOptions> ParseHloRunOptions(
   options.programmatic_launch = !flags.Has("no-programmatic-launch");
   options.conditional_nodes = !flags.Has("no-conditional-nodes");
   options.time_run = flags.Has("time-run");
+  if (flags.Has("graph-streams") &&
+      (!absl::SimpleAtoi(flags.Get("graph-streams"), &options.graph_streams) ||
+       options.graph_streams < 1 || options.graph_streams > 32)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("flag --graph-streams: '", flags.Get("graph-streams"),
+                     "' is not an integer from 1 to 32"));
+  }
   if (flags.Has("iterations") &&
       (!absl::SimpleAtoi(flags.Get("iterations"), &options.iterations) ||
        options.iterations < 1)) {

@@ -126,6 +126,9 @@ struct HloRunOptions {
   // cuda: run loops and conditionals as conditional graph nodes where the
   // driver has them (CudaExecutorOptions::conditional_nodes).
   bool conditional_nodes = true;
+  // cuda: the streams a graph is captured on
+  // (CudaExecutorOptions::graph_streams).
+  int64_t graph_streams = 4;
   // Timed repetitions after the run; 0: none.
   int64_t iterations = 0;
   // Time those repetitions as whole runs, not as sums of per-step times.

@@ -66,6 +66,7 @@ absl::StatusOr<Literal> RunOnGpu(const Executable& executable,
   CudaExecutorOptions executor_options;
   executor_options.programmatic_launch = options.programmatic_launch;
   executor_options.conditional_nodes = options.conditional_nodes;
+  executor_options.graph_streams = static_cast<int>(options.graph_streams);
   absl::StatusOr<std::unique_ptr<CudaExecutor>> executor =
       CudaExecutor::Create(executable, executor_options);
   if (!executor.ok()) return executor.status();
@@ -150,6 +151,7 @@ absl::StatusOr<std::vector<Literal>> RunOnGpus(
     executor_options.collectives = collectives->get();
     executor_options.programmatic_launch = options.programmatic_launch;
     executor_options.conditional_nodes = options.conditional_nodes;
+    executor_options.graph_streams = static_cast<int>(options.graph_streams);
     absl::StatusOr<std::unique_ptr<CudaExecutor>> executor =
         CudaExecutor::Create(executable, executor_options);
     if (!executor.ok()) {

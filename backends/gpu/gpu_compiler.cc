@@ -251,6 +251,8 @@ class StepEmitter {
       step.instruction = instr.name();
       step.kernel_name = kernel.name;
       step.buffers = slots;
+      step.output_buffers =
+          static_cast<int64_t>(assignment.LeafValues(&instr).size());
       step.launch = kernel.launch;
       steps->push_back(std::move(step));
     }

@@ -223,6 +223,8 @@ ExecutableStep KernelStep(const std::string& instruction,
   step.instruction = instruction;
   step.kernel_name = kernel;
   step.buffers = std::move(buffers);
+  // Every test kernel writes its last buffer only.
+  step.output_buffers = 1;
   SetLaunch(&step, kVectorSize);
   step.launch.shared_memory_bytes = shared_memory_bytes;
   return step;

@@ -48,6 +48,7 @@ class ExecutableBuilder {
   Executable e_;
 };
 
+// A kernel of TestPtx() on `buffers`, writing the last one.
 ExecutableStep KernelStep(const std::string& instruction,
                           const std::string& kernel,
                           std::vector<int64_t> buffers,
