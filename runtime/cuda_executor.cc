@@ -464,12 +464,6 @@ absl::Status CudaExecutor::CreateBranchStreams() {
                                         cuda::CU_STREAM_NON_BLOCKING));
     branch_streams_.push_back(stream);
   }
-  while (static_cast<int>(branch_events_.size()) < k) {
-    cuda::CUevent event = nullptr;
-    HLOC_RETURN_IF_ERROR(HLOC_CUDA_CALL(driver_, what, cuEventCreate, &event,
-                                        cuda::CU_EVENT_DISABLE_TIMING));
-    branch_events_.push_back(event);
-  }
   HLOC_RETURN_IF_ERROR(HLOC_CUDA_CALL(driver_, what, cuEventCreate,
                                       &fork_event_,
                                       cuda::CU_EVENT_DISABLE_TIMING));
@@ -634,8 +628,8 @@ class CudaExecutor::Runner {
     e_.graph_streams_->Reset();
     const int k = e_.graph_streams_->streams();
     tail_is_node_.assign(k, false);
-    joined_.assign(k, false);
-    joined_[0] = true;
+    step_events_.assign(k, {});
+    next_step_event_ = 0;
     origin_ = stream_;
     HLOC_RETURN_IF_ERROR(HLOC_CUDA_CALL(e_.driver_, what, cuEventRecord,
                                         e_.fork_event_, stream_));
@@ -648,9 +642,10 @@ class CudaExecutor::Runner {
   absl::Status JoinBranches(const std::string& what) {
     branching_ = false;
     absl::Status status;
-    for (int s = 1; s < static_cast<int>(joined_.size()); ++s) {
-      if (!joined_[s]) continue;
-      if (status.ok()) status = WaitFor(s, origin_, what);
+    for (int s = 1; s < static_cast<int>(step_events_.size()); ++s) {
+      if (step_events_[s].empty() || !status.ok()) continue;
+      status = HLOC_CUDA_CALL(e_.driver_, what, cuStreamWaitEvent, origin_,
+                              e_.branch_events_[step_events_[s].back()], 0);
     }
     return status;
   }
@@ -659,13 +654,21 @@ class CudaExecutor::Runner {
     return s == 0 ? origin_ : e_.branch_streams_[s - 1];
   }
 
-  // Orders what is issued next on `stream` after what stream `s` holds now.
-  absl::Status WaitFor(int s, cuda::CUstream stream, const std::string& what) {
-    cuda::CUevent event = e_.branch_events_[s];
-    HLOC_RETURN_IF_ERROR(HLOC_CUDA_CALL(e_.driver_, what, cuEventRecord, event,
-                                        BranchStream(s)));
-    return HLOC_CUDA_CALL(e_.driver_, what, cuStreamWaitEvent, stream, event,
-                          0);
+  // Records an event after the step just issued on stream `s`, for the
+  // steps of other streams that will wait for it (created on first use;
+  // one per step of a graph, reused by the next capture).
+  absl::Status RecordStepEvent(int s, const std::string& what) {
+    if (next_step_event_ == e_.branch_events_.size()) {
+      cuda::CUevent event = nullptr;
+      HLOC_RETURN_IF_ERROR(HLOC_CUDA_CALL(e_.driver_, what, cuEventCreate,
+                                          &event,
+                                          cuda::CU_EVENT_DISABLE_TIMING));
+      e_.branch_events_.push_back(event);
+    }
+    step_events_[s].push_back(next_step_event_);
+    return HLOC_CUDA_CALL(e_.driver_, what, cuEventRecord,
+                          e_.branch_events_[next_step_event_++],
+                          BranchStream(s));
   }
 
   absl::Status LaunchGraph(const std::string& what, CUgraphExec graph) {
@@ -715,28 +718,33 @@ class CudaExecutor::Runner {
     const StepAccess access = AccessOf(step);
     const GraphStreams::Placement p = e_.graph_streams_->Place(access);
     const cuda::CUstream target = BranchStream(p.stream);
-    const bool first = !joined_[p.stream];
-    if (first) {
-      HLOC_RETURN_IF_ERROR(HLOC_CUDA_CALL(e_.driver_, thunk.what,
-                                          cuStreamWaitEvent, target,
-                                          e_.fork_event_, 0));
-      joined_[p.stream] = true;
+    cuda::CudaDriver* d = e_.driver_;
+    const bool first = step_events_[p.stream].empty();
+    if (first && p.stream != 0) {
+      HLOC_RETURN_IF_ERROR(HLOC_CUDA_CALL(d, thunk.what, cuStreamWaitEvent,
+                                          target, e_.fork_event_, 0));
     }
-    for (int t : p.waits) HLOC_RETURN_IF_ERROR(WaitFor(t, target, thunk.what));
+    for (const GraphStreams::Position& w : p.waits) {
+      const size_t event = step_events_[w.stream][w.index - 1];
+      HLOC_RETURN_IF_ERROR(HLOC_CUDA_CALL(d, thunk.what, cuStreamWaitEvent,
+                                          target, e_.branch_events_[event], 0));
+    }
     const cuda::CUstream outer = stream_;
     stream_ = target;
     after_conditional_node_ = tail_is_node_[p.stream];
     // A barrier (a loop or conditional as a conditional node) issues what
     // it holds on its own stream, as one step.
     branching_ = !access.barrier;
-    // A kernel that waits for another stream, or starts one, is launched
-    // plainly: programmatic edges are measured only along one stream.
-    absl::Status status =
-        IssueOnStream(thunk, /*plain=*/first || !p.waits.empty());
+    // A kernel that waits for another stream, or starts a branch, is
+    // launched plainly: programmatic edges are measured only along one
+    // stream.
+    absl::Status status = IssueOnStream(
+        thunk, /*plain=*/(first && p.stream != 0) || !p.waits.empty());
     branching_ = true;
     tail_is_node_[p.stream] = after_conditional_node_;
     stream_ = outer;
-    return status;
+    if (!status.ok()) return status;
+    return RecordStepEvent(p.stream, thunk.what);
   }
 
   // Enqueues a kernel, a copy or a library call on stream_; `plain`: a
@@ -1120,11 +1128,13 @@ class CudaExecutor::Runner {
   // not be a programmatic dependent (those follow kernels only).
   bool after_conditional_node_ = false;
   // Capturing a graph on several streams (BeginBranches): the capturing
-  // stream, and per stream whether it has joined the capture and whether
-  // its last step is a conditional node.
+  // stream, and per stream whether its last step is a conditional node.
   bool branching_ = false;
   cuda::CUstream origin_ = nullptr;
-  std::vector<bool> joined_, tail_is_node_;
+  std::vector<bool> tail_is_node_;
+  // Per stream, per step issued on it: its event (in branch_events_).
+  std::vector<std::vector<size_t>> step_events_;
+  size_t next_step_event_ = 0;
   std::vector<CUdeviceptr> scratch_;
   size_t next_event_ = 0;
   // (timed step, its first event) per timed launch, in order.

@@ -257,8 +257,9 @@ class CudaExecutor {
   // Per timed step (kernel, copy, library call): its name and kind.
   std::vector<CudaStepTime> timed_steps_;
   // With graph_streams > 1: the streams a graph's branches are captured
-  // on besides stream_, an event per stream (stream_'s first) that another
-  // waits for, the event every branch starts from, and the planner.
+  // on besides stream_, the events recorded after their steps (one per
+  // step of the largest graph), the event every branch starts from, and
+  // the planner.
   std::vector<cuda::CUstream> branch_streams_;
   std::vector<cuda::CUevent> branch_events_;
   cuda::CUevent fork_event_ = nullptr;

@@ -81,7 +81,8 @@ void GraphStreams::Reset() {
   const size_t k = count_.size();
   std::fill(count_.begin(), count_.end(), 0);
   last_used_.assign(k, -1);
-  known_.assign(k, std::vector<int64_t>(k, 0));
+  clocks_.assign(k, {});
+  issued_at_.assign(k, {});
   for (SlotState& s : state_) {
     s.writer = Position();
     s.readers.assign(k, 0);
@@ -132,24 +133,29 @@ GraphStreams::Placement GraphStreams::Place(const StepAccess& access) {
   }
   Placement placement;
   placement.stream = s;
-  // The most recently used streams first: their last steps are the likeliest
-  // to be ordered after the others' already, which then need no wait.
-  std::vector<int> by_recency(k);
-  for (int t = 0; t < k; ++t) by_recency[t] = t;
-  std::sort(by_recency.begin(), by_recency.end(),
-            [&](int x, int y) { return last_used_[x] > last_used_[y]; });
-  std::vector<int64_t>& known = known_[s];
-  for (int t : by_recency) {
-    if (t == s || need[t] <= known[t]) continue;
-    placement.waits.push_back(t);
-    known[t] = count_[t];
-    // Stream t's last step was itself ordered after what t knew.
-    for (int u = 0; u < k; ++u) {
-      if (u != s) known[u] = std::max(known[u], known_[t][u]);
-    }
+  std::vector<int64_t> known =
+      count_[s] > 0 ? clocks_[s].back() : std::vector<int64_t>(k, 0);
+  // The latest needed steps first: the likeliest to be ordered after the
+  // others already, which then need no wait.
+  std::vector<int> order;
+  for (int t = 0; t < k; ++t) {
+    if (t != s && need[t] > 0) order.push_back(t);
+  }
+  std::sort(order.begin(), order.end(), [&](int x, int y) {
+    return issued_at_[x][need[x] - 1] > issued_at_[y][need[y] - 1];
+  });
+  for (int t : order) {
+    if (need[t] <= known[t]) continue;
+    placement.waits.push_back({t, need[t]});
+    // That step, and what was ordered before it.
+    const std::vector<int64_t>& clock = clocks_[t][need[t] - 1];
+    for (int u = 0; u < k; ++u) known[u] = std::max(known[u], clock[u]);
   }
   const Position self{s, ++count_[s]};
   last_used_[s] = ++issued_;
+  known[s] = self.index;
+  clocks_[s].push_back(std::move(known));
+  issued_at_[s].push_back(issued_);
   for (int64_t slot : access.reads) {
     state_[slot].readers[s] = std::max(state_[slot].readers[s], self.index);
   }

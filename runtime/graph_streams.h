@@ -19,14 +19,16 @@
 // compared as slots (ExecutableBuffer: allocation, offset, size), so two
 // values that share bytes through buffer reuse or in-place updates are
 // ordered like one. A step is placed on the stream of the latest step it
-// waits for (continuing that chain), or, depending on none, on the stream
-// least recently used (a new branch); every other stream it depends on is
-// joined by an event wait. Which steps are known to each stream is kept as
-// a vector clock, so a dependence already implied by an earlier wait adds
-// no edge. Steps the analysis cannot see into (loops and conditionals as
-// conditional nodes, whose bodies have their own memory) are barriers:
-// they wait for everything before them and everything after waits for
-// them.
+// waits for when that is the stream's last step (continuing that chain),
+// or else on the stream least recently used (a new branch); it waits for
+// the exact steps of other streams it needs, not for their streams' ends,
+// so a chain that starts from an early step of another does not wait for
+// that one's whole chain. Every step carries a vector clock (how many of
+// each stream's steps are ordered before it), so a dependence already
+// implied by an earlier wait adds no edge. Steps the analysis cannot see
+// into (loops and conditionals as conditional nodes, whose bodies have
+// their own memory) are barriers: they wait for everything before them and
+// everything after waits for them.
 #ifndef RUNTIME_GRAPH_STREAMS_H_
 #define RUNTIME_GRAPH_STREAMS_H_
 
@@ -57,11 +59,16 @@ class GraphStreams {
   // single-stream capture).
   GraphStreams(const Executable& executable, int streams);
 
+  // A step of the current graph: the `index`-th (from 1) on `stream`.
+  struct Position {
+    int stream = 0;
+    int64_t index = 0;  // 0: none
+  };
   struct Placement {
     int stream = 0;
-    // Streams whose latest step this one must wait for (an event recorded
-    // on each now, waited for on `stream`), none of them `stream` itself.
-    std::vector<int> waits;
+    // Steps of other streams this one must wait for (an event recorded
+    // after each, waited for on `stream`).
+    std::vector<Position> waits;
   };
 
   // Starts a new graph: nothing issued yet.
@@ -72,14 +79,11 @@ class GraphStreams {
   // Whether stream `s` holds a step of the current graph (the origin, 0,
   // always takes part; the others must be joined back into it).
   bool Used(int s) const { return count_[s] > 0; }
+  // How many steps stream `s` holds in the current graph.
+  int64_t Count(int s) const { return count_[s]; }
   int streams() const { return static_cast<int>(count_.size()); }
 
  private:
-  // A step by its stream and its 1-based position on that stream (0: none).
-  struct Position {
-    int stream = 0;
-    int64_t index = 0;
-  };
   // Per slot: the last writer, and per stream the latest reader since.
   struct SlotState {
     Position writer;
@@ -94,9 +98,10 @@ class GraphStreams {
   // Steps issued per stream in the current graph, and when each stream
   // last took one (the step count at the time).
   std::vector<int64_t> count_, last_used_;
-  // known_[s][t]: how many of stream t's steps are ordered before stream
-  // s's next step (by waits, directly or through other streams).
-  std::vector<std::vector<int64_t>> known_;
+  // Per stream, per step: its vector clock (for each stream t, how many of
+  // t's steps are ordered before it or are it), and when it was issued.
+  std::vector<std::vector<std::vector<int64_t>>> clocks_;
+  std::vector<std::vector<int64_t>> issued_at_;
   Position barrier_;
   int64_t issued_ = 0;
 };

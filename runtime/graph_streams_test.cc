@@ -19,6 +19,13 @@ namespace {
 using Kind = ExecutableStep::Kind;
 using Placement = GraphStreams::Placement;
 
+// The streams a placement waits for, in order.
+std::vector<int> Streams(const Placement& p) {
+  std::vector<int> streams;
+  for (const GraphStreams::Position& w : p.waits) streams.push_back(w.stream);
+  return streams;
+}
+
 // `sizes` slots laid end to end in one arena, plus `shared` extra slots
 // reusing the bytes of the first ones (offset and size given).
 Executable Plan(int slots,
@@ -58,10 +65,24 @@ TEST(GraphStreamsTest, IndependentChainsAreBranchesJoinedWhereTheyMeet) {
   EXPECT_TRUE(p.waits.empty());
   p = g.Place(Step({2, 5}, {6}));
   EXPECT_EQ(p.stream, 1);  // the latest chain it needs
-  EXPECT_EQ(p.waits, std::vector<int>{0});
+  EXPECT_EQ(Streams(p), std::vector<int>{0});
   EXPECT_TRUE(g.Used(0));
   EXPECT_TRUE(g.Used(1));
   EXPECT_FALSE(g.Used(2));
+}
+
+TEST(GraphStreamsTest, ABranchFromAnEarlyStepWaitsForThatStepOnly) {
+  const Executable e = Plan(5);
+  GraphStreams g(e, 4);
+  EXPECT_EQ(g.Place(Step({0}, {1})).stream, 0);  // a
+  EXPECT_EQ(g.Place(Step({1}, {2})).stream, 0);  // after a
+  EXPECT_EQ(g.Place(Step({2}, {3})).stream, 0);
+  // Needs a only: a branch that waits for a, not for stream 0's end.
+  const Placement p = g.Place(Step({1}, {4}));
+  EXPECT_EQ(p.stream, 1);
+  ASSERT_EQ(p.waits.size(), 1u);
+  EXPECT_EQ(p.waits[0].stream, 0);
+  EXPECT_EQ(p.waits[0].index, 1);
 }
 
 TEST(GraphStreamsTest, OneStreamIsOneChain) {
@@ -83,7 +104,7 @@ TEST(GraphStreamsTest, WriteAfterReadOfSharedBytesWaits) {
   // Continues stream 1's chain, and writes bytes stream 0's step reads.
   const Placement p = g.Place(Step({3}, {5}));
   EXPECT_EQ(p.stream, 1);
-  EXPECT_EQ(p.waits, std::vector<int>{0});
+  EXPECT_EQ(Streams(p), std::vector<int>{0});
 }
 
 TEST(GraphStreamsTest, WriteAfterWriteWaits) {
@@ -94,7 +115,7 @@ TEST(GraphStreamsTest, WriteAfterWriteWaits) {
   // Writes slot 2 again, reading only slot 3: after both.
   const Placement p = g.Place(Step({3}, {2}));
   EXPECT_EQ(p.stream, 1);
-  EXPECT_EQ(p.waits, std::vector<int>{0});
+  EXPECT_EQ(Streams(p), std::vector<int>{0});
 }
 
 TEST(GraphStreamsTest, ReadersShareTheirInputWithoutWaiting) {
@@ -136,7 +157,7 @@ TEST(GraphStreamsTest, BarriersOrderEverything) {
   barrier.barrier = true;
   const Placement b = g.Place(barrier);
   EXPECT_EQ(b.stream, 1);
-  EXPECT_EQ(b.waits, std::vector<int>{0});
+  EXPECT_EQ(Streams(b), std::vector<int>{0});
   // Shares nothing with the barrier, but comes after it.
   const Placement p = g.Place(Step({5}, {6}));
   EXPECT_EQ(p.stream, 1);
@@ -150,12 +171,12 @@ TEST(GraphStreamsTest, WaitsAnEarlierWaitImpliesAreLeftOut) {
   EXPECT_EQ(g.Place(Step({}, {2})).stream, 1);   // b
   Placement p = g.Place(Step({1, 2}, {3}));      // c, after a and b
   EXPECT_EQ(p.stream, 1);
-  EXPECT_EQ(p.waits, std::vector<int>{0});
+  EXPECT_EQ(Streams(p), std::vector<int>{0});
   EXPECT_EQ(g.Place(Step({}, {5})).stream, 2);  // d
   // After d, c and a: waiting for c (stream 1) orders it after a too.
   p = g.Place(Step({5, 3, 1}, {6}));
   EXPECT_EQ(p.stream, 2);
-  EXPECT_EQ(p.waits, std::vector<int>{1});
+  EXPECT_EQ(Streams(p), std::vector<int>{1});
   // A chain's own earlier steps need no wait either.
   p = g.Place(Step({5, 6}, {7}));
   EXPECT_EQ(p.stream, 2);
@@ -246,8 +267,8 @@ TEST(GraphStreamsTest, RandomStepsKeepEveryConflictOrdered) {
     GraphStreams g(e, streams);
     std::vector<StepAccess> steps;
     std::vector<std::pair<int, int64_t>> position;  // stream, 1-based index
-    std::vector<std::vector<int64_t>> clock(streams,
-                                            std::vector<int64_t>(streams, 0));
+    // Per stream, per step: how many of each stream's steps precede it.
+    std::vector<std::vector<std::vector<int64_t>>> clocks(streams);
     std::vector<std::vector<int64_t>> step_clock;
     for (int i = 0; i < 40; ++i) {
       StepAccess a;
@@ -260,12 +281,18 @@ TEST(GraphStreamsTest, RandomStepsKeepEveryConflictOrdered) {
       const Placement p = g.Place(a);
       ASSERT_GE(p.stream, 0);
       ASSERT_LT(p.stream, streams);
-      std::vector<int64_t>& c = clock[p.stream];
-      for (int t : p.waits) {
-        ASSERT_NE(t, p.stream);
-        for (int u = 0; u < streams; ++u) c[u] = std::max(c[u], clock[t][u]);
+      std::vector<int64_t> c = clocks[p.stream].empty()
+                                   ? std::vector<int64_t>(streams, 0)
+                                   : clocks[p.stream].back();
+      for (const GraphStreams::Position& w : p.waits) {
+        ASSERT_NE(w.stream, p.stream);
+        ASSERT_GE(w.index, 1);
+        ASSERT_LE(w.index, static_cast<int64_t>(clocks[w.stream].size()));
+        const std::vector<int64_t>& other = clocks[w.stream][w.index - 1];
+        for (int u = 0; u < streams; ++u) c[u] = std::max(c[u], other[u]);
       }
-      ++c[p.stream];
+      c[p.stream] = static_cast<int64_t>(clocks[p.stream].size()) + 1;
+      clocks[p.stream].push_back(c);
       position.push_back({p.stream, c[p.stream]});
       step_clock.push_back(c);
       steps.push_back(a);
