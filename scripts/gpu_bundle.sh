@@ -92,10 +92,14 @@ failed=0
 jobs="${HLOC_RUN_JOBS:-1}"
 logs="$(mktemp -d)"
 # run_case CASE_DIR: its output and exit status into $logs/<name>.{log,code}.
+# A case runs as a user runs it, its steps in CUDA graphs (captured on
+# several streams); HLOC_RUN_PROFILE=1 times every step instead (no graphs)
+# and prints the per-kernel table.
 run_case() {
   local case="$1" name
   name=$(basename "$case")
-  local args=("$case/m.hloexe" --platform=cuda --profile)
+  local args=("$case/m.hloexe" --platform=cuda)
+  [[ "${HLOC_RUN_PROFILE:-0}" == 1 ]] && args+=(--profile)
   ls "$case"/in*.npy > /dev/null 2>&1 && args+=(--inputs="$case")
   ls "$case"/out*.npy > /dev/null 2>&1 && args+=(--expect="$case")
   [[ -f "$case/flags" ]] && mapfile -t -O "${#args[@]}" args < "$case/flags"
