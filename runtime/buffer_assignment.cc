@@ -1,6 +1,7 @@
 #include "runtime/buffer_assignment.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <utility>
 
@@ -315,11 +316,54 @@ struct Group {
   int64_t end = 0;
   int64_t size = 0;
   int64_t offset = 0;
+  // Positions that read or write its values.
+  std::vector<int64_t> touches;
 };
 
-// Places `groups` in the order given; returns the arena size.
+// Per position of an order, the positions it depends on through operands
+// and control predecessors, itself included: one bit per pair.
+class DataflowAncestors {
+ public:
+  DataflowAncestors(
+      absl::Span<HloInstruction* const> order,
+      const absl::flat_hash_map<const HloInstruction*, int64_t>& position)
+      : words_((static_cast<int64_t>(order.size()) + 63) / 64),
+        bits_(order.size() * words_, 0) {
+    for (size_t i = 0; i < order.size(); ++i) {
+      uint64_t* row = &bits_[i * words_];
+      row[i / 64] |= uint64_t{1} << (i % 64);
+      auto inherit = [&](const HloInstruction* from) {
+        const uint64_t* other = &bits_[position.at(from) * words_];
+        for (int64_t w = 0; w < words_; ++w) row[w] |= other[w];
+      };
+      for (const HloInstruction* operand : order[i]->operands()) {
+        inherit(operand);
+      }
+      for (const HloInstruction* p : order[i]->control_predecessors()) {
+        inherit(p);
+      }
+    }
+  }
+  // Whether position `a` is `b` or one of its ancestors.
+  bool Reaches(int64_t a, int64_t b) const {
+    return (bits_[b * words_ + a / 64] >> (a % 64)) & 1;
+  }
+
+ private:
+  int64_t words_;
+  std::vector<uint64_t> bits_;
+};
+
+// Whether two groups may not share bytes: their live ranges overlap.
+bool LiveRangesOverlap(const Group& a, const Group& b) {
+  return Overlap(a.start, a.end, b.start, b.end);
+}
+
+// Places `groups` in the order given, apart from every placed group
+// `conflict` says they may not share bytes with; returns the arena size.
 int64_t Pack(std::vector<Group>* groups, const std::vector<size_t>& order,
-             bool best_fit) {
+             bool best_fit,
+             const std::function<bool(const Group&, const Group&)>& conflict) {
   int64_t arena = 0;
   std::vector<size_t> placed;
   std::vector<std::pair<int64_t, int64_t>> occupied;
@@ -330,7 +374,7 @@ int64_t Pack(std::vector<Group>* groups, const std::vector<size_t>& order,
     occupied.clear();
     for (size_t h : placed) {
       const Group& other = (*groups)[h];
-      if (Overlap(group.start, group.end, other.start, other.end)) {
+      if (conflict(group, other)) {
         occupied.push_back({other.offset, other.offset + other.size});
       }
     }
@@ -588,6 +632,7 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
   }
 
   // Live ranges: every non-alias reader extends its operands' values.
+  std::vector<std::vector<int64_t>> readers(result.values.size());
   for (size_t i = 0; i < order.size(); ++i) {
     const HloInstruction* instr = order[i];
     if (IsBufferAlias(*instr)) continue;
@@ -595,6 +640,7 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
       for (int64_t id : result.leaf_values.at(operand)) {
         BufferValue& value = result.values[id];
         value.last_use = std::max(value.last_use, static_cast<int64_t>(i));
+        readers[id].push_back(static_cast<int64_t>(i));
       }
     }
   }
@@ -649,10 +695,13 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
     BufferValue& value = result.values[id];
     // The arena value whose bytes this one takes over as it dies, or -1.
     const int64_t target = InPlaceTarget(result, value, options);
+    std::vector<int64_t> touches = readers[id];
+    touches.push_back(value.defined_at);
     if (target >= 0) {
       Group& group = groups[group_of[target]];
       group.values.push_back(static_cast<int64_t>(id));
       group.end = std::max(group.end, value.last_use);
+      group.touches.insert(group.touches.end(), touches.begin(), touches.end());
       group_of[id] = group_of[target];
       value.in_place_of = target;
       continue;
@@ -662,6 +711,7 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
     group.start = value.defined_at;
     group.end = value.last_use;
     group.size = RoundUpTo(value.size, options.alignment);
+    group.touches = std::move(touches);
     group_of[id] = static_cast<int64_t>(groups.size());
     groups.push_back(std::move(group));
   }
@@ -676,11 +726,43 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
   });
   std::vector<size_t> by_start(groups.size());
   for (size_t g = 0; g < groups.size(); ++g) by_start[g] = g;
-  std::vector<Group> first_fit = groups;
-  const int64_t best_fit_size = Pack(&groups, by_size, /*best_fit=*/true);
-  const int64_t first_fit_size = Pack(&first_fit, by_start, /*best_fit=*/false);
-  if (first_fit_size < best_fit_size) groups = std::move(first_fit);
-  result.allocations[0].size = std::min(best_fit_size, first_fit_size);
+  auto pack = [&](std::vector<Group>* packed, const auto& conflict) {
+    std::vector<Group> first_fit = *packed;
+    const int64_t best_fit_size = Pack(packed, by_size, true, conflict);
+    const int64_t first_fit_size = Pack(&first_fit, by_start, false, conflict);
+    if (first_fit_size < best_fit_size) *packed = std::move(first_fit);
+    return std::min(best_fit_size, first_fit_size);
+  };
+  std::vector<Group> sequential = groups;
+  int64_t arena = pack(&sequential, LiveRangesOverlap);
+  groups = std::move(sequential);
+  if (options.reuse_in_dataflow_order &&
+      static_cast<int64_t>(order.size()) <= kMaxDataflowReuseInstructions) {
+    const DataflowAncestors ancestors(order, position);
+    // The later group's first writer must come after every position that
+    // touches the earlier group.
+    auto ordered = [&](const Group& earlier, const Group& later) {
+      for (int64_t t : earlier.touches) {
+        if (!ancestors.Reaches(t, later.start)) return false;
+      }
+      return true;
+    };
+    auto conflict = [&](const Group& a, const Group& b) {
+      if (LiveRangesOverlap(a, b)) return true;
+      return a.start < b.start ? !ordered(a, b) : !ordered(b, a);
+    };
+    std::vector<Group> dataflow = groups;
+    const int64_t dataflow_arena = pack(&dataflow, conflict);
+    const int64_t slack =
+        std::max(kDataflowReuseSlackBytes,
+                 static_cast<int64_t>(static_cast<double>(arena) *
+                                      kDataflowReuseSlackRatio));
+    if (dataflow_arena <= arena + slack) {
+      groups = std::move(dataflow);
+      arena = dataflow_arena;
+    }
+  }
+  result.allocations[0].size = arena;
   for (const Group& group : groups) {
     for (int64_t id : group.values) result.values[id].offset = group.offset;
   }

@@ -28,6 +28,19 @@
 // and the smaller arena wins. The live peak (the most bytes live at any
 // one position) is a lower bound on any packing; ToString prints it.
 //
+// Reuse in dataflow order (reuse_in_dataflow_order, for GPUs, whose runtime
+// runs steps that share no memory side by side: runtime/graph_streams.h):
+// sharing bytes orders the later value's writer after every reader of the
+// earlier one, which is no order at all when those readers are the later
+// writer's dataflow ancestors anyway, but chains two independent branches
+// of the computation where they are not (the order lists one branch after
+// the other, and the second reuses the first's dead buffers). With the
+// option two values also conflict where any reader (or, unread, the
+// writer) of the earlier one is not an ancestor of the later one's writer;
+// that packing is kept where its arena is at most kDataflowReuseSlack
+// larger (small programs, where the branches' kernels are small enough to
+// run side by side), else the sequential one.
+//
 // In place: a dynamic-update-slice (unfused, or the root of a fusion whose
 // operand is a fused parameter read only by that dynamic-update-slice)
 // writes into its operand's buffer when that operand is an intermediate
@@ -85,7 +98,20 @@ struct BufferAssignmentOptions {
   // The computation is a while body: root leaves may take over their
   // state leaves (see above).
   bool loop_state_in_place = false;
+  // Share bytes only along the dataflow (see above).
+  bool reuse_in_dataflow_order = false;
 };
+
+// How much larger than the sequential packing's an arena packed in dataflow
+// order may be (the larger of the two): 16 MiB is nothing beside a GPU's
+// memory and holds the intermediates of programs of small kernels, the
+// ones that gain from running branches side by side; a quarter more
+// bounds what a large program pays for kernels that fill the GPU alone.
+inline constexpr int64_t kDataflowReuseSlackBytes = int64_t{16} << 20;
+inline constexpr double kDataflowReuseSlackRatio = 0.25;
+// Past this many instructions the ancestor sets (a bit per pair) are not
+// built and the packing is sequential.
+inline constexpr int64_t kMaxDataflowReuseInstructions = 8192;
 
 struct BufferAllocation {
   enum class Kind { kArena, kParameter, kConstant, kOutput };

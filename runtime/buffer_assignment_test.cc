@@ -101,6 +101,44 @@ ENTRY e {
   for (const BufferValue& v : a.values) EXPECT_EQ(v.offset % 64, 0);
 }
 
+// Two branches of the dataflow, listed one after the other: sequentially
+// the second reuses the first's dead buffers (which would chain them on a
+// GPU); in dataflow order it does not, while each branch still reuses its
+// own.
+TEST(BufferAssignmentTest, BranchesShareBytesOnlyInDataflowOrder) {
+  auto module = Parse(R"(
+HloModule branches
+ENTRY e {
+  p = f32[256] parameter(0)
+  a1 = f32[256] negate(p)
+  a2 = f32[256] exponential(a1)
+  a3 = f32[256] negate(a2)
+  b1 = f32[256] exponential(p)
+  b2 = f32[256] negate(b1)
+  b3 = f32[256] exponential(b2)
+  ROOT r = f32[256] add(a3, b3)
+})");
+  auto shares = [&](const BufferAssignment& a, const std::string& x,
+                    const std::string& y) {
+    return ValueOf(a, *module, x).offset == ValueOf(a, *module, y).offset;
+  };
+  const BufferAssignment sequential = Assign(*module);
+  EXPECT_TRUE(shares(sequential, "a1", "b1") || shares(sequential, "a2", "b1"))
+      << sequential.ToString();
+  BufferAssignmentOptions options;
+  options.reuse_in_dataflow_order = true;
+  const BufferAssignment dataflow = Assign(*module, options);
+  for (const char* a : {"a1", "a2"}) {
+    for (const char* b : {"b1", "b2", "b3"}) {
+      EXPECT_FALSE(shares(dataflow, a, b)) << a << " " << b << "\n"
+                                           << dataflow.ToString();
+    }
+  }
+  EXPECT_TRUE(shares(dataflow, "a1", "a3")) << dataflow.ToString();
+  EXPECT_TRUE(shares(dataflow, "b1", "b3")) << dataflow.ToString();
+  EXPECT_GT(dataflow.arena_bytes(), sequential.arena_bytes());
+}
+
 TEST(BufferAssignmentTest, CheckerCatchesOverlap) {
   auto module = Parse(R"(
 HloModule overlap
@@ -821,6 +859,54 @@ std::vector<HloInstruction*> RandomTopologicalOrder(
   return order;
 }
 
+// Every two arena values sharing bytes: each reader of the earlier one
+// (or its writer, unread) is a dataflow ancestor of the later one's writer.
+void ExpectReuseInDataflowOrder(const BufferAssignment& a,
+                                const std::string& text) {
+  const std::vector<const HloInstruction*>& order = a.order;
+  absl::flat_hash_map<const HloInstruction*, size_t> position;
+  for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
+  // reaches[i][j]: position j is position i or one of its ancestors.
+  std::vector<std::vector<bool>> reaches(order.size(),
+                                         std::vector<bool>(order.size()));
+  for (size_t i = 0; i < order.size(); ++i) {
+    reaches[i][i] = true;
+    for (const HloInstruction* operand : order[i]->operands()) {
+      const std::vector<bool>& from = reaches[position.at(operand)];
+      for (size_t j = 0; j < order.size(); ++j) {
+        if (from[j]) reaches[i][j] = true;
+      }
+    }
+  }
+  std::vector<std::vector<size_t>> touches(a.values.size());
+  for (size_t v = 0; v < a.values.size(); ++v) {
+    touches[v].push_back(static_cast<size_t>(a.values[v].defined_at));
+  }
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (IsBufferAlias(*order[i])) continue;
+    for (const HloInstruction* operand : order[i]->operands()) {
+      for (int64_t v : a.LeafValues(operand)) touches[v].push_back(i);
+    }
+  }
+  for (size_t u = 0; u < a.values.size(); ++u) {
+    for (size_t v = 0; v < a.values.size(); ++v) {
+      const BufferValue& x = a.values[u];
+      const BufferValue& y = a.values[v];
+      if (x.allocation != 0 || y.allocation != 0 || x.size == 0 ||
+          y.size == 0 || x.defined_at >= y.defined_at || y.in_place_of >= 0 ||
+          x.offset >= y.offset + y.size || y.offset >= x.offset + x.size) {
+        continue;
+      }
+      for (size_t t : touches[u]) {
+        EXPECT_TRUE(reaches[y.defined_at][t])
+            << x.Name() << " and " << y.Name() << " share bytes, but "
+            << order[t]->name() << " is not before " << y.Name() << "\n"
+            << text << a.ToString();
+      }
+    }
+  }
+}
+
 TEST(BufferAssignmentTest, RandomModulesNeverInterfere) {
   std::mt19937 rng(1234);
   int64_t reused = 0;
@@ -841,6 +927,13 @@ TEST(BufferAssignmentTest, RandomModulesNeverInterfere) {
       EXPECT_LE(a->arena_bytes(), a->total_intermediate_bytes());
       EXPECT_GE(a->arena_bytes(), a->live_peak_bytes());
       reused += a->arena_bytes() < a->total_intermediate_bytes();
+      BufferAssignmentOptions dataflow_options;
+      dataflow_options.reuse_in_dataflow_order = true;
+      auto d = AssignBuffers(*entry, order, dataflow_options);
+      ASSERT_TRUE(d.ok()) << d.status() << "\n" << text;
+      verified = VerifyBufferAssignment(*d);
+      ASSERT_TRUE(verified.ok()) << verified << "\n" << text << d->ToString();
+      ExpectReuseInDataflowOrder(*d, text);
     }
   }
   EXPECT_GT(reused, 300);

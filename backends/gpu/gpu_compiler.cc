@@ -75,6 +75,8 @@ KernelBuffers AnalyzeStepBuffers(const HloInstruction& instr,
 BufferAssignmentOptions GpuBufferOptions() {
   BufferAssignmentOptions options;
   options.in_place_scatter = true;
+  // Independent branches run side by side in the runtime's graphs.
+  options.reuse_in_dataflow_order = true;
   return options;
 }
 
