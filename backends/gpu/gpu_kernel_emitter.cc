@@ -37,6 +37,16 @@ int64_t UpdatedOperand(const HloInstruction& hlo, const HloInstruction* dus) {
   return target->parameter_number();
 }
 
+// Whether every array leaf of `shape` is empty (a tuple of none included).
+bool HasNoElements(const Shape& shape) {
+  if (shape.IsArray()) return shape.ElementCount() == 0;
+  if (!shape.IsTuple()) return false;
+  for (const Shape& leaf : shape.tuple_shapes()) {
+    if (!HasNoElements(leaf)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 struct GpuModuleEmitter::State {
@@ -84,6 +94,9 @@ absl::StatusOr<std::vector<GpuKernel>> GpuModuleEmitter::EmitKernels(
   KernelRequest request{state_->target, state_->module.get(), &info, &buffers,
                         ""};
   std::vector<GpuKernel> kernels;
+  // A result of no elements is written by no kernel, whatever computes it
+  // (a ragged-dot with an empty dimension has no emitter that takes it).
+  if (HasNoElements(hlo.shape())) return kernels;
   auto emit = [&](const std::function<absl::StatusOr<LaunchDims>()>& body)
       -> absl::Status {
     HLOC_ASSIGN_OR_RETURN(LaunchDims dims, body());
