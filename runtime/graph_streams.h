@@ -79,8 +79,6 @@ class GraphStreams {
   // Whether stream `s` holds a step of the current graph (the origin, 0,
   // always takes part; the others must be joined back into it).
   bool Used(int s) const { return count_[s] > 0; }
-  // How many steps stream `s` holds in the current graph.
-  int64_t Count(int s) const { return count_[s]; }
   int streams() const { return static_cast<int>(count_.size()); }
 
  private:
