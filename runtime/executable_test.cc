@@ -372,6 +372,7 @@ TEST_F(ExecutableTest, GpuStepsRoundTrip) {
   kernel.instruction = "fusion.1";
   kernel.kernel_name = "fusion_1";
   kernel.buffers = {f32_slot, f32_slot2};
+  kernel.output_buffers = 1;
   kernel.launch.grid[0] = 132;
   kernel.launch.block[0] = 256;
   kernel.launch.shared_memory_bytes = 1024;
@@ -410,6 +411,10 @@ TEST_F(ExecutableTest, GpuStepsRoundTrip) {
   EXPECT_EQ(c.branches[0][0].launch.grid[0], 132);
   EXPECT_EQ(c.branches[0][0].launch.shared_memory_bytes, 1024);
   EXPECT_TRUE(c.branches[0][0].launch.programmatic);
+  EXPECT_EQ(c.branches[0][0].output_buffers, 1);
+  // A copy carries none (and a kernel saved before the field: -1, every
+  // buffer possibly written).
+  EXPECT_EQ(c.branches[1][0].output_buffers, -1);
   EXPECT_EQ(c.branches[1][1].gemm.epilogue, "bias_relu");
   EXPECT_TRUE(c.branches[1][1].gemm.allow_tf32);
   const std::string description = DescribeExecutable(*back);
@@ -437,6 +442,9 @@ TEST_F(ExecutableTest, GpuStepsRoundTrip) {
   bad = e;
   bad.steps.back().predicate_buffer = f32_slot;
   check(bad, "reads its predicate from slot");
+  bad = e;
+  bad.steps.back().branches[0][0].output_buffers = 3;
+  check(bad, "writes 3 of its 2 buffers");
   bad = e;
   bad.steps.back().branches[0][0].launch.block[0] = 2048;
   check(bad, "bad launch dimensions");
