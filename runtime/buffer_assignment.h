@@ -37,9 +37,9 @@
 // the other, and the second reuses the first's dead buffers). With the
 // option two values also conflict where any reader (or, unread, the
 // writer) of the earlier one is not an ancestor of the later one's writer;
-// that packing is kept where its arena is at most kDataflowReuseSlack
-// larger (small programs, where the branches' kernels are small enough to
-// run side by side), else the sequential one.
+// that packing is kept where its arena is at most kDataflowReuseSlackBytes
+// or kDataflowReuseSlackRatio larger (small programs, where the branches'
+// kernels are small enough to run side by side), else the sequential one.
 //
 // In place: a dynamic-update-slice (unfused, or the root of a fusion whose
 // operand is a fused parameter read only by that dynamic-update-slice)
