@@ -77,9 +77,9 @@ bad "$HLO_RUN" "flag --max-while-iterations: 'x' is not a positive integer" \
   "$CASE/module.hlo" --inputs="$CASE" --max-while-iterations=x
 bad "$HLO_RUN" "unknown platform 'tpu'" "$CASE/module.hlo" --inputs="$CASE" \
   --platform=tpu
-bad "$HLO_RUN" "flag --graph-streams: '0' is not an integer from 1 to 32" \
+bad "$HLO_RUN" "flag --graph-streams: '0' is not an integer in [1, 32]" \
   "$CASE/module.hlo" --inputs="$CASE" --graph-streams=0
-bad "$HLO_RUN" "flag --graph-streams: 'many' is not an integer from 1 to 32" \
+bad "$HLO_RUN" "flag --graph-streams: 'many' is not an integer in [1, 32]" \
   "$CASE/module.hlo" --inputs="$CASE" --graph-streams=many
 
 # --- Malformed and truncated HLO text: file:line:col. ---

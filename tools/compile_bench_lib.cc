@@ -287,17 +287,13 @@ absl::StatusOr<CompileBenchOptions> ParseCompileBenchOptions(
     }
   }
   if (flags.Has("reps")) {
-    int reps;
     // More than this is minutes per module for the slow ones: not a
     // benchmark anyone waits for.
-    constexpr int kMaxReps = 1000;
-    if (!absl::SimpleAtoi(flags.Get("reps"), &reps) || reps < 1 ||
-        reps > kMaxReps) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("flag --reps: '", flags.Get("reps"),
-                       "' is not an integer in [1, ", kMaxReps, "]"));
-    }
-    options.reps = reps;
+    constexpr int64_t kMaxReps = 1000;
+    int64_t reps = 0;
+    absl::Status status = PositiveIntFlag(flags, "reps", &reps, kMaxReps);
+    if (!status.ok()) return status;
+    options.reps = static_cast<int>(reps);
   }
   if (flags.Has("only")) {
     for (absl::string_view part :

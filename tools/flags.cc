@@ -1,5 +1,6 @@
 #include "tools/flags.h"
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace hloc {
@@ -75,6 +76,22 @@ absl::StatusOr<std::optional<bool>> SwitchPair(const ParsedFlags& flags,
   if (flags.Has(yes)) return true;
   if (flags.Has(no)) return false;
   return std::nullopt;
+}
+
+absl::Status PositiveIntFlag(const ParsedFlags& flags, const std::string& name,
+                             int64_t* target, int64_t max) {
+  if (!flags.Has(name)) return absl::OkStatus();
+  int64_t value;
+  if (!absl::SimpleAtoi(flags.Get(name), &value) || value < 1 || value > max) {
+    const std::string range =
+        max == std::numeric_limits<int64_t>::max()
+            ? "a positive integer"
+            : absl::StrCat("an integer in [1, ", max, "]");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "flag --", name, ": '", flags.Get(name), "' is not ", range));
+  }
+  *target = value;
+  return absl::OkStatus();
 }
 
 }  // namespace hloc

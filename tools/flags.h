@@ -5,11 +5,14 @@
 #ifndef TOOLS_FLAGS_H_
 #define TOOLS_FLAGS_H_
 
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace hloc {
@@ -42,6 +45,13 @@ absl::StatusOr<ParsedFlags> ParseFlags(int argc, char** argv,
 absl::StatusOr<std::optional<bool>> SwitchPair(const ParsedFlags& flags,
                                                const std::string& yes,
                                                const std::string& no);
+
+// An integer flag from 1 to `max`, into `target` when given (left as it
+// is when not); otherwise an error naming the flag and its value: "is not
+// an integer in [1, max]", or "is not a positive integer" without a bound.
+absl::Status PositiveIntFlag(const ParsedFlags& flags, const std::string& name,
+                             int64_t* target,
+                             int64_t max = std::numeric_limits<int64_t>::max());
 
 // "usage: <usage>\n  --name=VALUE  help\n..." for --help.
 std::string FlagHelp(const std::string& usage,

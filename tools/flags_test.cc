@@ -61,6 +61,30 @@ TEST(FlagsTest, SwitchPair) {
             "give --color or --no-color, not both");
 }
 
+TEST(FlagsTest, PositiveIntFlag) {
+  int64_t value = 7;
+  absl::StatusOr<ParsedFlags> p = Parse({});
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(PositiveIntFlag(*p, "dir", &value, 10).ok());
+  EXPECT_EQ(value, 7);  // not given: left as it was
+  p = Parse({"--dir=10"});
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(PositiveIntFlag(*p, "dir", &value, 10).ok());
+  EXPECT_EQ(value, 10);
+  p = Parse({"--dir=11"});
+  ASSERT_TRUE(p.ok());
+  EXPECT_THAT(std::string(PositiveIntFlag(*p, "dir", &value, 10).message()),
+              HasSubstr("flag --dir: '11' is not an integer in [1, 10]"));
+  p = Parse({"--dir=0"});
+  ASSERT_TRUE(p.ok());
+  EXPECT_THAT(std::string(PositiveIntFlag(*p, "dir", &value).message()),
+              HasSubstr("flag --dir: '0' is not a positive integer"));
+  p = Parse({"--dir=x"});
+  ASSERT_TRUE(p.ok());
+  EXPECT_FALSE(PositiveIntFlag(*p, "dir", &value).ok());
+  EXPECT_EQ(value, 10);
+}
+
 TEST(FlagsTest, Help) {
   const std::string help = FlagHelp("tool FILE", kSpecs);
   EXPECT_THAT(help, HasSubstr("usage: tool FILE\n"));

@@ -80,19 +80,6 @@ const std::vector<FlagSpec>& Specs() {
   return *specs;
 }
 
-absl::Status PositiveInt(const ParsedFlags& flags, const std::string& name,
-                         int64_t max, int64_t* target) {
-  if (!flags.Has(name)) return absl::OkStatus();
-  int64_t value;
-  if (!absl::SimpleAtoi(flags.Get(name), &value) || value < 1 || value > max) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("flag --", name, ": '", flags.Get(name),
-                     "' is not an integer in [1, ", max, "]"));
-  }
-  *target = value;
-  return absl::OkStatus();
-}
-
 // ---------------------------------------------------------------------------
 // Timing.
 
@@ -1369,14 +1356,16 @@ absl::StatusOr<HloBenchOptions> ParseHloBenchOptions(
         absl::StrCat("unexpected argument '", flags.positional[0], "'"));
   }
   int64_t reps = options.reps, compile_reps = options.compile_reps, threads = 0;
-  absl::Status status = PositiveInt(flags, "reps", 1000000, &reps);
+  absl::Status status = PositiveIntFlag(flags, "reps", &reps, 1000000);
   if (status.ok()) {
-    status = PositiveInt(flags, "compile-reps", 1000, &compile_reps);
+    status = PositiveIntFlag(flags, "compile-reps", &compile_reps, 1000);
   }
-  if (status.ok()) status = PositiveInt(flags, "threads", 4096, &threads);
-  if (status.ok()) status = PositiveInt(flags, "size", 1 << 16, &options.size);
+  if (status.ok()) status = PositiveIntFlag(flags, "threads", &threads, 4096);
   if (status.ok()) {
-    status = PositiveInt(flags, "dot-size", 1 << 14, &options.dot_size);
+    status = PositiveIntFlag(flags, "size", &options.size, 1 << 16);
+  }
+  if (status.ok()) {
+    status = PositiveIntFlag(flags, "dot-size", &options.dot_size, 1 << 14);
   }
   if (!status.ok()) return status;
   options.reps = static_cast<int>(reps);

@@ -395,35 +395,15 @@ absl::StatusOr<HloRunOptions> ParseHloRunOptions(
   options.programmatic_launch = !flags.Has("no-programmatic-launch");
   options.conditional_nodes = !flags.Has("no-conditional-nodes");
   options.time_run = flags.Has("time-run");
-  if (flags.Has("graph-streams") &&
-      (!absl::SimpleAtoi(flags.Get("graph-streams"), &options.graph_streams) ||
-       options.graph_streams < 1 || options.graph_streams > 32)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("flag --graph-streams: '", flags.Get("graph-streams"),
-                     "' is not an integer from 1 to 32"));
-  }
-  if (flags.Has("iterations") &&
-      (!absl::SimpleAtoi(flags.Get("iterations"), &options.iterations) ||
-       options.iterations < 1)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("flag --iterations: '", flags.Get("iterations"),
-                     "' is not a positive integer"));
-  }
-  if (flags.Has("max-while-iterations") &&
-      (!absl::SimpleAtoi(flags.Get("max-while-iterations"),
-                         &options.max_while_iterations) ||
-       options.max_while_iterations < 1)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "flag --max-while-iterations: '", flags.Get("max-while-iterations"),
-        "' is not a positive integer"));
-  }
-  if (flags.Has("replicas") &&
-      (!absl::SimpleAtoi(flags.Get("replicas"), &options.replicas) ||
-       options.replicas < 1 || options.replicas > 1024)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("flag --replicas: '", flags.Get("replicas"),
-                     "' is not an integer in 1..1024"));
-  }
+  // More streams than this only add joins (CudaExecutorOptions).
+  HLOC_RETURN_IF_ERROR(
+      PositiveIntFlag(flags, "graph-streams", &options.graph_streams, 32));
+  HLOC_RETURN_IF_ERROR(
+      PositiveIntFlag(flags, "iterations", &options.iterations));
+  HLOC_RETURN_IF_ERROR(PositiveIntFlag(flags, "max-while-iterations",
+                                       &options.max_while_iterations));
+  HLOC_RETURN_IF_ERROR(
+      PositiveIntFlag(flags, "replicas", &options.replicas, 1024));
   if (flags.Has("random-inputs")) {
     uint64_t seed;
     if (!absl::SimpleAtoi(flags.Get("random-inputs"), &seed)) {
