@@ -733,9 +733,7 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
     if (first_fit_size < best_fit_size) *packed = std::move(first_fit);
     return std::min(best_fit_size, first_fit_size);
   };
-  std::vector<Group> sequential = groups;
-  int64_t arena = pack(&sequential, LiveRangesOverlap);
-  groups = std::move(sequential);
+  int64_t arena = pack(&groups, LiveRangesOverlap);
   if (options.reuse_in_dataflow_order &&
       static_cast<int64_t>(order.size()) <= kMaxDataflowReuseInstructions) {
     const DataflowAncestors ancestors(order, position);
@@ -751,6 +749,7 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
       if (LiveRangesOverlap(a, b)) return true;
       return a.start < b.start ? !ordered(a, b) : !ordered(b, a);
     };
+    // Pack sets every offset afresh, so the packed groups serve as input.
     std::vector<Group> dataflow = groups;
     const int64_t dataflow_arena = pack(&dataflow, conflict);
     const int64_t slack =
