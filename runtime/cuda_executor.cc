@@ -1,6 +1,7 @@
 #include "runtime/cuda_executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <utility>
@@ -34,6 +35,16 @@ constexpr size_t kJitLogBytes = 16 * 1024;
 
 }  // namespace
 
+// A graph's two captures (graph_choice.h), each made when a run first
+// launches it that way: on several streams (graph_streams.h) and as one
+// chain.
+struct CudaExecutor::ChosenGraph {
+  CUgraphExec branched = nullptr, chain = nullptr;
+  // The capture on several streams put every step on one stream: it is
+  // the chain as well.
+  bool single_stream = false;
+};
+
 // A step ready to run: its kernel, arguments, plan or module, and its
 // nested steps.
 struct CudaExecutor::Thunk {
@@ -57,7 +68,7 @@ struct CudaExecutor::Thunk {
   // remainder are captured on first use.
   int64_t iterations_per_graph = 0;
   bool touches_entry_io = false;
-  CUgraphExec loop_graph = nullptr, remainder_graph = nullptr;
+  std::unique_ptr<ChosenGraph> loop_graph, remainder_graph;
   // Index into timed_steps_ (kernels, copies, library calls), else -1.
   int64_t timed = -1;
 };
@@ -70,7 +81,7 @@ struct CudaExecutor::ThunkList {
   // which moves parameters and results onto the caller's memory, issues a
   // segment that touches_entry_io step by step instead.
   struct Segment : GraphSegment {
-    CUgraphExec executable = nullptr;  // Captured on first use.
+    std::unique_ptr<ChosenGraph> chosen;  // Made on first use.
   };
   std::vector<Thunk> thunks;
   std::vector<Segment> segments;
@@ -122,6 +133,11 @@ absl::StatusOr<std::unique_ptr<CudaExecutor>> CudaExecutor::Create(
   }
   if (status.ok() && options.use_graphs && options.graph_streams > 1) {
     status = executor->CreateBranchStreams();
+    if (!options.time_graph_branches) {
+      executor->branch_choice_.Fix(GraphChoice::Variant::kBranched);
+    }
+  } else {
+    executor->branch_choice_.Fix(GraphChoice::Variant::kChain);
   }
   if (!status.ok()) return status;
   executor->steps_ = std::make_unique<ThunkList>();
@@ -366,7 +382,7 @@ absl::Status CudaExecutor::Prepare(const std::vector<ExecutableStep>& steps,
                          kMinGraphKernels, conditional_nodes_ != nullptr)) {
     ThunkList::Segment segment;
     static_cast<GraphSegment&>(segment) = planned;
-    list->segments.push_back(segment);
+    list->segments.push_back(std::move(segment));
   }
   return absl::OkStatus();
 }
@@ -485,7 +501,9 @@ class CudaExecutor::Runner {
         stats_(stats),
         address_(address),
         moved_(moved),
-        stream_(executor->stream_) {}
+        stream_(executor->stream_),
+        branched_(executor->graph_streams_ != nullptr &&
+                  executor->RunVariant() == GraphChoice::Variant::kBranched) {}
 
   absl::Status RunList(ThunkList* list) {
     for (ThunkList::Segment& segment : list->segments) {
@@ -538,21 +556,16 @@ class CudaExecutor::Runner {
     const std::string what =
         absl::StrCat("the graph of ", list->thunks[segment->begin].what, " to ",
                      list->thunks[segment->end - 1].what);
-    if (segment->executable == nullptr) {
-      // The only library calls a graph records, gemms, were tuned when the
-      // executor was made (TuneGemms): tuning runs them, which capture
-      // forbids.
-      absl::StatusOr<CUgraphExec> graph = Capture(what, [&]() {
-        absl::Status status;
-        for (size_t i = segment->begin; status.ok() && i < segment->end; ++i) {
-          status = Issue(list->thunks[i]);
-        }
-        return status;
-      });
-      if (!graph.ok()) return graph.status();
-      segment->executable = *graph;
-    }
-    return LaunchGraph(what, segment->executable);
+    // The only library calls a graph records, gemms, were tuned when the
+    // executor was made (TuneGemms): tuning runs them, which capture
+    // forbids.
+    return LaunchChosen(what, &segment->chosen, [&]() {
+      absl::Status status;
+      for (size_t i = segment->begin; status.ok() && i < segment->end; ++i) {
+        status = Issue(list->thunks[i]);
+      }
+      return status;
+    });
   }
 
   // A counted loop as graphs of whole iterations (graph_segments.h:
@@ -562,42 +575,64 @@ class CudaExecutor::Runner {
   absl::Status RunLoopInGraphs(Thunk& thunk) {
     const int64_t trips = thunk.step->trip_count;
     const int64_t per_graph = thunk.iterations_per_graph;
-    auto capture = [&](int64_t iterations, CUgraphExec* graph) {
-      if (*graph != nullptr) return absl::OkStatus();
-      absl::StatusOr<CUgraphExec> captured =
-          Capture(absl::StrCat(thunk.what, ", ", iterations, " iterations"),
-                  [&]() { return IssueIterations(thunk, iterations); });
-      if (!captured.ok()) return captured.status();
-      *graph = *captured;
-      return absl::OkStatus();
+    auto launch = [&](int64_t iterations, std::unique_ptr<ChosenGraph>* graph) {
+      return LaunchChosen(
+          absl::StrCat(thunk.what, ", ", iterations, " iterations"), graph,
+          [&]() { return IssueIterations(thunk, iterations); });
     };
-    if (trips >= per_graph) {
-      absl::Status status = capture(per_graph, &thunk.loop_graph);
-      for (int64_t i = 0; status.ok() && i + per_graph <= trips;
-           i += per_graph) {
-        status = LaunchGraph(thunk.what, thunk.loop_graph);
-      }
-      if (!status.ok()) return status;
+    for (int64_t i = 0; i + per_graph <= trips; i += per_graph) {
+      HLOC_RETURN_IF_ERROR(launch(per_graph, &thunk.loop_graph));
     }
     const int64_t rest = trips % per_graph;
     if (rest == 0) return absl::OkStatus();
-    absl::Status status = capture(rest, &thunk.remainder_graph);
-    if (!status.ok()) return status;
-    return LaunchGraph(thunk.what, thunk.remainder_graph);
+    return launch(rest, &thunk.remainder_graph);
+  }
+
+  // Launches the graph of what `issue` enqueues, as this run's variant
+  // (branched_ or one chain), capturing it that way on its first such
+  // launch.
+  absl::Status LaunchChosen(const std::string& what,
+                            std::unique_ptr<ChosenGraph>* slot,
+                            const std::function<absl::Status()>& issue) {
+    if (*slot == nullptr) {
+      *slot = std::make_unique<ChosenGraph>();
+      ++e_.graph_count_;
+    }
+    ChosenGraph& g = **slot;
+    if (branched_ && g.branched == nullptr && !g.single_stream) {
+      HLOC_ASSIGN_OR_RETURN(CUgraphExec captured,
+                            Capture(what, issue, /*branches=*/true));
+      if (branched_capture_) {
+        g.branched = captured;
+        ++e_.branched_graphs_;
+      } else {
+        g.chain = captured;
+        g.single_stream = true;
+      }
+    }
+    if (branched_ && g.branched != nullptr) {
+      return LaunchGraph(what, g.branched);
+    }
+    if (g.chain == nullptr) {
+      HLOC_ASSIGN_OR_RETURN(g.chain, Capture(what, issue, /*branches=*/false));
+    }
+    return LaunchGraph(what, g.chain);
   }
 
   // Records what `issue` enqueues on the stream into a graph, and
-  // instantiates it (owned by the executor from then on).
+  // instantiates it (owned by the executor from then on). `branches`: on
+  // several streams (graph_streams.h); branched_capture_ then says whether
+  // a step landed on a stream other than the capturing one.
   absl::StatusOr<CUgraphExec> Capture(
-      const std::string& what, const std::function<absl::Status()>& issue) {
+      const std::string& what, const std::function<absl::Status()>& issue,
+      bool branches) {
     cuda::CudaDriver* d = e_.driver_;
+    branched_capture_ = false;
     absl::Status status =
         HLOC_CUDA_CALL(d, what, cuStreamBeginCapture, stream_,
                        cuda::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
     if (!status.ok()) return status;
-    if (e_.graph_streams_ != nullptr && capture_depth_ == 0) {
-      status = BeginBranches(what);
-    }
+    if (branches && capture_depth_ == 0) status = BeginBranches(what);
     if (status.ok()) status = issue();
     if (branching_) {
       // Joined even after a failure: capture ends only on a joined stream.
@@ -644,6 +679,7 @@ class CudaExecutor::Runner {
     absl::Status status;
     for (int s = 1; s < static_cast<int>(step_events_.size()); ++s) {
       if (step_events_[s].empty() || !status.ok()) continue;
+      branched_capture_ = true;
       status = HLOC_CUDA_CALL(e_.driver_, what, cuStreamWaitEvent, origin_,
                               e_.branch_events_[step_events_[s].back()], 0);
     }
@@ -1130,6 +1166,11 @@ class CudaExecutor::Runner {
   // Capturing a graph on several streams (BeginBranches): the capturing
   // stream, and per stream whether its last step is a conditional node.
   bool branching_ = false;
+  // This run launches graphs captured on several streams (where they have
+  // branches) rather than as one chain (graph_choice.h).
+  const bool branched_;
+  // The last Capture put a step on a stream besides the capturing one.
+  bool branched_capture_ = false;
   cuda::CUstream origin_ = nullptr;
   std::vector<bool> tail_is_node_;
   // Per stream, per step issued on it: its event (in branch_events_).
@@ -1172,12 +1213,14 @@ absl::StatusOr<Literal> CudaExecutor::Run(absl::Span<const Literal> arguments,
   }
   if (stats != nullptr) *stats = CudaRunStats();
   Runner runner(this, options, stats, slot_address_, /*moved=*/false);
-  if (status.ok() && options.time_run) status = RecordRunEvent(0);
+  // Graphs are used unless every step is timed on its own.
+  const bool trial = TimesThisRun(!options.time_steps);
+  if (status.ok() && (options.time_run || trial)) status = RecordRunEvent(0);
   const int64_t repeat = std::max<int64_t>(1, options.repeat);
   for (int64_t r = 0; status.ok() && r < repeat; ++r) {
     status = runner.RunList(steps_.get());
   }
-  if (status.ok() && options.time_run) status = RecordRunEvent(1);
+  if (status.ok() && (options.time_run || trial)) status = RecordRunEvent(1);
   // Results out, the same way round.
   ResultStaging out(e);
   for (const HostSlotCopy& copy : out.copies()) {
@@ -1191,11 +1234,12 @@ absl::StatusOr<Literal> CudaExecutor::Run(absl::Span<const Literal> arguments,
                                              cuStreamSynchronize, stream_);
   if (status.ok()) status = synced;
   if (status.ok()) status = runner.CollectTimes();
-  if (status.ok() && options.time_run && stats != nullptr) {
+  if (status.ok() && (options.time_run || trial)) {
     float milliseconds = 0;
     status = HLOC_CUDA_CALL(driver_, "timing the run", cuEventElapsedTime,
                             &milliseconds, run_events_[0], run_events_[1]);
-    stats->run_milliseconds = milliseconds / repeat;
+    if (stats != nullptr) stats->run_milliseconds = milliseconds / repeat;
+    if (trial) RecordTrial(milliseconds / repeat);
   }
   if (stats != nullptr) {
     stats->kernel_launches /= repeat;
@@ -1334,7 +1378,10 @@ absl::Status CudaExecutor::RunOnDevice(
   if (stats != nullptr) *stats = CudaRunStats();
   CudaRunOptions options;
   Runner runner(this, options, stats, address, /*moved=*/true);
+  const bool trial = TimesThisRun(/*graphs=*/true);
+  if (status.ok() && trial) status = RecordRunEvent(0);
   if (status.ok()) status = runner.RunList(steps_.get());
+  if (status.ok() && trial) status = RecordRunEvent(1);
   for (const auto& [slot, destination] : copies_out) {
     if (!status.ok()) break;
     status = HLOC_CUDA_CALL(
@@ -1346,7 +1393,48 @@ absl::Status CudaExecutor::RunOnDevice(
   // caller may free or read its buffers once this returns.
   const absl::Status synced = HLOC_CUDA_CALL(
       driver_, "finishing the device run", cuStreamSynchronize, stream_);
-  return status.ok() ? synced : status;
+  if (status.ok()) status = synced;
+  if (status.ok() && trial) {
+    float milliseconds = 0;
+    status =
+        HLOC_CUDA_CALL(driver_, "timing the device run", cuEventElapsedTime,
+                       &milliseconds, run_events_[0], run_events_[1]);
+    RecordTrial(milliseconds);
+  }
+  return status;
+}
+
+GraphChoice::Variant CudaExecutor::RunVariant() const {
+  return branch_choice_.decided() ? branch_choice_.variant()
+                                  : branch_choice_.NextTrial();
+}
+
+bool CudaExecutor::TimesThisRun(bool graphs) const {
+  return graphs && graph_streams_ != nullptr && !branch_choice_.decided();
+}
+
+void CudaExecutor::RecordTrial(double milliseconds) {
+  // Nothing to choose between: no graph has branches (runs that capture
+  // other graphs later launch them as chains).
+  if (branched_graphs_ == 0) {
+    branch_choice_.Fix(GraphChoice::Variant::kChain);
+    return;
+  }
+  branch_choice_.Record(milliseconds);
+}
+
+CudaExecutor::GraphChoices CudaExecutor::graph_choices() const {
+  std::lock_guard<std::mutex> lock(run_mutex_);
+  GraphChoices choices;
+  choices.graphs = graph_count_;
+  choices.branched = branched_graphs_;
+  choices.runs = !branch_choice_.decided() ? "being timed"
+                 : branch_choice_.variant() == GraphChoice::Variant::kBranched
+                     ? "branches"
+                     : "one chain";
+  choices.best_branched_ms = branch_choice_.best_branched();
+  choices.best_chain_ms = branch_choice_.best_chain();
+  return choices;
 }
 
 absl::Status CudaExecutor::RecordRunEvent(int i) {

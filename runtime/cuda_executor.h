@@ -25,7 +25,9 @@
 // the stretch unrolled, or (too long for one graph) runs as graphs of many
 // iterations each (graph_segments.h). A graph is captured on several streams,
 // steps that share no memory on different ones, so independent chains of
-// kernels are parallel branches of it (graph_streams.h).
+// kernels are parallel branches of it (graph_streams.h); the first runs
+// alternate between those graphs and one-chain captures of the same steps,
+// and later runs launch whichever made runs faster (graph_choice.h).
 //
 // RunOnDevice runs on the caller's device memory instead: parameters read
 // in place, results written into buffers the caller provides.
@@ -52,6 +54,7 @@
 #include "runtime/cufft_fft.h"
 #include "runtime/cusolver_solver.h"
 #include "runtime/executable.h"
+#include "runtime/graph_choice.h"
 #include "runtime/graph_streams.h"
 #include "runtime/nccl_collectives.h"
 
@@ -88,6 +91,10 @@ struct CudaExecutorOptions {
   // kernels run side by side instead of one after another. 1: every graph
   // is one chain.
   int graph_streams = 4;
+  // With graph_streams > 1: the first runs alternate between launching
+  // graphs on their branches and as one chain, and the faster is kept
+  // (graph_choice.h). Off: graphs always run on their branches.
+  bool time_graph_branches = true;
 };
 
 struct CudaRunOptions {
@@ -195,10 +202,22 @@ class CudaExecutor {
   // (CudaExecutorOptions::conditional_nodes on a driver that has them, for
   // an executable with a loop without a trip count or a conditional).
   bool uses_conditional_nodes() const { return conditional_nodes_ != nullptr; }
+  // How graphs run (graph_choice.h): of the graphs launched so far, how
+  // many have branches when captured on several streams; whether runs
+  // launch those ("branches"), one-chain captures ("one chain") or are
+  // still timing both ("being timed"); and the best timed run of each
+  // (0: not timed).
+  struct GraphChoices {
+    int64_t graphs = 0, branched = 0;
+    std::string runs;
+    double best_branched_ms = 0, best_chain_ms = 0;
+  };
+  GraphChoices graph_choices() const;
 
  private:
   struct Thunk;
   struct ThunkList;
+  struct ChosenGraph;
   class Runner;
 
   CudaExecutor() = default;
@@ -228,6 +247,12 @@ class CudaExecutor {
   absl::Status CreateBranchStreams();
   // Records run_events_[i] (created on first use) on the stream.
   absl::Status RecordRunEvent(int i);
+  // Which captures this run launches, whether it is a timed run of the
+  // choice between them (`graphs`: the run may launch graphs), and a timed
+  // run's time (graph_choice.h).
+  GraphChoice::Variant RunVariant() const;
+  bool TimesThisRun(bool graphs) const;
+  void RecordTrial(double milliseconds);
   absl::StatusOr<cuda::CUfunction> Kernel(const ExecutableStep& step,
                                           const std::string& what);
 
@@ -268,11 +293,16 @@ class CudaExecutor {
   std::unique_ptr<cuda::CudaConditionalNodes> conditional_nodes_;
   // Instantiated graphs, destroyed with the executor.
   std::vector<cuda::CUgraphExec> graphs_;
+  // Whether runs launch graphs on their branches or as one chain, timed
+  // on the first runs (CudaExecutorOptions::time_graph_branches); how many
+  // graphs were made, and how many of them have branches.
+  GraphChoice branch_choice_;
+  int64_t graph_count_ = 0, branched_graphs_ = 0;
   // Events for timed runs, reused.
   std::vector<cuda::CUevent> events_;
   // The start and end of a run timed as a whole, reused.
   cuda::CUevent run_events_[2] = {nullptr, nullptr};
-  std::mutex run_mutex_;
+  mutable std::mutex run_mutex_;
   std::atomic<int64_t> fallback_runs_{0};
   std::atomic<int64_t> host_transfers_{0};
   std::vector<cuda::CUdeviceptr> last_parameter_addresses_;

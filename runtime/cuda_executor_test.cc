@@ -15,11 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "runtime/cublas_gemm.h"
 #include "runtime/cudnn_conv.h"
 #include "runtime/cufft_fft.h"
 #include "runtime/dense_buffer.h"
+#include "runtime/graph_choice.h"
 #include "runtime/testing/cuda_test_executables.h"
 
 namespace hloc {
@@ -508,22 +510,77 @@ TEST(CudaExecutorTest, IndependentChainsRunAsBranches) {
     const float t1i = xi * xi, u2i = yi * yi + t1i, t2i = t1i + xi;
     expected.data<float>()[i] = t2i * t2i + u2i * u2i;
   }
+  // Past the timed runs (graph_choice.h): runs alternate between the
+  // branched graph and the chain, then the faster runs.
+  const int runs = 2 * GraphChoice::kTrials + 2;
   for (int streams : {1, 2, 4}) {
-    CudaExecutorOptions options;
-    options.graph_streams = streams;
-    CREATE_OR_SKIP(executor, e, options);
-    for (int run = 0; run < 3; ++run) {
-      CudaRunStats stats;
-      auto result = (*executor)->Run(args, {}, &stats);
-      ASSERT_TRUE(result.ok()) << result.status();
-      EXPECT_EQ(stats.graph_launches, 1);
-      for (int64_t i = 0; i < kVectorSize; ++i) {
-        const float want = expected.data<float>()[i];
-        ASSERT_NEAR(result->data<float>()[i], want, 1e-6f * std::abs(want))
-            << streams << " streams, run " << run << ", element " << i;
+    for (bool timed : {true, false}) {
+      CudaExecutorOptions options;
+      options.graph_streams = streams;
+      options.time_graph_branches = timed;
+      CREATE_OR_SKIP(executor, e, options);
+      for (int run = 0; run < runs; ++run) {
+        CudaRunStats stats;
+        auto result = (*executor)->Run(args, {}, &stats);
+        ASSERT_TRUE(result.ok()) << result.status();
+        EXPECT_EQ(stats.graph_launches, 1);
+        for (int64_t i = 0; i < kVectorSize; ++i) {
+          const float want = expected.data<float>()[i];
+          ASSERT_NEAR(result->data<float>()[i], want, 1e-6f * std::abs(want))
+              << streams << " streams, timed " << timed << ", run " << run
+              << ", element " << i;
+        }
+        const CudaExecutor::GraphChoices g = (*executor)->graph_choices();
+        SCOPED_TRACE(absl::StrCat(streams, " streams, timed ", timed,
+                                  ", after run ", run));
+        EXPECT_EQ(g.graphs, 1);
+        EXPECT_EQ(g.branched, streams == 1 ? 0 : 1);
+        if (streams == 1) {
+          EXPECT_EQ(g.runs, "one chain");
+        } else if (!timed) {
+          EXPECT_EQ(g.runs, "branches");
+        } else if (run < 2 * GraphChoice::kTrials - 1) {
+          EXPECT_EQ(g.runs, "being timed");
+        } else {
+          EXPECT_TRUE(g.runs == "branches" || g.runs == "one chain") << g.runs;
+          EXPECT_GT(g.best_branched_ms, 0);
+          EXPECT_GT(g.best_chain_ms, 0);
+        }
       }
     }
   }
+}
+
+// A graph that is one chain however it is captured leaves nothing to
+// choose: after the first run, runs launch chains and none is timed.
+TEST(CudaExecutorTest, AChainHasNoBranchesToTime) {
+  using testing::KernelStep;
+  const Shape v = Shape::Array(F32, {kVectorSize});
+  testing::ExecutableBuilder b("chain");
+  const int64_t x = b.Parameter(v), t1 = b.Temporary(v);
+  const int64_t t2 = b.Temporary(v), out = b.Output(v);
+  const Executable e = b.Build({KernelStep("t1", "mul_f32", {x, x, t1}),
+                                KernelStep("t2", "add_f32", {t1, x, t2}),
+                                KernelStep("out", "mul_f32", {t2, t2, out})},
+                               {out}, /*tuple=*/false);
+  CREATE_OR_SKIP(executor, e);
+  EXPECT_EQ((*executor)->graph_choices().runs, "being timed");
+  std::vector<Literal> args;
+  args.push_back(Vector(0.25f));
+  CudaRunStats stats;
+  auto result = (*executor)->Run(args, {}, &stats);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(stats.graph_launches, 1);
+  for (int64_t i = 0; i < kVectorSize; ++i) {
+    const float xi = args[0].data<float>()[i];
+    const float want = (xi * xi + xi) * (xi * xi + xi);
+    ASSERT_NEAR(result->data<float>()[i], want, 1e-6f * std::abs(want)) << i;
+  }
+  const CudaExecutor::GraphChoices g = (*executor)->graph_choices();
+  EXPECT_EQ(g.graphs, 1);
+  EXPECT_EQ(g.branched, 0);
+  EXPECT_EQ(g.runs, "one chain");
+  EXPECT_EQ(g.best_branched_ms, 0);
 }
 
 // Every branch a kernel or a copy: the conditional is a switch node, the

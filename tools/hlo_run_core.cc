@@ -78,6 +78,10 @@ const std::vector<FlagSpec>& Specs() {
        "N: cuda: capture each graph on up to N streams, so kernels that "
        "share no memory run as parallel branches (default 4; 1: one "
        "chain)"},
+      {"always-branch", false,
+       "cuda: launch graphs on their branches (captured on several "
+       "streams) in every run, instead of timing the first runs that way "
+       "and as one chain and keeping the faster"},
       {"iterations", true,
        "N: after the run, run N more times and print the median time of a "
        "run to stderr (cuda: device time of its kernels, CUDA events; "
@@ -394,6 +398,7 @@ absl::StatusOr<HloRunOptions> ParseHloRunOptions(
   options.profile = flags.Has("profile");
   options.programmatic_launch = !flags.Has("no-programmatic-launch");
   options.conditional_nodes = !flags.Has("no-conditional-nodes");
+  options.time_graph_branches = !flags.Has("always-branch");
   options.time_run = flags.Has("time-run");
   // More streams than this only add joins (CudaExecutorOptions).
   HLOC_RETURN_IF_ERROR(

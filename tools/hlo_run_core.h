@@ -129,6 +129,9 @@ struct HloRunOptions {
   // cuda: the streams a graph is captured on
   // (CudaExecutorOptions::graph_streams).
   int64_t graph_streams = 4;
+  // cuda: time runs with graphs on their branches against runs with one
+  // chain each and keep the faster (CudaExecutorOptions::time_graph_branches).
+  bool time_graph_branches = true;
   // Timed repetitions after the run; 0: none.
   int64_t iterations = 0;
   // Time those repetitions as whole runs, not as sums of per-step times.
