@@ -336,6 +336,13 @@ bool HloInstruction::IdenticalSlowPath(
       !(raw_attributes_ == other.raw_attributes_)) {
     return false;
   }
+  // A custom call's backend_config is part of what it computes (a typed
+  // FFI call's attributes, potrf's `lower`; an opaque payload); on other
+  // instructions it is a backend's hint and leaves the value alone.
+  if (opcode_ == HloOpcode::kCustomCall &&
+      backend_config_ != other.backend_config_) {
+    return false;
+  }
   for (size_t i = 0; i < called_computations_.size(); ++i) {
     if (!eq_computations(called_computations_[i],
                          other.called_computations_[i])) {

@@ -289,9 +289,10 @@ class HloInstruction {
   std::unique_ptr<HloInstruction> CloneWithNewOperands(
       const Shape& shape, absl::Span<HloInstruction* const> operands) const;
 
-  // Same opcode, shape, attributes and called computations (compared by
-  // structure via `eq_computations`), ignoring name, operands and metadata.
-  // CSE and structural comparison use it.
+  // Same opcode, shape, attributes (a custom call's backend_config among
+  // them) and called computations (compared by structure via
+  // `eq_computations`), ignoring name, operands and metadata. CSE and
+  // structural comparison use it.
   bool IdenticalSlowPath(
       const HloInstruction& other,
       const std::function<bool(const HloComputation*, const HloComputation*)>&

@@ -14,7 +14,8 @@ namespace {
 
 bool CanMerge(const HloInstruction* instruction) {
   return instruction->opcode() != HloOpcode::kParameter &&
-         instruction->opcode() != HloOpcode::kCustomCall &&
+         !(instruction->opcode() == HloOpcode::kCustomCall &&
+           instruction->operand_count() == 0) &&
          !instruction->HasSideEffect() &&
          instruction->control_predecessors().empty() &&
          instruction->control_successors().empty();

@@ -50,10 +50,14 @@ ENTRY main {
   c3 = s32[] constant(1)
   rev1 = f32[4]{0} reverse(x), dimensions={0}
   t1 = f32[4]{0} custom-call(x), custom_call_target="f"
-  t2 = f32[4]{0} custom-call(x), custom_call_target="f"
+  t2 = f32[4]{0} custom-call(x), custom_call_target="g"
+  t3 = f32[4]{0} custom-call(x), custom_call_target="f", backend_config="1"
+  t4 = f32[4]{0} custom-call(y), custom_call_target="f"
   e1 = f32[4]{0} custom-call(x), custom_call_target="g", custom_call_has_side_effect=true
   e2 = f32[4]{0} custom-call(x), custom_call_target="g", custom_call_has_side_effect=true
-  ROOT r = (f32[4]{0}, f32[4]{0}, f32[], f32[], s32[], f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}) tuple(sub1, sub2, c1, c2, c3, rev1, t1, t2, e1, e2)
+  n1 = f32[4]{0} custom-call(), custom_call_target="h"
+  n2 = f32[4]{0} custom-call(), custom_call_target="h"
+  ROOT r = (f32[4]{0}, f32[4]{0}, f32[], f32[], s32[], f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}) tuple(sub1, sub2, c1, c2, c3, rev1, t1, t2, t3, t4, e1, e2, n1, n2)
 }
 )");
   ASSERT_TRUE(module.ok()) << module.status();
@@ -61,6 +65,42 @@ ENTRY main {
   absl::StatusOr<bool> changed = RunAndVerify(cse, module->get());
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_FALSE(*changed);
+}
+
+// Custom calls without side effects are pure (XLA's CSE merges them too):
+// JAX's LU of one matrix for solve, inv and slogdet becomes one
+// factorization, its results shared through their get-tuple-elements.
+TEST(CseTest, MergesPureCustomCalls) {
+  auto module = ParseAndVerify(R"(
+HloModule m
+
+ENTRY main {
+  a = f32[8,8]{1,0} parameter(0)
+  lu1 = (f32[8,8]{1,0}, s32[8]{0}, s32[]) custom-call(a), custom_call_target="cusolver_getrf_ffi", api_version=API_VERSION_TYPED_FFI
+  lu2 = (f32[8,8]{1,0}, s32[8]{0}, s32[]) custom-call(a), custom_call_target="cusolver_getrf_ffi", api_version=API_VERSION_TYPED_FFI
+  f1 = f32[8,8]{1,0} get-tuple-element(lu1), index=0
+  f2 = f32[8,8]{1,0} get-tuple-element(lu2), index=0
+  p2 = s32[8]{0} get-tuple-element(lu2), index=1
+  ROOT r = (f32[8,8]{1,0}, f32[8,8]{1,0}, s32[8]{0}) tuple(f1, f2, p2)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  CommonSubexpressionElimination cse;
+  absl::StatusOr<bool> changed = RunAndVerify(cse, module->get());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  // lu2, then f2 (now the same get-tuple-element as f1).
+  EXPECT_EQ(cse.statistics().at("instructions-merged"), 2);
+  const HloInstruction* root =
+      (*module)->entry_computation()->root_instruction();
+  EXPECT_EQ(root->operand(0), root->operand(1));
+  EXPECT_EQ(root->operand(2)->operand(0), root->operand(0)->operand(0));
+  int calls = 0;
+  for (const HloInstruction* i :
+       (*module)->entry_computation()->instructions()) {
+    calls += i->opcode() == HloOpcode::kCustomCall;
+  }
+  EXPECT_EQ(calls, 1);
 }
 
 // An exp that may be approximated and one that may not compute different
