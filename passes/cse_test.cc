@@ -95,12 +95,7 @@ ENTRY main {
       (*module)->entry_computation()->root_instruction();
   EXPECT_EQ(root->operand(0), root->operand(1));
   EXPECT_EQ(root->operand(2)->operand(0), root->operand(0)->operand(0));
-  int calls = 0;
-  for (const HloInstruction* i :
-       (*module)->entry_computation()->instructions()) {
-    calls += i->opcode() == HloOpcode::kCustomCall;
-  }
-  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(CountOpcode(**module, HloOpcode::kCustomCall), 1);
 }
 
 // An exp that may be approximated and one that may not compute different

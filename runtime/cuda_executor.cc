@@ -602,7 +602,8 @@ class CudaExecutor::Runner {
     if (branched_ && g.branched == nullptr && !g.single_stream) {
       HLOC_ASSIGN_OR_RETURN(CUgraphExec captured,
                             Capture(what, issue, /*branches=*/true));
-      if (branched_capture_) {
+      // The planner's streams still hold this capture's placements.
+      if (e_.graph_streams_->Branched()) {
         g.branched = captured;
         ++e_.branched_graphs_;
       } else {
@@ -621,13 +622,11 @@ class CudaExecutor::Runner {
 
   // Records what `issue` enqueues on the stream into a graph, and
   // instantiates it (owned by the executor from then on). `branches`: on
-  // several streams (graph_streams.h); branched_capture_ then says whether
-  // a step landed on a stream other than the capturing one.
+  // several streams (graph_streams.h), placed by e_.graph_streams_.
   absl::StatusOr<CUgraphExec> Capture(
       const std::string& what, const std::function<absl::Status()>& issue,
       bool branches) {
     cuda::CudaDriver* d = e_.driver_;
-    branched_capture_ = false;
     absl::Status status =
         HLOC_CUDA_CALL(d, what, cuStreamBeginCapture, stream_,
                        cuda::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
@@ -679,7 +678,6 @@ class CudaExecutor::Runner {
     absl::Status status;
     for (int s = 1; s < static_cast<int>(step_events_.size()); ++s) {
       if (step_events_[s].empty() || !status.ok()) continue;
-      branched_capture_ = true;
       status = HLOC_CUDA_CALL(e_.driver_, what, cuStreamWaitEvent, origin_,
                               e_.branch_events_[step_events_[s].back()], 0);
     }
@@ -1169,8 +1167,6 @@ class CudaExecutor::Runner {
   // This run launches graphs captured on several streams (where they have
   // branches) rather than as one chain (graph_choice.h).
   const bool branched_;
-  // The last Capture put a step on a stream besides the capturing one.
-  bool branched_capture_ = false;
   cuda::CUstream origin_ = nullptr;
   std::vector<bool> tail_is_node_;
   // Per stream, per step issued on it: its event (in branch_events_).

@@ -61,6 +61,15 @@ std::vector<Literal> WhileArgs(const Literal& x, bool flag) {
   return args;
 }
 
+// `got` is `want` (f32 vectors of kVectorSize) to a relative 1e-6.
+void ExpectVectorNear(const Literal& got, const Literal& want) {
+  for (int64_t i = 0; i < kVectorSize; ++i) {
+    const float w = want.data<float>()[i];
+    ASSERT_NEAR(got.data<float>()[i], w, 1e-6f * std::abs(w))
+        << "element " << i;
+  }
+}
+
 Literal Random(const Shape& shape, uint32_t seed) {
   Literal literal(shape);
   for (int64_t i = 0; i < literal.element_count(); ++i) {
@@ -520,19 +529,14 @@ TEST(CudaExecutorTest, IndependentChainsRunAsBranches) {
       options.time_graph_branches = timed;
       CREATE_OR_SKIP(executor, e, options);
       for (int run = 0; run < runs; ++run) {
+        SCOPED_TRACE(
+            absl::StrCat(streams, " streams, timed ", timed, ", run ", run));
         CudaRunStats stats;
         auto result = (*executor)->Run(args, {}, &stats);
         ASSERT_TRUE(result.ok()) << result.status();
         EXPECT_EQ(stats.graph_launches, 1);
-        for (int64_t i = 0; i < kVectorSize; ++i) {
-          const float want = expected.data<float>()[i];
-          ASSERT_NEAR(result->data<float>()[i], want, 1e-6f * std::abs(want))
-              << streams << " streams, timed " << timed << ", run " << run
-              << ", element " << i;
-        }
+        ASSERT_NO_FATAL_FAILURE(ExpectVectorNear(*result, expected));
         const CudaExecutor::GraphChoices g = (*executor)->graph_choices();
-        SCOPED_TRACE(absl::StrCat(streams, " streams, timed ", timed,
-                                  ", after run ", run));
         EXPECT_EQ(g.graphs, 1);
         EXPECT_EQ(g.branched, streams == 1 ? 0 : 1);
         if (streams == 1) {
@@ -571,11 +575,12 @@ TEST(CudaExecutorTest, AChainHasNoBranchesToTime) {
   auto result = (*executor)->Run(args, {}, &stats);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(stats.graph_launches, 1);
+  Literal expected(v);
   for (int64_t i = 0; i < kVectorSize; ++i) {
     const float xi = args[0].data<float>()[i];
-    const float want = (xi * xi + xi) * (xi * xi + xi);
-    ASSERT_NEAR(result->data<float>()[i], want, 1e-6f * std::abs(want)) << i;
+    expected.data<float>()[i] = (xi * xi + xi) * (xi * xi + xi);
   }
+  ASSERT_NO_FATAL_FAILURE(ExpectVectorNear(*result, expected));
   const CudaExecutor::GraphChoices g = (*executor)->graph_choices();
   EXPECT_EQ(g.graphs, 1);
   EXPECT_EQ(g.branched, 0);

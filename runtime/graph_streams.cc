@@ -167,4 +167,11 @@ GraphStreams::Placement GraphStreams::Place(const StepAccess& access) {
   return placement;
 }
 
+bool GraphStreams::Branched() const {
+  for (int s = 1; s < streams(); ++s) {
+    if (Used(s)) return true;
+  }
+  return false;
+}
+
 }  // namespace hloc

@@ -79,6 +79,9 @@ class GraphStreams {
   // Whether stream `s` holds a step of the current graph (the origin, 0,
   // always takes part; the others must be joined back into it).
   bool Used(int s) const { return count_[s] > 0; }
+  // Whether a stream besides the origin holds a step: the graph has
+  // parallel branches rather than being one chain.
+  bool Branched() const;
   int streams() const { return static_cast<int>(count_.size()); }
 
  private:

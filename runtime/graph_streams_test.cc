@@ -69,6 +69,7 @@ TEST(GraphStreamsTest, IndependentChainsAreBranchesJoinedWhereTheyMeet) {
   EXPECT_TRUE(g.Used(0));
   EXPECT_TRUE(g.Used(1));
   EXPECT_FALSE(g.Used(2));
+  EXPECT_TRUE(g.Branched());
 }
 
 TEST(GraphStreamsTest, ABranchFromAnEarlyStepWaitsForThatStepOnly) {
@@ -190,9 +191,11 @@ TEST(GraphStreamsTest, ResetStartsAFreshGraph) {
   g.Place(Step({2}, {3}));
   g.Reset();
   EXPECT_FALSE(g.Used(1));
+  EXPECT_FALSE(g.Branched());
   const Placement p = g.Place(Step({1}, {2}));
   EXPECT_EQ(p.stream, 0);
   EXPECT_TRUE(p.waits.empty());
+  EXPECT_FALSE(g.Branched());  // one chain so far
 }
 
 TEST(GraphStreamsTest, AccessOfEachKind) {
