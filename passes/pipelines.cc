@@ -25,6 +25,7 @@
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
 #include "passes/gesvd_to_gesvdj.h"
+#include "passes/orgqr_expander.h"
 #include "passes/radix_sort_rewriter.h"
 #include "passes/ragged_dot_expander.h"
 #include "passes/reduce_window_to_scan.h"
@@ -188,6 +189,10 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // than XLA:GPU's trsm calls). Up to m = 4096 the inverse's O(m^3)
   // arithmetic (about 45 GFLOP at 4096, under a millisecond at the
   // H100's f32 rate) still beats m iterations of a few microseconds.
+  // cuSOLVER has no batched orgqr: a batch of small ones is one loop over
+  // the reflectors for all matrices at once (orgqr_expander.h); before
+  // dot strength reduction, which fuses its vector products.
+  if (platform == "cuda") pipeline.AddPass<OrgqrExpander>();
   if (platform == "cuda" || platform == "rocm") {
     pipeline.AddPass<CholeskyExpander>();
     pipeline.AddPass<TriangularSolveExpander>(/*max_inverse_size=*/4096);

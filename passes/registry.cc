@@ -30,6 +30,7 @@
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
 #include "passes/gesvd_to_gesvdj.h"
+#include "passes/orgqr_expander.h"
 #include "passes/radix_sort_rewriter.h"
 #include "passes/ragged_dot_expander.h"
 #include "passes/reduce_window_to_scan.h"
@@ -221,6 +222,10 @@ const PassEntry kPasses[] = {
     {"triangular-solve-expander",
      "triangular-solve as a while loop of row substitutions (GPUs, AArch64)",
      Make<TriangularSolveExpander>},
+    {"orgqr-expander",
+     "JAX's GPU orgqr (cusolver_orgqr_ffi) of batches of small matrices as "
+     "a loop of Householder reflections over the whole batch",
+     Make<OrgqrExpander>},
     {"tridiagonal-solve-expander",
      "JAX's GPU tridiagonal solves (cusparse_gtsv2_ffi, hipsparse_gtsv2_ffi) "
      "as parallel cyclic reduction",

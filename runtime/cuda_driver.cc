@@ -45,6 +45,7 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Open(
   binder.Bind(&d.cuMemcpyHtoDAsync, {"cuMemcpyHtoDAsync_v2"});
   binder.Bind(&d.cuMemcpyDtoHAsync, {"cuMemcpyDtoHAsync_v2"});
   binder.Bind(&d.cuMemcpyDtoDAsync, {"cuMemcpyDtoDAsync_v2"});
+  binder.Bind(&d.cuMemcpy2DAsync, {"cuMemcpy2DAsync_v2"});
   binder.Bind(&d.cuMemsetD8Async, {"cuMemsetD8Async"});
   binder.Bind(&d.cuMemsetD32Async, {"cuMemsetD32Async"});
   binder.Bind(&d.cuStreamCreate, {"cuStreamCreate"});

@@ -125,6 +125,26 @@ struct CUgraphNodeParams {
   long long reserved2 = 0;
 };
 static_assert(sizeof(CUgraphNodeParams) == 256, "cuda.h's layout");
+// cuda.h's CUDA_MEMCPY2D (device to device here: the host and array fields
+// stay null).
+using CUmemorytype = int;
+inline constexpr CUmemorytype CU_MEMORYTYPE_DEVICE = 2;
+struct CUDA_MEMCPY2D {
+  size_t srcXInBytes = 0, srcY = 0;
+  CUmemorytype srcMemoryType = 0;
+  const void* srcHost = nullptr;
+  CUdeviceptr srcDevice = 0;
+  void* srcArray = nullptr;
+  size_t srcPitch = 0;
+  size_t dstXInBytes = 0, dstY = 0;
+  CUmemorytype dstMemoryType = 0;
+  void* dstHost = nullptr;
+  CUdeviceptr dstDevice = 0;
+  void* dstArray = nullptr;
+  size_t dstPitch = 0;
+  size_t WidthInBytes = 0, Height = 0;
+};
+static_assert(sizeof(CUDA_MEMCPY2D) == 128, "cuda.h's layout");
 
 // The loaded driver library and the functions the runtime calls.
 class CudaDriver {
@@ -191,6 +211,8 @@ class CudaDriver {
                                 size_t bytes, CUstream stream) = nullptr;
   CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr destination, CUdeviceptr source,
                                 size_t bytes, CUstream stream) = nullptr;
+  CUresult (*cuMemcpy2DAsync)(const CUDA_MEMCPY2D* copy,
+                              CUstream stream) = nullptr;
   CUresult (*cuMemsetD8Async)(CUdeviceptr destination, unsigned char value,
                               size_t count, CUstream stream) = nullptr;
   CUresult (*cuMemsetD32Async)(CUdeviceptr destination, unsigned int value,

@@ -5,12 +5,16 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "hlo/shape.h"
 #include "runtime/dlopen_symbols.h"
 #include "runtime/solver_check.h"
+#include "runtime/solver_method.h"
 
 namespace hloc {
 namespace cuda {
@@ -141,6 +145,8 @@ struct CusolverSolver::Library : LoadedLibrary {
   Status (*cusolverDnSetStream)(Handle, CUstream) = nullptr;
   Status (*cusolverDnCreateGesvdjInfo)(void**) = nullptr;
   Status (*cusolverDnDestroyGesvdjInfo)(void*) = nullptr;
+  Status (*cusolverDnCreateSyevjInfo)(void**) = nullptr;
+  Status (*cusolverDnDestroySyevjInfo)(void*) = nullptr;
   // Per type, S D C Z.
   Status (*potrf_size[4])(Handle, int, int, void*, int, int*) = {};
   Status (*potrf[4])(Handle, int, int, void*, int, void*, int, void*) = {};
@@ -162,7 +168,22 @@ struct CusolverSolver::Library : LoadedLibrary {
                            int*, void*) = {};
   Status (*gesvdj[4])(Handle, int, int, int, int, void*, int, void*, void*, int,
                       void*, int, void*, int, void*, void*) = {};
-
+  // The Jacobi and batched routines of solver_method.h.
+  Status (*syevj_size[4])(Handle, int, int, int, const void*, int, const void*,
+                          int*, void*) = {};
+  Status (*syevj[4])(Handle, int, int, int, void*, int, void*, void*, int,
+                     void*, void*) = {};
+  Status (*syevj_batched_size[4])(Handle, int, int, int, const void*, int,
+                                  const void*, int*, void*, int) = {};
+  Status (*syevj_batched[4])(Handle, int, int, int, void*, int, void*, void*,
+                             int, void*, void*, int) = {};
+  Status (*gesvdj_batched_size[4])(Handle, int, int, int, const void*, int,
+                                   const void*, const void*, int, const void*,
+                                   int, int*, void*, int) = {};
+  Status (*gesvdj_batched[4])(Handle, int, int, int, void*, int, void*, void*,
+                              int, void*, int, void*, int, void*, void*,
+                              int) = {};
+  Status (*potrf_batched[4])(Handle, int, int, void**, int, void*, int) = {};
 
   // An error naming the cuSOLVER function, its status and the step.
   absl::Status Check(Status status, const char* function,
@@ -170,6 +191,27 @@ struct CusolverSolver::Library : LoadedLibrary {
     if (status == CUSOLVER_STATUS_SUCCESS) return absl::OkStatus();
     return LibraryCallError("cuSOLVER", function, status, StatusName(status),
                             what);
+  }
+};
+
+// cuBLAS's batched LU and QR (getrfBatched, geqrfBatched: solver_method.h's
+// kBatched getrf and geqrf steps), loaded beside cuSOLVER where it is
+// found; without it those steps factor matrix by matrix.
+struct CusolverSolver::BlasLibrary : LoadedLibrary {
+  Status (*cublasCreate)(Handle*) = nullptr;
+  Status (*cublasDestroy)(Handle) = nullptr;
+  Status (*cublasSetStream)(Handle, CUstream) = nullptr;
+  // Per type, S D C Z: (handle, n, A[], lda, pivots, info, batch).
+  Status (*getrf_batched[4])(Handle, int, void* const*, int, void*, void*,
+                             int) = {};
+  // (handle, m, n, A[], lda, tau[], host info, batch).
+  Status (*geqrf_batched[4])(Handle, int, int, void* const*, int, void* const*,
+                             int*, int) = {};
+
+  absl::Status Check(Status status, const char* function,
+                     absl::string_view what) const {
+    if (status == 0) return absl::OkStatus();  // CUBLAS_STATUS_SUCCESS
+    return LibraryCallError("cuBLAS", function, status, nullptr, what);
   }
 };
 
@@ -187,6 +229,7 @@ struct SolverPlan {
   int uplo = CUBLAS_FILL_MODE_LOWER;
   int jobz = CUSOLVER_EIG_MODE_VECTOR;
   bool econ = false;
+  SolverMethod method = SolverMethod::kPerMatrix;
   // Bytes of each slot, operands then results.
   std::vector<int64_t> bytes;
   // cuSOLVER's workspace (elements of the type) and a devInfo for the
@@ -197,17 +240,104 @@ struct SolverPlan {
   // orgqr: a copy of tau where the buffer plan put q over it.
   CUdeviceptr tau_copy = 0;
   void* gesvdj_params = nullptr;
+  void* syevj_params = nullptr;
+  // Batched potrf, getrf and geqrf take arrays of the matrices' (and
+  // geqrf's tau vectors') addresses on the device: `pointers`, copied
+  // from `host_pointers` and copied again when a run's buffers move (as
+  // RunOnDevice's do).
+  CUdeviceptr pointers = 0;
+  std::vector<CUdeviceptr> host_pointers;
+  // A batched thin SVD: gesvdjBatched's full U and V, whose first k
+  // columns (a prefix of each column-major matrix) are the thin factors.
+  CUdeviceptr full_vectors = 0;
 };
 
 void SolverPlanDeleter::operator()(SolverPlan* plan) const {
   if (plan->workspace != 0) plan->driver->cuMemFree(plan->workspace);
   if (plan->scratch_info != 0) plan->driver->cuMemFree(plan->scratch_info);
   if (plan->tau_copy != 0) plan->driver->cuMemFree(plan->tau_copy);
+  if (plan->pointers != 0) plan->driver->cuMemFree(plan->pointers);
+  if (plan->full_vectors != 0) plan->driver->cuMemFree(plan->full_vectors);
   if (plan->gesvdj_params != nullptr) {
     plan->library->cusolverDnDestroyGesvdjInfo(plan->gesvdj_params);
   }
+  if (plan->syevj_params != nullptr) {
+    plan->library->cusolverDnDestroySyevjInfo(plan->syevj_params);
+  }
   delete plan;
 }
+
+namespace {
+
+// Grows the plan's workspace to `lwork` elements of its type (at least one).
+absl::Status EnsureWorkspace(SolverPlan* plan, int lwork) {
+  const int64_t bytes = std::max<int64_t>(lwork, 1) * plan->element_bytes;
+  if (bytes <= plan->workspace_bytes) return absl::OkStatus();
+  CudaDriver* d = plan->driver;
+  if (plan->workspace != 0) {
+    absl::Status status =
+        HLOC_CUDA_CALL(d, plan->what, cuMemFree, plan->workspace);
+    plan->workspace = 0;
+    plan->workspace_bytes = 0;
+    if (!status.ok()) return status;
+  }
+  absl::Status status = HLOC_CUDA_CALL(
+      d, plan->what, cuMemAlloc, &plan->workspace, static_cast<size_t>(bytes));
+  if (status.ok()) plan->workspace_bytes = bytes;
+  return status;
+}
+
+// A batch's array of addresses: the first at `base`, `stride` bytes apart.
+struct BatchArray {
+  CUdeviceptr base;
+  int64_t stride;
+};
+
+// Points plan->pointers at `arrays`' batch elements, one array after
+// another, unless it already does. The host copy stays in the plan, so it
+// outlives the asynchronous copy.
+absl::Status WriteBatchPointers(SolverPlan* plan,
+                                std::initializer_list<BatchArray> arrays,
+                                CUstream stream) {
+  std::vector<CUdeviceptr> wanted;
+  wanted.reserve(arrays.size() * static_cast<size_t>(plan->batch));
+  for (const BatchArray& array : arrays) {
+    for (int64_t b = 0; b < plan->batch; ++b) {
+      wanted.push_back(array.base + static_cast<CUdeviceptr>(b * array.stride));
+    }
+  }
+  if (wanted == plan->host_pointers) return absl::OkStatus();
+  plan->host_pointers = std::move(wanted);
+  absl::Status status =
+      HLOC_CUDA_CALL(plan->driver, plan->what, cuMemcpyHtoDAsync,
+                     plan->pointers, plan->host_pointers.data(),
+                     plan->host_pointers.size() * sizeof(CUdeviceptr), stream);
+  if (!status.ok()) plan->host_pointers.clear();
+  return status;
+}
+
+// The first `columns` columns of each of the batch's column-major
+// rows x `full_columns` matrices at `from`, packed at `to`: one 2D copy, a
+// row per matrix.
+absl::Status CopyLeadingColumns(SolverPlan* plan, CUdeviceptr from,
+                                int64_t rows, int64_t full_columns,
+                                CUdeviceptr to, int64_t columns,
+                                CUstream stream) {
+  const size_t eb = static_cast<size_t>(plan->element_bytes);
+  CUDA_MEMCPY2D copy;
+  copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.srcDevice = from;
+  copy.srcPitch = static_cast<size_t>(rows * full_columns) * eb;
+  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.dstDevice = to;
+  copy.dstPitch = static_cast<size_t>(rows * columns) * eb;
+  copy.WidthInBytes = copy.dstPitch;
+  copy.Height = static_cast<size_t>(plan->batch);
+  return HLOC_CUDA_CALL(plan->driver, plan->what, cuMemcpy2DAsync, &copy,
+                        stream);
+}
+
+}  // namespace
 
 absl::Status CheckSolverStep(const Executable& executable,
                              const ExecutableStep& step,
@@ -262,6 +392,8 @@ absl::StatusOr<std::unique_ptr<CusolverSolver>> CusolverSolver::Create(
   binder.Bind(&l.cusolverDnSetStream, {"cusolverDnSetStream"});
   binder.Bind(&l.cusolverDnCreateGesvdjInfo, {"cusolverDnCreateGesvdjInfo"});
   binder.Bind(&l.cusolverDnDestroyGesvdjInfo, {"cusolverDnDestroyGesvdjInfo"});
+  binder.Bind(&l.cusolverDnCreateSyevjInfo, {"cusolverDnCreateSyevjInfo"});
+  binder.Bind(&l.cusolverDnDestroySyevjInfo, {"cusolverDnDestroySyevjInfo"});
   static const char kPrefix[] = {'S', 'D', 'C', 'Z'};
   for (int t = 0; t < 4; ++t) {
     const bool complex = t >= 2;
@@ -282,7 +414,14 @@ absl::StatusOr<std::unique_ptr<CusolverSolver>> CusolverSolver::Create(
         name(complex ? "heevd" : "syevd", "_bufferSize"),
         name(complex ? "heevd" : "syevd"),
         name("gesvdj", "_bufferSize"),
-        name("gesvdj")};
+        name("gesvdj"),
+        name(complex ? "heevj" : "syevj", "_bufferSize"),
+        name(complex ? "heevj" : "syevj"),
+        name(complex ? "heevjBatched" : "syevjBatched", "_bufferSize"),
+        name(complex ? "heevjBatched" : "syevjBatched"),
+        name("gesvdjBatched", "_bufferSize"),
+        name("gesvdjBatched"),
+        name("potrfBatched")};
     binder.Bind(&l.potrf_size[t], {names[0].c_str()});
     binder.Bind(&l.potrf[t], {names[1].c_str()});
     binder.Bind(&l.getrf_size[t], {names[2].c_str()});
@@ -295,6 +434,13 @@ absl::StatusOr<std::unique_ptr<CusolverSolver>> CusolverSolver::Create(
     binder.Bind(&l.syevd[t], {names[9].c_str()});
     binder.Bind(&l.gesvdj_size[t], {names[10].c_str()});
     binder.Bind(&l.gesvdj[t], {names[11].c_str()});
+    binder.Bind(&l.syevj_size[t], {names[12].c_str()});
+    binder.Bind(&l.syevj[t], {names[13].c_str()});
+    binder.Bind(&l.syevj_batched_size[t], {names[14].c_str()});
+    binder.Bind(&l.syevj_batched[t], {names[15].c_str()});
+    binder.Bind(&l.gesvdj_batched_size[t], {names[16].c_str()});
+    binder.Bind(&l.gesvdj_batched[t], {names[17].c_str()});
+    binder.Bind(&l.potrf_batched[t], {names[18].c_str()});
   }
   absl::Status status = binder.Check(l.name, "cuSOLVER 11 or newer");
   if (!status.ok()) return status;
@@ -312,10 +458,46 @@ absl::StatusOr<std::unique_ptr<CusolverSolver>> CusolverSolver::Create(
       HLOC_CUDA_CALL(driver, what, cuModuleGetFunction, &solver->permutation_,
                      solver->module_, "hloc_lu_pivots_to_permutation");
   if (!status.ok()) return status;
+  solver->blas_ = OpenBlas();
+  if (solver->blas_ != nullptr &&
+      !HLOC_LIBRARY_CALL(*solver->blas_, what, cublasCreate,
+                         &solver->blas_handle_)
+           .ok()) {
+    solver->blas_.reset();
+  }
   return solver;
 }
 
+std::string CusolverSolver::DefaultBlasLibraries() {
+  return LibraryNames("HLOC_LIBCUBLAS", "libcublas.so.13,libcublas.so.12");
+}
+
+// cuBLAS is optional: a machine without it (or with one lacking a symbol)
+// factors batched LUs and QRs matrix by matrix, as the step's plan then
+// says.
+std::unique_ptr<CusolverSolver::BlasLibrary> CusolverSolver::OpenBlas() {
+  absl::StatusOr<std::unique_ptr<BlasLibrary>> opened =
+      OpenLibraryTable<BlasLibrary>(DefaultBlasLibraries(), "cuBLAS");
+  if (!opened.ok()) return nullptr;
+  BlasLibrary& b = **opened;
+  SymbolBinder binder(b.handle);
+  binder.Bind(&b.cublasCreate, {"cublasCreate_v2"});
+  binder.Bind(&b.cublasDestroy, {"cublasDestroy_v2"});
+  binder.Bind(&b.cublasSetStream, {"cublasSetStream_v2"});
+  binder.Bind(&b.getrf_batched[0], {"cublasSgetrfBatched"});
+  binder.Bind(&b.getrf_batched[1], {"cublasDgetrfBatched"});
+  binder.Bind(&b.getrf_batched[2], {"cublasCgetrfBatched"});
+  binder.Bind(&b.getrf_batched[3], {"cublasZgetrfBatched"});
+  binder.Bind(&b.geqrf_batched[0], {"cublasSgeqrfBatched"});
+  binder.Bind(&b.geqrf_batched[1], {"cublasDgeqrfBatched"});
+  binder.Bind(&b.geqrf_batched[2], {"cublasCgeqrfBatched"});
+  binder.Bind(&b.geqrf_batched[3], {"cublasZgeqrfBatched"});
+  if (!binder.Check(b.name, "cuBLAS 11 or newer").ok()) return nullptr;
+  return *std::move(opened);
+}
+
 CusolverSolver::~CusolverSolver() {
+  if (blas_handle_ != nullptr) blas_->cublasDestroy(blas_handle_);
   if (handle_ != nullptr) library_->cusolverDnDestroy(handle_);
   if (module_ != nullptr) driver_->cuModuleUnload(module_);
 }
@@ -360,14 +542,44 @@ absl::StatusOr<SolverPlanPtr> CusolverSolver::Plan(const Executable& executable,
     const Shape& tau = executable.buffers[step.buffers[1]].shape;
     plan->k = tau.dimensions(tau.rank() - 1);
   }
-  if (plan->routine == SolverRoutine::kGesvdj) {
+  plan->method =
+      ChooseSolverMethod(plan->routine, plan->batch, plan->m, plan->n, c);
+  if ((plan->routine == SolverRoutine::kGetrf ||
+       plan->routine == SolverRoutine::kGeqrf) &&
+      plan->method == SolverMethod::kBatched && blas_ == nullptr) {
+    plan->method = SolverMethod::kPerMatrix;
+  }
+  const bool work = plan->batch > 0 && plan->m > 0 && plan->n > 0;
+  if (plan->routine == SolverRoutine::kGesvdj && work) {
     plan->columns_u = c.econ ? k : plan->m;
     plan->columns_v = c.econ ? k : plan->n;
-    if (plan->m > 0 && plan->n > 0) {
-      status = HLOC_LIBRARY_CALL(*library_, what, cusolverDnCreateGesvdjInfo,
-                                 &plan->gesvdj_params);
-      if (!status.ok()) return status;
-    }
+    status = HLOC_LIBRARY_CALL(*library_, what, cusolverDnCreateGesvdjInfo,
+                               &plan->gesvdj_params);
+    if (!status.ok()) return status;
+  }
+  if (plan->routine == SolverRoutine::kSyevd &&
+      plan->method != SolverMethod::kPerMatrix && work) {
+    status = HLOC_LIBRARY_CALL(*library_, what, cusolverDnCreateSyevjInfo,
+                               &plan->syevj_params);
+    if (!status.ok()) return status;
+  }
+  if (plan->routine == SolverRoutine::kGesvdj &&
+      plan->method == SolverMethod::kBatched && c.econ && work) {
+    const int64_t bytes = plan->batch * plan->element_bytes *
+                          (plan->m * plan->m + plan->n * plan->n);
+    status = HLOC_CUDA_CALL(driver_, what, cuMemAlloc, &plan->full_vectors,
+                            static_cast<size_t>(bytes));
+    if (!status.ok()) return status;
+  }
+  if (plan->method == SolverMethod::kBatched && work &&
+      plan->routine != SolverRoutine::kSyevd &&
+      plan->routine != SolverRoutine::kGesvdj) {
+    // One array of matrices; geqrf's tau vectors are a second.
+    const size_t arrays = plan->routine == SolverRoutine::kGeqrf ? 2 : 1;
+    status = HLOC_CUDA_CALL(
+        driver_, what, cuMemAlloc, &plan->pointers,
+        arrays * static_cast<size_t>(plan->batch) * sizeof(CUdeviceptr));
+    if (!status.ok()) return status;
   }
   if (plan->routine == SolverRoutine::kGeqrf ||
       plan->routine == SolverRoutine::kOrgqr) {
@@ -452,8 +664,12 @@ absl::Status CusolverSolver::Run(SolverPlan* plan,
   }
   status = HLOC_LIBRARY_CALL(l, what, cusolverDnSetStream, handle_, stream);
   if (!status.ok()) return status;
+  if (plan->method == SolverMethod::kBatched) {
+    return RunBatched(plan, buffers, a, stream);
+  }
   const int64_t eb = plan->element_bytes, rb = plan->real_bytes;
   const int64_t k = std::min(m, n);
+  const bool jacobi = plan->method == SolverMethod::kJacobiPerMatrix;
   // cuSOLVER's workspace for this step, the same for every batch element.
   int lwork = 0;
   switch (plan->routine) {
@@ -475,9 +691,13 @@ absl::Status CusolverSolver::Run(SolverPlan* plan,
                                  Ptr(tau), &lwork);
       break;
     case SolverRoutine::kSyevd:
-      status = HLOC_LIBRARY_CALL(l, what, syevd_size[t], handle_, plan->jobz,
-                                 plan->uplo, ni, Ptr(a), lda, Ptr(buffers[2]),
-                                 &lwork);
+      status = jacobi ? HLOC_LIBRARY_CALL(l, what, syevj_size[t], handle_,
+                                          plan->jobz, plan->uplo, ni, Ptr(a),
+                                          lda, Ptr(buffers[2]), &lwork,
+                                          plan->syevj_params)
+                      : HLOC_LIBRARY_CALL(l, what, syevd_size[t], handle_,
+                                          plan->jobz, plan->uplo, ni, Ptr(a),
+                                          lda, Ptr(buffers[2]), &lwork);
       break;
     case SolverRoutine::kGesvdj:
       status = HLOC_LIBRARY_CALL(
@@ -489,19 +709,8 @@ absl::Status CusolverSolver::Run(SolverPlan* plan,
       break;
   }
   if (!status.ok()) return status;
-  const int64_t workspace_bytes = std::max<int64_t>(lwork, 1) * eb;
-  if (workspace_bytes > plan->workspace_bytes) {
-    if (plan->workspace != 0) {
-      status = HLOC_CUDA_CALL(d, what, cuMemFree, plan->workspace);
-      plan->workspace = 0;
-      plan->workspace_bytes = 0;
-      if (!status.ok()) return status;
-    }
-    status = HLOC_CUDA_CALL(d, what, cuMemAlloc, &plan->workspace,
-                            static_cast<size_t>(workspace_bytes));
-    if (!status.ok()) return status;
-    plan->workspace_bytes = workspace_bytes;
-  }
+  status = EnsureWorkspace(plan, lwork);
+  if (!status.ok()) return status;
   void* work = Ptr(plan->workspace);
   for (int64_t b = 0; b < batch && status.ok(); ++b) {
     void* ab = Ptr(At(a, b, m * n, eb));
@@ -528,10 +737,15 @@ absl::Status CusolverSolver::Run(SolverPlan* plan,
                                    Ptr(plan->scratch_info));
         break;
       case SolverRoutine::kSyevd:
-        status = HLOC_LIBRARY_CALL(l, what, syevd[t], handle_, plan->jobz,
-                                   plan->uplo, ni, ab, lda,
-                                   Ptr(At(buffers[2], b, n, rb)), work, lwork,
-                                   Ptr(At(buffers[3], b, 1, 4)));
+        status =
+            jacobi ? HLOC_LIBRARY_CALL(
+                         l, what, syevj[t], handle_, plan->jobz, plan->uplo, ni,
+                         ab, lda, Ptr(At(buffers[2], b, n, rb)), work, lwork,
+                         Ptr(At(buffers[3], b, 1, 4)), plan->syevj_params)
+                   : HLOC_LIBRARY_CALL(l, what, syevd[t], handle_, plan->jobz,
+                                       plan->uplo, ni, ab, lda,
+                                       Ptr(At(buffers[2], b, n, rb)), work,
+                                       lwork, Ptr(At(buffers[3], b, 1, 4)));
         break;
       case SolverRoutine::kGesvdj:
         status = HLOC_LIBRARY_CALL(
@@ -546,6 +760,106 @@ absl::Status CusolverSolver::Run(SolverPlan* plan,
     }
   }
   return status;
+}
+
+// One call for the batch (solver_method.h's kBatched): the matrices lie one
+// after another in `a`, as the batched Jacobi routines take them; potrf's
+// and getrf's batched routines take their addresses instead.
+absl::Status CusolverSolver::RunBatched(SolverPlan* plan,
+                                        const std::vector<CUdeviceptr>& buffers,
+                                        CUdeviceptr a, CUstream stream) {
+  const Library& l = *library_;
+  const std::string& what = plan->what;
+  const int t = plan->type;
+  // ChooseSolverMethod batches only batches that fit an int.
+  const int batch = static_cast<int>(plan->batch);
+  const int mi = static_cast<int>(plan->m), ni = static_cast<int>(plan->n);
+  const int lda = std::max(mi, 1), ldv = std::max(ni, 1);
+  const int64_t matrix_bytes = plan->m * plan->n * plan->element_bytes;
+  absl::Status status;
+  int lwork = 0;
+  switch (plan->routine) {
+    case SolverRoutine::kPotrf:
+      status = WriteBatchPointers(plan, {{a, matrix_bytes}}, stream);
+      if (!status.ok()) return status;
+      return HLOC_LIBRARY_CALL(l, what, potrf_batched[t], handle_, plan->uplo,
+                               ni, reinterpret_cast<void**>(plan->pointers),
+                               lda, Ptr(buffers[2]), batch);
+    case SolverRoutine::kGetrf:
+      status = WriteBatchPointers(plan, {{a, matrix_bytes}}, stream);
+      if (!status.ok()) return status;
+      status = HLOC_LIBRARY_CALL(*blas_, what, cublasSetStream, blas_handle_,
+                                 stream);
+      if (!status.ok()) return status;
+      return HLOC_LIBRARY_CALL(*blas_, what, getrf_batched[t], blas_handle_, ni,
+                               reinterpret_cast<void* const*>(plan->pointers),
+                               lda, Ptr(buffers[2]), Ptr(buffers[3]), batch);
+    case SolverRoutine::kGeqrf: {
+      const int64_t tau_bytes =
+          std::min(plan->m, plan->n) * plan->element_bytes;
+      status = WriteBatchPointers(
+          plan, {{a, matrix_bytes}, {buffers[2], tau_bytes}}, stream);
+      if (status.ok()) {
+        status = HLOC_LIBRARY_CALL(*blas_, what, cublasSetStream, blas_handle_,
+                                   stream);
+      }
+      if (!status.ok()) return status;
+      // cuBLAS reports only bad arguments here, on the host.
+      int info = 0;
+      const auto* arrays = reinterpret_cast<void* const*>(plan->pointers);
+      status =
+          HLOC_LIBRARY_CALL(*blas_, what, geqrf_batched[t], blas_handle_, mi,
+                            ni, arrays, lda, arrays + batch, &info, batch);
+      if (status.ok() && info != 0) {
+        return absl::InternalError(absl::StrCat(
+            what, ": cuBLAS geqrfBatched rejected argument ", -info));
+      }
+      return status;
+    }
+    case SolverRoutine::kSyevd:
+      status = HLOC_LIBRARY_CALL(
+          l, what, syevj_batched_size[t], handle_, plan->jobz, plan->uplo, ni,
+          Ptr(a), lda, Ptr(buffers[2]), &lwork, plan->syevj_params, batch);
+      if (status.ok()) status = EnsureWorkspace(plan, lwork);
+      if (!status.ok()) return status;
+      return HLOC_LIBRARY_CALL(l, what, syevj_batched[t], handle_, plan->jobz,
+                               plan->uplo, ni, Ptr(a), lda, Ptr(buffers[2]),
+                               Ptr(plan->workspace), lwork, Ptr(buffers[3]),
+                               plan->syevj_params, batch);
+    case SolverRoutine::kGesvdj: {
+      // A thin SVD's vectors go to full_vectors first.
+      const int64_t eb = plan->element_bytes;
+      const CUdeviceptr u = plan->econ ? plan->full_vectors : buffers[3];
+      const CUdeviceptr v =
+          plan->econ ? plan->full_vectors + plan->batch * plan->m * plan->m * eb
+                     : buffers[4];
+      status = HLOC_LIBRARY_CALL(l, what, gesvdj_batched_size[t], handle_,
+                                 plan->jobz, mi, ni, Ptr(a), lda,
+                                 Ptr(buffers[2]), Ptr(u), lda, Ptr(v), ldv,
+                                 &lwork, plan->gesvdj_params, batch);
+      if (status.ok()) status = EnsureWorkspace(plan, lwork);
+      if (status.ok()) {
+        status =
+            HLOC_LIBRARY_CALL(l, what, gesvdj_batched[t], handle_, plan->jobz,
+                              mi, ni, Ptr(a), lda, Ptr(buffers[2]), Ptr(u), lda,
+                              Ptr(v), ldv, Ptr(plan->workspace), lwork,
+                              Ptr(buffers[5]), plan->gesvdj_params, batch);
+      }
+      if (!status.ok() || !plan->econ ||
+          plan->jobz != CUSOLVER_EIG_MODE_VECTOR) {
+        return status;
+      }
+      const int64_t k = std::min(plan->m, plan->n);
+      status =
+          CopyLeadingColumns(plan, u, plan->m, plan->m, buffers[3], k, stream);
+      if (!status.ok()) return status;
+      return CopyLeadingColumns(plan, v, plan->n, plan->n, buffers[4], k,
+                                stream);
+    }
+    default:
+      return absl::InternalError(
+          absl::StrCat(what, ": no batched routine for this step"));
+  }
 }
 
 }  // namespace cuda

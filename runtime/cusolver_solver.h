@@ -3,11 +3,14 @@
 // cuSOLVER's dense API, loaded at run time with dlopen (libcusolver.so.12
 // or .11; $HLOC_LIBCUSOLVER overrides), so nothing links CUDA. As in
 // cufft_fft.h, the few types and values of cusolverDn.h are declared in
-// cusolver_solver.cc with its ABI instead of including it.
+// cusolver_solver.cc with its ABI instead of including it. Batches of
+// small LUs use cuBLAS's getrfBatched where libcublas loads
+// ($HLOC_LIBCUBLAS overrides).
 //
 // Each step copies its input matrices into the result buffer that JAX
-// aliases with them and factors there in place, one cuSOLVER call per
-// batch element on the executor's stream. The workspace is cuSOLVER's
+// aliases with them and factors there in place on the executor's stream,
+// one library call per batch element or one for the batch, as
+// runtime/solver_method.h chooses. The workspace is cuSOLVER's
 // bufferSize for the step, allocated on the plan's first run. LU's
 // pivots-to-permutation is a small kernel shipped as PTX (one thread per
 // batch element), JIT-compiled by the driver once per executor.
@@ -47,8 +50,10 @@ using SolverPlanPtr = std::unique_ptr<SolverPlan, SolverPlanDeleter>;
 // device's context.
 class CusolverSolver {
  public:
-  // The libraries tried by Create, in order.
+  // The libraries tried by Create, in order: cuSOLVER, and cuBLAS (which
+  // may be absent).
   static std::string DefaultLibraries();
+  static std::string DefaultBlasLibraries();
 
   // Opens cuSOLVER, makes a handle and loads the kernel on the current
   // context. Unavailable when the library is absent.
@@ -67,14 +72,22 @@ class CusolverSolver {
   absl::Status Run(SolverPlan* plan, const std::vector<CUdeviceptr>& buffers,
                    CUstream stream);
 
-  // The loaded library's functions (cusolver_solver.cc).
+  // The loaded libraries' functions (cusolver_solver.cc).
   struct Library;
+  struct BlasLibrary;
 
  private:
   CusolverSolver() = default;
+  static std::unique_ptr<BlasLibrary> OpenBlas();
+  absl::Status RunBatched(SolverPlan* plan,
+                          const std::vector<CUdeviceptr>& buffers,
+                          CUdeviceptr a, CUstream stream);
   CudaDriver* driver_ = nullptr;
   std::unique_ptr<Library> library_;
   void* handle_ = nullptr;
+  // Null where cuBLAS did not load.
+  std::unique_ptr<BlasLibrary> blas_;
+  void* blas_handle_ = nullptr;
   CUmodule module_ = nullptr;
   CUfunction permutation_ = nullptr;
 };

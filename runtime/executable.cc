@@ -206,6 +206,7 @@ void StepToProto(const ExecutableStep& step, runtime::StepProto* p) {
     cp->set_ihi(c.ihi);
     cp->set_hlo_cholesky(c.hlo_cholesky);
     cp->set_econ(c.econ);
+    cp->set_eigh_algorithm(c.eigh_algorithm);
   }
 }
 
@@ -354,6 +355,12 @@ absl::StatusOr<ExecutableStep> StepFromProto(const runtime::StepProto& p,
   c.diag = static_cast<char>(cp.diag());
   c.mode = static_cast<char>(cp.mode());
   c.econ = cp.econ();
+  if (cp.eigh_algorithm() < 0 || cp.eigh_algorithm() > 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": eigh algorithm ", cp.eigh_algorithm(),
+                     " is not 0 (default), 1 (QR) or 2 (Jacobi)"));
+  }
+  c.eigh_algorithm = cp.eigh_algorithm();
   c.jobvl = static_cast<char>(cp.jobvl());
   c.jobvr = static_cast<char>(cp.jobvr());
   c.ilo = cp.ilo();
@@ -1190,6 +1197,10 @@ void DescribeSteps(const std::vector<ExecutableStep>& steps,
       const LibraryConfig& c = step.library_config;
       absl::StrAppend(out, " uplo=", std::string(1, c.uplo), " mode=",
                       std::string(1, c.mode), c.econ ? " econ" : "");
+      if (c.eigh_algorithm != 0) {
+        absl::StrAppend(
+            out, c.eigh_algorithm == 1 ? " algorithm=qr" : " algorithm=jacobi");
+      }
     }
     if (step.kind == ExecutableStep::Kind::kCollective) {
       absl::StrAppend(out, DescribeCollective(step.collective));

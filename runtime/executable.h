@@ -114,6 +114,9 @@ struct LibraryConfig {
   bool hlo_cholesky = false;
   // "cusolver.gesvdj": U and V with min(m, n) columns only.
   bool econ = false;
+  // "cusolver.syevd": jaxlib's algorithm (0 default, 1 QR, 2 Jacobi;
+  // runtime/solver_method.h says what each runs).
+  int eigh_algorithm = 0;
 };
 
 // A collective across the devices of a replicated run, or a device's own

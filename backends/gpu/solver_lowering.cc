@@ -97,6 +97,7 @@ absl::StatusOr<std::optional<ExecutableStep>> MakeSolverStep(
     if (name == "lower") config.uplo = value ? 'L' : 'U';
     if (name == "compute_uv") config.mode = value ? 'V' : 'N';
     if (name == "full_matrices") config.econ = !value;
+    if (name == "algorithm") config.eigh_algorithm = static_cast<int>(value);
   }
   std::vector<Shape> shapes;
   for (const HloInstruction* operand : call.operands()) {

@@ -72,6 +72,8 @@ ExecutableStep CompiledStep(const std::string& text,
   EXPECT_EQ(reread->library_config.uplo, step->library_config.uplo);
   EXPECT_EQ(reread->library_config.mode, step->library_config.mode);
   EXPECT_EQ(reread->library_config.econ, step->library_config.econ);
+  EXPECT_EQ(reread->library_config.eigh_algorithm,
+            step->library_config.eigh_algorithm);
   return *reread;
 }
 
@@ -139,6 +141,18 @@ TEST(SolverLoweringTest, SyevdAndGesvdjAttributes) {
                  "(f32[2,4,4]{1,2,0}, f32[2,4]{1,0}, s32[2]{0})"),
       "cusolver.syevd");
   EXPECT_EQ(eigh.library_config.uplo, 'U');
+  EXPECT_EQ(eigh.library_config.eigh_algorithm, 0);
+  // jaxlib's algorithm attribute (2: Jacobi) travels to the runtime, which
+  // chooses its routine by it (runtime/solver_method.h).
+  const ExecutableStep jacobi = CompiledStep(
+      CallModule("  a = f64[40,40]{1,0} parameter(0)\n",
+                 "custom-call(a), custom_call_target=\"cusolver_syevd_ffi\", "
+                 "operand_layout_constraints={f64[40,40]{0,1}}, "
+                 "backend_config={algorithm = 2 : ui8, lower = true}",
+                 "(f64[40,40]{0,1}, f64[40]{0}, s32[]{})"),
+      "cusolver.syevd");
+  EXPECT_EQ(jacobi.library_config.eigh_algorithm, 2);
+  EXPECT_EQ(jacobi.library_config.uplo, 'L');
   const ExecutableStep econ = CompiledStep(
       CallModule("  a = f64[40,34]{1,0} parameter(0)\n",
                  "custom-call(a), custom_call_target=\"cusolver_gesvdj_ffi\", "

@@ -5,7 +5,8 @@ where make_inputs(rng) returns the function's positional arguments (pytrees
 of NumPy arrays, small sizes). ALL merges them; a name may appear once.
 """
 
-from zoo import (arrays, control_flow, edge_cases, grouped_matmuls, hunted,
+from zoo import (arrays, batched_linalg, control_flow, edge_cases,
+                 grouped_matmuls, hunted,
                  hunted2, hunted3, hunted4, hunted5, hunted6, hunted7, hunted8,
                  losses, models, modern_llm, numerics, optimizers, research)
 
@@ -28,6 +29,7 @@ THEMES = {
     "hunted8": hunted8.PROGRAMS,
     "grouped_matmuls": grouped_matmuls.PROGRAMS,
     "modern_llm": modern_llm.PROGRAMS,
+    "batched_linalg": batched_linalg.PROGRAMS,
 }
 
 

@@ -48,4 +48,20 @@ KNOWN_FAILURES = {
     ("linalg_reconstructions", "cpu aarch64"):
         "has no aarch64 AOT implementation",
     ("big_linalg", "cpu aarch64"): "has no aarch64 AOT implementation",
+    # Session 36's vmapped linear algebra: no eigen- or singular vectors in
+    # the evaluator, no LAPACK on AArch64.
+    ("batched_eigh_small", "evaluator"):
+        "to 'lapack_dsyevd_ffi' (eigenvectors)",
+    ("batched_svd_small", "evaluator"):
+        "to 'lapack_sgesdd_ffi' (singular vectors)",
+    ("batched_lu_solve_det", "cpu aarch64"):
+        "has no aarch64 AOT implementation",
+    ("batched_cholesky_gp", "cpu aarch64"):
+        "has no aarch64 AOT implementation",
+    ("batched_eigh_small", "cpu aarch64"):
+        "has no aarch64 AOT implementation",
+    ("batched_svd_small", "cpu aarch64"):
+        "has no aarch64 AOT implementation",
+    ("batched_qr_least_squares", "cpu aarch64"):
+        "has no aarch64 AOT implementation",
 }
