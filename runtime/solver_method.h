@@ -9,12 +9,12 @@
 // two departures. A single small matrix (eigh up to 32 rows, an SVD up to
 // 32 rows and columns) is a batch of one here, where jaxlib calls syevj or
 // gesvdj; and a thin SVD (full_matrices=False) of small matrices is
-// batched too, where jaxlib loops over gesvdj. Those synchronise with the host
-// once per Jacobi sweep: on an H100 a 4 x 5 SVD took ~250 us that way, and
-// syevj made a PCA's eigh slower than divide and conquer (session 36,
-// tools/gpu_bench/ RESULTS.md). The batched kernels run the same Jacobi
-// rotations with no round trip; their vectors may differ from jaxlib's in sign
-// (or phase), which neither algorithm fixes.
+// batched too, where jaxlib loops over gesvdj. Those two synchronise with
+// the host once per Jacobi sweep: on an H100 a 4 x 5 SVD took ~250 us that
+// way, and syevj made a PCA's eigh slower than divide and conquer
+// (session 36, tools/gpu_bench/RESULTS.md). The batched kernels run the
+// same Jacobi rotations with no round trip; their vectors may differ from
+// jaxlib's in sign (or phase), which neither algorithm fixes.
 //
 // Pure host logic, so it is tested without a GPU (solver_method_test).
 #ifndef RUNTIME_SOLVER_METHOD_H_
