@@ -101,7 +101,7 @@ const char* WhyKept(const HloInstruction* conv,
   g->rows = g->batch;
   for (int64_t d = 0; d < ns; ++d) {
     const WindowDimension& wd = a.window->dimensions[d];
-    if (wd.base_dilation != 1 || wd.window_reversal) return kUnsupported;
+    if (wd.base_dilation < 1 || wd.window_reversal) return kUnsupported;
     g->kernel.push_back(w.dimensions(dn.kernel_spatial_dimensions[d]));
     g->out_spatial.push_back(y.dimensions(dn.output_spatial_dimensions[d]));
     g->kernel_positions *= g->kernel.back();
@@ -128,15 +128,16 @@ const char* WhyKept(const HloInstruction* conv,
   return nullptr;
 }
 
-// The canonical input `x` ([N, spatial..., C_in]) with the window's
-// positive padding added (zeros); negative padding cuts the input, which
-// the im2col slices do by starting further in.
+// The canonical input `x` ([N, spatial..., C_in]) as the window reads it:
+// base (lhs) dilation as interior zeros, then the positive padding (zeros).
+// Negative padding cuts the input, which the im2col slices do by starting
+// further in. (A transposed convolution's weight gradient, as JAX writes
+// it, is such a convolution: the activation dilated, a window the size of
+// the output gradient.)
 HloInstruction* PaddedInput(HloComputation* computation, HloInstruction* x,
                             const Window& window, const ConvGeometry& g) {
   const int64_t ns = static_cast<int64_t>(g.kernel.size());
   const PrimitiveType type = x->shape().element_type();
-  // Positive padding is added with a pad; negative padding cuts the input,
-  // which the slices below do by starting further in.
   PaddingConfig padding;
   padding.dimensions.resize(ns + 2);
   bool padded = false;
@@ -146,14 +147,16 @@ HloInstruction* PaddedInput(HloComputation* computation, HloInstruction* x,
         std::max<int64_t>(0, wd.padding_low);
     padding.dimensions[1 + d].edge_padding_high =
         std::max<int64_t>(0, wd.padding_high);
-    padded |= wd.padding_low > 0 || wd.padding_high > 0;
+    padding.dimensions[1 + d].interior_padding = wd.base_dilation - 1;
+    padded |= wd.padding_low > 0 || wd.padding_high > 0 || wd.base_dilation > 1;
   }
   HloInstruction* input = x;
   if (padded) {
     std::vector<int64_t> dims = x->shape().dimensions();
     for (int64_t d = 0; d < ns + 2; ++d) {
-      dims[d] += padding.dimensions[d].edge_padding_low +
-                 padding.dimensions[d].edge_padding_high;
+      const PaddingDimension& p = padding.dimensions[d];
+      dims[d] += p.edge_padding_low + p.edge_padding_high +
+                 std::max<int64_t>(0, dims[d] - 1) * p.interior_padding;
     }
     HloInstruction* zero = computation->AddInstruction(
         HloInstruction::CreateConstant(Literal(Shape::Scalar(type))));

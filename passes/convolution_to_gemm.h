@@ -34,9 +34,12 @@
 // (o, n); y = dot(col [P*N, K*C_in], w' [K*C_in, C_out]) is [out..., N,
 // C_out] before the transpose to the conv's order.
 //
-// Only convolutions with feature_group_count == batch_group_count == 1,
-// no lhs (base) dilation, no window reversal, f32/bf16/f16 operands of
-// one type, the default layout everywhere; others stay as they are. It
+// An lhs (base) dilation is interior zeros of the padded input, so a
+// transposed convolution's weight gradient (the activation dilated, the
+// output gradient as the window) is a gemm too. Only convolutions with
+// feature_group_count == batch_group_count == 1, no window reversal,
+// f32/bf16/f16 operands of one type, the default layout everywhere; others
+// stay as they are. It
 // also leaves convolutions too small to pay for the extra kernels and
 // those whose im2col buffer would be too large (see the .cc for the
 // numbers). Its statistics (hlo-opt --stats) count the convolutions

@@ -147,7 +147,23 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"one_output_position", "2,4,4,3", "4,4,3,5", "f32", "f32[2,1,1,5]",
              "window={size=4x4}, dim_labels=b01f_01io->b01f"},
         Case{"weight_gradient_bf16", "3,10,10,4", "8,8,4,5", "bf16",
-             "bf16[3,3,3,5]", "window={size=8x8}, dim_labels=b01f_01io->b01f"}),
+             "bf16[3,3,3,5]", "window={size=8x8}, dim_labels=b01f_01io->b01f"},
+        // Base (lhs) dilation, as interior zeros of the padded input: a
+        // transposed convolution forward (stride-2 upsampling, "SAME"),
+        // one with negative padding, and the weight gradient of a
+        // transposed convolution as JAX writes it (the activation dilated
+        // as the input, the output gradient as the window).
+        Case{"lhs_dilated", "2,5,5,3", "3,3,3,4", "f32", "f32[2,10,10,4]",
+             "window={size=3x3 pad=2_1x2_1 lhs_dilate=2x2}, "
+             "dim_labels=b01f_01io->b01f"},
+        Case{"lhs_dilated_negative_padding", "1,6,7,2", "3,2,2,3", "f32",
+             "f32[1,15,10,3]",
+             "window={size=3x2 pad=3_-2x-1_-1 lhs_dilate=3x2 stride=1x1}, "
+             "dim_labels=b01f_01io->b01f"},
+        Case{"transposed_conv_weight_gradient", "2,6,6,5", "2,12,12,4", "f32",
+             "f32[3,3,5,4]",
+             "window={size=12x12 pad=2_1x2_1 lhs_dilate=2x2}, "
+             "dim_labels=f01b_i01o->01bf"}),
     [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
 
 // What the pass must leave alone: convolutions it does not lower.
@@ -160,9 +176,9 @@ ENTRY main {
   w = f32[3,3,2,4] parameter(1)
   w1 = f32[3,3,4,4] parameter(2)
   grouped = f32[2,8,8,4] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=2
-  lhs_dilated = f32[2,15,15,4] convolution(x, w1), window={size=3x3 pad=1_1x1_1 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f
+  batch_grouped = f32[1,8,8,4] convolution(x, w1), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, batch_group_count=2
   reversed = f32[2,8,8,4] convolution(x, w1), window={size=3x3 pad=1_1x1_1 rhs_reversal=1x1}, dim_labels=b01f_01io->b01f
-  ROOT t = (f32[2,8,8,4], f32[2,15,15,4], f32[2,8,8,4]) tuple(grouped, lhs_dilated, reversed)
+  ROOT t = (f32[2,8,8,4], f32[1,8,8,4], f32[2,8,8,4]) tuple(grouped, batch_grouped, reversed)
 }
 )";
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndVerify(kText);
