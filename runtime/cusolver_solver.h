@@ -4,8 +4,8 @@
 // or .11; $HLOC_LIBCUSOLVER overrides), so nothing links CUDA. As in
 // cufft_fft.h, the few types and values of cusolverDn.h are declared in
 // cusolver_solver.cc with its ABI instead of including it. Batches of
-// small LUs use cuBLAS's getrfBatched where libcublas loads
-// ($HLOC_LIBCUBLAS overrides).
+// small LUs and QRs use cuBLAS's getrfBatched and geqrfBatched where
+// libcublas loads ($HLOC_LIBCUBLAS overrides).
 //
 // Each step copies its input matrices into the result buffer that JAX
 // aliases with them and factors there in place on the executor's stream,
