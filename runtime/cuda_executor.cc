@@ -1231,11 +1231,13 @@ absl::StatusOr<Literal> CudaExecutor::Run(absl::Span<const Literal> arguments,
   if (status.ok()) status = synced;
   if (status.ok()) status = runner.CollectTimes();
   if (status.ok() && (options.time_run || trial)) {
-    float milliseconds = 0;
-    status = HLOC_CUDA_CALL(driver_, "timing the run", cuEventElapsedTime,
-                            &milliseconds, run_events_[0], run_events_[1]);
-    if (stats != nullptr) stats->run_milliseconds = milliseconds / repeat;
-    if (trial) RecordTrial(milliseconds / repeat);
+    absl::StatusOr<double> milliseconds =
+        RunEventMilliseconds("timing the run");
+    if (milliseconds.ok()) {
+      if (stats != nullptr) stats->run_milliseconds = *milliseconds / repeat;
+      if (trial) RecordTrial(*milliseconds / repeat);
+    }
+    status = milliseconds.status();
   }
   if (stats != nullptr) {
     stats->kernel_launches /= repeat;
@@ -1391,11 +1393,10 @@ absl::Status CudaExecutor::RunOnDevice(
       driver_, "finishing the device run", cuStreamSynchronize, stream_);
   if (status.ok()) status = synced;
   if (status.ok() && trial) {
-    float milliseconds = 0;
-    status =
-        HLOC_CUDA_CALL(driver_, "timing the device run", cuEventElapsedTime,
-                       &milliseconds, run_events_[0], run_events_[1]);
-    RecordTrial(milliseconds);
+    absl::StatusOr<double> milliseconds =
+        RunEventMilliseconds("timing the device run");
+    if (milliseconds.ok()) RecordTrial(*milliseconds);
+    status = milliseconds.status();
   }
   return status;
 }
@@ -1442,6 +1443,15 @@ absl::Status CudaExecutor::RecordRunEvent(int i) {
   }
   return HLOC_CUDA_CALL(driver_, "timing the run", cuEventRecord,
                         run_events_[i], stream_);
+}
+
+absl::StatusOr<double> CudaExecutor::RunEventMilliseconds(const char* what) {
+  float milliseconds = 0;
+  absl::Status status =
+      HLOC_CUDA_CALL(driver_, what, cuEventElapsedTime, &milliseconds,
+                     run_events_[0], run_events_[1]);
+  if (!status.ok()) return status;
+  return milliseconds;
 }
 
 std::string FormatStepTimes(const std::vector<CudaStepTime>& times) {

@@ -247,6 +247,9 @@ class CudaExecutor {
   absl::Status CreateBranchStreams();
   // Records run_events_[i] (created on first use) on the stream.
   absl::Status RecordRunEvent(int i);
+  // The device time between run_events_[0] and [1] (both recorded, the
+  // stream synchronised since); `what` names the run in an error.
+  absl::StatusOr<double> RunEventMilliseconds(const char* what);
   // Which captures this run launches, whether it is a timed run of the
   // choice between them (`graphs`: the run may launch graphs), and a timed
   // run's time (graph_choice.h).

@@ -120,6 +120,10 @@ $L_done:
 }
 )";
 
+// The routines' type letters (cusolverDnSpotrf, cublasZgetrfBatched), in
+// the order of their tables.
+constexpr char kTypeLetters[] = "SDCZ";
+
 // The element types in the order of the routines' tables: S, D, C, Z.
 int TypeIndex(PrimitiveType type) {
   switch (type) {
@@ -294,25 +298,31 @@ struct BatchArray {
 };
 
 // Points plan->pointers at `arrays`' batch elements, one array after
-// another, unless it already does. The host copy stays in the plan, so it
-// outlives the asynchronous copy.
+// another, unless it already does. A step's strides are fixed, so each
+// array's first address says whether it moved; run after run nothing is
+// rebuilt. The host copy stays in the plan, so it outlives the
+// asynchronous copy.
 absl::Status WriteBatchPointers(SolverPlan* plan,
                                 std::initializer_list<BatchArray> arrays,
                                 CUstream stream) {
-  std::vector<CUdeviceptr> wanted;
-  wanted.reserve(arrays.size() * static_cast<size_t>(plan->batch));
+  const size_t batch = static_cast<size_t>(plan->batch);
+  std::vector<CUdeviceptr>& pointers = plan->host_pointers;
+  bool current = pointers.size() == arrays.size() * batch;
+  for (size_t k = 0; current && k < arrays.size(); ++k) {
+    current = pointers[k * batch] == arrays.begin()[k].base;
+  }
+  if (current) return absl::OkStatus();
+  pointers.clear();
   for (const BatchArray& array : arrays) {
     for (int64_t b = 0; b < plan->batch; ++b) {
-      wanted.push_back(array.base + static_cast<CUdeviceptr>(b * array.stride));
+      pointers.push_back(array.base +
+                         static_cast<CUdeviceptr>(b * array.stride));
     }
   }
-  if (wanted == plan->host_pointers) return absl::OkStatus();
-  plan->host_pointers = std::move(wanted);
-  absl::Status status =
-      HLOC_CUDA_CALL(plan->driver, plan->what, cuMemcpyHtoDAsync,
-                     plan->pointers, plan->host_pointers.data(),
-                     plan->host_pointers.size() * sizeof(CUdeviceptr), stream);
-  if (!status.ok()) plan->host_pointers.clear();
+  absl::Status status = HLOC_CUDA_CALL(
+      plan->driver, plan->what, cuMemcpyHtoDAsync, plan->pointers,
+      pointers.data(), pointers.size() * sizeof(CUdeviceptr), stream);
+  if (!status.ok()) pointers.clear();
   return status;
 }
 
@@ -394,53 +404,35 @@ absl::StatusOr<std::unique_ptr<CusolverSolver>> CusolverSolver::Create(
   binder.Bind(&l.cusolverDnDestroyGesvdjInfo, {"cusolverDnDestroyGesvdjInfo"});
   binder.Bind(&l.cusolverDnCreateSyevjInfo, {"cusolverDnCreateSyevjInfo"});
   binder.Bind(&l.cusolverDnDestroySyevjInfo, {"cusolverDnDestroySyevjInfo"});
-  static const char kPrefix[] = {'S', 'D', 'C', 'Z'};
   for (int t = 0; t < 4; ++t) {
     const bool complex = t >= 2;
-    auto name = [&](const char* routine, const char* suffix = "") {
-      return absl::StrCat("cusolverDn", std::string(1, kPrefix[t]), routine,
-                          suffix);
+    // `*function` is cusolverDn<type letter><routine><suffix>.
+    auto bind = [&](auto* function, const char* routine,
+                    const char* suffix = "") {
+      const std::string symbol = absl::StrCat(
+          "cusolverDn", std::string(1, kTypeLetters[t]), routine, suffix);
+      binder.Bind(function, {symbol.c_str()});
     };
-    // The names must outlive Bind's initializer_list only for the call.
-    const std::string names[] = {
-        name("potrf", "_bufferSize"),
-        name("potrf"),
-        name("getrf", "_bufferSize"),
-        name("getrf"),
-        name("geqrf", "_bufferSize"),
-        name("geqrf"),
-        name(complex ? "ungqr" : "orgqr", "_bufferSize"),
-        name(complex ? "ungqr" : "orgqr"),
-        name(complex ? "heevd" : "syevd", "_bufferSize"),
-        name(complex ? "heevd" : "syevd"),
-        name("gesvdj", "_bufferSize"),
-        name("gesvdj"),
-        name(complex ? "heevj" : "syevj", "_bufferSize"),
-        name(complex ? "heevj" : "syevj"),
-        name(complex ? "heevjBatched" : "syevjBatched", "_bufferSize"),
-        name(complex ? "heevjBatched" : "syevjBatched"),
-        name("gesvdjBatched", "_bufferSize"),
-        name("gesvdjBatched"),
-        name("potrfBatched")};
-    binder.Bind(&l.potrf_size[t], {names[0].c_str()});
-    binder.Bind(&l.potrf[t], {names[1].c_str()});
-    binder.Bind(&l.getrf_size[t], {names[2].c_str()});
-    binder.Bind(&l.getrf[t], {names[3].c_str()});
-    binder.Bind(&l.geqrf_size[t], {names[4].c_str()});
-    binder.Bind(&l.geqrf[t], {names[5].c_str()});
-    binder.Bind(&l.orgqr_size[t], {names[6].c_str()});
-    binder.Bind(&l.orgqr[t], {names[7].c_str()});
-    binder.Bind(&l.syevd_size[t], {names[8].c_str()});
-    binder.Bind(&l.syevd[t], {names[9].c_str()});
-    binder.Bind(&l.gesvdj_size[t], {names[10].c_str()});
-    binder.Bind(&l.gesvdj[t], {names[11].c_str()});
-    binder.Bind(&l.syevj_size[t], {names[12].c_str()});
-    binder.Bind(&l.syevj[t], {names[13].c_str()});
-    binder.Bind(&l.syevj_batched_size[t], {names[14].c_str()});
-    binder.Bind(&l.syevj_batched[t], {names[15].c_str()});
-    binder.Bind(&l.gesvdj_batched_size[t], {names[16].c_str()});
-    binder.Bind(&l.gesvdj_batched[t], {names[17].c_str()});
-    binder.Bind(&l.potrf_batched[t], {names[18].c_str()});
+    bind(&l.potrf_size[t], "potrf", "_bufferSize");
+    bind(&l.potrf[t], "potrf");
+    bind(&l.getrf_size[t], "getrf", "_bufferSize");
+    bind(&l.getrf[t], "getrf");
+    bind(&l.geqrf_size[t], "geqrf", "_bufferSize");
+    bind(&l.geqrf[t], "geqrf");
+    bind(&l.orgqr_size[t], complex ? "ungqr" : "orgqr", "_bufferSize");
+    bind(&l.orgqr[t], complex ? "ungqr" : "orgqr");
+    bind(&l.syevd_size[t], complex ? "heevd" : "syevd", "_bufferSize");
+    bind(&l.syevd[t], complex ? "heevd" : "syevd");
+    bind(&l.gesvdj_size[t], "gesvdj", "_bufferSize");
+    bind(&l.gesvdj[t], "gesvdj");
+    bind(&l.syevj_size[t], complex ? "heevj" : "syevj", "_bufferSize");
+    bind(&l.syevj[t], complex ? "heevj" : "syevj");
+    bind(&l.syevj_batched_size[t], complex ? "heevjBatched" : "syevjBatched",
+         "_bufferSize");
+    bind(&l.syevj_batched[t], complex ? "heevjBatched" : "syevjBatched");
+    bind(&l.gesvdj_batched_size[t], "gesvdjBatched", "_bufferSize");
+    bind(&l.gesvdj_batched[t], "gesvdjBatched");
+    bind(&l.potrf_batched[t], "potrfBatched");
   }
   absl::Status status = binder.Check(l.name, "cuSOLVER 11 or newer");
   if (!status.ok()) return status;
@@ -484,14 +476,13 @@ std::unique_ptr<CusolverSolver::BlasLibrary> CusolverSolver::OpenBlas() {
   binder.Bind(&b.cublasCreate, {"cublasCreate_v2"});
   binder.Bind(&b.cublasDestroy, {"cublasDestroy_v2"});
   binder.Bind(&b.cublasSetStream, {"cublasSetStream_v2"});
-  binder.Bind(&b.getrf_batched[0], {"cublasSgetrfBatched"});
-  binder.Bind(&b.getrf_batched[1], {"cublasDgetrfBatched"});
-  binder.Bind(&b.getrf_batched[2], {"cublasCgetrfBatched"});
-  binder.Bind(&b.getrf_batched[3], {"cublasZgetrfBatched"});
-  binder.Bind(&b.geqrf_batched[0], {"cublasSgeqrfBatched"});
-  binder.Bind(&b.geqrf_batched[1], {"cublasDgeqrfBatched"});
-  binder.Bind(&b.geqrf_batched[2], {"cublasCgeqrfBatched"});
-  binder.Bind(&b.geqrf_batched[3], {"cublasZgeqrfBatched"});
+  for (int t = 0; t < 4; ++t) {
+    const std::string type(1, kTypeLetters[t]);
+    const std::string getrf = absl::StrCat("cublas", type, "getrfBatched");
+    const std::string geqrf = absl::StrCat("cublas", type, "geqrfBatched");
+    binder.Bind(&b.getrf_batched[t], {getrf.c_str()});
+    binder.Bind(&b.geqrf_batched[t], {geqrf.c_str()});
+  }
   if (!binder.Check(b.name, "cuBLAS 11 or newer").ok()) return nullptr;
   return *std::move(opened);
 }

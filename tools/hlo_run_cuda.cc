@@ -19,6 +19,17 @@ namespace {
 // Runs per sample of --time-run, as many as the peers' timing loop calls.
 constexpr int kRunsPerSample = 20;
 
+// The executor's options hlo-run's flags set (one device's; a replicated
+// run adds its device and collectives).
+CudaExecutorOptions ExecutorOptions(const HloRunOptions& options) {
+  CudaExecutorOptions executor_options;
+  executor_options.programmatic_launch = options.programmatic_launch;
+  executor_options.conditional_nodes = options.conditional_nodes;
+  executor_options.graph_streams = static_cast<int>(options.graph_streams);
+  executor_options.time_graph_branches = options.time_graph_branches;
+  return executor_options;
+}
+
 // The median over `iterations` samples (after warm-up) of the device time of
 // one run, the argument copies to the device and the results back not
 // counted. By default a sample is one run, its time the sum of its steps'
@@ -65,11 +76,7 @@ absl::StatusOr<Literal> RunOnGpu(const Executable& executable,
                                  absl::Span<const Literal> arguments,
                                  const HloRunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  CudaExecutorOptions executor_options;
-  executor_options.programmatic_launch = options.programmatic_launch;
-  executor_options.conditional_nodes = options.conditional_nodes;
-  executor_options.graph_streams = static_cast<int>(options.graph_streams);
-  executor_options.time_graph_branches = options.time_graph_branches;
+  const CudaExecutorOptions executor_options = ExecutorOptions(options);
   absl::StatusOr<std::unique_ptr<CudaExecutor>> executor =
       CudaExecutor::Create(executable, executor_options);
   if (!executor.ok()) return executor.status();
@@ -155,14 +162,10 @@ absl::StatusOr<std::vector<Literal>> RunOnGpus(
   // communicators for every GPU.
   std::vector<std::unique_ptr<CudaExecutor>> executors;
   for (int k = 0; k < n; ++k) {
-    CudaExecutorOptions executor_options;
+    CudaExecutorOptions executor_options = ExecutorOptions(options);
     executor_options.device_ordinal = k;
     executor_options.device_id = k;
     executor_options.collectives = collectives->get();
-    executor_options.programmatic_launch = options.programmatic_launch;
-    executor_options.conditional_nodes = options.conditional_nodes;
-    executor_options.graph_streams = static_cast<int>(options.graph_streams);
-    executor_options.time_graph_branches = options.time_graph_branches;
     absl::StatusOr<std::unique_ptr<CudaExecutor>> executor =
         CudaExecutor::Create(executable, executor_options);
     if (!executor.ok()) {
