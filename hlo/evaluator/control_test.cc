@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
 #include "hlo/evaluator/test_util.h"
@@ -302,6 +304,31 @@ ENTRY e {
   EXPECT_EQ(bad.status().message(),
             "not supported by the evaluator: custom-call (s) to "
             "'SPMDFullToShardShape'");
+}
+
+// geev refused says why: eigenvectors where they are asked for, the
+// eigenvalues' order where they are not (jnp.linalg.eigvals, jnp.roots).
+TEST(ControlTest, GeevRefusalNamesItsReason) {
+  const char* kHlo = R"(
+HloModule m
+ENTRY e {
+  a = f64[3,3]{0,1} parameter(0)
+  ROOT eig = (f64[3], f64[3], c128[3,3]{0,1}, c128[3,3]{0,1}, s32[]) custom-call(a), custom_call_target="lapack_dgeev_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={compute_left = 78 : ui8, compute_right = JOBVR : ui8}
+})";
+  const std::vector<double> a = {1, 2, 0, 0, 3, 1, 4, 0, 5};
+  for (const char* jobvr : {"78", "86"}) {
+    absl::StatusOr<Literal> r =
+        RunHlo(absl::StrReplaceAll(kHlo, {{"JOBVR", jobvr}}),
+               {Make<double>(F64, {3, 3}, a)});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().message(),
+              absl::StrCat("not supported by the evaluator: custom-call (eig) "
+                           "to 'lapack_dgeev_ffi' (",
+                           std::string(jobvr) == "78"
+                               ? "eigenvalues, in an order that is LAPACK's own"
+                               : "eigenvectors",
+                           ")"));
+  }
 }
 
 TEST(ControlTest, BadArgumentsAreErrors) {

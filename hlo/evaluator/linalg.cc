@@ -313,7 +313,13 @@ absl::StatusOr<Literal> EvaluateCustomCall(const HloInstruction& instr,
     case LapackRoutine::kOrgqr:
       return Orgqr(instr, operands);
     case LapackRoutine::kSyevd:
+      break;
     case LapackRoutine::kGeev:
+      // jnp.linalg.eigvals and jnp.roots ask for no vectors: then it is
+      // the eigenvalues' order (LAPACK's own, from its QR iterations).
+      if (c.jobvl == 'N' && c.jobvr == 'N') {
+        reason = "eigenvalues, in an order that is LAPACK's own";
+      }
       break;
     case LapackRoutine::kGesdd:
       if (c.mode == 'N') return GesddValues(instr, operands);
@@ -332,8 +338,9 @@ absl::StatusOr<Literal> EvaluateCustomCall(const HloInstruction& instr,
       return Sytrd(c, instr, operands);
   }
   // Eigenvectors, singular and Schur vectors are defined up to a sign (a
-  // phase), and iterative solvers' rounding is their own: a second
-  // implementation could not be compared with LAPACK's element by element.
+  // phase), a general matrix's eigenvalues come in no defined order, and
+  // iterative solvers' rounding is their own: a second implementation could
+  // not be compared with LAPACK's element by element.
   return absl::UnimplementedError(absl::StrCat(
       "not supported by the evaluator: custom-call (", instr.name(), ") to '",
       instr.attrs().custom_call_target, "' (", reason, ")"));

@@ -455,7 +455,9 @@ constexpr std::array<Caller, sizeof...(N)> MakeCallers(
     std::index_sequence<N...>) {
   return {&CallN<N>...};
 }
-constexpr size_t kMaxKernelParameters = 32;
+// Enough for the widest fusions the pipelines make (the cyclic reduction
+// of tridiagonal-solve-expander passes 35 buffers to one kernel).
+constexpr size_t kMaxKernelParameters = 64;
 const auto kCallers =
     MakeCallers(std::make_index_sequence<kMaxKernelParameters + 1>());
 

@@ -8,9 +8,11 @@ or another failure, is an error). WHY: the reason, for LAX_COVERAGE.md.
 # jaxlib's LAPACK custom calls that the cpu backend runs through LAPACK
 # (runtime/lapack_library.h) but the evaluator refuses: it has no LAPACK, and
 # these results are unique only up to signs and order (eig, schur). (svd_p's
-# case asks for singular values only, which the evaluator computes.)
+# case asks for singular values only, which the evaluator computes; eig_p's
+# for eigenvalues only, which come in an order that is LAPACK's own.)
 _LAPACK = {
-    "eig_p": ("lapack_sgeev_ffi", "eigenvectors"),
+    "eig_p": ("lapack_sgeev_ffi",
+              "eigenvalues, in an order that is LAPACK's own"),
     "schur_p": ("lapack_sgees_ffi", "Schur vectors"),
 }
 

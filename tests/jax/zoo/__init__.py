@@ -8,6 +8,7 @@ of NumPy arrays, small sizes). ALL merges them; a name may appear once.
 from zoo import (arrays, batched_linalg, control_flow, edge_cases,
                  grouped_matmuls, hunted,
                  hunted2, hunted3, hunted4, hunted5, hunted6, hunted7, hunted8,
+                 hunted9,
                  losses, models, modern_llm, numerics, optimizers, research)
 
 THEMES = {
@@ -27,6 +28,7 @@ THEMES = {
     "hunted6": hunted6.PROGRAMS,
     "hunted7": hunted7.PROGRAMS,
     "hunted8": hunted8.PROGRAMS,
+    "hunted9": hunted9.PROGRAMS,
     "grouped_matmuls": grouped_matmuls.PROGRAMS,
     "modern_llm": modern_llm.PROGRAMS,
     "batched_linalg": batched_linalg.PROGRAMS,
