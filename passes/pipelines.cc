@@ -1,5 +1,6 @@
 #include "passes/pipelines.h"
 
+#include <functional>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -17,7 +18,6 @@
 #include "passes/dot_operand_order.h"
 #include "passes/dot_strength_reduction.h"
 #include "passes/dot_tf32_operand_layout.h"
-#include "passes/fft_layout.h"
 #include "passes/float8_normalization.h"
 #include "passes/float_normalization.h"
 #include "passes/fusion/dot_prologue_fusion.h"
@@ -25,6 +25,7 @@
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
 #include "passes/gesvd_to_gesvdj.h"
+#include "passes/library_layout.h"
 #include "passes/orgqr_expander.h"
 #include "passes/radix_sort_rewriter.h"
 #include "passes/ragged_dot_expander.h"
@@ -91,6 +92,30 @@ bool GpuGroupedMatmul(absl::string_view platform, const HloInstruction& instr,
     default:  // integer dots are tiled kernels on cuda too
       return true;
   }
+}
+
+// Whether the cuda pipeline leaves a triangular-solve for cuBLAS's trsm
+// (the runtime's cublas.trsm step, as XLA:GPU calls it) instead of
+// expanding it. The expansion's inverse by recursive doubling is a few
+// fused kernels for small triangles and no library call, and beats a trsm
+// call there; from kCublasTrsmMinOrder rows its log2(m) levels of kernels
+// (about ten per solve at 192) cost more than trsm. cuBLAS has no bf16 or
+// f16 trsm: those expand, computing in f32.
+constexpr int64_t kCublasTrsmMinOrder = 64;
+
+bool CudaCallsTrsm(const HloInstruction& solve) {
+  const Shape& a = solve.operand(0)->shape();
+  switch (a.element_type()) {
+    case F32:
+    case F64:
+    case C64:
+    case C128:
+      break;
+    default:
+      return false;
+  }
+  return a.IsArray() && a.rank() >= 2 &&
+         a.dimensions(a.rank() - 1) >= kCublasTrsmMinOrder;
 }
 
 }  // namespace
@@ -180,22 +205,27 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // Nor a tridiagonal solver: JAX's GPU calls to cuSPARSE's
   // (cusparse_gtsv2_ffi) are cyclic reduction in HLO on every backend.
   pipeline.AddPass<TridiagonalSolveExpander>();
-  // GPUs have no solver library call here (the CPU calls LAPACK): cholesky
-  // becomes a loop of GPU kernels, triangular-solve the inverse of the
-  // triangle by recursive doubling and a dot, with no loop: a loop
-  // iteration costs the host some microseconds whatever it does, and a
-  // solve by substitution takes m of them (session 24's H200 survey:
-  // big_linalg's six 192 x 192 solves, 1160 iterations, ran 30x slower
-  // than XLA:GPU's trsm calls). Up to m = 4096 the inverse's O(m^3)
-  // arithmetic (about 45 GFLOP at 4096, under a millisecond at the
-  // H100's f32 rate) still beats m iterations of a few microseconds.
+  // The HLO cholesky op becomes a loop of GPU kernels (the CPU calls
+  // LAPACK; JAX's own Cholesky is a cuSOLVER custom call). On cuda the
+  // larger triangular-solves are cuBLAS's trsm (CudaCallsTrsm); the rest,
+  // and all of rocm's, the inverse of the triangle by recursive doubling
+  // and a dot, with no loop: a loop iteration costs the host some
+  // microseconds whatever it does, and a solve by substitution takes m of
+  // them (session 24's H200 survey: big_linalg's six 192 x 192 solves,
+  // 1160 iterations, ran 30x slower than XLA:GPU's trsm calls). Up to m =
+  // 4096 the inverse's O(m^3) arithmetic (about 45 GFLOP at 4096, under a
+  // millisecond at the H100's f32 rate) still beats m iterations of a few
+  // microseconds.
   // cuSOLVER has no batched orgqr: a batch of small ones is one loop over
   // the reflectors for all matrices at once (orgqr_expander.h); before
   // dot strength reduction, which fuses its vector products.
   if (platform == "cuda") pipeline.AddPass<OrgqrExpander>();
   if (platform == "cuda" || platform == "rocm") {
     pipeline.AddPass<CholeskyExpander>();
-    pipeline.AddPass<TriangularSolveExpander>(/*max_inverse_size=*/4096);
+    pipeline.AddPass<TriangularSolveExpander>(
+        /*max_inverse_size=*/4096,
+        platform == "cuda" ? CudaCallsTrsm
+                           : std::function<bool(const HloInstruction&)>());
     // A vector or tiny dot costs a GPU a library call (or a tiled kernel)
     // of a few microseconds for little arithmetic, and on cuda splits the
     // CUDA graph around it; as a multiply and a reduce it fuses with its
@@ -239,8 +269,8 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // cuSOLVER's calls read column-major matrices (their
   // operand_layout_constraints); the CPU's LAPACK calls read any layout.
   if (platform == "cuda") pipeline.AddPass<CustomCallLayout>();
-  // cuFFT reads and writes row-major arrays.
-  if (platform == "cuda") pipeline.AddPass<FftLayout>();
+  // cuFFT and cuBLAS's trsm read and write row-major arrays.
+  if (platform == "cuda") pipeline.AddPass<LibraryLayout>();
   // Every runtime gathers, scatters and exchanges flat chunks.
   pipeline.AddPass<CollectiveLayout>();
   // On CUDA, convolutions are cuDNN calls, in the tensor orders cuDNN

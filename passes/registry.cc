@@ -22,7 +22,6 @@
 #include "passes/dot_operand_order.h"
 #include "passes/dot_strength_reduction.h"
 #include "passes/dot_tf32_operand_layout.h"
-#include "passes/fft_layout.h"
 #include "passes/float8_normalization.h"
 #include "passes/float_normalization.h"
 #include "passes/fusion/dot_prologue_fusion.h"
@@ -30,6 +29,7 @@
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
 #include "passes/gesvd_to_gesvdj.h"
+#include "passes/library_layout.h"
 #include "passes/orgqr_expander.h"
 #include "passes/radix_sort_rewriter.h"
 #include "passes/ragged_dot_expander.h"
@@ -252,10 +252,11 @@ const PassEntry kPasses[] = {
      "a copy where a custom call's operand_layout_constraints ask for "
      "another layout than its operand's (cuda)",
      Make<CustomCallLayout>},
-    {"fft-layout",
-     "an fft's operand and result copied to and from row-major layouts "
-     "(cuFFT reads and writes row-major arrays; cuda)",
-     Make<FftLayout>},
+    {"library-layout",
+     "an fft's or triangular-solve's operands and result copied to and "
+     "from row-major layouts (cuFFT and cuBLAS's trsm read and write them "
+     "row-major; cuda)",
+     Make<LibraryLayout>},
 };
 
 constexpr absl::string_view kFixedPoint = "fixed-point";

@@ -378,6 +378,7 @@ absl::StatusOr<bool> TriangularSolveExpander::Run(HloModule* module) {
             ByteWidth(shape.element_type()) < 2) {
           return false;
         }
+        if (keep_ && keep_(*instr)) return false;
         const int64_t m =
             instr->operand(0)->shape().dimensions(shape.rank() - 1);
         // The inverse's padded square per batch element must fit the

@@ -32,6 +32,8 @@
 #define PASSES_TRIANGULAR_SOLVE_EXPANDER_H_
 
 #include <cstdint>
+#include <functional>
+#include <utility>
 
 #include "passes/pass.h"
 
@@ -40,9 +42,12 @@ namespace hloc {
 class TriangularSolveExpander : public HloPass {
  public:
   // Solves of m <= max_inverse_size use the inverse method, the others
-  // substitution (0, the default: substitution always).
-  explicit TriangularSolveExpander(int64_t max_inverse_size = 0)
-      : max_inverse_size_(max_inverse_size) {}
+  // substitution (0, the default: substitution always). Solves for which
+  // `keep` says true stay as they are (a library's trsm takes them).
+  explicit TriangularSolveExpander(
+      int64_t max_inverse_size = 0,
+      std::function<bool(const HloInstruction&)> keep = nullptr)
+      : max_inverse_size_(max_inverse_size), keep_(std::move(keep)) {}
   absl::string_view name() const override {
     return "triangular-solve-expander";
   }
@@ -50,6 +55,7 @@ class TriangularSolveExpander : public HloPass {
 
  private:
   int64_t max_inverse_size_;
+  std::function<bool(const HloInstruction&)> keep_;
 };
 
 }  // namespace hloc

@@ -16,6 +16,7 @@
 #include "runtime/device_run_staging.h"
 #include "runtime/evaluator_step.h"
 #include "runtime/graph_segments.h"
+#include "runtime/solver_check.h"
 
 namespace hloc {
 
@@ -458,17 +459,17 @@ absl::Status CudaExecutor::PrepareLibraryCall(const ExecutableStep& step,
     HLOC_ASSIGN_OR_RETURN(thunk->fft, fft_->Plan(executable_, step, what));
     return absl::OkStatus();
   }
-  if (absl::StartsWith(step.library, "cusolver.")) {
+  if (SolverRoutineOfLibrary(step.library).has_value()) {
     HLOC_RETURN_IF_ERROR(cuda::CheckSolverStep(executable_, step, what));
     HLOC_RETURN_IF_ERROR(OpenLibraryOnce(&solver_, driver_, what));
     HLOC_ASSIGN_OR_RETURN(thunk->solver,
                           solver_->Plan(executable_, step, what));
     return absl::OkStatus();
   }
-  return absl::UnimplementedError(
-      absl::StrCat(what, ": library '", step.library,
-                   "' is not supported by the cuda runtime (it knows "
-                   "cublas.gemm, cudnn.conv, cufft and cusolver.*)"));
+  return absl::UnimplementedError(absl::StrCat(
+      what, ": library '", step.library,
+      "' is not supported by the cuda runtime (it knows "
+      "cublas.gemm, cublas.trsm, cudnn.conv, cufft and cusolver.*)"));
 }
 
 absl::Status CudaExecutor::CreateBranchStreams() {

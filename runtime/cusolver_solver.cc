@@ -25,6 +25,9 @@ using Handle = void*;
 using Status = int;
 constexpr Status CUSOLVER_STATUS_SUCCESS = 0;
 constexpr int CUBLAS_FILL_MODE_LOWER = 0, CUBLAS_FILL_MODE_UPPER = 1;
+constexpr int CUBLAS_SIDE_LEFT = 0, CUBLAS_SIDE_RIGHT = 1;
+constexpr int CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_OP_C = 2;
+constexpr int CUBLAS_DIAG_NON_UNIT = 0, CUBLAS_DIAG_UNIT = 1;
 constexpr int CUSOLVER_EIG_MODE_NOVECTOR = 0, CUSOLVER_EIG_MODE_VECTOR = 1;
 
 const char* StatusName(Status status) {
@@ -200,7 +203,9 @@ struct CusolverSolver::Library : LoadedLibrary {
 
 // cuBLAS's batched LU and QR (getrfBatched, geqrfBatched: solver_method.h's
 // kBatched getrf and geqrf steps), loaded beside cuSOLVER where it is
-// found; without it those steps factor matrix by matrix.
+// found; without it those steps factor matrix by matrix. Its triangular
+// solves (trsm, trsmBatched) run the cublas.trsm steps, which have no other
+// way.
 struct CusolverSolver::BlasLibrary : LoadedLibrary {
   Status (*cublasCreate)(Handle*) = nullptr;
   Status (*cublasDestroy)(Handle) = nullptr;
@@ -211,6 +216,13 @@ struct CusolverSolver::BlasLibrary : LoadedLibrary {
   // (handle, m, n, A[], lda, tau[], host info, batch).
   Status (*geqrf_batched[4])(Handle, int, int, void* const*, int, void* const*,
                              int*, int) = {};
+  // (handle, side, uplo, trans, diag, m, n, host alpha, A, lda, B, ldb).
+  Status (*trsm[4])(Handle, int, int, int, int, int, int, const void*,
+                    const void*, int, void*, int) = {};
+  // The same on arrays of A's and B's addresses, then the batch.
+  Status (*trsm_batched[4])(Handle, int, int, int, int, int, int, const void*,
+                            const void* const*, int, void* const*, int,
+                            int) = {};
 
   absl::Status Check(Status status, const char* function,
                      absl::string_view what) const {
@@ -232,6 +244,9 @@ struct SolverPlan {
   int64_t k = 0, columns_u = 0, columns_v = 0;
   int uplo = CUBLAS_FILL_MODE_LOWER;
   int jobz = CUSOLVER_EIG_MODE_VECTOR;
+  // trsm, in cuBLAS's column-major terms (RunTrsm): side, trans and diag;
+  // m and n are B's rows and columns there, k a's order.
+  int side = CUBLAS_SIDE_LEFT, trans = CUBLAS_OP_N, diag = CUBLAS_DIAG_NON_UNIT;
   bool econ = false;
   SolverMethod method = SolverMethod::kPerMatrix;
   // Bytes of each slot, operands then results.
@@ -466,7 +481,7 @@ std::string CusolverSolver::DefaultBlasLibraries() {
 
 // cuBLAS is optional: a machine without it (or with one lacking a symbol)
 // factors batched LUs and QRs matrix by matrix, as the step's plan then
-// says.
+// says; a triangular solve there is an error naming the library.
 std::unique_ptr<CusolverSolver::BlasLibrary> CusolverSolver::OpenBlas() {
   absl::StatusOr<std::unique_ptr<BlasLibrary>> opened =
       OpenLibraryTable<BlasLibrary>(DefaultBlasLibraries(), "cuBLAS");
@@ -480,8 +495,13 @@ std::unique_ptr<CusolverSolver::BlasLibrary> CusolverSolver::OpenBlas() {
     const std::string type(1, kTypeLetters[t]);
     const std::string getrf = absl::StrCat("cublas", type, "getrfBatched");
     const std::string geqrf = absl::StrCat("cublas", type, "geqrfBatched");
+    const std::string trsm = absl::StrCat("cublas", type, "trsm_v2");
+    const std::string trsm_batched =
+        absl::StrCat("cublas", type, "trsmBatched");
     binder.Bind(&b.getrf_batched[t], {getrf.c_str()});
     binder.Bind(&b.geqrf_batched[t], {geqrf.c_str()});
+    binder.Bind(&b.trsm[t], {trsm.c_str()});
+    binder.Bind(&b.trsm_batched[t], {trsm_batched.c_str()});
   }
   if (!binder.Check(b.name, "cuBLAS 11 or newer").ok()) return nullptr;
   return *std::move(opened);
@@ -519,6 +539,11 @@ absl::StatusOr<SolverPlanPtr> CusolverSolver::Plan(const Executable& executable,
     plan->batch = a.ElementCount() / std::max<int64_t>(plan->k, 1);
     if (plan->k == 0)
       plan->batch = perm.ElementCount() / std::max<int64_t>(plan->n, 1);
+    return plan;
+  }
+  if (plan->routine == SolverRoutine::kTrsm) {
+    status = PlanTrsm(executable, step, plan.get());
+    if (!status.ok()) return status;
     return plan;
   }
   plan->type = TypeIndex(a.element_type());
@@ -602,6 +627,9 @@ absl::Status CusolverSolver::Run(SolverPlan* plan,
     return HLOC_CUDA_CALL(d, what, cuLaunchKernel, permutation_,
                           (batch_u + kThreads - 1) / kThreads, 1, 1, kThreads,
                           1, 1, 0, stream, args, nullptr);
+  }
+  if (plan->routine == SolverRoutine::kTrsm) {
+    return RunTrsm(plan, buffers, stream);
   }
   // The factorisations work in the result that JAX aliases with operand 0.
   const size_t operands = plan->routine == SolverRoutine::kOrgqr ? 2 : 1;
@@ -851,6 +879,94 @@ absl::Status CusolverSolver::RunBatched(SolverPlan* plan,
       return absl::InternalError(
           absl::StrCat(what, ": no batched routine for this step"));
   }
+}
+
+// HLO's row-major arrays are column-major ones transposed: a's bytes are
+// a^T's, b's (m x n) are b^T's (n x m). op(a) x = b is x^T op(a)^T = b^T,
+// and op(a)^T is op applied to a^T: so cuBLAS solves the other side, with
+// the other triangle (a^T's lower is a's upper), the same op and diag, on
+// b^T in place of b.
+absl::Status CusolverSolver::PlanTrsm(const Executable& executable,
+                                      const ExecutableStep& step,
+                                      SolverPlan* plan) {
+  if (blas_ == nullptr) {
+    return absl::UnavailableError(
+        absl::StrCat(plan->what, ": a triangular solve needs cuBLAS (",
+                     DefaultBlasLibraries(), "), which did not load"));
+  }
+  const Shape& a = executable.buffers[step.buffers[0]].shape;
+  const Shape& b = executable.buffers[step.buffers[1]].shape;
+  const LibraryConfig& c = step.library_config;
+  const int64_t rank = b.rank();
+  plan->type = TypeIndex(a.element_type());
+  plan->element_bytes = ByteWidth(a.element_type());
+  plan->m = b.dimensions(rank - 1);
+  plan->n = b.dimensions(rank - 2);
+  plan->k = a.dimensions(rank - 1);
+  plan->batch = 1;
+  for (int64_t d = 0; d + 2 < rank; ++d) plan->batch *= b.dimensions(d);
+  plan->side = c.side == 'L' ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT;
+  plan->uplo = c.uplo == 'L' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+  // A real matrix's adjoint is its transpose.
+  plan->trans = c.trans == 'N'                    ? CUBLAS_OP_N
+                : c.trans == 'T'                  ? CUBLAS_OP_T
+                : IsComplexType(a.element_type()) ? CUBLAS_OP_C
+                                                  : CUBLAS_OP_T;
+  plan->diag = c.diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
+  plan->method = ChooseSolverMethod(SolverRoutine::kTrsm, plan->batch, plan->m,
+                                    plan->n, c);
+  if (plan->method == SolverMethod::kBatched) {
+    // Arrays of the triangles' and the solutions' addresses.
+    return HLOC_CUDA_CALL(
+        driver_, plan->what, cuMemAlloc, &plan->pointers,
+        2 * static_cast<size_t>(plan->batch) * sizeof(CUdeviceptr));
+  }
+  return absl::OkStatus();
+}
+
+// x = b, then cuBLAS solves in place in x: one trsm, or one trsmBatched for
+// a batch.
+absl::Status CusolverSolver::RunTrsm(SolverPlan* plan,
+                                     const std::vector<CUdeviceptr>& buffers,
+                                     CUstream stream) {
+  const std::string& what = plan->what;
+  const CUdeviceptr a = buffers[0], x = buffers[2];
+  absl::Status status;
+  if (plan->bytes[1] > 0) {
+    status = HLOC_CUDA_CALL(driver_, what, cuMemcpyDtoDAsync, x, buffers[1],
+                            static_cast<size_t>(plan->bytes[1]), stream);
+    if (!status.ok()) return status;
+  }
+  if (plan->batch == 0 || plan->m == 0 || plan->n == 0) {
+    return absl::OkStatus();
+  }
+  // alpha = 1 in the type: the float, double and complex ones begin alike.
+  static const double kOneDouble[2] = {1.0, 0.0};
+  static const float kOneFloat[2] = {1.0f, 0.0f};
+  const void* alpha = plan->type == 1 || plan->type == 3
+                          ? static_cast<const void*>(kOneDouble)
+                          : static_cast<const void*>(kOneFloat);
+  const int t = plan->type;
+  const int mi = static_cast<int>(plan->m), ni = static_cast<int>(plan->n);
+  const int lda = std::max(static_cast<int>(plan->k), 1);
+  const int ldb = std::max(mi, 1);
+  status =
+      HLOC_LIBRARY_CALL(*blas_, what, cublasSetStream, blas_handle_, stream);
+  if (!status.ok()) return status;
+  if (plan->method != SolverMethod::kBatched) {
+    return HLOC_LIBRARY_CALL(*blas_, what, trsm[t], blas_handle_, plan->side,
+                             plan->uplo, plan->trans, plan->diag, mi, ni, alpha,
+                             Ptr(a), lda, Ptr(x), ldb);
+  }
+  const int64_t eb = plan->element_bytes;
+  status = WriteBatchPointers(
+      plan, {{a, plan->k * plan->k * eb}, {x, plan->m * plan->n * eb}}, stream);
+  if (!status.ok()) return status;
+  const auto* arrays = reinterpret_cast<void* const*>(plan->pointers);
+  return HLOC_LIBRARY_CALL(*blas_, what, trsm_batched[t], blas_handle_,
+                           plan->side, plan->uplo, plan->trans, plan->diag, mi,
+                           ni, alpha, arrays, lda, arrays + plan->batch, ldb,
+                           static_cast<int>(plan->batch));
 }
 
 }  // namespace cuda

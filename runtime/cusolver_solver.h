@@ -1,6 +1,7 @@
 // "cusolver.<routine>" steps (runtime/solver_check.h): JAX's CUDA linear
 // algebra (Cholesky, LU, QR, symmetric eigensolver, Jacobi SVD) through
-// cuSOLVER's dense API, loaded at run time with dlopen (libcusolver.so.12
+// cuSOLVER's dense API, and "cublas.trsm" (HLO's triangular-solve) through
+// cuBLAS's trsm, loaded at run time with dlopen (libcusolver.so.12
 // or .11; $HLOC_LIBCUSOLVER overrides), so nothing links CUDA. As in
 // cufft_fft.h, the few types and values of cusolverDn.h are declared in
 // cusolver_solver.cc with its ABI instead of including it. Batches of
@@ -82,6 +83,12 @@ class CusolverSolver {
   absl::Status RunBatched(SolverPlan* plan,
                           const std::vector<CUdeviceptr>& buffers,
                           CUdeviceptr a, CUstream stream);
+  // cublas.trsm, through cuBLAS.
+  absl::Status PlanTrsm(const Executable& executable,
+                        const ExecutableStep& step, SolverPlan* plan);
+  absl::Status RunTrsm(SolverPlan* plan,
+                       const std::vector<CUdeviceptr>& buffers,
+                       CUstream stream);
   CudaDriver* driver_ = nullptr;
   std::unique_ptr<Library> library_;
   void* handle_ = nullptr;

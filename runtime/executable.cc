@@ -1177,13 +1177,17 @@ void DescribeSteps(const std::vector<ExecutableStep>& steps,
                       absl::StrJoin(step.library_config.fft_length, ","), "}");
     }
     if (step.kind == ExecutableStep::Kind::kLibraryCall &&
-        absl::StartsWith(step.library, "lapack.")) {
+        (absl::StartsWith(step.library, "lapack.") ||
+         step.library == "cublas.trsm")) {
       const LibraryConfig& c = step.library_config;
-      absl::StrAppend(out, " uplo=", std::string(1, c.uplo), " side=",
-                      std::string(1, c.side), " trans=",
-                      std::string(1, c.trans), " diag=",
-                      std::string(1, c.diag), " mode=", std::string(1, c.mode),
-                      c.hlo_cholesky ? " (cholesky)" : "");
+      absl::StrAppend(out, " uplo=", std::string(1, c.uplo),
+                      " side=", std::string(1, c.side),
+                      " trans=", std::string(1, c.trans),
+                      " diag=", std::string(1, c.diag));
+      if (step.library != "cublas.trsm") {
+        absl::StrAppend(out, " mode=", std::string(1, c.mode),
+                        c.hlo_cholesky ? " (cholesky)" : "");
+      }
       if (step.library == "lapack.geev") {
         absl::StrAppend(out, " jobvl=", std::string(1, c.jobvl),
                         " jobvr=", std::string(1, c.jobvr));

@@ -1,6 +1,7 @@
 #include "runtime/solver_check.h"
 
 #include <algorithm>
+#include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -14,13 +15,14 @@ struct RoutineName {
   const char* name;
 };
 constexpr RoutineName kRoutines[] = {
-    {SolverRoutine::kPotrf, "potrf"},
-    {SolverRoutine::kGetrf, "getrf"},
-    {SolverRoutine::kGeqrf, "geqrf"},
-    {SolverRoutine::kOrgqr, "orgqr"},
-    {SolverRoutine::kSyevd, "syevd"},
-    {SolverRoutine::kGesvdj, "gesvdj"},
-    {SolverRoutine::kPivotsToPermutation, "pivots_to_permutation"},
+    {SolverRoutine::kPotrf, "cusolver.potrf"},
+    {SolverRoutine::kGetrf, "cusolver.getrf"},
+    {SolverRoutine::kGeqrf, "cusolver.geqrf"},
+    {SolverRoutine::kOrgqr, "cusolver.orgqr"},
+    {SolverRoutine::kSyevd, "cusolver.syevd"},
+    {SolverRoutine::kGesvdj, "cusolver.gesvdj"},
+    {SolverRoutine::kPivotsToPermutation, "cusolver.pivots_to_permutation"},
+    {SolverRoutine::kTrsm, "cublas.trsm"},
 };
 
 bool IsSolverType(PrimitiveType type) {
@@ -69,18 +71,69 @@ std::vector<int64_t> With(std::vector<int64_t> batch,
   return batch;
 }
 
+// "cublas.trsm": a[B,k,k], b[B,m,n], x[B,m,n], row-major, one type.
+absl::Status CheckTrsmShapes(const LibraryConfig& config,
+                             const std::vector<Shape>& shapes) {
+  const char* name = "cublas.trsm";
+  auto fail = [&](absl::string_view message) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": ", message));
+  };
+  if (shapes.size() != 3) {
+    return fail(absl::StrCat("takes 2 operand and 1 result buffers, not ",
+                             shapes.size()));
+  }
+  struct Code {
+    char value;
+    const char* field;
+    const char* allowed;
+  };
+  for (const Code& c :
+       {Code{config.side, "side", "LR"}, Code{config.uplo, "uplo", "LU"},
+        Code{config.trans, "trans", "NTC"}, Code{config.diag, "diag", "NU"}}) {
+    if (c.value == 0 ||
+        std::string(c.allowed).find(c.value) == std::string::npos) {
+      return fail(absl::StrCat(c.field, " must be one of '", c.allowed,
+                               "', not code ", static_cast<int>(c.value)));
+    }
+  }
+  const Shape& a = shapes[0];
+  const Shape& b = shapes[1];
+  if (!a.IsArray() || a.rank() < 2 || !IsSolverType(a.element_type()) ||
+      !b.IsArray() || b.rank() != a.rank()) {
+    return fail(absl::StrCat("operands ", a.ToString(), " and ", b.ToString(),
+                             " are not f32, f64, c64 or c128 arrays of one "
+                             "rank >= 2 (batch dimensions, then a matrix)"));
+  }
+  const int64_t rank = a.rank();
+  const int64_t k =
+      config.side == 'L' ? b.dimensions(rank - 2) : b.dimensions(rank - 1);
+  std::vector<int64_t> dims(b.dimensions().begin(), b.dimensions().end() - 2);
+  dims.push_back(k);
+  dims.push_back(k);
+  const PrimitiveType t = a.element_type();
+  absl::Status status =
+      Expect(a, Shape::Array(t, dims),
+             absl::StrCat(name, ": operand 0 (the triangle)"));
+  if (!status.ok()) return status;
+  status = Expect(b, Shape::Array(t, b.dimensions()),
+                  absl::StrCat(name, ": operand 1"));
+  if (!status.ok()) return status;
+  return Expect(shapes[2], Shape::Array(t, b.dimensions()),
+                absl::StrCat(name, ": result 0"));
+}
+
 }  // namespace
 
 std::string SolverLibraryName(SolverRoutine routine) {
   for (const RoutineName& r : kRoutines) {
-    if (r.routine == routine) return absl::StrCat("cusolver.", r.name);
+    if (r.routine == routine) return r.name;
   }
   return "cusolver.?";
 }
 
 std::optional<SolverRoutine> SolverRoutineOfLibrary(absl::string_view library) {
   for (const RoutineName& r : kRoutines) {
-    if (library == SolverLibraryName(r.routine)) return r.routine;
+    if (library == r.name) return r.routine;
   }
   return std::nullopt;
 }
@@ -97,6 +150,7 @@ absl::Status CheckSolverShapes(SolverRoutine routine,
                                const LibraryConfig& config,
                                const std::vector<Shape>& shapes) {
   const std::string name = SolverLibraryName(routine);
+  if (routine == SolverRoutine::kTrsm) return CheckTrsmShapes(config, shapes);
   const size_t operands = routine == SolverRoutine::kOrgqr ? 2 : 1;
   size_t results = 0;
   switch (routine) {
@@ -114,6 +168,8 @@ absl::Status CheckSolverShapes(SolverRoutine routine,
       break;
     case SolverRoutine::kGesvdj:
       results = 5;
+      break;
+    case SolverRoutine::kTrsm:
       break;
   }
   if (shapes.size() != operands + results) {
@@ -219,6 +275,7 @@ absl::Status CheckSolverShapes(SolverRoutine routine,
       wanted.push_back({S32, batch, false});
       break;
     case SolverRoutine::kPivotsToPermutation:
+    case SolverRoutine::kTrsm:
       break;
   }
   for (size_t i = 0; i < shapes.size(); ++i) {

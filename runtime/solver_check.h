@@ -1,7 +1,7 @@
-// The "cusolver.<routine>" library steps (executable.h): what each one's
-// buffers hold, checked without a GPU by the compiler
+// The "cusolver.<routine>" library steps and "cublas.trsm" (executable.h):
+// what each one's buffers hold, checked without a GPU by the compiler
 // (backends/gpu/solver_lowering.h) and by the cuda runtime before it loads
-// cuSOLVER (runtime/cusolver_solver.h).
+// cuSOLVER (runtime/cusolver_solver.h, which runs cuBLAS's trsm too).
 //
 // They are jaxlib's CUDA solver kernels as JAX's lowering calls them (the
 // custom calls cusolver_<routine>_ffi and cu_lu_pivots_to_permutation).
@@ -21,6 +21,13 @@
 //        not written (JAX ignores them)
 //   pivots_to_permutation(pivots s32[B,k] 0-based) -> perm s32[B,p], p >= k
 // info is LAPACK's: 0 on success, > 0 where the factorisation failed.
+//
+// "cublas.trsm" is the HLO triangular-solve op (XLA:GPU calls cuBLAS's
+// trsm for it too), on row-major arrays as every other HLO op's:
+//   trsm(a[B,k,k], b[B,m,n]) -> x[B,m,n]   k = m with side 'L', else n
+// solving op(a) x = b (side 'L') or x op(a) = b (side 'R') with a's
+// triangle uplo ('L' or 'U') only, op trans ('N', 'T', or 'C': the
+// conjugate transpose) and diag 'U' (unit diagonal, not read) or 'N'.
 #ifndef RUNTIME_SOLVER_CHECK_H_
 #define RUNTIME_SOLVER_CHECK_H_
 
@@ -44,9 +51,10 @@ enum class SolverRoutine {
   kSyevd,
   kGesvdj,
   kPivotsToPermutation,
+  kTrsm,
 };
 
-// "cusolver.potrf", ...
+// "cusolver.potrf", ..., "cublas.trsm".
 std::string SolverLibraryName(SolverRoutine routine);
 // The routine of a library name; nullopt for any other library.
 std::optional<SolverRoutine> SolverRoutineOfLibrary(absl::string_view library);
@@ -55,8 +63,9 @@ std::optional<SolverRoutine> SolverRoutineOfLibrary(absl::string_view library);
 std::vector<int64_t> ColumnMajorMatrixLayout(int64_t rank);
 
 // Checks the buffers' shapes (operands' then results', as above) and the
-// config's uplo ('L' or 'U') and mode ('V' or 'N') for `routine`; the error
-// (InvalidArgument) says what was expected.
+// config's uplo ('L' or 'U') and mode ('V' or 'N'), for trsm uplo, side,
+// trans and diag, for `routine`; the error (InvalidArgument) says what was
+// expected.
 absl::Status CheckSolverShapes(SolverRoutine routine,
                                const LibraryConfig& config,
                                const std::vector<Shape>& shapes);

@@ -66,6 +66,11 @@ SolverMethod ChooseSolverMethod(SolverRoutine routine, int64_t batch, int64_t m,
                      n / batch <= kBlasBatchedRatio
                  ? SolverMethod::kBatched
                  : SolverMethod::kPerMatrix;
+    case SolverRoutine::kTrsm:
+      // cuBLAS's trsmBatched, as XLA:GPU's triangular-solve thunk calls
+      // for any batch.
+      return batch > 1 && batchable ? SolverMethod::kBatched
+                                    : SolverMethod::kPerMatrix;
     case SolverRoutine::kOrgqr:
     case SolverRoutine::kPivotsToPermutation:
       return SolverMethod::kPerMatrix;

@@ -35,7 +35,7 @@ enum class SolverMethod {
   // syevj once per matrix.
   kJacobiPerMatrix,
   // One call for the whole batch: cuSOLVER's potrfBatched, syevjBatched or
-  // gesvdjBatched, or cuBLAS's getrfBatched or geqrfBatched.
+  // gesvdjBatched, or cuBLAS's getrfBatched, geqrfBatched or trsmBatched.
   kBatched,
 };
 

@@ -73,6 +73,13 @@ TEST(SolverMethodTest, QrBatchesSmallMatricesForTheirBatch) {
   EXPECT_EQ(Choose(SolverRoutine::kGeqrf, 2, 300, 8), SolverMethod::kPerMatrix);
 }
 
+TEST(SolverMethodTest, TriangularSolvesBatchEveryBatch) {
+  EXPECT_EQ(Choose(SolverRoutine::kTrsm, 1, 192, 192),
+            SolverMethod::kPerMatrix);
+  EXPECT_EQ(Choose(SolverRoutine::kTrsm, 2, 1024, 1), SolverMethod::kBatched);
+  EXPECT_EQ(Choose(SolverRoutine::kTrsm, 300, 64, 64), SolverMethod::kBatched);
+}
+
 TEST(SolverMethodTest, OrgqrAndBatchesPastAnIntRunPerMatrix) {
   EXPECT_EQ(Choose(SolverRoutine::kOrgqr, 512, 8, 8), SolverMethod::kPerMatrix);
   const int64_t huge = static_cast<int64_t>(INT_MAX) + 1;
@@ -82,6 +89,7 @@ TEST(SolverMethodTest, OrgqrAndBatchesPastAnIntRunPerMatrix) {
             SolverMethod::kJacobiPerMatrix);
   EXPECT_EQ(Choose(SolverRoutine::kGesvdj, huge, 2, 2),
             SolverMethod::kPerMatrix);
+  EXPECT_EQ(Choose(SolverRoutine::kTrsm, huge, 2, 2), SolverMethod::kPerMatrix);
 }
 
 }  // namespace

@@ -219,6 +219,13 @@ class StepEmitter {
       steps->push_back(*std::move(fft));
       return absl::OkStatus();
     }
+    // The triangular solves the cuda pipeline left unexpanded
+    // (passes/pipelines.cc) are cuBLAS's trsm.
+    if (vendor_libraries_ && instr.opcode() == HloOpcode::kTriangularSolve) {
+      HLOC_ASSIGN_OR_RETURN(ExecutableStep trsm, MakeTrsmStep(instr, slots));
+      steps->push_back(std::move(trsm));
+      return absl::OkStatus();
+    }
     if (vendor_libraries_ && instr.opcode() == HloOpcode::kCustomCall) {
       HLOC_ASSIGN_OR_RETURN(std::optional<ExecutableStep> solver,
                             MakeSolverStep(instr, slots));

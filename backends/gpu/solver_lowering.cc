@@ -124,4 +124,38 @@ absl::StatusOr<std::optional<ExecutableStep>> MakeSolverStep(
   return step;
 }
 
+absl::StatusOr<ExecutableStep> MakeTrsmStep(const HloInstruction& solve,
+                                            const std::vector<int64_t>& slots) {
+  auto fail = [&](absl::string_view message) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("triangular-solve ", solve.name(), ": ", message));
+  };
+  const std::optional<TriangularSolveOptions>& options =
+      solve.attrs().triangular_solve_options;
+  if (solve.opcode() != HloOpcode::kTriangularSolve || !options.has_value()) {
+    return fail("not a triangular-solve with its options");
+  }
+  ExecutableStep step;
+  step.kind = ExecutableStep::Kind::kLibraryCall;
+  step.library = SolverLibraryName(SolverRoutine::kTrsm);
+  step.instruction = solve.name();
+  step.buffers = slots;
+  LibraryConfig& config = step.library_config;
+  config.side = options->left_side ? 'L' : 'R';
+  config.uplo = options->lower ? 'L' : 'U';
+  // XLA's Transpose enum: 1 NO_TRANSPOSE, 2 TRANSPOSE, 3 ADJOINT.
+  config.trans = options->transpose_a == 2   ? 'T'
+                 : options->transpose_a == 3 ? 'C'
+                                             : 'N';
+  config.diag = options->unit_diagonal ? 'U' : 'N';
+  absl::Status status = CheckSolverShapes(
+      SolverRoutine::kTrsm, config,
+      {solve.operand(0)->shape(), solve.operand(1)->shape(), solve.shape()});
+  if (!status.ok()) return fail(status.message());
+  if (slots.size() != 3) {
+    return fail(absl::StrCat("3 buffers but ", slots.size(), " slots"));
+  }
+  return step;
+}
+
 }  // namespace hloc

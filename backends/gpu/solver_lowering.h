@@ -1,6 +1,7 @@
 // JAX's CUDA linear-algebra custom calls as cuSOLVER library steps
 // ("cusolver.<routine>", runtime/solver_check.h), which the cuda runtime
-// runs through cuSOLVER (runtime/cusolver_solver.h).
+// runs through cuSOLVER (runtime/cusolver_solver.h), and HLO's
+// triangular-solve as cuBLAS's trsm ("cublas.trsm").
 //
 // The custom calls are jaxlib's typed-FFI GPU kernels as
 // jax/_src/lax/linalg.py lowers jnp.linalg for CUDA:
@@ -41,6 +42,12 @@ std::vector<std::string> SolverCustomCallTargets();
 // instruction and what does not fit.
 absl::StatusOr<std::optional<ExecutableStep>> MakeSolverStep(
     const HloInstruction& call, const std::vector<int64_t>& slots);
+
+// The cublas.trsm step of a triangular-solve (runtime/solver_check.h) on
+// `slots` (a, b, then the result), or an error (InvalidArgument) naming the
+// instruction where its shapes or layouts do not fit.
+absl::StatusOr<ExecutableStep> MakeTrsmStep(const HloInstruction& solve,
+                                            const std::vector<int64_t>& slots);
 
 }  // namespace hloc
 

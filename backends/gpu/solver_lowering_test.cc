@@ -261,6 +261,93 @@ TEST(SolverLoweringTest, TheRuntimeChecksStepsWithoutAGpu) {
   expect_error(bad, "'cusolver.getrs' is no cuSOLVER routine");
 }
 
+// Triangular solves of 64 rows and more stay for cuBLAS's trsm, with
+// XLA's options as LAPACK's codes; smaller ones are expanded into kernels.
+TEST(SolverLoweringTest, TriangularSolvesAsTrsm) {
+  const std::string batched = CallModule(
+      "  a = f32[2,96,96] parameter(0)\n  b = f32[2,96,5] parameter(1)\n",
+      "triangular-solve(a, b), left_side=true, lower=true, "
+      "transpose_a=TRANSPOSE",
+      "f32[2,96,5]");
+  ExecutableStep step = CompiledStep(batched, "cublas.trsm");
+  EXPECT_EQ(step.library_config.side, 'L');
+  EXPECT_EQ(step.library_config.uplo, 'L');
+  EXPECT_EQ(step.library_config.trans, 'T');
+  EXPECT_EQ(step.library_config.diag, 'N');
+  const std::string adjoint = CallModule(
+      "  a = c64[64,64] parameter(0)\n  b = c64[3,64] parameter(1)\n",
+      "triangular-solve(a, b), left_side=false, lower=false, "
+      "unit_diagonal=true, transpose_a=ADJOINT",
+      "c64[3,64]");
+  step = CompiledStep(adjoint, "cublas.trsm");
+  EXPECT_EQ(step.library_config.side, 'R');
+  EXPECT_EQ(step.library_config.uplo, 'U');
+  EXPECT_EQ(step.library_config.trans, 'C');
+  EXPECT_EQ(step.library_config.diag, 'U');
+  // A transposed triangle is copied to row-major first (library-layout).
+  const std::string transposed = CallModule(
+      "  a = f64[70,70]{0,1} parameter(0)\n  b = f64[70,2] parameter(1)\n",
+      "triangular-solve(a, b), left_side=true, lower=false, "
+      "transpose_a=NO_TRANSPOSE",
+      "f64[70,2]");
+  step = CompiledStep(transposed, "cublas.trsm");
+  EXPECT_EQ(step.library_config.uplo, 'U');
+  // Small ones and bf16 ones (cuBLAS has no bf16 trsm) are kernels.
+  for (const std::string& kernels :
+       {CallModule(
+            "  a = f32[24,24] parameter(0)\n  b = f32[24,5] parameter(1)\n",
+            "triangular-solve(a, b), left_side=true, lower=true, "
+            "transpose_a=NO_TRANSPOSE",
+            "f32[24,5]"),
+        CallModule(
+            "  a = bf16[96,96] parameter(0)\n  b = bf16[96,5] parameter(1)\n",
+            "triangular-solve(a, b), left_side=true, lower=true, "
+            "transpose_a=NO_TRANSPOSE",
+            "bf16[96,5]")}) {
+    absl::StatusOr<Executable> e = Compile(kernels);
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    EXPECT_EQ(FindStep(*e, "cublas.trsm"), nullptr) << kernels;
+  }
+}
+
+TEST(SolverLoweringTest, TheRuntimeChecksTrsmStepsWithoutAGpu) {
+  absl::StatusOr<Executable> e = Compile(CallModule(
+      "  a = f32[3,80,80] parameter(0)\n  b = f32[3,4,80] parameter(1)\n",
+      "triangular-solve(a, b), left_side=false, lower=true, "
+      "transpose_a=NO_TRANSPOSE",
+      "f32[3,4,80]"));
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  int index = -1;
+  for (size_t i = 0; i < e->steps.size(); ++i) {
+    if (e->steps[i].library == "cublas.trsm") index = static_cast<int>(i);
+  }
+  ASSERT_GE(index, 0);
+  ASSERT_TRUE(cuda::CheckSolverStep(*e, e->steps[index], "step").ok());
+  auto expect_error = [&](const Executable& bad, const std::string& text) {
+    absl::Status status = cuda::CheckSolverStep(bad, bad.steps[index], "step");
+    ASSERT_FALSE(status.ok()) << text;
+    EXPECT_NE(status.message().find(text), std::string::npos)
+        << status.message();
+  };
+  Executable bad = *e;
+  bad.steps[index].library_config.side = 'X';
+  expect_error(bad, "cublas.trsm: side must be one of 'LR'");
+  bad = *e;
+  bad.steps[index].library_config.trans = 0;
+  expect_error(bad, "trans must be one of 'NTC', not code 0");
+  // Left side: the triangle would need b's 4 rows.
+  bad = *e;
+  bad.steps[index].library_config.side = 'L';
+  expect_error(bad, "operand 0 (the triangle) is f32[3,80,80]");
+  bad = *e;
+  bad.buffers[bad.steps[index].buffers[2]].shape =
+      Shape::ArrayWithLayout(F32, {3, 4, 80}, {1, 2, 0});
+  expect_error(bad, "result 0 is f32[3,4,80]{1,2,0}");
+  bad = *e;
+  bad.steps[index].buffers.pop_back();
+  expect_error(bad, "takes 2 operand and 1 result buffers, not 2");
+}
+
 // The permutation kernel is valid PTX for the GPU the bundle targets.
 TEST(SolverLoweringTest, PermutationPtxAssembles) {
   const char* cuda = std::getenv("CUDA_PATH");

@@ -6,7 +6,8 @@ each matrix, so a vmapped solve, eigh or SVD of hundreds of 3x3 to 16x16
 matrices ran hundreds of calls; the GPU runtime now runs the batched
 routines where jaxlib does, and a few places more (runtime/solver_method.h):
 cuBLAS getrfBatched and geqrfBatched, cuSOLVER potrfBatched, syevjBatched
-and gesvdjBatched.
+and gesvdjBatched. One program (triangular_solves_mid) is the other end:
+single solves of a few hundred rows, cuBLAS's trsm on the GPU.
 
 Outputs are what the factorisations determine: solutions, inverses,
 determinants, Cholesky factors (unique), eigen- and singular values,
@@ -105,6 +106,25 @@ def batched_qr_least_squares(a, b, c):
     return q @ r, jnp.abs(q), jnp.abs(r), x, qc @ rc, jnp.abs(rc)
 
 
+def triangular_solves_mid(l, b, w, a, c):
+    # The other end of the sizes: single triangles of 256 rows and a 320 x
+    # 320 solve, whose triangular solves the cuda pipeline leaves for
+    # cuBLAS's trsm (session 37) instead of inverting the triangle: both
+    # sides, transposed and unit-diagonal forms, LU and Cholesky solves.
+    n = l.shape[0]
+    t = jnp.tril(l) / n + jnp.diag(2.0 + jnp.abs(jnp.diag(l)))
+    x1 = jsp.linalg.solve_triangular(t, b, lower=True)
+    x2 = jsp.linalg.solve_triangular(t, b, lower=True, trans=1)
+    x3 = jsp.linalg.solve_triangular(t.T, b, lower=False, unit_diagonal=True)
+    x4 = jax.lax.linalg.triangular_solve(t, w, left_side=False, lower=True,
+                                         transpose_a=True)
+    m = a.shape[0]
+    g = a / jnp.sqrt(m) + 2.0 * jnp.eye(m, dtype=a.dtype)
+    spd = g @ g.T
+    return (x1, x2, x3, x4, jnp.linalg.solve(g, c),
+            jsp.linalg.cho_solve(jsp.linalg.cho_factor(spd, lower=True), c))
+
+
 PROGRAMS = {
     "batched_lu_solve_det": (batched_lu_solve_det, lambda r: [
         floats(r, (256, 8, 8)), floats(r, (256, 8, 2)),
@@ -121,4 +141,7 @@ PROGRAMS = {
     "batched_svd_small": (batched_svd_small, lambda r: [
         floats(r, (512, 6, 4)), complexes(r, (64, 5, 5)),
         floats(r, (7, 5))]),
+    "triangular_solves_mid": (triangular_solves_mid, lambda r: [
+        floats(r, (256, 256)), floats(r, (256, 32)), floats(r, (16, 256)),
+        floats(r, (320, 320)), floats(r, (320, 8))]),
 }
