@@ -1,22 +1,26 @@
-// The operands and results of ffts and triangular-solves in row-major
-// layouts ("library-layout", the cuda pipeline).
+// The operands and results of ffts and triangular-solves in the layouts
+// the cuda runtime's libraries read and write ("library-layout", the cuda
+// pipeline): row-major for cuFFT, and for cuBLAS's trsm each matrix
+// column-major (minor_to_major {r-2, r-1, r-3, ..., 0}), as XLA:GPU's
+// layout assignment gives its triangular solves. (Solving the row-major
+// bytes as the transposed problem instead turns a solve against a few
+// right-hand sides into a right-side trsm of a few rows, which cuBLAS runs
+// several times slower: session 37, tools/gpu_bench/RESULTS.md.)
 //
-// cuFFT reads and writes dense row-major arrays, and the cuda runtime's
-// cuBLAS trsm takes an HLO triangular-solve's row-major bytes as the
-// transposed column-major problem (runtime/cusolver_solver.cc), while an
-// FFT over a leading axis (jnp.fft.fft(x, axis=0)) or a solve with a
-// transposed operand reaches the backend with a transposed layout: the
-// simplifier turns JAX's transposes around it into layout changes. XLA's
-// layout assignment constrains both to row-major and copies; this pass
-// does the same, so the library step reads and writes its buffers in
-// place:
+// An FFT over a leading axis (jnp.fft.fft(x, axis=0)) reaches the backend
+// with a transposed layout: the simplifier turns JAX's transposes around
+// it into layout changes. XLA's layout assignment constrains such
+// instructions and copies; this pass does the same, so the library step
+// reads and writes its buffers in place:
 //
 //   f = c64[4,4]{1,0} fft(p),  p: c64[4,4]{0,1}
 // becomes
 //   t = c64[4,4]{1,0} copy(p)
 //   f = c64[4,4]{1,0} fft(t)
 //
-// and a result in another layout is computed row-major and copied into it.
+// and a result in another layout is computed in the wanted one and copied
+// into it. An array whose bytes are already in the wanted order (a single
+// right-hand side is row- and column-major at once) is left alone.
 // --stats counts the copies.
 #ifndef PASSES_LIBRARY_LAYOUT_H_
 #define PASSES_LIBRARY_LAYOUT_H_

@@ -244,8 +244,8 @@ struct SolverPlan {
   int64_t k = 0, columns_u = 0, columns_v = 0;
   int uplo = CUBLAS_FILL_MODE_LOWER;
   int jobz = CUSOLVER_EIG_MODE_VECTOR;
-  // trsm, in cuBLAS's column-major terms (RunTrsm): side, trans and diag;
-  // m and n are B's rows and columns there, k a's order.
+  // trsm (RunTrsm): cuBLAS's side, trans and diag; m and n are b's rows
+  // and columns, k a's order.
   int side = CUBLAS_SIDE_LEFT, trans = CUBLAS_OP_N, diag = CUBLAS_DIAG_NON_UNIT;
   bool econ = false;
   SolverMethod method = SolverMethod::kPerMatrix;
@@ -881,11 +881,8 @@ absl::Status CusolverSolver::RunBatched(SolverPlan* plan,
   }
 }
 
-// HLO's row-major arrays are column-major ones transposed: a's bytes are
-// a^T's, b's (m x n) are b^T's (n x m). op(a) x = b is x^T op(a)^T = b^T,
-// and op(a)^T is op applied to a^T: so cuBLAS solves the other side, with
-// the other triangle (a^T's lower is a's upper), the same op and diag, on
-// b^T in place of b.
+// The step's matrices are column-major (library-layout), as cuBLAS takes
+// them: side, triangle, op and diagonal are the HLO op's.
 absl::Status CusolverSolver::PlanTrsm(const Executable& executable,
                                       const ExecutableStep& step,
                                       SolverPlan* plan) {
@@ -900,13 +897,13 @@ absl::Status CusolverSolver::PlanTrsm(const Executable& executable,
   const int64_t rank = b.rank();
   plan->type = TypeIndex(a.element_type());
   plan->element_bytes = ByteWidth(a.element_type());
-  plan->m = b.dimensions(rank - 1);
-  plan->n = b.dimensions(rank - 2);
+  plan->m = b.dimensions(rank - 2);
+  plan->n = b.dimensions(rank - 1);
   plan->k = a.dimensions(rank - 1);
   plan->batch = 1;
   for (int64_t d = 0; d + 2 < rank; ++d) plan->batch *= b.dimensions(d);
-  plan->side = c.side == 'L' ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT;
-  plan->uplo = c.uplo == 'L' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+  plan->side = c.side == 'L' ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT;
+  plan->uplo = c.uplo == 'L' ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
   // A real matrix's adjoint is its transpose.
   plan->trans = c.trans == 'N'                    ? CUBLAS_OP_N
                 : c.trans == 'T'                  ? CUBLAS_OP_T

@@ -71,7 +71,8 @@ std::vector<int64_t> With(std::vector<int64_t> batch,
   return batch;
 }
 
-// "cublas.trsm": a[B,k,k], b[B,m,n], x[B,m,n], row-major, one type.
+// "cublas.trsm": a[B,k,k], b[B,m,n], x[B,m,n], column-major matrices, one
+// type.
 absl::Status CheckTrsmShapes(const LibraryConfig& config,
                              const std::vector<Shape>& shapes) {
   const char* name = "cublas.trsm";
@@ -112,13 +113,13 @@ absl::Status CheckTrsmShapes(const LibraryConfig& config,
   dims.push_back(k);
   const PrimitiveType t = a.element_type();
   absl::Status status =
-      Expect(a, Shape::Array(t, dims),
+      Expect(a, Wanted(t, dims, true),
              absl::StrCat(name, ": operand 0 (the triangle)"));
   if (!status.ok()) return status;
-  status = Expect(b, Shape::Array(t, b.dimensions()),
+  status = Expect(b, Wanted(t, b.dimensions(), true),
                   absl::StrCat(name, ": operand 1"));
   if (!status.ok()) return status;
-  return Expect(shapes[2], Shape::Array(t, b.dimensions()),
+  return Expect(shapes[2], Wanted(t, b.dimensions(), true),
                 absl::StrCat(name, ": result 0"));
 }
 

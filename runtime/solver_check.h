@@ -23,7 +23,7 @@
 // info is LAPACK's: 0 on success, > 0 where the factorisation failed.
 //
 // "cublas.trsm" is the HLO triangular-solve op (XLA:GPU calls cuBLAS's
-// trsm for it too), on row-major arrays as every other HLO op's:
+// trsm for it too), its matrices column-major as the others':
 //   trsm(a[B,k,k], b[B,m,n]) -> x[B,m,n]   k = m with side 'L', else n
 // solving op(a) x = b (side 'L') or x op(a) = b (side 'R') with a's
 // triangle uplo ('L' or 'U') only, op trans ('N', 'T', or 'C': the

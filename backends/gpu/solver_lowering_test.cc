@@ -340,9 +340,12 @@ TEST(SolverLoweringTest, TheRuntimeChecksTrsmStepsWithoutAGpu) {
   bad.steps[index].library_config.side = 'L';
   expect_error(bad, "operand 0 (the triangle) is f32[3,80,80]");
   bad = *e;
+  // Row-major: the matrices must be column-major.
   bad.buffers[bad.steps[index].buffers[2]].shape =
-      Shape::ArrayWithLayout(F32, {3, 4, 80}, {1, 2, 0});
-  expect_error(bad, "result 0 is f32[3,4,80]{1,2,0}");
+      Shape::ArrayWithLayout(F32, {3, 4, 80}, {2, 1, 0});
+  expect_error(bad,
+               "result 0 is f32[3,4,80]{2,1,0}, expected f32[3,4,80]{1,2,0} "
+               "(column-major matrices)");
   bad = *e;
   bad.steps[index].buffers.pop_back();
   expect_error(bad, "takes 2 operand and 1 result buffers, not 2");

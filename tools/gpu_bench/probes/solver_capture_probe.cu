@@ -142,6 +142,15 @@ int main(int argc, char** argv) {
   float* work;
   CHECK(cudaMalloc(&work, size_t(lwork) * sizeof(float)));
 
+  // cuBLAS's batched LU and QR on a batch of one (arrays of addresses).
+  float** a_array;
+  float** tau_array;
+  CHECK(cudaMalloc(&a_array, sizeof(float*)));
+  CHECK(cudaMalloc(&tau_array, sizeof(float*)));
+  CHECK(cudaMemcpy(a_array, &a, sizeof(float*), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(tau_array, &tau, sizeof(float*), cudaMemcpyHostToDevice));
+  int host_info = 0;
+
   auto copy = [&] {
     CHECK(cudaMemcpyAsync(a, a0, bytes, cudaMemcpyDeviceToDevice, stream));
   };
@@ -168,6 +177,17 @@ int main(int argc, char** argv) {
          copy();
          CHECK_SOLVER(
              cusolverDnSorgqr(solver, n, n, n, a, n, tau, work, lwork, info));
+       }},
+      {"getrfBatched (batch of 1)",
+       [&] {
+         copy();
+         CHECK_SOLVER(cublasSgetrfBatched(blas, n, a_array, n, ipiv, info, 1));
+       }},
+      {"geqrfBatched (batch of 1)",
+       [&] {
+         copy();
+         CHECK_SOLVER(cublasSgeqrfBatched(blas, n, n, a_array, n, tau_array,
+                                          &host_info, 1));
        }},
       {"potrf",
        [&] {
