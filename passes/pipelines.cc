@@ -97,11 +97,15 @@ bool GpuGroupedMatmul(absl::string_view platform, const HloInstruction& instr,
 // Whether the cuda pipeline leaves a triangular-solve for cuBLAS's trsm
 // (the runtime's cublas.trsm step, as XLA:GPU calls it) instead of
 // expanding it. The expansion's inverse by recursive doubling is a few
-// fused kernels for small triangles and no library call, and beats a trsm
-// call there; from kCublasTrsmMinOrder rows its log2(m) levels of kernels
-// (about ten per solve at 192) cost more than trsm. cuBLAS has no bf16 or
-// f16 trsm: those expand, computing in f32.
-constexpr int64_t kCublasTrsmMinOrder = 64;
+// fused kernels in the run's graph and no library call, and beats trsm
+// calls for small triangles; past a hundred rows its log2(m) levels of
+// kernels cost more. On an H100 (session 37, tools/gpu_bench/RESULTS.md),
+// the same modules both ways: 33 solves of 64 to 96 rows 679 us by trsm
+// against 439 inverted; six 192 x 192 solves (big_linalg) 1252 against
+// 1308, eight of 256 and 320 rows 1241 against 1268. 128 lies between the
+// measured sizes. cuBLAS has no bf16 or f16 trsm: those expand, computing
+// in f32.
+constexpr int64_t kCublasTrsmMinOrder = 128;
 
 bool CudaCallsTrsm(const HloInstruction& solve) {
   const Shape& a = solve.operand(0)->shape();

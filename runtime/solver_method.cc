@@ -1,5 +1,6 @@
 #include "runtime/solver_method.h"
 
+#include <algorithm>
 #include <climits>
 
 namespace hloc {
@@ -18,6 +19,15 @@ constexpr int64_t kDefaultJacobiMaxSize = 32;
 // dimension / batch <= 128 (so they serve many small matrices, and a few
 // large ones are factored one by one by cuSOLVER's blocked routines).
 constexpr int64_t kBlasBatchedRatio = 128;
+
+// geqrfBatched is slow per matrix once matrices are not small: on an H100
+// one 64 x 64 QR took 1.06 ms that way against cuSOLVER's 0.18 ms, one
+// 192 x 192 12.2 ms against 0.48 (session 37, probes/solver_capture_probe.cu).
+// A batch takes at least its one matrix's time, so under about 6 matrices
+// of 64 or 25 of 192 the per-matrix calls win, where jaxlib's ratio
+// batches two: geqrfBatched also needs batch >= max(m, n) /
+// kQrBatchedOrderPerMatrix (8 at 64, 24 at 192).
+constexpr int64_t kQrBatchedOrderPerMatrix = 8;
 
 }  // namespace
 
@@ -63,7 +73,8 @@ SolverMethod ChooseSolverMethod(SolverRoutine routine, int64_t batch, int64_t m,
                  : SolverMethod::kPerMatrix;
     case SolverRoutine::kGeqrf:
       return batch > 1 && batchable && m / batch <= kBlasBatchedRatio &&
-                     n / batch <= kBlasBatchedRatio
+                     n / batch <= kBlasBatchedRatio &&
+                     batch >= std::max(m, n) / kQrBatchedOrderPerMatrix
                  ? SolverMethod::kBatched
                  : SolverMethod::kPerMatrix;
     case SolverRoutine::kTrsm:

@@ -73,6 +73,21 @@ TEST(SolverMethodTest, QrBatchesSmallMatricesForTheirBatch) {
   EXPECT_EQ(Choose(SolverRoutine::kGeqrf, 2, 300, 8), SolverMethod::kPerMatrix);
 }
 
+TEST(SolverMethodTest, QrBatchesOnlyBatchesThatOutrunOneMatrix) {
+  // jaxlib's ratio would batch these: geqrfBatched takes longer for one
+  // 192 x 192 than cuSOLVER's geqrf for 25.
+  EXPECT_EQ(Choose(SolverRoutine::kGeqrf, 2, 192, 192),
+            SolverMethod::kPerMatrix);
+  EXPECT_EQ(Choose(SolverRoutine::kGeqrf, 23, 192, 192),
+            SolverMethod::kPerMatrix);
+  EXPECT_EQ(Choose(SolverRoutine::kGeqrf, 24, 192, 192),
+            SolverMethod::kBatched);
+  EXPECT_EQ(Choose(SolverRoutine::kGeqrf, 4, 64, 40), SolverMethod::kPerMatrix);
+  EXPECT_EQ(Choose(SolverRoutine::kGeqrf, 8, 64, 40), SolverMethod::kBatched);
+  // LU keeps jaxlib's rule.
+  EXPECT_EQ(Choose(SolverRoutine::kGetrf, 2, 192, 192), SolverMethod::kBatched);
+}
+
 TEST(SolverMethodTest, TriangularSolvesBatchEveryBatch) {
   EXPECT_EQ(Choose(SolverRoutine::kTrsm, 1, 192, 192),
             SolverMethod::kPerMatrix);

@@ -261,35 +261,35 @@ TEST(SolverLoweringTest, TheRuntimeChecksStepsWithoutAGpu) {
   expect_error(bad, "'cusolver.getrs' is no cuSOLVER routine");
 }
 
-// Triangular solves of 64 rows and more stay for cuBLAS's trsm, with
+// Triangular solves of 128 rows and more stay for cuBLAS's trsm, with
 // XLA's options as LAPACK's codes; smaller ones are expanded into kernels.
 TEST(SolverLoweringTest, TriangularSolvesAsTrsm) {
   const std::string batched = CallModule(
-      "  a = f32[2,96,96] parameter(0)\n  b = f32[2,96,5] parameter(1)\n",
+      "  a = f32[2,160,160] parameter(0)\n  b = f32[2,160,5] parameter(1)\n",
       "triangular-solve(a, b), left_side=true, lower=true, "
       "transpose_a=TRANSPOSE",
-      "f32[2,96,5]");
+      "f32[2,160,5]");
   ExecutableStep step = CompiledStep(batched, "cublas.trsm");
   EXPECT_EQ(step.library_config.side, 'L');
   EXPECT_EQ(step.library_config.uplo, 'L');
   EXPECT_EQ(step.library_config.trans, 'T');
   EXPECT_EQ(step.library_config.diag, 'N');
   const std::string adjoint = CallModule(
-      "  a = c64[64,64] parameter(0)\n  b = c64[3,64] parameter(1)\n",
+      "  a = c64[128,128] parameter(0)\n  b = c64[3,128] parameter(1)\n",
       "triangular-solve(a, b), left_side=false, lower=false, "
       "unit_diagonal=true, transpose_a=ADJOINT",
-      "c64[3,64]");
+      "c64[3,128]");
   step = CompiledStep(adjoint, "cublas.trsm");
   EXPECT_EQ(step.library_config.side, 'R');
   EXPECT_EQ(step.library_config.uplo, 'U');
   EXPECT_EQ(step.library_config.trans, 'C');
   EXPECT_EQ(step.library_config.diag, 'U');
-  // A transposed triangle is copied to row-major first (library-layout).
+  // A row-major triangle is copied to column-major first (library-layout).
   const std::string transposed = CallModule(
-      "  a = f64[70,70]{0,1} parameter(0)\n  b = f64[70,2] parameter(1)\n",
+      "  a = f64[130,130]{1,0} parameter(0)\n  b = f64[130,2] parameter(1)\n",
       "triangular-solve(a, b), left_side=true, lower=false, "
       "transpose_a=NO_TRANSPOSE",
-      "f64[70,2]");
+      "f64[130,2]");
   step = CompiledStep(transposed, "cublas.trsm");
   EXPECT_EQ(step.library_config.uplo, 'U');
   // Small ones and bf16 ones (cuBLAS has no bf16 trsm) are kernels.
@@ -299,11 +299,11 @@ TEST(SolverLoweringTest, TriangularSolvesAsTrsm) {
             "triangular-solve(a, b), left_side=true, lower=true, "
             "transpose_a=NO_TRANSPOSE",
             "f32[24,5]"),
-        CallModule(
-            "  a = bf16[96,96] parameter(0)\n  b = bf16[96,5] parameter(1)\n",
-            "triangular-solve(a, b), left_side=true, lower=true, "
-            "transpose_a=NO_TRANSPOSE",
-            "bf16[96,5]")}) {
+        CallModule("  a = bf16[160,160] parameter(0)\n  b = bf16[160,5] "
+                   "parameter(1)\n",
+                   "triangular-solve(a, b), left_side=true, lower=true, "
+                   "transpose_a=NO_TRANSPOSE",
+                   "bf16[160,5]")}) {
     absl::StatusOr<Executable> e = Compile(kernels);
     ASSERT_TRUE(e.ok()) << e.status().message();
     EXPECT_EQ(FindStep(*e, "cublas.trsm"), nullptr) << kernels;
@@ -312,10 +312,10 @@ TEST(SolverLoweringTest, TriangularSolvesAsTrsm) {
 
 TEST(SolverLoweringTest, TheRuntimeChecksTrsmStepsWithoutAGpu) {
   absl::StatusOr<Executable> e = Compile(CallModule(
-      "  a = f32[3,80,80] parameter(0)\n  b = f32[3,4,80] parameter(1)\n",
+      "  a = f32[3,130,130] parameter(0)\n  b = f32[3,4,130] parameter(1)\n",
       "triangular-solve(a, b), left_side=false, lower=true, "
       "transpose_a=NO_TRANSPOSE",
-      "f32[3,4,80]"));
+      "f32[3,4,130]"));
   ASSERT_TRUE(e.ok()) << e.status().message();
   int index = -1;
   for (size_t i = 0; i < e->steps.size(); ++i) {
@@ -338,13 +338,13 @@ TEST(SolverLoweringTest, TheRuntimeChecksTrsmStepsWithoutAGpu) {
   // Left side: the triangle would need b's 4 rows.
   bad = *e;
   bad.steps[index].library_config.side = 'L';
-  expect_error(bad, "operand 0 (the triangle) is f32[3,80,80]");
+  expect_error(bad, "operand 0 (the triangle) is f32[3,130,130]");
   bad = *e;
   // Row-major: the matrices must be column-major.
   bad.buffers[bad.steps[index].buffers[2]].shape =
-      Shape::ArrayWithLayout(F32, {3, 4, 80}, {2, 1, 0});
+      Shape::ArrayWithLayout(F32, {3, 4, 130}, {2, 1, 0});
   expect_error(bad,
-               "result 0 is f32[3,4,80]{2,1,0}, expected f32[3,4,80]{1,2,0} "
+               "result 0 is f32[3,4,130]{2,1,0}, expected f32[3,4,130]{1,2,0} "
                "(column-major matrices)");
   bad = *e;
   bad.steps[index].buffers.pop_back();
