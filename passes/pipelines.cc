@@ -273,7 +273,8 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // cuSOLVER's calls read column-major matrices (their
   // operand_layout_constraints); the CPU's LAPACK calls read any layout.
   if (platform == "cuda") pipeline.AddPass<CustomCallLayout>();
-  // cuFFT and cuBLAS's trsm read and write row-major arrays.
+  // cuFFT reads and writes row-major arrays, cuBLAS's trsm column-major
+  // matrices (library_layout.h).
   if (platform == "cuda") pipeline.AddPass<LibraryLayout>();
   // Every runtime gathers, scatters and exchanges flat chunks.
   pipeline.AddPass<CollectiveLayout>();

@@ -921,8 +921,8 @@ absl::Status CusolverSolver::PlanTrsm(const Executable& executable,
   return absl::OkStatus();
 }
 
-// x = b, then cuBLAS solves in place in x: one trsm, or one trsmBatched for
-// a batch.
+// x = b, then cuBLAS solves in place in x: one trsmBatched for a batch,
+// else trsm per matrix (one, or a batch too large for trsmBatched's int).
 absl::Status CusolverSolver::RunTrsm(SolverPlan* plan,
                                      const std::vector<CUdeviceptr>& buffers,
                                      CUstream stream) {
@@ -950,12 +950,17 @@ absl::Status CusolverSolver::RunTrsm(SolverPlan* plan,
   status =
       HLOC_LIBRARY_CALL(*blas_, what, cublasSetStream, blas_handle_, stream);
   if (!status.ok()) return status;
-  if (plan->method != SolverMethod::kBatched) {
-    return HLOC_LIBRARY_CALL(*blas_, what, trsm[t], blas_handle_, plan->side,
-                             plan->uplo, plan->trans, plan->diag, mi, ni, alpha,
-                             Ptr(a), lda, Ptr(x), ldb);
-  }
   const int64_t eb = plan->element_bytes;
+  if (plan->method != SolverMethod::kBatched) {
+    for (int64_t b = 0; b < plan->batch && status.ok(); ++b) {
+      status =
+          HLOC_LIBRARY_CALL(*blas_, what, trsm[t], blas_handle_, plan->side,
+                            plan->uplo, plan->trans, plan->diag, mi, ni, alpha,
+                            Ptr(At(a, b, plan->k * plan->k, eb)), lda,
+                            Ptr(At(x, b, plan->m * plan->n, eb)), ldb);
+    }
+    return status;
+  }
   status = WriteBatchPointers(
       plan, {{a, plan->k * plan->k * eb}, {x, plan->m * plan->n * eb}}, stream);
   if (!status.ok()) return status;
