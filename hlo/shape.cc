@@ -69,6 +69,25 @@ std::vector<int64_t> DefaultMinorToMajor(int64_t rank) {
   return m2m;
 }
 
+bool StoresInOrder(const Shape& shape,
+                   const std::vector<int64_t>& minor_to_major) {
+  auto significant = [&](const std::vector<int64_t>& order) {
+    std::vector<int64_t> kept;
+    for (int64_t d : order) {
+      if (shape.dimensions(d) != 1) kept.push_back(d);
+    }
+    return kept;
+  };
+  return significant(shape.MinorToMajor()) == significant(minor_to_major);
+}
+
+std::vector<int64_t> ColumnMajorMatrixMinorToMajor(int64_t rank) {
+  if (rank < 2) return DefaultMinorToMajor(rank);
+  std::vector<int64_t> m2m = {rank - 2, rank - 1};
+  for (int64_t d = rank - 3; d >= 0; --d) m2m.push_back(d);
+  return m2m;
+}
+
 Shape::Shape(PrimitiveType type, std::vector<int64_t> dimensions)
     : element_type_(type),
       dimensions_(std::move(dimensions)),

@@ -139,6 +139,17 @@ struct ProgramShape {
 // Row-major (descending) minor_to_major for `rank` dimensions: {rank-1,...,0}.
 std::vector<int64_t> DefaultMinorToMajor(int64_t rank);
 
+// Column-major matrices, one after another: minor_to_major {rank-2, rank-1,
+// rank-3, ..., 0}, as LAPACK, cuSOLVER and cuBLAS store a batch of them
+// (row-major below rank 2).
+std::vector<int64_t> ColumnMajorMatrixMinorToMajor(int64_t rank);
+
+// Whether array `shape` stores its elements in the order `minor_to_major`
+// (one of its rank) would: its dimensions of more than one element come in
+// the same order (a column of one is both row- and column-major).
+bool StoresInOrder(const Shape& shape,
+                   const std::vector<int64_t>& minor_to_major);
+
 // Linear element strides of an array shape under its layout (element units):
 // stride[d] is how far index d moves in the dense buffer.
 std::vector<int64_t> LayoutStrides(const Shape& shape);

@@ -1,7 +1,6 @@
 #include "passes/library_layout.h"
 
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "hlo/computation.h"
@@ -12,29 +11,21 @@ namespace {
 
 // The layout the library step reads and writes `instr`'s arrays in:
 // row-major for an fft; for a triangular-solve each matrix column-major,
-// one after another (minor_to_major {r-2, r-1, r-3, ..., 0}), as cuBLAS's
-// trsm takes them.
+// as cuBLAS's trsm takes them.
 std::vector<int64_t> WantedLayout(const HloInstruction& instr, int64_t rank) {
-  if (instr.opcode() != HloOpcode::kTriangularSolve || rank < 2) {
-    return DefaultMinorToMajor(rank);
-  }
-  std::vector<int64_t> minor_to_major = {rank - 2, rank - 1};
-  for (int64_t d = rank - 3; d >= 0; --d) minor_to_major.push_back(d);
-  return minor_to_major;
+  return instr.opcode() == HloOpcode::kTriangularSolve
+             ? ColumnMajorMatrixMinorToMajor(rank)
+             : DefaultMinorToMajor(rank);
 }
 
-// Whether `shape` stores its elements in the order `minor_to_major` does:
-// the dimensions of more than one element come in the same order (a
-// column of one is both row- and column-major).
-bool StoredAs(const Shape& shape, const std::vector<int64_t>& minor_to_major) {
-  std::vector<int64_t> have, want;
-  for (int64_t d : shape.MinorToMajor()) {
-    if (shape.dimensions(d) != 1) have.push_back(d);
-  }
-  for (int64_t d : minor_to_major) {
-    if (shape.dimensions(d) != 1) want.push_back(d);
-  }
-  return have == want;
+// Whether `shape`, an operand or the result of `instr`, is laid out as its
+// library step takes it: the cuFFT step checks for the row-major layout
+// itself, the trsm step (solver_check.h) for the bytes' order, which a
+// single right-hand side has in either layout.
+bool LaidOutForLibrary(const HloInstruction& instr, const Shape& shape) {
+  const std::vector<int64_t> wanted = WantedLayout(instr, shape.rank());
+  return instr.opcode() == HloOpcode::kFft ? shape.MinorToMajor() == wanted
+                                           : StoresInOrder(shape, wanted);
 }
 
 Shape WithLayout(Shape shape, std::vector<int64_t> minor_to_major) {
@@ -63,23 +54,21 @@ absl::StatusOr<bool> LibraryLayout::Run(HloModule* module) {
             bool changed = false;
             for (int64_t i = 0; i < instr->operand_count(); ++i) {
               HloInstruction* operand = instr->operand(i);
-              std::vector<int64_t> wanted =
-                  WantedLayout(*instr, operand->shape().rank());
-              if (StoredAs(operand->shape(), wanted)) continue;
+              if (LaidOutForLibrary(*instr, operand->shape())) continue;
               HloInstruction* copy =
                   computation->AddInstruction(HloInstruction::CreateUnary(
-                      WithLayout(operand->shape(), std::move(wanted)),
+                      WithLayout(operand->shape(),
+                                 WantedLayout(*instr, operand->shape().rank())),
                       HloOpcode::kCopy, operand));
               ++copies;
               HLOC_RETURN_IF_ERROR(instr->ReplaceOperandWith(i, copy));
               changed = true;
             }
-            std::vector<int64_t> wanted =
-                WantedLayout(*instr, instr->shape().rank());
-            if (!StoredAs(instr->shape(), wanted)) {
+            if (!LaidOutForLibrary(*instr, instr->shape())) {
               HloInstruction* relaid =
                   computation->AddInstruction(instr->CloneWithNewOperands(
-                      WithLayout(instr->shape(), std::move(wanted)),
+                      WithLayout(instr->shape(),
+                                 WantedLayout(*instr, instr->shape().rank())),
                       instr->operands()));
               HloInstruction* copy =
                   computation->AddInstruction(HloInstruction::CreateUnary(

@@ -19,8 +19,9 @@
 //   f = c64[4,4]{1,0} fft(t)
 //
 // and a result in another layout is computed in the wanted one and copied
-// into it. An array whose bytes are already in the wanted order (a single
-// right-hand side is row- and column-major at once) is left alone.
+// into it. A solve's array whose bytes are already in the wanted order (a
+// single right-hand side is row- and column-major at once) is left alone;
+// the cuFFT step takes only the row-major layout itself.
 // --stats counts the copies.
 #ifndef PASSES_LIBRARY_LAYOUT_H_
 #define PASSES_LIBRARY_LAYOUT_H_

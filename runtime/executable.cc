@@ -1279,4 +1279,14 @@ std::string DescribeExecutable(const Executable& e) {
   return out;
 }
 
+void SetTriangularSolveCodes(const TriangularSolveOptions& options,
+                             LibraryConfig* config) {
+  config->side = options.left_side ? 'L' : 'R';
+  config->uplo = options.lower ? 'L' : 'U';
+  config->trans = options.transpose_a == 2   ? 'T'
+                  : options.transpose_a == 3 ? 'C'
+                                             : 'N';
+  config->diag = options.unit_diagonal ? 'U' : 'N';
+}
+
 }  // namespace hloc

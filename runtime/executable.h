@@ -119,6 +119,13 @@ struct LibraryConfig {
   int eigh_algorithm = 0;
 };
 
+// A triangular-solve's options as LAPACK's and cuBLAS's codes in `config`
+// (the CPU's lapack.trsm and cuda's cublas.trsm steps): side 'L' or 'R',
+// uplo 'L' or 'U', trans 'N', 'T' or 'C' (XLA's NO_TRANSPOSE, TRANSPOSE,
+// ADJOINT) and diag 'U' (unit) or 'N'.
+void SetTriangularSolveCodes(const TriangularSolveOptions& options,
+                             LibraryConfig* config);
+
 // A collective across the devices of a replicated run, or a device's own
 // id; see CollectiveConfigProto in executable.proto for each field. The
 // CPU runtime runs it between threads (runtime/host_collectives.h), the

@@ -29,24 +29,12 @@ bool IsSolverType(PrimitiveType type) {
   return type == F32 || type == F64 || type == C64 || type == C128;
 }
 
-// The dimensions of minor_to_major that have more than one element: two
-// layouts that agree on them store the same bytes in the same order.
-std::vector<int64_t> Significant(const Shape& shape,
-                                 const std::vector<int64_t>& minor_to_major) {
-  std::vector<int64_t> order;
-  for (int64_t d : minor_to_major) {
-    if (shape.dimensions(d) != 1) order.push_back(d);
-  }
-  return order;
-}
-
 Shape Wanted(PrimitiveType type, const std::vector<int64_t>& dims,
              bool matrix) {
-  return matrix
-             ? Shape::ArrayWithLayout(
-                   type, dims,
-                   ColumnMajorMatrixLayout(static_cast<int64_t>(dims.size())))
-             : Shape::Array(type, dims);
+  return matrix ? Shape::ArrayWithLayout(type, dims,
+                                         ColumnMajorMatrixMinorToMajor(
+                                             static_cast<int64_t>(dims.size())))
+                : Shape::Array(type, dims);
 }
 
 // Checks that `shape` is `wanted`, its bytes in the same order.
@@ -54,8 +42,7 @@ absl::Status Expect(const Shape& shape, const Shape& wanted,
                     absl::string_view what) {
   if (!shape.IsArray() || !shape.Compatible(wanted) ||
       (shape.ElementCount() > 0 &&
-       Significant(shape, shape.MinorToMajor()) !=
-           Significant(wanted, wanted.MinorToMajor()))) {
+       !StoresInOrder(shape, wanted.MinorToMajor()))) {
     return absl::InvalidArgumentError(absl::StrCat(
         what, " is ", shape.ToString(), ", expected ", wanted.ToString(),
         wanted.rank() >= 2 && wanted.MinorToMajor()[0] == wanted.rank() - 2
@@ -137,14 +124,6 @@ std::optional<SolverRoutine> SolverRoutineOfLibrary(absl::string_view library) {
     if (library == r.name) return r.routine;
   }
   return std::nullopt;
-}
-
-std::vector<int64_t> ColumnMajorMatrixLayout(int64_t rank) {
-  std::vector<int64_t> minor_to_major;
-  if (rank < 2) return DefaultMinorToMajor(rank);
-  minor_to_major = {rank - 2, rank - 1};
-  for (int64_t d = rank - 3; d >= 0; --d) minor_to_major.push_back(d);
-  return minor_to_major;
 }
 
 absl::Status CheckSolverShapes(SolverRoutine routine,

@@ -59,9 +59,6 @@ std::string SolverLibraryName(SolverRoutine routine);
 // The routine of a library name; nullopt for any other library.
 std::optional<SolverRoutine> SolverRoutineOfLibrary(absl::string_view library);
 
-// The column-major matrix layout above for a rank-`rank` array.
-std::vector<int64_t> ColumnMajorMatrixLayout(int64_t rank);
-
 // Checks the buffers' shapes (operands' then results', as above) and the
 // config's uplo ('L' or 'U') and mode ('V' or 'N'), for trsm uplo, side,
 // trans and diag, for `routine`; the error (InvalidArgument) says what was

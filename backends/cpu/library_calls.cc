@@ -34,12 +34,7 @@ absl::StatusOr<bool> Configure(const HloInstruction& instruction,
             "triangular-solve ", instruction.name(), " has no options"));
       }
       step->library = LapackLibraryName(LapackRoutine::kTrsm);
-      config.side = options->left_side ? 'L' : 'R';
-      config.uplo = options->lower ? 'L' : 'U';
-      config.trans = options->transpose_a == 2   ? 'T'
-                     : options->transpose_a == 3 ? 'C'
-                                                 : 'N';
-      config.diag = options->unit_diagonal ? 'U' : 'N';
+      SetTriangularSolveCodes(*options, &config);
       return true;
     }
     case HloOpcode::kTopK: {

@@ -140,16 +140,9 @@ absl::StatusOr<ExecutableStep> MakeTrsmStep(const HloInstruction& solve,
   step.library = SolverLibraryName(SolverRoutine::kTrsm);
   step.instruction = solve.name();
   step.buffers = slots;
-  LibraryConfig& config = step.library_config;
-  config.side = options->left_side ? 'L' : 'R';
-  config.uplo = options->lower ? 'L' : 'U';
-  // XLA's Transpose enum: 1 NO_TRANSPOSE, 2 TRANSPOSE, 3 ADJOINT.
-  config.trans = options->transpose_a == 2   ? 'T'
-                 : options->transpose_a == 3 ? 'C'
-                                             : 'N';
-  config.diag = options->unit_diagonal ? 'U' : 'N';
+  SetTriangularSolveCodes(*options, &step.library_config);
   absl::Status status = CheckSolverShapes(
-      SolverRoutine::kTrsm, config,
+      SolverRoutine::kTrsm, step.library_config,
       {solve.operand(0)->shape(), solve.operand(1)->shape(), solve.shape()});
   if (!status.ok()) return fail(status.message());
   if (slots.size() != 3) {

@@ -48,6 +48,22 @@ const ExecutableStep* FindStep(const Executable& e,
   return nullptr;
 }
 
+// The index of the first step of `library` in `e` (steps.size() if none).
+size_t StepIndex(const Executable& e, const std::string& library) {
+  size_t index = 0;
+  while (index < e.steps.size() && e.steps[index].library != library) ++index;
+  return index;
+}
+
+// The runtime's check refuses step `index` of `bad` with a message holding
+// `text`.
+void ExpectCheckError(const Executable& bad, size_t index,
+                      const std::string& what, const std::string& text) {
+  absl::Status status = cuda::CheckSolverStep(bad, bad.steps[index], what);
+  ASSERT_FALSE(status.ok()) << text;
+  EXPECT_NE(status.message().find(text), std::string::npos) << status.message();
+}
+
 // Compiles, finds the step, checks it as the runtime does, and round-trips
 // the executable through its proto.
 ExecutableStep CompiledStep(const std::string& text,
@@ -238,14 +254,10 @@ TEST(SolverLoweringTest, TheRuntimeChecksStepsWithoutAGpu) {
                  "(f32[3,6,4]{1,2,0}, f32[3,4]{1,0}, f32[3,6,6]{1,2,0}, "
                  "f32[3,4,4]{1,2,0}, s32[3]{0})"));
   ASSERT_TRUE(e.ok()) << e.status().message();
-  size_t index = 0;
-  while (e->steps[index].library != "cusolver.gesvdj") ++index;
+  const size_t index = StepIndex(*e, "cusolver.gesvdj");
+  ASSERT_LT(index, e->steps.size());
   auto expect_error = [&](const Executable& bad, const std::string& text) {
-    absl::Status status =
-        cuda::CheckSolverStep(bad, bad.steps[index], "step 0 (svd)");
-    ASSERT_FALSE(status.ok()) << text;
-    EXPECT_NE(status.message().find(text), std::string::npos)
-        << status.message();
+    ExpectCheckError(bad, index, "step 0 (svd)", text);
   };
   Executable bad = *e;
   bad.steps[index].library_config.econ = true;
@@ -317,17 +329,11 @@ TEST(SolverLoweringTest, TheRuntimeChecksTrsmStepsWithoutAGpu) {
       "transpose_a=NO_TRANSPOSE",
       "f32[3,4,130]"));
   ASSERT_TRUE(e.ok()) << e.status().message();
-  int index = -1;
-  for (size_t i = 0; i < e->steps.size(); ++i) {
-    if (e->steps[i].library == "cublas.trsm") index = static_cast<int>(i);
-  }
-  ASSERT_GE(index, 0);
+  const size_t index = StepIndex(*e, "cublas.trsm");
+  ASSERT_LT(index, e->steps.size());
   ASSERT_TRUE(cuda::CheckSolverStep(*e, e->steps[index], "step").ok());
   auto expect_error = [&](const Executable& bad, const std::string& text) {
-    absl::Status status = cuda::CheckSolverStep(bad, bad.steps[index], "step");
-    ASSERT_FALSE(status.ok()) << text;
-    EXPECT_NE(status.message().find(text), std::string::npos)
-        << status.message();
+    ExpectCheckError(bad, index, "step", text);
   };
   Executable bad = *e;
   bad.steps[index].library_config.side = 'X';
