@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -271,12 +272,16 @@ absl::StatusOr<Literal> EvaluateReduce(const HloInstruction& instr,
 
 namespace {
 
-// Per dimension of a windowed op: for output coordinate o and window
-// position w, the input coordinate, or -1 where the window reads padding or
-// a hole of base dilation.
+// A windowed op's window, per dimension: where output coordinate o's window
+// position k reads the input. Computed per output rather than tabulated: a
+// table of every (o, k) pair holds output x window entries per dimension,
+// which for the reduce-window JAX lowers a cumulative sum of n elements to
+// (window n, padding n - 1) is n^2 entries, 29 GB at n = 60000.
 struct WindowTable {
-  std::vector<std::vector<int64_t>> coords;  // [dim][o * size + w]
-  std::vector<int64_t> window_sizes;
+  std::vector<WindowDimension> dims;
+  std::vector<int64_t> input_dims;
+  // Scratch per dimension: the input coordinates of one output's window.
+  std::vector<std::vector<int64_t>> coords;
 };
 
 absl::StatusOr<WindowTable> MakeWindowTable(const HloInstruction& instr,
@@ -296,56 +301,77 @@ absl::StatusOr<WindowTable> MakeWindowTable(const HloInstruction& instr,
         w.size < 0) {
       return InstructionError(instr, "bad window");
     }
-    std::vector<int64_t> coords(output.dimensions(d) * w.size);
-    for (int64_t o = 0; o < output.dimensions(d); ++o) {
-      for (int64_t k = 0; k < w.size; ++k) {
-        int64_t c = o * w.stride - w.padding_low + k * w.window_dilation;
-        int64_t in = -1;
-        if (c >= 0 && c % w.base_dilation == 0) {
-          c /= w.base_dilation;
-          if (c < input.dimensions(d)) in = c;
-        }
-        coords[o * w.size + k] = in;
-      }
-    }
-    table.coords.push_back(std::move(coords));
-    table.window_sizes.push_back(w.size);
+    table.dims.push_back(w);
+    table.input_dims.push_back(input.dimensions(d));
   }
+  table.coords.resize(input.rank());
   return table;
 }
 
-// Appends to `offsets` the linear input offsets (row-major over the window)
-// of the valid window elements of output `out_index`.
-void WindowOffsets(const WindowTable& table,
-                   absl::Span<const int64_t> out_index,
+// Sets `offsets` to the linear input offsets (row-major over the window) of
+// the valid window elements of output `out_index`: those that read neither
+// padding nor a hole of base dilation. `table` is not shared between
+// threads (its scratch).
+void WindowOffsets(WindowTable& table, absl::Span<const int64_t> out_index,
                    const std::vector<int64_t>& in_strides,
                    std::vector<int64_t>* offsets) {
   offsets->clear();
   const int64_t rank = out_index.size();
-  for (int64_t s : table.window_sizes) {
-    if (s == 0) return;
+  for (int64_t d = 0; d < rank; ++d) {
+    const WindowDimension& w = table.dims[d];
+    std::vector<int64_t>& coords = table.coords[d];
+    coords.clear();
+    const int64_t base = out_index[d] * w.stride - w.padding_low;
+    int64_t k_first = 0, k_end = w.size;
+    if (w.base_dilation == 1) {
+      // Without holes the positions inside the input are one run of k:
+      // 0 <= base + k * window_dilation < input size.
+      const int64_t dil = w.window_dilation, n = table.input_dims[d];
+      if (base < 0) k_first = (-base + dil - 1) / dil;
+      k_end = base >= n ? 0 : std::min(k_end, (n - 1 - base) / dil + 1);
+    }
+    for (int64_t k = k_first; k < k_end; ++k) {
+      int64_t c = base + k * w.window_dilation;
+      if (c < 0 || c % w.base_dilation != 0) continue;
+      c /= w.base_dilation;
+      if (c < table.input_dims[d]) coords.push_back(c * in_strides[d]);
+    }
+    if (coords.empty()) return;
   }
-  absl::InlinedVector<int64_t, 8> w(rank, 0);
+  absl::InlinedVector<size_t, 8> w(rank, 0);
   while (true) {
     int64_t off = 0;
-    bool valid = true;
-    for (int64_t d = 0; d < rank; ++d) {
-      const int64_t c =
-          table.coords[d][out_index[d] * table.window_sizes[d] + w[d]];
-      if (c < 0) {
-        valid = false;
-        break;
-      }
-      off += c * in_strides[d];
-    }
-    if (valid) offsets->push_back(off);
+    for (int64_t d = 0; d < rank; ++d) off += table.coords[d][w[d]];
+    offsets->push_back(off);
     int64_t d = rank - 1;
     for (; d >= 0; --d) {
-      if (++w[d] < table.window_sizes[d]) break;
+      if (++w[d] < table.coords[d].size()) break;
       w[d] = 0;
     }
     if (d < 0) return;
   }
+}
+
+// The dimension along which every window is a prefix of its line, if the
+// window is a cumulative reduction (JAX's cumsum, cumprod, cummax and cummin:
+// window n or more, low padding one less, every other dimension of window
+// 1): output i of a line reduces its inputs [0, i], in order.
+std::optional<int64_t> PrefixScanDimension(const WindowTable& table) {
+  std::optional<int64_t> scan;
+  for (size_t d = 0; d < table.dims.size(); ++d) {
+    const WindowDimension& w = table.dims[d];
+    if (w.stride != 1 || w.window_dilation != 1 || w.base_dilation != 1 ||
+        w.padding_high != 0) {
+      return std::nullopt;
+    }
+    if (w.size == 1 && w.padding_low == 0) continue;
+    if (scan.has_value() || w.size < table.input_dims[d] ||
+        w.padding_low != w.size - 1) {
+      return std::nullopt;
+    }
+    scan = d;
+  }
+  return scan;
 }
 
 template <typename Fn>
@@ -413,8 +439,33 @@ absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instr,
     const uint8_t* in = operands.Get(0).untyped_data();
     const std::vector<int64_t>& out_dims = instr.shape().dimensions();
     const std::vector<int64_t> out_strides = RowMajorStrides(out_dims);
+    std::optional<int64_t> scan_dim = PrefixScanDimension(*table);
+    if (scan_dim.has_value() && out_dims == in_shape.dimensions()) {
+      // The reducer folds a window in order, so each output is the one
+      // before it folded with one more input: O(n) where the windows
+      // cost O(n^2) (a cumulative sum of 60000 elements took 36 s).
+      const int64_t len = out_dims[*scan_dim];
+      const int64_t stride = out_strides[*scan_dim];
+      const int64_t lines = len == 0 ? 0 : out.element_count() / len;
+      uint8_t* o = out.untyped_data();
+      ParallelFor(lines, 1 << 6, [&](int64_t first, int64_t last) {
+        for (int64_t line = first; line < last; ++line) {
+          // Line `line` starts at (line / stride) * len * stride +
+          // line % stride in both arrays (output and input shapes agree).
+          const int64_t start = (line / stride) * len * stride + line % stride;
+          for (int64_t i = 0; i < len; ++i) {
+            const int64_t at = start + i * stride;
+            if (i > 0)
+              std::memcpy(o + at * width, o + (at - stride) * width, width);
+            row(o + at * width, in + at * width, 1);
+          }
+        }
+      });
+      return out;
+    }
     // Outputs are independent: split them across threads.
     ParallelFor(out.element_count(), 1 << 12, [&](int64_t first, int64_t last) {
+      WindowTable local = *table;
       std::vector<int64_t> window_offsets, index(out_dims.size());
       std::vector<uint8_t> gathered;
       for (int64_t linear = first; linear < last; ++linear) {
@@ -423,7 +474,7 @@ absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instr,
           index[d] = rem / out_strides[d];
           rem %= out_strides[d];
         }
-        WindowOffsets(*table, index, in_strides, &window_offsets);
+        WindowOffsets(local, index, in_strides, &window_offsets);
         gathered.resize(window_offsets.size() * width);
         for (size_t j = 0; j < window_offsets.size(); ++j) {
           std::memcpy(gathered.data() + j * width,

@@ -341,6 +341,61 @@ ENTRY e {
   ExpectFloats(r.tuple_elements()[4], {3, 9});
 }
 
+// JAX lowers jnp.cumsum of n elements to a reduce-window of window n and
+// low padding n - 1. The evaluator tabulated every (output, window
+// position) pair, n^2 coordinates: 29 GB at n = 60000, out of memory. Here
+// a window of 2^30 over five elements (a 40 GB table), by the fast path
+// and by the generic one (whose window select-and-scatter shares).
+TEST(ReduceWindowTest, CumulativeSumWindowsAsLongAsTheInput) {
+  const std::string hlo = Module(R"(
+ENTRY e {
+  a = f32[5] parameter(0)
+  z = f32[] constant(0)
+  huge = f32[5] reduce-window(a, z), window={size=1073741824 pad=1073741823_0}, to_apply=add
+  generic = f32[5] reduce-window(a, z), window={size=1073741824 pad=1073741823_0}, to_apply=twice_plus
+  ROOT t = (f32[5], f32[5]) tuple(huge, generic)
+})");
+  Literal r = MustRun(hlo, {Vec<float>(F32, {1, 2, 3, 4, 5})});
+  ExpectFloats(r.tuple_elements()[0], {1, 3, 6, 10, 15});
+  // twice_plus(acc, x) = 2 * acc + x, in window order.
+  ExpectFloats(r.tuple_elements()[1], {1, 4, 11, 26, 57});
+}
+
+// Cumulative reductions (a prefix window along one dimension) fold each
+// output from the one before it; the outputs must be those of the windows
+// folded in order: along rows and columns, with a window longer than the
+// line, in f32 (rounding in order), s32 max and a non-zero init.
+TEST(ReduceWindowTest, PrefixWindowsFoldInOrder) {
+  const std::string hlo = Module(R"(
+imax {
+  x = s32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT r = s32[] maximum(x, y)
+}
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  z = f32[] constant(0)
+  rows = f32[2,3] reduce-window(a, z), window={size=1x3 pad=0_0x2_0}, to_apply=add
+  cols = f32[2,3] reduce-window(a, z), window={size=5x1 pad=4_0x0_0}, to_apply=add
+  b = f32[3] parameter(1)
+  one = f32[] constant(1)
+  rounded = f32[3] reduce-window(b, one), window={size=3 pad=2_0}, to_apply=add
+  i = s32[5] parameter(2)
+  lo = s32[] constant(-100)
+  m = s32[5] reduce-window(i, lo), window={size=5 pad=4_0}, to_apply=imax
+  ROOT t = (f32[2,3], f32[2,3], f32[3], s32[5]) tuple(rows, cols, rounded, m)
+})");
+  Literal r = MustRun(hlo, {Make<float>(F32, {2, 3}, {1, 2, 3, 4, 5, 6}),
+                            Vec<float>(F32, {1e8f, 4, 4}),
+                            Vec<int32_t>(S32, {-200, 3, 1, 7, 2})});
+  ExpectFloats(r.tuple_elements()[0], {1, 3, 6, 4, 9, 15});
+  ExpectFloats(r.tuple_elements()[1], {1, 2, 3, 5, 7, 9});
+  // ((1 + 1e8) + 4) + 4 in f32: each 4 rounds away; a sum of 8 would not.
+  ExpectFloats(r.tuple_elements()[2], {1e8f, 1e8f, 1e8f});
+  EXPECT_EQ(Values<int32_t>(r.tuple_elements()[3]),
+            (std::vector<int32_t>{-100, 3, 3, 7, 7}));
+}
+
 TEST(ReduceWindowTest, GenericAndVariadicComputations) {
   const std::string hlo = Module(R"(
 ENTRY e {
