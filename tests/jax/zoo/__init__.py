@@ -8,7 +8,7 @@ of NumPy arrays, small sizes). ALL merges them; a name may appear once.
 from zoo import (arrays, batched_linalg, control_flow, edge_cases,
                  grouped_matmuls, hunted,
                  hunted2, hunted3, hunted4, hunted5, hunted6, hunted7, hunted8,
-                 hunted9,
+                 hunted9, hunted10,
                  losses, models, modern_llm, numerics, optimizers, research)
 
 THEMES = {
@@ -29,6 +29,7 @@ THEMES = {
     "hunted7": hunted7.PROGRAMS,
     "hunted8": hunted8.PROGRAMS,
     "hunted9": hunted9.PROGRAMS,
+    "hunted10": hunted10.PROGRAMS,
     "grouped_matmuls": grouped_matmuls.PROGRAMS,
     "modern_llm": modern_llm.PROGRAMS,
     "batched_linalg": batched_linalg.PROGRAMS,
