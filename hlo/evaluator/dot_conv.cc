@@ -11,11 +11,13 @@
 #include <cstring>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/evaluator/evaluator_internal.h"
 #include "hlo/evaluator/kernel_util.h"
 #include "hlo/evaluator/kernels.h"
 #include "hlo/evaluator/strided_copy.h"
+#include "hlo/evaluator/window_positions.h"
 #include "hlo/ragged_dot.h"
 
 namespace hloc {
@@ -543,20 +545,23 @@ template <typename T>
 void ConvolveRows(const T* x, const T* w, T* y, int64_t rows_begin,
                   int64_t rows_end, const std::vector<int64_t>& out_spatial,
                   const std::vector<int64_t>& in_spatial,
-                  const std::vector<std::vector<int64_t>>& coords,
+                  const std::vector<WindowDimension>& windows,
                   const std::vector<int64_t>& kernel_sizes,
                   const std::vector<bool>& reversal, int64_t in_features,
                   int64_t group_in, int64_t out_features,
                   int64_t out_per_feature_group, int64_t out_per_batch_group,
                   int64_t out_batch) {
   const int64_t ns = out_spatial.size();
-  int64_t out_positions = 1, kernel_positions = 1, in_positions = 1;
+  int64_t out_positions = 1, in_positions = 1;
   for (int64_t s : out_spatial) out_positions *= s;
-  for (int64_t s : kernel_sizes) kernel_positions *= s;
   for (int64_t s : in_spatial) in_positions *= s;
   const std::vector<int64_t> in_strides = RowMajorStrides(in_spatial);
   const std::vector<int64_t> k_strides = RowMajorStrides(kernel_sizes);
-  std::vector<int64_t> opos(ns), kpos(ns);
+  std::vector<int64_t> opos(ns);
+  // Per spatial dimension, the kernel and input offsets of this row's
+  // window positions that read the input, in increasing kernel position.
+  std::vector<std::vector<int64_t>> k_offs(ns), in_offs(ns);
+  absl::InlinedVector<size_t, 8> pos(ns);
   for (int64_t row = rows_begin; row < rows_end; ++row) {
     const int64_t nb = row / out_positions;
     int64_t rem = row % out_positions;
@@ -564,6 +569,19 @@ void ConvolveRows(const T* x, const T* w, T* y, int64_t rows_begin,
       opos[d] = rem % out_spatial[d];
       rem /= out_spatial[d];
     }
+    bool empty = false;
+    for (int64_t d = 0; d < ns; ++d) {
+      k_offs[d].clear();
+      in_offs[d].clear();
+      ForEachWindowPosition(
+          windows[d], in_spatial[d], opos[d], [&](int64_t kd, int64_t c) {
+            k_offs[d].push_back((reversal[d] ? kernel_sizes[d] - 1 - kd : kd) *
+                                k_strides[d]);
+            in_offs[d].push_back(c * in_strides[d]);
+          });
+      empty = empty || k_offs[d].empty();
+    }
+    if (empty) continue;
     T* acc = y + row * out_features;
     for (int64_t o0 = 0; o0 < out_features;) {
       const int64_t fg = o0 / out_per_feature_group;
@@ -572,21 +590,15 @@ void ConvolveRows(const T* x, const T* w, T* y, int64_t rows_begin,
                                   (bg + 1) * out_per_batch_group);
       const int64_t in_batch = nb + bg * out_batch;
       const T* xb = x + in_batch * in_positions * in_features + fg * group_in;
-      for (int64_t kp = 0; kp < kernel_positions; ++kp) {
-        int64_t krem = kp, in_off = 0, k_off = 0;
-        bool valid = true;
-        for (int64_t d = ns - 1; d >= 0; --d) {
-          const int64_t kd = krem % kernel_sizes[d];
-          krem /= kernel_sizes[d];
-          const int64_t c = coords[d][opos[d] * kernel_sizes[d] + kd];
-          if (c < 0) {
-            valid = false;
-            break;
-          }
-          in_off += c * in_strides[d];
-          k_off += (reversal[d] ? kernel_sizes[d] - 1 - kd : kd) * k_strides[d];
+      // The valid kernel positions in row-major order, the order the sum
+      // has always been taken in.
+      std::fill(pos.begin(), pos.end(), 0);
+      while (true) {
+        int64_t in_off = 0, k_off = 0;
+        for (int64_t d = 0; d < ns; ++d) {
+          in_off += in_offs[d][pos[d]];
+          k_off += k_offs[d][pos[d]];
         }
-        if (!valid) continue;
         const T* xv = xb + in_off * in_features;
         const T* wk = w + k_off * group_in * out_features;
         for (int64_t ci = 0; ci < group_in; ++ci) {
@@ -594,6 +606,12 @@ void ConvolveRows(const T* x, const T* w, T* y, int64_t rows_begin,
           const T* wr = wk + ci * out_features;
           for (int64_t o = o0; o < o1; ++o) acc[o] += Product(xs, wr[o]);
         }
+        int64_t d = ns - 1;
+        for (; d >= 0; --d) {
+          if (++pos[d] < k_offs[d].size()) break;
+          pos[d] = 0;
+        }
+        if (d < 0) break;
       }
       o0 = o1;
     }
@@ -665,32 +683,20 @@ absl::StatusOr<Literal> EvaluateConvolution(const HloInstruction& instr,
   w_order.push_back(dn.kernel_output_feature_dimension);
 
   std::vector<int64_t> in_spatial, out_spatial, kernel_sizes;
-  std::vector<std::vector<int64_t>> coords;
+  std::vector<WindowDimension> windows;
   std::vector<bool> reversal;
   for (int64_t d = 0; d < ns; ++d) {
     const WindowDimension& wd = window.dimensions[d];
-    const int64_t in_size = x_shape.dimensions(dn.input_spatial_dimensions[d]);
-    const int64_t out_size = shape.dimensions(dn.output_spatial_dimensions[d]);
-    const int64_t k_size = w_shape.dimensions(dn.kernel_spatial_dimensions[d]);
     if (wd.stride <= 0 || wd.base_dilation <= 0 || wd.window_dilation <= 0) {
       return InstructionError(instr, "bad convolution window");
     }
-    std::vector<int64_t> c(out_size * k_size);
-    for (int64_t o = 0; o < out_size; ++o) {
-      for (int64_t kk = 0; kk < k_size; ++kk) {
-        int64_t pos = o * wd.stride - wd.padding_low + kk * wd.window_dilation;
-        int64_t in = -1;
-        if (pos >= 0 && pos % wd.base_dilation == 0) {
-          pos /= wd.base_dilation;
-          if (pos < in_size) in = pos;
-        }
-        c[o * k_size + kk] = in;
-      }
-    }
-    in_spatial.push_back(in_size);
-    out_spatial.push_back(out_size);
-    kernel_sizes.push_back(k_size);
-    coords.push_back(std::move(c));
+    in_spatial.push_back(x_shape.dimensions(dn.input_spatial_dimensions[d]));
+    out_spatial.push_back(shape.dimensions(dn.output_spatial_dimensions[d]));
+    kernel_sizes.push_back(w_shape.dimensions(dn.kernel_spatial_dimensions[d]));
+    // The kernel's extent along the dimension is the window's size.
+    WindowDimension positions = wd;
+    positions.size = kernel_sizes.back();
+    windows.push_back(positions);
     reversal.push_back(wd.window_reversal);
   }
 
@@ -718,8 +724,8 @@ absl::StatusOr<Literal> EvaluateConvolution(const HloInstruction& instr,
       const T* wp = w->data<T>().data();
       T* yp = y.data<T>().data();
       ParallelFor(rows, 64, [&](int64_t begin, int64_t end) {
-        ConvolveRows<T>(xp, wp, yp, begin, end, out_spatial, in_spatial, coords,
-                        kernel_sizes, reversal, in_features, group_in,
+        ConvolveRows<T>(xp, wp, yp, begin, end, out_spatial, in_spatial,
+                        windows, kernel_sizes, reversal, in_features, group_in,
                         out_features, out_per_feature_group,
                         out_per_batch_group, out_batch);
       });

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hlo/evaluator/test_util.h"
 
@@ -239,6 +240,54 @@ TEST(ConvolutionTest, OneDimensionalWindows) {
   ExpectFloats(r.tuple_elements()[2], {10, 16, 22});
   ExpectFloats(r.tuple_elements()[3], {1, 4, 2, 6});
   ExpectFloats(r.tuple_elements()[4], {7, 10, 13});
+}
+
+// jnp.correlate(x, y, "full") of n samples is a convolution of window n
+// padded by n - 1 on both sides. The evaluator tabulated the input
+// coordinate of every (output, kernel position) pair, 2n^2 of them: 6.4
+// GB for n = 20000, out of memory past about 35000. Here a 2^16 kernel over
+// four samples (a 32 GB table), and a 2-D window partly in the padding.
+TEST(ConvolutionTest, FullCorrelationOfALongKernel) {
+  const int64_t k = int64_t{1} << 16;
+  const std::string hlo =
+      absl::StrCat(R"(
+HloModule m
+ENTRY e {
+  x = f32[1,4,1] parameter(0)
+  w = f32[)",
+                   k, R"(,1,1] parameter(1)
+  ROOT c = f32[1,)",
+                   k + 3, R"(,1] convolution(x, w), window={size=)", k,
+                   " pad=", k - 1, "_", k - 1, R"(}, dim_labels=b0f_0io->b0f
+})");
+  Literal r =
+      MustRun(hlo, {Make<float>(F32, {1, 4, 1}, {1, 2, 3, 4}),
+                    Make<float>(F32, {k, 1, 1}, std::vector<float>(k, 1.0f))});
+  // Output o sums x over [o - k + 1, o]: 1, 3, 6, then 10 until the window
+  // starts past x[0], then 9, 7, 4.
+  std::vector<float> expected(k + 3, 10.0f);
+  expected[0] = 1;
+  expected[1] = 3;
+  expected[2] = 6;
+  expected[k] = 9;
+  expected[k + 1] = 7;
+  expected[k + 2] = 4;
+  EXPECT_EQ(Values<float>(r), expected);
+
+  const char* k2d = R"(
+HloModule m
+ENTRY e {
+  x = f32[1,2,3,1] parameter(0)
+  w = f32[2,2,1,1] parameter(1)
+  ROOT c = f32[1,3,2,1] convolution(x, w), window={size=2x2 pad=1_1x0_0 rhs_reversal=0x1}, dim_labels=b01f_01io->b01f
+})";
+  // Rows padded by one on each side, columns not: output (i, j) reads rows
+  // i - 1 and i, columns j and j + 1, the kernel's columns reversed
+  // ({10, 1}, {1000, 100}); the first and last rows half in the padding.
+  Literal r2 =
+      MustRun(k2d, {Make<float>(F32, {1, 2, 3, 1}, {1, 2, 3, 4, 5, 6}),
+                    Make<float>(F32, {2, 2, 1, 1}, {1, 10, 100, 1000})});
+  ExpectFloats(r2, {1200, 2300, 4512, 5623, 45, 56});
 }
 
 TEST(ConvolutionTest, LayoutsAndGroups) {

@@ -22,6 +22,7 @@
 #include "hlo/evaluator/evaluator_internal.h"
 #include "hlo/evaluator/kernels.h"
 #include "hlo/evaluator/strided_copy.h"
+#include "hlo/evaluator/window_positions.h"
 
 namespace hloc {
 namespace eval {
@@ -272,15 +273,12 @@ absl::StatusOr<Literal> EvaluateReduce(const HloInstruction& instr,
 
 namespace {
 
-// A windowed op's window, per dimension: where output coordinate o's window
-// position k reads the input. Computed per output rather than tabulated: a
-// table of every (o, k) pair holds output x window entries per dimension,
-// which for the reduce-window JAX lowers a cumulative sum of n elements to
-// (window n, padding n - 1) is n^2 entries, 29 GB at n = 60000.
+// A windowed op's window, per dimension, and scratch for the input offsets
+// of one output's window (window_positions.h says why not a table).
 struct WindowTable {
   std::vector<WindowDimension> dims;
   std::vector<int64_t> input_dims;
-  // Scratch per dimension: the input coordinates of one output's window.
+  // Scratch per dimension: the input offsets of one output's window.
   std::vector<std::vector<int64_t>> coords;
 };
 
@@ -318,24 +316,11 @@ void WindowOffsets(WindowTable& table, absl::Span<const int64_t> out_index,
   offsets->clear();
   const int64_t rank = out_index.size();
   for (int64_t d = 0; d < rank; ++d) {
-    const WindowDimension& w = table.dims[d];
     std::vector<int64_t>& coords = table.coords[d];
     coords.clear();
-    const int64_t base = out_index[d] * w.stride - w.padding_low;
-    int64_t k_first = 0, k_end = w.size;
-    if (w.base_dilation == 1) {
-      // Without holes the positions inside the input are one run of k:
-      // 0 <= base + k * window_dilation < input size.
-      const int64_t dil = w.window_dilation, n = table.input_dims[d];
-      if (base < 0) k_first = (-base + dil - 1) / dil;
-      k_end = base >= n ? 0 : std::min(k_end, (n - 1 - base) / dil + 1);
-    }
-    for (int64_t k = k_first; k < k_end; ++k) {
-      int64_t c = base + k * w.window_dilation;
-      if (c < 0 || c % w.base_dilation != 0) continue;
-      c /= w.base_dilation;
-      if (c < table.input_dims[d]) coords.push_back(c * in_strides[d]);
-    }
+    ForEachWindowPosition(
+        table.dims[d], table.input_dims[d], out_index[d],
+        [&](int64_t, int64_t c) { coords.push_back(c * in_strides[d]); });
     if (coords.empty()) return;
   }
   absl::InlinedVector<size_t, 8> w(rank, 0);
