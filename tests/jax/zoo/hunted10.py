@@ -17,17 +17,23 @@ unique_counts with size and fill_value, a count-min sketch and
 HyperLogLog over uint32 hashes, an fp8 delayed-scaling training step,
 complex128 linear algebra with gradients (and expm_frechet), NumPy's
 mixed advanced indexing as gathers and scatters (under vmap and grad),
-and the sketches, unique_counts, rankdata and im2col past the CPU
-backend's parallel split.
+the sketches, unique_counts, rankdata and im2col past the CPU
+backend's parallel split, and correlations and FIR filters at audio
+lengths.
 
-One bug found: the evaluator tabulated a reduce-window's input
-coordinate for every (output, window position) pair, n^2 of them for
-the window JAX lowers a cumulative sum of n elements to, so
-big_sketch_unique_rank's unique_counts over 60000 tokens ran out of
-memory (29 GB) in the evaluator while the cpu ran it; it computes them
-per output now, and folds a cumulative window's output from the one
-before it (hlo/evaluator/reduce_ops.cc; reduce_test
-CumulativeSumWindowsAsLongAsTheInput, PrefixWindowsFoldInOrder).
+Two bugs found, both where the evaluator could not follow the cpu on
+long windows. It tabulated a reduce-window's input coordinate for every
+(output, window position) pair, n^2 of them for the window JAX lowers a
+cumulative sum of n elements to, so big_sketch_unique_rank's
+unique_counts over 60000 tokens ran out of memory (29 GB) in the
+evaluator while the cpu ran it; it finds them per output now, and folds
+a cumulative window's output from the one before it (fbdb1ba;
+reduce_test CumulativeSumWindowsAsLongAsTheInput,
+PrefixWindowsFoldInOrder). Its convolutions did the same, 2n^2
+coordinates for jnp.correlate(x, x, "full") of n samples (6.4 GB at
+20000, out of memory past 35000; long_signal_correlations keeps 8192,
+which took 1 GB), fixed the same way (ebf60ab; dot_conv_test
+FullCorrelationOfALongKernel).
 
 Left out: jax.scipy.linalg.qr(pivoting=True) (geqp3), which the cpu and
 the evaluator do not run yet; and lax.DotAlgorithmPreset, whose
@@ -666,6 +672,37 @@ def _big_inputs(r):
             floats(r, (2, 64, 64, 4)), floats(r, (36, 8)) * 0.2]
 
 
+def long_signal_correlations(x, taps, chirp):
+    # Signal processing at audio lengths, by direct convolution as
+    # jnp.correlate and jnp.convolve compute it: the full autocorrelation
+    # of 8192 samples (a window as long as the signal, padded by its
+    # length on both sides: the evaluator tabulated 2n^2 window
+    # coordinates for it, 1 GB here and out of memory past 35000
+    # samples), a 1025-tap FIR filter over 40000 samples (mode "same"), a
+    # matched filter locating a chirp, and the normalised autocorrelation's
+    # first peak after lag 0.
+    hi = lax.Precision.HIGHEST
+    ac = jnp.correlate(x, x, "full", precision=hi)
+    filtered = jnp.convolve(jnp.tile(x, 5)[:40000], taps, "same",
+                            precision=hi)
+    mf = jnp.correlate(filtered, chirp, "valid", precision=hi)
+    acn = ac[x.shape[0] - 1:] / ac[x.shape[0] - 1]
+    lag = jnp.argmax(jnp.where(jnp.arange(acn.shape[0]) > 20, acn, -1.0))
+    return ac, filtered, mf, jnp.argmax(jnp.abs(mf)), lag
+
+
+def _signal_inputs(r):
+    # Quarter-grid values and taps keep every sum exact, so that any
+    # summation order gives the same bits.
+    t = np.arange(8192)
+    x = np.round(4 * (np.sin(2 * np.pi * t / 97.0)
+                      + 0.5 * r.standard_normal(8192))) / 4
+    taps = np.round(8 * np.hanning(1025)) / 8
+    chirp = np.round(4 * np.sin(2 * np.pi * (np.arange(256) / 64.0) ** 2)) / 4
+    return [x.astype(np.float32), taps.astype(np.float32),
+            chirp.astype(np.float32)]
+
+
 PROGRAMS = {
     "rare_random_samplers": (rare_random_samplers, lambda r: [
         prng_key(r), np.float32(0.5), np.float32(1.5)]),
@@ -694,4 +731,5 @@ PROGRAMS = {
     "complex128_linalg_grads": (complex128_linalg_grads, _c128_inputs),
     "mixed_advanced_indexing": (mixed_advanced_indexing, _indexing_inputs),
     "big_sketch_unique_rank": (big_sketch_unique_rank, _big_inputs),
+    "long_signal_correlations": (long_signal_correlations, _signal_inputs),
 }
