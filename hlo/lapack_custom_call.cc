@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "hlo/status_macros.h"
@@ -41,7 +42,28 @@ constexpr RoutineName kRoutines[] = {
     {LapackRoutine::kSytrd, "sytrd", "hetrd"},
     {LapackRoutine::kOrmqr, "ormqr", "unmqr"},
     {LapackRoutine::kGtsv, "gtsv", "gtsv"},
+    {LapackRoutine::kGeqp3, "geqp3", "geqp3"},
 };
+
+// The CUDA lowering's calls the cuda backend runs with LAPACK on the host:
+// jaxlib's host kernels (gpu/hybrid_kernels.cc) and two cuSOLVER calls
+// whose results are LAPACK's (Xgeev, sytrd); the routine and the matrix
+// types each takes.
+struct HostCallTarget {
+  const char* name;
+  LapackRoutine routine;
+  std::vector<PrimitiveType> types;
+};
+const std::vector<HostCallTarget>& HostCallTargets() {
+  static const auto* targets = new std::vector<HostCallTarget>{
+      {"cuhybrid_eig_real", LapackRoutine::kGeev, {F32, F64}},
+      {"cuhybrid_eig_comp", LapackRoutine::kGeev, {C64, C128}},
+      {"cuhybrid_geqp3", LapackRoutine::kGeqp3, {F32, F64, C64, C128}},
+      {"cusolver_geev_ffi", LapackRoutine::kXgeev, {F32, F64, C64, C128}},
+      {"cusolver_sytrd_ffi", LapackRoutine::kSytrd, {F32, F64, C64, C128}},
+  };
+  return *targets;
+}
 
 char Prefix(PrimitiveType type) {
   for (const TypePrefix& t : kTypes) {
@@ -174,6 +196,7 @@ absl::Status CheckShapes(const HloInstruction& instruction,
                       call.routine == LapackRoutine::kTrsm ||
                       call.routine == LapackRoutine::kSyevd ||
                       call.routine == LapackRoutine::kGeev ||
+                      call.routine == LapackRoutine::kXgeev ||
                       call.routine == LapackRoutine::kGees ||
                       call.routine == LapackRoutine::kGehrd ||
                       call.routine == LapackRoutine::kSytrd;
@@ -259,6 +282,12 @@ absl::Status CheckShapes(const HloInstruction& instruction,
                          {Concat(batch, {n}), Concat(batch, {n}),
                           a.dimensions(), a.dimensions(), batch});
     }
+    case LapackRoutine::kXgeev:
+      return ExpectTuple(
+          instruction,
+          {call.type, ComplexOf(call.type), call.type, call.type, S32},
+          {a.dimensions(), Concat(batch, {n}), a.dimensions(), a.dimensions(),
+           batch});
     case LapackRoutine::kGees:
       if (IsComplexType(call.type)) {
         return ExpectTuple(
@@ -308,6 +337,12 @@ absl::Status CheckShapes(const HloInstruction& instruction,
       return Expect(instruction, instruction.shape(), call.type, c.dimensions(),
                     "the result");
     }
+    case LapackRoutine::kGeqp3:
+      HLOC_RETURN_IF_ERROR(
+          ExpectOperand(instruction, 1, S32, Concat(batch, {n})));
+      return ExpectTuple(
+          instruction, {call.type, S32, call.type},
+          {a.dimensions(), Concat(batch, {n}), Concat(batch, {k})});
     case LapackRoutine::kGtsv:
       break;
   }
@@ -320,6 +355,7 @@ int64_t LapackOperandCount(LapackRoutine routine) {
   switch (routine) {
     case LapackRoutine::kTrsm:
     case LapackRoutine::kOrgqr:
+    case LapackRoutine::kGeqp3:
       return 2;
     case LapackRoutine::kOrmqr:
       return 3;
@@ -331,6 +367,8 @@ int64_t LapackOperandCount(LapackRoutine routine) {
 }
 
 std::string LapackRoutineName(LapackRoutine routine, PrimitiveType type) {
+  // xgeev is geev with cuSOLVER's results (no lapack_*_ffi target).
+  if (routine == LapackRoutine::kXgeev) routine = LapackRoutine::kGeev;
   for (const RoutineName& r : kRoutines) {
     if (r.routine == routine) {
       return absl::StrCat(std::string(1, Prefix(type)),
@@ -351,8 +389,16 @@ std::vector<std::string> SupportedLapackTargets() {
   return targets;
 }
 
+std::vector<std::string> GpuHostLapackTargets() {
+  std::vector<std::string> targets;
+  for (const HostCallTarget& t : HostCallTargets()) targets.push_back(t.name);
+  return targets;
+}
+
 absl::StatusOr<std::vector<std::pair<std::string, int64_t>>>
-ParseFfiIntegerAttributes(absl::string_view dictionary) {
+ParseFfiIntegerAttributes(
+    absl::string_view dictionary,
+    std::vector<std::pair<std::string, std::string>>* strings) {
   absl::string_view text = absl::StripAsciiWhitespace(dictionary);
   std::vector<std::pair<std::string, int64_t>> attributes;
   if (text.empty()) return attributes;
@@ -373,6 +419,13 @@ ParseFfiIntegerAttributes(absl::string_view dictionary) {
     if (colon != absl::string_view::npos) value = value.substr(0, colon);
     int64_t number = 0;
     value = absl::StripAsciiWhitespace(value);
+    if (strings != nullptr && value.size() >= 2 && value.front() == '"' &&
+        value.back() == '"') {
+      strings->emplace_back(
+          std::string(absl::StripAsciiWhitespace(name_value[0])),
+          std::string(value.substr(1, value.size() - 2)));
+      continue;
+    }
     if (value == "true" || value == "false") {
       number = value == "true" ? 1 : 0;
     } else if (!absl::SimpleAtoi(value, &number)) {
@@ -400,28 +453,64 @@ bool GesddVectorsAreFull(char mode, int64_t m, int64_t n,
 absl::StatusOr<std::optional<LapackCall>> ParseLapackCall(
     const HloInstruction& instruction) {
   if (instruction.opcode() != HloOpcode::kCustomCall) return std::nullopt;
-  absl::string_view target = instruction.attrs().custom_call_target;
-  if (!absl::ConsumePrefix(&target, "lapack_") ||
-      !absl::ConsumeSuffix(&target, "_ffi") || target.size() < 2) {
-    return std::nullopt;
-  }
   LapackCall call;
-  for (const TypePrefix& t : kTypes) {
-    if (target[0] == t.prefix) call.type = t.type;
-  }
-  if (call.type == PRIMITIVE_TYPE_INVALID) return std::nullopt;
-  bool found = false;
-  for (const RoutineName& r : kRoutines) {
-    if (target.substr(1) == (IsComplexType(call.type) ? r.complex : r.real)) {
-      call.routine = r.routine;
-      found = true;
+  const std::string& name = instruction.attrs().custom_call_target;
+  for (const HostCallTarget& t : HostCallTargets()) {
+    if (name != t.name) continue;
+    // The type is the matrix's: the target names only real or complex.
+    call.routine = t.routine;
+    call.gpu_host_call = true;
+    const Shape* a = instruction.operand_count() > 0
+                         ? &instruction.operand(0)->shape()
+                         : nullptr;
+    if (a == nullptr || !a->IsArray() ||
+        !absl::c_linear_search(t.types, a->element_type())) {
+      std::vector<std::string> types;
+      for (PrimitiveType type : t.types) {
+        types.push_back(std::string(PrimitiveTypeName(type)));
+      }
+      return CallError(
+          instruction,
+          absl::StrCat(
+              "operand 0 is ",
+              a == nullptr ? std::string("missing") : a->ToString(false),
+              ", expected a matrix of ", absl::StrJoin(types, ", ")));
     }
+    call.type = a->element_type();
   }
-  if (!found) return std::nullopt;
+  absl::string_view target = name;
+  if (!call.gpu_host_call) {
+    if (!absl::ConsumePrefix(&target, "lapack_") ||
+        !absl::ConsumeSuffix(&target, "_ffi") || target.size() < 2) {
+      return std::nullopt;
+    }
+    for (const TypePrefix& t : kTypes) {
+      if (target[0] == t.prefix) call.type = t.type;
+    }
+    if (call.type == PRIMITIVE_TYPE_INVALID) return std::nullopt;
+    bool found = false;
+    for (const RoutineName& r : kRoutines) {
+      if (target.substr(1) == (IsComplexType(call.type) ? r.complex : r.real)) {
+        call.routine = r.routine;
+        found = true;
+      }
+    }
+    if (!found) return std::nullopt;
+  }
+  // A host call's magma names the library jaxlib runs (MAGMA or LAPACK):
+  // both compute the same factorisation, and here it is always LAPACK.
+  std::vector<std::pair<std::string, std::string>> strings;
   absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> attributes =
-      ParseFfiIntegerAttributes(instruction.backend_config());
+      ParseFfiIntegerAttributes(instruction.backend_config(),
+                                call.gpu_host_call ? &strings : nullptr);
   if (!attributes.ok()) {
     return CallError(instruction, attributes.status().message());
+  }
+  for (const auto& [key, value] : strings) {
+    if (key != "magma") {
+      return CallError(instruction, absl::StrCat("attribute ", key, " = \"",
+                                                 value, "\" is not a number"));
+    }
   }
   HLOC_ASSIGN_OR_RETURN(
       call.uplo, CharAttribute(instruction, *attributes, "uplo", "LU", 'L'));
@@ -457,6 +546,10 @@ absl::StatusOr<std::optional<LapackCall>> ParseLapackCall(
     if (call.routine == LapackRoutine::kOrmqr && key == "transpose") {
       call.trans = !value ? 'N' : IsComplexType(call.type) ? 'C' : 'T';
     }
+    // The GPU calls' booleans for LAPACK's characters.
+    if (call.gpu_host_call && key == "left") call.jobvl = value ? 'V' : 'N';
+    if (call.gpu_host_call && key == "right") call.jobvr = value ? 'V' : 'N';
+    if (call.gpu_host_call && key == "lower") call.uplo = value ? 'L' : 'U';
   }
   if (call.routine == LapackRoutine::kGehrd &&
       instruction.operand_count() > 0 &&

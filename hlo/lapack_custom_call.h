@@ -2,6 +2,17 @@
 // kernels, `lapack_<t><routine>_ffi` with t = s, d, c, z for f32, f64, c64,
 // c128), read from an HLO custom-call once so that the evaluator and the CPU
 // backend agree on what each one means and refuse the same malformed ones.
+// Also the host-LAPACK calls of JAX's CUDA lowering (jaxlib's "hybrid"
+// kernels, which copy the matrix to the host and run LAPACK or MAGMA there):
+// `cuhybrid_eig_real` and `cuhybrid_eig_comp` are geev (attributes left,
+// right: booleans; magma: a string naming the library, ignored: both
+// compute the same factorisation) and `cuhybrid_geqp3` is geqp3, each with
+// the convention of the CPU's call of the same routine; and two cuSOLVER
+// calls the cuda backend computes with LAPACK on the host too (the same
+// algorithms, and small matrices, where a host round trip is quicker than
+// cuSOLVER's per-matrix launches): the eig newer JAX lowers to cuSOLVER's
+// Xgeev, `cusolver_geev_ffi` (left, right), xgeev below, and
+// lax.linalg.tridiagonal's `cusolver_sytrd_ffi` (lower: a boolean), sytrd.
 //
 // XLA's calling convention for them (jaxlib/cpu/lapack_kernels.cc): every
 // leading dimension of a matrix operand is a batch dimension, the last two
@@ -33,6 +44,13 @@
 //                                                r = p if left, else q)
 //   gtsv(dl, d, du [batch, n], b[batch, n, nrhs]) -> (dl', d', du', b',
 //                   info)                        dl[0] and du[n-1] unused
+//   xgeev(a)    -> (a', w complex[batch, n], vl, vr [batch, n, n] of a's
+//                   type (a real matrix's packed as geev's), info)
+//                                                left, right (booleans)
+//   geqp3(a, jpvt s32[batch, n]) -> (a', jpvt', tau[batch, min(m,n)])
+//                                                jpvt 1-based (LAPACK's):
+//                                                on entry a non-zero pins
+//                                                that column to the front
 #ifndef HLO_LAPACK_CUSTOM_CALL_H_
 #define HLO_LAPACK_CUSTOM_CALL_H_
 
@@ -61,6 +79,8 @@ enum class LapackRoutine {
   kSytrd,
   kOrmqr,
   kGtsv,
+  kGeqp3,
+  kXgeev,
 };
 
 // How many operands the routine's custom call (and library step) takes.
@@ -84,13 +104,20 @@ struct LapackCall {
   // gehrd's low and high (LAPACK's ilo, ihi; 1-based).
   int64_t ilo = 1;
   int64_t ihi = 0;
+  // One of the CUDA lowering's host-LAPACK calls (cuhybrid_*), not a CPU
+  // one: the cuda backend runs these, and only these, on its host.
+  bool gpu_host_call = false;
 };
 
 // The routine's name as LAPACK spells it for `type` ("spotrf", "zungqr").
 std::string LapackRoutineName(LapackRoutine routine, PrimitiveType type);
 
-// Every custom_call_target ParseLapackCall accepts.
+// Every CPU custom_call_target ParseLapackCall accepts (lapack_*_ffi).
 std::vector<std::string> SupportedLapackTargets();
+
+// The CUDA lowering's host-LAPACK targets ParseLapackCall accepts
+// (cuhybrid_*): what the cuda backend runs on its host.
+std::vector<std::string> GpuHostLapackTargets();
 
 // Whether a gesdd call's u and vt are full (batch x m x m, batch x n x n)
 // rather than thin (m x k, k x n, k = min(m, n)), given the matrix's m and
@@ -108,9 +135,13 @@ absl::StatusOr<std::optional<LapackCall>> ParseLapackCall(
 
 // The `name = value : type` entries of an MLIR attribute dictionary as
 // jaxlib's FFI calls carry it in backend_config ("{uplo = 76 : ui8}"); only
-// integer values and booleans (true 1, false 0).
+// integer values and booleans (true 1, false 0). A quoted string value
+// ({magma = "auto"}) is an error unless `strings` is given: then it goes
+// there, unquoted.
 absl::StatusOr<std::vector<std::pair<std::string, int64_t>>>
-ParseFfiIntegerAttributes(absl::string_view dictionary);
+ParseFfiIntegerAttributes(
+    absl::string_view dictionary,
+    std::vector<std::pair<std::string, std::string>>* strings = nullptr);
 
 }  // namespace hloc
 

@@ -99,13 +99,15 @@ bool GpuGroupedMatmul(absl::string_view platform, const HloInstruction& instr,
 // expanding it. The expansion's inverse by recursive doubling is a few
 // fused kernels in the run's graph and no library call, and beats trsm
 // calls for small triangles; past a hundred rows its log2(m) levels of
-// kernels cost more. On an H100 (session 37, tools/gpu_bench/RESULTS.md),
-// the same modules both ways: 33 solves of 64 to 96 rows 679 us by trsm
-// against 439 inverted; six 192 x 192 solves (big_linalg) 1252 against
-// 1308, eight of 256 and 320 rows 1241 against 1268. 128 lies between the
-// measured sizes. cuBLAS has no bf16 or f16 trsm: those expand, computing
-// in f32.
-constexpr int64_t kCublasTrsmMinOrder = 128;
+// kernels cost more. On an H100 (tools/gpu_bench/RESULTS.md), the same
+// modules both ways: 33 solves of 64 to 96 rows 679 us by trsm against
+// 439 inverted (session 37), 31 of 128 to 160 rows 1082 against 569
+// (session 38); six 192 x 192 solves (big_linalg) 1252 against 1308 and
+// 1248 against 1304, eight of 256 and 320 rows 1241 against 1268 and 1245
+// against 1266 (sessions 37 and 38). So trsm from 192 rows, the smallest
+// size where it won. cuBLAS has no bf16 or f16 trsm: those expand,
+// computing in f32.
+constexpr int64_t kCublasTrsmMinOrder = 192;
 
 bool CudaCallsTrsm(const HloInstruction& solve) {
   const Shape& a = solve.operand(0)->shape();

@@ -7,7 +7,7 @@
 #include "runtime/cpu_topk.h"
 #include "runtime/dense_buffer.h"
 #include "runtime/fft_library.h"
-#include "runtime/lapack_library.h"
+#include "runtime/lapack_step.h"
 
 namespace hloc {
 namespace {
@@ -88,8 +88,7 @@ std::string CpuTopKLibraryName(bool largest) {
 }
 
 bool CpuLibraryCall::Handles(const std::string& library) {
-  return library == "fft" || IsTopK(library) ||
-         LapackRoutineFromLibrary(library).ok();
+  return library == "fft" || IsTopK(library) || LapackStep::Handles(library);
 }
 
 absl::StatusOr<std::unique_ptr<CpuLibraryCall>> CpuLibraryCall::Create(
@@ -115,27 +114,17 @@ absl::StatusOr<std::unique_ptr<CpuLibraryCall>> CpuLibraryCall::Create(
     absl::Status status =
         CheckFft(config.fft_type, config.fft_length, shapes[0], shapes[1]);
     if (!status.ok()) return fail(status);
-    call->num_operands_ = 1;
     return call;
   }
   if (IsTopK(step.library)) {
     absl::Status status = CheckTopK(shapes);
     if (!status.ok()) return fail(status);
-    call->num_operands_ = 1;
     return call;
   }
-  absl::StatusOr<LapackRoutine> routine =
-      LapackRoutineFromLibrary(step.library);
-  if (!routine.ok()) return fail(routine.status());
-  const size_t num_operands = LapackOperandCount(*routine);
-  if (shapes.size() < num_operands) {
-    return fail(absl::InvalidArgumentError("too few slots"));
-  }
-  std::vector<Shape> operands(shapes.begin(), shapes.begin() + num_operands);
-  std::vector<Shape> results(shapes.begin() + num_operands, shapes.end());
-  absl::Status status = CheckLapack(*routine, config, operands, results);
-  if (!status.ok()) return fail(status);
-  call->num_operands_ = num_operands;
+  absl::StatusOr<std::unique_ptr<LapackStep>> lapack =
+      LapackStep::Create(executable, step, what);
+  if (!lapack.ok()) return lapack.status();
+  call->lapack_ = *std::move(lapack);
   return call;
 }
 
@@ -150,38 +139,24 @@ absl::Status CpuLibraryCall::Run(const Executable& executable,
     }
     return absl::OkStatus();
   }
+  if (lapack_ != nullptr) return lapack_->Run(executable, step, address);
+  // fft: its operand read into a row-major array, its result written back
+  // in its slot's layout.
+  const int64_t in = step.buffers[0], out = step.buffers[1];
   std::vector<Literal> operands, results;
-  for (size_t i = 0; i < step.buffers.size(); ++i) {
-    const int64_t slot = step.buffers[i];
-    const Shape& shape = executable.buffers[slot].shape;
-    if (i < num_operands_) {
-      operands.push_back(BufferToLiteral(address[slot], shape));
-    } else {
-      Shape row_major = shape;
-      row_major.clear_layout();
-      results.push_back(Literal(row_major));
-    }
-  }
-  absl::Status status;
-  if (step.library == "fft") {
-    status = RunFft(step.library_config.fft_type, step.library_config.fft_length,
-                    &operands[0], &results[0]);
-  } else {
-    absl::StatusOr<LapackRoutine> routine =
-        LapackRoutineFromLibrary(step.library);
-    status = routine.ok()
-                 ? RunLapack(*routine, step.library_config, &operands, &results)
-                 : routine.status();
-  }
+  operands.push_back(
+      BufferToLiteral(address[in], executable.buffers[in].shape));
+  Shape row_major = executable.buffers[out].shape;
+  row_major.clear_layout();
+  results.push_back(Literal(row_major));
+  absl::Status status =
+      RunFft(step.library_config.fft_type, step.library_config.fft_length,
+             &operands[0], &results[0]);
   if (!status.ok()) {
     return absl::Status(status.code(),
                         absl::StrCat(what_, ": ", status.message()));
   }
-  for (size_t r = 0; r < results.size(); ++r) {
-    const int64_t slot = step.buffers[num_operands_ + r];
-    CopyLiteralToBuffer(results[r], executable.buffers[slot].shape,
-                        address[slot]);
-  }
+  CopyLiteralToBuffer(results[0], executable.buffers[out].shape, address[out]);
   return absl::OkStatus();
 }
 

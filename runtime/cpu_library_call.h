@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "runtime/executable.h"
+#include "runtime/lapack_step.h"
 
 namespace hloc {
 
@@ -40,7 +41,8 @@ class CpuLibraryCall {
 
  private:
   CpuLibraryCall() = default;
-  size_t num_operands_ = 0;
+  // The LAPACK routine of a "lapack.<routine>" step; null for the others.
+  std::unique_ptr<LapackStep> lapack_;
   std::string what_;
 };
 

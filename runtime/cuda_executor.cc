@@ -16,6 +16,7 @@
 #include "runtime/device_run_staging.h"
 #include "runtime/evaluator_step.h"
 #include "runtime/graph_segments.h"
+#include "runtime/lapack_step.h"
 #include "runtime/solver_check.h"
 
 namespace hloc {
@@ -54,6 +55,9 @@ struct CudaExecutor::Thunk {
   CUfunction function = nullptr;
   std::vector<CUdeviceptr> arguments;
   std::unique_ptr<EvaluatorStep> evaluator;
+  // A "lapack.<routine>" step: LAPACK on the host (the CUDA lowering's
+  // host calls, jaxlib's cuhybrid_*), between copies of its slots.
+  std::unique_ptr<LapackStep> host_lapack;
   cuda::GemmPlanPtr gemm;
   cuda::ConvPlanPtr conv;
   cuda::FftPlanPtr fft;
@@ -361,8 +365,11 @@ absl::Status CudaExecutor::Prepare(const std::vector<ExecutableStep>& steps,
         break;
     }
     if (!status.ok()) return status;
+    // A host LAPACK call, like an evaluator step, has no span on the
+    // stream to time.
     if (step.kind == Kind::kKernel || step.kind == Kind::kCopy ||
-        step.kind == Kind::kLibraryCall || step.kind == Kind::kCollective) {
+        (step.kind == Kind::kLibraryCall && thunk.host_lapack == nullptr) ||
+        step.kind == Kind::kCollective) {
       thunk.timed = static_cast<int64_t>(timed_steps_.size());
       CudaStepTime time;
       time.step = what;
@@ -466,10 +473,16 @@ absl::Status CudaExecutor::PrepareLibraryCall(const ExecutableStep& step,
                           solver_->Plan(executable_, step, what));
     return absl::OkStatus();
   }
+  if (LapackStep::Handles(step.library)) {
+    HLOC_ASSIGN_OR_RETURN(thunk->host_lapack,
+                          LapackStep::Create(executable_, step, what));
+    return absl::OkStatus();
+  }
   return absl::UnimplementedError(absl::StrCat(
       what, ": library '", step.library,
       "' is not supported by the cuda runtime (it knows "
-      "cublas.gemm, cublas.trsm, cudnn.conv, cufft and cusolver.*)"));
+      "cublas.gemm, cublas.trsm, cudnn.conv, cufft, cusolver.* and, on the "
+      "host, lapack.*)"));
 }
 
 absl::Status CudaExecutor::CreateBranchStreams() {
@@ -1007,9 +1020,18 @@ class CudaExecutor::Runner {
 
   absl::Status RunThunk(Thunk& thunk) {
     switch (thunk.step->kind) {
+      case ExecutableStep::Kind::kLibraryCall:
+        if (thunk.host_lapack != nullptr) {
+          if (stats_ != nullptr) ++stats_->host_library_steps;
+          return OnHostCopies(thunk, thunk.host_lapack->num_operands(),
+                              [&](const std::vector<uint8_t*>& address) {
+                                return thunk.host_lapack->Run(
+                                    e_.executable_, *thunk.step, address);
+                              });
+        }
+        return options_.time_steps ? IssueTimed(thunk) : Issue(thunk);
       case ExecutableStep::Kind::kKernel:
       case ExecutableStep::Kind::kCopy:
-      case ExecutableStep::Kind::kLibraryCall:
       case ExecutableStep::Kind::kCollective:
         return options_.time_steps ? IssueTimed(thunk) : Issue(thunk);
       case ExecutableStep::Kind::kEvaluator:
@@ -1102,6 +1124,19 @@ class CudaExecutor::Runner {
   absl::Status Evaluate(const Thunk& thunk) {
     e_.fallback_runs_.fetch_add(1);
     if (stats_ != nullptr) ++stats_->evaluator_steps;
+    return OnHostCopies(thunk, thunk.evaluator->num_operand_slots(),
+                        [&](const std::vector<uint8_t*>& address) {
+                          return thunk.evaluator->Run(e_.executable_,
+                                                      *thunk.step, address);
+                        });
+  }
+
+  // `run` on host copies of the step's slots: the first `operand_slots`
+  // downloaded once the work before them is done, the others uploaded
+  // after it. A slot that is an operand and a result is one copy.
+  absl::Status OnHostCopies(
+      const Thunk& thunk, size_t operand_slots,
+      const std::function<absl::Status(const std::vector<uint8_t*>&)>& run) {
     const ExecutableStep& step = *thunk.step;
     const std::vector<ExecutableBuffer>& slots = e_.executable_.buffers;
     cuda::CudaDriver* d = e_.driver_;
@@ -1113,7 +1148,7 @@ class CudaExecutor::Runner {
       if (address[slot] != nullptr) continue;
       host.push_back(HostStagingBytes(slots[slot].size));
       address[slot] = host.back().get();
-      if (i < thunk.evaluator->num_operand_slots() && slots[slot].size > 0) {
+      if (i < operand_slots && slots[slot].size > 0) {
         e_.host_transfers_.fetch_add(1);
         status = HLOC_CUDA_CALL(d, thunk.what, cuMemcpyDtoHAsync, address[slot],
                                 address_[slot],
@@ -1123,10 +1158,9 @@ class CudaExecutor::Runner {
     if (status.ok()) {
       status = HLOC_CUDA_CALL(d, thunk.what, cuStreamSynchronize, stream_);
     }
-    if (status.ok())
-      status = thunk.evaluator->Run(e_.executable_, step, address);
-    for (size_t i = thunk.evaluator->num_operand_slots();
-         status.ok() && i < step.buffers.size(); ++i) {
+    if (status.ok()) status = run(address);
+    for (size_t i = operand_slots; status.ok() && i < step.buffers.size();
+         ++i) {
       const int64_t slot = step.buffers[i];
       if (slots[slot].size == 0) continue;
       e_.host_transfers_.fetch_add(1);
@@ -1244,6 +1278,7 @@ absl::StatusOr<Literal> CudaExecutor::Run(absl::Span<const Literal> arguments,
     stats->kernel_launches /= repeat;
     stats->graph_launches /= repeat;
     stats->evaluator_steps /= repeat;
+    stats->host_library_steps /= repeat;
   }
   if (!status.ok()) return status;
   return std::move(out).Finish();

@@ -130,6 +130,8 @@ struct CudaRunStats {
   int64_t kernel_launches = 0;
   int64_t graph_launches = 0;
   int64_t evaluator_steps = 0;
+  // LAPACK calls run on the host (lapack_step.h), between copies.
+  int64_t host_library_steps = 0;
   // With CudaRunOptions::time_run: the device time from the first step's
   // start to the last step's end (of one run: over repeats, their mean).
   double run_milliseconds = 0;

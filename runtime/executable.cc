@@ -1289,4 +1289,16 @@ void SetTriangularSolveCodes(const TriangularSolveOptions& options,
   config->diag = options.unit_diagonal ? 'U' : 'N';
 }
 
+void SetLapackCodes(const LapackCall& call, LibraryConfig* config) {
+  config->uplo = call.uplo;
+  config->side = call.side;
+  config->trans = call.trans;
+  config->diag = call.diag;
+  config->mode = call.mode;
+  config->jobvl = call.jobvl;
+  config->jobvr = call.jobvr;
+  config->ilo = call.ilo;
+  config->ihi = call.ihi;
+}
+
 }  // namespace hloc

@@ -32,6 +32,7 @@
 #include "absl/strings/string_view.h"
 #include "hlo/collectives.h"
 #include "hlo/instruction.h"
+#include "hlo/lapack_custom_call.h"
 #include "hlo/module.h"
 #include "hlo/shape.h"
 #include "runtime/buffer_assignment.h"
@@ -125,6 +126,11 @@ struct LibraryConfig {
 // ADJOINT) and diag 'U' (unit) or 'N'.
 void SetTriangularSolveCodes(const TriangularSolveOptions& options,
                              LibraryConfig* config);
+
+// A LAPACK custom call's attributes (hlo/lapack_custom_call.h) in `config`,
+// for the "lapack.<routine>" step that runs it (the CPU's, and cuda's host
+// calls).
+void SetLapackCodes(const LapackCall& call, LibraryConfig* config);
 
 // A collective across the devices of a replicated run, or a device's own
 // id; see CollectiveConfigProto in executable.proto for each field. The

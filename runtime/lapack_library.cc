@@ -40,6 +40,15 @@ HLOC_GEQRF(dgeqrf_, double)
 HLOC_GEQRF(cgeqrf_, lapack_c)
 HLOC_GEQRF(zgeqrf_, lapack_z)
 #undef HLOC_GEQRF
+// geqp3: m, n, a, lda, jpvt, tau, work, lwork, [rwork,] info.
+void sgeqp3_(const int*, const int*, float*, const int*, int*, float*, float*,
+             const int*, int*);
+void dgeqp3_(const int*, const int*, double*, const int*, int*, double*,
+             double*, const int*, int*);
+void cgeqp3_(const int*, const int*, lapack_c*, const int*, int*, lapack_c*,
+             lapack_c*, const int*, float*, int*);
+void zgeqp3_(const int*, const int*, lapack_z*, const int*, int*, lapack_z*,
+             lapack_z*, const int*, double*, int*);
 #define HLOC_ORGQR(name, T)                                                   \
   void name(const int*, const int*, const int*, T*, const int*, const T*, T*, \
             const int*, int*);
@@ -194,6 +203,24 @@ void Geqrf(int m, int n, lapack_c* a, lapack_c* tau, lapack_c* work, int lwork,
 void Geqrf(int m, int n, lapack_z* a, lapack_z* tau, lapack_z* work, int lwork,
            int* info) {
   zgeqrf_(&m, &n, a, &m, tau, work, &lwork, info);
+}
+
+// rwork (2n) is only the complex routines'.
+void Geqp3(int m, int n, float* a, int* jpvt, float* tau, float* work,
+           int lwork, float*, int* info) {
+  sgeqp3_(&m, &n, a, &m, jpvt, tau, work, &lwork, info);
+}
+void Geqp3(int m, int n, double* a, int* jpvt, double* tau, double* work,
+           int lwork, double*, int* info) {
+  dgeqp3_(&m, &n, a, &m, jpvt, tau, work, &lwork, info);
+}
+void Geqp3(int m, int n, lapack_c* a, int* jpvt, lapack_c* tau, lapack_c* work,
+           int lwork, float* rwork, int* info) {
+  cgeqp3_(&m, &n, a, &m, jpvt, tau, work, &lwork, rwork, info);
+}
+void Geqp3(int m, int n, lapack_z* a, int* jpvt, lapack_z* tau, lapack_z* work,
+           int lwork, double* rwork, int* info) {
+  zgeqp3_(&m, &n, a, &m, jpvt, tau, work, &lwork, rwork, info);
 }
 
 void Orgqr(int m, int n, int k, float* a, const float* tau, float* work,
@@ -510,6 +537,32 @@ void GeqrfBatch(std::vector<Literal>* operands, std::vector<Literal>* results) {
   FromColumnMajor(a, &(*results)[0]);
 }
 
+// jpvt in and out as LAPACK's (1-based; a non-zero entry pins its column).
+template <typename T>
+void Geqp3Batch(std::vector<Literal>* operands, std::vector<Literal>* results) {
+  const Batch b = BatchOf((*operands)[0].shape());
+  const int64_t k = std::min(b.rows, b.cols);
+  std::vector<T> a = ToColumnMajor<T>((*operands)[0]);
+  auto jpvt = (*results)[1].data<int32_t>();
+  auto pinned = (*operands)[1].data<int32_t>();
+  std::copy(pinned.begin(), pinned.end(), jpvt.begin());
+  const int m = static_cast<int>(b.rows), n = static_cast<int>(b.cols);
+  T* tau = (*results)[2].data<T>().data();
+  if (n > 0) {
+    std::vector<typename RealOf<T>::type> rwork(2 * b.cols);
+    T query = 0;
+    int info = 0;
+    Geqp3(m, n, a.data(), jpvt.data(), tau, &query, -1, rwork.data(), &info);
+    std::vector<T> work(WorkSize(query));
+    for (int64_t i = 0; i < b.count; ++i) {
+      Geqp3(m, n, a.data() + i * b.rows * b.cols, jpvt.data() + i * b.cols,
+            tau + i * k, work.data(), static_cast<int>(work.size()),
+            rwork.data(), &info);
+    }
+  }
+  FromColumnMajor(a, &(*results)[0]);
+}
+
 template <typename T>
 void OrgqrBatch(std::vector<Literal>* operands, std::vector<Literal>* results) {
   const Batch b = BatchOf((*operands)[0].shape());
@@ -708,6 +761,58 @@ void GeevBatch(const LibraryConfig& config, std::vector<Literal>* operands,
   if (config.jobvr == 'V') FromColumnMajor(vr, &(*results)[vectors_at + 1]);
 }
 
+// cuSOLVER's Xgeev convention (JAX's cusolver_geev_ffi): the matrix as
+// geev leaves it, complex eigenvalues, and the eigenvectors as geev
+// returns them (a real matrix's packed in real columns: a conjugate pair's
+// real and imaginary parts side by side, which JAX unpacks in HLO).
+template <typename T>
+void XgeevBatch(const LibraryConfig& config, std::vector<Literal>* operands,
+                std::vector<Literal>* results) {
+  using Real = typename RealOf<T>::type;
+  using Complex = std::complex<Real>;
+  const Batch b = BatchOf((*operands)[0].shape());
+  const int64_t n = b.rows;
+  std::vector<T> a = ToColumnMajor<T>((*operands)[0]);
+  std::vector<T> vl(a.size()), vr(a.size());
+  Complex* w = (*results)[1].data<Complex>().data();
+  int32_t* infos = (*results)[4].data<int32_t>().data();
+  if (n > 0) {
+    const int ldv = AsInt(n);
+    std::vector<Real> rwork(2 * n), wr(n), wi(n);
+    T query = 0;
+    int info = 0;
+    if constexpr (kIsComplex<T>) {
+      Geev(config.jobvl, config.jobvr, AsInt(n), a.data(), w, vl.data(),
+           vr.data(), ldv, &query, -1, rwork.data(), &info);
+    } else {
+      Geev(config.jobvl, config.jobvr, AsInt(n), a.data(), wr.data(), wi.data(),
+           vl.data(), vr.data(), ldv, &query, -1, &info);
+    }
+    std::vector<T> work(WorkSize(query));
+    for (int64_t i = 0; i < b.count; ++i) {
+      T* matrix = a.data() + i * n * n;
+      if (!AllFinite(matrix, n * n)) {
+        infos[i] = -4;
+        continue;
+      }
+      if constexpr (kIsComplex<T>) {
+        Geev(config.jobvl, config.jobvr, AsInt(n), matrix, w + i * n,
+             vl.data() + i * n * n, vr.data() + i * n * n, ldv, work.data(),
+             static_cast<int>(work.size()), rwork.data(), &info);
+      } else {
+        Geev(config.jobvl, config.jobvr, AsInt(n), matrix, wr.data(), wi.data(),
+             vl.data() + i * n * n, vr.data() + i * n * n, ldv, work.data(),
+             static_cast<int>(work.size()), &info);
+        for (int64_t j = 0; j < n; ++j) w[i * n + j] = Complex(wr[j], wi[j]);
+      }
+      infos[i] = info;
+    }
+  }
+  FromColumnMajor(a, &(*results)[0]);
+  FromColumnMajor(vl, &(*results)[2]);
+  FromColumnMajor(vr, &(*results)[3]);
+}
+
 template <typename T>
 void GeesBatch(const LibraryConfig& config, std::vector<Literal>* operands,
                std::vector<Literal>* results) {
@@ -897,6 +1002,10 @@ void Dispatch(LapackRoutine routine, const LibraryConfig& config,
       return OrmqrBatch<T>(config, operands, results);
     case LapackRoutine::kGtsv:
       return GtsvBatch<T>(operands, results);
+    case LapackRoutine::kGeqp3:
+      return Geqp3Batch<T>(operands, results);
+    case LapackRoutine::kXgeev:
+      return XgeevBatch<T>(config, operands, results);
   }
 }
 
@@ -914,6 +1023,8 @@ constexpr std::pair<LapackRoutine, const char*> kLibraries[] = {
     {LapackRoutine::kSytrd, "lapack.sytrd"},
     {LapackRoutine::kOrmqr, "lapack.ormqr"},
     {LapackRoutine::kGtsv, "lapack.gtsv"},
+    {LapackRoutine::kGeqp3, "lapack.geqp3"},
+    {LapackRoutine::kXgeev, "lapack.xgeev"},
 };
 
 }  // namespace
@@ -994,6 +1105,16 @@ absl::Status CheckLapack(LapackRoutine routine, const LibraryConfig& config,
       expected = {Shape::Array(type, a.dimensions()),
                   Shape::Array(type, with({std::min(m, n)}))};
       break;
+    case LapackRoutine::kGeqp3:
+      if (!operands[1].IsArray() || operands[1].element_type() != S32 ||
+          operands[1].dimensions() != with({n})) {
+        return fail(absl::StrCat(operands[1].ToString(false),
+                                 " are not the pivots of ", a.ToString(false)));
+      }
+      expected = {Shape::Array(type, a.dimensions()),
+                  Shape::Array(S32, with({n})),
+                  Shape::Array(type, with({std::min(m, n)}))};
+      break;
     case LapackRoutine::kOrgqr: {
       const Shape& tau = operands[1];
       if (!tau.IsArray() || tau.element_type() != type ||
@@ -1034,6 +1155,17 @@ absl::Status CheckLapack(LapackRoutine routine, const LibraryConfig& config,
       expected.push_back(Shape::Array(complex, a.dimensions()));
       expected.push_back(Shape::Array(complex, a.dimensions()));
       expected.push_back(Shape::Array(S32, batch));
+      break;
+    }
+    case LapackRoutine::kXgeev: {
+      if (m != n) return fail("not square");
+      const PrimitiveType complex = type == F32   ? C64
+                                    : type == F64 ? C128
+                                                  : type;
+      expected = {Shape::Array(type, a.dimensions()),
+                  Shape::Array(complex, with({n})),
+                  Shape::Array(type, a.dimensions()),
+                  Shape::Array(type, a.dimensions()), Shape::Array(S32, batch)};
       break;
     }
     case LapackRoutine::kGees:
@@ -1108,7 +1240,8 @@ absl::Status CheckLapack(LapackRoutine routine, const LibraryConfig& config,
                                ", expected ", expected[i].ToString(false)));
     }
   }
-  const bool geev = routine == LapackRoutine::kGeev;
+  const bool geev =
+      routine == LapackRoutine::kGeev || routine == LapackRoutine::kXgeev;
   const std::pair<char, absl::string_view> characters[] = {
       {config.uplo, "LU"},
       {config.side, "LR"},

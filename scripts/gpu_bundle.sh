@@ -65,12 +65,24 @@ done
 # must not be replaced: a bundled older libstdc++ would also be used by the
 # driver's own libraries, loaded later with dlopen).
 system_library='^(linux-vdso|ld-linux|libc|libm|libdl|librt|libpthread|libresolv|libstdc\+\+|libgcc_s)\.so'
+# LAPACK and BLAS (the cuda runtime's host LAPACK calls, runtime/
+# lapack_step.h) travel as Debian's reference builds, which need nothing
+# else, not the OpenBLAS that Debian's alternatives may point them at here
+# (36 MB more for the few small matrices JAX's host calls see).
+reference_lapack=/usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3
+reference_blas=/usr/lib/x86_64-linux-gnu/blas/libblas.so.3
 for binary in "${binaries[@]}"; do
   ldd "$binary" | awk '/=> \// {print $1, $3}'
 done | sort -u | while read -r name path; do
-  if [[ ! $name =~ $system_library ]]; then
-    install -m 644 "$path" "$out/$name"
+  if [[ $name =~ $system_library ]]; then continue; fi
+  if [[ -f $reference_lapack && -f $reference_blas ]]; then
+    case "$name" in
+      libopenblas.so.*) continue ;;
+      liblapack.so.3) path=$reference_lapack ;;
+      libblas.so.3) path=$reference_blas ;;
+    esac
   fi
+  install -m 644 "$path" "$out/$name"
 done
 
 for dir in "${cases[@]}"; do

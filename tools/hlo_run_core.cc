@@ -211,34 +211,6 @@ void FlattenInto(Literal literal, std::vector<Literal>* leaves) {
 
 std::string ErrorText(double error) { return absl::StrFormat("%.3g", error); }
 
-// DIR/out<i><suffix>.npy for each of `outputs`, of its element type; an
-// extra file is an error too. `suffix` names a device's files (--replicas).
-absl::StatusOr<std::vector<Literal>> ReadExpected(
-    const std::string& dir, const std::vector<Literal>& outputs,
-    absl::string_view suffix = "") {
-  const int64_t n = static_cast<int64_t>(outputs.size());
-  std::vector<Literal> expected;
-  for (int64_t i = 0; i < n; ++i) {
-    NpyReadOptions read_options;
-    read_options.expected_type = outputs[i].element_type();
-    absl::StatusOr<Literal> literal =
-        ReadNpy(NpyPath(dir, "out", i, suffix), read_options);
-    if (!literal.ok()) {
-      return absl::Status(literal.status().code(),
-                          absl::StrCat("expected output ", i, ": ",
-                                       literal.status().message()));
-    }
-    expected.push_back(*std::move(literal));
-  }
-  const std::string extra = NpyPath(dir, "out", n, suffix);
-  if (FileExists(extra)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(extra, " exists, but the module has ", n, " output",
-                     n == 1 ? "" : "s"));
-  }
-  return expected;
-}
-
 // Compares `outputs` with `expected` (from --expect's files or the
 // --reference platform) and prints the table; returns the exit status.
 // `suffix` names a device's outputs (--replicas).
@@ -301,6 +273,32 @@ std::string PlatformList(const HloRunPlatforms& platforms) {
 }
 
 }  // namespace
+
+absl::StatusOr<std::vector<Literal>> ReadExpected(
+    const std::string& dir, const std::vector<Literal>& outputs,
+    absl::string_view suffix) {
+  const int64_t n = static_cast<int64_t>(outputs.size());
+  std::vector<Literal> expected;
+  for (int64_t i = 0; i < n; ++i) {
+    NpyReadOptions read_options;
+    read_options.expected_type = outputs[i].element_type();
+    absl::StatusOr<Literal> literal =
+        ReadNpy(NpyPath(dir, "out", i, suffix), read_options);
+    if (!literal.ok()) {
+      return absl::Status(literal.status().code(),
+                          absl::StrCat("expected output ", i, ": ",
+                                       literal.status().message()));
+    }
+    expected.push_back(*std::move(literal));
+  }
+  const std::string extra = NpyPath(dir, "out", n, suffix);
+  if (FileExists(extra)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(extra, " exists, but the module has ", n, " output",
+                     n == 1 ? "" : "s"));
+  }
+  return expected;
+}
 
 void PrintTable(const std::vector<std::vector<std::string>>& rows,
                 std::ostream& out) {

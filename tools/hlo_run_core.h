@@ -223,6 +223,12 @@ absl::Status TimeRepeatedRuns(absl::string_view platform, int64_t iterations,
 // The array leaves of a result, depth-first.
 std::vector<Literal> FlattenResult(Literal result);
 
+// DIR/out<i><suffix>.npy for each of `outputs` (its element type); an extra
+// file is an error too. `suffix` names a device's files (--replicas).
+absl::StatusOr<std::vector<Literal>> ReadExpected(
+    const std::string& dir, const std::vector<Literal>& outputs,
+    absl::string_view suffix = "");
+
 // Runs hlo-run with parsed options on one of `platforms`, printing to `out`
 // (results, the table) and `err` (errors, timings); returns the exit status.
 int RunHloRun(const HloRunOptions& options, const HloRunPlatforms& platforms,

@@ -98,6 +98,11 @@ absl::StatusOr<Literal> RunOnGpu(const Executable& executable,
     std::cerr << "cuda: " << stats.evaluator_steps
               << " evaluator fallback step(s) ran on the host\n";
   }
+  if (stats.host_library_steps > 0) {
+    std::cerr << "cuda: " << stats.host_library_steps
+              << " LAPACK call(s) ran on the host (as jaxlib's hybrid "
+                 "kernels)\n";
+  }
   if (options.profile) std::cerr << FormatStepTimes(stats.step_times);
   if (options.iterations > 0) {
     CudaRunStats last;

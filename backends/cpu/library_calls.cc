@@ -51,15 +51,7 @@ absl::StatusOr<bool> Configure(const HloInstruction& instruction,
       if (!call.ok()) return call.status();
       if (!call->has_value()) return false;
       step->library = LapackLibraryName((*call)->routine);
-      config.uplo = (*call)->uplo;
-      config.side = (*call)->side;
-      config.trans = (*call)->trans;
-      config.diag = (*call)->diag;
-      config.mode = (*call)->mode;
-      config.jobvl = (*call)->jobvl;
-      config.jobvr = (*call)->jobvr;
-      config.ilo = (*call)->ilo;
-      config.ihi = (*call)->ihi;
+      SetLapackCodes(**call, &config);
       return true;
     }
     default:
@@ -84,7 +76,13 @@ absl::StatusOr<bool> MakeCpuLibraryCall(const HloInstruction& instruction,
 }
 
 std::vector<std::string> CpuLibraryCustomCallTargets() {
-  return SupportedLapackTargets();
+  // The CUDA lowering's host-LAPACK calls are LAPACK on a host too: a
+  // module JAX lowered for CUDA runs them here as the CPU's own.
+  std::vector<std::string> targets = SupportedLapackTargets();
+  for (const std::string& target : GpuHostLapackTargets()) {
+    targets.push_back(target);
+  }
+  return targets;
 }
 
 }  // namespace hloc

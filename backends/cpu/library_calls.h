@@ -25,7 +25,8 @@ absl::StatusOr<bool> MakeCpuLibraryCall(const HloInstruction& instruction,
                                         const Executable& executable,
                                         ExecutableStep* step);
 
-// The custom_call_targets the CPU backend runs (as library calls).
+// The custom_call_targets the CPU backend runs (as library calls): JAX's
+// CPU LAPACK calls and its CUDA lowering's host-LAPACK ones (cuhybrid_*).
 std::vector<std::string> CpuLibraryCustomCallTargets();
 
 }  // namespace hloc

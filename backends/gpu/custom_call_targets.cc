@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "backends/gpu/solver_lowering.h"
+#include "hlo/lapack_custom_call.h"
 #include "passes/radix_sort_plan.h"
 
 namespace hloc {
@@ -20,6 +21,10 @@ bool GpuSupportsCustomCall(absl::string_view target,
     auto* names = new absl::flat_hash_set<std::string>{};
     // JAX's cuSOLVER calls (solver_lowering.h).
     for (const std::string& name : SolverCustomCallTargets()) {
+      names->insert(name);
+    }
+    // JAX's host-LAPACK calls (solver_lowering.h).
+    for (const std::string& name : GpuHostLapackTargets()) {
       names->insert(name);
     }
     return names;

@@ -234,6 +234,16 @@ class StepEmitter {
         return absl::OkStatus();
       }
     }
+    // JAX's host-LAPACK calls run on the host whatever the GPU (the
+    // simulated one too).
+    if (instr.opcode() == HloOpcode::kCustomCall) {
+      HLOC_ASSIGN_OR_RETURN(std::optional<ExecutableStep> host,
+                            MakeHostLapackStep(instr, slots));
+      if (host.has_value()) {
+        steps->push_back(*std::move(host));
+        return absl::OkStatus();
+      }
+    }
     if (vendor_libraries_ && HasDot(instr)) {
       absl::StatusOr<std::optional<ExecutableStep>> gemm =
           MakeGemmStep(instr, slots);

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "hlo/lapack_custom_call.h"
 #include "hlo/status_macros.h"
+#include "runtime/lapack_library.h"
 #include "runtime/solver_check.h"
 
 namespace hloc {
@@ -120,6 +121,38 @@ absl::StatusOr<std::optional<ExecutableStep>> MakeSolverStep(
   if (shapes.size() != slots.size()) {
     return CallError(call, absl::StrCat(shapes.size(), " buffers but ",
                                         slots.size(), " slots"));
+  }
+  return step;
+}
+
+absl::StatusOr<std::optional<ExecutableStep>> MakeHostLapackStep(
+    const HloInstruction& call, const std::vector<int64_t>& slots) {
+  HLOC_ASSIGN_OR_RETURN(std::optional<LapackCall> lapack,
+                        ParseLapackCall(call));
+  // The CPU's lapack_*_ffi calls are not cuda's, as in XLA:GPU.
+  if (!lapack.has_value() || !lapack->gpu_host_call) return std::nullopt;
+  ExecutableStep step;
+  step.kind = ExecutableStep::Kind::kLibraryCall;
+  step.library = LapackLibraryName(lapack->routine);
+  step.instruction = call.name();
+  step.buffers = slots;
+  SetLapackCodes(*lapack, &step.library_config);
+  std::vector<Shape> operands, results;
+  for (const HloInstruction* operand : call.operands()) {
+    operands.push_back(operand->shape());
+  }
+  for (const Shape& leaf : call.shape().IsTuple()
+                               ? call.shape().tuple_shapes()
+                               : std::vector<Shape>{call.shape()}) {
+    results.push_back(leaf);
+  }
+  absl::Status status =
+      CheckLapack(lapack->routine, step.library_config, operands, results);
+  if (!status.ok()) return CallError(call, status.message());
+  if (operands.size() + results.size() != slots.size()) {
+    return CallError(
+        call, absl::StrCat(operands.size() + results.size(), " buffers but ",
+                           slots.size(), " slots"));
   }
   return step;
 }

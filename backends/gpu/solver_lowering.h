@@ -17,8 +17,15 @@
 // instruction; so are shapes that do not fit. syevd's algorithm (0
 // default, 1 QR, 2 Jacobi) only picks cuSOLVER's method in jaxlib: every
 // value runs syevd here, the same decomposition. JAX's gesvd
-// (cusolver_gesvd_ffi, for matrices larger than 1024) is not implemented
-// and is refused by name (custom_call_targets.h).
+// (cusolver_gesvd_ffi, for matrices larger than 1024) is not lowered here:
+// the cuda pipeline makes it gesvdj first (passes/gesvd_to_gesvdj.h).
+//
+// JAX's host-LAPACK calls for CUDA (cuhybrid_eig_real and
+// cuhybrid_eig_comp: jnp.linalg.eig; cuhybrid_geqp3: QR with column
+// pivoting), which jaxlib runs on the host with LAPACK or MAGMA as
+// cuSOLVER has no such routine, become "lapack.<routine>" steps that the
+// cuda runtime runs on the host between copies of their buffers
+// (runtime/lapack_step.h), as jaxlib does.
 #ifndef BACKENDS_GPU_SOLVER_LOWERING_H_
 #define BACKENDS_GPU_SOLVER_LOWERING_H_
 
@@ -41,6 +48,13 @@ std::vector<std::string> SolverCustomCallTargets();
 // leaves, then the results'), or an error (InvalidArgument) naming the
 // instruction and what does not fit.
 absl::StatusOr<std::optional<ExecutableStep>> MakeSolverStep(
+    const HloInstruction& call, const std::vector<int64_t>& slots);
+
+// nullopt when `call` is not one of JAX's host-LAPACK calls for CUDA
+// (GpuHostLapackTargets() of hlo/lapack_custom_call.h); else its
+// "lapack.<routine>" step on `slots`, or an error (InvalidArgument) naming
+// the instruction where its shapes or attributes do not fit.
+absl::StatusOr<std::optional<ExecutableStep>> MakeHostLapackStep(
     const HloInstruction& call, const std::vector<int64_t>& slots);
 
 // The cublas.trsm step of a triangular-solve (runtime/solver_check.h) on

@@ -273,24 +273,24 @@ TEST(SolverLoweringTest, TheRuntimeChecksStepsWithoutAGpu) {
   expect_error(bad, "'cusolver.getrs' is no cuSOLVER routine");
 }
 
-// Triangular solves of 128 rows and more stay for cuBLAS's trsm, with
+// Triangular solves of 192 rows and more stay for cuBLAS's trsm, with
 // XLA's options as LAPACK's codes; smaller ones are expanded into kernels.
 TEST(SolverLoweringTest, TriangularSolvesAsTrsm) {
   const std::string batched = CallModule(
-      "  a = f32[2,160,160] parameter(0)\n  b = f32[2,160,5] parameter(1)\n",
+      "  a = f32[2,200,200] parameter(0)\n  b = f32[2,200,5] parameter(1)\n",
       "triangular-solve(a, b), left_side=true, lower=true, "
       "transpose_a=TRANSPOSE",
-      "f32[2,160,5]");
+      "f32[2,200,5]");
   ExecutableStep step = CompiledStep(batched, "cublas.trsm");
   EXPECT_EQ(step.library_config.side, 'L');
   EXPECT_EQ(step.library_config.uplo, 'L');
   EXPECT_EQ(step.library_config.trans, 'T');
   EXPECT_EQ(step.library_config.diag, 'N');
   const std::string adjoint = CallModule(
-      "  a = c64[128,128] parameter(0)\n  b = c64[3,128] parameter(1)\n",
+      "  a = c64[192,192] parameter(0)\n  b = c64[3,192] parameter(1)\n",
       "triangular-solve(a, b), left_side=false, lower=false, "
       "unit_diagonal=true, transpose_a=ADJOINT",
-      "c64[3,128]");
+      "c64[3,192]");
   step = CompiledStep(adjoint, "cublas.trsm");
   EXPECT_EQ(step.library_config.side, 'R');
   EXPECT_EQ(step.library_config.uplo, 'U');
@@ -298,10 +298,10 @@ TEST(SolverLoweringTest, TriangularSolvesAsTrsm) {
   EXPECT_EQ(step.library_config.diag, 'U');
   // A row-major triangle is copied to column-major first (library-layout).
   const std::string transposed = CallModule(
-      "  a = f64[130,130]{1,0} parameter(0)\n  b = f64[130,2] parameter(1)\n",
+      "  a = f64[194,194]{1,0} parameter(0)\n  b = f64[194,2] parameter(1)\n",
       "triangular-solve(a, b), left_side=true, lower=false, "
       "transpose_a=NO_TRANSPOSE",
-      "f64[130,2]");
+      "f64[194,2]");
   step = CompiledStep(transposed, "cublas.trsm");
   EXPECT_EQ(step.library_config.uplo, 'U');
   // Small ones and bf16 ones (cuBLAS has no bf16 trsm) are kernels.
@@ -311,11 +311,11 @@ TEST(SolverLoweringTest, TriangularSolvesAsTrsm) {
             "triangular-solve(a, b), left_side=true, lower=true, "
             "transpose_a=NO_TRANSPOSE",
             "f32[24,5]"),
-        CallModule("  a = bf16[160,160] parameter(0)\n  b = bf16[160,5] "
+        CallModule("  a = bf16[200,200] parameter(0)\n  b = bf16[200,5] "
                    "parameter(1)\n",
                    "triangular-solve(a, b), left_side=true, lower=true, "
                    "transpose_a=NO_TRANSPOSE",
-                   "bf16[160,5]")}) {
+                   "bf16[200,5]")}) {
     absl::StatusOr<Executable> e = Compile(kernels);
     ASSERT_TRUE(e.ok()) << e.status().message();
     EXPECT_EQ(FindStep(*e, "cublas.trsm"), nullptr) << kernels;
@@ -324,10 +324,10 @@ TEST(SolverLoweringTest, TriangularSolvesAsTrsm) {
 
 TEST(SolverLoweringTest, TheRuntimeChecksTrsmStepsWithoutAGpu) {
   absl::StatusOr<Executable> e = Compile(CallModule(
-      "  a = f32[3,130,130] parameter(0)\n  b = f32[3,4,130] parameter(1)\n",
+      "  a = f32[3,194,194] parameter(0)\n  b = f32[3,4,194] parameter(1)\n",
       "triangular-solve(a, b), left_side=false, lower=true, "
       "transpose_a=NO_TRANSPOSE",
-      "f32[3,4,130]"));
+      "f32[3,4,194]"));
   ASSERT_TRUE(e.ok()) << e.status().message();
   const size_t index = StepIndex(*e, "cublas.trsm");
   ASSERT_LT(index, e->steps.size());
@@ -344,13 +344,13 @@ TEST(SolverLoweringTest, TheRuntimeChecksTrsmStepsWithoutAGpu) {
   // Left side: the triangle would need b's 4 rows.
   bad = *e;
   bad.steps[index].library_config.side = 'L';
-  expect_error(bad, "operand 0 (the triangle) is f32[3,130,130]");
+  expect_error(bad, "operand 0 (the triangle) is f32[3,194,194]");
   bad = *e;
   // Row-major: the matrices must be column-major.
   bad.buffers[bad.steps[index].buffers[2]].shape =
-      Shape::ArrayWithLayout(F32, {3, 4, 130}, {2, 1, 0});
+      Shape::ArrayWithLayout(F32, {3, 4, 194}, {2, 1, 0});
   expect_error(bad,
-               "result 0 is f32[3,4,130]{2,1,0}, expected f32[3,4,130]{1,2,0} "
+               "result 0 is f32[3,4,194]{2,1,0}, expected f32[3,4,194]{1,2,0} "
                "(column-major matrices)");
   bad = *e;
   bad.steps[index].buffers.pop_back();
@@ -358,6 +358,84 @@ TEST(SolverLoweringTest, TheRuntimeChecksTrsmStepsWithoutAGpu) {
 }
 
 // The permutation kernel is valid PTX for the GPU the bundle targets.
+// JAX's host-LAPACK calls for CUDA (cuhybrid_*) become lapack.<routine>
+// steps, which the cuda runtime runs on the host: the eig's booleans as
+// geev's jobvl/jobvr (through the executable's proto), pivoted QR as geqp3.
+// The CPU's lapack_*_ffi calls are not cuda's; malformed host calls are
+// refused by name.
+TEST(SolverLoweringTest, HostLapackCallsAsLapackSteps) {
+  const std::string eig = CallModule(
+      "  a = f32[2,5,5]{2,1,0} parameter(0)\n",
+      "custom-call(a), custom_call_target=\"cuhybrid_eig_real\", "
+      "operand_layout_constraints={f32[2,5,5]{1,2,0}}, "
+      "api_version=API_VERSION_TYPED_FFI, "
+      "backend_config={left = false, magma = \"auto\", right = true}",
+      "(f32[2,5]{1,0}, f32[2,5]{1,0}, c64[2,5,5]{1,2,0}, c64[2,5,5]{1,2,0}, "
+      "s32[2]{0})");
+  absl::StatusOr<Executable> e = Compile(eig);
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  absl::StatusOr<std::string> bytes = SerializeExecutable(*e);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+  absl::StatusOr<Executable> back = DeserializeExecutable(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  const ExecutableStep* geev = FindStep(*back, "lapack.geev");
+  ASSERT_NE(geev, nullptr);
+  EXPECT_EQ(geev->kind, ExecutableStep::Kind::kLibraryCall);
+  EXPECT_EQ(geev->library_config.jobvl, 'N');
+  EXPECT_EQ(geev->library_config.jobvr, 'V');
+  EXPECT_EQ(geev->buffers.size(), 6u);
+
+  const ExecutableStep* geqp3 = nullptr;
+  absl::StatusOr<Executable> qr = Compile(
+      "HloModule m\n\nENTRY main {\n"
+      "  a = c128[6,4]{1,0} parameter(0)\n"
+      "  p = s32[4]{0} parameter(1)\n"
+      "  ROOT qr = (c128[6,4]{0,1}, s32[4]{0}, c128[4]{0}) custom-call(a, p), "
+      "custom_call_target=\"cuhybrid_geqp3\", "
+      "operand_layout_constraints={c128[6,4]{0,1}, s32[4]{0}}, "
+      "output_to_operand_aliasing={{0}: (0, {}), {1}: (1, {})}, "
+      "backend_config={magma = \"auto\"}\n}\n");
+  ASSERT_TRUE(qr.ok()) << qr.status().message();
+  geqp3 = FindStep(*qr, "lapack.geqp3");
+  ASSERT_NE(geqp3, nullptr);
+  EXPECT_EQ(geqp3->buffers.size(), 5u);
+
+  auto expect_error = [](const std::string& text, const std::string& what) {
+    absl::StatusOr<Executable> bad = Compile(text);
+    ASSERT_FALSE(bad.ok()) << what;
+    EXPECT_NE(bad.status().message().find(what), std::string::npos)
+        << bad.status().message();
+  };
+  // The CPU's geev is no cuda call.
+  expect_error(
+      CallModule("  a = f32[5,5]{1,0} parameter(0)\n",
+                 "custom-call(a), custom_call_target=\"lapack_sgeev_ffi\", "
+                 "backend_config={}",
+                 "(f32[5]{0}, f32[5]{0}, c64[5,5]{0,1}, c64[5,5]{0,1}, s32[])"),
+      "lapack_sgeev_ffi");
+  // A real eig of a complex matrix, a string where a boolean goes, a
+  // result of the wrong shape.
+  expect_error(
+      CallModule("  a = c64[5,5]{1,0} parameter(0)\n",
+                 "custom-call(a), custom_call_target=\"cuhybrid_eig_real\", "
+                 "backend_config={left = false, right = true}",
+                 "(f32[5]{0}, f32[5]{0}, c64[5,5]{0,1}, c64[5,5]{0,1}, s32[])"),
+      "expected a matrix of f32, f64");
+  expect_error(
+      CallModule("  a = f64[5,5]{1,0} parameter(0)\n",
+                 "custom-call(a), custom_call_target=\"cuhybrid_eig_real\", "
+                 "backend_config={left = \"yes\", right = true}",
+                 "(f64[5]{0}, f64[5]{0}, c128[5,5]{0,1}, c128[5,5]{0,1}, "
+                 "s32[])"),
+      "attribute left = \"yes\" is not a number");
+  expect_error(
+      CallModule("  a = c64[5,5]{1,0} parameter(0)\n",
+                 "custom-call(a), custom_call_target=\"cuhybrid_eig_comp\", "
+                 "backend_config={left = false, right = true}",
+                 "(c64[5]{0}, c64[5,5]{0,1}, c64[4,5]{0,1}, s32[])"),
+      "result 2 is c64[4,5]");
+}
+
 TEST(SolverLoweringTest, PermutationPtxAssembles) {
   const char* cuda = std::getenv("CUDA_PATH");
   const std::filesystem::path ptxas =

@@ -89,6 +89,26 @@ absl::StatusOr<Literal> Geqrf(const HloInstruction& instr,
   return Literal::MakeTuple(std::move(results));
 }
 
+absl::StatusOr<Literal> Geqp3(const HloInstruction& instr,
+                              OperandValues& operands) {
+  const MatrixBatch m = BatchOf(instr.operand(0)->shape());
+  const int64_t k = std::min(m.rows, m.cols);
+  std::vector<complex128> a = ToComplexValues(operands.Get(0));
+  const Literal& pivots = operands.Get(1);
+  std::vector<int32_t> jpvt(pivots.data<int32_t>().begin(),
+                            pivots.data<int32_t>().end());
+  std::vector<complex128> tau(m.batch * k);
+  for (int64_t b = 0; b < m.batch; ++b) {
+    PivotedQrInPlace(a.data() + b * m.rows * m.cols, m.rows, m.cols,
+                     jpvt.data() + b * m.cols, tau.data() + b * k);
+  }
+  std::vector<Literal> results;
+  results.push_back(WithValues(instr.shape().tuple_shapes(0), a));
+  results.push_back(S32Values(instr.shape().tuple_shapes(1), jpvt));
+  results.push_back(WithValues(instr.shape().tuple_shapes(2), tau));
+  return Literal::MakeTuple(std::move(results));
+}
+
 absl::StatusOr<Literal> Orgqr(const HloInstruction& instr,
                               OperandValues& operands) {
   const MatrixBatch m = BatchOf(instr.operand(0)->shape());
@@ -310,11 +330,14 @@ absl::StatusOr<Literal> EvaluateCustomCall(const HloInstruction& instr,
       return Getrf(instr, operands);
     case LapackRoutine::kGeqrf:
       return Geqrf(instr, operands);
+    case LapackRoutine::kGeqp3:
+      return Geqp3(instr, operands);
     case LapackRoutine::kOrgqr:
       return Orgqr(instr, operands);
     case LapackRoutine::kSyevd:
       break;
     case LapackRoutine::kGeev:
+    case LapackRoutine::kXgeev:
       // jnp.linalg.eigvals and jnp.roots ask for no vectors: then it is
       // the eigenvalues' order (LAPACK's own, from its QR iterations).
       if (c.jobvl == 'N' && c.jobvr == 'N') {

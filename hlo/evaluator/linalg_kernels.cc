@@ -138,31 +138,84 @@ void ApplyReflector(complex128* a, int64_t m, int64_t n, int64_t r0, int64_t vc,
   }
 }
 
+// Step j of geqr2: the reflector that zeroes column j below the diagonal
+// (larfg; its scalar into tau[j]), applied to the columns after j.
+void QrColumnStep(complex128* a, int64_t m, int64_t n, int64_t j,
+                  complex128* tau) {
+  // larfg: alpha = a[j][j], x below it.
+  const complex128 alpha = a[j * n + j];
+  double xnorm2 = 0;
+  for (int64_t i = j + 1; i < m; ++i) xnorm2 += std::norm(a[i * n + j]);
+  if (xnorm2 == 0 && alpha.imag() == 0) {
+    tau[j] = 0.0;
+  } else {
+    const double norm = std::sqrt(std::norm(alpha) + xnorm2);
+    const double beta = alpha.real() >= 0 ? -norm : norm;
+    tau[j] = complex128((beta - alpha.real()) / beta, -alpha.imag() / beta);
+    const complex128 scale = 1.0 / (alpha - beta);
+    for (int64_t i = j + 1; i < m; ++i) a[i * n + j] *= scale;
+    a[j * n + j] = beta;
+  }
+  // geqr2 applies H(j)^H to the trailing columns; its v has a 1 where
+  // beta now is.
+  const complex128 saved = a[j * n + j];
+  a[j * n + j] = 1.0;
+  ApplyReflector(a, m, n, j, j, j + 1, std::conj(tau[j]));
+  a[j * n + j] = saved;
+}
+
+void SwapColumns(complex128* a, int64_t m, int64_t n, int64_t p, int64_t q) {
+  for (int64_t i = 0; i < m; ++i) std::swap(a[i * n + p], a[i * n + q]);
+}
+
 }  // namespace
 
 void QrInPlace(complex128* a, int64_t m, int64_t n, complex128* tau) {
   const int64_t k = std::min(m, n);
-  for (int64_t j = 0; j < k; ++j) {
-    // larfg: alpha = a[j][j], x below it.
-    const complex128 alpha = a[j * n + j];
-    double xnorm2 = 0;
-    for (int64_t i = j + 1; i < m; ++i) xnorm2 += std::norm(a[i * n + j]);
-    if (xnorm2 == 0 && alpha.imag() == 0) {
-      tau[j] = 0.0;
+  for (int64_t j = 0; j < k; ++j) QrColumnStep(a, m, n, j, tau);
+}
+
+void PivotedQrInPlace(complex128* a, int64_t m, int64_t n, int32_t* jpvt,
+                      complex128* tau) {
+  // geqp3: the columns jpvt pins move to the front, in their order...
+  int64_t fixed = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    if (jpvt[j] != 0) {
+      if (j != fixed) {
+        SwapColumns(a, m, n, j, fixed);
+        jpvt[j] = jpvt[fixed];
+        jpvt[fixed] = static_cast<int32_t>(j + 1);
+      } else {
+        jpvt[j] = static_cast<int32_t>(j + 1);
+      }
+      ++fixed;
     } else {
-      const double norm = std::sqrt(std::norm(alpha) + xnorm2);
-      const double beta = alpha.real() >= 0 ? -norm : norm;
-      tau[j] = complex128((beta - alpha.real()) / beta, -alpha.imag() / beta);
-      const complex128 scale = 1.0 / (alpha - beta);
-      for (int64_t i = j + 1; i < m; ++i) a[i * n + j] *= scale;
-      a[j * n + j] = beta;
+      jpvt[j] = static_cast<int32_t>(j + 1);
     }
-    // geqr2 applies H(j)^H to the trailing columns; its v has a 1 where
-    // beta now is.
-    const complex128 saved = a[j * n + j];
-    a[j * n + j] = 1.0;
-    ApplyReflector(a, m, n, j, j, j + 1, std::conj(tau[j]));
-    a[j * n + j] = saved;
+  }
+  // ... and are factored as they stand; after them each step takes the
+  // free column of the largest norm below the rows done (the first of
+  // equals, as LAPACK's idamax). LAPACK downdates its norms where this
+  // recomputes them: the same choice but for near-ties.
+  const int64_t k = std::min(m, n);
+  for (int64_t j = 0; j < k; ++j) {
+    if (j >= fixed) {
+      int64_t best = j;
+      double best_norm = -1;
+      for (int64_t c = j; c < n; ++c) {
+        double norm2 = 0;
+        for (int64_t i = j; i < m; ++i) norm2 += std::norm(a[i * n + c]);
+        if (norm2 > best_norm) {
+          best_norm = norm2;
+          best = c;
+        }
+      }
+      if (best != j) {
+        SwapColumns(a, m, n, j, best);
+        std::swap(jpvt[j], jpvt[best]);
+      }
+    }
+    QrColumnStep(a, m, n, j, tau);
   }
 }
 

@@ -43,6 +43,12 @@ int64_t LuInPlace(complex128* a, int64_t m, int64_t n, int32_t* ipiv);
 // Householder vectors below it, their scalars in tau (min(m, n)).
 void QrInPlace(complex128* a, int64_t m, int64_t n, complex128* tau);
 
+// geqp3: QR with column pivoting, A P = Q R, in place as QrInPlace. On
+// entry jpvt[j] != 0 pins column j to the front (LAPACK's convention); on
+// return jpvt[j] is the 1-based column of A that went to column j.
+void PivotedQrInPlace(complex128* a, int64_t m, int64_t n, int32_t* jpvt,
+                      complex128* tau);
+
 // The first n columns of Q = H(0) ... H(k-1) from the k reflectors stored
 // in the columns of the m x n matrix `a` (QrInPlace's form), in place.
 void HouseholderProductInPlace(complex128* a, int64_t m, int64_t n,

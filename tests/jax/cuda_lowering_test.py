@@ -27,11 +27,31 @@ verifier after every one (hlo-opt --platform=cuda --stage=hlo):
                       solves two or one itself), a cubic spline's system
                       and the gradient through it.
                       Not on the evaluator, which has no cuSPARSE call.
+  cuhybrid_*          jaxlib's host-LAPACK calls (this JAX's jnp.linalg.eig
+                      and QR with column pivoting, which cuSOLVER lacks),
+                      which the cuda runtime runs on the host
+                      (runtime/lapack_step.h) and the CPU backend as its
+                      own LAPACK calls: real and complex eig with right,
+                      left or both eigenvectors, eigenvalues only (and
+                      jnp.roots), batches, f32 to c128; pivoted QR's R and
+                      pivots (mode="r": the Q of the other modes is
+                      cuSOLVER's orgqr, which no host backend runs), tall
+                      and wide. Here also compiled for cuda and run on the
+                      simulated GPU (simt-run --expect) against JAX's
+                      outputs; pivoted QR on the evaluator too (it has no
+                      geev).
+  gpu_lowered/        modules a newer JAX lowered on the GPU machine, with
+                      XLA:GPU's outputs (gpu_lowered/README.md): eig as
+                      cuSOLVER's Xgeev (cusolver_geev_ffi), which hloc
+                      computes with LAPACK's geev on the host; on the cpu
+                      backend and the simulated GPU against those outputs.
 
 usage: cuda_lowering_test.py --hlo-run HLO_RUN --hlo-opt HLO_OPT
+                             --simt-run SIMT_RUN
 """
 
 import argparse
+import functools
 import os
 import sys
 import tempfile
@@ -158,6 +178,35 @@ def tridiagonal_cases(rng):
     }
 
 
+def host_lapack_cases(rng):
+    eig = lax.linalg.eig
+    qr_r = functools.partial(jax.scipy.linalg.qr, pivoting=True, mode="r")
+
+    def complex_floats(shape, dtype):
+        return (floats(rng, shape) + 1j * floats(rng, shape)).astype(dtype)
+
+    return {
+        "eig_f32": (jnp.linalg.eig, [floats(rng, (5, 5))]),
+        "eig_f64_batch": (jnp.linalg.eig,
+                          [floats(rng, (2, 3, 4, 4)).astype(np.float64)]),
+        "eig_left_c64": (functools.partial(
+            eig, compute_left_eigenvectors=True,
+            compute_right_eigenvectors=False),
+                         [complex_floats((6, 6), np.complex64)]),
+        "eig_both_c128": (functools.partial(
+            eig, compute_left_eigenvectors=True),
+                          [complex_floats((2, 3, 3), np.complex128)]),
+        "eigvals_f64": (jnp.linalg.eigvals,
+                        [floats(rng, (7, 7)).astype(np.float64)]),
+        "roots_f32": (functools.partial(jnp.roots, strip_zeros=False),
+                      [floats(rng, (6,))]),
+        "qr_pivoting_tall_f64": (qr_r,
+                                 [floats(rng, (7, 4)).astype(np.float64)]),
+        "qr_pivoting_wide_c64": (qr_r, [complex_floats((3, 5),
+                                                       np.complex64)]),
+    }
+
+
 def write_cuda_case(case_dir, fn, inputs):
     """Lowers fn for CUDA (without a GPU) into case_dir, with the inputs
     and JAX's outputs on the CPU. Returns the module's HLO text."""
@@ -178,12 +227,15 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--hlo-run", required=True)
     parser.add_argument("--hlo-opt", required=True)
+    parser.add_argument("--simt-run", required=True)
     args = parser.parse_args()
     failures = []
     rng = np.random.default_rng(7)
     groups = [("ragged-dot(", True, cases(rng)),
               ('custom_call_target="cusparse_gtsv2_ffi"', False,
-               tridiagonal_cases(rng))]
+               tridiagonal_cases(rng)),
+              ('custom_call_target="cuhybrid_', False,
+               host_lapack_cases(rng))]
     with tempfile.TemporaryDirectory() as tmp:
         for marker, on_evaluator, group in groups:
             for name, (fn, inputs) in group.items():
@@ -196,15 +248,39 @@ def main():
                 runs = {"cpu": hlo_run(args.hlo_run, case_dir, "cpu"),
                         "cuda passes": hlo_opt_verify(args.hlo_opt, case_dir,
                                                       "cuda")}
-                if on_evaluator:
+                if on_evaluator or "cuhybrid_geqp3" in text:
                     runs["evaluator"] = hlo_run(args.hlo_run, case_dir,
                                                 "interpreter")
+                if "cuhybrid_" in text:
+                    runs["simulated gpu"] = run_tool([
+                        args.simt_run, os.path.join(case_dir, "module.pb"),
+                        f"--inputs={case_dir}", f"--expect={case_dir}"])
                 for target, (rc, output) in runs.items():
                     status = "ok" if rc == 0 else f"exit {rc}"
                     print(f"{name:24s} {target:12s} {status}")
                     if rc != 0:
                         failures.append(f"{name} on {target}: exit {rc}\n"
                                         f"{output[-2000:]}")
+        # Lowered by a newer JAX on the GPU machine, with XLA:GPU's outputs.
+        lowered_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                   "gpu_lowered")
+        for name in sorted(os.listdir(lowered_dir)):
+            case_dir = os.path.join(lowered_dir, name)
+            if not os.path.isdir(case_dir):
+                continue
+            module = os.path.join(case_dir, "module.pb")
+            runs = {"cpu": run_tool([args.hlo_run, module, "--platform=cpu",
+                                     f"--inputs={case_dir}",
+                                     f"--expect={case_dir}"]),
+                    "simulated gpu": run_tool([args.simt_run, module,
+                                               f"--inputs={case_dir}",
+                                               f"--expect={case_dir}"])}
+            for target, (rc, output) in runs.items():
+                status = "ok" if rc == 0 else f"exit {rc}"
+                print(f"{name:24s} {target:12s} {status}")
+                if rc != 0:
+                    failures.append(f"gpu_lowered/{name} on {target}: exit "
+                                    f"{rc}\n{output[-2000:]}")
         # The expansions must leave nothing for the code generators.
         for name, leftover in [("moe_layer_grad", "ragged-dot("),
                                ("gtsv_spline_grad", "custom-call(")]:

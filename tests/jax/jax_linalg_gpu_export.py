@@ -5,7 +5,9 @@ Runs on the GPU machine (JAX with its CUDA plugin). Each case is a
 jnp.linalg / jax.scipy.linalg function whose CUDA lowering calls jaxlib's
 cuSOLVER kernels (cusolver_potrf_ffi, cusolver_getrf_ffi,
 cu_lu_pivots_to_permutation, cusolver_geqrf_ffi, cusolver_orgqr_ffi,
-cusolver_syevd_ffi, cusolver_gesvdj_ffi, cusolver_gesvd_ffi). It writes,
+cusolver_syevd_ffi, cusolver_gesvdj_ffi, cusolver_gesvd_ffi) or its
+host-LAPACK kernels (cuhybrid_eig_real, cuhybrid_eig_comp,
+cuhybrid_geqp3). It writes,
 as jax_gpu_export.py does,
 
   DIR/linalg_NAME/module.pb    the HloModuleProto JAX hands XLA:GPU
@@ -85,6 +87,16 @@ def svd_values(a):
     return jnp.linalg.svd(a, compute_uv=False)
 
 
+def eig_invariants(a):
+    # LAPACK's geev on both sides (jaxlib's host kernel, hloc's host step):
+    # its eigenvalue order and eigenvector scaling are the same, but the
+    # check asks only what any geev fixes: the sorted eigenvalues and
+    # V diag(w) V^-1, which rebuilds the matrix.
+    w, v = jnp.linalg.eig(a)
+    return (jnp.sort(w),
+            rebuild(v * w[..., None, :], jnp.linalg.inv(v)))
+
+
 def lu_all(a):
     lu, pivots, perm = jax.lax.linalg.lu(a)
     return lu, pivots, perm
@@ -129,6 +141,21 @@ CASES = {
     "svd_gesvd_wide_c64": (svd_invariants(False),
                            [(general, (2, 10, 1040), np.complex64)]),
     "svd_gesvd_values_f64": (svd_values, [(general, (1030, 16), np.float64)]),
+    # jnp.linalg.eig runs on the host in jaxlib (cuhybrid_eig_*) and in
+    # hloc (a lapack.geev step between copies).
+    "eig_f64": (jnp.linalg.eig, [(general, (6, 6), np.float64)]),
+    "eig_f32_batch": (eig_invariants, [(general, (3, 5, 5), np.float32)]),
+    "eigvals_c64": (lambda a: jnp.sort(jnp.linalg.eigvals(a)),
+                    [(general, (4, 4), np.complex64)]),
+    "eig_left_c128": (lambda a: jax.lax.linalg.eig(
+        a, compute_left_eigenvectors=True, compute_right_eigenvectors=False),
+                      [(general, (5, 5), np.complex128)]),
+    # QR with column pivoting (cuhybrid_geqp3, then cuSOLVER's orgqr).
+    "qr_pivoting_f64": (lambda a: jsl.qr(a, pivoting=True),
+                        [(general, (6, 4), np.float64)]),
+    "qr_pivoting_c64_economic": (
+        lambda a: jsl.qr(a, pivoting=True, mode="economic"),
+        [(general, (5, 7), np.complex64)]),
 }
 
 
@@ -140,7 +167,7 @@ CASES = {
 # bound, which two cuSOLVER builds' roundings can exceed, so they get the
 # accumulating one.
 FLAGS = {name: "--expect-tf32\n" for name in CASES
-         if name.startswith(("eigh", "svd"))}
+         if name.startswith(("eig", "svd"))}
 for name in CASES:
     if name not in FLAGS and ("f32" in name or "c64" in name):
         FLAGS[name] = "--rtol=1e-4\n--atol=1e-5\n"

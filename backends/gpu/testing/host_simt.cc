@@ -33,6 +33,7 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
 #include "runtime/dense_buffer.h"
+#include "runtime/lapack_step.h"
 #include "runtime/object_loader.h"
 
 namespace hloc {
@@ -550,11 +551,24 @@ class Runner {
           if (!s.ok()) return s;
           break;
         }
+        case Kind::kLibraryCall: {
+          // A GPU runtime runs LAPACK steps on the host anyway.
+          if (!LapackStep::Handles(step.library)) {
+            return absl::UnimplementedError(absl::StrCat(
+                step.instruction, ": the simulator runs no ", step.library));
+          }
+          absl::StatusOr<std::unique_ptr<LapackStep>> lapack =
+              LapackStep::Create(e_, step, step.instruction);
+          if (!lapack.ok()) return lapack.status();
+          absl::Status s = (*lapack)->Run(e_, step, slots_);
+          if (!s.ok()) return s;
+          break;
+        }
         default:
           return absl::UnimplementedError(
               absl::StrCat(step.instruction,
-                           ": the simulator runs kernels, "
-                           "copies and control flow"));
+                           ": the simulator runs kernels, copies, control "
+                           "flow and LAPACK calls"));
       }
     }
     return absl::OkStatus();

@@ -5,10 +5,14 @@
 // thread per GPU thread), so not part of the test suite.
 //
 //   simt-run MODULE [--platform=cuda|rocm] [--arch=ARCH] [--inputs=DIR]
+//            [--expect=DIR]
 //
 // MODULE is HLO text or a serialized HloModuleProto. --inputs reads
 // DIR/in0.npy, in1.npy, ... (a zoo case's inputs); without it the inputs
-// are random (hlo-run's --random-inputs=1). Prints one line per output:
+// are random (hlo-run's --random-inputs=1). --expect compares with
+// DIR/out0.npy, ... instead of the evaluator's outputs (XLA's, for a
+// module the evaluator cannot run: LAPACK's eigenvectors, say). Prints
+// one line per output:
 // "match" or what differs, with the tolerance hlo-run uses for the module.
 // Exit status: 0 if every output matches, 1 if one differs, 2 on an error
 // (bad flags, a module that does not load, compile or run).
@@ -36,6 +40,7 @@ struct Flags {
   std::string platform;
   std::string arch;
   std::string inputs;
+  std::string expect;
 };
 
 const std::vector<FlagSpec>& Specs() {
@@ -43,13 +48,17 @@ const std::vector<FlagSpec>& Specs() {
       {"platform", true, "cuda (default) or rocm: whose pipeline and emitters"},
       {"arch", true, "the simulated GPU's facts (default sm_90 / gfx942)"},
       {"inputs", true, "DIR with in0.npy, in1.npy, ... (default: random)"},
+      {"expect", true,
+       "DIR with out0.npy, out1.npy, ...: compare with those, not with the "
+       "evaluator"},
       {"help", false, "print this help"},
   };
   return specs;
 }
 
 constexpr char kUsage[] =
-    "simt-run MODULE [--platform=cuda|rocm] [--arch=ARCH] [--inputs=DIR]";
+    "simt-run MODULE [--platform=cuda|rocm] [--arch=ARCH] [--inputs=DIR] "
+    "[--expect=DIR]";
 
 // The flags, or an error naming what is wrong with them.
 absl::StatusOr<Flags> CheckFlags(const ParsedFlags& parsed) {
@@ -61,6 +70,7 @@ absl::StatusOr<Flags> CheckFlags(const ParsedFlags& parsed) {
   flags.module = parsed.positional[0];
   flags.platform = parsed.Get("platform", "cuda");
   flags.inputs = parsed.Get("inputs");
+  flags.expect = parsed.Get("expect");
   if (flags.platform != "cuda" && flags.platform != "rocm") {
     return absl::InvalidArgumentError(
         absl::StrCat("--platform must be cuda or rocm, not ", flags.platform));
@@ -82,7 +92,10 @@ absl::StatusOr<int> Run(const Flags& flags) {
   } else {
     HLOC_ASSIGN_OR_RETURN(inputs, ReadInputs(*module, flags.inputs));
   }
-  HLOC_ASSIGN_OR_RETURN(Literal expected, EvaluateModule(*module, inputs));
+  Literal expected;
+  if (flags.expect.empty()) {
+    HLOC_ASSIGN_OR_RETURN(expected, EvaluateModule(*module, inputs));
+  }
   HLOC_ASSIGN_OR_RETURN(auto pipeline,
                         MakePipeline(flags.platform, PipelineOptions{}));
   HLOC_RETURN_IF_ERROR(pipeline.Run(module.get()).status());
@@ -92,7 +105,12 @@ absl::StatusOr<int> Run(const Flags& flags) {
   HLOC_ASSIGN_OR_RETURN(Literal actual,
                         RunOnHostSimt(executable, device, inputs));
   std::vector<Literal> got = FlattenResult(std::move(actual));
-  std::vector<Literal> want = FlattenResult(std::move(expected));
+  std::vector<Literal> want;
+  if (flags.expect.empty()) {
+    want = FlattenResult(std::move(expected));
+  } else {
+    HLOC_ASSIGN_OR_RETURN(want, ReadExpected(flags.expect, got));
+  }
   if (got.size() != want.size()) {
     return absl::InternalError(absl::StrCat("the executable gave ", got.size(),
                                             " outputs, the evaluator ",
