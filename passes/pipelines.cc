@@ -105,8 +105,11 @@ bool GpuGroupedMatmul(absl::string_view platform, const HloInstruction& instr,
 // (session 38); six 192 x 192 solves (big_linalg) 1252 against 1308 and
 // 1248 against 1304, eight of 256 and 320 rows 1241 against 1268 and 1245
 // against 1266 (sessions 37 and 38). So trsm from 192 rows, the smallest
-// size where it won. cuBLAS has no bf16 or f16 trsm: those expand,
-// computing in f32.
+// size where it won in a program that solves with a fresh factorization.
+// Not everywhere: trsm_forms' 31 solves of 192 to 208 rows, most with one
+// of a few shared triangles (whose inverses CSE computes once, all in one
+// graph), ran 1612 us as trsm calls against 808 inverted (session 38).
+// cuBLAS has no bf16 or f16 trsm: those expand, computing in f32.
 constexpr int64_t kCublasTrsmMinOrder = 192;
 
 bool CudaCallsTrsm(const HloInstruction& solve) {
