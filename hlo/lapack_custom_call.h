@@ -9,9 +9,9 @@
 // compute the same factorisation) and `cuhybrid_geqp3` is geqp3, each with
 // the convention of the CPU's call of the same routine; and two cuSOLVER
 // calls the cuda backend computes with LAPACK on the host too (the same
-// algorithms, and small matrices, where a host round trip is quicker than
-// cuSOLVER's per-matrix launches): the eig newer JAX lowers to cuSOLVER's
-// Xgeev, `cusolver_geev_ffi` (left, right), xgeev below, and
+// algorithms; on the small matrices eig usually sees a host round trip is
+// quicker than cuSOLVER's per-matrix work): the eig newer JAX lowers to
+// cuSOLVER's Xgeev, `cusolver_geev_ffi` (left, right), xgeev below, and
 // lax.linalg.tridiagonal's `cusolver_sytrd_ffi` (lower: a boolean), sytrd.
 //
 // XLA's calling convention for them (jaxlib/cpu/lapack_kernels.cc): every
@@ -104,7 +104,7 @@ struct LapackCall {
   // gehrd's low and high (LAPACK's ilo, ihi; 1-based).
   int64_t ilo = 1;
   int64_t ihi = 0;
-  // One of the CUDA lowering's host-LAPACK calls (cuhybrid_*), not a CPU
+  // One of the CUDA lowering's calls (GpuHostLapackTargets()), not a CPU
   // one: the cuda backend runs these, and only these, on its host.
   bool gpu_host_call = false;
 };
@@ -115,8 +115,9 @@ std::string LapackRoutineName(LapackRoutine routine, PrimitiveType type);
 // Every CPU custom_call_target ParseLapackCall accepts (lapack_*_ffi).
 std::vector<std::string> SupportedLapackTargets();
 
-// The CUDA lowering's host-LAPACK targets ParseLapackCall accepts
-// (cuhybrid_*): what the cuda backend runs on its host.
+// The CUDA lowering's targets ParseLapackCall accepts (cuhybrid_*,
+// cusolver_geev_ffi, cusolver_sytrd_ffi): what the cuda backend runs with
+// LAPACK on its host.
 std::vector<std::string> GpuHostLapackTargets();
 
 // Whether a gesdd call's u and vt are full (batch x m x m, batch x n x n)

@@ -56,7 +56,8 @@ struct CudaExecutor::Thunk {
   std::vector<CUdeviceptr> arguments;
   std::unique_ptr<EvaluatorStep> evaluator;
   // A "lapack.<routine>" step: LAPACK on the host (the CUDA lowering's
-  // host calls, jaxlib's cuhybrid_*), between copies of its slots.
+  // eig, pivoted QR and tridiagonal; backends/gpu/solver_lowering.h),
+  // between copies of its slots.
   std::unique_ptr<LapackStep> host_lapack;
   cuda::GemmPlanPtr gemm;
   cuda::ConvPlanPtr conv;
