@@ -15,11 +15,11 @@ lax.conv_general_dilated_patches, jax.scipy.signal's n-d convolve and
 correlate (direct and fft), jnp.unique_all / unique_inverse /
 unique_counts with size and fill_value, a count-min sketch and
 HyperLogLog over uint32 hashes, an fp8 delayed-scaling training step,
-complex128 linear algebra with gradients (and expm_frechet), NumPy's
-mixed advanced indexing as gathers and scatters (under vmap and grad),
-the sketches, unique_counts, rankdata and im2col past the CPU
-backend's parallel split, and correlations and FIR filters at audio
-lengths.
+complex128 linear algebra with gradients (with expm_frechet and a
+pivoted QR), NumPy's mixed advanced indexing as gathers and scatters
+(under vmap and grad), the sketches, unique_counts, rankdata and im2col
+past the CPU backend's parallel split, and correlations and FIR filters
+at audio lengths.
 
 Two bugs found, both where the evaluator could not follow the cpu on
 long windows. It tabulated a reduce-window's input coordinate for every
@@ -35,11 +35,10 @@ coordinates for jnp.correlate(x, x, "full") of n samples (6.4 GB at
 which took 1 GB), fixed the same way (ebf60ab; dot_conv_test
 FullCorrelationOfALongKernel).
 
-Left out: jax.scipy.linalg.qr(pivoting=True) (geqp3), which the cpu and
-the evaluator do not run yet; and lax.DotAlgorithmPreset, whose
-operand roundings are the target's (XLA:CPU computes BF16_BF16_F32 in
-f32, XLA:GPU rounds the operands to bf16), so no single reference fits
-a program run on both.
+Left out: lax.DotAlgorithmPreset, whose operand roundings are the
+target's (XLA:CPU computes BF16_BF16_F32 in f32, where XLA:GPU's
+algorithm rewriting rounds the operands to bf16), so no single
+reference fits a program run on both.
 """
 
 import functools
@@ -579,8 +578,9 @@ def complex128_linalg_grads(a, b, h):
     # matrix's Cholesky factor and solve, slogdet (sign and log modulus)
     # and the gradient of a real loss through them (the conjugate
     # cotangent convention), a general complex solve and its gradient,
-    # and the Frechet derivative of expm (jax.scipy.linalg.expm_frechet,
-    # f64).
+    # the Frechet derivative of expm (jax.scipy.linalg.expm_frechet, f64)
+    # and a pivoted QR's |R| diagonal and column permutation (f64, geqp3;
+    # a random matrix has no ties among its column norms).
     hpd = h @ jnp.conj(h).T + 3 * jnp.eye(h.shape[0], dtype=h.dtype)
     l = jnp.linalg.cholesky(hpd)
     sol = jsp.linalg.cho_solve((l, True), b)
@@ -596,7 +596,9 @@ def complex128_linalg_grads(a, b, h):
         jnp.linalg.solve(a, b)) ** 2))(a)
     re = jnp.real(a)
     ex, fr = jsp.linalg.expm_frechet(re * 0.3, jnp.imag(a) * 0.3)
-    return l, sol, sign, logdet, gh, gb, ga, ex, fr
+    r, piv = jsp.linalg.qr(re, mode="r", pivoting=True)
+    return (l, sol, sign, logdet, gh, gb, ga, ex, fr, jnp.abs(jnp.diag(r)),
+            piv)
 
 
 def _c128_inputs(r):
