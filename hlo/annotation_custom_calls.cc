@@ -14,4 +14,8 @@ bool IsDceSinkCustomCallTarget(absl::string_view target) {
   return target == "dce_sink";
 }
 
+bool IsAllocateBufferCustomCallTarget(absl::string_view target) {
+  return target == "AllocateBuffer";
+}
+
 }  // namespace hloc

@@ -1,5 +1,6 @@
 // Custom calls that are annotations, not computations: on one device each
-// is the identity of its operands (or, for dce_sink, nothing at all). The
+// is the identity of its operands (or, for dce_sink, nothing at all; for
+// AllocateBuffer, an array whose contents do not matter). The
 // pipelines drop them (passes/sharding_remover.h) and the evaluator
 // computes them as that identity, so both agree with XLA, whose
 // ShardingRemover and partitioner drop the sharding ones and whose runtime
@@ -21,6 +22,13 @@ bool IsShardingCustomCallTarget(absl::string_view target);
 // JAX's `dce_sink`: a side-effecting call with an empty tuple result that
 // keeps a value alive through MLIR's dead code elimination (lax.dce_sink_p).
 bool IsDceSinkCustomCallTarget(absl::string_view target);
+
+// XLA's `AllocateBuffer` (what jnp.empty and lax.empty lower to in JAX
+// 0.11; 0.10 lowered zeros): an array of unspecified contents, which the
+// program overwrites before it reads. The evaluator and the pipelines'
+// sharding-remover give it zeros, one defined value of the many XLA
+// allows, and the same everywhere.
+bool IsAllocateBufferCustomCallTarget(absl::string_view target);
 
 }  // namespace hloc
 

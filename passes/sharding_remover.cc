@@ -47,6 +47,24 @@ absl::StatusOr<bool> ShardingRemover::Run(HloModule* module) {
         changed = true;
         continue;
       }
+      if (IsAllocateBufferCustomCallTarget(target) &&
+          instruction->operand_count() == 0 && instruction->shape().IsArray()) {
+        // Zeros: the broadcast of a scalar fuses into whatever overwrites
+        // the buffer.
+        const Shape& shape = instruction->shape();
+        HloInstruction* zero =
+            computation->AddInstruction(HloInstruction::CreateConstant(
+                Literal(Shape::Scalar(shape.element_type()))));
+        HloInstruction* zeros = computation->AddInstruction(
+            HloInstruction::CreateBroadcast(shape, zero, {}));
+        absl::Status status = instruction->ReplaceAllUsesWith(zeros);
+        if (!status.ok()) return status;
+        status = computation->RemoveInstruction(instruction);
+        if (!status.ok()) return status;
+        made_tuple = true;  // new instructions, stored last: reorder below
+        changed = true;
+        continue;
+      }
       if (!IsShardingCustomCallTarget(target)) continue;
       HloInstruction* value =
           OneDeviceValue(computation, instruction, &made_tuple);
@@ -57,7 +75,7 @@ absl::StatusOr<bool> ShardingRemover::Run(HloModule* module) {
       if (!status.ok()) return status;
       changed = true;
     }
-    // A new tuple is stored last; the module's order must stay
+    // A new tuple or zeros are stored last; the module's order must stay
     // def-before-use.
     if (made_tuple) computation->SortInstructionsInPostOrder();
   }

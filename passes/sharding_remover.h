@@ -22,6 +22,11 @@
 // too: XLA's runtime runs it as a no-op, and the cpu backend has no kernel
 // for it (the lax coverage test found it refused).
 //
+// XLA's `AllocateBuffer` (jnp.empty and lax.empty in JAX 0.11), an array
+// of unspecified contents, becomes a broadcast of zero, as the evaluator
+// computes it (JAX 0.10 lowered zeros; found by lowering the zoo with JAX
+// 0.11.2, where the cuda backend refused it by name).
+//
 // The targets are listed in hlo/annotation_custom_calls.h (the evaluator
 // computes them as the same identity).
 #ifndef PASSES_SHARDING_REMOVER_H_

@@ -306,6 +306,21 @@ ENTRY e {
             "'SPMDFullToShardShape'");
 }
 
+// XLA's AllocateBuffer (jnp.empty in JAX 0.11) is zeros, as the pipelines'
+// sharding-remover makes it: a dynamic-update-slice into it leaves zeros
+// around the update.
+TEST(ControlTest, AllocateBufferIsZeros) {
+  const char* kHlo = R"(
+HloModule m
+ENTRY e {
+  p = f32[2] parameter(0)
+  e = f32[4] custom-call(), custom_call_target="AllocateBuffer"
+  one = s32[] constant(1)
+  ROOT d = f32[4] dynamic-update-slice(e, p, one)
+})";
+  ExpectFloats(MustRun(kHlo, {Vec<float>(F32, {5, 6})}), {0, 5, 6, 0});
+}
+
 // geev refused says why: eigenvectors where they are asked for, the
 // eigenvalues' order where they are not (jnp.linalg.eigvals, jnp.roots).
 TEST(ControlTest, GeevRefusalNamesItsReason) {

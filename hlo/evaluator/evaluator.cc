@@ -28,12 +28,16 @@ namespace {
 
 // An annotation custom call (hlo/annotation_custom_calls.h) is the identity
 // of its operands on one device, as the pipelines' sharding-remover makes
-// it; dce_sink is an empty tuple. nullopt for every other custom call, and
-// for a sharding call whose shapes say it partitions.
+// it; dce_sink is an empty tuple, AllocateBuffer zeros. nullopt for every other
+// custom call, and for a sharding call whose shapes say it partitions.
 std::optional<Literal> EvaluateAnnotation(const HloInstruction& instr,
                                           OperandValues& operands) {
   const std::string& target = instr.attrs().custom_call_target;
   if (IsDceSinkCustomCallTarget(target)) return Literal::MakeTuple({});
+  if (IsAllocateBufferCustomCallTarget(target) && instr.operand_count() == 0 &&
+      instr.shape().IsArray()) {
+    return Literal(instr.shape());
+  }
   if (!IsShardingCustomCallTarget(target)) return std::nullopt;
   const int64_t n = instr.operand_count();
   if (n == 1 && instr.operand(0)->shape() == instr.shape()) {
