@@ -205,22 +205,27 @@ void Geqrf(int m, int n, lapack_z* a, lapack_z* tau, lapack_z* work, int lwork,
   zgeqrf_(&m, &n, a, &m, tau, work, &lwork, info);
 }
 
-// rwork (2n) is only the complex routines'.
+// rwork (2n) is only the complex routines'. lda is at least 1 (LAPACK
+// rejects 0), so a matrix of no rows still gets its pinned columns' order.
 void Geqp3(int m, int n, float* a, int* jpvt, float* tau, float* work,
            int lwork, float*, int* info) {
-  sgeqp3_(&m, &n, a, &m, jpvt, tau, work, &lwork, info);
+  const int lda = std::max(1, m);
+  sgeqp3_(&m, &n, a, &lda, jpvt, tau, work, &lwork, info);
 }
 void Geqp3(int m, int n, double* a, int* jpvt, double* tau, double* work,
            int lwork, double*, int* info) {
-  dgeqp3_(&m, &n, a, &m, jpvt, tau, work, &lwork, info);
+  const int lda = std::max(1, m);
+  dgeqp3_(&m, &n, a, &lda, jpvt, tau, work, &lwork, info);
 }
 void Geqp3(int m, int n, lapack_c* a, int* jpvt, lapack_c* tau, lapack_c* work,
            int lwork, float* rwork, int* info) {
-  cgeqp3_(&m, &n, a, &m, jpvt, tau, work, &lwork, rwork, info);
+  const int lda = std::max(1, m);
+  cgeqp3_(&m, &n, a, &lda, jpvt, tau, work, &lwork, rwork, info);
 }
 void Geqp3(int m, int n, lapack_z* a, int* jpvt, lapack_z* tau, lapack_z* work,
            int lwork, double* rwork, int* info) {
-  zgeqp3_(&m, &n, a, &m, jpvt, tau, work, &lwork, rwork, info);
+  const int lda = std::max(1, m);
+  zgeqp3_(&m, &n, a, &lda, jpvt, tau, work, &lwork, rwork, info);
 }
 
 void Orgqr(int m, int n, int k, float* a, const float* tau, float* work,
