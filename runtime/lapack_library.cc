@@ -701,8 +701,55 @@ void UnpackEigenvectors(int64_t n, const Real* wi, const Real* packed,
   }
 }
 
-// As jaxlib: a matrix with a non-finite element is not passed to LAPACK
-// (info -4, outputs zero); eigenvectors not asked for stay zero.
+// geev, in place, on each of the `count` column-major n x n matrices of
+// `a`, as jaxlib runs it: a matrix with a non-finite element is not passed
+// to LAPACK (info -4, its outputs left as they are). Matrix i's eigenvalues
+// go to w[i * n ...] (a real matrix's as wr + i wi), its eigenvectors, as
+// geev returns them (a real matrix's packed in real columns), to vl and vr
+// at i * n * n.
+template <typename T>
+void GeevEach(const LibraryConfig& config, int64_t n, int64_t count, T* a,
+              std::complex<typename RealOf<T>::type>* w, T* vl, T* vr,
+              int32_t* infos) {
+  using Real = typename RealOf<T>::type;
+  if (n == 0 || count == 0) return;
+  const int ldv = AsInt(n);
+  std::vector<Real> rwork(2 * n), wr(n), wi(n);
+  T query = 0;
+  int info = 0;
+  if constexpr (kIsComplex<T>) {
+    Geev(config.jobvl, config.jobvr, AsInt(n), a, w, vl, vr, ldv, &query, -1,
+         rwork.data(), &info);
+  } else {
+    Geev(config.jobvl, config.jobvr, AsInt(n), a, wr.data(), wi.data(), vl, vr,
+         ldv, &query, -1, &info);
+  }
+  std::vector<T> work(WorkSize(query));
+  for (int64_t i = 0; i < count; ++i) {
+    T* matrix = a + i * n * n;
+    if (!AllFinite(matrix, n * n)) {
+      infos[i] = -4;
+      continue;
+    }
+    if constexpr (kIsComplex<T>) {
+      Geev(config.jobvl, config.jobvr, AsInt(n), matrix, w + i * n,
+           vl + i * n * n, vr + i * n * n, ldv, work.data(),
+           static_cast<int>(work.size()), rwork.data(), &info);
+    } else {
+      Geev(config.jobvl, config.jobvr, AsInt(n), matrix, wr.data(), wi.data(),
+           vl + i * n * n, vr + i * n * n, ldv, work.data(),
+           static_cast<int>(work.size()), &info);
+      for (int64_t j = 0; j < n; ++j) {
+        w[i * n + j] = std::complex<Real>(wr[j], wi[j]);
+      }
+    }
+    infos[i] = info;
+  }
+}
+
+// jaxlib's CPU convention: a real matrix's eigenvalues as (wr, wi) and its
+// eigenvectors unpacked into complex ones (where geev succeeded); outputs
+// of a non-finite matrix zero; eigenvectors not asked for stay zero.
 template <typename T>
 void GeevBatch(const LibraryConfig& config, std::vector<Literal>* operands,
                std::vector<Literal>* results) {
@@ -710,60 +757,40 @@ void GeevBatch(const LibraryConfig& config, std::vector<Literal>* operands,
   using Complex = std::complex<Real>;
   const Batch b = BatchOf((*operands)[0].shape());
   const int64_t n = b.rows;
-  const std::vector<T> a = ToColumnMajor<T>((*operands)[0]);
-  std::vector<Complex> vl(a.size()), vr(a.size());
+  std::vector<T> a = ToColumnMajor<T>((*operands)[0]);
+  std::vector<T> packed_vl(a.size()), packed_vr(a.size());
+  std::vector<Complex> w(b.count * n);
   const int vectors_at = kIsComplex<T> ? 1 : 2;
   int32_t* infos = (*results)[vectors_at + 2].data<int32_t>().data();
-  if (n > 0) {
-    const int ldv = AsInt(n);
-    std::vector<T> work_a(n * n), work_vl(n * n), work_vr(n * n);
-    std::vector<Real> rwork(2 * n);
-    T query = 0;
-    int info = 0;
-    std::vector<Real> wr_query(n), wi_query(n);
-    std::vector<Complex> w_query(n);
-    if constexpr (kIsComplex<T>) {
-      Geev(config.jobvl, config.jobvr, AsInt(n), work_a.data(), w_query.data(),
-           work_vl.data(), work_vr.data(), ldv, &query, -1, rwork.data(),
-           &info);
-    } else {
-      Geev(config.jobvl, config.jobvr, AsInt(n), work_a.data(), wr_query.data(),
-           wi_query.data(), work_vl.data(), work_vr.data(), ldv, &query, -1,
-           &info);
-    }
-    std::vector<T> work(WorkSize(query));
+  GeevEach(config, n, b.count, a.data(), w.data(), packed_vl.data(),
+           packed_vr.data(), infos);
+  if constexpr (kIsComplex<T>) {
+    std::copy(w.begin(), w.end(), (*results)[0].data<T>().begin());
+    if (config.jobvl == 'V') FromColumnMajor(packed_vl, &(*results)[1]);
+    if (config.jobvr == 'V') FromColumnMajor(packed_vr, &(*results)[2]);
+  } else {
+    std::vector<Complex> vl(a.size()), vr(a.size());
+    Real* wr = (*results)[0].data<Real>().data();
+    Real* wi_out = (*results)[1].data<Real>().data();
+    std::vector<Real> wi(n);
     for (int64_t i = 0; i < b.count; ++i) {
-      const T* matrix = a.data() + i * n * n;
-      if (!AllFinite(matrix, n * n)) {
-        infos[i] = -4;
-        continue;
+      for (int64_t j = 0; j < n; ++j) {
+        wr[i * n + j] = w[i * n + j].real();
+        wi_out[i * n + j] = wi[j] = w[i * n + j].imag();
       }
-      std::copy(matrix, matrix + n * n, work_a.begin());
-      if constexpr (kIsComplex<T>) {
-        T* w = (*results)[0].data<T>().data() + i * n;
-        Geev(config.jobvl, config.jobvr, AsInt(n), work_a.data(), w,
-             vl.data() + i * n * n, vr.data() + i * n * n, ldv, work.data(),
-             static_cast<int>(work.size()), rwork.data(), &info);
-      } else {
-        Real* wr = (*results)[0].data<Real>().data() + i * n;
-        Real* wi = (*results)[1].data<Real>().data() + i * n;
-        Geev(config.jobvl, config.jobvr, AsInt(n), work_a.data(), wr, wi,
-             work_vl.data(), work_vr.data(), ldv, work.data(),
-             static_cast<int>(work.size()), &info);
-        if (info == 0) {
-          if (config.jobvl == 'V') {
-            UnpackEigenvectors(n, wi, work_vl.data(), vl.data() + i * n * n);
-          }
-          if (config.jobvr == 'V') {
-            UnpackEigenvectors(n, wi, work_vr.data(), vr.data() + i * n * n);
-          }
-        }
+      if (infos[i] != 0) continue;
+      if (config.jobvl == 'V') {
+        UnpackEigenvectors(n, wi.data(), packed_vl.data() + i * n * n,
+                           vl.data() + i * n * n);
       }
-      infos[i] = info;
+      if (config.jobvr == 'V') {
+        UnpackEigenvectors(n, wi.data(), packed_vr.data() + i * n * n,
+                           vr.data() + i * n * n);
+      }
     }
+    if (config.jobvl == 'V') FromColumnMajor(vl, &(*results)[2]);
+    if (config.jobvr == 'V') FromColumnMajor(vr, &(*results)[3]);
   }
-  if (config.jobvl == 'V') FromColumnMajor(vl, &(*results)[vectors_at]);
-  if (config.jobvr == 'V') FromColumnMajor(vr, &(*results)[vectors_at + 1]);
 }
 
 // cuSOLVER's Xgeev convention (JAX's cusolver_geev_ffi): the matrix as
@@ -773,46 +800,13 @@ void GeevBatch(const LibraryConfig& config, std::vector<Literal>* operands,
 template <typename T>
 void XgeevBatch(const LibraryConfig& config, std::vector<Literal>* operands,
                 std::vector<Literal>* results) {
-  using Real = typename RealOf<T>::type;
-  using Complex = std::complex<Real>;
+  using Complex = std::complex<typename RealOf<T>::type>;
   const Batch b = BatchOf((*operands)[0].shape());
-  const int64_t n = b.rows;
   std::vector<T> a = ToColumnMajor<T>((*operands)[0]);
   std::vector<T> vl(a.size()), vr(a.size());
-  Complex* w = (*results)[1].data<Complex>().data();
-  int32_t* infos = (*results)[4].data<int32_t>().data();
-  if (n > 0) {
-    const int ldv = AsInt(n);
-    std::vector<Real> rwork(2 * n), wr(n), wi(n);
-    T query = 0;
-    int info = 0;
-    if constexpr (kIsComplex<T>) {
-      Geev(config.jobvl, config.jobvr, AsInt(n), a.data(), w, vl.data(),
-           vr.data(), ldv, &query, -1, rwork.data(), &info);
-    } else {
-      Geev(config.jobvl, config.jobvr, AsInt(n), a.data(), wr.data(), wi.data(),
-           vl.data(), vr.data(), ldv, &query, -1, &info);
-    }
-    std::vector<T> work(WorkSize(query));
-    for (int64_t i = 0; i < b.count; ++i) {
-      T* matrix = a.data() + i * n * n;
-      if (!AllFinite(matrix, n * n)) {
-        infos[i] = -4;
-        continue;
-      }
-      if constexpr (kIsComplex<T>) {
-        Geev(config.jobvl, config.jobvr, AsInt(n), matrix, w + i * n,
-             vl.data() + i * n * n, vr.data() + i * n * n, ldv, work.data(),
-             static_cast<int>(work.size()), rwork.data(), &info);
-      } else {
-        Geev(config.jobvl, config.jobvr, AsInt(n), matrix, wr.data(), wi.data(),
-             vl.data() + i * n * n, vr.data() + i * n * n, ldv, work.data(),
-             static_cast<int>(work.size()), &info);
-        for (int64_t j = 0; j < n; ++j) w[i * n + j] = Complex(wr[j], wi[j]);
-      }
-      infos[i] = info;
-    }
-  }
+  GeevEach(config, b.rows, b.count, a.data(),
+           (*results)[1].data<Complex>().data(), vl.data(), vr.data(),
+           (*results)[4].data<int32_t>().data());
   FromColumnMajor(a, &(*results)[0]);
   FromColumnMajor(vl, &(*results)[2]);
   FromColumnMajor(vr, &(*results)[3]);
