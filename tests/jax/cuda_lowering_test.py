@@ -223,6 +223,24 @@ def write_cuda_case(case_dir, fn, inputs):
     return text
 
 
+def simulated_gpu(args, case_dir):
+    """simt-run of case_dir's module.pb on its inputs against its outputs:
+    (exit status, output)."""
+    return run_tool([args.simt_run, os.path.join(case_dir, "module.pb"),
+                     f"--inputs={case_dir}", f"--expect={case_dir}"])
+
+
+def report(name, label, runs, failures):
+    """Prints each target's result of case `name`; a failed one goes into
+    `failures` under `label`, with the end of its output."""
+    for target, (rc, output) in runs.items():
+        status = "ok" if rc == 0 else f"exit {rc}"
+        print(f"{name:24s} {target:12s} {status}")
+        if rc != 0:
+            failures.append(f"{label} on {target}: exit {rc}\n"
+                            f"{output[-2000:]}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--hlo-run", required=True)
@@ -252,15 +270,8 @@ def main():
                     runs["evaluator"] = hlo_run(args.hlo_run, case_dir,
                                                 "interpreter")
                 if "cuhybrid_" in text:
-                    runs["simulated gpu"] = run_tool([
-                        args.simt_run, os.path.join(case_dir, "module.pb"),
-                        f"--inputs={case_dir}", f"--expect={case_dir}"])
-                for target, (rc, output) in runs.items():
-                    status = "ok" if rc == 0 else f"exit {rc}"
-                    print(f"{name:24s} {target:12s} {status}")
-                    if rc != 0:
-                        failures.append(f"{name} on {target}: exit {rc}\n"
-                                        f"{output[-2000:]}")
+                    runs["simulated gpu"] = simulated_gpu(args, case_dir)
+                report(name, name, runs, failures)
         # Lowered by a newer JAX on the GPU machine, with XLA:GPU's outputs.
         lowered_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                    "gpu_lowered")
@@ -272,15 +283,8 @@ def main():
             runs = {"cpu": run_tool([args.hlo_run, module, "--platform=cpu",
                                      f"--inputs={case_dir}",
                                      f"--expect={case_dir}"]),
-                    "simulated gpu": run_tool([args.simt_run, module,
-                                               f"--inputs={case_dir}",
-                                               f"--expect={case_dir}"])}
-            for target, (rc, output) in runs.items():
-                status = "ok" if rc == 0 else f"exit {rc}"
-                print(f"{name:24s} {target:12s} {status}")
-                if rc != 0:
-                    failures.append(f"gpu_lowered/{name} on {target}: exit "
-                                    f"{rc}\n{output[-2000:]}")
+                    "simulated gpu": simulated_gpu(args, case_dir)}
+            report(name, f"gpu_lowered/{name}", runs, failures)
         # The expansions must leave nothing for the code generators.
         for name, leftover in [("moe_layer_grad", "ragged-dot("),
                                ("gtsv_spline_grad", "custom-call(")]:
