@@ -32,6 +32,7 @@
 #include "passes/reduce_window_to_scan.h"
 #include "passes/reduction_splitter.h"
 #include "passes/rng_bit_generator_expander.h"
+#include "passes/scatter_winners.h"
 #include "passes/schedule_remover.h"
 #include "passes/simplification.h"
 #include "passes/simplify_fp_conversions.h"
@@ -312,6 +313,9 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
     // sorts of rows over 8192 merge.
     pipeline.AddPass<RadixSortRewriter>();
     pipeline.AddPass<SortSplitter>();
+    // Assignment scatters whose indices may repeat keep their serial
+    // result without a serial walk.
+    pipeline.AddPass<ScatterWinners>();
     // The reduction kernels take reduced dimensions that are one run; the
     // others become one reduce per run, which tree-reduction then sizes.
     pipeline.AddPass<ReductionSplitter>();

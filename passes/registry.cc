@@ -36,6 +36,7 @@
 #include "passes/reduce_window_to_scan.h"
 #include "passes/reduction_splitter.h"
 #include "passes/rng_bit_generator_expander.h"
+#include "passes/scatter_winners.h"
 #include "passes/schedule_remover.h"
 #include "passes/sharding_remover.h"
 #include "passes/simplification.h"
@@ -197,6 +198,11 @@ const PassEntry kPasses[] = {
      "sort rows longer than the GPU sort kernel's 8192 as a bitonic merge "
      "sort: sorts of 8192-chunks and elementwise merge steps",
      Make<SortSplitter>},
+    {"scatter-winners",
+     "assignment scatters whose indices repeat as a parallel max of each "
+     "element's last scatter position and a scatter of those alone (GPU: "
+     "the serial order without a serial walk)",
+     Make<ScatterWinners>},
     {"topk-expander",
      "topk as a stable sort of (values, iota) and a slice (CPU: sort code, "
      "no topk kernel)",

@@ -44,28 +44,69 @@ llvm::AtomicRMWInst::BinOp AtomicOp(HloOpcode opcode, PrimitiveType type) {
 }
 
 // *ptr = combine(*ptr, update) by compare-and-swap, retried until no other
-// thread changed the element in between.
+// thread changed the element in between. An element of 8 or 16 bits is
+// swapped as the aligned 32-bit word that holds it, its neighbours written
+// back as they were read (every buffer starts 64-byte aligned, so the word
+// never leaves the buffer's allocation). No swap is made where the
+// combined value equals the old one: the update changed nothing at the
+// moment of the load, which is when it takes effect. Updates that meet on
+// few elements mostly end that way once an element settles (a maximum, an
+// and, an or): 60000 HyperLogLog updates of 16 u8 registers, serialised by
+// an ordered walk before (session 39), retry only while a register is
+// still rising.
 absl::Status EmitCompareAndSwap(
     llvm::Value* ptr, llvm::Type* type, llvm::Value* update,
     const std::function<absl::StatusOr<llvm::Value*>(llvm::Value*,
                                                      llvm::Value*)>& combine,
     llvm::SyncScope::ID scope, llvm::IRBuilderBase* b) {
   const llvm::DataLayout& dl = b->GetInsertBlock()->getModule()->getDataLayout();
-  llvm::Type* bits = b->getIntNTy(RegisterBits(type, dl));
+  const unsigned width = RegisterBits(type, dl);
+  llvm::Type* bits = b->getIntNTy(width);
+  const bool narrow = width < 32;
+  llvm::Type* word = narrow ? b->getInt32Ty() : bits;
+  llvm::Value* word_ptr = ptr;
+  llvm::Value* shift = nullptr;  // the element's bit offset in its word
+  llvm::Value* keep = nullptr;   // the neighbours' bits of the word
+  if (narrow) {
+    // Little-endian (NVPTX and AMDGPU): byte k of the word is bits 8k..
+    llvm::Value* byte =
+        b->CreateAnd(b->CreatePtrToInt(ptr, b->getInt64Ty()), b->getInt64(3));
+    word_ptr = b->CreateGEP(b->getInt8Ty(), ptr, b->CreateNeg(byte));
+    shift = b->CreateTrunc(b->CreateShl(byte, 3), word);
+    keep = b->CreateNot(b->CreateShl(
+        llvm::ConstantInt::get(word, llvm::APInt::getLowBitsSet(32, width)),
+        shift));
+  }
+  auto element_of = [&](llvm::Value* w) {
+    return narrow ? b->CreateTrunc(b->CreateLShr(w, shift), bits) : w;
+  };
   llvm::Function* fn = b->GetInsertBlock()->getParent();
   llvm::LLVMContext& ctx = b->getContext();
-  llvm::Value* initial = b->CreateLoad(bits, ptr);
+  llvm::LoadInst* initial = b->CreateLoad(word, word_ptr);
+  if (narrow) initial->setAlignment(llvm::Align(4));
   llvm::BasicBlock* entry = b->GetInsertBlock();
   llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx, "cas.loop", fn);
+  llvm::BasicBlock* swap = llvm::BasicBlock::Create(ctx, "cas.swap", fn);
   llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx, "cas.done", fn);
   b->CreateBr(loop);
   b->SetInsertPoint(loop);
-  llvm::PHINode* old = b->CreatePHI(bits, 2);
+  llvm::PHINode* old = b->CreatePHI(word, 2);
   old->addIncoming(initial, entry);
+  llvm::Value* old_bits = element_of(old);
   HLOC_ASSIGN_OR_RETURN(llvm::Value * value,
-                        combine(UnpackBits(b, dl, old, type), update));
+                        combine(UnpackBits(b, dl, old_bits, type), update));
+  llvm::Value* new_bits = PackBits(b, dl, value);
+  b->CreateCondBr(b->CreateICmpEQ(new_bits, old_bits), done, swap);
+
+  b->SetInsertPoint(swap);
+  llvm::Value* new_word = new_bits;
+  if (narrow) {
+    new_word = b->CreateOr(b->CreateAnd(old, keep),
+                           b->CreateShl(b->CreateZExt(new_bits, word), shift));
+  }
   llvm::Value* pair = b->CreateAtomicCmpXchg(
-      ptr, old, PackBits(b, dl, value), llvm::MaybeAlign(),
+      word_ptr, old, new_word,
+      narrow ? llvm::MaybeAlign(4) : llvm::MaybeAlign(),
       llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic, scope);
   old->addIncoming(b->CreateExtractValue(pair, {0}), b->GetInsertBlock());
   b->CreateCondBr(b->CreateExtractValue(pair, {1}), done, loop);
@@ -161,8 +202,13 @@ CombinePlan PlanCombine(const HloComputation* combiner, PrimitiveType type,
                                          : llvm::AtomicRMWInst::Min};
     }
   }
+  // 8/16-bit types swap the 32-bit word that holds them. PRED (an i1 in
+  // registers, a byte in memory) and sub-byte integers keep the caller's
+  // ordered walk.
   const int64_t bytes = ByteWidth(type);
-  if (type != PRED && (bytes == 4 || bytes == 8)) {
+  const bool narrow = type == S8 || type == U8 || type == S16 || type == U16 ||
+                      type == F16 || type == BF16;
+  if (narrow || (type != PRED && (bytes == 4 || bytes == 8))) {
     return {Combine::kCompareAndSwap};
   }
   return {Combine::kNone};

@@ -3,8 +3,9 @@
 // select-and-scatter): one atomicrmw where the combiner is one (add,
 // integer min/max), an integer atomic min or max on the bits of an f32 or
 // f64 min/max, a plain store where it returns the update, a
-// compare-and-swap loop around the inlined combiner for other 32/64-bit
-// types, or, where no thread can meet another, load-combine-store.
+// compare-and-swap loop around the inlined combiner for other 8- to 64-bit
+// types (8/16-bit ones through their 32-bit word), or, where no thread can
+// meet another, load-combine-store.
 // Included only by emitters' .cc files (LLVM headers).
 #ifndef BACKENDS_GPU_ATOMIC_COMBINE_H_
 #define BACKENDS_GPU_ATOMIC_COMBINE_H_
@@ -33,7 +34,7 @@ struct CombinePlan {
 
 // How `combiner` (two scalar parameters of `type`) is applied. `exclusive`:
 // no two threads update one element (kPlain). kNone: no atomic way exists
-// (8/16-bit types, pred); the caller serializes.
+// (pred, sub-byte integers, 16-byte complex); the caller serializes.
 CombinePlan PlanCombine(const HloComputation* combiner, PrimitiveType type,
                         bool exclusive);
 

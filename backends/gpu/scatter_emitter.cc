@@ -7,8 +7,10 @@
 //      out of bounds is skipped whole, as XLA does; the combiner then runs
 //      on the output element atomically as atomic_combine.h says
 //      (load-combine-store with unique_indices: no two threads meet).
-//      Assignment and combiners with no atomic (several operands, 8/16-bit
-//      types) keep the serial order instead (Walk below).
+//      Assignment and combiners with no atomic (several operands, pred)
+//      keep the serial order instead (Walk below); the GPU pipelines turn
+//      long assignments into a scatter of the last position per element
+//      with unique indices first (passes/scatter_winners.h).
 //      With atomics, duplicate indices are combined in an unspecified order,
 //      so a float sum may differ in its last bits from run to run (XLA:GPU
 //      does the same); the ordered walks give exactly the serial result.

@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "backends/gpu/device_info.h"
 #include "backends/gpu/testing/simt_check.h"
@@ -260,6 +262,100 @@ ENTRY main {
         << "a thread per update element";
     ExpectTheSerialResultExactly(*run);
   }
+}
+
+// 8- and 16-bit combiners with duplicate indices swap the 32-bit word that
+// holds their element (atomic_combine.cc), a thread per update: 3000
+// updates into 13 elements (so elements sit at every byte of a word, the
+// last word part-filled), u8 and s16 maximum (a HyperLogLog register
+// update), s8 sum (wrapping) and u16 minimum. Each result is the same in
+// any order, so the run must equal the serial scatter bit for bit.
+TEST(ScatterSimtTest, NarrowCombinersSwapTheirWord) {
+  absl::StatusOr<GpuDeviceInfo> device = GetGpuDeviceInfo("cuda", "sm_90");
+  ASSERT_TRUE(device.ok()) << device.status();
+  const std::vector<std::pair<const char*, const char*>> cases = {
+      {"u8", "maximum"}, {"s16", "maximum"}, {"s8", "add"}, {"u16", "minimum"}};
+  for (const auto& [type, op] : cases) {
+    SCOPED_TRACE(absl::StrCat(type, " ", op));
+    absl::StatusOr<std::unique_ptr<HloModule>> module =
+        ParseHloModule(absl::StrReplaceAll(R"(
+HloModule narrow_scatter
+combine {
+  a = $T[] parameter(0)
+  b = $T[] parameter(1)
+  ROOT r = $T[] $OP(a, b)
+}
+ENTRY main {
+  x = $T[13] parameter(0)
+  i = u32[3000] iota(), iota_dimension=0
+  k = u32[] constant(2654435761)
+  ks = u32[3000] broadcast(k), dimensions={}
+  h = u32[3000] multiply(i, ks)
+  s = u32[] constant(13)
+  ss = u32[3000] broadcast(s), dimensions={}
+  hs = u32[3000] shift-right-logical(h, ss)
+  m = u32[] constant(13)
+  ms = u32[3000] broadcast(m), dimensions={}
+  slot = u32[3000] remainder(hs, ms)
+  idx = u32[3000,1] reshape(slot)
+  u = $T[3000] convert(h)
+  ROOT scatter = $T[13] scatter(x, idx, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=combine
+})",
+                                           {{"$T", type}, {"$OP", op}}),
+                       "narrow_scatter");
+    ASSERT_TRUE(module.ok()) << module.status();
+    absl::StatusOr<SimtRun> run =
+        RunOnHostSimtAndEvaluate(**module, "cuda", "sm_90", *device, 3);
+    ASSERT_TRUE(run.ok()) << run.status();
+    EXPECT_GE(WidestLaunch(run->executable, ""), 3000) << "a thread per update";
+    ExpectTheSerialResultExactly(*run);
+  }
+}
+
+// An assignment whose indices repeat (an inverse permutation of a sort
+// with ties, 2000 positions into 700 elements, some out of bounds) must
+// give the serial result, the last position winning, without one thread
+// walking the positions: the cuda pipeline makes it a max of positions
+// and a scatter of the winners (passes/scatter_winners.h), every kernel a
+// thread per position.
+TEST(ScatterSimtTest, RepeatedAssignmentsKeepTheLastInParallel) {
+  absl::StatusOr<GpuDeviceInfo> device = GetGpuDeviceInfo("cuda", "sm_90");
+  ASSERT_TRUE(device.ok()) << device.status();
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(R"(
+HloModule repeated_assignment
+assign {
+  a = s64[] parameter(0)
+  ROOT b = s64[] parameter(1)
+}
+ENTRY main {
+  x = s64[700] parameter(0)
+  u = s64[2000] parameter(1)
+  i = s32[2000] iota(), iota_dimension=0
+  k = s32[] constant(37)
+  ks = s32[2000] broadcast(k), dimensions={}
+  h = s32[2000] multiply(i, ks)
+  m = s32[] constant(705)
+  ms = s32[2000] broadcast(m), dimensions={}
+  r = s32[2000] remainder(h, ms)
+  two = s32[] constant(2)
+  twos = s32[2000] broadcast(two), dimensions={}
+  slot = s32[2000] subtract(r, twos)
+  idx = s32[2000,1] reshape(slot)
+  ROOT scatter = s64[700] scatter(x, idx, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=assign
+})",
+                     "repeated_assignment");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<SimtRun> run =
+      RunOnHostSimtAndEvaluate(**module, "cuda", "sm_90", *device, 3);
+  ASSERT_TRUE(run.ok()) << run.status();
+  for (const ExecutableStep& step : run->executable.steps) {
+    if (step.kind != ExecutableStep::Kind::kKernel) continue;
+    EXPECT_GT(step.launch.NumBlocks() * step.launch.NumThreadsPerBlock(), 1)
+        << step.instruction << " walks serially";
+  }
+  EXPECT_GE(WidestLaunch(run->executable, ""), 2000);
+  ExpectTheSerialResultExactly(*run);
 }
 
 // f32 and f64 maximum and minimum scatters are integer atomics on the

@@ -6,8 +6,8 @@
 //      and combines its source value into the output at the kept
 //      position (atomic_combine.h: an atomic add for f32 sums, so
 //      overlapping windows add in an unspecified order).
-// 8/16-bit outputs have no atomic: one thread walks every source element
-// in order.
+// Outputs with no atomic (pred, sub-byte integers; atomic_combine.h): one
+// thread walks every source element in order.
 #include <functional>
 
 #include "backends/common/loop_emitter.h"
