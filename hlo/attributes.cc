@@ -253,6 +253,7 @@ bool AllowsTf32(PrimitiveType operand_type,
                 const std::optional<PrecisionConfig>& precision) {
   if (operand_type != F32) return false;
   if (!precision) return true;
+  if (precision->algorithm == PrecisionConfig::kDotTf32Tf32F32) return true;
   for (Precision p : precision->operand_precision) {
     if (p != Precision::kDefault) return false;
   }

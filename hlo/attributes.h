@@ -152,8 +152,12 @@ struct ScatterDimensionNumbers {
 
 struct PrecisionConfig {
   std::vector<Precision> operand_precision;
-  // xla.PrecisionConfig.Algorithm; 0 is ALG_UNSET.
+  // xla.PrecisionConfig.Algorithm; 0 is ALG_UNSET (the values the
+  // compiler acts on are named below; hlo/text/names.cc has them all).
   int algorithm = 0;
+  static constexpr int kDotF16F16F32 = 4;    // ALG_DOT_F16_F16_F32
+  static constexpr int kDotBf16Bf16F32 = 6;  // ALG_DOT_BF16_BF16_F32
+  static constexpr int kDotTf32Tf32F32 = 9;  // ALG_DOT_TF32_TF32_F32
   bool operator==(const PrecisionConfig& o) const {
     return operand_precision == o.operand_precision &&
            algorithm == o.algorithm;
@@ -167,8 +171,9 @@ std::vector<int64_t> DotFreeDimensions(int64_t rank,
                                        const std::vector<int64_t>& contracting);
 
 // Whether an f32 contraction (dot or convolution) with this precision may
-// use TF32, as XLA:GPU's default precision does on NVIDIA GPUs (HIGH,
-// HIGHEST and an explicit algorithm do not).
+// use TF32, as XLA:GPU's default precision does on NVIDIA GPUs, and the
+// TF32_TF32_F32 algorithm asks (HIGH, HIGHEST and other algorithms do
+// not).
 bool AllowsTf32(PrimitiveType operand_type,
                 const std::optional<PrecisionConfig>& precision);
 

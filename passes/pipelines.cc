@@ -14,6 +14,7 @@
 #include "passes/cudnn_convolution_calls.h"
 #include "passes/custom_call_layout.h"
 #include "passes/dce.h"
+#include "passes/dot_algorithm_operands.h"
 #include "passes/dot_convert_folding.h"
 #include "passes/dot_operand_order.h"
 #include "passes/dot_strength_reduction.h"
@@ -247,6 +248,12 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // the cuda runtime does not implement: its Jacobi call, which it does,
   // and transposes (before simplification, which tidies them).
   if (platform == "cuda") pipeline.AddPass<GesvdToGesvdj>();
+  // BF16_BF16_F32 and F16_F16_F32 dots of f32 arrays are narrow gemms on
+  // the GPUs, as XLA:GPU runs them; XLA:CPU computes them in f32, and so
+  // does the cpu backend.
+  if (platform == "cuda" || platform == "rocm") {
+    pipeline.AddPass<DotAlgorithmOperands>();
+  }
   pipeline.AddPass(MakeSimplificationPipeline());
   // The code generators only move and convert 8-bit floats and sub-byte
   // integers.

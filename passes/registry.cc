@@ -18,6 +18,7 @@
 #include "passes/cudnn_convolution_calls.h"
 #include "passes/custom_call_layout.h"
 #include "passes/dce.h"
+#include "passes/dot_algorithm_operands.h"
 #include "passes/dot_convert_folding.h"
 #include "passes/dot_operand_order.h"
 #include "passes/dot_strength_reduction.h"
@@ -211,6 +212,11 @@ const PassEntry kPasses[] = {
      "topk rows longer than the GPU sort kernel's 8192 as a topk per chunk "
      "and a sort of the candidates (XLA's TopkSplitter)",
      Make<TopKSplitter>},
+    {"dot-algorithm-operands",
+     "f32 dots whose algorithm reads bf16 or f16 operands "
+     "(dot_bf16_bf16_f32, dot_f16_f16_f32) given the rounded operands "
+     "(GPU, as XLA:GPU runs them)",
+     Make<DotAlgorithmOperands>},
     {"dot-strength-reduction",
      "vector and small dots as a multiply of broadcasts and a reduce, which "
      "fuse with their neighbours instead of a library call each (GPU; "

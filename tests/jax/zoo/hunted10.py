@@ -35,10 +35,10 @@ coordinates for jnp.correlate(x, x, "full") of n samples (6.4 GB at
 which took 1 GB), fixed the same way (ebf60ab; dot_conv_test
 FullCorrelationOfALongKernel).
 
-Left out: lax.DotAlgorithmPreset, whose operand roundings are the
-target's (XLA:CPU computes BF16_BF16_F32 in f32, where XLA:GPU's
-algorithm rewriting rounds the operands to bf16), so no single
-reference fits a program run on both.
+lax.DotAlgorithmPreset, left out here (its operand roundings are the
+target's: XLA:CPU computes BF16_BF16_F32 in f32, XLA:GPU rounds the
+operands to bf16), is numerics.py's dot_algorithm_presets, each target
+checked against its own XLA.
 """
 
 import functools

@@ -108,6 +108,19 @@ def fp8_arithmetic(x, y):
             jnp.where(a > 0, a, b), jnp.abs(b) - 1, jnp.max(b))
 
 
+def dot_algorithm_presets(a, b):
+    # lax.DotAlgorithmPreset on f32 arrays: BF16_BF16_F32 rounds the
+    # operands to bf16 and sums in f32 on XLA:GPU (a bf16 gemm) and in f32
+    # on XLA:CPU; each target is checked against its own XLA. The inputs
+    # are not bf16 values, so a GPU that skipped the rounding would be off
+    # by ~1e-2 here. F32_F32_F32 and the X3/X6 splits, which emulate f32,
+    # are f32 on both.
+    p = lax.DotAlgorithmPreset
+    return (jnp.dot(a, b, precision=p.BF16_BF16_F32),
+            jnp.dot(a, b, precision=p.F32_F32_F32),
+            jnp.dot(a, b, precision=p.BF16_BF16_F32_X6) * 0.5)
+
+
 _FLOAT8_EDGES = np.array(
     [0.0, -0.0, 1.0, 448.0, 464.0, 465.0, 1e9, np.inf, -np.inf, np.nan,
      2.0**-9, 2.0**-10, 3 * 2.0**-11, 57344.0, 61440.0, -1e-30, 240.0, 248.0,
@@ -127,6 +140,9 @@ def result_accuracy(x):
 
 
 PROGRAMS = {
+    "dot_algorithm_presets": (
+        dot_algorithm_presets,
+        lambda r: [floats(r, (64, 256)), floats(r, (256, 96))]),
     "result_accuracy": (result_accuracy, lambda r: [floats(r, (64,)) * 4]),
     "fp8_quantize_dequantize": (
         fp8_quantize_dequantize, lambda r: [floats(r, (16, 32))]),
