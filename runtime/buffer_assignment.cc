@@ -423,6 +423,16 @@ int64_t InPlaceOperand(const HloInstruction& instr, bool scatter) {
   return target->parameter_number();
 }
 
+bool UpdatesOperandInPlace(const HloInstruction& instr,
+                           const BufferAssignment& assignment) {
+  const int64_t k = InPlaceOperand(instr, /*scatter=*/false);
+  if (k < 0 || instr.shape().IsTuple()) return false;
+  const std::vector<int64_t>& operand = assignment.LeafValues(instr.operand(k));
+  const std::vector<int64_t>& output = assignment.LeafValues(&instr);
+  return operand.size() == 1 && output.size() == 1 &&
+         assignment.values[output[0]].in_place_of == operand[0];
+}
+
 bool IsBufferAlias(const HloInstruction& instr) {
   switch (instr.opcode()) {
     case HloOpcode::kTuple:

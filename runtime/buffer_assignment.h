@@ -188,6 +188,12 @@ struct BufferAssignment {
   std::string ToString() const;
 };
 
+// Whether `instr`'s output is in the buffer of the operand it may update
+// in place (InPlaceOperand, scatters aside), as `assignment` placed it: a
+// kernel for it then need store only the update.
+bool UpdatesOperandInPlace(const HloInstruction& instr,
+                           const BufferAssignment& assignment);
+
 // Assigns buffers for `computation` run in `order`, which must list each of
 // its instructions once, operands first.
 absl::StatusOr<BufferAssignment> AssignBuffers(
