@@ -113,23 +113,6 @@ bool IsInPlaceUpdate(const HloInstruction& instr, bool scatter) {
          instr.operand_count() == 3;
 }
 
-// The operand a dynamic-update-slice (or a fusion rooted at one) may
-// overwrite in place, or -1; with `scatter`, a scatter's too.
-int64_t InPlaceOperand(const HloInstruction& instr, bool scatter) {
-  if (IsInPlaceUpdate(instr, scatter)) return 0;
-  if (instr.opcode() != HloOpcode::kFusion) return -1;
-  const HloInstruction* root = instr.fused_expression_root();
-  if (root == nullptr || !IsInPlaceUpdate(*root, scatter)) return -1;
-  const HloInstruction* target = root->operand(0);
-  // Read only as the updated array: then each element is read exactly at
-  // the index the kernel writes.
-  if (target->opcode() != HloOpcode::kParameter || target->user_count() != 1 ||
-      root->OperandIndices(target).size() != 1) {
-    return -1;
-  }
-  return target->parameter_number();
-}
-
 // The number of times `target` is among the operand leaves of `instr`.
 int64_t OperandUses(const HloInstruction& instr, int64_t target,
                     const BufferAssignment& a) {
@@ -424,6 +407,31 @@ void CollectUsers(const HloInstruction* instr,
 }
 
 }  // namespace
+
+int64_t InPlaceOperand(const HloInstruction& instr, bool scatter) {
+  if (IsInPlaceUpdate(instr, scatter)) return 0;
+  if (instr.opcode() != HloOpcode::kFusion) return -1;
+  const HloInstruction* root = instr.fused_expression_root();
+  if (root == nullptr || !IsInPlaceUpdate(*root, scatter)) return -1;
+  const HloInstruction* target = root->operand(0);
+  // Read only as the updated array: then each element is read exactly at
+  // the index the kernel writes.
+  if (target->opcode() != HloOpcode::kParameter || target->user_count() != 1 ||
+      root->OperandIndices(target).size() != 1) {
+    return -1;
+  }
+  return target->parameter_number();
+}
+
+bool UpdatesOperandInPlace(const HloInstruction& instr,
+                           const BufferAssignment& assignment) {
+  const int64_t k = InPlaceOperand(instr, /*scatter=*/false);
+  if (k < 0 || instr.shape().IsTuple()) return false;
+  const std::vector<int64_t>& operand = assignment.LeafValues(instr.operand(k));
+  const std::vector<int64_t>& output = assignment.LeafValues(&instr);
+  return operand.size() == 1 && output.size() == 1 &&
+         assignment.values[output[0]].in_place_of == operand[0];
+}
 
 bool IsBufferAlias(const HloInstruction& instr) {
   switch (instr.opcode()) {

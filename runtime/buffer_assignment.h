@@ -85,6 +85,13 @@ namespace hloc {
 // result is (part of) their operands' buffers.
 bool IsBufferAlias(const HloInstruction& instruction);
 
+// The operand a dynamic-update-slice (or a fusion rooted at one whose
+// updated array is a fused parameter read by nothing else) may overwrite in
+// place, or -1; with `scatter`, a scatter's of one operand too. A kernel
+// whose output is in that operand's buffer need only store the update
+// (backends/common/in_place_update.h).
+int64_t InPlaceOperand(const HloInstruction& instr, bool scatter);
+
 struct BufferAssignmentOptions {
   int64_t alignment = 64;
   // Let dynamic-update-slice overwrite its operand (see above).
@@ -180,6 +187,12 @@ struct BufferAssignment {
   // bytes".
   std::string ToString() const;
 };
+
+// Whether `instr`'s output is in the buffer of the operand it may update
+// in place (InPlaceOperand, scatters aside), as `assignment` placed it: a
+// kernel for it then need store only the update.
+bool UpdatesOperandInPlace(const HloInstruction& instr,
+                           const BufferAssignment& assignment);
 
 // Assigns buffers for `computation` run in `order`, which must list each of
 // its instructions once, operands first.

@@ -14,6 +14,7 @@
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "runtime/buffer_assignment.h"
 
 namespace hloc {
 namespace {
@@ -122,9 +123,28 @@ void ConstantLeaves(const Literal& literal, const Shape& shape,
   out->push_back(ref);
 }
 
+// Whether `instr` compiles to a kernel call: the rest name buffers
+// (IsBufferAlias), hold data, or make a token.
+bool RunsAsKernel(const HloInstruction& instr) {
+  switch (instr.opcode()) {
+    case HloOpcode::kParameter:
+    case HloOpcode::kConstant:
+    case HloOpcode::kAfterAll:
+      return false;
+    default:
+      return !IsBufferAlias(instr);
+  }
+}
+
+// `loop_body`: the computation is a while body whose one parameter is the
+// loop state, which the kernel owns: a new state leaf goes straight into
+// its state leaf's buffer where nothing reads the old one afterwards, and
+// a dynamic-update-slice of a state leaf then stores just its update
+// (buffer_assignment.h, loop_state_in_place). The instruction order and
+// the reuse of the arena are the buffer plan's too.
 absl::StatusOr<ComputationPlan> PlanComputation(
     const HloComputation& computation, const std::string& prefix,
-    const OpEmitterContext& ctx) {
+    const OpEmitterContext& ctx, bool loop_body) {
   ComputationPlan plan;
   std::vector<int64_t> first_leaf;
   int64_t flat = 0;
@@ -132,88 +152,79 @@ absl::StatusOr<ComputationPlan> PlanComputation(
     first_leaf.push_back(flat);
     flat += LeafCount(computation.parameter_instruction(p)->shape());
   }
-  absl::flat_hash_map<const HloInstruction*, std::vector<LeafRef>> leaves;
-  for (const HloInstruction* instr : computation.MakeInstructionPostOrder()) {
+  for (const HloInstruction* instr : computation.instructions()) {
     HLOC_RETURN_IF_ERROR(CheckLeaves(*instr));
-    std::vector<LeafRef>& mine = leaves[instr];
-    std::vector<const Shape*> shapes;
-    Leaves(instr->shape(), &shapes);
-    switch (instr->opcode()) {
-      case HloOpcode::kParameter:
-        for (size_t i = 0; i < shapes.size(); ++i) {
-          LeafRef ref;
-          ref.kind = shapes[i]->IsToken() ? LeafRef::Kind::kToken
-                                          : LeafRef::Kind::kParameter;
-          ref.index = first_leaf[instr->parameter_number()] + i;
-          ref.bytes = LeafBytes(*shapes[i]);
-          mine.push_back(ref);
-        }
-        continue;
-      case HloOpcode::kConstant:
+  }
+  BufferAssignmentOptions options;
+  options.loop_state_in_place = loop_body;
+  std::vector<HloInstruction*> order;
+  if (loop_body) {
+    HLOC_ASSIGN_OR_RETURN(order, LoopBodyOrder(computation, options));
+  } else {
+    order = computation.MakeInstructionPostOrder();
+  }
+  HLOC_ASSIGN_OR_RETURN(BufferAssignment a,
+                        AssignBuffers(computation, order, options));
+  // Where each value lives: the plan's arena offsets, and after them the
+  // values the computation returns (the caller copies them out).
+  plan.arena_bytes = a.arena_bytes();
+  absl::flat_hash_map<const HloInstruction*, std::vector<LeafRef>> constants;
+  std::vector<LeafRef> refs;
+  for (const BufferValue& v : a.values) {
+    LeafRef ref;
+    ref.bytes = v.size;
+    const HloInstruction* instr = v.instruction;
+    if (v.shape.IsToken()) {
+      ref.kind = LeafRef::Kind::kToken;
+    } else if (instr->opcode() == HloOpcode::kParameter) {
+      ref.kind = LeafRef::Kind::kParameter;
+      ref.index = first_leaf[instr->parameter_number()] + v.leaf;
+    } else if (v.state_of >= 0) {
+      ref.kind = LeafRef::Kind::kParameter;
+      ref.index = a.values[v.state_of].leaf;
+    } else if (instr->opcode() == HloOpcode::kConstant) {
+      auto [it, added] = constants.try_emplace(instr);
+      if (added) {
         ConstantLeaves(instr->literal(), instr->shape(),
                        absl::StrCat(prefix, ".", instr->name()), ctx.module,
-                       &mine);
-        continue;
-      case HloOpcode::kTuple:
-        for (const HloInstruction* operand : instr->operands()) {
-          const std::vector<LeafRef>& l = leaves.at(operand);
-          mine.insert(mine.end(), l.begin(), l.end());
-        }
-        continue;
-      case HloOpcode::kGetTupleElement: {
-        const HloInstruction* tuple = instr->operand(0);
-        int64_t start = 0;
-        for (int64_t i = 0; i < instr->tuple_index(); ++i) {
-          start += LeafCount(tuple->shape().tuple_shapes(i));
-        }
-        const std::vector<LeafRef>& l = leaves.at(tuple);
-        mine.assign(l.begin() + start, l.begin() + start + shapes.size());
-        continue;
+                       &it->second);
       }
-      case HloOpcode::kOptimizationBarrier:
-      case HloOpcode::kAddDependency:
-        mine = leaves.at(instr->operand(0));
-        continue;
-      case HloOpcode::kAfterAll:
-        mine.push_back(LeafRef{});
-        continue;
-      case HloOpcode::kBitcast: {
-        const Shape& in = instr->operand(0)->shape();
-        if (in.IsArray() &&
-            in.element_type() == instr->shape().element_type() &&
-            in.ElementCount() == instr->shape().ElementCount()) {
-          mine = leaves.at(instr->operand(0));
-          mine[0].bytes = LeafBytes(instr->shape());
-          continue;
-        }
-        break;
-      }
-      default:
-        break;
+      ref = it->second[v.leaf];
+    } else if (v.allocation == 0) {
+      ref.kind = LeafRef::Kind::kArena;
+      ref.index = v.offset;
+    } else {
+      ref.kind = LeafRef::Kind::kArena;
+      ref.index = plan.arena_bytes;
+      plan.arena_bytes += (v.size + 63) / 64 * 64;
     }
+    refs.push_back(ref);
+  }
+  auto leaves = [&](const HloInstruction* instr) {
+    std::vector<LeafRef> out;
+    for (int64_t v : a.LeafValues(instr)) out.push_back(refs[v]);
+    return out;
+  };
+  for (const HloInstruction* instr : order) {
+    if (!RunsAsKernel(*instr)) continue;
     KernelCall call;
-    HLOC_ASSIGN_OR_RETURN(
-        call.symbol,
-        ctx.emit_kernel(*instr, absl::StrCat(prefix, ".", instr->name())));
+    const std::string name = absl::StrCat(prefix, ".", instr->name());
+    if (UpdatesOperandInPlace(*instr, a)) {
+      HLOC_ASSIGN_OR_RETURN(call.symbol, ctx.emit_in_place_update_kernel(
+                                             *instr, name + ".in_place"));
+    } else {
+      HLOC_ASSIGN_OR_RETURN(call.symbol, ctx.emit_kernel(*instr, name));
+    }
     for (const HloInstruction* operand : instr->operands()) {
-      const std::vector<LeafRef>& l = leaves.at(operand);
+      const std::vector<LeafRef> l = leaves(operand);
       call.buffers.insert(call.buffers.end(), l.begin(), l.end());
     }
-    for (const Shape* s : shapes) {
-      LeafRef ref;
-      ref.bytes = LeafBytes(*s);
-      if (!s->IsToken()) {
-        ref.kind = LeafRef::Kind::kArena;
-        ref.index = plan.arena_bytes;
-        plan.arena_bytes += (ref.bytes + 63) / 64 * 64;
-      }
-      mine.push_back(ref);
-      call.buffers.push_back(ref);
-    }
+    const std::vector<LeafRef> out = leaves(instr);
+    call.buffers.insert(call.buffers.end(), out.begin(), out.end());
     plan.max_buffers = std::max<int64_t>(plan.max_buffers, call.buffers.size());
     plan.calls.push_back(std::move(call));
   }
-  plan.root = leaves.at(computation.root_instruction());
+  plan.root = leaves(computation.root_instruction());
   return plan;
 }
 
@@ -305,6 +316,15 @@ class ControlFlowKernel {
       b_.CreateMemMove(dst, llvm::MaybeAlign(), src, llvm::MaybeAlign(), bytes);
   }
 
+  // Copy, unless `dst` is `src`: a caller's buffer plan may start a loop's
+  // state where its init was made (in_place_while_state).
+  void CopyIfApart(llvm::Value* dst, llvm::Value* src, int64_t bytes) {
+    if (bytes <= 0) return;
+    llvm::Value* length = b_.CreateSelect(b_.CreateICmpEQ(dst, src),
+                                          b_.getInt64(0), b_.getInt64(bytes));
+    b_.CreateMemMove(dst, llvm::MaybeAlign(), src, llvm::MaybeAlign(), length);
+  }
+
   void Finish() {
     if (arena_ != nullptr) EmitFree(arena_, &b_);
     b_.CreateRetVoid();
@@ -340,10 +360,12 @@ absl::Status EmitWhile(const HloInstruction& hlo, const std::string& symbol,
                        const OpEmitterContext& ctx) {
   HLOC_ASSIGN_OR_RETURN(
       ComputationPlan cond,
-      PlanComputation(*hlo.while_condition(), symbol + ".cond", ctx));
+      PlanComputation(*hlo.while_condition(), symbol + ".cond", ctx,
+                      /*loop_body=*/false));
   HLOC_ASSIGN_OR_RETURN(
       ComputationPlan body,
-      PlanComputation(*hlo.while_body(), symbol + ".body", ctx));
+      PlanComputation(*hlo.while_body(), symbol + ".body", ctx,
+                      /*loop_body=*/true));
   const std::vector<int64_t> sizes = LeafSizes(hlo.shape());
   const int64_t n = sizes.size();
   if (cond.root.size() != 1 || static_cast<int64_t>(body.root.size()) != n ||
@@ -364,7 +386,8 @@ absl::Status EmitWhile(const HloInstruction& hlo, const std::string& symbol,
   llvm::IRBuilderBase* b = k.b();
   k.Allocate({&cond, &body}, staging_bytes);
   std::vector<llvm::Value*> state = k.buffers(n, n);
-  for (int64_t j = 0; j < n; ++j) k.Copy(state[j], k.buffer(j), sizes[j]);
+  for (int64_t j = 0; j < n; ++j)
+    k.CopyIfApart(state[j], k.buffer(j), sizes[j]);
   // Before each body run the loop asks the runtime whether to stop (an
   // iteration limit, runtime/while_limit.h), giving its name and the number
   // of body runs so far.
@@ -427,7 +450,8 @@ absl::Status EmitConditional(const HloInstruction& hlo,
   for (int64_t i = 0; i < nb; ++i) {
     HLOC_ASSIGN_OR_RETURN(
         ComputationPlan plan,
-        PlanComputation(*branches[i], absl::StrCat(symbol, ".branch", i), ctx));
+        PlanComputation(*branches[i], absl::StrCat(symbol, ".branch", i), ctx,
+                        /*loop_body=*/false));
     plans.push_back(std::move(plan));
   }
   const std::vector<int64_t> sizes = LeafSizes(hlo.shape());
@@ -482,7 +506,8 @@ absl::Status EmitCall(const HloInstruction& hlo, const std::string& symbol,
                       const OpEmitterContext& ctx) {
   HLOC_ASSIGN_OR_RETURN(
       ComputationPlan plan,
-      PlanComputation(*hlo.to_apply(), symbol + ".callee", ctx));
+      PlanComputation(*hlo.to_apply(), symbol + ".callee", ctx,
+                      /*loop_body=*/false));
   const std::vector<int64_t> sizes = LeafSizes(hlo.shape());
   const int64_t n = sizes.size();
   const int64_t inputs = OperandLeafCount(hlo);

@@ -49,10 +49,12 @@ class CpuStepEmitter {
       : module_(module), emitter_(emitter), executable_(executable) {}
 
   // The steps of `instr` on `slots` (its operands' leaves, then its
-  // outputs'); fills `step`'s kind and what that kind needs.
+  // outputs'); fills `step`'s kind and what that kind needs. `in_place`:
+  // the buffer plan put its output in the operand it updates
+  // (UpdatesOperandInPlace), so its kernel stores only the update.
   absl::StatusOr<std::vector<ExecutableStep>> Emit(
       const HloInstruction& instr, const std::vector<int64_t>& slots,
-      CpuStep* step) {
+      bool in_place, CpuStep* step) {
     ExecutableStep runtime_step;
     runtime_step.instruction = instr.name();
     runtime_step.buffers = slots;
@@ -81,7 +83,11 @@ class CpuStepEmitter {
     }
     absl::StatusOr<std::string> symbol =
         collective.fallback.ok()
-            ? emitter_->EmitKernel(instr, absl::StrCat("hloc.", instr.name()))
+            ? (in_place ? emitter_->EmitInPlaceUpdateKernel(
+                              instr,
+                              absl::StrCat("hloc.", instr.name(), ".in_place"))
+                        : emitter_->EmitKernel(
+                              instr, absl::StrCat("hloc.", instr.name())))
             : absl::StatusOr<std::string>(collective.fallback);
     if (symbol.ok()) {
       step->kind = CpuStep::Kind::kKernel;
@@ -155,8 +161,11 @@ class CpuStepEmitter {
         slots.push_back(plan.slot_of[value]);
       }
       CpuStep step;
-      HLOC_ASSIGN_OR_RETURN(std::vector<ExecutableStep> steps,
-                            Emit(*planned.instruction, slots, &step));
+      HLOC_ASSIGN_OR_RETURN(
+          std::vector<ExecutableStep> steps,
+          Emit(*planned.instruction, slots,
+               UpdatesOperandInPlace(*planned.instruction, plan.assignment),
+               &step));
       for (ExecutableStep& s : steps) nested.steps.push_back(std::move(s));
     }
     nested.root_slots = std::move(plan.root_slots);
@@ -225,9 +234,11 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CompileForCpu(
     step.instruction = planned.instruction;
     step.buffers = std::move(planned.buffers);
     // Slot i is value i (SetBufferPlan).
-    HLOC_ASSIGN_OR_RETURN(std::vector<ExecutableStep> runtime_steps,
-                          step_emitter.Emit(*step.instruction, step.buffers,
-                                            &step));
+    HLOC_ASSIGN_OR_RETURN(
+        std::vector<ExecutableStep> runtime_steps,
+        step_emitter.Emit(*step.instruction, step.buffers,
+                          UpdatesOperandInPlace(*step.instruction, assignment),
+                          &step));
     for (const auto& [instr, reason] : step_emitter.TakeFallbacks()) {
       fallbacks.Add(*instr, reason);
     }

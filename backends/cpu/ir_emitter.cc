@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/common/elemental_emitter.h"
+#include "backends/common/in_place_update.h"
 #include "backends/common/ir_array.h"
 #include "backends/common/kernel_analysis.h"
 #include "backends/common/kernel_generators.h"
@@ -27,6 +28,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
+#include "runtime/buffer_assignment.h"
 
 namespace hloc {
 namespace {
@@ -530,6 +532,27 @@ LoopSpec ElementwiseLoop(const KernelInfo& info, std::vector<size_t> outputs,
   return spec;
 }
 
+// The loop of an in-place dynamic-update-slice kernel (`dus` is the
+// kernel's instruction or its fused root): over the update's elements
+// only, the output buffer already holding the operand.
+LoopSpec InPlaceUpdateLoop(const HloInstruction* dus,
+                           const CpuCodegenOptions& options) {
+  const Shape update = dus->operand(1)->shape();
+  RowPlan plan = MakeRowPlan(update, options.max_row_chunk);
+  LoopSpec spec;
+  spec.work_items = plan.work_items;
+  spec.elements = update.ElementCount();
+  spec.emit = [dus, update, plan](RangeContext& ctx) -> absl::Status {
+    HLOC_ASSIGN_OR_RETURN(
+        LoopMapping::BodyEmitter body,
+        InPlaceDynamicUpdateSliceBody(*dus, *ctx.generators, ctx.outputs[0],
+                                      ctx.b->getInt64Ty(), ctx.b));
+    CpuLoopMapping mapping(ctx.lo, ctx.hi, plan);
+    return mapping.EmitLoopNest(update, body, ctx.b);
+  };
+  return spec;
+}
+
 std::string Sanitize(const std::string& name) {
   std::string out;
   for (char c : name) {
@@ -550,6 +573,13 @@ struct CpuModuleEmitter::State {
 
   absl::StatusOr<std::string> EmitKernel(const HloInstruction& hlo,
                                          const std::string& name);
+  absl::StatusOr<std::string> EmitInPlaceUpdateKernel(const HloInstruction& hlo,
+                                                      const std::string& name);
+  // The kernel running `loops` of `info` in order.
+  absl::StatusOr<std::string> EmitLoopKernel(const KernelInfo& info,
+                                             const std::vector<LoopSpec>& loops,
+                                             const std::string& name);
+  OpEmitterContext OpContext();
   absl::StatusOr<llvm::Function*> EmitRangeFunction(const KernelInfo& info,
                                                     const std::string& name,
                                                     const LoopSpec& spec);
@@ -643,11 +673,7 @@ absl::StatusOr<std::string> CpuModuleEmitter::State::EmitKernel(
     for (int i = 1; module->getNamedValue(symbol) != nullptr; ++i) {
       symbol = absl::StrCat(Sanitize(name), ".", i);
     }
-    auto emit_kernel = [this](const HloInstruction& h, const std::string& n) {
-      return EmitKernel(h, n);
-    };
-    HLOC_RETURN_IF_ERROR(EmitOpKernel(
-        hlo, symbol, {module.get(), &options, &math, emit_kernel}));
+    HLOC_RETURN_IF_ERROR(EmitOpKernel(hlo, symbol, OpContext()));
     return symbol;
   }
   HLOC_ASSIGN_OR_RETURN(KernelInfo info, AnalyzeKernel(hlo));
@@ -660,7 +686,35 @@ absl::StatusOr<std::string> CpuModuleEmitter::State::EmitKernel(
     for (auto& g : GroupOutputsByDimensions(info))
       loops.push_back(ElementwiseLoop(info, g, options));
   }
+  return EmitLoopKernel(info, loops, name);
+}
 
+OpEmitterContext CpuModuleEmitter::State::OpContext() {
+  return {module.get(), &options, &math,
+          [this](const HloInstruction& h, const std::string& n) {
+            return EmitKernel(h, n);
+          },
+          [this](const HloInstruction& h, const std::string& n) {
+            return EmitInPlaceUpdateKernel(h, n);
+          }};
+}
+
+absl::StatusOr<std::string> CpuModuleEmitter::State::EmitInPlaceUpdateKernel(
+    const HloInstruction& hlo, const std::string& name) {
+  const HloInstruction* dus =
+      hlo.opcode() == HloOpcode::kFusion ? hlo.fused_expression_root() : &hlo;
+  if (InPlaceOperand(hlo, /*scatter=*/false) < 0 || dus == nullptr ||
+      dus->opcode() != HloOpcode::kDynamicUpdateSlice) {
+    return absl::InternalError(absl::StrCat(
+        hlo.name(), " is no dynamic-update-slice that may be in place"));
+  }
+  HLOC_ASSIGN_OR_RETURN(KernelInfo info, AnalyzeKernel(hlo));
+  return EmitLoopKernel(info, {InPlaceUpdateLoop(dus, options)}, name);
+}
+
+absl::StatusOr<std::string> CpuModuleEmitter::State::EmitLoopKernel(
+    const KernelInfo& info, const std::vector<LoopSpec>& loops,
+    const std::string& name) {
   std::string symbol = Sanitize(name);
   for (int i = 1; module->getNamedValue(symbol) != nullptr; ++i) {
     symbol = absl::StrCat(Sanitize(name), ".", i);
@@ -742,6 +796,14 @@ absl::StatusOr<std::string> CpuModuleEmitter::EmitKernel(
     return absl::FailedPreconditionError("CpuModuleEmitter already finished");
   }
   return state_->EmitKernel(hlo, name);
+}
+
+absl::StatusOr<std::string> CpuModuleEmitter::EmitInPlaceUpdateKernel(
+    const HloInstruction& hlo, const std::string& name) {
+  if (state_->module == nullptr) {
+    return absl::FailedPreconditionError("CpuModuleEmitter already finished");
+  }
+  return state_->EmitInPlaceUpdateKernel(hlo, name);
 }
 
 std::string CpuModuleEmitter::ModuleText() const {

@@ -90,6 +90,13 @@ class CpuModuleEmitter {
   absl::StatusOr<std::string> EmitKernel(const HloInstruction& hlo,
                                          const std::string& name);
 
+  // Emits the kernel of a dynamic-update-slice, or of a fusion rooted at
+  // one (runtime/buffer_assignment.h, InPlaceOperand >= 0), for when its
+  // output buffer is that operand's: it stores the update's elements alone
+  // (backends/common/in_place_update.h). The ABI is EmitKernel's.
+  absl::StatusOr<std::string> EmitInPlaceUpdateKernel(const HloInstruction& hlo,
+                                                      const std::string& name);
+
   // The module as text, before optimization.
   std::string ModuleText() const;
 

@@ -48,6 +48,12 @@ struct OpEmitterContext {
   std::function<absl::StatusOr<std::string>(const HloInstruction& hlo,
                                             const std::string& name)>
       emit_kernel;
+  // Likewise, the kernel of a dynamic-update-slice (or a fusion rooted at
+  // one) whose output buffer is its updated operand's: it stores the update
+  // alone (CpuModuleEmitter::EmitInPlaceUpdateKernel).
+  std::function<absl::StatusOr<std::string>(const HloInstruction& hlo,
+                                            const std::string& name)>
+      emit_in_place_update_kernel;
 };
 
 absl::Status OpUnimplemented(const HloInstruction& hlo, absl::string_view why);

@@ -11,6 +11,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 #include "passes/fusion/fusion_kinds.h"
+#include "runtime/buffer_assignment.h"
 
 namespace hloc {
 namespace {
@@ -26,15 +27,6 @@ std::string KernelSymbol(const std::string& name) {
     out = "k_" + out;
   }
   return out;
-}
-
-// The operand of `hlo` (the kernel's instruction) a dynamic-update-slice
-// `dus` updates: dus itself unfused, or a fusion parameter of `hlo`.
-int64_t UpdatedOperand(const HloInstruction& hlo, const HloInstruction* dus) {
-  if (&hlo == dus) return 0;
-  const HloInstruction* target = dus->operand(0);
-  if (target->opcode() != HloOpcode::kParameter) return -1;
-  return target->parameter_number();
 }
 
 // Whether every array leaf of `shape` is empty (a tuple of none included).
@@ -132,7 +124,7 @@ absl::StatusOr<std::vector<GpuKernel>> GpuModuleEmitter::EmitKernels(
       root->opcode() == HloOpcode::kDynamicUpdateSlice &&
       !buffers.output_in_place_of.empty() &&
       buffers.output_in_place_of[0] >= 0 &&
-      buffers.output_in_place_of[0] == UpdatedOperand(hlo, root)) {
+      buffers.output_in_place_of[0] == InPlaceOperand(hlo, /*scatter=*/false)) {
     request.symbol = state_->UniqueSymbol(name);
     absl::Status s = emit(
         [&]() { return EmitInPlaceDynamicUpdateSliceKernel(request, root); });

@@ -2,6 +2,7 @@
 // mapping (loop_mapping.h) spreads the elements over threads.
 #include <algorithm>
 
+#include "backends/common/in_place_update.h"
 #include "backends/common/loop_emitter.h"
 #include "backends/gpu/kernel_builder.h"
 #include "backends/gpu/kernel_emitters.h"
@@ -62,37 +63,12 @@ absl::StatusOr<LaunchDims> EmitInPlaceDynamicUpdateSliceKernel(
   KernelBuilder kernel(*request.target, request.module, info, *request.buffers,
                        request.symbol, launch.threads_per_block, index64);
   absl::Status status = [&]() -> absl::Status {
-    llvm::IRBuilderBase* b = kernel.b();
-    HLOC_ASSIGN_OR_RETURN(ElementGenerator update_gen,
-                          kernel.generators().Get(dus->operand(1)));
-    std::vector<ElementGenerator> starts;
-    for (int64_t d = 0; d < out.rank(); ++d) {
-      HLOC_ASSIGN_OR_RETURN(ElementGenerator g,
-                            kernel.generators().Get(dus->operand(2 + d)));
-      starts.push_back(std::move(g));
-    }
-    const IrArray& output = kernel.output(0);
-    // The update's elements, each stored at start + its index; the rest of
-    // the buffer already holds the operand.
+    HLOC_ASSIGN_OR_RETURN(LoopMapping::BodyEmitter body,
+                          InPlaceDynamicUpdateSliceBody(
+                              *dus, kernel.generators(), kernel.output(0),
+                              kernel.index_type(), kernel.b()));
     GpuLoopMapping mapping(&kernel, launch);
-    return mapping.EmitLoopNest(
-        update,
-        [&](const IrIndex& index) -> absl::Status {
-          HLOC_ASSIGN_OR_RETURN(llvm::Value * value, update_gen(index));
-          std::vector<llvm::Value*> out_index;
-          for (int64_t d = 0; d < out.rank(); ++d) {
-            HLOC_ASSIGN_OR_RETURN(
-                llvm::Value * start,
-                EmitClampedStartIndex(
-                    starts[d], dus->operand(2 + d)->shape().element_type(),
-                    out.dimensions(d) - update.dimensions(d),
-                    kernel.index_type(), b));
-            out_index.push_back(b->CreateAdd(start, index[d], "", true, true));
-          }
-          return output.EmitWrite(IrIndex(out_index, kernel.index_type()),
-                                  value, b);
-        },
-        b);
+    return mapping.EmitLoopNest(dus->operand(1)->shape(), body, kernel.b());
   }();
   HLOC_RETURN_IF_ERROR(kernel.Finish(status));
   return launch.dims;
