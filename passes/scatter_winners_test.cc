@@ -140,8 +140,13 @@ TEST(ScatterWinnersTest, BatchingDimensions) {
 TEST(ScatterWinnersTest, IndexVectorInFrontAndPredValues) {
   ExpectSameResults(absl::StrCat("HloModule m\n\n", Assign("pred"), "ENTRY e {",
                                  IndexValues("idx", "1,200", 200, 70), R"(
-  operand = pred[64] parameter(0)
-  updates = pred[200] parameter(1)
+  x = f32[64] parameter(0)
+  y = f32[200] parameter(1)
+  zero = f32[] constant(0)
+  zx = f32[64] broadcast(zero), dimensions={}
+  zy = f32[200] broadcast(zero), dimensions={}
+  operand = pred[64] compare(x, zx), direction=GT
+  updates = pred[200] compare(y, zy), direction=GT
   ROOT s = pred[64] scatter(operand, idx, updates), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=0, to_apply=assign
 }
 )"),
