@@ -98,8 +98,10 @@ absl::StatusOr<LaunchDims> EmitSelectAndScatterKernel(
 
 // A scan with an elementwise body (scan_emitter.cc): a thread per slice
 // element walks the scan dimension.
+// Long rows of few are scanned in three steps (row_scan_emitter.cc).
+int ScanKernelSteps(const KernelRequest& request, const HloInstruction* scan);
 absl::StatusOr<LaunchDims> EmitScanKernel(const KernelRequest& request,
-                                          const HloInstruction* scan);
+                                          const HloInstruction* scan, int step);
 
 // Whether `r` keeps the physically minor dimension and its reduced
 // dimensions are contiguous in physical order (input seen as [outer,

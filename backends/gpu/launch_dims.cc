@@ -106,10 +106,13 @@ constexpr int64_t kScanRowsPerBlock = 4;
 // warps per SM of a 4096x4096 cumsum that is ~62 KiB in flight per SM,
 // over the ~20 KiB that 3 TB/s at ~1 us latency needs per SM.
 constexpr int64_t kScanChunksInFlight = 4;
-// A row is always one warp's: a block per row would add a shared-memory
-// pass over its warps' totals per chunk, and needs few very long rows
-// (fewer than ~4 warps per SM) to pay off; such scans run at one warp
-// per row's bandwidth for now.
+// The shortest segment a split row scan gives a warp (elements): shorter
+// ones would spend more on the two extra kernels than they save.
+constexpr int64_t kScanMinSegment = 2048;
+// A row is one warp's, or, where the rows are too few, a segment of one
+// is (ComputeRowScanLaunch): a block per row would add a shared-memory
+// pass over its warps' totals per chunk and still leave all but a few SMs
+// idle for one long row.
 
 // Column scans split along their length when the thread-per-column walk
 // would run fewer threads than a quarter of what the device holds
@@ -150,10 +153,29 @@ RowScanLaunch ComputeRowScanLaunch(int64_t rows, int64_t row_length,
   // Short rows: no more chunks in flight than the row has.
   launch.chunks_in_flight = std::clamp<int64_t>(CeilOfRatio(row_length, chunk),
                                                 1, kScanChunksInFlight);
-  launch.rows_per_block = std::clamp<int64_t>(rows, 1, kScanRowsPerBlock);
+  launch.segment_length = row_length;
+  // A warp walks its row alone: a row of 60000 s64 took 50-70 us on the
+  // H100 (session 39), one warp of the GPU's 8448 busy. Rows whose warps
+  // would fill less than a quarter of the GPU are cut into segments of at
+  // least kScanMinSegmentChunks chunks, up to that quarter.
+  const int64_t group = chunk * launch.chunks_in_flight;
+  const int64_t quarter =
+      device.core_count * device.max_threads_per_core / device.warp_size / 4;
+  if (rows >= 1 && rows < quarter && row_length >= 2 * kScanMinSegment) {
+    const int64_t segments =
+        std::min(CeilOfRatio(quarter, rows), row_length / kScanMinSegment);
+    const int64_t length =
+        CeilOfRatio(CeilOfRatio(row_length, segments), group) * group;
+    if (CeilOfRatio(row_length, length) >= 2) {
+      launch.segment_length = length;
+      launch.segments = CeilOfRatio(row_length, length);
+    }
+  }
+  const int64_t warps = rows * launch.segments;
+  launch.rows_per_block = std::clamp<int64_t>(warps, 1, kScanRowsPerBlock);
   launch.threads_per_block = launch.rows_per_block * device.warp_size;
   launch.dims.block[0] = launch.threads_per_block;
-  launch.dims.grid[0] = CeilOfRatio(rows, launch.rows_per_block);
+  launch.dims.grid[0] = CeilOfRatio(warps, launch.rows_per_block);
   return launch;
 }
 

@@ -130,13 +130,18 @@ ColumnReductionLaunch ComputeColumnReductionLaunch(
 // block. Lane l owns elements [l * elements_per_lane, (l + 1) *
 // elements_per_lane) of each chunk of warp_size * elements_per_lane
 // consecutive elements; a warp loads `chunks_in_flight` chunks before it
-// scans them.
+// scans them. Rows too few to keep the GPU's warps busy are cut into
+// `segments` of `segment_length` (a multiple of chunks_in_flight chunks;
+// the last segment takes the rest), a warp each, in three kernels
+// (row_scan_emitter.cc); `dims` then covers rows * segments warps.
 struct RowScanLaunch {
   LaunchDims dims;
   int64_t threads_per_block = 0;
   int64_t rows_per_block = 1;
   int64_t elements_per_lane = 4;
   int64_t chunks_in_flight = 1;
+  int64_t segments = 1;
+  int64_t segment_length = 0;
 };
 RowScanLaunch ComputeRowScanLaunch(int64_t rows, int64_t row_length,
                                    int64_t element_bytes,

@@ -9,8 +9,9 @@ int OpKernelSteps(const KernelRequest& request, const HloInstruction* op) {
   switch (op->opcode()) {
     case HloOpcode::kSort:
     case HloOpcode::kTopK:
-    case HloOpcode::kScan:
       return 1;
+    case HloOpcode::kScan:
+      return ScanKernelSteps(request, op);
     case HloOpcode::kScatter:
       return ScatterKernelSteps(request, op);
     case HloOpcode::kSelectAndScatter:
@@ -34,7 +35,7 @@ absl::StatusOr<LaunchDims> EmitOpKernel(const KernelRequest& request,
     case HloOpcode::kSelectAndScatter:
       return EmitSelectAndScatterKernel(request, op, step);
     case HloOpcode::kScan:
-      return EmitScanKernel(request, op);
+      return EmitScanKernel(request, op, step);
     case HloOpcode::kCustomCall:
       if (IsRadixSortCall(op)) return EmitRadixSortKernel(request, op, step);
       return CodegenUnimplemented(*op, "no GPU kernel of its own");

@@ -13,9 +13,15 @@ namespace hloc {
 // its operand's physically minor dimension.
 bool IsRowScan(const HloInstruction& scan, const KernelInfo& info);
 
-// The kernel of a scan IsRowScan accepts.
+// How many kernels a scan IsRowScan accepts takes: 1, or 3 where its rows
+// are cut into segments (launch_dims.h, RowScanLaunch).
+int RowScanKernelSteps(const KernelRequest& request,
+                       const HloInstruction& scan);
+
+// Kernel `step` of a scan IsRowScan accepts.
 absl::StatusOr<LaunchDims> EmitRowScanKernel(const KernelRequest& request,
-                                             const HloInstruction* scan);
+                                             const HloInstruction* scan,
+                                             int step);
 
 }  // namespace hloc
 

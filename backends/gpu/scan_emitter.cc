@@ -29,15 +29,24 @@
 #include "hlo/status_macros.h"
 
 namespace hloc {
+int ScanKernelSteps(const KernelRequest& request, const HloInstruction* scan) {
+  if (scan->to_apply() != nullptr && scan->dimensions().size() == 1 &&
+      scan->shape().IsTuple() && IsRowScan(*scan, *request.info)) {
+    return RowScanKernelSteps(request, *scan);
+  }
+  return 1;
+}
+
 absl::StatusOr<LaunchDims> EmitScanKernel(const KernelRequest& request,
-                                          const HloInstruction* scan) {
+                                          const HloInstruction* scan,
+                                          int step) {
   const KernelInfo& info = *request.info;
   const HloComputation* body = scan->to_apply();
   if (body == nullptr || scan->dimensions().size() != 1 ||
       !scan->shape().IsTuple()) {
     return CodegenUnimplemented(*scan, "malformed scan");
   }
-  if (IsRowScan(*scan, info)) return EmitRowScanKernel(request, scan);
+  if (IsRowScan(*scan, info)) return EmitRowScanKernel(request, scan, step);
   if (IsSplitColumnScan(*scan, info, request.target->device())) {
     return EmitSplitColumnScanKernel(request, scan);
   }

@@ -404,6 +404,30 @@ ENTRY main {
   zero = f32[] constant(0)
   ROOT r = f32[6,1000] reduce-window(x, zero), window={size=1x1000 pad=0_0x999_0}, to_apply=add
 })"},
+          // Rows too few to keep the device's warps busy, cut into
+          // segments of a warp each (launch_dims.h, RowScanLaunch): three
+          // kernels per scan.
+          {"split_row_scans", R"(
+HloModule split_row_scans
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+imax {
+  a = s64[] parameter(0)
+  b = s64[] parameter(1)
+  ROOT m = s64[] maximum(a, b)
+}
+ENTRY main {
+  x = f32[2,20000] parameter(0)
+  y = s64[9001] parameter(1)
+  zero = f32[] constant(0)
+  lowest = s64[] constant(-9223372036854775808)
+  sums = f32[2,20000] reduce-window(x, zero), window={size=1x20000 pad=0_0x19999_0}, to_apply=add
+  maxes = s64[9001] reduce-window(y, lowest), window={size=9001 pad=0_9000}, to_apply=imax
+  ROOT out = (f32[2,20000], s64[9001]) tuple(sums, maxes)
+})"},
           {"reverse_cumsum", R"(
 HloModule reverse_cumsum
 add {
