@@ -29,6 +29,21 @@
 // so they never reach a valid result. That needs no identity element for
 // the op.
 //
+// Rows too few to keep the GPU's warps busy (launch_dims.h,
+// RowScanLaunch: a single row of 60000 took one warp 50-70 us) are cut
+// into segments, a warp each, in three kernels that need no scratch
+// memory, the output itself holding the partial results:
+//   0. each warp scans its segment as above into the output; the first
+//      segment starts from the init, the others from nothing (lane 0's
+//      first element is then its own value, so no identity is needed);
+//   1. a warp per row folds the segments' last results in segment order,
+//      32 at a time with the same shuffles: each becomes final, and the
+//      row's last is the carry output;
+//   2. each segment after the first combines the final result just
+//      before it with its other elements (its last is final already).
+// Kernel k + 1 starts after kernel k has finished, so each reads only
+// results another step has completed.
+//
 // A reverse scan walks the row from its last column: the same kernel with
 // positions mirrored, each lane's run descending in memory (LLVM's
 // load-store vectorizer still makes 16-byte accesses of the runs).
