@@ -59,6 +59,25 @@ TEST(LaunchDimsTest, Wave64BlocksStayWithinTheBlockLimit) {
   }
 }
 
+// Few long rows are cut into segments of whole groups of chunks (the last
+// takes the rest); many rows, or short ones, keep a warp per row.
+TEST(LaunchDimsTest, FewLongRowScansAreSegmented) {
+  const RowScanLaunch one = ComputeRowScanLaunch(1, 60000, 8, H100());
+  const int64_t group = 32 * one.elements_per_lane * one.chunks_in_flight;
+  EXPECT_GT(one.segments, 1);
+  EXPECT_EQ(one.segment_length % group, 0);
+  EXPECT_GE(one.segments * one.segment_length, 60000);
+  EXPECT_LT((one.segments - 1) * one.segment_length, 60000);
+  // A warp per segment, the last block maybe part-filled.
+  EXPECT_GE(one.dims.NumBlocks() * one.threads_per_block, one.segments * 32);
+  EXPECT_LT(one.dims.NumBlocks() * one.threads_per_block,
+            one.segments * 32 + one.threads_per_block);
+  EXPECT_EQ(ComputeRowScanLaunch(4096, 4096, 4, H100()).segments, 1);
+  EXPECT_EQ(ComputeRowScanLaunch(1, 4000, 4, H100()).segments, 1);
+  const RowScanLaunch eight = ComputeRowScanLaunch(8, 1000000, 4, H100());
+  EXPECT_GE(eight.segments * 8, 1000);
+}
+
 TEST(LaunchDimsTest, LargeLoopsUse16ByteVectorsAndCoverEveryElement) {
   LoopLaunch f32 = ComputeLoopLaunch(8192 * 8192, 4, H100());
   EXPECT_EQ(f32.unroll, 4);
