@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "hlo/computation.h"
 #include "hlo/module.h"
 #include "hlo/shape_inference.h"
@@ -14,10 +15,6 @@
 
 namespace hloc {
 namespace {
-
-bool Contains(const std::vector<int64_t>& v, int64_t x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
 
 // Whether the combiner returns its update: an assignment.
 bool Assigns(const HloComputation& combiner) {
@@ -46,8 +43,8 @@ int64_t RewritablePositions(const HloInstruction& scatter) {
   std::vector<int64_t> window(operand.rank(), 1);
   size_t next = 0;
   for (int64_t d = 0; d < operand.rank(); ++d) {
-    if (Contains(dn.inserted_window_dims, d) ||
-        Contains(dn.input_batching_dims, d)) {
+    if (absl::c_linear_search(dn.inserted_window_dims, d) ||
+        absl::c_linear_search(dn.input_batching_dims, d)) {
       continue;
     }
     if (next >= dn.update_window_dims.size()) return 0;
@@ -58,7 +55,8 @@ int64_t RewritablePositions(const HloInstruction& scatter) {
   }
   int64_t positions = 1;
   for (int64_t d = 0; d < updates.rank(); ++d) {
-    if (!Contains(dn.update_window_dims, d)) positions *= updates.dimensions(d);
+    if (!absl::c_linear_search(dn.update_window_dims, d))
+      positions *= updates.dimensions(d);
   }
   if (operand.ElementCount() == 0 || updates.ElementCount() == 0) return 0;
   return positions;
@@ -94,8 +92,8 @@ absl::StatusOr<bool> Rewrite(HloComputation* computation,
   // operand order; `at[d]` is operand dimension d's place among them.
   std::vector<int64_t> winner_dims, at(op_shape.rank(), -1);
   for (int64_t d = 0; d < op_shape.rank(); ++d) {
-    if (Contains(dn.scatter_dims_to_operand_dims, d) ||
-        Contains(dn.input_batching_dims, d)) {
+    if (absl::c_linear_search(dn.scatter_dims_to_operand_dims, d) ||
+        absl::c_linear_search(dn.input_batching_dims, d)) {
       at[d] = static_cast<int64_t>(winner_dims.size());
       winner_dims.push_back(op_shape.dimensions(d));
     }
@@ -119,7 +117,7 @@ absl::StatusOr<bool> Rewrite(HloComputation* computation,
       positions > std::numeric_limits<int32_t>::max() ? S64 : S32;
   std::vector<int64_t> scatter_dims;
   for (int64_t d = 0; d < updates->shape().rank(); ++d) {
-    if (!Contains(dn.update_window_dims, d)) {
+    if (!absl::c_linear_search(dn.update_window_dims, d)) {
       scatter_dims.push_back(updates->shape().dimensions(d));
     }
   }

@@ -157,7 +157,7 @@ RowScanLaunch ComputeRowScanLaunch(int64_t rows, int64_t row_length,
   // A warp walks its row alone: a row of 60000 s64 took 50-70 us on the
   // H100 (session 39), one warp of the GPU's 8448 busy. Rows whose warps
   // would fill less than a quarter of the GPU are cut into segments of at
-  // least kScanMinSegmentChunks chunks, up to that quarter.
+  // least kScanMinSegment elements, up to that quarter.
   const int64_t group = chunk * launch.chunks_in_flight;
   const int64_t quarter =
       device.core_count * device.max_threads_per_core / device.warp_size / 4;

@@ -204,6 +204,18 @@ absl::StatusOr<LaunchDims> EmitRowScanKernel(const KernelRequest& request,
             return value;
           };
 
+          // Lane 0 stores the row's last result (every lane holds it) as
+          // the carry output.
+          auto store_carry = [&]() {
+            return EmitIfThenElse(
+                b->CreateICmpEQ(lane, kernel.Index(0)),
+                [&]() {
+                  return kernel.output(1).EmitWrite(
+                      carry_index, b->CreateLoad(type, carry), b);
+                },
+                nullptr, b);
+          };
+
           if (step == 1) {
             // Each segment's last result, folded in segment order: they
             // become the scan's results at those positions (the first
@@ -255,13 +267,7 @@ absl::StatusOr<LaunchDims> EmitRowScanKernel(const KernelRequest& request,
               HLOC_RETURN_IF_ERROR(emit_ends(
                   kernel.Index(segments / warp * warp), segments % warp));
             }
-            return EmitIfThenElse(
-                b->CreateICmpEQ(lane, kernel.Index(0)),
-                [&]() {
-                  return kernel.output(1).EmitWrite(
-                      carry_index, b->CreateLoad(type, carry), b);
-                },
-                nullptr, b);
+            return store_carry();
           }
 
           if (step == 2) {
@@ -417,14 +423,7 @@ absl::StatusOr<LaunchDims> EmitRowScanKernel(const KernelRequest& request,
           };
           if (segments == 1) {
             HLOC_RETURN_IF_ERROR(walk(length));
-            // Every lane holds the row's last result; lane 0 stores it.
-            return EmitIfThenElse(
-                b->CreateICmpEQ(lane, kernel.Index(0)),
-                [&]() {
-                  return kernel.output(1).EmitWrite(
-                      carry_index, b->CreateLoad(type, carry), b);
-                },
-                nullptr, b);
+            return store_carry();
           }
           // Segments of segment_length but the last (step 1 writes the
           // carry).

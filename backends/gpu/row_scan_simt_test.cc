@@ -10,6 +10,7 @@
 
 #include "backends/gpu/device_info.h"
 #include "backends/gpu/testing/simt_check.h"
+#include "backends/gpu/testing/warp_modules.h"
 #include "gtest/gtest.h"
 #include "hlo/text/parser.h"
 #include "runtime/compare.h"
@@ -17,41 +18,20 @@
 namespace hloc {
 namespace {
 
-constexpr char kSplitRowScans[] = R"(
-HloModule split_row_scans
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
+// The module wave_simt_test runs with 64-lane waves (testing/
+// warp_modules.h), here through the cuda pipeline with 32-lane warps.
+std::string SplitRowScans() {
+  for (const auto& [name, text] : WarpModules()) {
+    if (name == "split_row_scans") return text;
+  }
+  return "";
 }
-imax {
-  a = s64[] parameter(0)
-  b = s64[] parameter(1)
-  ROOT m = s64[] maximum(a, b)
-}
-iadd {
-  a = s32[] parameter(0)
-  b = s32[] parameter(1)
-  ROOT s = s32[] add(a, b)
-}
-ENTRY main {
-  x = f32[2,20000] parameter(0)
-  y = s64[9001] parameter(1)
-  z = s32[3,50001] parameter(2)
-  zero = f32[] constant(0)
-  lowest = s64[] constant(-9223372036854775808)
-  izero = s32[] constant(0)
-  sums = f32[2,20000] reduce-window(x, zero), window={size=1x20000 pad=0_0x19999_0}, to_apply=add
-  maxes = s64[9001] reduce-window(y, lowest), window={size=9001 pad=0_9000}, to_apply=imax
-  counts = s32[3,50001] reduce-window(z, izero), window={size=1x50001 pad=0_0x50000_0}, to_apply=iadd
-  ROOT out = (f32[2,20000], s64[9001], s32[3,50001]) tuple(sums, maxes, counts)
-})";
 
 TEST(RowScanSimtTest, FewLongRowsScanInSegments) {
   absl::StatusOr<GpuDeviceInfo> device = GetGpuDeviceInfo("cuda", "sm_90");
   ASSERT_TRUE(device.ok()) << device.status();
   absl::StatusOr<std::unique_ptr<HloModule>> module =
-      ParseHloModule(kSplitRowScans, "split_row_scans");
+      ParseHloModule(SplitRowScans(), "split_row_scans");
   ASSERT_TRUE(module.ok()) << module.status();
   absl::StatusOr<SimtRun> run =
       RunOnHostSimtAndEvaluate(**module, "cuda", "sm_90", *device, 7);

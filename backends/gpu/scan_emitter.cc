@@ -29,9 +29,18 @@
 #include "hlo/status_macros.h"
 
 namespace hloc {
+namespace {
+
+// A body, one scan dimension, and a tuple of results and carries.
+bool IsWellFormedScan(const HloInstruction& scan) {
+  return scan.to_apply() != nullptr && scan.dimensions().size() == 1 &&
+         scan.shape().IsTuple();
+}
+
+}  // namespace
+
 int ScanKernelSteps(const KernelRequest& request, const HloInstruction* scan) {
-  if (scan->to_apply() != nullptr && scan->dimensions().size() == 1 &&
-      scan->shape().IsTuple() && IsRowScan(*scan, *request.info)) {
+  if (IsWellFormedScan(*scan) && IsRowScan(*scan, *request.info)) {
     return RowScanKernelSteps(request, *scan);
   }
   return 1;
@@ -42,8 +51,7 @@ absl::StatusOr<LaunchDims> EmitScanKernel(const KernelRequest& request,
                                           int step) {
   const KernelInfo& info = *request.info;
   const HloComputation* body = scan->to_apply();
-  if (body == nullptr || scan->dimensions().size() != 1 ||
-      !scan->shape().IsTuple()) {
+  if (!IsWellFormedScan(*scan)) {
     return CodegenUnimplemented(*scan, "malformed scan");
   }
   if (IsRowScan(*scan, info)) return EmitRowScanKernel(request, scan, step);

@@ -406,7 +406,9 @@ ENTRY main {
 })"},
           // Rows too few to keep the device's warps busy, cut into
           // segments of a warp each (launch_dims.h, RowScanLaunch): three
-          // kernels per scan.
+          // kernels per scan. Forward f32 and s32 sums, a reverse s64
+          // maximum; every row's last segment is shorter. Also run for
+          // cuda by row_scan_simt_test.
           {"split_row_scans", R"(
 HloModule split_row_scans
 add {
@@ -419,14 +421,22 @@ imax {
   b = s64[] parameter(1)
   ROOT m = s64[] maximum(a, b)
 }
+iadd {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
 ENTRY main {
   x = f32[2,20000] parameter(0)
   y = s64[9001] parameter(1)
+  z = s32[3,50001] parameter(2)
   zero = f32[] constant(0)
   lowest = s64[] constant(-9223372036854775808)
+  izero = s32[] constant(0)
   sums = f32[2,20000] reduce-window(x, zero), window={size=1x20000 pad=0_0x19999_0}, to_apply=add
   maxes = s64[9001] reduce-window(y, lowest), window={size=9001 pad=0_9000}, to_apply=imax
-  ROOT out = (f32[2,20000], s64[9001]) tuple(sums, maxes)
+  counts = s32[3,50001] reduce-window(z, izero), window={size=1x50001 pad=0_0x50000_0}, to_apply=iadd
+  ROOT out = (f32[2,20000], s64[9001], s32[3,50001]) tuple(sums, maxes, counts)
 })"},
           {"reverse_cumsum", R"(
 HloModule reverse_cumsum
