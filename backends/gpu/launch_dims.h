@@ -184,6 +184,23 @@ SortedScatterLaunch ComputeSortedScatterLaunch(int64_t positions,
                                                int64_t window_elements,
                                                const GpuDeviceInfo& device);
 
+// Scatters whose many updates meet on a small output (scatter_emitter.cc,
+// Walk::kPrivateCopy): each block combines its updates (a grid-stride loop
+// over them, `unroll` a trip) in a shared-memory copy of the output, then
+// applies the copy to the output with one atomic per changed element.
+// `private_copy` false: not worth it (or the output does not fit), use a
+// thread per update.
+struct PrivateScatterLaunch {
+  bool private_copy = false;
+  LaunchDims dims;
+  int64_t threads_per_block = 0;
+  int64_t unroll = 1;
+};
+PrivateScatterLaunch ComputePrivateScatterLaunch(int64_t updates,
+                                                 int64_t output_elements,
+                                                 int64_t element_bytes,
+                                                 const GpuDeviceInfo& device);
+
 // Dots (tiled_dot_emitter.cc): a block computes a tile_m x tile_n tile of
 // one batch's [m, n] output, walking the contracted dimension in slices of
 // tile_k staged through shared memory. Without matrix cores each thread

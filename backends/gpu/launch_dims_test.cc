@@ -78,6 +78,34 @@ TEST(LaunchDimsTest, FewLongRowScansAreSegmented) {
   EXPECT_GE(eight.segments * 8, 1000);
 }
 
+// Scatters of many updates onto a small output combine per block in a
+// shared-memory copy (a count-min sketch's 240000 increments of 256
+// counters: each block takes at least 8 updates per counter, so that its
+// flush's atomics stay an eighth of its updates); not where updates are
+// few per element, too few overall, or the output does not fit 16 KB.
+TEST(LaunchDimsTest, ContendedScattersCombineInAPrivateCopy) {
+  const PrivateScatterLaunch sketch =
+      ComputePrivateScatterLaunch(240000, 256, 4, H100());
+  EXPECT_TRUE(sketch.private_copy);
+  EXPECT_EQ(sketch.threads_per_block, 256);
+  EXPECT_EQ(sketch.dims.NumBlocks(), 240000 / (8 * 256));
+  // 16M ids into 1024 bins: four blocks per SM, the most it takes.
+  const PrivateScatterLaunch bins =
+      ComputePrivateScatterLaunch(1 << 24, 1024, 4, H100());
+  EXPECT_TRUE(bins.private_copy);
+  EXPECT_EQ(bins.dims.NumBlocks(), 4 * H100().core_count);
+  // 16 KB of f64 fits, one more element does not.
+  EXPECT_TRUE(
+      ComputePrivateScatterLaunch(1 << 20, 2048, 8, H100()).private_copy);
+  EXPECT_FALSE(
+      ComputePrivateScatterLaunch(1 << 20, 2049, 8, H100()).private_copy);
+  // Fewer than 16 updates per element, or than 8192 updates.
+  EXPECT_FALSE(
+      ComputePrivateScatterLaunch(16000, 1024, 4, H100()).private_copy);
+  EXPECT_FALSE(ComputePrivateScatterLaunch(8000, 16, 4, H100()).private_copy);
+  EXPECT_FALSE(ComputePrivateScatterLaunch(1 << 20, 0, 4, H100()).private_copy);
+}
+
 TEST(LaunchDimsTest, LargeLoopsUse16ByteVectorsAndCoverEveryElement) {
   LoopLaunch f32 = ComputeLoopLaunch(8192 * 8192, 4, H100());
   EXPECT_EQ(f32.unroll, 4);

@@ -17,6 +17,8 @@
 //      Sorted indices (indices_are_sorted: JAX's segment ops) meet in runs
 //      of consecutive scatter positions; there a thread walks a chunk of
 //      them and applies one atomic per run it holds (Walk::kSortedRuns).
+//      Many updates of a small output (a histogram) are combined per block
+//      in a shared-memory copy of the output first (Walk::kPrivateCopy).
 #include <algorithm>
 #include <vector>
 
@@ -28,7 +30,9 @@
 #include "backends/gpu/kernel_emitters.h"
 #include "backends/gpu/launch_dims.h"
 #include "backends/gpu/loop_mapping.h"
+#include "backends/gpu/reduction_util.h"
 #include "hlo/computation.h"
+#include "hlo/math_util.h"
 #include "hlo/status_macros.h"
 #include "llvm/IR/Module.h"
 
@@ -49,7 +53,63 @@ enum class Walk {
   // and a one-op associative combiner (a run combined first must give
   // what its atomics would).
   kSortedRuns,
+  // A grid-stride loop over the update elements whose blocks each combine
+  // theirs in a shared-memory copy of the output, initialised to the
+  // combiner's identity, then apply each element of it that changed with
+  // one atomic (launch_dims.h, PrivateScatterLaunch, says when).
+  kPrivateCopy,
 };
+
+// The identity of `reducer` (MatchSimpleReducer's opcode) on `type`, in
+// register type `ir_type`, or null if none is known: combining it with any
+// x gives x, bit for bit, so a private copy's element still holding it
+// received nothing to apply. A float sum's is -0 (-0 + x is x for x = -0
+// too, where +0 would give +0).
+llvm::Constant* ReducerIdentity(HloOpcode reducer, PrimitiveType type,
+                                llvm::Type* ir_type) {
+  const bool is_float =
+      type == F16 || type == BF16 || type == F32 || type == F64;
+  const bool is_signed =
+      type == S8 || type == S16 || type == S32 || type == S64;
+  const bool is_int =
+      is_signed || type == U8 || type == U16 || type == U32 || type == U64;
+  if (is_float) {
+    switch (reducer) {
+      case HloOpcode::kAdd:
+        return llvm::ConstantFP::getNegativeZero(ir_type);
+      case HloOpcode::kMultiply:
+        return llvm::ConstantFP::get(ir_type, 1.0);
+      case HloOpcode::kMaximum:
+        return llvm::ConstantFP::getInfinity(ir_type, /*Negative=*/true);
+      case HloOpcode::kMinimum:
+        return llvm::ConstantFP::getInfinity(ir_type, /*Negative=*/false);
+      default:
+        return nullptr;
+    }
+  }
+  if (!is_int) return nullptr;
+  const unsigned bits = ir_type->getIntegerBitWidth();
+  switch (reducer) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kOr:
+    case HloOpcode::kXor:
+      return llvm::ConstantInt::get(ir_type, 0);
+    case HloOpcode::kMultiply:
+      return llvm::ConstantInt::get(ir_type, 1);
+    case HloOpcode::kAnd:
+      return llvm::ConstantInt::get(ir_type, llvm::APInt::getAllOnes(bits));
+    case HloOpcode::kMaximum:
+      return llvm::ConstantInt::get(
+          ir_type, is_signed ? llvm::APInt::getSignedMinValue(bits)
+                             : llvm::APInt::getMinValue(bits));
+    case HloOpcode::kMinimum:
+      return llvm::ConstantInt::get(
+          ir_type, is_signed ? llvm::APInt::getSignedMaxValue(bits)
+                             : llvm::APInt::getMaxValue(bits));
+    default:
+      return nullptr;
+  }
+}
 
 // The kernel parameter (operand number) whose buffer output `k` of the
 // scatter would reuse in place: the scatter's operand k, itself or a
@@ -161,12 +221,36 @@ absl::StatusOr<LaunchDims> EmitUpdateKernel(const KernelRequest& request,
       return CodegenUnimplemented(*scatter, "scatter operand type");
     }
   }
+  // Many updates of a small output whose combiner has an identity: each
+  // block combines its share in a private copy first.
+  llvm::Constant* identity = nullptr;
+  PrivateScatterLaunch private_launch;
+  if (walk == Walk::kParallel && n == 1 &&
+      (plan.how == Combine::kAtomicRmw || plan.how == Combine::kFloatMinMax ||
+       plan.how == Combine::kCompareAndSwap)) {
+    const PrimitiveType type = op_shape.element_type();
+    std::optional<HloOpcode> reducer = MatchSimpleReducer(*scatter->to_apply());
+    absl::StatusOr<llvm::Type*> ir_type =
+        RegisterType(type, request.module->getContext());
+    if (reducer.has_value() && ir_type.ok()) {
+      identity = ReducerIdentity(*reducer, type, *ir_type);
+    }
+    if (identity != nullptr) {
+      private_launch = ComputePrivateScatterLaunch(
+          upd_shape.ElementCount(), op_shape.ElementCount(), ByteWidth(type),
+          request.target->device());
+      if (private_launch.private_copy) walk = Walk::kPrivateCopy;
+    }
+  }
   const SortedScatterLaunch sorted = ComputeSortedScatterLaunch(
       scatter_shape.ElementCount(), window_shape.ElementCount(),
       request.target->device());
   LoopLaunch launch;
   if (walk == Walk::kSerial) {
     launch.threads_per_block = 1;
+  } else if (walk == Walk::kPrivateCopy) {
+    launch.threads_per_block = private_launch.threads_per_block;
+    launch.dims = private_launch.dims;
   } else if (walk == Walk::kSortedRuns) {
     launch = sorted.loop;
   } else {
@@ -235,7 +319,10 @@ absl::StatusOr<LaunchDims> EmitUpdateKernel(const KernelRequest& request,
       }
       return Target{fits, IrIndex(full, kernel.index_type())};
     };
-    auto body = [&](const IrIndex& u) -> absl::Status {
+    // Applies update element `u` to `into`: the output, or a block's
+    // private copy of it.
+    auto body_into = [&](const IrIndex& u,
+                         const IrArray& into) -> absl::Status {
       HLOC_ASSIGN_OR_RETURN(Target where, locate(u));
       const IrIndex& target = where.index;
       return EmitIfThenElse(
@@ -247,8 +334,8 @@ absl::StatusOr<LaunchDims> EmitUpdateKernel(const KernelRequest& request,
               values.push_back(v);
             }
             if (n == 1) {
-              return EmitCombine(kernel, plan, scatter->to_apply(),
-                                 kernel.output(0), target, values[0]);
+              return EmitCombine(kernel, plan, scatter->to_apply(), into,
+                                 target, values[0]);
             }
             std::vector<llvm::Value*> args;
             for (int64_t k = 0; k < n; ++k) {
@@ -268,6 +355,9 @@ absl::StatusOr<LaunchDims> EmitUpdateKernel(const KernelRequest& request,
             return absl::OkStatus();
           },
           nullptr, b);
+    };
+    auto body = [&](const IrIndex& u) {
+      return body_into(u, kernel.output(0));
     };
     // The update element at scatter position `at` and window position `w`.
     auto compose = [&](const std::vector<llvm::Value*>& at,
@@ -376,7 +466,97 @@ absl::StatusOr<LaunchDims> EmitUpdateKernel(const KernelRequest& request,
       }
       return EmitIfThenElse(b->CreateLoad(i1, held), apply_held, nullptr, b);
     };
+    // Walk::kPrivateCopy: the block's copy set to the identity, its share
+    // of the updates combined there, then each changed element applied.
+    auto walk_private_copy = [&]() -> absl::Status {
+      const IrArray& out = kernel.output(0);
+      const Shape& out_shape = out.shape();
+      const int64_t elements = out_shape.ElementCount();
+      const int64_t threads = launch.threads_per_block;
+      llvm::Type* type = identity->getType();
+      // Whole 32-bit words, which 8/16-bit compare-and-swaps swap.
+      const int64_t bytes = ByteWidth(out_shape.element_type());
+      llvm::GlobalVariable* copy = SharedArray(
+          kernel, type, CeilOfRatio(elements * bytes, 4) * 4 / bytes,
+          "scatter_copy");
+      const IrArray shared(SharedElement(kernel, copy, kernel.Index(0)),
+                           out_shape);
+      llvm::Value* tid = kernel.ThreadId(0);
+      HLOC_RETURN_IF_ERROR(EmitForLoop(
+          "copy_init", tid, kernel.Index(elements), kernel.Index(threads),
+          [&](llvm::Value* i) -> absl::Status {
+            b->CreateStore(identity, SharedElement(kernel, copy, i));
+            return absl::OkStatus();
+          },
+          b));
+      kernel.target().EmitBarrier(b);
+      // Each trip takes `unroll` updates a grid's width apart, their loads
+      // issued before the first is combined (more loads in flight per
+      // thread); positions past the end read the last update and apply
+      // nothing.
+      const int64_t count = upd_shape.ElementCount();
+      const int64_t stride = threads * launch.dims.NumBlocks();
+      const int64_t unroll = private_launch.unroll;
+      llvm::Value* first = b->CreateAdd(
+          b->CreateMul(kernel.BlockId(0), kernel.Index(threads)), tid);
+      HLOC_RETURN_IF_ERROR(EmitForLoop(
+          "update", first, kernel.Index(count), kernel.Index(stride * unroll),
+          [&](llvm::Value* base) -> absl::Status {
+            struct Pending {
+              llvm::Value* fits;
+              IrIndex target;
+              llvm::Value* value;
+            };
+            std::vector<Pending> pending;
+            for (int64_t k = 0; k < unroll; ++k) {
+              llvm::Value* pos = b->CreateAdd(base, kernel.Index(k * stride));
+              llvm::Value* in_range =
+                  b->CreateICmpULT(pos, kernel.Index(count));
+              pos = b->CreateSelect(in_range, pos, kernel.Index(count - 1));
+              const IrIndex u = IrIndex::FromLinear(pos, upd_shape, b);
+              HLOC_ASSIGN_OR_RETURN(Target where, locate(u));
+              HLOC_ASSIGN_OR_RETURN(llvm::Value * value, updates[0](u));
+              pending.push_back(
+                  {b->CreateAnd(in_range, where.fits), where.index, value});
+            }
+            for (const Pending& p : pending) {
+              HLOC_RETURN_IF_ERROR(EmitIfThenElse(
+                  p.fits,
+                  [&]() {
+                    return EmitCombine(kernel, plan, scatter->to_apply(),
+                                       shared, p.target, p.value);
+                  },
+                  nullptr, b));
+            }
+            return absl::OkStatus();
+          },
+          b));
+      kernel.target().EmitBarrier(b);
+      return EmitForLoop(
+          "copy_flush", tid, kernel.Index(elements), kernel.Index(threads),
+          [&](llvm::Value* i) -> absl::Status {
+            llvm::Value* value =
+                b->CreateLoad(type, SharedElement(kernel, copy, i));
+            llvm::Value* changed =
+                type->isFloatingPointTy()
+                    ? b->CreateICmpNE(
+                          b->CreateBitCast(value, b->getIntNTy(bytes * 8)),
+                          b->CreateBitCast(identity, b->getIntNTy(bytes * 8)))
+                    : b->CreateICmpNE(value, identity);
+            return EmitIfThenElse(
+                changed,
+                [&]() {
+                  return EmitCombine(kernel, plan, scatter->to_apply(), out,
+                                     IrIndex::FromLinear(i, out_shape, b),
+                                     value);
+                },
+                nullptr, b);
+          },
+          b);
+    };
     switch (walk) {
+      case Walk::kPrivateCopy:
+        return walk_private_copy();
       case Walk::kSortedRuns: {
         // [chunk, window position]: adjacent threads take adjacent window
         // positions of one chunk (coalesced reads and atomics).

@@ -358,10 +358,91 @@ ENTRY main {
   ExpectTheSerialResultExactly(*run);
 }
 
+// Many updates of a small output (a count-min sketch: 20000 increments of
+// a [4,64] table, a row and a hashed column each) are combined per block in
+// a shared-memory copy of the table first, then applied with one atomic
+// per changed element (scatter_emitter.cc, Walk::kPrivateCopy): the update
+// kernel launches fewer threads than there are updates. Sums of small
+// integers, maxima and minima give the same result in any order, so the
+// run must equal the serial scatter bit for bit; the u8 maximum (a
+// HyperLogLog register) swaps 32-bit words of the shared copy, the f32
+// maximum uses integer atomics on its bits, the f32 product's updates are
+// 1 or 2 (exact in any order), and the bf16 sums stay below 256 (exact).
+TEST(ScatterSimtTest, ManyUpdatesOfFewElementsCombineInAPrivateCopy) {
+  absl::StatusOr<GpuDeviceInfo> device = GetGpuDeviceInfo("cuda", "sm_90");
+  ASSERT_TRUE(device.ok()) << device.status();
+  const std::vector<std::pair<const char*, const char*>> cases = {
+      {"f32", "add"},     {"s32", "add"},     {"u8", "maximum"},
+      {"f32", "maximum"}, {"s64", "minimum"}, {"f32", "multiply"},
+      {"bf16", "add"}};
+  for (const auto& [type, op] : cases) {
+    SCOPED_TRACE(absl::StrCat(type, " ", op));
+    // The products' updates are 1 or 2, the bf16 sums' 0 or 1, the
+    // others' 0 to 4; the operand's elements are 0 to 2.
+    const std::string modulus = std::string(op) == "multiply" ? "2"
+                                : std::string(type) == "bf16" ? "2"
+                                                              : "5";
+    const std::string offset = std::string(op) == "multiply" ? "1" : "0";
+    absl::StatusOr<std::unique_ptr<HloModule>> module =
+        ParseHloModule(absl::StrReplaceAll(R"(
+HloModule sketch_scatter
+combine {
+  a = $T[] parameter(0)
+  b = $T[] parameter(1)
+  ROOT r = $T[] $OP(a, b)
+}
+ENTRY main {
+  xi = u32[4,64] iota(), iota_dimension=1
+  three = u32[] constant(3)
+  threes = u32[4,64] broadcast(three), dimensions={}
+  xs = u32[4,64] remainder(xi, threes)
+  x = $T[4,64] convert(xs)
+  i = u32[20000] iota(), iota_dimension=0
+  k = u32[] constant(2654435761)
+  ks = u32[20000] broadcast(k), dimensions={}
+  h = u32[20000] multiply(i, ks)
+  s = u32[] constant(13)
+  ss = u32[20000] broadcast(s), dimensions={}
+  hs = u32[20000] shift-right-logical(h, ss)
+  w = u32[] constant(64)
+  ws = u32[20000] broadcast(w), dimensions={}
+  column = u32[20000] remainder(hs, ws)
+  d = u32[] constant(4)
+  ds = u32[20000] broadcast(d), dimensions={}
+  row = u32[20000] remainder(i, ds)
+  row2 = u32[20000,1] reshape(row)
+  column2 = u32[20000,1] reshape(column)
+  idx = u32[20000,2] concatenate(row2, column2), dimensions={1}
+  m = u32[] constant($MOD)
+  ms = u32[20000] broadcast(m), dimensions={}
+  small = u32[20000] remainder(hs, ms)
+  o = u32[] constant($OFFSET)
+  os = u32[20000] broadcast(o), dimensions={}
+  v = u32[20000] add(small, os)
+  u = $T[20000] convert(v)
+  ROOT scatter = $T[4,64] scatter(x, idx, u), update_window_dims={}, inserted_window_dims={0,1}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, to_apply=combine
+})",
+                                           {{"$T", type},
+                                            {"$OP", op},
+                                            {"$MOD", modulus},
+                                            {"$OFFSET", offset}}),
+                       "sketch_scatter");
+    ASSERT_TRUE(module.ok()) << module.status();
+    absl::StatusOr<SimtRun> run =
+        RunOnHostSimtAndEvaluate(**module, "cuda", "sm_90", *device, 3);
+    ASSERT_TRUE(run.ok()) << run.status();
+    EXPECT_LT(WidestLaunch(run->executable, "scatter"), 20000)
+        << "a thread per update";
+    ExpectTheSerialResultExactly(*run);
+  }
+}
+
 // f32 and f64 maximum and minimum scatters are integer atomics on the
-// floats' bits (atomic_combine.cc, EmitFloatMinMax), a thread per update
-// element: 2000 rows of 16 into 64 rows, every fourth into row 17. NaN must
-// propagate as XLA's maximum and minimum do, whatever its sign: the
+// floats' bits (atomic_combine.cc, EmitFloatMinMax): 1000 rows of 16 into
+// 64 rows, every fourth into row 17, a thread per update element; 2000
+// rows, enough per element that each block combines its share in a
+// shared-memory copy first, with the same atomics there and in the flush.
+// NaN must propagate as XLA's maximum and minimum do, whatever its sign: the
 // operand's row 5 is -NaN and row 6 +NaN (no update may replace either),
 // update row 100 (into row 17) is +NaN and row 201 (into row 63) -NaN;
 // rows 300 and 401 are +inf and -inf. Max and min pick one of their
@@ -378,8 +459,10 @@ TEST(ScatterSimtTest, FloatMinMaxPropagateNaN) {
   for (const Type& type :
        {Type{"f32", "s32", "2143289344", "-4194304"},
         Type{"f64", "s64", "9221120237041090560", "-2251799813685248"}}) {
-    for (const char* op : {"maximum", "minimum"}) {
-      SCOPED_TRACE(std::string(type.name) + " " + op);
+    for (const auto& [op, rows] :
+         {std::pair{"maximum", 1000}, std::pair{"minimum", 1000},
+          std::pair{"maximum", 2000}, std::pair{"minimum", 2000}}) {
+      SCOPED_TRACE(absl::StrCat(type.name, " ", op, " ", rows, " rows"));
       absl::StatusOr<std::unique_ptr<HloModule>> module =
           ParseHloModule(absl::StrReplaceAll(R"(
 HloModule minmax_scatter
@@ -390,7 +473,7 @@ combine {
 }
 ENTRY main {
   x = $T[64,16] parameter(0)
-  y = $T[2000,16] parameter(1)
+  y = $T[$N,16] parameter(1)
   pb = $I[] constant($PLUS)
   nb = $I[] constant($MINUS)
   pnan = $T[] bitcast-convert(pb)
@@ -408,58 +491,64 @@ ENTRY main {
   xp = $T[64,16] broadcast(pnan), dimensions={}
   x5 = $T[64,16] select(r5, xn, x)
   base = $T[64,16] select(r6, xp, x5)
-  i = s32[2000] iota(), iota_dimension=0
+  i = s32[$N] iota(), iota_dimension=0
   seven = s32[] constant(7)
-  sevens = s32[2000] broadcast(seven), dimensions={}
-  i7 = s32[2000] multiply(i, sevens)
+  sevens = s32[$N] broadcast(seven), dimensions={}
+  i7 = s32[$N] multiply(i, sevens)
   rows = s32[] constant(64)
-  rows_b = s32[2000] broadcast(rows), dimensions={}
-  spread = s32[2000] remainder(i7, rows_b)
+  rows_b = s32[$N] broadcast(rows), dimensions={}
+  spread = s32[$N] remainder(i7, rows_b)
   four = s32[] constant(4)
-  fours = s32[2000] broadcast(four), dimensions={}
-  phase = s32[2000] remainder(i, fours)
+  fours = s32[$N] broadcast(four), dimensions={}
+  phase = s32[$N] remainder(i, fours)
   zero = s32[] constant(0)
-  zeros = s32[2000] broadcast(zero), dimensions={}
-  hot = pred[2000] compare(phase, zeros), direction=EQ
+  zeros = s32[$N] broadcast(zero), dimensions={}
+  hot = pred[$N] compare(phase, zeros), direction=EQ
   seventeen = s32[] constant(17)
-  seventeens = s32[2000] broadcast(seventeen), dimensions={}
-  ids = s32[2000] select(hot, seventeens, spread)
-  idx = s32[2000,1] reshape(ids)
-  ur = s32[2000,16] iota(), iota_dimension=0
+  seventeens = s32[$N] broadcast(seventeen), dimensions={}
+  ids = s32[$N] select(hot, seventeens, spread)
+  idx = s32[$N,1] reshape(ids)
+  ur = s32[$N,16] iota(), iota_dimension=0
   c100 = s32[] constant(100)
-  b100 = s32[2000,16] broadcast(c100), dimensions={}
+  b100 = s32[$N,16] broadcast(c100), dimensions={}
   c201 = s32[] constant(201)
-  b201 = s32[2000,16] broadcast(c201), dimensions={}
+  b201 = s32[$N,16] broadcast(c201), dimensions={}
   c300 = s32[] constant(300)
-  b300 = s32[2000,16] broadcast(c300), dimensions={}
+  b300 = s32[$N,16] broadcast(c300), dimensions={}
   c401 = s32[] constant(401)
-  b401 = s32[2000,16] broadcast(c401), dimensions={}
-  m100 = pred[2000,16] compare(ur, b100), direction=EQ
-  m201 = pred[2000,16] compare(ur, b201), direction=EQ
-  m300 = pred[2000,16] compare(ur, b300), direction=EQ
-  m401 = pred[2000,16] compare(ur, b401), direction=EQ
-  un = $T[2000,16] broadcast(nnan), dimensions={}
-  up = $T[2000,16] broadcast(pnan), dimensions={}
-  ui = $T[2000,16] broadcast(inf), dimensions={}
-  uni = $T[2000,16] broadcast(ninf), dimensions={}
-  u1 = $T[2000,16] select(m100, up, y)
-  u2 = $T[2000,16] select(m201, un, u1)
-  u3 = $T[2000,16] select(m300, ui, u2)
-  u = $T[2000,16] select(m401, uni, u3)
+  b401 = s32[$N,16] broadcast(c401), dimensions={}
+  m100 = pred[$N,16] compare(ur, b100), direction=EQ
+  m201 = pred[$N,16] compare(ur, b201), direction=EQ
+  m300 = pred[$N,16] compare(ur, b300), direction=EQ
+  m401 = pred[$N,16] compare(ur, b401), direction=EQ
+  un = $T[$N,16] broadcast(nnan), dimensions={}
+  up = $T[$N,16] broadcast(pnan), dimensions={}
+  ui = $T[$N,16] broadcast(inf), dimensions={}
+  uni = $T[$N,16] broadcast(ninf), dimensions={}
+  u1 = $T[$N,16] select(m100, up, y)
+  u2 = $T[$N,16] select(m201, un, u1)
+  u3 = $T[$N,16] select(m300, ui, u2)
+  u = $T[$N,16] select(m401, uni, u3)
   ROOT scatter = $T[64,16] scatter(base, idx, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=combine
 })",
                                              {{"$T", type.name},
                                               {"$I", type.bits},
                                               {"$PLUS", type.plus_nan},
                                               {"$MINUS", type.minus_nan},
-                                              {"$OP", op}}),
+                                              {"$OP", op},
+                                              {"$N", absl::StrCat(rows)}}),
                          "minmax_scatter");
       ASSERT_TRUE(module.ok()) << module.status();
       absl::StatusOr<SimtRun> run =
           RunOnHostSimtAndEvaluate(**module, "cuda", "sm_90", *device, 11);
       ASSERT_TRUE(run.ok()) << run.status();
-      EXPECT_GE(WidestLaunch(run->executable, ""), 2000 * 16)
-          << "a thread per update element";
+      if (rows == 1000) {
+        EXPECT_GE(WidestLaunch(run->executable, ""), rows * 16)
+            << "a thread per update element";
+      } else {
+        EXPECT_LT(WidestLaunch(run->executable, "scatter"), rows * 16)
+            << "a thread per update element, not a private copy";
+      }
       // Rows 5, 6, 17 and 63 are NaN in the serial result.
       int nans = 0;
       for (int64_t k = 0; k < 64 * 16; ++k) {

@@ -338,3 +338,49 @@ def _():
     import jax.numpy as jnp
     return (lambda x: jnp.argsort(x, axis=-1),
             lambda rng: [normal(rng, (4096, 1024))])
+
+
+@_model("bincount_16m",
+        "jnp.bincount of 16M int32 ids into 1024 bins, weighted (f32) and "
+        "not (a histogram's scatter-add: 16000 updates per bin)")
+def _():
+    import jax.numpy as jnp
+
+    def histograms(ids, weights):
+        return (jnp.bincount(ids, length=1024),
+                jnp.bincount(ids, weights, length=1024))
+
+    def inputs(rng):
+        # Skewed, as token or class frequencies are: a quarter of the ids
+        # fall in the first 16 bins.
+        ids = rng.integers(0, 1024, 1 << 24, dtype=np.int32)
+        hot = rng.random(1 << 24) < 0.25
+        ids[hot] = ids[hot] % 16
+        return [ids, normal(rng, (1 << 24,))]
+    return histograms, inputs
+
+
+@_model("count_min_sketch",
+        "a count-min sketch's update: 4M uint32 item hashes into 4 rows "
+        "of 2048 u32 counters, and a HyperLogLog's 4096 u8 registers")
+def _():
+    import jax.numpy as jnp
+    from jax import lax
+
+    def sketch(items):
+        seeds = jnp.array([0x9E3779B1, 0x85EBCA77, 0xC2B2AE3D, 0x27D4EB2F],
+                          jnp.uint32)
+        h = items[None, :] * seeds[:, None]
+        h = h ^ (h >> 15)
+        rows = jnp.broadcast_to(jnp.arange(4)[:, None], h.shape)
+        counts = jnp.zeros((4, 2048), jnp.uint32).at[
+            rows, h % 2048].add(jnp.uint32(1))
+        g = items * jnp.uint32(0x9E3779B1)
+        # HyperLogLog: the top 12 bits pick a register, which keeps the
+        # largest rank (leading zeros + 1) of the other 20 bits.
+        rank = (lax.clz((g << 12) | jnp.uint32(0x800)) + 1).astype(jnp.uint8)
+        registers = jnp.zeros(4096, jnp.uint8).at[g >> 20].max(rank)
+        return counts, registers
+
+    return sketch, lambda rng: [
+        rng.integers(0, 2**32, 1 << 22, dtype=np.uint32)]
