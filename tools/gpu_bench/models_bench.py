@@ -29,6 +29,7 @@ a run (argument copies excluded), median of runs.
 
 import argparse
 import datetime
+import glob
 import json
 import os
 import shutil
@@ -173,6 +174,17 @@ def measure_hloc(row, bundle, name, data_dir, iterations, timeout, errors):
         else:
             row["hloc_unfused_error"] = (
                 "no result" if run is None else f"exit {run.returncode}")
+    # Variants of the compiler for an A/B comparison on one card (a
+    # threshold changed, a path turned off), put beside m.hloexe as
+    # m.VARIANT.hloexe by hand: timed and checked alike, in the JSON.
+    for variant in sorted(glob.glob(os.path.join(os.path.dirname(exe),
+                                                 "m.*.hloexe"))):
+        label = os.path.basename(variant)[2:-len(".hloexe")]
+        run = hlo_run(bundle, [variant] + args[1:], timeout)
+        ms = None if run is None else models_table.parse_run_time(run.stderr)
+        row.setdefault("variants", {})[label] = (
+            dict(ms=ms, exit=run.returncode) if run is not None
+            else dict(ms=None, exit="no result"))
 
 
 def profile_hloc(row, bundle, name, data_dir, timeout):
