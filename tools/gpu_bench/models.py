@@ -384,3 +384,23 @@ def _():
 
     return sketch, lambda rng: [
         rng.integers(0, 2**32, 1 << 22, dtype=np.uint32)]
+
+
+@_model("depthwise_conv_grad",
+        "a ConvNeXt block's 7x7 depthwise convolution on 32x56x56x96 NHWC, "
+        "f32: the gradients of its input and weights (the weights' is a "
+        "convolution with batch_group_count=96)")
+def _():
+    import jax
+    import jax.numpy as jnp
+
+    def loss(x, w):
+        y = jax.lax.conv_general_dilated(
+            x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"),
+            feature_group_count=96)
+        return jnp.sum(jax.nn.gelu(y))
+
+    def inputs(rng):
+        return [normal(rng, (32, 56, 56, 96)),
+                normal(rng, (7, 7, 1, 96), scale=1 / 7)]
+    return jax.grad(loss, argnums=(0, 1)), inputs
