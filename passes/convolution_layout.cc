@@ -16,6 +16,18 @@ bool IsLibraryFloat(PrimitiveType type) {
 // Dimension numbers of `layout` for `spatial` spatial dimensions.
 ConvolutionDimensionNumbers NumbersFor(ConvLayout layout, int64_t spatial) {
   ConvolutionDimensionNumbers dn;
+  if (layout == ConvLayout::kFilterGradient) {
+    dn.input_feature_dimension = dn.kernel_input_feature_dimension = 0;
+    dn.output_feature_dimension = 0;
+    dn.input_batch_dimension = dn.output_batch_dimension = spatial + 1;
+    dn.kernel_output_feature_dimension = spatial + 1;
+    for (int64_t d = 0; d < spatial; ++d) {
+      dn.input_spatial_dimensions.push_back(1 + d);
+      dn.kernel_spatial_dimensions.push_back(1 + d);
+      dn.output_spatial_dimensions.push_back(1 + d);
+    }
+    return dn;
+  }
   const bool last = layout == ConvLayout::kChannelsLast;
   const int64_t first_spatial = last ? 1 : 2;
   const int64_t channels = last ? spatial + 1 : 1;
@@ -52,7 +64,6 @@ const char* WhyUnsupported(const HloInstruction& conv) {
       !a.window) {
     return "convolutions-kept-malformed";
   }
-  if (a.batch_group_count != 1) return "convolutions-kept-batch-groups";
   const Shape& x = conv.operand(0)->shape();
   const Shape& w = conv.operand(1)->shape();
   const Shape& y = conv.shape();
@@ -93,7 +104,7 @@ bool SymmetricPadding(const Window& window) {
 // keeps the symmetric rest.
 HloInstruction* PadAsymmetry(HloComputation* computation, HloInstruction* x,
                              ConvLayout layout, Window* window) {
-  const int64_t first_spatial = layout == ConvLayout::kChannelsLast ? 1 : 2;
+  const int64_t first_spatial = layout == ConvLayout::kChannelsFirst ? 2 : 1;
   PaddingConfig padding;
   padding.dimensions.resize(x->shape().rank());
   std::vector<int64_t> dims = x->shape().dimensions();
@@ -125,33 +136,50 @@ absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* conv,
   if (*kept != nullptr) return false;
   const ConvLayout current = GetConvLayout(*conv);
   Window window = *conv->attrs().window;
-  if (current != ConvLayout::kOther && SymmetricPadding(window)) {
+  const bool grouped_batch = conv->attrs().batch_group_count != 1;
+  if (current != ConvLayout::kOther &&
+      grouped_batch == (current == ConvLayout::kFilterGradient) &&
+      SymmetricPadding(window)) {
     *kept = "convolutions-already-in-library-form";
     return false;
   }
   const ConvolutionDimensionNumbers& dn =
       *conv->attrs().convolution_dimension_numbers;
   const int64_t spatial = static_cast<int64_t>(window.dimensions.size());
-  // The input's own order decides: a channels-first input stays so.
+  // Batch groups: the filter-gradient order. Otherwise the input's own
+  // order decides: a channels-first input stays so.
   const ConvLayout layout =
-      dn.input_batch_dimension == 0 && dn.input_feature_dimension == 1 &&
+      grouped_batch ? ConvLayout::kFilterGradient
+      : dn.input_batch_dimension == 0 && dn.input_feature_dimension == 1 &&
               IsIdentityPermutation(OrderFor(ConvLayout::kChannelsFirst, 0, 1,
                                              dn.input_spatial_dimensions))
           ? ConvLayout::kChannelsFirst
           : ConvLayout::kChannelsLast;
-  HloInstruction* x = AddTranspose(
-      computation, conv->operand(0),
-      OrderFor(layout, dn.input_batch_dimension, dn.input_feature_dimension,
-               dn.input_spatial_dimensions));
+  // Each tensor's outermost, then innermost (channels last) or second
+  // (channels first) dimension.
+  std::vector<int64_t> x_order, w_order, y_order;
+  if (layout == ConvLayout::kFilterGradient) {
+    // [N, spatial..., C], [N, spatial..., K], [K, spatial..., C/groups].
+    x_order = OrderFor(ConvLayout::kChannelsLast, dn.input_feature_dimension,
+                       dn.input_batch_dimension, dn.input_spatial_dimensions);
+    w_order = OrderFor(
+        ConvLayout::kChannelsLast, dn.kernel_input_feature_dimension,
+        dn.kernel_output_feature_dimension, dn.kernel_spatial_dimensions);
+    y_order = OrderFor(ConvLayout::kChannelsLast, dn.output_feature_dimension,
+                       dn.output_batch_dimension, dn.output_spatial_dimensions);
+  } else {
+    x_order = OrderFor(layout, dn.input_batch_dimension,
+                       dn.input_feature_dimension, dn.input_spatial_dimensions);
+    w_order = OrderFor(layout, dn.kernel_output_feature_dimension,
+                       dn.kernel_input_feature_dimension,
+                       dn.kernel_spatial_dimensions);
+    y_order =
+        OrderFor(layout, dn.output_batch_dimension, dn.output_feature_dimension,
+                 dn.output_spatial_dimensions);
+  }
+  HloInstruction* x = AddTranspose(computation, conv->operand(0), x_order);
   x = PadAsymmetry(computation, x, layout, &window);
-  HloInstruction* w =
-      AddTranspose(computation, conv->operand(1),
-                   OrderFor(layout, dn.kernel_output_feature_dimension,
-                            dn.kernel_input_feature_dimension,
-                            dn.kernel_spatial_dimensions));
-  const std::vector<int64_t> y_order =
-      OrderFor(layout, dn.output_batch_dimension, dn.output_feature_dimension,
-               dn.output_spatial_dimensions);
+  HloInstruction* w = AddTranspose(computation, conv->operand(1), w_order);
   std::vector<int64_t> y_dims;
   for (int64_t d : y_order) y_dims.push_back(conv->shape().dimensions(d));
   std::unique_ptr<HloInstruction> rewritten = conv->CloneWithNewOperands(
@@ -178,7 +206,8 @@ ConvLayout GetConvLayout(const HloInstruction& conv) {
   const int64_t spatial =
       static_cast<int64_t>(numbers->input_spatial_dimensions.size());
   for (ConvLayout layout :
-       {ConvLayout::kChannelsLast, ConvLayout::kChannelsFirst}) {
+       {ConvLayout::kChannelsLast, ConvLayout::kChannelsFirst,
+        ConvLayout::kFilterGradient}) {
     if (*numbers == NumbersFor(layout, spatial)) return layout;
   }
   return ConvLayout::kOther;

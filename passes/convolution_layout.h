@@ -22,8 +22,13 @@
 // fold away; the others are kernels of their own, usually small next to
 // the convolution. Convolutions cuDNN cannot compute stay as they are
 // (the direct kernel runs them): other element types, base (lhs)
-// dilation, window reversal, batch groups, non-default layouts, more than
-// three spatial dimensions, empty tensors. --stats counts each.
+// dilation, window reversal, non-default layouts, more than three spatial
+// dimensions, empty tensors. --stats counts each.
+//
+// A convolution with batch groups (a grouped convolution's filter
+// gradient) goes into the kFilterGradient order instead, which cuDNN's
+// backward-filter convolution reads, as XLA:GPU's convolution rewriter
+// makes its batch-grouped convolutions backward-filter calls.
 #ifndef PASSES_CONVOLUTION_LAYOUT_H_
 #define PASSES_CONVOLUTION_LAYOUT_H_
 
@@ -39,6 +44,14 @@ enum class ConvLayout {
   // input [N, C, spatial...], kernel [K, C/groups, spatial...],
   // output [N, K, spatial...]
   kChannelsFirst,
+  // The filter gradient of a channels-last convolution, as cuDNN's
+  // backward filter reads it: input [N, spatial..., C] (N the
+  // convolution's feature dimension, C its batch dimension), kernel (the
+  // output's gradient) [N, spatial..., K], output (the filter's gradient)
+  // [K, spatial..., C/groups] (K its feature, C/groups its batch
+  // dimension). JAX's transpose rules write a grouped convolution's filter
+  // gradient as a convolution with batch_group_count = groups.
+  kFilterGradient,
   kOther,
 };
 

@@ -294,6 +294,7 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // On CUDA, convolutions are cuDNN calls, in the tensor orders cuDNN
   // reads in place, except weight gradients, which cuDNN's forward
   // convolution runs slowly and a gemm does not (convolution_to_gemm.h);
+  // a grouped convolution's (batch groups) is a backward-filter call;
   // ROCm has no convolution library here (no MIOpen in Debian) and the
   // CPU has its own convolution emitter.
   if (platform == "cuda") {

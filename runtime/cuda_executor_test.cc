@@ -166,6 +166,15 @@ TEST(CudaExecutorTest, ConvStepsAreCheckedWithoutAGpu) {
   bad = e;
   bad.steps[0].buffers.pop_back();
   expect_error(bad, "takes 3 buffers");
+  // A filter gradient reads the output's gradient second and writes the
+  // filter: the forward step's slots, marked backward, do not fit.
+  ConvTestShape gradient;
+  gradient.backward_filter = true;
+  const Executable g = ConvExecutable(F32, gradient);
+  EXPECT_TRUE(cuda::CheckConvStep(g, g.steps[0], "step 0 (conv)").ok());
+  bad = e;
+  bad.steps[0].conv.backward_filter = true;
+  expect_error(bad, "the output gradient slot");
 }
 
 TEST(CudaExecutorTest, FftStepsAreCheckedWithoutAGpu) {
@@ -275,6 +284,72 @@ void CheckConv(PrimitiveType type, const ConvTestShape& t, double tolerance) {
     }
   }
   EXPECT_LE(worst, tolerance);
+}
+
+// A cuDNN filter gradient against a direct loop on the host:
+// filter[k, r, s, c] = sum over n, y, x of input[n, iy, ix, channel] *
+// out_gradient[n, y, x, k], the channel c of k's group.
+void CheckFilterGradient(PrimitiveType type, ConvTestShape t,
+                         double tolerance) {
+  t.backward_filter = true;
+  SCOPED_TRACE(absl::StrCat(PrimitiveTypeName(type), " filter gradient ", t.h,
+                            "x", t.w, " c=", t.c, " k=", t.k, " stride ",
+                            t.stride, " pad ", t.padding, " dilation ",
+                            t.dilation, " groups ", t.groups));
+  const Executable e = ConvExecutable(type, t);
+  CREATE_OR_SKIP(executor, e);
+  std::vector<Literal> args;
+  for (size_t p = 0; p < e.parameter_shapes.size(); ++p) {
+    args.push_back(Random(e.parameter_shapes[p], 31 + p));
+  }
+  auto result = (*executor)->Run(args);
+  ASSERT_TRUE(result.ok()) << result.status();
+  const int64_t cg = t.c / t.groups, kg = t.k / t.groups;
+  double worst = 0;
+  for (int64_t k = 0; k < t.k; ++k) {
+    for (int64_t r = 0; r < t.r; ++r) {
+      for (int64_t s = 0; s < t.s; ++s) {
+        for (int64_t c = 0; c < cg; ++c) {
+          const int64_t channel = (k / kg) * cg + c;
+          double sum = 0;
+          for (int64_t n = 0; n < t.n; ++n) {
+            for (int64_t y = 0; y < t.OutH(); ++y) {
+              for (int64_t x = 0; x < t.OutW(); ++x) {
+                const int64_t iy = y * t.stride - t.padding + r * t.dilation;
+                const int64_t ix = x * t.stride - t.padding + s * t.dilation;
+                if (iy < 0 || iy >= t.h || ix < 0 || ix >= t.w) continue;
+                sum += args[0].GetAsDouble(((n * t.h + iy) * t.w + ix) * t.c +
+                                           channel) *
+                       args[1].GetAsDouble(
+                           ((n * t.OutH() + y) * t.OutW() + x) * t.k + k);
+              }
+            }
+          }
+          const double got =
+              result->GetAsDouble(((k * t.r + r) * t.s + s) * cg + c);
+          worst = std::max(worst, std::abs(got - sum));
+        }
+      }
+    }
+  }
+  EXPECT_LE(worst, tolerance);
+}
+
+TEST(CudaExecutorTest, CudnnFilterGradients) {
+  CheckFilterGradient(F32, ConvTestShape{}, 1e-4);
+  ConvTestShape strided;
+  strided.stride = 2;
+  strided.dilation = 2;
+  strided.padding = 2;
+  CheckFilterGradient(F64, strided, 1e-12);
+  ConvTestShape depthwise;
+  depthwise.c = depthwise.k = depthwise.groups = 8;
+  CheckFilterGradient(F32, depthwise, 1e-4);
+  ConvTestShape grouped;
+  grouped.c = 8;
+  grouped.k = 12;
+  grouped.groups = 4;
+  CheckFilterGradient(BF16, grouped, 0.1);
 }
 
 TEST(CudaExecutorTest, CudnnConvolutions) {

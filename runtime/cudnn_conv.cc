@@ -38,7 +38,9 @@ constexpr int CUDNN_CROSS_CORRELATION = 1;
 constexpr int CUDNN_DEFAULT_MATH = 0;
 constexpr int CUDNN_TENSOR_OP_MATH = 1;
 constexpr int CUDNN_FMA_MATH = 3;
-struct cudnnConvolutionFwdAlgoPerf_t {
+// cudnnConvolutionFwdAlgoPerf_t and cudnnConvolutionBwdFilterAlgoPerf_t
+// (the same fields; `algo` is each one's enum).
+struct cudnnConvolutionAlgoPerf_t {
   int algo;
   cudnnStatus_t status;
   float time;
@@ -48,6 +50,7 @@ struct cudnnConvolutionFwdAlgoPerf_t {
   int reserved[3];
 };
 constexpr int CUDNN_CONVOLUTION_FWD_ALGO_COUNT = 8;
+constexpr int CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT = 7;
 
 // Algorithms needing more workspace than this are not tried (the
 // heuristic ranks others that need less; FFT algorithms can ask for
@@ -183,12 +186,20 @@ absl::Status CheckConvStep(const Executable& executable,
                   " outputs, not ", c.output_spatial[d]);
     }
   }
-  const int64_t elements[] = {
-      c.batch * c.input_features * Product(c.input_spatial),
-      c.output_features * (c.input_features / c.feature_group_count) *
-          Product(c.kernel_spatial),
-      c.batch * c.output_features * Product(c.output_spatial)};
-  const char* names[] = {"input", "filter", "out"};
+  const int64_t input = c.batch * c.input_features * Product(c.input_spatial);
+  const int64_t filter = c.output_features *
+                         (c.input_features / c.feature_group_count) *
+                         Product(c.kernel_spatial);
+  const int64_t output =
+      c.batch * c.output_features * Product(c.output_spatial);
+  // A backward-filter step reads the output's gradient and writes the
+  // filter's.
+  const int64_t elements[] = {input, c.backward_filter ? output : filter,
+                              c.backward_filter ? filter : output};
+  const char* forward_names[] = {"input", "filter", "out"};
+  const char* backward_names[] = {"input", "output gradient",
+                                  "filter gradient"};
+  const char* const* names = c.backward_filter ? backward_names : forward_names;
   for (int i = 0; i < 3; ++i) {
     const ExecutableBuffer& slot = executable.buffers[step.buffers[i]];
     if (!slot.shape.IsArray() || slot.shape.element_type() != c.type ||
@@ -237,7 +248,7 @@ struct CudnnConv::Library : LoadedLibrary {
   cudnnStatus_t (*cudnnGetConvolutionForwardAlgorithm_v7)(
       cudnnHandle_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,
       cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, int, int*,
-      cudnnConvolutionFwdAlgoPerf_t*) = nullptr;
+      cudnnConvolutionAlgoPerf_t*) = nullptr;
   cudnnStatus_t (*cudnnGetConvolutionForwardWorkspaceSize)(
       cudnnHandle_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,
       cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, int,
@@ -246,7 +257,18 @@ struct CudnnConv::Library : LoadedLibrary {
       cudnnHandle_t, const void*, cudnnTensorDescriptor_t, const void*,
       cudnnFilterDescriptor_t, const void*, cudnnConvolutionDescriptor_t, int,
       void*, size_t, const void*, cudnnTensorDescriptor_t, void*) = nullptr;
-
+  cudnnStatus_t (*cudnnGetConvolutionBackwardFilterAlgorithm_v7)(
+      cudnnHandle_t, cudnnTensorDescriptor_t, cudnnTensorDescriptor_t,
+      cudnnConvolutionDescriptor_t, cudnnFilterDescriptor_t, int, int*,
+      cudnnConvolutionAlgoPerf_t*) = nullptr;
+  cudnnStatus_t (*cudnnGetConvolutionBackwardFilterWorkspaceSize)(
+      cudnnHandle_t, cudnnTensorDescriptor_t, cudnnTensorDescriptor_t,
+      cudnnConvolutionDescriptor_t, cudnnFilterDescriptor_t, int,
+      size_t*) = nullptr;
+  cudnnStatus_t (*cudnnConvolutionBackwardFilter)(
+      cudnnHandle_t, const void*, cudnnTensorDescriptor_t, const void*,
+      cudnnTensorDescriptor_t, const void*, cudnnConvolutionDescriptor_t, int,
+      void*, size_t, const void*, cudnnFilterDescriptor_t, void*) = nullptr;
 
   // An error naming the cuDNN function, its status and the step.
   absl::Status Check(cudnnStatus_t status, const char* function,
@@ -274,6 +296,8 @@ struct ConvPlan {
   // fastest to the front. Run uses the first.
   std::vector<Algorithm> candidates;
   bool tuned = false;
+  // Computes the filter's gradient (ConvConfig::backward_filter).
+  bool backward_filter = false;
   // alpha = 1 and beta = 0 in the scale type (double for f64 data).
   double alpha64 = 1, beta64 = 0;
   float alpha32 = 1, beta32 = 0;
@@ -330,6 +354,12 @@ absl::StatusOr<std::unique_ptr<CudnnConv>> CudnnConv::Create(
   binder.Bind(&l.cudnnGetConvolutionForwardWorkspaceSize,
               {"cudnnGetConvolutionForwardWorkspaceSize"});
   binder.Bind(&l.cudnnConvolutionForward, {"cudnnConvolutionForward"});
+  binder.Bind(&l.cudnnGetConvolutionBackwardFilterAlgorithm_v7,
+              {"cudnnGetConvolutionBackwardFilterAlgorithm_v7"});
+  binder.Bind(&l.cudnnGetConvolutionBackwardFilterWorkspaceSize,
+              {"cudnnGetConvolutionBackwardFilterWorkspaceSize"});
+  binder.Bind(&l.cudnnConvolutionBackwardFilter,
+              {"cudnnConvolutionBackwardFilter"});
   absl::Status status =
       binder.Check(l.name, "cuDNN 8 or 9 with its cnn library");
   if (!status.ok()) return status;
@@ -376,6 +406,7 @@ absl::StatusOr<ConvPlanPtr> CudnnConv::Plan(const Executable& executable,
   plan->library = library_.get();
   plan->what = what;
   plan->scale_f64 = c.type == F64;
+  plan->backward_filter = c.backward_filter;
   status =
       HLOC_LIBRARY_CALL(l, what, cudnnCreateTensorDescriptor, &plan->input);
   if (status.ok()) {
@@ -429,18 +460,34 @@ absl::StatusOr<ConvPlanPtr> CudnnConv::Plan(const Executable& executable,
                                    ? CUDNN_TENSOR_OP_MATH
                                    : CUDNN_DEFAULT_MATH);
   }
-  cudnnConvolutionFwdAlgoPerf_t results[CUDNN_CONVOLUTION_FWD_ALGO_COUNT] = {};
+  cudnnConvolutionAlgoPerf_t
+      results[std::max(CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                       CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT)] = {};
   int found = 0;
-  if (status.ok()) {
+  if (status.ok() && c.backward_filter) {
+    status = HLOC_LIBRARY_CALL(
+        l, what, cudnnGetConvolutionBackwardFilterAlgorithm_v7, handle_,
+        plan->input, plan->output, plan->conv, plan->filter,
+        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, results);
+  } else if (status.ok()) {
     status = HLOC_LIBRARY_CALL(l, what, cudnnGetConvolutionForwardAlgorithm_v7,
                                handle_, plan->input, plan->filter, plan->conv,
                                plan->output, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
                                &found, results);
   }
   if (!status.ok()) return status;
+  // The workspace `algo` needs under the descriptor's math type.
+  auto workspace_of = [&](int algo, size_t* bytes) {
+    return c.backward_filter ? l.cudnnGetConvolutionBackwardFilterWorkspaceSize(
+                                   handle_, plan->input, plan->output,
+                                   plan->conv, plan->filter, algo, bytes)
+                             : l.cudnnGetConvolutionForwardWorkspaceSize(
+                                   handle_, plan->input, plan->filter,
+                                   plan->conv, plan->output, algo, bytes);
+  };
   size_t workspace = 0;
   for (int i = 0; i < found; ++i) {
-    const cudnnConvolutionFwdAlgoPerf_t& r = results[i];
+    const cudnnConvolutionAlgoPerf_t& r = results[i];
     if (r.status != CUDNN_STATUS_SUCCESS) continue;
     ConvPlan::Algorithm a;
     a.algo = r.algo;
@@ -454,9 +501,7 @@ absl::StatusOr<ConvPlanPtr> CudnnConv::Plan(const Executable& executable,
     if (!HLOC_LIBRARY_CALL(l, what, cudnnSetConvolutionMathType, plan->conv,
                            a.math)
              .ok() ||
-        l.cudnnGetConvolutionForwardWorkspaceSize(
-            handle_, plan->input, plan->filter, plan->conv, plan->output,
-            a.algo, &a.workspace_bytes) != CUDNN_STATUS_SUCCESS ||
+        workspace_of(a.algo, &a.workspace_bytes) != CUDNN_STATUS_SUCCESS ||
         a.workspace_bytes > kMaxWorkspaceBytes) {
       continue;
     }
@@ -465,11 +510,11 @@ absl::StatusOr<ConvPlanPtr> CudnnConv::Plan(const Executable& executable,
   }
   if (plan->candidates.empty()) {
     return absl::UnimplementedError(absl::StrCat(
-        what, ": cuDNN has no algorithm for this convolution (",
+        what, ": cuDNN has no algorithm for this convolution",
+        c.backward_filter ? "'s filter gradient (" : " (",
         PrimitiveTypeName(c.type), c.channels_last ? " nhwc" : " nchw",
         ", input ", absl::StrJoin(t.input, "x"), ", filter ",
-        absl::StrJoin(t.filter, "x"), ", groups ", c.feature_group_count,
-        ")"));
+        absl::StrJoin(t.filter, "x"), ", groups ", c.feature_group_count, ")"));
   }
   status = HLOC_LIBRARY_CALL(l, what, cudnnSetConvolutionMathType, plan->conv,
                              plan->candidates[0].math);
@@ -518,6 +563,15 @@ absl::Status CudnnConv::Run(const ConvPlan& plan, CUdeviceptr input,
                                      : static_cast<const void*>(&plan.alpha32);
   const void* beta = plan.scale_f64 ? static_cast<const void*>(&plan.beta64)
                                     : static_cast<const void*>(&plan.beta32);
+  if (plan.backward_filter) {
+    // `filter` is the output's gradient here, `out` the filter's.
+    return HLOC_LIBRARY_CALL(
+        l, plan.what, cudnnConvolutionBackwardFilter, handle_, alpha,
+        plan.input, reinterpret_cast<const void*>(input), plan.output,
+        reinterpret_cast<const void*>(filter), plan.conv, a.algo,
+        reinterpret_cast<void*>(workspace_), a.workspace_bytes, beta,
+        plan.filter, reinterpret_cast<void*>(out));
+  }
   return HLOC_LIBRARY_CALL(
       l, plan.what, cudnnConvolutionForward, handle_, alpha, plan.input,
       reinterpret_cast<const void*>(input), plan.filter,

@@ -1,4 +1,5 @@
-// ConvConfig (executable.h) executed by cuDNN's forward convolution,
+// ConvConfig (executable.h) executed by cuDNN's forward convolution (or,
+// for ConvConfig::backward_filter, its filter gradient),
 // loaded at run time with dlopen (libcudnn.so.9; $HLOC_LIBCUDNN overrides),
 // so nothing links CUDA. This is where XLA:GPU sends its convolutions too:
 // cuDNN's implicit-gemm kernels read the input in place, where an im2col
@@ -6,7 +7,8 @@
 //
 // The API used is cuDNN's descriptor ("legacy") API, which cuDNN 9 still
 // ships in its cnn library: tensor, filter and convolution descriptors,
-// the heuristic's ranked algorithms, and cudnnConvolutionForward. As in
+// the heuristic's ranked algorithms, and cudnnConvolutionForward or
+// cudnnConvolutionBackwardFilter. As in
 // cublas_gemm.h, its few types and enum values are declared in
 // cudnn_conv.cc with cudnn.h's ABI instead of including it.
 #ifndef RUNTIME_CUDNN_CONV_H_
@@ -25,7 +27,8 @@ namespace hloc {
 namespace cuda {
 
 // Checks a conv step against its slots without a GPU: 3 buffers (input,
-// filter, out) holding the config's packed tensors of its type (f32, f64,
+// filter, out; for a backward-filter step input, output gradient, filter
+// gradient) holding the config's packed tensors of its type (f32, f64,
 // f16 or bf16); one to three spatial dimensions, each with a stride,
 // padding and dilation; positive sizes; the output size that the input,
 // window, stride, padding and dilation give; channels divisible by the
@@ -68,7 +71,9 @@ class CudnnConv {
   absl::Status Autotune(ConvPlan* plan, CUdeviceptr input, CUdeviceptr filter,
                         CUdeviceptr out, CUstream stream);
 
-  // Runs a plan on `stream`.
+  // Runs a plan on `stream`. The buffers are the step's in order: for a
+  // backward-filter plan `filter` is the output's gradient and `out` the
+  // filter's gradient.
   absl::Status Run(const ConvPlan& plan, CUdeviceptr input, CUdeviceptr filter,
                    CUdeviceptr out, CUstream stream);
 

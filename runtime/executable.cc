@@ -191,6 +191,7 @@ void StepToProto(const ExecutableStep& step, runtime::StepProto* p) {
       to->Add(from->begin(), from->end());
     }
     vp->set_allow_tf32(v.allow_tf32);
+    vp->set_backward_filter(v.backward_filter);
     const LibraryConfig& c = step.library_config;
     runtime::LibraryConfigProto* cp = p->mutable_library_config();
     cp->set_fft_type(static_cast<int32_t>(c.fft_type));
@@ -332,6 +333,7 @@ absl::StatusOr<ExecutableStep> StepFromProto(const runtime::StepProto& p,
   v.padding.assign(vp.padding().begin(), vp.padding().end());
   v.dilation.assign(vp.dilation().begin(), vp.dilation().end());
   v.allow_tf32 = vp.allow_tf32();
+  v.backward_filter = vp.backward_filter();
   // Checked where the call is set up (runtime/cpu_library_call.h); here
   // only kept in range of the types.
   const runtime::LibraryConfigProto& cp = p.library_config();
@@ -1159,16 +1161,17 @@ void DescribeSteps(const std::vector<ExecutableStep>& steps,
     if (step.kind == ExecutableStep::Kind::kLibraryCall &&
         step.library == "cudnn.conv") {
       const ConvConfig& v = step.conv;
-      absl::StrAppend(
-          out, v.channels_last ? " nhwc" : " nchw", " n=", v.batch,
-          " c=", v.input_features, " k=", v.output_features, " groups=",
-          v.feature_group_count, " in=", absl::StrJoin(v.input_spatial, "x"),
-          " window=", absl::StrJoin(v.kernel_spatial, "x"),
-          " out=", absl::StrJoin(v.output_spatial, "x"),
-          " stride=", absl::StrJoin(v.strides, ","),
-          " pad=", absl::StrJoin(v.padding, ","),
-          " dilation=", absl::StrJoin(v.dilation, ","), " ",
-          PrimitiveTypeName(v.type), v.allow_tf32 ? " tf32" : "");
+      absl::StrAppend(out, v.channels_last ? " nhwc" : " nchw", " n=", v.batch,
+                      " c=", v.input_features, " k=", v.output_features,
+                      " groups=", v.feature_group_count,
+                      " in=", absl::StrJoin(v.input_spatial, "x"),
+                      " window=", absl::StrJoin(v.kernel_spatial, "x"),
+                      " out=", absl::StrJoin(v.output_spatial, "x"),
+                      " stride=", absl::StrJoin(v.strides, ","),
+                      " pad=", absl::StrJoin(v.padding, ","),
+                      " dilation=", absl::StrJoin(v.dilation, ","), " ",
+                      PrimitiveTypeName(v.type), v.allow_tf32 ? " tf32" : "",
+                      v.backward_filter ? " backward-filter" : "");
     }
     if (step.kind == ExecutableStep::Kind::kLibraryCall &&
         (step.library == "fft" || step.library == "cufft")) {

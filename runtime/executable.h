@@ -90,7 +90,7 @@ struct GemmConfig {
   std::string epilogue;
 };
 
-// A forward convolution done by a vendor library (cuDNN); see
+// A convolution (or its filter gradient) done by a vendor library (cuDNN); see
 // ConvConfigProto in executable.proto for the meaning of each field.
 struct ConvConfig {
   PrimitiveType type = PRIMITIVE_TYPE_INVALID;
@@ -100,6 +100,10 @@ struct ConvConfig {
   std::vector<int64_t> input_spatial, kernel_spatial, output_spatial;
   std::vector<int64_t> strides, padding, dilation;
   bool allow_tf32 = false;
+  // The filter's gradient of the convolution described (cuDNN's backward
+  // filter): the step's buffers are (input, output gradient, filter), not
+  // (input, filter, output). XLA's batch-grouped convolutions are these.
+  bool backward_filter = false;
 };
 
 // The settings of a library call other than a gemm or a convolution (the

@@ -40,27 +40,46 @@ absl::StatusOr<ConvConfig> LowerToConvCall(const HloInstruction& conv) {
       !y.HasDescendingLayout()) {
     return Unfit("a tensor is not row-major");
   }
-  if (a.batch_group_count != 1) return Unfit("batch groups");
   const ConvLayout layout = GetConvLayout(conv);
   if (layout == ConvLayout::kOther) {
     return Unfit(
         "dimension numbers neither channels-last nor channels-first "
         "(convolution-layout puts them so)");
   }
+  const bool filter_gradient = layout == ConvLayout::kFilterGradient;
+  if (a.batch_group_count != 1 && !filter_gradient) {
+    return Unfit("batch groups outside the filter-gradient order");
+  }
   const size_t spatial = a.window->dimensions.size();
   if (spatial < 1 || spatial > 3) {
     return Unfit(absl::StrCat(spatial, " spatial dimensions (1 to 3)"));
   }
-  const bool last = layout == ConvLayout::kChannelsLast;
+  const bool last = layout != ConvLayout::kChannelsFirst;
   const int64_t first_spatial = last ? 1 : 2;
   const int64_t channels = last ? spatial + 1 : 1;
   ConvConfig c;
   c.type = x.element_type();
   c.channels_last = last;
-  c.batch = x.dimensions(0);
-  c.input_features = x.dimensions(channels);
-  c.output_features = y.dimensions(channels);
-  c.feature_group_count = a.feature_group_count;
+  c.backward_filter = filter_gradient;
+  if (filter_gradient) {
+    // The forward convolution whose filter gradient this is: its batch is
+    // x's dimension 0, its input features x's last (the batch groups
+    // split them), its output features the output gradient's (w's) last.
+    c.batch = x.dimensions(0);
+    c.input_features = x.dimensions(channels);
+    c.output_features = w.dimensions(channels);
+    c.feature_group_count = a.batch_group_count;
+    if (w.dimensions(0) != c.batch || y.dimensions(0) != c.output_features ||
+        y.dimensions(channels) * a.batch_group_count != c.input_features ||
+        a.feature_group_count != 1) {
+      return Unfit("a filter gradient whose sizes do not match");
+    }
+  } else {
+    c.batch = x.dimensions(0);
+    c.input_features = x.dimensions(channels);
+    c.output_features = y.dimensions(channels);
+    c.feature_group_count = a.feature_group_count;
+  }
   for (size_t d = 0; d < spatial; ++d) {
     const WindowDimension& wd = a.window->dimensions[d];
     if (wd.base_dilation != 1 || wd.window_reversal) {
@@ -70,11 +89,32 @@ absl::StatusOr<ConvConfig> LowerToConvCall(const HloInstruction& conv) {
       return Unfit("padding not the same on both sides");
     }
     c.input_spatial.push_back(x.dimensions(first_spatial + d));
-    c.kernel_spatial.push_back(w.dimensions(first_spatial + d));
-    c.output_spatial.push_back(y.dimensions(first_spatial + d));
-    c.strides.push_back(wd.stride);
     c.padding.push_back(wd.padding_low);
-    c.dilation.push_back(wd.window_dilation);
+    if (filter_gradient) {
+      // The window is the output gradient, moved by the forward
+      // convolution's dilation and dilated by its stride; the result is
+      // the forward filter.
+      c.kernel_spatial.push_back(y.dimensions(first_spatial + d));
+      c.output_spatial.push_back(w.dimensions(first_spatial + d));
+      c.strides.push_back(wd.window_dilation);
+      c.dilation.push_back(wd.stride);
+      // cuDNN takes the forward output's size from the input, window and
+      // padding; where the gradient's window is not that size (padding
+      // beyond what the forward convolution read) it has no such call.
+      const int64_t span = (c.kernel_spatial[d] - 1) * c.dilation[d] + 1;
+      const int64_t padded = c.input_spatial[d] + 2 * c.padding[d];
+      if (padded < span ||
+          (padded - span) / c.strides[d] + 1 != c.output_spatial[d]) {
+        return Unfit(
+            "a filter gradient whose window is not the forward "
+            "output's size");
+      }
+    } else {
+      c.kernel_spatial.push_back(w.dimensions(first_spatial + d));
+      c.output_spatial.push_back(y.dimensions(first_spatial + d));
+      c.strides.push_back(wd.stride);
+      c.dilation.push_back(wd.window_dilation);
+    }
   }
   // cuDNN indexes in 32 bits and has no use for empty tensors (the direct
   // kernel writes an empty or all-zero result).

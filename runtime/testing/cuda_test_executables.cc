@@ -427,16 +427,25 @@ Executable FftExecutable(FftType type, const Shape& input, const Shape& output,
 
 Executable ConvExecutable(PrimitiveType type, const ConvTestShape& t) {
   ExecutableBuilder b("conv");
-  const int64_t input = b.Parameter(Shape::Array(type, {t.n, t.h, t.w, t.c}));
-  const int64_t filter =
-      b.Parameter(Shape::Array(type, {t.k, t.r, t.s, t.c / t.groups}));
-  const int64_t out =
-      b.Output(Shape::Array(type, {t.n, t.OutH(), t.OutW(), t.k}));
+  const Shape input_shape = Shape::Array(type, {t.n, t.h, t.w, t.c});
+  const Shape filter_shape =
+      Shape::Array(type, {t.k, t.r, t.s, t.c / t.groups});
+  const Shape out_shape = Shape::Array(type, {t.n, t.OutH(), t.OutW(), t.k});
   ExecutableStep conv;
   conv.kind = ExecutableStep::Kind::kLibraryCall;
   conv.instruction = "convolution";
   conv.library = "cudnn.conv";
-  conv.buffers = {input, filter, out};
+  const int64_t input = b.Parameter(input_shape);
+  int64_t result;
+  if (t.backward_filter) {
+    const int64_t out_gradient = b.Parameter(out_shape);
+    result = b.Output(filter_shape);
+    conv.buffers = {input, out_gradient, result};
+  } else {
+    const int64_t filter = b.Parameter(filter_shape);
+    result = b.Output(out_shape);
+    conv.buffers = {input, filter, result};
+  }
   ConvConfig& c = conv.conv;
   c.type = type;
   c.channels_last = true;
@@ -450,7 +459,8 @@ Executable ConvExecutable(PrimitiveType type, const ConvTestShape& t) {
   c.strides = {t.stride, t.stride};
   c.padding = {t.padding, t.padding};
   c.dilation = {t.dilation, t.dilation};
-  return b.Build({conv}, {out}, /*tuple=*/false);
+  c.backward_filter = t.backward_filter;
+  return b.Build({conv}, {result}, /*tuple=*/false);
 }
 
 }  // namespace testing

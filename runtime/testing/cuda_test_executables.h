@@ -88,9 +88,12 @@ Executable GemmExecutable(PrimitiveType type, int64_t batch, int64_t m,
 // One cuDNN convolution step, channels last: out[N, OH, OW, K] =
 // conv(input[N, H, W, C], filter[K, R, S, C / groups]) with the given
 // stride, padding (both sides) and dilation in both spatial dimensions.
+// With `backward_filter`, that convolution's filter gradient instead:
+// filter[K, R, S, C / groups] from input and out (the output's gradient).
 struct ConvTestShape {
   int64_t n = 2, h = 7, w = 6, c = 4, k = 6, r = 3, s = 3;
   int64_t stride = 1, padding = 1, dilation = 1, groups = 1;
+  bool backward_filter = false;
   int64_t OutH() const {
     return (h + 2 * padding - (r - 1) * dilation - 1) / stride + 1;
   }
