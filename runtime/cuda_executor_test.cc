@@ -337,11 +337,13 @@ void CheckFilterGradient(PrimitiveType type, ConvTestShape t,
 
 TEST(CudaExecutorTest, CudnnFilterGradients) {
   CheckFilterGradient(F32, ConvTestShape{}, 1e-4);
+  // (cuDNN 9 has no f64 backward-filter algorithm channels last; the
+  // compiler keeps f64 filter gradients as direct kernels.)
   ConvTestShape strided;
   strided.stride = 2;
   strided.dilation = 2;
   strided.padding = 2;
-  CheckFilterGradient(F64, strided, 1e-12);
+  CheckFilterGradient(F32, strided, 1e-4);
   ConvTestShape depthwise;
   depthwise.c = depthwise.k = depthwise.groups = 8;
   CheckFilterGradient(F32, depthwise, 1e-4);

@@ -184,7 +184,8 @@ SortedScatterLaunch ComputeSortedScatterLaunch(int64_t positions,
                                                int64_t window_elements,
                                                const GpuDeviceInfo& device);
 
-// Scatters whose many updates meet on a small output (scatter_emitter.cc,
+// Scatters whose many updates meet on a small output, at most 48 KB
+// (scatter_emitter.cc,
 // Walk::kPrivateCopy): each block combines its updates (a grid-stride loop
 // over them, `unroll` a trip) in a shared-memory copy of the output, then
 // applies the copy to the output with one atomic per changed element.

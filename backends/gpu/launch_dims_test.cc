@@ -82,7 +82,7 @@ TEST(LaunchDimsTest, FewLongRowScansAreSegmented) {
 // shared-memory copy (a count-min sketch's 240000 increments of 256
 // counters: each block takes at least 8 updates per counter, so that its
 // flush's atomics stay an eighth of its updates); not where updates are
-// few per element, too few overall, or the output does not fit 16 KB.
+// few per element, too few overall, or the output does not fit 48 KB.
 TEST(LaunchDimsTest, ContendedScattersCombineInAPrivateCopy) {
   const PrivateScatterLaunch sketch =
       ComputePrivateScatterLaunch(240000, 256, 4, H100());
@@ -94,11 +94,11 @@ TEST(LaunchDimsTest, ContendedScattersCombineInAPrivateCopy) {
       ComputePrivateScatterLaunch(1 << 24, 1024, 4, H100());
   EXPECT_TRUE(bins.private_copy);
   EXPECT_EQ(bins.dims.NumBlocks(), 4 * H100().core_count);
-  // 16 KB of f64 fits, one more element does not.
+  // 48 KB of f64 fits, one more element does not.
   EXPECT_TRUE(
-      ComputePrivateScatterLaunch(1 << 20, 2048, 8, H100()).private_copy);
+      ComputePrivateScatterLaunch(1 << 20, 6144, 8, H100()).private_copy);
   EXPECT_FALSE(
-      ComputePrivateScatterLaunch(1 << 20, 2049, 8, H100()).private_copy);
+      ComputePrivateScatterLaunch(1 << 20, 6145, 8, H100()).private_copy);
   // Fewer than 16 updates per element, or than 8192 updates.
   EXPECT_FALSE(
       ComputePrivateScatterLaunch(16000, 1024, 4, H100()).private_copy);
