@@ -9,6 +9,7 @@
 #include "backends/common/ir_array.h"
 #include "backends/common/loop_emitter.h"
 #include "backends/cpu/gemm_emitter.h"
+#include "backends/cpu/gemv_emitter.h"
 #include "backends/cpu/ir_emitter.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
@@ -127,6 +128,62 @@ absl::StatusOr<OperandRead> ReadThroughPrologue(const HloInstruction* operand) {
   return read;
 }
 
+// How a dot is computed: the one place that picks the engine.
+struct DotEngine {
+  // Compute C^T = B^T A^T: the GEMM's vectors then run along M; the GEMV's
+  // vector is the rhs.
+  bool swap = false;
+  bool gemv = false;
+  GemvSpec gemv_spec;  // its shape and matrix strides; callbacks unset
+  GemvPlan gemv_plan;
+  GemmTiling tiling;
+};
+
+// The GEMV engine (gemv_emitter.h) when one side is a single row or column
+// (M = 1, else N = 1 computed transposed), the accumulation is f32 or f64
+// and the matrix side is a buffer read in place (no converts but the
+// widening the engine does, each of its K and N groups one stride, one of
+// them 1). Else the GEMM engine, computing C or C^T, whichever pads its
+// register tile less.
+DotEngine ChooseDotEngine(const MatrixView& lhs, const MatrixView& rhs,
+                          const OperandRead reads[2], PrimitiveType acc,
+                          const VectorTarget& target,
+                          const CpuCodegenOptions& options) {
+  const int64_t m = lhs.rows.size();
+  const int64_t n = rhs.cols.size();
+  const int64_t k = lhs.cols.size();
+  DotEngine engine;
+  if ((m == 1 || n == 1) && (acc == F32 || acc == F64)) {
+    const bool swap = m != 1;
+    const OperandRead& read = reads[swap ? 0 : 1];
+    const DimGroup& k_group = swap ? lhs.cols : rhs.rows;
+    const DimGroup& n_group = swap ? lhs.rows : rhs.cols;
+    GemvSpec spec;
+    spec.batch = lhs.batch.size();
+    spec.n = swap ? m : n;
+    spec.k = k;
+    spec.acc_type = acc;
+    spec.matrix_type = read.type;
+    spec.k_stride = k_group.collapsed_stride();
+    spec.n_stride = n_group.collapsed_stride();
+    if (read.converts.empty() && spec.k_stride >= 0 && spec.n_stride >= 0 &&
+        ChooseGemvPlan(target, options, spec, &engine.gemv_plan)) {
+      engine.swap = swap;
+      engine.gemv = true;
+      engine.gemv_spec = spec;
+      return engine;
+    }
+  }
+  engine.tiling = ChooseGemmTiling(target, acc, m, n, k);
+  GemmTiling transposed = ChooseGemmTiling(target, acc, n, m, k);
+  if (PaddedGemmWork(transposed, n, m, k) <
+      PaddedGemmWork(engine.tiling, m, n, k)) {
+    engine.swap = true;
+    engine.tiling = transposed;
+  }
+  return engine;
+}
+
 }  // namespace
 
 // The tiled GEMM's micro-kernel multiplies real vectors; a complex dot
@@ -231,20 +288,17 @@ absl::Status EmitDotKernel(const HloInstruction& hlo, const std::string& symbol,
   const int64_t n = rhs_view.cols.size();
   const int64_t k = lhs_view.cols.size();
 
-  // Compute C, or C^T when that pads the register tile less.
   const VectorTarget target =
       VectorTargetFor(ctx.options->target_triple, ctx.options->cpu_features);
-  GemmTiling tiling = ChooseGemmTiling(target, acc, m, n, k);
-  GemmTiling transposed = ChooseGemmTiling(target, acc, n, m, k);
-  const bool swap =
-      PaddedGemmWork(transposed, n, m, k) < PaddedGemmWork(tiling, m, n, k);
+  DotEngine engine =
+      ChooseDotEngine(lhs_view, rhs_view, reads, acc, target, *ctx.options);
+  const bool swap = engine.swap;
   // GEMM A is (g, i, kk), GEMM B is (g, kk, j), GEMM C is (g, i, j).
   MatrixView a_view = lhs_view, b_view = rhs_view;
   const OperandRead* a_read = &reads[0];
   const OperandRead* b_read = &reads[1];
   DimGroup c_rows = out_view.rows, c_cols = out_view.cols;
   if (swap) {
-    tiling = transposed;
     a_view = MatrixView{rhs_view.batch, rhs_view.cols, rhs_view.rows};
     b_view = MatrixView{lhs_view.batch, lhs_view.cols, lhs_view.rows};
     std::swap(a_read, b_read);
@@ -252,8 +306,8 @@ absl::Status EmitDotKernel(const HloInstruction& hlo, const std::string& symbol,
   }
 
   const int64_t num_buffers = hlo.operand_count() + 1;
-  llvm::Function* range =
-      CreateRangeFunction(module, symbol + ".gemm", num_buffers);
+  llvm::Function* range = CreateRangeFunction(
+      module, symbol + (engine.gemv ? ".gemv" : ".gemm"), num_buffers);
   llvm::IRBuilder<> builder(&range->getEntryBlock());
   llvm::IRBuilderBase* b = &builder;
   ElementalEmitter elemental(module, b, ctx.math);
@@ -411,8 +465,33 @@ absl::Status EmitDotKernel(const HloInstruction& hlo, const std::string& symbol,
         },
         b);
   };
-  HLOC_RETURN_IF_ERROR(EmitGemm(spec, tiling, range, b));
-  const int64_t work_items = GemmWorkItems(spec, tiling);
+  if (engine.gemv) {
+    // GEMM A is the vector (its one row), B the matrix, read in place; the
+    // results are row 0 of GEMM C.
+    GemvSpec& gemv = engine.gemv_spec;
+    gemv.matrix = b_base;
+    gemv.matrix_batch_offset = [&](llvm::Value* g, llvm::IRBuilderBase* b) {
+      return b_view.batch.Offset(g, b);
+    };
+    gemv.load_x = [&](llvm::Value* g, llvm::Value* kk, llvm::IRBuilderBase* b) {
+      return load(
+          *a_read, a_base,
+          b->CreateAdd(a_view.batch.Offset(g, b), a_view.cols.Offset(kk, b)),
+          b);
+    };
+    gemv.store_c = [&](llvm::Value* g, llvm::Value* j0, llvm::Value* count,
+                       llvm::Value* src, llvm::IRBuilderBase* b) {
+      return spec.store_c_row(g, b->getInt64(0), j0, count, src, b);
+    };
+    HLOC_RETURN_IF_ERROR(EmitGemv(gemv, engine.gemv_plan, range, b));
+    const int64_t work_items = GemvWorkItems(gemv, engine.gemv_plan);
+    EmitKernelEntry(module, symbol, num_buffers,
+                    {{range, work_items,
+                      GemvRunsParallel(*ctx.options, gemv, work_items)}});
+    return absl::OkStatus();
+  }
+  HLOC_RETURN_IF_ERROR(EmitGemm(spec, engine.tiling, range, b));
+  const int64_t work_items = GemmWorkItems(spec, engine.tiling);
   EmitKernelEntry(
       module, symbol, num_buffers,
       {{range, work_items, GemmRunsParallel(*ctx.options, spec, work_items)}});

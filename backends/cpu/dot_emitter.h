@@ -1,6 +1,8 @@
 // dot on the CPU: any dimension numbers, layouts and element types (no
 // complex), and the dot-epilogue fusion (kOutput, fusion_kinds.h), as one
-// call of the GEMM engine (gemm_emitter.h).
+// call of the GEMM engine (gemm_emitter.h), or of the GEMV engine
+// (gemv_emitter.h) when one side is a single row or column and the other
+// can be read in place (ChooseDotEngine in dot_emitter.cc decides).
 //
 // The dot is read as a batched matrix product: batch = the batch
 // dimensions, M = lhs free dimensions, N = rhs free dimensions, K = the
@@ -12,7 +14,8 @@
 // type (f32 for f16/bf16/f32, f64, or wrapping s32/s64 for integers and
 // pred), so mixed operand types cost nothing in the micro-kernel. When the
 // padding of the register tile wastes less that way, the kernel computes
-// the transpose (C^T = B^T A^T: the engine's vectors run along M).
+// the transpose (C^T = B^T A^T: the engine's vectors run along M). A GEMV
+// with the vector on the right is likewise computed transposed.
 //
 // Epilogue: for a kOutput fusion, the fused computation's root is
 // generated per element of each finished register tile (elemental emitter)
