@@ -15,6 +15,7 @@
 #include "passes/convolution_layout.h"
 #include "passes/convolution_to_gemm.h"
 #include "passes/cse.h"
+#include "passes/csr_sparse_dense_expander.h"
 #include "passes/cudnn_convolution_calls.h"
 #include "passes/custom_call_layout.h"
 #include "passes/dce.h"
@@ -242,6 +243,10 @@ const PassEntry kPasses[] = {
      "JAX's GPU tridiagonal solves (cusparse_gtsv2_ffi, hipsparse_gtsv2_ffi) "
      "as parallel cyclic reduction",
      Make<TridiagonalSolveExpander>},
+    {"csr-sparse-dense-expander",
+     "jaxlib's CPU sparse-dense product (cpu_csr_sparse_dense_ffi) as a "
+     "gather, a scale and a scatter-add by row",
+     Make<CsrSparseDenseExpander>},
     {"while-trip-count-annotator",
      "counted while loops' trip counts in their backend_config "
      "(known_trip_count), so a runtime runs the body that many times "
