@@ -11,6 +11,7 @@
 #include "passes/control_flow_layout.h"
 #include "passes/convolution_layout.h"
 #include "passes/convolution_to_gemm.h"
+#include "passes/csr_sparse_dense_expander.h"
 #include "passes/cudnn_convolution_calls.h"
 #include "passes/custom_call_layout.h"
 #include "passes/dce.h"
@@ -216,6 +217,9 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // Nor a tridiagonal solver: JAX's GPU calls to cuSPARSE's
   // (cusparse_gtsv2_ffi) are cyclic reduction in HLO on every backend.
   pipeline.AddPass<TridiagonalSolveExpander>();
+  // Nor jaxlib's CPU sparse-dense product (cpu_csr_sparse_dense_ffi, a
+  // BCSR matrix times a dense one): a gather, a scale and a scatter-add.
+  pipeline.AddPass<CsrSparseDenseExpander>();
   // The HLO cholesky op becomes a loop of GPU kernels (the CPU calls
   // LAPACK; JAX's own Cholesky is a cuSOLVER custom call). On cuda the
   // larger triangular-solves are cuBLAS's trsm (CudaCallsTrsm); the rest,

@@ -15,6 +15,7 @@
 #include "passes/convolution_layout.h"
 #include "passes/convolution_to_gemm.h"
 #include "passes/cse.h"
+#include "passes/csr_sparse_dense_expander.h"
 #include "passes/cudnn_convolution_calls.h"
 #include "passes/custom_call_layout.h"
 #include "passes/dce.h"
@@ -43,6 +44,7 @@
 #include "passes/simplification.h"
 #include "passes/simplifier/algebraic_simplifier.h"
 #include "passes/simplify_fp_conversions.h"
+#include "passes/single_device_collectives.h"
 #include "passes/sort_splitter.h"
 #include "passes/sub_byte_normalization.h"
 #include "passes/topk_expander.h"
@@ -242,6 +244,15 @@ const PassEntry kPasses[] = {
      "JAX's GPU tridiagonal solves (cusparse_gtsv2_ffi, hipsparse_gtsv2_ffi) "
      "as parallel cyclic reduction",
      Make<TridiagonalSolveExpander>},
+    {"csr-sparse-dense-expander",
+     "jaxlib's CPU sparse-dense product (cpu_csr_sparse_dense_ffi) as a "
+     "gather, a scale and a scatter-add by row",
+     Make<CsrSparseDenseExpander>},
+    {"single-device-collectives",
+     "SPMD collectives (with a channel id) in which every device takes part "
+     "alone (shard_map over a mesh axis of size 1) as their operands; "
+     "partition-id of one partition as 0",
+     Make<SingleDeviceCollectives>},
     {"while-trip-count-annotator",
      "counted while loops' trip counts in their backend_config "
      "(known_trip_count), so a runtime runs the body that many times "

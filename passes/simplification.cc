@@ -6,6 +6,7 @@
 #include "passes/dce.h"
 #include "passes/sharding_remover.h"
 #include "passes/simplifier/algebraic_simplifier.h"
+#include "passes/single_device_collectives.h"
 #include "passes/tuple_simplifier.h"
 
 namespace hloc {
@@ -14,6 +15,9 @@ std::unique_ptr<HloPassPipeline> MakeSimplificationPipeline() {
   auto pipeline = std::make_unique<HloPassPipeline>("simplify");
   pipeline->AddPass<CallInliner>();
   pipeline->AddPass<ShardingRemover>();
+  // psum and friends over a mesh axis of one device (shard_map on one
+  // device, any module of one) are their operands.
+  pipeline->AddPass<SingleDeviceCollectives>();
   HloPassPipeline* fixed_point =
       pipeline->AddFixedPoint("simplify-fixed-point");
   fixed_point->AddPass<AlgebraicSimplifier>();

@@ -19,6 +19,7 @@
 #include "hlo/evaluator/rendezvous.h"
 #include "hlo/evaluator/strided_copy.h"
 #include "hlo/host_memory.h"
+#include "hlo/sparse_custom_call.h"
 #include "hlo/sub_byte_int.h"
 
 namespace hloc {
@@ -731,6 +732,9 @@ absl::StatusOr<Literal> Evaluator::EvaluateInstruction(
     case HloOpcode::kCustomCall:
       if (std::optional<Literal> value = EvaluateAnnotation(instr, operands)) {
         return *std::move(value);
+      }
+      if (IsCsrSparseDenseCustomCall(instr)) {
+        return EvaluateCsrSparseDense(instr, operands);
       }
       return EvaluateCustomCall(instr, operands);
     case HloOpcode::kRngBitGenerator:

@@ -205,6 +205,10 @@ absl::StatusOr<Literal> EvaluateTriangularSolve(const HloInstruction& instr,
 absl::StatusOr<Literal> EvaluateCustomCall(const HloInstruction& instr,
                                            OperandValues& operands);
 
+// jaxlib's CPU sparse-dense product, cpu_csr_sparse_dense_ffi (sparse.cc).
+absl::StatusOr<Literal> EvaluateCsrSparseDense(const HloInstruction& instr,
+                                               OperandValues& operands);
+
 // rng_bit_generator.cc
 absl::StatusOr<Literal> EvaluateRngBitGenerator(const HloInstruction& instr,
                                                 OperandValues& operands);

@@ -1,11 +1,17 @@
 // fft: the discrete Fourier transform over the last 1-3 dimensions, as XLA
 // defines it (FFT forward; IFFT inverse scaled by 1/N; RFFT of a real
 // array keeping the n/2+1 non-negative frequencies of the last dimension;
-// IRFFT its inverse, reading only those). As the oracle it computes each
-// transform directly from the definition, O(n^2) per line in complex128,
-// with the twiddle factors exp(-+2 pi i m/n) taken from a table indexed by
-// (j k) mod n, so no error accumulates from repeated rotations, and checks
-// the FFT libraries the backends call rather than sharing their algorithm.
+// IRFFT its inverse, reading only those). As the oracle it computes in
+// complex128 with the twiddle factors exp(-+2 pi i m/n) taken from a table
+// indexed by (j k) mod n, so no error accumulates from repeated rotations,
+// and checks the FFT libraries the backends call rather than sharing their
+// algorithm: a line of prime length straight from the definition, O(n^2);
+// a composite one, n = p m with p its smallest prime factor, as p
+// transforms of length m of the elements j = r (mod p), each term of the
+// definition regrouped by r (mixed-radix decimation in time, the same sums
+// in another order), O(n (p1 + p2 + ...)) over n's prime factors. A
+// transform of 65536 points, 4.3e9 products from the definition, is then
+// 2 million.
 #include <cmath>
 #include <vector>
 
@@ -16,6 +22,50 @@
 namespace hloc {
 namespace eval {
 namespace {
+
+int64_t SmallestPrimeFactor(int64_t n) {
+  for (int64_t p = 2; p * p <= n; ++p) {
+    if (n % p == 0) return p;
+  }
+  return n;
+}
+
+// out[k] = sum_j in[j stride] w^(j k), k < n, for w = table[step], the
+// table holding the powers of the full length's root (table.size() = n
+// step).
+void Transform(const complex128* in, int64_t stride, int64_t n, int64_t step,
+               const std::vector<complex128>& table, complex128* out) {
+  if (n == 1) {
+    out[0] = in[0];
+    return;
+  }
+  const int64_t p = SmallestPrimeFactor(n);
+  if (p == n) {
+    for (int64_t k = 0; k < n; ++k) {
+      complex128 sum = 0.0;
+      for (int64_t j = 0; j < n; ++j) {
+        sum += in[j * stride] * table[(j * k) % n * step];
+      }
+      out[k] = sum;
+    }
+    return;
+  }
+  // sub[r m + k'] = sum_i in[(i p + r) stride] w^(p i k'), so that
+  // out[k] = sum_r w^(r k) sub[r m + k mod m].
+  const int64_t m = n / p;
+  std::vector<complex128> sub(n);
+  for (int64_t r = 0; r < p; ++r) {
+    Transform(in + r * stride, stride * p, m, step * p, table,
+              sub.data() + r * m);
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    complex128 sum = 0.0;
+    for (int64_t r = 0; r < p; ++r) {
+      sum += sub[r * m + k % m] * table[(r * k) % n * step];
+    }
+    out[k] = sum;
+  }
+}
 
 // Transforms every line of `values` (dimensions `dims`, row-major) along
 // `axis`: forward (exp(-2 pi i jk/n)) or inverse (exp(+...) / n).
@@ -33,16 +83,13 @@ void DftAlongAxis(const std::vector<int64_t>& dims, int64_t axis, bool inverse,
     twiddle[m] = complex128(std::cos(angle), std::sin(angle));
   }
   const double scale = inverse ? 1.0 / n : 1.0;
-  std::vector<complex128> line(n);
+  std::vector<complex128> line(n), transformed(n);
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
       complex128* base = values->data() + o * n * inner + i;
       for (int64_t j = 0; j < n; ++j) line[j] = base[j * inner];
-      for (int64_t k = 0; k < n; ++k) {
-        complex128 sum = 0.0;
-        for (int64_t j = 0; j < n; ++j) sum += line[j] * twiddle[(j * k) % n];
-        base[k * inner] = sum * scale;
-      }
+      Transform(line.data(), 1, n, 1, twiddle, transformed.data());
+      for (int64_t k = 0; k < n; ++k) base[k * inner] = transformed[k] * scale;
     }
   }
 }

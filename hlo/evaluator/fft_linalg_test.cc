@@ -2,7 +2,10 @@
 // evaluator, on values worked out by hand.
 #include <cmath>
 #include <complex>
+#include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hlo/evaluator/test_util.h"
 
@@ -64,6 +67,64 @@ ENTRY e {
 })",
                         {Make<C>(C64, {2, 2}, {1, 2, 3, 4})}),
                 {10, -2, -4, 0});
+}
+
+// Lines of every kind of length (prime, prime powers, mixed, with a large
+// prime factor) against the definition summed here in long double.
+TEST(FftTest, MixedRadixLinesMatchTheDefinition) {
+  using Z = complex128;
+  for (int64_t n :
+       {1, 2, 3, 4, 6, 9, 12, 15, 16, 30, 49, 60, 97, 128, 194, 210, 1000}) {
+    SCOPED_TRACE(n);
+    std::vector<Z> x(n);
+    for (int64_t j = 0; j < n; ++j) {
+      x[j] = Z(std::sin(0.7 * j + 0.1), std::cos(1.3 * j) - 0.2);
+    }
+    const std::string text =
+        absl::StrCat("HloModule m\nENTRY e {\n  x = c128[", n,
+                     "] parameter(0)\n  ROOT f = c128[", n,
+                     "] fft(x), fft_type=FFT, ", "fft_length={", n, "}\n}\n");
+    const std::vector<Z> got = Values<Z>(MustRun(text, {Vec<Z>(C128, x)}));
+    ASSERT_EQ(static_cast<int64_t>(got.size()), n);
+    for (int64_t k = 0; k < n; ++k) {
+      std::complex<long double> sum = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        const long double angle =
+            -2 * 3.14159265358979323846264338327950288L * ((j * k) % n) / n;
+        sum += std::complex<long double>(x[j].real(), x[j].imag()) *
+               std::complex<long double>(std::cos(angle), std::sin(angle));
+      }
+      EXPECT_NEAR(got[k].real(), static_cast<double>(sum.real()), 1e-11 * n)
+          << "frequency " << k;
+      EXPECT_NEAR(got[k].imag(), static_cast<double>(sum.imag()), 1e-11 * n)
+          << "frequency " << k;
+    }
+  }
+}
+
+// A million points (10^12 products from the definition) take the evaluator
+// well under a second: a pure tone is one spike.
+TEST(FftTest, MillionPointTransformIsFast) {
+  using Z = complex128;
+  const int64_t n = 1 << 20;
+  std::vector<Z> x(n);
+  for (int64_t j = 0; j < n; ++j) {
+    const double angle = 2 * M_PI * ((5 * j) % n) / n;
+    x[j] = Z(std::cos(angle), std::sin(angle));
+  }
+  const std::vector<Z> got = Values<Z>(MustRun(R"(
+HloModule m
+ENTRY e {
+  x = c128[1048576] parameter(0)
+  ROOT f = c128[1048576] fft(x), fft_type=FFT, fft_length={1048576}
+})",
+                                               {Vec<Z>(C128, x)}));
+  ASSERT_EQ(static_cast<int64_t>(got.size()), n);
+  for (int64_t k = 0; k < n; ++k) {
+    const double expected = k == 5 ? static_cast<double>(n) : 0.0;
+    ASSERT_NEAR(got[k].real(), expected, 1e-6) << "frequency " << k;
+    ASSERT_NEAR(got[k].imag(), 0.0, 1e-6) << "frequency " << k;
+  }
 }
 
 TEST(FftTest, BatchedTwoDimensionalRealRoundTrip) {

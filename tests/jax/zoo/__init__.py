@@ -8,7 +8,7 @@ of NumPy arrays, small sizes). ALL merges them; a name may appear once.
 from zoo import (arrays, batched_linalg, control_flow, edge_cases,
                  grouped_matmuls, hunted,
                  hunted2, hunted3, hunted4, hunted5, hunted6, hunted7, hunted8,
-                 hunted9, hunted10,
+                 hunted9, hunted10, hunted11,
                  losses, models, modern_llm, numerics, optimizers, research)
 
 THEMES = {
@@ -30,6 +30,7 @@ THEMES = {
     "hunted8": hunted8.PROGRAMS,
     "hunted9": hunted9.PROGRAMS,
     "hunted10": hunted10.PROGRAMS,
+    "hunted11": hunted11.PROGRAMS,
     "grouped_matmuls": grouped_matmuls.PROGRAMS,
     "modern_llm": modern_llm.PROGRAMS,
     "batched_linalg": batched_linalg.PROGRAMS,
