@@ -16,21 +16,24 @@ bool IsLibraryFloat(PrimitiveType type) {
 // Dimension numbers of `layout` for `spatial` spatial dimensions.
 ConvolutionDimensionNumbers NumbersFor(ConvLayout layout, int64_t spatial) {
   ConvolutionDimensionNumbers dn;
-  if (layout == ConvLayout::kFilterGradient) {
+  const int64_t first_spatial = IsChannelsFirstLayout(layout) ? 2 : 1;
+  if (IsFilterGradientLayout(layout)) {
+    // N (the outermost dimension of the input and the output gradient) is
+    // the convolution's feature; C, K and C/groups sit where the forward
+    // convolution has its channels.
+    const int64_t channels = first_spatial == 2 ? 1 : spatial + 1;
     dn.input_feature_dimension = dn.kernel_input_feature_dimension = 0;
     dn.output_feature_dimension = 0;
-    dn.input_batch_dimension = dn.output_batch_dimension = spatial + 1;
-    dn.kernel_output_feature_dimension = spatial + 1;
+    dn.input_batch_dimension = dn.output_batch_dimension = channels;
+    dn.kernel_output_feature_dimension = channels;
     for (int64_t d = 0; d < spatial; ++d) {
-      dn.input_spatial_dimensions.push_back(1 + d);
-      dn.kernel_spatial_dimensions.push_back(1 + d);
-      dn.output_spatial_dimensions.push_back(1 + d);
+      dn.input_spatial_dimensions.push_back(first_spatial + d);
+      dn.kernel_spatial_dimensions.push_back(first_spatial + d);
+      dn.output_spatial_dimensions.push_back(first_spatial + d);
     }
     return dn;
   }
-  const bool last = layout == ConvLayout::kChannelsLast;
-  const int64_t first_spatial = last ? 1 : 2;
-  const int64_t channels = last ? spatial + 1 : 1;
+  const int64_t channels = first_spatial == 2 ? 1 : spatial + 1;
   dn.input_batch_dimension = dn.output_batch_dimension = 0;
   dn.kernel_output_feature_dimension = 0;
   dn.input_feature_dimension = dn.output_feature_dimension = channels;
@@ -104,7 +107,7 @@ bool SymmetricPadding(const Window& window) {
 // keeps the symmetric rest.
 HloInstruction* PadAsymmetry(HloComputation* computation, HloInstruction* x,
                              ConvLayout layout, Window* window) {
-  const int64_t first_spatial = layout == ConvLayout::kChannelsFirst ? 2 : 1;
+  const int64_t first_spatial = IsChannelsFirstLayout(layout) ? 2 : 1;
   PaddingConfig padding;
   padding.dimensions.resize(x->shape().rank());
   std::vector<int64_t> dims = x->shape().dimensions();
@@ -130,42 +133,85 @@ HloInstruction* PadAsymmetry(HloComputation* computation, HloInstruction* x,
   return computation->AddInstruction(std::move(pad));
 }
 
+// Depthwise f32 convolutions (one input channel per group) and their
+// gradients run channels first. cuDNN's channels-last kernels for them
+// are slow: on an H100 (session 41) a ConvNeXt 7x7 depthwise convolution
+// on 32x56x56x96 took 2.10 (forward), 2.00 (data gradient) and 5.00 ms
+// (filter gradient) channels last, 0.33, 0.33 and 1.09 ms channels first,
+// the transposes there and back included in the whole program's 2.01 ms
+// against 9.16. Groups of several channels do better channels last: a
+// ResNeXt 3x3 convolution of 32 groups of 4 on 32x56x56x128 took 0.70 ms
+// for the same three calls channels last, 0.88 channels first. Dense
+// f32 convolutions keep channels last too, the order TF32 tensor cores
+// read; 16-bit ones always do.
+bool PrefersChannelsFirst(const HloInstruction& conv) {
+  if (conv.shape().element_type() != F32) return false;
+  const ConvolutionDimensionNumbers& dn =
+      *conv.attrs().convolution_dimension_numbers;
+  if (conv.attrs().batch_group_count != 1) {
+    // A filter gradient: the forward convolution's channels per group are
+    // the result's batch dimension.
+    return conv.shape().dimensions(dn.output_batch_dimension) == 1;
+  }
+  const int64_t groups = conv.attrs().feature_group_count;
+  return groups != 1 && conv.operand(0)->shape().dimensions(
+                            dn.input_feature_dimension) == groups;
+}
+
+// The order `conv` is put in: a filter-gradient order for batch groups,
+// channels first where preferred or where the input already is so,
+// otherwise channels last.
+ConvLayout ChooseLayout(const HloInstruction& conv) {
+  const ConvolutionDimensionNumbers& dn =
+      *conv.attrs().convolution_dimension_numbers;
+  const bool grouped_batch = conv.attrs().batch_group_count != 1;
+  // The input's outermost and channel dimensions: a filter gradient's
+  // outermost is its feature (the forward batch), its channels its batch.
+  const int64_t outer =
+      grouped_batch ? dn.input_feature_dimension : dn.input_batch_dimension;
+  const int64_t channels =
+      grouped_batch ? dn.input_batch_dimension : dn.input_feature_dimension;
+  const bool first =
+      PrefersChannelsFirst(conv) ||
+      (outer == 0 && channels == 1 &&
+       IsIdentityPermutation(OrderFor(ConvLayout::kChannelsFirst, 0, 1,
+                                      dn.input_spatial_dimensions)));
+  if (grouped_batch) {
+    return first ? ConvLayout::kFilterGradientChannelsFirst
+                 : ConvLayout::kFilterGradient;
+  }
+  return first ? ConvLayout::kChannelsFirst : ConvLayout::kChannelsLast;
+}
+
 absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* conv,
                              const char** kept) {
   *kept = WhyUnsupported(*conv);
   if (*kept != nullptr) return false;
   const ConvLayout current = GetConvLayout(*conv);
+  const ConvLayout layout = ChooseLayout(*conv);
   Window window = *conv->attrs().window;
-  const bool grouped_batch = conv->attrs().batch_group_count != 1;
-  if (current != ConvLayout::kOther &&
-      grouped_batch == (current == ConvLayout::kFilterGradient) &&
-      SymmetricPadding(window)) {
+  if (current == layout && SymmetricPadding(window)) {
     *kept = "convolutions-already-in-library-form";
     return false;
   }
   const ConvolutionDimensionNumbers& dn =
       *conv->attrs().convolution_dimension_numbers;
   const int64_t spatial = static_cast<int64_t>(window.dimensions.size());
-  // Batch groups: the filter-gradient order. Otherwise the input's own
-  // order decides: a channels-first input stays so.
-  const ConvLayout layout =
-      grouped_batch ? ConvLayout::kFilterGradient
-      : dn.input_batch_dimension == 0 && dn.input_feature_dimension == 1 &&
-              IsIdentityPermutation(OrderFor(ConvLayout::kChannelsFirst, 0, 1,
-                                             dn.input_spatial_dimensions))
-          ? ConvLayout::kChannelsFirst
-          : ConvLayout::kChannelsLast;
   // Each tensor's outermost, then innermost (channels last) or second
   // (channels first) dimension.
   std::vector<int64_t> x_order, w_order, y_order;
-  if (layout == ConvLayout::kFilterGradient) {
-    // [N, spatial..., C], [N, spatial..., K], [K, spatial..., C/groups].
-    x_order = OrderFor(ConvLayout::kChannelsLast, dn.input_feature_dimension,
+  if (IsFilterGradientLayout(layout)) {
+    // [N, C, K and C/groups as the forward convolution orders its
+    // channels, with the spatial dimensions].
+    const ConvLayout order = IsChannelsFirstLayout(layout)
+                                 ? ConvLayout::kChannelsFirst
+                                 : ConvLayout::kChannelsLast;
+    x_order = OrderFor(order, dn.input_feature_dimension,
                        dn.input_batch_dimension, dn.input_spatial_dimensions);
-    w_order = OrderFor(
-        ConvLayout::kChannelsLast, dn.kernel_input_feature_dimension,
-        dn.kernel_output_feature_dimension, dn.kernel_spatial_dimensions);
-    y_order = OrderFor(ConvLayout::kChannelsLast, dn.output_feature_dimension,
+    w_order = OrderFor(order, dn.kernel_input_feature_dimension,
+                       dn.kernel_output_feature_dimension,
+                       dn.kernel_spatial_dimensions);
+    y_order = OrderFor(order, dn.output_feature_dimension,
                        dn.output_batch_dimension, dn.output_spatial_dimensions);
   } else {
     x_order = OrderFor(layout, dn.input_batch_dimension,
@@ -207,10 +253,21 @@ ConvLayout GetConvLayout(const HloInstruction& conv) {
       static_cast<int64_t>(numbers->input_spatial_dimensions.size());
   for (ConvLayout layout :
        {ConvLayout::kChannelsLast, ConvLayout::kChannelsFirst,
-        ConvLayout::kFilterGradient}) {
+        ConvLayout::kFilterGradient,
+        ConvLayout::kFilterGradientChannelsFirst}) {
     if (*numbers == NumbersFor(layout, spatial)) return layout;
   }
   return ConvLayout::kOther;
+}
+
+bool IsFilterGradientLayout(ConvLayout layout) {
+  return layout == ConvLayout::kFilterGradient ||
+         layout == ConvLayout::kFilterGradientChannelsFirst;
+}
+
+bool IsChannelsFirstLayout(ConvLayout layout) {
+  return layout == ConvLayout::kChannelsFirst ||
+         layout == ConvLayout::kFilterGradientChannelsFirst;
 }
 
 absl::StatusOr<bool> ConvolutionLayout::Run(HloModule* module) {

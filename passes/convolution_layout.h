@@ -17,18 +17,20 @@
 //   y' = convolution(x', w') with padding p on both sides
 //   result = transpose(y') back to the original output order
 //
-// The order is channels first when the input already is, else channels
-// last (the order tensor cores read). The transposes of constant kernels
-// fold away; the others are kernels of their own, usually small next to
+// The order is channels first when the input already is or when the
+// convolution is a depthwise f32 one (see PrefersChannelsFirst in the .cc),
+// else channels last (the order tensor cores read). The transposes of constant
+// kernels fold away; the others are kernels of their own, usually small next to
 // the convolution. Convolutions cuDNN cannot compute stay as they are
 // (the direct kernel runs them): other element types, base (lhs)
 // dilation, window reversal, non-default layouts, more than three spatial
 // dimensions, empty tensors. --stats counts each.
 //
 // A convolution with batch groups (a grouped convolution's filter
-// gradient) goes into the kFilterGradient order instead, which cuDNN's
-// backward-filter convolution reads, as XLA:GPU's convolution rewriter
-// makes its batch-grouped convolutions backward-filter calls.
+// gradient) goes into a filter-gradient order instead (kFilterGradient,
+// or kFilterGradientChannelsFirst for depthwise f32), which cuDNN's
+// backward-filter convolution reads, as XLA:GPU's convolution rewriter makes
+// its batch-grouped convolutions backward-filter calls.
 #ifndef PASSES_CONVOLUTION_LAYOUT_H_
 #define PASSES_CONVOLUTION_LAYOUT_H_
 
@@ -52,11 +54,21 @@ enum class ConvLayout {
   // dimension). JAX's transpose rules write a grouped convolution's filter
   // gradient as a convolution with batch_group_count = groups.
   kFilterGradient,
+  // The filter gradient of a channels-first convolution: input
+  // [N, C, spatial...] (N the feature, C the batch dimension), kernel
+  // [N, K, spatial...], output [K, C/groups, spatial...].
+  kFilterGradientChannelsFirst,
   kOther,
 };
 
 // The dimension order of `conv`'s numbers (its shapes' layouts aside).
 ConvLayout GetConvLayout(const HloInstruction& conv);
+
+// Whether `layout` is one of the filter-gradient orders.
+bool IsFilterGradientLayout(ConvLayout layout);
+
+// Whether `layout` puts channels right after the outermost dimension.
+bool IsChannelsFirstLayout(ConvLayout layout);
 
 class ConvolutionLayout : public HloPass {
  public:

@@ -70,6 +70,8 @@ TEST_P(ConvolutionLayoutTest, LibraryFormWithTheSameResults) {
 constexpr ConvLayout kLast = ConvLayout::kChannelsLast;
 constexpr ConvLayout kFirst = ConvLayout::kChannelsFirst;
 constexpr ConvLayout kFilterGradient = ConvLayout::kFilterGradient;
+constexpr ConvLayout kFilterGradientFirst =
+    ConvLayout::kFilterGradientChannelsFirst;
 
 INSTANTIATE_TEST_SUITE_P(
     Convolutions, ConvolutionLayoutTest,
@@ -109,12 +111,38 @@ INSTANTIATE_TEST_SUITE_P(
               "dim_labels=b01f_01io->b01f"},
              kLast,
              true},
+        // Depthwise f32 convolutions go channels first (cuDNN's fast
+        // order for them); groups of several channels and 16-bit ones
+        // stay channels last.
         Case{{"grouped", "2,6,6,4", "3,3,2,6", "f32", "f32[2,6,6,6]",
               "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
               "feature_group_count=2"},
              kLast,
              true},
+        Case{{"depthwise_multiplier", "2,6,6,4", "3,3,1,8", "f32",
+              "f32[2,6,6,8]",
+              "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+              "feature_group_count=4"},
+             kFirst,
+             true},
         Case{{"depthwise", "2,6,6,4", "3,3,1,4", "f32", "f32[2,6,6,4]",
+              "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+              "feature_group_count=4"},
+             kFirst,
+             true},
+        Case{{"depthwise_asymmetric", "2,7,7,4", "2,2,1,4", "f32",
+              "f32[2,7,7,4]",
+              "window={size=2x2 pad=0_1x1_0}, dim_labels=b01f_01io->b01f, "
+              "feature_group_count=4"},
+             kFirst,
+             true},
+        Case{{"depthwise_nchw_in_order", "2,4,6,6", "4,1,3,3", "f32",
+              "f32[2,4,6,6]",
+              "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, "
+              "feature_group_count=4"},
+             kFirst,
+             false},
+        Case{{"depthwise_bf16", "2,6,6,4", "3,3,1,4", "bf16", "bf16[2,6,6,4]",
               "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
               "feature_group_count=4"},
              kLast,
@@ -149,14 +177,16 @@ INSTANTIATE_TEST_SUITE_P(
              true},
         // Filter gradients as JAX writes them (batch groups): a depthwise
         // 3x3 convolution's on 2x6x6x4, whose input and output gradient
-        // are in the order already and whose [3,3,1,4] result is
-        // transposed from [4,3,3,1]; a 2-group stride-2 "SAME" one's,
-        // whose padding of 0 before and 1 after is made explicit.
+        // become [2,4,6,6] and whose [3,3,1,4] result is transposed from
+        // [4,1,3,3]; a 2-group stride-2 "SAME" one's (channels last: two
+        // channels a group), whose padding of 0 before and 1 after is made
+        // explicit, and a depthwise one's with that stride; in bf16,
+        // channels last, the input and output gradient as they are.
         Case{{"depthwise_filter_gradient", "2,6,6,4", "2,6,6,4", "f32",
               "f32[3,3,1,4]",
               "window={size=6x6 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf, "
               "batch_group_count=4"},
-             kFilterGradient,
+             kFilterGradientFirst,
              true},
         Case{{"grouped_strided_filter_gradient", "2,8,8,4", "2,4,4,6", "f32",
               "f32[3,3,2,6]",
@@ -164,12 +194,30 @@ INSTANTIATE_TEST_SUITE_P(
               "dim_labels=f01b_i01o->01bf, batch_group_count=2"},
              kFilterGradient,
              true},
-        // Already in the order: left alone.
-        Case{{"filter_gradient_in_order", "2,6,6,4", "2,6,6,4", "f32",
-              "f32[4,3,3,1]",
+        Case{{"depthwise_strided_filter_gradient", "2,8,8,4", "2,4,4,4", "f32",
+              "f32[3,3,1,4]",
+              "window={size=4x4 pad=0_1x0_1 rhs_dilate=2x2}, "
+              "dim_labels=f01b_i01o->01bf, batch_group_count=4"},
+             kFilterGradientFirst,
+             true},
+        Case{{"bf16_filter_gradient", "2,8,8,4", "2,4,4,6", "bf16",
+              "bf16[3,3,2,6]",
+              "window={size=4x4 pad=0_1x0_1 rhs_dilate=2x2}, "
+              "dim_labels=f01b_i01o->01bf, batch_group_count=2"},
+             kFilterGradient,
+             true},
+        // Already in an order: left alone.
+        Case{{"filter_gradient_in_order", "2,6,6,4", "2,6,6,4", "bf16",
+              "bf16[4,3,3,1]",
               "window={size=6x6 pad=1_1x1_1}, dim_labels=f01b_i01o->f01b, "
               "batch_group_count=4"},
              kFilterGradient,
+             false},
+        Case{{"filter_gradient_channels_first_in_order", "2,4,6,6", "2,4,6,6",
+              "f32", "f32[4,1,3,3]",
+              "window={size=6x6 pad=1_1x1_1}, dim_labels=fb01_io01->fb01, "
+              "batch_group_count=4"},
+             kFilterGradientFirst,
              false}),
     [](const testing::TestParamInfo<Case>& info) {
       return info.param.conv.name;

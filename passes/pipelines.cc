@@ -268,9 +268,11 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
     // XLA:CPU keeps the roundings a program writes (x.astype(f16) saturates
     // to inf even when widened again); only its own widening's go.
     pipeline.AddPass<SimplifyFpConversions>(
-        platform == "cpu"
-            ? SimplifyFpConversions::Scope::kCompilerRoundings
-            : SimplifyFpConversions::Scope::kAllChains);
+        platform == "cpu" ? SimplifyFpConversions::Scope::kCompilerRoundings
+                          : SimplifyFpConversions::Scope::kAllChains,
+        platform == "cuda"
+            ? SimplifyFpConversions::Contractions::kDots
+            : SimplifyFpConversions::Contractions::kDotsAndConvolutions);
   }
   // A dot reads exactly widened operands itself (mixed-precision JAX code
   // writes x.astype(f32) @ w.astype(f32)): the converts' kernels and their

@@ -25,10 +25,12 @@ int MantissaBits(PrimitiveType type) {
   return FloatFormatOf(type).mantissa_bits;
 }
 
-// A bf16 or f16 dot or convolution with a user that widens its result.
-bool IsWidenedLowPrecisionContraction(const HloInstruction* instr) {
+// A bf16 or f16 dot (or convolution, with `convolutions`) with a user
+// that widens its result.
+bool IsWidenedLowPrecisionContraction(const HloInstruction* instr,
+                                      bool convolutions) {
   if (instr->opcode() != HloOpcode::kDot &&
-      instr->opcode() != HloOpcode::kConvolution) {
+      (!convolutions || instr->opcode() != HloOpcode::kConvolution)) {
     return false;
   }
   const PrimitiveType type = instr->shape().element_type();
@@ -146,7 +148,8 @@ absl::StatusOr<bool> SimplifyFpConversions::Run(HloModule* module) {
   for (HloComputation* computation : module->computations()) {
     bool computation_changed = false;
     for (HloInstruction* instr : computation->MakeInstructionPostOrder()) {
-      if (IsWidenedLowPrecisionContraction(instr)) {
+      if (IsWidenedLowPrecisionContraction(
+              instr, contractions_ == Contractions::kDotsAndConvolutions)) {
         if (absl::Status s = UpcastContraction(computation, instr); !s.ok()) {
           return s;
         }

@@ -5,7 +5,8 @@
 // Two steps, in one walk per computation:
 //  1. A bf16 or f16 dot or convolution that some user immediately widens
 //     (convert to a wider float type) is computed with an f32 result and
-//     narrowed once for the users that want the narrow type:
+//     narrowed once for the users that want the narrow type (convolutions
+//     only where Contractions::kDotsAndConvolutions says so):
 //       dot(a, b) -> bf16      =>   convert(dot(a, b) -> f32) -> bf16
 //     (our backends and the evaluator accumulate such dots in f32 and round
 //     the sum, so the narrow value is unchanged). This is XLA's CPU and GPU
@@ -48,14 +49,22 @@ namespace hloc {
 class SimplifyFpConversions : public HloPass {
  public:
   enum class Scope { kAllChains, kCompilerRoundings };
+  // Which contractions step 1 gives an f32 result. cuDNN's convolutions
+  // write the type they read (its legacy API has no bf16 x bf16 -> f32
+  // configuration, and XLA:GPU keeps them narrow too): on cuda a widened
+  // convolution would be a direct kernel, many times slower.
+  enum class Contractions { kDotsAndConvolutions, kDots };
 
-  explicit SimplifyFpConversions(Scope scope = Scope::kAllChains)
-      : scope_(scope) {}
+  explicit SimplifyFpConversions(
+      Scope scope = Scope::kAllChains,
+      Contractions contractions = Contractions::kDotsAndConvolutions)
+      : scope_(scope), contractions_(contractions) {}
   absl::string_view name() const override { return "simplify-fp-conversions"; }
   absl::StatusOr<bool> Run(HloModule* module) override;
 
  private:
   Scope scope_;
+  Contractions contractions_;
 };
 
 }  // namespace hloc

@@ -244,10 +244,10 @@ TEST(CudaExecutorTest, FftMatchesADirectDft) {
 
 // A cuDNN convolution against a direct loop on the host.
 void CheckConv(PrimitiveType type, const ConvTestShape& t, double tolerance) {
-  SCOPED_TRACE(absl::StrCat(PrimitiveTypeName(type), " ", t.h, "x", t.w, " c=",
-                            t.c, " k=", t.k, " stride ", t.stride, " pad ",
-                            t.padding, " dilation ", t.dilation, " groups ",
-                            t.groups));
+  SCOPED_TRACE(absl::StrCat(
+      PrimitiveTypeName(type), " ", t.h, "x", t.w, " c=", t.c, " k=", t.k,
+      " stride ", t.stride, " pad ", t.padding, " dilation ", t.dilation,
+      " groups ", t.groups, t.channels_first ? " nchw" : " nhwc"));
   const Executable e = ConvExecutable(type, t);
   CREATE_OR_SKIP(executor, e);
   std::vector<Literal> args;
@@ -270,14 +270,12 @@ void CheckConv(PrimitiveType type, const ConvTestShape& t, double tolerance) {
               if (iy < 0 || iy >= t.h || ix < 0 || ix >= t.w) continue;
               for (int64_t c = 0; c < cg; ++c) {
                 const int64_t channel = (k / kg) * cg + c;
-                sum += args[0].GetAsDouble(((n * t.h + iy) * t.w + ix) * t.c +
-                                           channel) *
-                       args[1].GetAsDouble(((k * t.r + r) * t.s + s) * cg + c);
+                sum += args[0].GetAsDouble(t.InputIndex(n, iy, ix, channel)) *
+                       args[1].GetAsDouble(t.FilterIndex(k, r, s, c));
               }
             }
           }
-          const double got = result->GetAsDouble(
-              ((n * t.OutH() + y) * t.OutW() + x) * t.k + k);
+          const double got = result->GetAsDouble(t.OutIndex(n, y, x, k));
           worst = std::max(worst, std::abs(got - sum));
         }
       }
@@ -292,10 +290,10 @@ void CheckConv(PrimitiveType type, const ConvTestShape& t, double tolerance) {
 void CheckFilterGradient(PrimitiveType type, ConvTestShape t,
                          double tolerance) {
   t.backward_filter = true;
-  SCOPED_TRACE(absl::StrCat(PrimitiveTypeName(type), " filter gradient ", t.h,
-                            "x", t.w, " c=", t.c, " k=", t.k, " stride ",
-                            t.stride, " pad ", t.padding, " dilation ",
-                            t.dilation, " groups ", t.groups));
+  SCOPED_TRACE(absl::StrCat(
+      PrimitiveTypeName(type), " filter gradient ", t.h, "x", t.w, " c=", t.c,
+      " k=", t.k, " stride ", t.stride, " pad ", t.padding, " dilation ",
+      t.dilation, " groups ", t.groups, t.channels_first ? " nchw" : " nhwc"));
   const Executable e = ConvExecutable(type, t);
   CREATE_OR_SKIP(executor, e);
   std::vector<Literal> args;
@@ -318,15 +316,12 @@ void CheckFilterGradient(PrimitiveType type, ConvTestShape t,
                 const int64_t iy = y * t.stride - t.padding + r * t.dilation;
                 const int64_t ix = x * t.stride - t.padding + s * t.dilation;
                 if (iy < 0 || iy >= t.h || ix < 0 || ix >= t.w) continue;
-                sum += args[0].GetAsDouble(((n * t.h + iy) * t.w + ix) * t.c +
-                                           channel) *
-                       args[1].GetAsDouble(
-                           ((n * t.OutH() + y) * t.OutW() + x) * t.k + k);
+                sum += args[0].GetAsDouble(t.InputIndex(n, iy, ix, channel)) *
+                       args[1].GetAsDouble(t.OutIndex(n, y, x, k));
               }
             }
           }
-          const double got =
-              result->GetAsDouble(((k * t.r + r) * t.s + s) * cg + c);
+          const double got = result->GetAsDouble(t.FilterIndex(k, r, s, c));
           worst = std::max(worst, std::abs(got - sum));
         }
       }
@@ -352,6 +347,13 @@ TEST(CudaExecutorTest, CudnnFilterGradients) {
   grouped.k = 12;
   grouped.groups = 4;
   CheckFilterGradient(BF16, grouped, 0.1);
+  // Channels first, the order the compiler gives f32 filter gradients of
+  // grouped convolutions.
+  depthwise.channels_first = true;
+  CheckFilterGradient(F32, depthwise, 1e-4);
+  grouped.channels_first = true;
+  grouped.stride = 2;
+  CheckFilterGradient(F32, grouped, 1e-4);
 }
 
 TEST(CudaExecutorTest, CudnnConvolutions) {
@@ -368,6 +370,12 @@ TEST(CudaExecutorTest, CudnnConvolutions) {
   CheckConv(F32, grouped, 1e-5);
   CheckConv(BF16, ConvTestShape{}, 0.05);
   CheckConv(F16, grouped, 1e-2);
+  ConvTestShape depthwise_first;
+  depthwise_first.c = depthwise_first.k = depthwise_first.groups = 8;
+  depthwise_first.channels_first = true;
+  CheckConv(F32, depthwise_first, 1e-5);
+  grouped.channels_first = true;
+  CheckConv(F32, grouped, 1e-5);
 }
 
 // The graph launches of a run of WhileConditionalExecutable: the whole run

@@ -46,7 +46,7 @@ absl::StatusOr<ConvConfig> LowerToConvCall(const HloInstruction& conv) {
         "dimension numbers neither channels-last nor channels-first "
         "(convolution-layout puts them so)");
   }
-  const bool filter_gradient = layout == ConvLayout::kFilterGradient;
+  const bool filter_gradient = IsFilterGradientLayout(layout);
   if (a.batch_group_count != 1 && !filter_gradient) {
     return Unfit("batch groups outside the filter-gradient order");
   }
@@ -54,23 +54,24 @@ absl::StatusOr<ConvConfig> LowerToConvCall(const HloInstruction& conv) {
   if (spatial < 1 || spatial > 3) {
     return Unfit(absl::StrCat(spatial, " spatial dimensions (1 to 3)"));
   }
-  const bool last = layout != ConvLayout::kChannelsFirst;
+  const bool last = !IsChannelsFirstLayout(layout);
   const int64_t first_spatial = last ? 1 : 2;
   const int64_t channels = last ? spatial + 1 : 1;
   ConvConfig c;
   c.type = x.element_type();
   c.channels_last = last;
   c.backward_filter = filter_gradient;
-  // cuDNN 9 has no backward-filter algorithm for f64 in this order (on an
+  // cuDNN 9 has no channels-last backward-filter algorithm for f64 (on an
   // H100 in session 40 it found none for a 2x7x6x4 input and a 6x3x3x4
-  // filter): a direct kernel computes those.
+  // filter): a direct kernel computes those, in either order.
   if (filter_gradient && c.type == F64) {
     return Unfit("an f64 filter gradient (cuDNN has no algorithm for it)");
   }
   if (filter_gradient) {
     // The forward convolution whose filter gradient this is: its batch is
-    // x's dimension 0, its input features x's last (the batch groups
-    // split them), its output features the output gradient's (w's) last.
+    // x's dimension 0, its input features x's channel dimension (the
+    // batch groups split them), its output features the output
+    // gradient's (w's).
     c.batch = x.dimensions(0);
     c.input_features = x.dimensions(channels);
     c.output_features = w.dimensions(channels);

@@ -8,9 +8,10 @@
 // row-major layouts, one to three spatial dimensions, the same padding on
 // both sides of each, no base (lhs) dilation or window reversal, batch
 // group count 1, operands and result of one type (f32, f64, f16, bf16).
-// A convolution in the filter-gradient order (ConvLayout::kFilterGradient,
-// any batch group count: a grouped convolution's filter gradient) is a
-// call of cuDNN's backward filter instead (ConvConfig::backward_filter).
+// A convolution in a filter-gradient order (ConvLayout::kFilterGradient or
+// kFilterGradientChannelsFirst, any batch group count: a grouped
+// convolution's filter gradient) is a call of cuDNN's backward filter
+// instead (ConvConfig::backward_filter).
 // The convolution-layout pass (passes/convolution_layout.h) puts the
 // convolutions it can into that form with transposes and a pad; the rest
 // are Unimplemented here (with the reason) and run as direct kernels.

@@ -427,10 +427,16 @@ Executable FftExecutable(FftType type, const Shape& input, const Shape& output,
 
 Executable ConvExecutable(PrimitiveType type, const ConvTestShape& t) {
   ExecutableBuilder b("conv");
-  const Shape input_shape = Shape::Array(type, {t.n, t.h, t.w, t.c});
-  const Shape filter_shape =
-      Shape::Array(type, {t.k, t.r, t.s, t.c / t.groups});
-  const Shape out_shape = Shape::Array(type, {t.n, t.OutH(), t.OutW(), t.k});
+  const bool first = t.channels_first;
+  const Shape input_shape =
+      Shape::Array(type, first ? std::vector<int64_t>{t.n, t.c, t.h, t.w}
+                               : std::vector<int64_t>{t.n, t.h, t.w, t.c});
+  const Shape filter_shape = Shape::Array(
+      type, first ? std::vector<int64_t>{t.k, t.c / t.groups, t.r, t.s}
+                  : std::vector<int64_t>{t.k, t.r, t.s, t.c / t.groups});
+  const Shape out_shape = Shape::Array(
+      type, first ? std::vector<int64_t>{t.n, t.k, t.OutH(), t.OutW()}
+                  : std::vector<int64_t>{t.n, t.OutH(), t.OutW(), t.k});
   ExecutableStep conv;
   conv.kind = ExecutableStep::Kind::kLibraryCall;
   conv.instruction = "convolution";
@@ -448,7 +454,7 @@ Executable ConvExecutable(PrimitiveType type, const ConvTestShape& t) {
   }
   ConvConfig& c = conv.conv;
   c.type = type;
-  c.channels_last = true;
+  c.channels_last = !first;
   c.batch = t.n;
   c.input_features = t.c;
   c.output_features = t.k;

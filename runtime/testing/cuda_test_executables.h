@@ -87,18 +87,34 @@ Executable GemmExecutable(PrimitiveType type, int64_t batch, int64_t m,
 
 // One cuDNN convolution step, channels last: out[N, OH, OW, K] =
 // conv(input[N, H, W, C], filter[K, R, S, C / groups]) with the given
-// stride, padding (both sides) and dilation in both spatial dimensions.
+// stride, padding (both sides) and dilation in both spatial dimensions;
+// with `channels_first`, input[N, C, H, W], filter[K, C / groups, R, S]
+// and out[N, K, OH, OW] instead.
 // With `backward_filter`, that convolution's filter gradient instead:
-// filter[K, R, S, C / groups] from input and out (the output's gradient).
+// the filter from input and out (the output's gradient).
 struct ConvTestShape {
   int64_t n = 2, h = 7, w = 6, c = 4, k = 6, r = 3, s = 3;
   int64_t stride = 1, padding = 1, dilation = 1, groups = 1;
   bool backward_filter = false;
+  bool channels_first = false;
   int64_t OutH() const {
     return (h + 2 * padding - (r - 1) * dilation - 1) / stride + 1;
   }
   int64_t OutW() const {
     return (w + 2 * padding - (s - 1) * dilation - 1) / stride + 1;
+  }
+  // Row-major offsets of an element of each tensor in the order above.
+  int64_t InputIndex(int64_t b, int64_t y, int64_t x, int64_t f) const {
+    return channels_first ? ((b * c + f) * h + y) * w + x
+                          : ((b * h + y) * w + x) * c + f;
+  }
+  int64_t FilterIndex(int64_t o, int64_t y, int64_t x, int64_t i) const {
+    return channels_first ? ((o * (c / groups) + i) * r + y) * s + x
+                          : ((o * r + y) * s + x) * (c / groups) + i;
+  }
+  int64_t OutIndex(int64_t b, int64_t y, int64_t x, int64_t f) const {
+    return channels_first ? ((b * k + f) * OutH() + y) * OutW() + x
+                          : ((b * OutH() + y) * OutW() + x) * k + f;
   }
 };
 Executable ConvExecutable(PrimitiveType type, const ConvTestShape& shape);

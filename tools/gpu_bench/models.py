@@ -404,3 +404,54 @@ def _():
         return [normal(rng, (32, 56, 56, 96)),
                 normal(rng, (7, 7, 1, 96), scale=1 / 7)]
     return jax.grad(loss, argnums=(0, 1)), inputs
+
+
+def _depthwise_grad(dtype, layout):
+    import jax
+    import jax.numpy as jnp
+
+    def loss(x, w):
+        y = jax.lax.conv_general_dilated(
+            x, w, (1, 1), "SAME", dimension_numbers=(layout, "HWIO", layout),
+            feature_group_count=96)
+        return jnp.sum(jax.nn.gelu(y.astype(jnp.float32)))
+
+    def inputs(rng):
+        x = (32, 56, 56, 96) if layout == "NHWC" else (32, 96, 56, 56)
+        return [normal(rng, x, dtype()),
+                normal(rng, (7, 7, 1, 96), dtype(), scale=1 / 7)]
+    return jax.grad(loss, argnums=(0, 1)), inputs
+
+
+@_model("depthwise_conv_grad_bf16",
+        "depthwise_conv_grad in bf16 (f32 GELU and sum; added 2026-12-07, "
+        "session 41)")
+def _():
+    return _depthwise_grad(bf16, "NHWC")
+
+
+@_model("depthwise_conv_grad_bf16_nchw",
+        "depthwise_conv_grad_bf16 on NCHW activations (the order cuDNN's "
+        "grouped kernels prefer; session 41)")
+def _():
+    return _depthwise_grad(bf16, "NCHW")
+
+
+@_model("grouped_conv_grad",
+        "a ResNeXt block's 3x3 convolution of 32 groups of 4 channels on "
+        "32x56x56x128 NHWC, f32: the gradients of its input and weights "
+        "(session 41)")
+def _():
+    import jax
+    import jax.numpy as jnp
+
+    def loss(x, w):
+        y = jax.lax.conv_general_dilated(
+            x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"),
+            feature_group_count=32)
+        return jnp.sum(jax.nn.relu(y))
+
+    def inputs(rng):
+        return [normal(rng, (32, 56, 56, 128)),
+                normal(rng, (3, 3, 4, 128), scale=1 / 6)]
+    return jax.grad(loss, argnums=(0, 1)), inputs
