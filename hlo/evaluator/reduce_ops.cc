@@ -337,26 +337,42 @@ void WindowOffsets(WindowTable& table, absl::Span<const int64_t> out_index,
   }
 }
 
-// The dimension along which every window is a prefix of its line, if the
-// window is a cumulative reduction (JAX's cumsum, cumprod, cummax and cummin:
-// window n or more, low padding one less, every other dimension of window
-// 1): output i of a line reduces its inputs [0, i], in order.
-std::optional<int64_t> PrefixScanDimension(const WindowTable& table) {
-  std::optional<int64_t> scan;
+// A cumulative window: along `dimension` every window is a prefix of its
+// line (JAX's cumsum, cumprod, cummax and cummin: window n or more, low
+// padding one less, every other dimension of window 1), so output i
+// reduces inputs [0, i] in order; or, `reverse`, a suffix (the high padding
+// one less: lax.cumsum(reverse=True), and every cumsum's transpose in a
+// gradient), so output i reduces inputs [i, n - 1].
+struct ScanWindow {
+  int64_t dimension = 0;
+  bool reverse = false;
+};
+
+std::optional<ScanWindow> CumulativeWindow(const WindowTable& table) {
+  std::optional<ScanWindow> scan;
   for (size_t d = 0; d < table.dims.size(); ++d) {
     const WindowDimension& w = table.dims[d];
-    if (w.stride != 1 || w.window_dilation != 1 || w.base_dilation != 1 ||
-        w.padding_high != 0) {
+    if (w.stride != 1 || w.window_dilation != 1 || w.base_dilation != 1) {
       return std::nullopt;
     }
-    if (w.size == 1 && w.padding_low == 0) continue;
-    if (scan.has_value() || w.size < table.input_dims[d] ||
-        w.padding_low != w.size - 1) {
+    if (w.size == 1 && w.padding_low == 0 && w.padding_high == 0) continue;
+    if (scan.has_value() || w.size < table.input_dims[d]) return std::nullopt;
+    if (w.padding_low == w.size - 1 && w.padding_high == 0) {
+      scan = ScanWindow{static_cast<int64_t>(d), false};
+    } else if (w.padding_low == 0 && w.padding_high == w.size - 1) {
+      scan = ScanWindow{static_cast<int64_t>(d), true};
+    } else {
       return std::nullopt;
     }
-    scan = d;
   }
   return scan;
+}
+
+// Where line `line` of a cumulative window along a dimension of length
+// `len` and row-major stride `stride` starts (output and input shapes
+// agree).
+int64_t LineStart(int64_t line, int64_t len, int64_t stride) {
+  return (line / stride) * len * stride + line % stride;
 }
 
 template <typename Fn>
@@ -424,24 +440,28 @@ absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instr,
     const uint8_t* in = operands.Get(0).untyped_data();
     const std::vector<int64_t>& out_dims = instr.shape().dimensions();
     const std::vector<int64_t> out_strides = RowMajorStrides(out_dims);
-    std::optional<int64_t> scan_dim = PrefixScanDimension(*table);
-    if (scan_dim.has_value() && out_dims == in_shape.dimensions()) {
-      // The reducer folds a window in order, so each output is the one
+    std::optional<ScanWindow> scan = CumulativeWindow(*table);
+    if (scan.has_value() && out_dims == in_shape.dimensions()) {
+      // The reducer folds a window in order, so each prefix is the one
       // before it folded with one more input: O(n) where the windows
-      // cost O(n^2) (a cumulative sum of 60000 elements took 36 s).
-      const int64_t len = out_dims[*scan_dim];
-      const int64_t stride = out_strides[*scan_dim];
+      // cost O(n^2) (a cumulative sum of 60000 elements took 36 s). A
+      // suffix is the one after it folded with one more input, from the
+      // end: the same result for integers, pred, max and min (whose
+      // results do not depend on the order); float sums and products
+      // round in that order, as the cpu's reverse scans do, where the
+      // windows summed pairwise (a reverse cummax of 40000 took 12 s).
+      const int64_t len = out_dims[scan->dimension];
+      const int64_t stride = out_strides[scan->dimension];
       const int64_t lines = len == 0 ? 0 : out.element_count() / len;
+      const int64_t step = scan->reverse ? -stride : stride;
       uint8_t* o = out.untyped_data();
       ParallelFor(lines, 1 << 6, [&](int64_t first, int64_t last) {
         for (int64_t line = first; line < last; ++line) {
-          // Line `line` starts at (line / stride) * len * stride +
-          // line % stride in both arrays (output and input shapes agree).
-          const int64_t start = (line / stride) * len * stride + line % stride;
-          for (int64_t i = 0; i < len; ++i) {
-            const int64_t at = start + i * stride;
+          int64_t at = LineStart(line, len, stride) +
+                       (scan->reverse ? (len - 1) * stride : 0);
+          for (int64_t i = 0; i < len; ++i, at += step) {
             if (i > 0)
-              std::memcpy(o + at * width, o + (at - stride) * width, width);
+              std::memcpy(o + at * width, o + (at - step) * width, width);
             row(o + at * width, in + at * width, 1);
           }
         }
@@ -491,6 +511,34 @@ absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instr,
   }
   std::vector<const void*> args(2 * n);
   std::vector<void*> results(n);
+  std::optional<ScanWindow> scan = CumulativeWindow(*table);
+  if (scan.has_value() && !scan->reverse &&
+      out_shape0.dimensions() == in_shape.dimensions()) {
+    // Any reducer: output i of a prefix window is output i - 1 folded with
+    // input i, the same calls in the same order as its window's, bit for
+    // bit (lax.cumlogsumexp's log-add-exp over rows of 1000 took 4 s).
+    const int64_t len = in_shape.dimensions(scan->dimension);
+    const int64_t stride = in_strides[scan->dimension];
+    const int64_t lines = len == 0 ? 0 : operands.Get(0).element_count() / len;
+    for (int64_t line = 0; line < lines; ++line) {
+      int64_t at = LineStart(line, len, stride);
+      for (int64_t i = 0; i < len; ++i, at += stride) {
+        for (int64_t k = 0; k < n; ++k) {
+          const int64_t aw = ByteWidth(accs[k].element_type());
+          uint8_t* acc = accs[k].untyped_data();
+          if (i > 0) std::memcpy(acc + at * aw, acc + (at - stride) * aw, aw);
+          results[k] = acc + at * aw;
+          args[k] = results[k];
+          const Literal& x = operands.Get(k);
+          args[n + k] = x.untyped_data() + at * ByteWidth(x.element_type());
+        }
+        absl::Status call = fn.Call(args, results, 1);
+        if (!call.ok()) return call;
+      }
+    }
+    if (n == 1) return std::move(accs[0]);
+    return Literal::MakeTuple(std::move(accs));
+  }
   absl::Status status = ForEachIndexStatus(
       out_shape0.dimensions(),
       [&](absl::Span<const int64_t> index, int64_t linear) {

@@ -2,6 +2,7 @@
 // path, generic computations, variadic argmax, per-step rounding),
 // reduce-window (padding, strides, dilations, variadic), select-and-scatter,
 // sort (multi-operand, stable, total order), topk, scan and map.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -394,6 +395,95 @@ ENTRY e {
   ExpectFloats(r.tuple_elements()[2], {1e8f, 1e8f, 1e8f});
   EXPECT_EQ(Values<int32_t>(r.tuple_elements()[3]),
             (std::vector<int32_t>{-100, 3, 3, 7, 7}));
+}
+
+// Reverse cumulative reductions (a suffix window: high padding one less
+// than the window) fold each output from the one after it: rows and
+// columns, a window longer than the line, s32 max with an init, and f32
+// sums of exact values. And lines long enough that windows folded one by
+// one would take minutes (a reverse cummax of 40000 took 12 s; 200000
+// would take five minutes).
+TEST(ReduceWindowTest, SuffixWindowsFoldFromTheEnd) {
+  const std::string hlo = Module(R"(
+imax {
+  x = s32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT r = s32[] maximum(x, y)
+}
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  z = f32[] constant(0)
+  rows = f32[2,3] reduce-window(a, z), window={size=1x3 pad=0_0x0_2}, to_apply=add
+  cols = f32[2,3] reduce-window(a, z), window={size=5x1 pad=0_4x0_0}, to_apply=add
+  i = s32[5] parameter(1)
+  lo = s32[] constant(-100)
+  m = s32[5] reduce-window(i, lo), window={size=5 pad=0_4}, to_apply=imax
+  long = s32[200000] parameter(2)
+  lm = s32[200000] reduce-window(long, lo), window={size=200000 pad=0_199999}, to_apply=imax
+  ROOT t = (f32[2,3], f32[2,3], s32[5], s32[200000]) tuple(rows, cols, m, lm)
+})");
+  std::vector<int32_t> long_line(200000);
+  for (int64_t j = 0; j < 200000; ++j) {
+    long_line[j] = static_cast<int32_t>((j * 7919) % 100003);
+  }
+  Literal r = MustRun(hlo, {Make<float>(F32, {2, 3}, {1, 2, 3, 4, 5, 6}),
+                            Vec<int32_t>(S32, {-200, 3, 1, 7, 2}),
+                            Vec<int32_t>(S32, long_line)});
+  ExpectFloats(r.tuple_elements()[0], {6, 5, 3, 15, 11, 6});
+  ExpectFloats(r.tuple_elements()[1], {5, 7, 9, 4, 5, 6});
+  EXPECT_EQ(Values<int32_t>(r.tuple_elements()[2]),
+            (std::vector<int32_t>{7, 7, 7, 7, 2}));
+  std::vector<int32_t> expected(200000);
+  int32_t best = -100;
+  for (int64_t j = 199999; j >= 0; --j) {
+    best = std::max(best, long_line[j]);
+    expected[j] = best;
+  }
+  EXPECT_EQ(Values<int32_t>(r.tuple_elements()[3]), expected);
+}
+
+// Prefix windows of any reducer (not one binary op: lax.cumlogsumexp's
+// log-add-exp, a running argmax) fold each output from the one before it,
+// the same calls in the same order as the window's: a non-commutative
+// twice_plus along rows, a variadic running argmax with ties, and a line
+// of 100000 (5 * 10^9 calls as windows; cumlogsumexp over rows of 1000
+// took 4 s).
+TEST(ReduceWindowTest, GenericPrefixWindowsFoldInOrder) {
+  const std::string hlo = Module(R"(
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  z = f32[] constant(0)
+  g = f32[2,3] reduce-window(a, z), window={size=1x3 pad=0_0x2_0}, to_apply=twice_plus
+  v = f32[6] parameter(1)
+  i = s32[6] iota(), iota_dimension=0
+  lo = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  am = (f32[6], s32[6]) reduce-window(v, i, lo, zero), window={size=6 pad=5_0}, to_apply=argmax
+  long = f32[100000] parameter(2)
+  half = f32[] constant(0.5)
+  lg = f32[100000] reduce-window(long, half), window={size=100000 pad=99999_0}, to_apply=twice_plus
+  ROOT t = (f32[2,3], (f32[6], s32[6]), f32[100000]) tuple(g, am, lg)
+})");
+  std::vector<float> long_line(100000, 0.0f);
+  long_line[0] = 1.0f;
+  long_line[1] = -2.0f;
+  Literal r = MustRun(
+      hlo, {Make<float>(F32, {2, 3}, {1, 2, 3, 4, 5, 6}),
+            Vec<float>(F32, {3, 8, 1, 8, 9, 2}), Vec<float>(F32, long_line)});
+  // twice_plus(acc, x) = 2 * acc + x from the init 0, in window order.
+  ExpectFloats(r.tuple_elements()[0], {1, 4, 11, 4, 13, 32});
+  const Literal& am = r.tuple_elements()[1];
+  ExpectFloats(am.tuple_elements()[0], {3, 8, 8, 8, 9, 9});
+  EXPECT_EQ(Values<int32_t>(am.tuple_elements()[1]),
+            (std::vector<int32_t>{0, 1, 1, 1, 4, 4}));
+  // 2 * 0.5 + 1 = 2, 2 * 2 - 2 = 2, then doubling: 2^k at k >= 2, inf
+  // from 128 on.
+  const std::vector<float> lg = Values<float>(r.tuple_elements()[2]);
+  EXPECT_EQ(lg[0], 2.0f);
+  EXPECT_EQ(lg[1], 2.0f);
+  EXPECT_EQ(lg[2], 4.0f);
+  EXPECT_EQ(lg[10], 1024.0f);
+  EXPECT_EQ(lg[99999], std::numeric_limits<float>::infinity());
 }
 
 TEST(ReduceWindowTest, GenericAndVariadicComputations) {
