@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "hlo/computation.h"
 #include "hlo/opcode.h"
+#include "hlo/reducer_patterns.h"
 
 namespace hloc {
 namespace {
@@ -147,8 +148,12 @@ absl::StatusOr<bool> RewriteReduceWindow(HloModule* module,
   if (!window) return false;
   if (!IsElementwiseReducer(rw->to_apply(), type)) return false;
   // Another reducer is folded in the reduce-window's own order: forward
-  // only (a reverse scan folds from the end), and sequentially.
-  const bool associative = IsAssociativeReducer(rw->to_apply());
+  // only (a reverse scan folds from the end), and sequentially. Log-add-exp
+  // (lax.cumlogsumexp's) is associative in real arithmetic, as a float sum
+  // is: reverse windows of it too are scans, where windows cost O(n^2) (a
+  // reverse cumlogsumexp of 20000 took the cpu 8 s, XLA:CPU 9 ms).
+  const bool associative = IsAssociativeReducer(rw->to_apply()) ||
+                           IsLogAddExpReducer(*rw->to_apply());
   if (!associative && window->reverse) return false;
 
   std::vector<int64_t> slice_dims = in.dimensions();

@@ -21,16 +21,18 @@
 // whole slices, the carry as the reducer's first operand.
 //
 // A reducer that is one binary op of its two parameters among add,
-// multiply, maximum, minimum, and, or (all associative) makes a scan
-// marked associative, so a backend may reassociate (GPUs scan a row with
-// a warp; float sums may then differ in the last bits, as any parallel
-// prefix sum does), and reverse windows are rewritten too: the reverse
-// scan folds from the end, so even a sequential float sum associates
-// differently from the reduce-window's left-to-right order. Any other
-// reducer (lax.cumlogsumexp's log-add-exp, a subtract) makes a scan that
-// is not marked associative, folded left to right exactly as the
-// reduce-window is, so only forward windows are rewritten: O(n) steps a
-// row instead of O(n^2), sequential along the axis.
+// multiply, maximum, minimum, and, or (all associative), or log-add-exp as
+// JAX writes it for lax.cumlogsumexp (associative in real arithmetic, as a
+// float sum is; hlo/reducer_patterns.h), makes a scan marked associative,
+// so a backend may reassociate (GPUs scan a row with a warp; float sums
+// may then differ in the last bits, as any parallel prefix sum does), and
+// reverse windows are rewritten too: the reverse scan folds from the end,
+// so even a sequential float sum associates differently from the
+// reduce-window's left-to-right order. Any other reducer (a subtract, a
+// decaying a * c + b) makes a scan that is not marked associative, folded
+// left to right exactly as the reduce-window is, so only forward windows
+// are rewritten: O(n) steps a row instead of O(n^2), sequential along the
+// axis.
 //
 // Every pipeline runs it before fusion: backends/gpu has a parallel scan
 // kernel, backends/cpu a row-parallel one (scan_emitter.h).
