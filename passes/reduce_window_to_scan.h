@@ -45,8 +45,19 @@ namespace hloc {
 
 class ReduceWindowToScan : public HloPass {
  public:
+  // `widen_narrow_sums`: scan bf16 and f16 sums and log-add-exps in f32,
+  // rounding each output once (where the pipeline allows excess
+  // precision). Folded in order in the narrow type, a cumulative sum stops
+  // growing once its carry is 256 (bf16) or 2048 (f16) times its addends;
+  // XLA:CPU scans long windows in blocks of 16, which keeps it close to the
+  // exact sum.
+  explicit ReduceWindowToScan(bool widen_narrow_sums = false)
+      : widen_narrow_sums_(widen_narrow_sums) {}
   absl::string_view name() const override { return "reduce-window-to-scan"; }
   absl::StatusOr<bool> Run(HloModule* module) override;
+
+ private:
+  bool widen_narrow_sums_;
 };
 
 }  // namespace hloc

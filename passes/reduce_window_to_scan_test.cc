@@ -192,5 +192,59 @@ TEST(ReduceWindowToScanReducerTest, ReverseCumLogSumExpBecomesAReverseScan) {
   }
 }
 
+// bf16 and f16 sums are scanned in f32 where the pipeline allows excess
+// precision, each output rounded once: folded in bf16, a cumulative sum of
+// ones stops at 256 (XLA:CPU's blocked scans reach 1000). Maxima keep
+// their type (exact either way), and so does everything without the
+// option.
+TEST(ReduceWindowToScanReducerTest, NarrowSumsAreScannedInF32) {
+  constexpr char kNarrow[] = R"(
+HloModule narrow
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT r = bf16[] add(a, b)
+}
+max {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT r = bf16[] maximum(a, b)
+}
+ENTRY main {
+  x = bf16[1000] parameter(0)
+  zero = bf16[] constant(0)
+  sum = bf16[1000] reduce-window(x, zero), window={size=1000 pad=999_0}, to_apply=add
+  rev = bf16[1000] reduce-window(x, zero), window={size=1000 pad=0_999}, to_apply=add
+  ninf = bf16[] constant(-inf)
+  m = bf16[1000] reduce-window(x, ninf), window={size=1000 pad=999_0}, to_apply=max
+  ROOT t = (bf16[1000], bf16[1000], bf16[1000]) tuple(sum, rev, m)
+})";
+  for (bool widen : {false, true}) {
+    SCOPED_TRACE(widen);
+    auto module = ParseAndVerify(kNarrow);
+    ASSERT_TRUE(module.ok()) << module.status();
+    ReduceWindowToScan pass(widen);
+    ASSERT_TRUE(RunAndVerify(pass, module->get()).value_or(false));
+    const std::string text = ModuleText(**module);
+    // Two f32 scans (the sums) with the option, none without.
+    int f32_scans = 0;
+    for (size_t at = text.find("(f32[1000]{0}, f32[]) scan(");
+         at != std::string::npos;
+         at = text.find("(f32[1000]{0}, f32[]) scan(", at + 1)) {
+      ++f32_scans;
+    }
+    EXPECT_EQ(f32_scans, widen ? 2 : 0) << text;
+    Literal ones(Shape::Array(BF16, {1000}));
+    for (int64_t i = 0; i < 1000; ++i) ones.SetFromDouble(i, 1.0);
+    absl::StatusOr<Literal> out = EvaluateModule(**module, {ones});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const double sum_end = out->tuple_elements()[0].GetAsDouble(999);
+    const double rev_start = out->tuple_elements()[1].GetAsDouble(0);
+    EXPECT_EQ(sum_end, widen ? 1000.0 : 256.0);
+    EXPECT_EQ(rev_start, widen ? 1000.0 : 256.0);
+    EXPECT_EQ(out->tuple_elements()[2].GetAsDouble(999), 1.0);
+  }
+}
+
 }  // namespace
 }  // namespace hloc

@@ -12,6 +12,7 @@
 // PairwiseSumRow), as XLA:CPU's vectorised sums keep partial sums;
 // reduce-window keeps each window's order.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -23,6 +24,7 @@
 #include "hlo/evaluator/kernels.h"
 #include "hlo/evaluator/strided_copy.h"
 #include "hlo/evaluator/window_positions.h"
+#include "hlo/float16.h"
 #include "hlo/reducer_patterns.h"
 
 namespace hloc {
@@ -376,6 +378,66 @@ int64_t LineStart(int64_t line, int64_t len, int64_t stride) {
   return (line / stride) * len * stride + line % stride;
 }
 
+// A cumulative bf16 or f16 sum, or log-add-exp (`log_add_exp`), folded in
+// f32 with each output rounded once, as the cpu scans them where excess
+// precision is allowed (passes/reduce_window_to_scan.h): folded in the
+// narrow type, a sum stops growing once its carry is 256 (bf16) times its
+// addends (jnp.cumsum(jnp.ones(1000, bf16)) stopped at 256), where
+// XLA:CPU's blocked scans stay close to the exact sums. nullopt where the
+// window is not cumulative or the type not narrow.
+std::optional<Literal> WidenedCumulativeSum(const HloInstruction& instr,
+                                            const WindowTable& table,
+                                            const Literal& input,
+                                            const Literal& init,
+                                            bool log_add_exp) {
+  const PrimitiveType type = input.element_type();
+  if (type != BF16 && type != F16) return std::nullopt;
+  std::optional<ScanWindow> scan = CumulativeWindow(table);
+  const std::vector<int64_t>& dims = instr.shape().dimensions();
+  if (!scan.has_value() || !instr.shape().IsArray() ||
+      instr.shape().element_type() != type ||
+      dims != input.shape().dimensions()) {
+    return std::nullopt;
+  }
+  auto load = [type](const uint8_t* p) {
+    uint16_t bits;
+    std::memcpy(&bits, p, 2);
+    return type == BF16 ? BF16BitsToFloat(bits) : HalfBitsToFloat(bits);
+  };
+  auto store = [type](float f, uint8_t* p) {
+    const uint16_t bits =
+        type == BF16 ? FloatToBF16Bits(f) : FloatToHalfBits(f);
+    std::memcpy(p, &bits, 2);
+  };
+  Literal out(instr.shape());
+  const int64_t len = dims[scan->dimension];
+  const int64_t stride = RowMajorStrides(dims)[scan->dimension];
+  const int64_t lines = len == 0 ? 0 : out.element_count() / len;
+  const int64_t step = scan->reverse ? -stride : stride;
+  const float start = load(init.untyped_data());
+  const uint8_t* in = input.untyped_data();
+  uint8_t* o = out.untyped_data();
+  for (int64_t line = 0; line < lines; ++line) {
+    int64_t at =
+        LineStart(line, len, stride) + (scan->reverse ? (len - 1) * stride : 0);
+    float carry = start;
+    for (int64_t i = 0; i < len; ++i, at += step) {
+      const float x = load(in + at * 2);
+      if (!log_add_exp) {
+        carry += x;
+      } else {
+        // JAX's form (hlo/reducer_patterns.h): the sum where a - b is NaN.
+        const float d = carry - x;
+        carry = std::isnan(d)
+                    ? carry + x
+                    : std::max(carry, x) + std::log1p(std::exp(-std::fabs(d)));
+      }
+      store(carry, o + at * 2);
+    }
+  }
+  return out;
+}
+
 template <typename Fn>
 absl::Status ForEachIndexStatus(absl::Span<const int64_t> dims, Fn fn) {
   for (int64_t d : dims) {
@@ -433,6 +495,11 @@ absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instr,
       computation.root_instruction()->shape().element_type() ==
           in_shape.element_type()) {
     const PrimitiveType type = in_shape.element_type();
+    if (*simple == HloOpcode::kAdd) {
+      std::optional<Literal> widened = WidenedCumulativeSum(
+          instr, *table, operands.Get(0), operands.Get(1), false);
+      if (widened.has_value()) return std::move(*widened);
+    }
     ReduceRowFn row = SelectReduceRowKernel(*simple, type);
     if (row == nullptr)
       return InstructionError(instr, "unsupported reduction type");
@@ -509,6 +576,11 @@ absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instr,
       return InstructionError(instr, "reduce-window operands do not match");
     }
     accs.push_back(BroadcastScalar(operands.Get(n + i), out_shape));
+  }
+  if (n == 1 && IsLogAddExpReducer(computation)) {
+    std::optional<Literal> widened = WidenedCumulativeSum(
+        instr, *table, operands.Get(0), operands.Get(1), true);
+    if (widened.has_value()) return std::move(*widened);
   }
   std::vector<const void*> args(2 * n);
   std::vector<void*> results(n);

@@ -518,6 +518,64 @@ ENTRY e {
   }
 }
 
+// Cumulative bf16 and f16 sums and log-add-exps accumulate in f32, each
+// output rounded once, as the cpu scans them: in bf16 a cumulative sum of
+// 1000 ones stopped at 256 and a reverse cumlogsumexp of 3000 zeros at
+// 6.7 (XLA:CPU: 1000 and 8).
+TEST(ReduceWindowTest, NarrowCumulativeSumsAccumulateInF32) {
+  const std::string hlo = Module(R"(
+badd {
+  x = bf16[] parameter(0)
+  y = bf16[] parameter(1)
+  ROOT r = bf16[] add(x, y)
+}
+hadd {
+  x = f16[] parameter(0)
+  y = f16[] parameter(1)
+  ROOT r = f16[] add(x, y)
+}
+blogaddexp {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  d = bf16[] subtract(a, b)
+  nan = pred[] compare(d, d), direction=NE
+  sum = bf16[] add(a, b)
+  m = bf16[] maximum(a, b)
+  ad = bf16[] abs(d)
+  nd = bf16[] negate(ad)
+  e = bf16[] exponential(nd)
+  l = bf16[] log-plus-one(e)
+  s = bf16[] add(m, l)
+  ROOT r = bf16[] select(nan, sum, s)
+}
+ENTRY e {
+  b = bf16[1000] parameter(0)
+  bz = bf16[] constant(0)
+  fwd = bf16[1000] reduce-window(b, bz), window={size=1000 pad=999_0}, to_apply=badd
+  h = f16[3000] parameter(1)
+  hz = f16[] constant(0)
+  rev = f16[3000] reduce-window(h, hz), window={size=3000 pad=0_2999}, to_apply=hadd
+  z = bf16[3000] parameter(2)
+  ninf = bf16[] constant(-inf)
+  lse = bf16[3000] reduce-window(z, ninf), window={size=3000 pad=0_2999}, to_apply=blogaddexp
+  ROOT t = (bf16[1000], f16[3000], bf16[3000]) tuple(fwd, rev, lse)
+})");
+  Literal b(Shape::Array(BF16, {1000}));
+  for (int64_t i = 0; i < 1000; ++i) b.SetFromDouble(i, 1.0);
+  Literal h(Shape::Array(F16, {3000}));
+  for (int64_t i = 0; i < 3000; ++i) h.SetFromDouble(i, 1.0);
+  Literal z(Shape::Array(BF16, {3000}));
+  for (int64_t i = 0; i < 3000; ++i) z.SetFromDouble(i, 0.0);
+  Literal r = MustRun(hlo, {b, h, z});
+  EXPECT_EQ(r.tuple_elements()[0].GetAsDouble(999), 1000.0);
+  EXPECT_EQ(r.tuple_elements()[0].GetAsDouble(299), 300.0);
+  EXPECT_EQ(r.tuple_elements()[1].GetAsDouble(0), 3000.0);
+  EXPECT_EQ(r.tuple_elements()[1].GetAsDouble(2999), 1.0);
+  // log(3000) = 8.006 rounds to bf16's 8; log(1) = 0.
+  EXPECT_EQ(r.tuple_elements()[2].GetAsDouble(0), 8.0);
+  EXPECT_EQ(r.tuple_elements()[2].GetAsDouble(2999), 0.0);
+}
+
 TEST(ReduceWindowTest, GenericAndVariadicComputations) {
   const std::string hlo = Module(R"(
 ENTRY e {
