@@ -23,8 +23,9 @@ in place; and integer dots whose operands JAX widens (u8 x s8, u16, u32 to
 u64, wrapping s16 and u8 sums). Cumulative windows written by hand
 (non-identity inits, non-associative reducers, reversed, one short of the
 axis) and at length (cumsums, cummax, cumlogsumexp, a running argmax over
-50000-60000, gradients through cumsum), a Cox partial likelihood and
-ListMLE over reverse cumlogsumexps with their gradients. jax.random's key
+50000-60000, gradients through cumsum, bf16 and f16 sums over 1000 to
+32000), a Cox partial likelihood and ListMLE over reverse cumlogsumexps
+with their gradients. jax.random's key
 machinery (threefry2x32, rbg and unsafe_rbg keys, key_data and
 wrap_key_data, clone, bits of every width, loggamma, lognormal,
 independent permutations, weighted choice without replacement); top_k
@@ -35,7 +36,7 @@ powers that wrap and division by negatives and INT_MIN; CRC-32, ChaCha20
 and multi-limb arithmetic in u32/u64; a bitonic network; run-length
 encoding and a CSR product; NeRF's hierarchical sampling.
 
-Three bugs found, all fixed. The evaluator computed a reverse cumulative
+Four bugs found, all fixed. The evaluator computed a reverse cumulative
 window (lax.cumsum/cummax(reverse=True), and the transpose of every cumsum
 in a gradient) and a cumulative window of any reducer but one binary op
 (cumlogsumexp's, a running argmax) window by window, O(n^2):
@@ -58,7 +59,16 @@ evaluator. JAX's log-add-exp reducer is recognised
 sum is, becomes a scan both ways: 0.09 s (57f2b5d; reducer_patterns_test,
 reduce_window_to_scan_test ReverseCumLogSumExpBecomesAReverseScan,
 reduce_test SuffixLogAddExpFoldsFromTheEnd; survival_and_listwise_losses'
-risk_sets).
+risk_sets). And cumulative sums of bf16 and f16 over long lines stalled on
+every target, the evaluator included: folded in order, each add rounded
+to bf16, jnp.cumsum(jnp.ones(1000, bf16)) stopped at 256 and a top-p
+CDF of sorted bf16 probabilities over 32000 words at 0.25, where XLA:CPU
+(its ReduceWindowRewriter scans blocks of 16, then the blocks' totals)
+gives 1000 and 1.0. Such sums and log-add-exps are scanned in f32 where
+excess precision is allowed, each output rounded once, and the evaluator
+folds them in f32 likewise (93ec2cb; reduce_window_to_scan_test
+NarrowSumsAreScannedInF32, reduce_test
+NarrowCumulativeSumsAccumulateInF32; narrow_long_cumsums).
 
 Reshaped to leave out XLA:CPU's own choices, which XLA's semantics allow:
 maxpool_grad_ties' jvp (a variadic reduce-window carrying the tangent)
@@ -68,15 +78,7 @@ max with -inf, not a sum with a non-identity init, which XLA:CPU's
 rewrite of long windows applies twice (short windows apply it once, as
 hloc does: cumulative_windows_by_hand).
 
-Found and left, for want of time: cumulative sums of bf16 (and f16) over
-long lines stall on every target, the evaluator included: hloc folds them
-in order, each add rounded to bf16, so jnp.cumsum(jnp.ones(1000, bf16))
-stops at 256 and a bf16 cumlogsumexp of 3000 normal values at 6.7, where
-XLA:CPU (its ReduceWindowRewriter scans blocks of 16, then the blocks'
-totals, each add still rounded to bf16) gives about 1000 and 8.5. No
-program here sums bf16 that long; the likely fix is scanning narrow
-floats in f32 where excess precision is allowed (or in blocks, as XLA
-does), with the evaluator's rounding left to decide. Also: x / 2^-127 in f32 (a denormal power of two) is inf in
+Found and left: x / 2^-127 in f32 (a denormal power of two) is inf in
 XLA:CPU (its kernels read the divisor as zero) and finite on the cpu,
 whose algebraic simplifier and LLVM's DAG combiner both multiply by the
 exact reciprocal; x / 2^127 is 0 in both (a multiply by the flushed
@@ -1483,6 +1485,28 @@ def _survival_inputs(r):
             ints(r, (16, 500), 0, 5)]
 
 
+def narrow_long_cumsums(mask, logits, u, z):
+    # Cumulative sums of bf16 and f16 over long lines, as mixed-precision
+    # code writes them: positions from a bf16 padding mask over 1000 tokens,
+    # a top-p sampler's CDF of sorted bf16 probabilities over a 32000-word
+    # vocabulary, an f16 running total of 5000 values and a reverse bf16
+    # cumlogsumexp of 3000 (folded in bf16, each of these stopped growing:
+    # positions at 256).
+    positions = jnp.cumsum(mask.astype(jnp.bfloat16), axis=1)
+    probs = jax.nn.softmax(logits.astype(jnp.bfloat16), axis=-1)
+    cdf = jnp.cumsum(-jnp.sort(-probs, axis=-1), axis=-1)
+    return (positions, cdf, jnp.cumsum(u.astype(jnp.float16)),
+            lax.cumlogsumexp(z.astype(jnp.bfloat16), reverse=True))
+
+
+def _narrow_inputs(r):
+    mask = np.ones((4, 1000), bool)
+    mask[1, 700:] = False
+    mask[3, :40] = False
+    return [mask, floats(r, (2, 32000)) * 2, r.random(5000).astype(np.float32),
+            floats(r, (3000,))]
+
+
 PROGRAMS = {
     "string_dynamic_programs": (string_dynamic_programs, _strings_inputs),
     "knapsack_dynamic_programs": (knapsack_dynamic_programs, lambda r: [
@@ -1538,4 +1562,5 @@ PROGRAMS = {
     "long_cumulative_grads": (long_cumulative_grads, _long_cum_inputs),
     "survival_and_listwise_losses": (survival_and_listwise_losses,
                                      _survival_inputs),
+    "narrow_long_cumsums": (narrow_long_cumsums, _narrow_inputs),
 }
