@@ -320,7 +320,7 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
   // Cumulative ops (prefix reduce-windows, O(n^2) as windows) become scans
   // on every target: the GPU runs them as parallel prefix scans, the CPU
   // as one sequential pass per row, rows in parallel.
-  pipeline.AddPass<ReduceWindowToScan>();
+  pipeline.AddPass<ReduceWindowToScan>(options.allow_excess_precision);
   if (platform == "cuda" || platform == "rocm") {
     pipeline.AddPass<TopKSplitter>();
     // Sorts of rows of 1024 or more by a key order are radix sorts; other

@@ -21,16 +21,18 @@
 // whole slices, the carry as the reducer's first operand.
 //
 // A reducer that is one binary op of its two parameters among add,
-// multiply, maximum, minimum, and, or (all associative) makes a scan
-// marked associative, so a backend may reassociate (GPUs scan a row with
-// a warp; float sums may then differ in the last bits, as any parallel
-// prefix sum does), and reverse windows are rewritten too: the reverse
-// scan folds from the end, so even a sequential float sum associates
-// differently from the reduce-window's left-to-right order. Any other
-// reducer (lax.cumlogsumexp's log-add-exp, a subtract) makes a scan that
-// is not marked associative, folded left to right exactly as the
-// reduce-window is, so only forward windows are rewritten: O(n) steps a
-// row instead of O(n^2), sequential along the axis.
+// multiply, maximum, minimum, and, or (all associative), or log-add-exp as
+// JAX writes it for lax.cumlogsumexp (associative in real arithmetic, as a
+// float sum is; hlo/reducer_patterns.h), makes a scan marked associative,
+// so a backend may reassociate (GPUs scan a row with a warp; float sums
+// may then differ in the last bits, as any parallel prefix sum does), and
+// reverse windows are rewritten too: the reverse scan folds from the end,
+// so even a sequential float sum associates differently from the
+// reduce-window's left-to-right order. Any other reducer (a subtract, a
+// decaying a * c + b) makes a scan that is not marked associative, folded
+// left to right exactly as the reduce-window is, so only forward windows
+// are rewritten: O(n) steps a row instead of O(n^2), sequential along the
+// axis.
 //
 // Every pipeline runs it before fusion: backends/gpu has a parallel scan
 // kernel, backends/cpu a row-parallel one (scan_emitter.h).
@@ -43,8 +45,19 @@ namespace hloc {
 
 class ReduceWindowToScan : public HloPass {
  public:
+  // `widen_narrow_sums`: scan bf16 and f16 sums and log-add-exps in f32,
+  // rounding each output once (where the pipeline allows excess
+  // precision). Folded in order in the narrow type, a cumulative sum stops
+  // growing once its carry is 256 (bf16) or 2048 (f16) times its addends;
+  // XLA:CPU scans long windows in blocks of 16, which keeps it close to the
+  // exact sum.
+  explicit ReduceWindowToScan(bool widen_narrow_sums = false)
+      : widen_narrow_sums_(widen_narrow_sums) {}
   absl::string_view name() const override { return "reduce-window-to-scan"; }
   absl::StatusOr<bool> Run(HloModule* module) override;
+
+ private:
+  bool widen_narrow_sums_;
 };
 
 }  // namespace hloc

@@ -6,6 +6,7 @@
 // are exact and the comparison is exact.
 #include "passes/reduce_window_to_scan.h"
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -158,6 +159,91 @@ TEST(ReduceWindowToScanReducerTest, ElementwiseReducerBecomesAScan) {
       absl::StrReplaceAll(kLogAddExpModule, {{"pad=0_0x6_0", "pad=0_0x0_6"}}));
   ASSERT_TRUE(reverse.ok()) << reverse.status();
   EXPECT_FALSE(RunAndVerify(pass, reverse->get()).value_or(true));
+}
+
+// lax.cumlogsumexp's own reducer, as JAX writes it (no constant in it),
+// is log-add-exp (hlo/reducer_patterns.h): associative in real arithmetic,
+// so its reverse windows become reverse scans marked associative, which
+// give the windows' results up to rounding (a reverse cumlogsumexp of
+// 20000 took the cpu 8 s as windows).
+TEST(ReduceWindowToScanReducerTest, ReverseCumLogSumExpBecomesAReverseScan) {
+  const std::string jax_form = absl::StrReplaceAll(
+      kLogAddExpModule,
+      {{"  zero = f32[] constant(0)\n  l0 = f32[] add(l, zero)\n", ""},
+       {"add(m, l0)", "add(m, l)"},
+       {"pad=0_0x6_0", "pad=0_0x0_6"}});
+  auto module = ParseAndVerify(jax_form);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::vector<Literal> inputs = {MakeInput(Shape::Array(F32, {3, 7}))};
+  absl::StatusOr<Literal> before = EvaluateModule(**module, inputs);
+  ASSERT_TRUE(before.ok()) << before.status();
+  ReduceWindowToScan pass;
+  ASSERT_TRUE(RunAndVerify(pass, module->get()).value_or(false));
+  const std::string text = ModuleText(**module);
+  EXPECT_EQ(text.find("reduce-window"), std::string::npos) << text;
+  EXPECT_NE(text.find("is_reverse=true"), std::string::npos) << text;
+  EXPECT_NE(text.find("is_associative=true"), std::string::npos) << text;
+  absl::StatusOr<Literal> after = EvaluateModule(**module, inputs);
+  ASSERT_TRUE(after.ok()) << after.status();
+  ASSERT_EQ(after->element_count(), before->element_count());
+  for (int64_t i = 0; i < after->element_count(); ++i) {
+    const double want = before->GetAsDouble(i);
+    EXPECT_NEAR(after->GetAsDouble(i), want, 1e-6 * (1 + std::fabs(want))) << i;
+  }
+}
+
+// bf16 and f16 sums are scanned in f32 where the pipeline allows excess
+// precision, each output rounded once: folded in bf16, a cumulative sum of
+// ones stops at 256 (XLA:CPU's blocked scans reach 1000). Maxima keep
+// their type (exact either way), and so does everything without the
+// option.
+TEST(ReduceWindowToScanReducerTest, NarrowSumsAreScannedInF32) {
+  constexpr char kNarrow[] = R"(
+HloModule narrow
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT r = bf16[] add(a, b)
+}
+max {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT r = bf16[] maximum(a, b)
+}
+ENTRY main {
+  x = bf16[1000] parameter(0)
+  zero = bf16[] constant(0)
+  sum = bf16[1000] reduce-window(x, zero), window={size=1000 pad=999_0}, to_apply=add
+  rev = bf16[1000] reduce-window(x, zero), window={size=1000 pad=0_999}, to_apply=add
+  ninf = bf16[] constant(-inf)
+  m = bf16[1000] reduce-window(x, ninf), window={size=1000 pad=999_0}, to_apply=max
+  ROOT t = (bf16[1000], bf16[1000], bf16[1000]) tuple(sum, rev, m)
+})";
+  for (bool widen : {false, true}) {
+    SCOPED_TRACE(widen);
+    auto module = ParseAndVerify(kNarrow);
+    ASSERT_TRUE(module.ok()) << module.status();
+    ReduceWindowToScan pass(widen);
+    ASSERT_TRUE(RunAndVerify(pass, module->get()).value_or(false));
+    const std::string text = ModuleText(**module);
+    // Two f32 scans (the sums) with the option, none without.
+    int f32_scans = 0;
+    for (size_t at = text.find("(f32[1000]{0}, f32[]) scan(");
+         at != std::string::npos;
+         at = text.find("(f32[1000]{0}, f32[]) scan(", at + 1)) {
+      ++f32_scans;
+    }
+    EXPECT_EQ(f32_scans, widen ? 2 : 0) << text;
+    Literal ones(Shape::Array(BF16, {1000}));
+    for (int64_t i = 0; i < 1000; ++i) ones.SetFromDouble(i, 1.0);
+    absl::StatusOr<Literal> out = EvaluateModule(**module, {ones});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const double sum_end = out->tuple_elements()[0].GetAsDouble(999);
+    const double rev_start = out->tuple_elements()[1].GetAsDouble(0);
+    EXPECT_EQ(sum_end, widen ? 1000.0 : 256.0);
+    EXPECT_EQ(rev_start, widen ? 1000.0 : 256.0);
+    EXPECT_EQ(out->tuple_elements()[2].GetAsDouble(999), 1.0);
+  }
 }
 
 }  // namespace

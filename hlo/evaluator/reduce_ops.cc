@@ -12,6 +12,7 @@
 // PairwiseSumRow), as XLA:CPU's vectorised sums keep partial sums;
 // reduce-window keeps each window's order.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -23,6 +24,8 @@
 #include "hlo/evaluator/kernels.h"
 #include "hlo/evaluator/strided_copy.h"
 #include "hlo/evaluator/window_positions.h"
+#include "hlo/float16.h"
+#include "hlo/reducer_patterns.h"
 
 namespace hloc {
 namespace eval {
@@ -337,26 +340,102 @@ void WindowOffsets(WindowTable& table, absl::Span<const int64_t> out_index,
   }
 }
 
-// The dimension along which every window is a prefix of its line, if the
-// window is a cumulative reduction (JAX's cumsum, cumprod, cummax and cummin:
-// window n or more, low padding one less, every other dimension of window
-// 1): output i of a line reduces its inputs [0, i], in order.
-std::optional<int64_t> PrefixScanDimension(const WindowTable& table) {
-  std::optional<int64_t> scan;
+// A cumulative window: along `dimension` every window is a prefix of its
+// line (JAX's cumsum, cumprod, cummax and cummin: window n or more, low
+// padding one less, every other dimension of window 1), so output i
+// reduces inputs [0, i] in order; or, `reverse`, a suffix (the high padding
+// one less: lax.cumsum(reverse=True), and every cumsum's transpose in a
+// gradient), so output i reduces inputs [i, n - 1].
+struct ScanWindow {
+  int64_t dimension = 0;
+  bool reverse = false;
+};
+
+std::optional<ScanWindow> CumulativeWindow(const WindowTable& table) {
+  std::optional<ScanWindow> scan;
   for (size_t d = 0; d < table.dims.size(); ++d) {
     const WindowDimension& w = table.dims[d];
-    if (w.stride != 1 || w.window_dilation != 1 || w.base_dilation != 1 ||
-        w.padding_high != 0) {
+    if (w.stride != 1 || w.window_dilation != 1 || w.base_dilation != 1) {
       return std::nullopt;
     }
-    if (w.size == 1 && w.padding_low == 0) continue;
-    if (scan.has_value() || w.size < table.input_dims[d] ||
-        w.padding_low != w.size - 1) {
+    if (w.size == 1 && w.padding_low == 0 && w.padding_high == 0) continue;
+    if (scan.has_value() || w.size < table.input_dims[d]) return std::nullopt;
+    if (w.padding_low == w.size - 1 && w.padding_high == 0) {
+      scan = ScanWindow{static_cast<int64_t>(d), false};
+    } else if (w.padding_low == 0 && w.padding_high == w.size - 1) {
+      scan = ScanWindow{static_cast<int64_t>(d), true};
+    } else {
       return std::nullopt;
     }
-    scan = d;
   }
   return scan;
+}
+
+// Where line `line` of a cumulative window along a dimension of length
+// `len` and row-major stride `stride` starts (output and input shapes
+// agree).
+int64_t LineStart(int64_t line, int64_t len, int64_t stride) {
+  return (line / stride) * len * stride + line % stride;
+}
+
+// A cumulative bf16 or f16 sum, or log-add-exp (`log_add_exp`), folded in
+// f32 with each output rounded once, as the cpu scans them where excess
+// precision is allowed (passes/reduce_window_to_scan.h): folded in the
+// narrow type, a sum stops growing once its carry is 256 (bf16) times its
+// addends (jnp.cumsum(jnp.ones(1000, bf16)) stopped at 256), where
+// XLA:CPU's blocked scans stay close to the exact sums. nullopt where the
+// window is not cumulative or the type not narrow.
+std::optional<Literal> WidenedCumulativeSum(const HloInstruction& instr,
+                                            const WindowTable& table,
+                                            const Literal& input,
+                                            const Literal& init,
+                                            bool log_add_exp) {
+  const PrimitiveType type = input.element_type();
+  if (type != BF16 && type != F16) return std::nullopt;
+  std::optional<ScanWindow> scan = CumulativeWindow(table);
+  const std::vector<int64_t>& dims = instr.shape().dimensions();
+  if (!scan.has_value() || !instr.shape().IsArray() ||
+      instr.shape().element_type() != type ||
+      dims != input.shape().dimensions()) {
+    return std::nullopt;
+  }
+  auto load = [type](const uint8_t* p) {
+    uint16_t bits;
+    std::memcpy(&bits, p, 2);
+    return type == BF16 ? BF16BitsToFloat(bits) : HalfBitsToFloat(bits);
+  };
+  auto store = [type](float f, uint8_t* p) {
+    const uint16_t bits =
+        type == BF16 ? FloatToBF16Bits(f) : FloatToHalfBits(f);
+    std::memcpy(p, &bits, 2);
+  };
+  Literal out(instr.shape());
+  const int64_t len = dims[scan->dimension];
+  const int64_t stride = RowMajorStrides(dims)[scan->dimension];
+  const int64_t lines = len == 0 ? 0 : out.element_count() / len;
+  const int64_t step = scan->reverse ? -stride : stride;
+  const float start = load(init.untyped_data());
+  const uint8_t* in = input.untyped_data();
+  uint8_t* o = out.untyped_data();
+  for (int64_t line = 0; line < lines; ++line) {
+    int64_t at =
+        LineStart(line, len, stride) + (scan->reverse ? (len - 1) * stride : 0);
+    float carry = start;
+    for (int64_t i = 0; i < len; ++i, at += step) {
+      const float x = load(in + at * 2);
+      if (!log_add_exp) {
+        carry += x;
+      } else {
+        // JAX's form (hlo/reducer_patterns.h): the sum where a - b is NaN.
+        const float d = carry - x;
+        carry = std::isnan(d)
+                    ? carry + x
+                    : std::max(carry, x) + std::log1p(std::exp(-std::fabs(d)));
+      }
+      store(carry, o + at * 2);
+    }
+  }
+  return out;
 }
 
 template <typename Fn>
@@ -416,6 +495,11 @@ absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instr,
       computation.root_instruction()->shape().element_type() ==
           in_shape.element_type()) {
     const PrimitiveType type = in_shape.element_type();
+    if (*simple == HloOpcode::kAdd) {
+      std::optional<Literal> widened = WidenedCumulativeSum(
+          instr, *table, operands.Get(0), operands.Get(1), false);
+      if (widened.has_value()) return std::move(*widened);
+    }
     ReduceRowFn row = SelectReduceRowKernel(*simple, type);
     if (row == nullptr)
       return InstructionError(instr, "unsupported reduction type");
@@ -424,24 +508,28 @@ absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instr,
     const uint8_t* in = operands.Get(0).untyped_data();
     const std::vector<int64_t>& out_dims = instr.shape().dimensions();
     const std::vector<int64_t> out_strides = RowMajorStrides(out_dims);
-    std::optional<int64_t> scan_dim = PrefixScanDimension(*table);
-    if (scan_dim.has_value() && out_dims == in_shape.dimensions()) {
-      // The reducer folds a window in order, so each output is the one
+    std::optional<ScanWindow> scan = CumulativeWindow(*table);
+    if (scan.has_value() && out_dims == in_shape.dimensions()) {
+      // The reducer folds a window in order, so each prefix is the one
       // before it folded with one more input: O(n) where the windows
-      // cost O(n^2) (a cumulative sum of 60000 elements took 36 s).
-      const int64_t len = out_dims[*scan_dim];
-      const int64_t stride = out_strides[*scan_dim];
+      // cost O(n^2) (a cumulative sum of 60000 elements took 36 s). A
+      // suffix is the one after it folded with one more input, from the
+      // end: the same result for integers, pred, max and min (whose
+      // results do not depend on the order); float sums and products
+      // round in that order, as the cpu's reverse scans do, where the
+      // windows summed pairwise (a reverse cummax of 40000 took 12 s).
+      const int64_t len = out_dims[scan->dimension];
+      const int64_t stride = out_strides[scan->dimension];
       const int64_t lines = len == 0 ? 0 : out.element_count() / len;
+      const int64_t step = scan->reverse ? -stride : stride;
       uint8_t* o = out.untyped_data();
       ParallelFor(lines, 1 << 6, [&](int64_t first, int64_t last) {
         for (int64_t line = first; line < last; ++line) {
-          // Line `line` starts at (line / stride) * len * stride +
-          // line % stride in both arrays (output and input shapes agree).
-          const int64_t start = (line / stride) * len * stride + line % stride;
-          for (int64_t i = 0; i < len; ++i) {
-            const int64_t at = start + i * stride;
+          int64_t at = LineStart(line, len, stride) +
+                       (scan->reverse ? (len - 1) * stride : 0);
+          for (int64_t i = 0; i < len; ++i, at += step) {
             if (i > 0)
-              std::memcpy(o + at * width, o + (at - stride) * width, width);
+              std::memcpy(o + at * width, o + (at - step) * width, width);
             row(o + at * width, in + at * width, 1);
           }
         }
@@ -489,8 +577,46 @@ absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instr,
     }
     accs.push_back(BroadcastScalar(operands.Get(n + i), out_shape));
   }
+  if (n == 1 && IsLogAddExpReducer(computation)) {
+    std::optional<Literal> widened = WidenedCumulativeSum(
+        instr, *table, operands.Get(0), operands.Get(1), true);
+    if (widened.has_value()) return std::move(*widened);
+  }
   std::vector<const void*> args(2 * n);
   std::vector<void*> results(n);
+  std::optional<ScanWindow> scan = CumulativeWindow(*table);
+  if (scan.has_value() && out_shape0.dimensions() == in_shape.dimensions() &&
+      (!scan->reverse || (n == 1 && IsLogAddExpReducer(computation)))) {
+    // Any reducer: output i of a prefix window is output i - 1 folded with
+    // input i, the same calls in the same order as its window's, bit for
+    // bit (lax.cumlogsumexp's log-add-exp over rows of 1000 took 4 s). A
+    // suffix of log-add-exp, associative in real arithmetic as a float sum
+    // is, is output i + 1 folded with input i, rounded in that order (a
+    // reverse cumlogsumexp of 20000 took 24 s).
+    const int64_t len = in_shape.dimensions(scan->dimension);
+    const int64_t stride = in_strides[scan->dimension];
+    const int64_t step = scan->reverse ? -stride : stride;
+    const int64_t lines = len == 0 ? 0 : operands.Get(0).element_count() / len;
+    for (int64_t line = 0; line < lines; ++line) {
+      int64_t at = LineStart(line, len, stride) +
+                   (scan->reverse ? (len - 1) * stride : 0);
+      for (int64_t i = 0; i < len; ++i, at += step) {
+        for (int64_t k = 0; k < n; ++k) {
+          const int64_t aw = ByteWidth(accs[k].element_type());
+          uint8_t* acc = accs[k].untyped_data();
+          if (i > 0) std::memcpy(acc + at * aw, acc + (at - step) * aw, aw);
+          results[k] = acc + at * aw;
+          args[k] = results[k];
+          const Literal& x = operands.Get(k);
+          args[n + k] = x.untyped_data() + at * ByteWidth(x.element_type());
+        }
+        absl::Status call = fn.Call(args, results, 1);
+        if (!call.ok()) return call;
+      }
+    }
+    if (n == 1) return std::move(accs[0]);
+    return Literal::MakeTuple(std::move(accs));
+  }
   absl::Status status = ForEachIndexStatus(
       out_shape0.dimensions(),
       [&](absl::Span<const int64_t> index, int64_t linear) {

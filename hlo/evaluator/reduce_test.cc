@@ -2,6 +2,7 @@
 // path, generic computations, variadic argmax, per-step rounding),
 // reduce-window (padding, strides, dilations, variadic), select-and-scatter,
 // sort (multi-operand, stable, total order), topk, scan and map.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -394,6 +395,185 @@ ENTRY e {
   ExpectFloats(r.tuple_elements()[2], {1e8f, 1e8f, 1e8f});
   EXPECT_EQ(Values<int32_t>(r.tuple_elements()[3]),
             (std::vector<int32_t>{-100, 3, 3, 7, 7}));
+}
+
+// Reverse cumulative reductions (a suffix window: high padding one less
+// than the window) fold each output from the one after it: rows and
+// columns, a window longer than the line, s32 max with an init, and f32
+// sums of exact values. And lines long enough that windows folded one by
+// one would take minutes (a reverse cummax of 40000 took 12 s; 200000
+// would take five minutes).
+TEST(ReduceWindowTest, SuffixWindowsFoldFromTheEnd) {
+  const std::string hlo = Module(R"(
+imax {
+  x = s32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT r = s32[] maximum(x, y)
+}
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  z = f32[] constant(0)
+  rows = f32[2,3] reduce-window(a, z), window={size=1x3 pad=0_0x0_2}, to_apply=add
+  cols = f32[2,3] reduce-window(a, z), window={size=5x1 pad=0_4x0_0}, to_apply=add
+  i = s32[5] parameter(1)
+  lo = s32[] constant(-100)
+  m = s32[5] reduce-window(i, lo), window={size=5 pad=0_4}, to_apply=imax
+  long = s32[200000] parameter(2)
+  lm = s32[200000] reduce-window(long, lo), window={size=200000 pad=0_199999}, to_apply=imax
+  ROOT t = (f32[2,3], f32[2,3], s32[5], s32[200000]) tuple(rows, cols, m, lm)
+})");
+  std::vector<int32_t> long_line(200000);
+  for (int64_t j = 0; j < 200000; ++j) {
+    long_line[j] = static_cast<int32_t>((j * 7919) % 100003);
+  }
+  Literal r = MustRun(hlo, {Make<float>(F32, {2, 3}, {1, 2, 3, 4, 5, 6}),
+                            Vec<int32_t>(S32, {-200, 3, 1, 7, 2}),
+                            Vec<int32_t>(S32, long_line)});
+  ExpectFloats(r.tuple_elements()[0], {6, 5, 3, 15, 11, 6});
+  ExpectFloats(r.tuple_elements()[1], {5, 7, 9, 4, 5, 6});
+  EXPECT_EQ(Values<int32_t>(r.tuple_elements()[2]),
+            (std::vector<int32_t>{7, 7, 7, 7, 2}));
+  std::vector<int32_t> expected(200000);
+  int32_t best = -100;
+  for (int64_t j = 199999; j >= 0; --j) {
+    best = std::max(best, long_line[j]);
+    expected[j] = best;
+  }
+  EXPECT_EQ(Values<int32_t>(r.tuple_elements()[3]), expected);
+}
+
+// Prefix windows of any reducer (not one binary op: lax.cumlogsumexp's
+// log-add-exp, a running argmax) fold each output from the one before it,
+// the same calls in the same order as the window's: a non-commutative
+// twice_plus along rows, a variadic running argmax with ties, and a line
+// of 100000 (5 * 10^9 calls as windows; cumlogsumexp over rows of 1000
+// took 4 s).
+TEST(ReduceWindowTest, GenericPrefixWindowsFoldInOrder) {
+  const std::string hlo = Module(R"(
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  z = f32[] constant(0)
+  g = f32[2,3] reduce-window(a, z), window={size=1x3 pad=0_0x2_0}, to_apply=twice_plus
+  v = f32[6] parameter(1)
+  i = s32[6] iota(), iota_dimension=0
+  lo = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  am = (f32[6], s32[6]) reduce-window(v, i, lo, zero), window={size=6 pad=5_0}, to_apply=argmax
+  long = f32[100000] parameter(2)
+  half = f32[] constant(0.5)
+  lg = f32[100000] reduce-window(long, half), window={size=100000 pad=99999_0}, to_apply=twice_plus
+  ROOT t = (f32[2,3], (f32[6], s32[6]), f32[100000]) tuple(g, am, lg)
+})");
+  std::vector<float> long_line(100000, 0.0f);
+  long_line[0] = 1.0f;
+  long_line[1] = -2.0f;
+  Literal r = MustRun(
+      hlo, {Make<float>(F32, {2, 3}, {1, 2, 3, 4, 5, 6}),
+            Vec<float>(F32, {3, 8, 1, 8, 9, 2}), Vec<float>(F32, long_line)});
+  // twice_plus(acc, x) = 2 * acc + x from the init 0, in window order.
+  ExpectFloats(r.tuple_elements()[0], {1, 4, 11, 4, 13, 32});
+  const Literal& am = r.tuple_elements()[1];
+  ExpectFloats(am.tuple_elements()[0], {3, 8, 8, 8, 9, 9});
+  EXPECT_EQ(Values<int32_t>(am.tuple_elements()[1]),
+            (std::vector<int32_t>{0, 1, 1, 1, 4, 4}));
+  // 2 * 0.5 + 1 = 2, 2 * 2 - 2 = 2, then doubling: 2^k at k >= 2, inf
+  // from 128 on.
+  const std::vector<float> lg = Values<float>(r.tuple_elements()[2]);
+  EXPECT_EQ(lg[0], 2.0f);
+  EXPECT_EQ(lg[1], 2.0f);
+  EXPECT_EQ(lg[2], 4.0f);
+  EXPECT_EQ(lg[10], 1024.0f);
+  EXPECT_EQ(lg[99999], std::numeric_limits<float>::infinity());
+}
+
+// A reverse cumlogsumexp (a suffix window of JAX's log-add-exp reducer)
+// folds each output from the one after it: log(n - i) for a line of
+// zeros, to rounding, over 50000 (10^9 calls as windows; 20000 took 24 s).
+TEST(ReduceWindowTest, SuffixLogAddExpFoldsFromTheEnd) {
+  const std::string hlo = Module(R"(
+logaddexp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  d = f32[] subtract(a, b)
+  nan = pred[] compare(d, d), direction=NE
+  sum = f32[] add(a, b)
+  m = f32[] maximum(a, b)
+  ad = f32[] abs(d)
+  nd = f32[] negate(ad)
+  e = f32[] exponential(nd)
+  l = f32[] log-plus-one(e)
+  s = f32[] add(m, l)
+  ROOT r = f32[] select(nan, sum, s)
+}
+ENTRY e {
+  x = f32[50000] parameter(0)
+  ninf = f32[] constant(-inf)
+  ROOT rw = f32[50000] reduce-window(x, ninf), window={size=50000 pad=0_49999}, to_apply=logaddexp
+})");
+  Literal r = MustRun(hlo, {Vec<float>(F32, std::vector<float>(50000, 0.0f))});
+  const std::vector<float> got = Values<float>(r);
+  for (int64_t i : {0, 1, 2, 100, 25000, 49998, 49999}) {
+    const double want = std::log(50000.0 - i);
+    EXPECT_NEAR(got[i], want, 1e-4 * (1 + want)) << i;
+  }
+}
+
+// Cumulative bf16 and f16 sums and log-add-exps accumulate in f32, each
+// output rounded once, as the cpu scans them: in bf16 a cumulative sum of
+// 1000 ones stopped at 256 and a reverse cumlogsumexp of 3000 zeros at
+// 6.7 (XLA:CPU: 1000 and 8).
+TEST(ReduceWindowTest, NarrowCumulativeSumsAccumulateInF32) {
+  const std::string hlo = Module(R"(
+badd {
+  x = bf16[] parameter(0)
+  y = bf16[] parameter(1)
+  ROOT r = bf16[] add(x, y)
+}
+hadd {
+  x = f16[] parameter(0)
+  y = f16[] parameter(1)
+  ROOT r = f16[] add(x, y)
+}
+blogaddexp {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  d = bf16[] subtract(a, b)
+  nan = pred[] compare(d, d), direction=NE
+  sum = bf16[] add(a, b)
+  m = bf16[] maximum(a, b)
+  ad = bf16[] abs(d)
+  nd = bf16[] negate(ad)
+  e = bf16[] exponential(nd)
+  l = bf16[] log-plus-one(e)
+  s = bf16[] add(m, l)
+  ROOT r = bf16[] select(nan, sum, s)
+}
+ENTRY e {
+  b = bf16[1000] parameter(0)
+  bz = bf16[] constant(0)
+  fwd = bf16[1000] reduce-window(b, bz), window={size=1000 pad=999_0}, to_apply=badd
+  h = f16[3000] parameter(1)
+  hz = f16[] constant(0)
+  rev = f16[3000] reduce-window(h, hz), window={size=3000 pad=0_2999}, to_apply=hadd
+  z = bf16[3000] parameter(2)
+  ninf = bf16[] constant(-inf)
+  lse = bf16[3000] reduce-window(z, ninf), window={size=3000 pad=0_2999}, to_apply=blogaddexp
+  ROOT t = (bf16[1000], f16[3000], bf16[3000]) tuple(fwd, rev, lse)
+})");
+  Literal b(Shape::Array(BF16, {1000}));
+  for (int64_t i = 0; i < 1000; ++i) b.SetFromDouble(i, 1.0);
+  Literal h(Shape::Array(F16, {3000}));
+  for (int64_t i = 0; i < 3000; ++i) h.SetFromDouble(i, 1.0);
+  Literal z(Shape::Array(BF16, {3000}));
+  for (int64_t i = 0; i < 3000; ++i) z.SetFromDouble(i, 0.0);
+  Literal r = MustRun(hlo, {b, h, z});
+  EXPECT_EQ(r.tuple_elements()[0].GetAsDouble(999), 1000.0);
+  EXPECT_EQ(r.tuple_elements()[0].GetAsDouble(299), 300.0);
+  EXPECT_EQ(r.tuple_elements()[1].GetAsDouble(0), 3000.0);
+  EXPECT_EQ(r.tuple_elements()[1].GetAsDouble(2999), 1.0);
+  // log(3000) = 8.006 rounds to bf16's 8; log(1) = 0.
+  EXPECT_EQ(r.tuple_elements()[2].GetAsDouble(0), 8.0);
+  EXPECT_EQ(r.tuple_elements()[2].GetAsDouble(2999), 0.0);
 }
 
 TEST(ReduceWindowTest, GenericAndVariadicComputations) {

@@ -625,6 +625,56 @@ int64_t ReuseFactor(const HloInstruction& consumer,
   }
 }
 
+std::pair<int64_t, const HloInstruction*> MaxGroupEmissions(
+    const std::vector<const HloInstruction*>& members) {
+  // FusedEmissions' count on the unfused group: index sources flow from the
+  // group's outputs back through its members.
+  const absl::flat_hash_set<const HloInstruction*> in_group(members.begin(),
+                                                            members.end());
+  std::vector<int64_t> source_count;
+  absl::flat_hash_map<const HloInstruction*, absl::flat_hash_set<int64_t>>
+      sources;
+  auto emissions = [&](const HloInstruction* instr) {
+    int64_t total = 0;
+    for (int64_t s : sources[instr]) {
+      total = SaturatingAdd(total, source_count[s]);
+    }
+    return total;
+  };
+  std::pair<int64_t, const HloInstruction*> most = {0, nullptr};
+  for (auto it = members.rbegin(); it != members.rend(); ++it) {
+    const HloInstruction* instr = *it;
+    absl::flat_hash_set<int64_t>& mine = sources[instr];
+    bool output =
+        instr->users().empty() || instr == instr->parent()->root_instruction();
+    for (const HloInstruction* user : instr->users()) {
+      if (!in_group.contains(user)) {
+        output = true;
+      } else if (user->IsElementwise()) {
+        const absl::flat_hash_set<int64_t>& theirs = sources[user];
+        mine.insert(theirs.begin(), theirs.end());
+      } else {
+        const int64_t count =
+            user->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*user)
+                ? 1
+                : emissions(user);
+        const size_t slots = user->OperandIndices(instr).size();
+        for (size_t k = 0; k < slots; ++k) {
+          source_count.push_back(count);
+          mine.insert(source_count.size() - 1);
+        }
+      }
+    }
+    if (output) {
+      source_count.push_back(1);
+      mine.insert(source_count.size() - 1);
+    }
+    const int64_t e = emissions(instr);
+    if (e > most.first) most = {e, instr};
+  }
+  return most;
+}
+
 int64_t ProducerEmissions(const HloInstruction& consumer,
                           const HloInstruction& producer) {
   if (consumer.opcode() == HloOpcode::kFusion) {

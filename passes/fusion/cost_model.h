@@ -57,6 +57,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "hlo/instruction.h"
@@ -159,6 +161,15 @@ int64_t ReuseFactor(const HloInstruction& consumer,
 // reshape, transpose, concatenate, pad, gather, ...) adds its own count.
 int64_t ProducerEmissions(const HloInstruction& consumer,
                           const HloInstruction& producer);
+
+// The most times one kernel computing the group `members` (unfused
+// instructions in def order, each read outside the group written once, as
+// a multi-output fusion's outputs) would emit the code of one member, as
+// ProducerEmissions counts them, and that member. A group formed without
+// instruction-fusion's producer checks (row-reduction-fusion's) must keep
+// this within kMaxProducerEmissions too.
+std::pair<int64_t, const HloInstruction*> MaxGroupEmissions(
+    const std::vector<const HloInstruction*>& members);
 
 // The fusion kind fusing a producer into `consumer` gives: the consumer's
 // own kind if it is a fusion, kInput for a reduce, kLoop otherwise.

@@ -966,6 +966,53 @@ ENTRY e {
   EXPECT_EQ(CountKernels(*module).total(), 1);
 }
 
+// A ladder of moves within the rows that reads each level at two indices
+// (an associative scan's levels: jax.grad of lax.cumlogsumexp) would have
+// the row fusion's elemental code for the first level emitted 2^levels
+// times: past kMaxProducerEmissions (15) the group is left to
+// instruction-fusion, below it it is one row fusion as before.
+std::string RowLadder(int levels) {
+  std::string hlo = R"(
+ENTRY e {
+  x = f32[7,64] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[7] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  mb = f32[7,64] broadcast(m), dimensions={0}
+  h0 = f32[7,64] subtract(x, mb)
+)";
+  int n = 64;
+  for (int k = 1; k <= levels; ++k) {
+    const int h = n / 2;
+    absl::StrAppend(&hlo, "  a", k, " = f32[7,", h, "] slice(h", k - 1,
+                    "), slice={[0:7], [0:", h, "]}\n", "  b", k, " = f32[7,", h,
+                    "] slice(h", k - 1, "), slice={[0:7], [", h, ":", n, "]}\n",
+                    "  h", k, " = f32[7,", h, "] add(a", k, ", b", k, ")\n");
+    n = h;
+  }
+  absl::StrAppend(&hlo, "  zero = f32[] constant(0)\n",
+                  "  ROOT o = f32[7,64] pad(h", levels,
+                  ", zero), padding=0_0x0_", 64 - n, "\n}");
+  return hlo;
+}
+
+TEST(RowReductionFusion, LaddersOfMovesKeepTheirCodeBounded) {
+  for (int levels : {3, 5}) {
+    SCOPED_TRACE(levels);
+    auto module = Parse(WithReducers(RowLadder(levels)));
+    FusionReport report;
+    RunFusion(module.get(), &report);
+    int row_fusions = 0;
+    for (HloInstruction* f : EntryFusions(*module)) {
+      row_fusions += GetFusionShape(*f) == FusionShape::kRowReduction;
+    }
+    EXPECT_EQ(row_fusions, levels == 3 ? 1 : 0) << PrintModule(*module);
+    EXPECT_EQ(ReportHas(report, "", "row fusion would emit h0's code 32 times",
+                        false),
+              levels == 5)
+        << FormatFusionReport(report);
+  }
+}
+
 TEST(RowReductionFusion, ARowPieceUsedOutsideStaysOut) {
   // x1, a piece of each row, is also an output: the fusion can only write
   // whole rows, so x1 and what is computed from it stay outside, and n is

@@ -277,6 +277,29 @@ absl::StatusOr<bool> RowReductionFusion::RunOnComputation(
       flush("");
       continue;
     }
+    // The emitter computes full values elementally where they are read, so
+    // a member read at several indices (a slice and a pad of it, say) has
+    // its code emitted once per index, and so do its operands: a ladder of
+    // such reads (an associative scan's levels, jax.grad of
+    // lax.cumlogsumexp over 20000) doubled the code with every level,
+    // past five minutes of LLVM for one kernel. Such a group is left to
+    // instruction-fusion, which keeps producers within the same limit.
+    const auto [emitted, most_emitted] = MaxGroupEmissions(
+        std::vector<const HloInstruction*>(members.begin(), members.end()));
+    if (emitted > kMaxProducerEmissions) {
+      record(*seed, *members[1], false,
+             absl::StrCat("not fused: row fusion would emit ",
+                          most_emitted->name(), "'s code ", emitted,
+                          " times (limit ", kMaxProducerEmissions, ")"));
+      for (FusionDecisionRecord& r : records) {
+        if (r.fused) {
+          r.fused = false;
+          r.rule = records.back().rule;
+        }
+      }
+      flush("");
+      continue;
+    }
     int64_t reductions = 0;
     for (const HloInstruction* member : members) {
       if (member->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*member)) {
