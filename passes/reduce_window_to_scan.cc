@@ -185,10 +185,15 @@ absl::StatusOr<bool> RewriteReduceWindow(HloModule* module,
   std::vector<int64_t> slice_dims = in.dimensions();
   slice_dims.erase(slice_dims.begin() + window->dimension);
   const Shape slice = Shape::Array(scan_type, slice_dims);
-  const Shape scanned = Shape::Array(scan_type, in.dimensions());
+  // The scan's result keeps the reduce-window's layout (a column-major
+  // cumulative sum stays column-major), in the scan's type.
+  Shape scanned = rw->shape();
+  scanned.set_element_type(scan_type);
   if (widened) {
+    Shape wide_input = in;
+    wide_input.set_element_type(F32);
     input = computation->AddInstruction(
-        HloInstruction::CreateUnary(scanned, HloOpcode::kConvert, input));
+        HloInstruction::CreateUnary(wide_input, HloOpcode::kConvert, input));
     init = computation->AddInstruction(HloInstruction::CreateUnary(
         Shape::Scalar(F32), HloOpcode::kConvert, init));
   }

@@ -246,5 +246,57 @@ ENTRY main {
   }
 }
 
+// A cumulative op on a column-major array keeps its layout through the
+// rewrite (the scan's result is the reduce-window's value as its users
+// read it), widened or not. The rewrite once made the result row-major
+// under the column-major tuple that held it (wave_simt_test's
+// split_column_scans).
+TEST(ReduceWindowToScanReducerTest, ResultsKeepTheirLayout) {
+  constexpr char kColumnMajor[] = R"(
+HloModule column_major
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+addb {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT r = bf16[] add(a, b)
+}
+ENTRY main {
+  t = f32[4,6]{0,1} parameter(0)
+  tb = bf16[4,6]{0,1} parameter(1)
+  zero = f32[] constant(0)
+  zerob = bf16[] constant(0)
+  major = f32[4,6]{0,1} reduce-window(t, zero), window={size=1x6 pad=0_0x5_0}, to_apply=add
+  majorb = bf16[4,6]{0,1} reduce-window(tb, zerob), window={size=1x6 pad=0_0x5_0}, to_apply=addb
+  ROOT out = (f32[4,6]{0,1}, bf16[4,6]{0,1}) tuple(major, majorb)
+})";
+  auto module = ParseAndVerify(kColumnMajor);
+  ASSERT_TRUE(module.ok()) << module.status();
+  Literal t(Shape::ArrayWithLayout(F32, {4, 6}, {0, 1}));
+  Literal tb(Shape::ArrayWithLayout(BF16, {4, 6}, {0, 1}));
+  for (int64_t i = 0; i < 24; ++i) {
+    t.SetFromDouble(i, static_cast<double>(i % 5) - 2);
+    tb.SetFromDouble(i, static_cast<double>(i % 3) - 1);
+  }
+  absl::StatusOr<Literal> before = EvaluateModule(**module, {t, tb});
+  ASSERT_TRUE(before.ok()) << before.status();
+  ReduceWindowToScan pass(/*widen_narrow_sums=*/true);
+  ASSERT_TRUE(RunAndVerify(pass, module->get()).value_or(false));
+  const std::string text = ModuleText(**module);
+  for (const HloInstruction* instr :
+       (*module)->entry_computation()->instructions()) {
+    if (instr->opcode() != HloOpcode::kScan) continue;
+    EXPECT_EQ(instr->shape().tuple_shapes(0).layout().minor_to_major,
+              (std::vector<int64_t>{0, 1}))
+        << text;
+  }
+  absl::StatusOr<Literal> after = EvaluateModule(**module, {t, tb});
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_TRUE(*after == *before) << text;
+}
+
 }  // namespace
 }  // namespace hloc
