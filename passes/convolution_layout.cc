@@ -92,6 +92,7 @@ const char* WhyUnsupported(const HloInstruction& conv) {
   for (const Shape* s : {&x, &w, &y}) {
     if (s->ElementCount() == 0) return "convolutions-kept-empty";
   }
+  if (DirectKernelIsFaster(conv)) return "convolutions-kept-16-bit-depthwise";
   return nullptr;
 }
 
@@ -258,6 +259,23 @@ ConvLayout GetConvLayout(const HloInstruction& conv) {
     if (*numbers == NumbersFor(layout, spatial)) return layout;
   }
   return ConvLayout::kOther;
+}
+
+bool DirectKernelIsFaster(const HloInstruction& conv) {
+  const HloAttributes& a = conv.attrs();
+  if (conv.opcode() != HloOpcode::kConvolution || conv.operand_count() != 2 ||
+      !a.convolution_dimension_numbers || a.batch_group_count != 1 ||
+      a.feature_group_count == 1) {
+    return false;
+  }
+  const Shape& x = conv.operand(0)->shape();
+  if (!x.IsArray() || (x.element_type() != BF16 && x.element_type() != F16)) {
+    return false;
+  }
+  const int64_t feature =
+      a.convolution_dimension_numbers->input_feature_dimension;
+  return feature >= 0 && feature < x.rank() &&
+         x.dimensions(feature) == a.feature_group_count;
 }
 
 bool IsFilterGradientLayout(ConvLayout layout) {
