@@ -9,10 +9,6 @@
 namespace hloc {
 namespace {
 
-bool IsLibraryFloat(PrimitiveType type) {
-  return type == F32 || type == F64 || type == F16 || type == BF16;
-}
-
 // Dimension numbers of `layout` for `spatial` spatial dimensions.
 ConvolutionDimensionNumbers NumbersFor(ConvLayout layout, int64_t spatial) {
   ConvolutionDimensionNumbers dn;
@@ -73,7 +69,7 @@ const char* WhyUnsupported(const HloInstruction& conv) {
   if (!x.IsArray() || !w.IsArray() || !y.IsArray() ||
       x.element_type() != w.element_type() ||
       x.element_type() != y.element_type() ||
-      !IsLibraryFloat(x.element_type())) {
+      !IsConvLibraryType(x.element_type())) {
     return "convolutions-kept-element-type";
   }
   if (!x.HasDescendingLayout() || !w.HasDescendingLayout() ||
@@ -260,6 +256,10 @@ ConvLayout GetConvLayout(const HloInstruction& conv) {
     if (*numbers == NumbersFor(layout, spatial)) return layout;
   }
   return ConvLayout::kOther;
+}
+
+bool IsConvLibraryType(PrimitiveType type) {
+  return type == F32 || type == F64 || type == F16 || type == BF16;
 }
 
 bool DirectKernelIsFaster(const HloInstruction& conv) {

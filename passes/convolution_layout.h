@@ -62,6 +62,10 @@ enum class ConvLayout {
   kOther,
 };
 
+// The element types cuDNN convolves (and this pass and the cuda lowering
+// take): f32, f64, f16, bf16.
+bool IsConvLibraryType(PrimitiveType type);
+
 // Whether `conv` runs faster as the direct kernel than as a cuDNN call:
 // a bf16 or f16 depthwise convolution (feature groups of one input
 // channel each). Measured on an H100 (session 41): a 7x7 depthwise

@@ -13,10 +13,6 @@ absl::Status Unfit(const std::string& why) {
   return absl::UnimplementedError(absl::StrCat("no cuDNN call: ", why));
 }
 
-bool IsLibraryFloat(PrimitiveType type) {
-  return type == F32 || type == F64 || type == F16 || type == BF16;
-}
-
 }  // namespace
 
 absl::StatusOr<ConvConfig> LowerToConvCall(const HloInstruction& conv) {
@@ -33,7 +29,7 @@ absl::StatusOr<ConvConfig> LowerToConvCall(const HloInstruction& conv) {
   if (!x.IsArray() || !w.IsArray() || !y.IsArray() ||
       x.element_type() != w.element_type() ||
       x.element_type() != y.element_type() ||
-      !IsLibraryFloat(x.element_type())) {
+      !IsConvLibraryType(x.element_type())) {
     return Unfit("operands and result of one type (f32, f64, f16, bf16)");
   }
   if (!x.HasDescendingLayout() || !w.HasDescendingLayout() ||
