@@ -22,6 +22,7 @@
 #include "runtime/cufft_fft.h"
 #include "runtime/dense_buffer.h"
 #include "runtime/graph_choice.h"
+#include "runtime/testing/conv_reference.h"
 #include "runtime/testing/cuda_test_executables.h"
 
 namespace hloc {
@@ -242,12 +243,14 @@ TEST(CudaExecutorTest, FftMatchesADirectDft) {
   }
 }
 
-// A cuDNN convolution against a direct loop on the host.
-void CheckConv(PrimitiveType type, const ConvTestShape& t, double tolerance) {
+// A cuDNN convolution (or, with t.backward_filter, filter gradient)
+// against direct loops on the host.
+void CheckConv(PrimitiveType type, ConvTestShape t, double tolerance) {
   SCOPED_TRACE(absl::StrCat(
-      PrimitiveTypeName(type), " ", t.h, "x", t.w, " c=", t.c, " k=", t.k,
-      " stride ", t.stride, " pad ", t.padding, " dilation ", t.dilation,
-      " groups ", t.groups, t.channels_first ? " nchw" : " nhwc"));
+      PrimitiveTypeName(type), t.backward_filter ? " filter gradient " : " ",
+      t.h, "x", t.w, " c=", t.c, " k=", t.k, " stride ", t.stride, " pad ",
+      t.padding, " dilation ", t.dilation, " groups ", t.groups,
+      t.channels_first ? " nchw" : " nhwc"));
   const Executable e = ConvExecutable(type, t);
   CREATE_OR_SKIP(executor, e);
   std::vector<Literal> args;
@@ -256,78 +259,14 @@ void CheckConv(PrimitiveType type, const ConvTestShape& t, double tolerance) {
   }
   auto result = (*executor)->Run(args);
   ASSERT_TRUE(result.ok()) << result.status();
-  const int64_t cg = t.c / t.groups, kg = t.k / t.groups;
-  double worst = 0;
-  for (int64_t n = 0; n < t.n; ++n) {
-    for (int64_t y = 0; y < t.OutH(); ++y) {
-      for (int64_t x = 0; x < t.OutW(); ++x) {
-        for (int64_t k = 0; k < t.k; ++k) {
-          double sum = 0;
-          for (int64_t r = 0; r < t.r; ++r) {
-            for (int64_t s = 0; s < t.s; ++s) {
-              const int64_t iy = y * t.stride - t.padding + r * t.dilation;
-              const int64_t ix = x * t.stride - t.padding + s * t.dilation;
-              if (iy < 0 || iy >= t.h || ix < 0 || ix >= t.w) continue;
-              for (int64_t c = 0; c < cg; ++c) {
-                const int64_t channel = (k / kg) * cg + c;
-                sum += args[0].GetAsDouble(t.InputIndex(n, iy, ix, channel)) *
-                       args[1].GetAsDouble(t.FilterIndex(k, r, s, c));
-              }
-            }
-          }
-          const double got = result->GetAsDouble(t.OutIndex(n, y, x, k));
-          worst = std::max(worst, std::abs(got - sum));
-        }
-      }
-    }
-  }
-  EXPECT_LE(worst, tolerance);
+  EXPECT_LE(testing::ConvReferenceError(t, args[0], args[1], *result),
+            tolerance);
 }
 
-// A cuDNN filter gradient against a direct loop on the host:
-// filter[k, r, s, c] = sum over n, y, x of input[n, iy, ix, channel] *
-// out_gradient[n, y, x, k], the channel c of k's group.
 void CheckFilterGradient(PrimitiveType type, ConvTestShape t,
                          double tolerance) {
   t.backward_filter = true;
-  SCOPED_TRACE(absl::StrCat(
-      PrimitiveTypeName(type), " filter gradient ", t.h, "x", t.w, " c=", t.c,
-      " k=", t.k, " stride ", t.stride, " pad ", t.padding, " dilation ",
-      t.dilation, " groups ", t.groups, t.channels_first ? " nchw" : " nhwc"));
-  const Executable e = ConvExecutable(type, t);
-  CREATE_OR_SKIP(executor, e);
-  std::vector<Literal> args;
-  for (size_t p = 0; p < e.parameter_shapes.size(); ++p) {
-    args.push_back(Random(e.parameter_shapes[p], 31 + p));
-  }
-  auto result = (*executor)->Run(args);
-  ASSERT_TRUE(result.ok()) << result.status();
-  const int64_t cg = t.c / t.groups, kg = t.k / t.groups;
-  double worst = 0;
-  for (int64_t k = 0; k < t.k; ++k) {
-    for (int64_t r = 0; r < t.r; ++r) {
-      for (int64_t s = 0; s < t.s; ++s) {
-        for (int64_t c = 0; c < cg; ++c) {
-          const int64_t channel = (k / kg) * cg + c;
-          double sum = 0;
-          for (int64_t n = 0; n < t.n; ++n) {
-            for (int64_t y = 0; y < t.OutH(); ++y) {
-              for (int64_t x = 0; x < t.OutW(); ++x) {
-                const int64_t iy = y * t.stride - t.padding + r * t.dilation;
-                const int64_t ix = x * t.stride - t.padding + s * t.dilation;
-                if (iy < 0 || iy >= t.h || ix < 0 || ix >= t.w) continue;
-                sum += args[0].GetAsDouble(t.InputIndex(n, iy, ix, channel)) *
-                       args[1].GetAsDouble(t.OutIndex(n, y, x, k));
-              }
-            }
-          }
-          const double got = result->GetAsDouble(t.FilterIndex(k, r, s, c));
-          worst = std::max(worst, std::abs(got - sum));
-        }
-      }
-    }
-  }
-  EXPECT_LE(worst, tolerance);
+  CheckConv(type, t, tolerance);
 }
 
 TEST(CudaExecutorTest, CudnnFilterGradients) {

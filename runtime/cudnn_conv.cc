@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "hlo/primitive_type.h"
 #include "runtime/cuda_timing.h"
+#include "runtime/cudnn_conv_graph.h"
 #include "runtime/dlopen_symbols.h"
 
 namespace hloc {
@@ -56,6 +59,26 @@ constexpr int CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT = 7;
 // heuristic ranks others that need less; FFT algorithms can ask for
 // gigabytes on large inputs).
 constexpr size_t kMaxWorkspaceBytes = size_t{256} << 20;
+
+// The graph API's engine configurations tried beside the descriptor API's
+// algorithms: the heuristic's first few usable ones. Each is finalized
+// (some compile a kernel at run time) and timed by Autotune, so the
+// number bounds the executable's first run.
+constexpr int kGraphPlans = 6;
+
+// HLOC_CUDNN_GRAPH=0 leaves out the graph API's plans (to compare, or to
+// work around an engine).
+bool GraphPlansWanted() {
+  const char* env = std::getenv("HLOC_CUDNN_GRAPH");
+  return env == nullptr || env[0] != '0';
+}
+
+// HLOC_CUDNN_LOG=1 prints each convolution's candidates and the one
+// Autotune keeps (to stderr), for reading a profile.
+bool LogChoices() {
+  const char* env = std::getenv("HLOC_CUDNN_LOG");
+  return env != nullptr && env[0] == '1';
+}
 
 // cudnnDataType_t of an element type, or -1.
 int DataType(PrimitiveType type) {
@@ -269,6 +292,8 @@ struct CudnnConv::Library : LoadedLibrary {
       cudnnHandle_t, const void*, cudnnTensorDescriptor_t, const void*,
       cudnnTensorDescriptor_t, const void*, cudnnConvolutionDescriptor_t, int,
       void*, size_t, const void*, cudnnFilterDescriptor_t, void*) = nullptr;
+  // The graph API (optional: cudnn_conv_graph.h).
+  CudnnGraphFunctions graph;
 
   // An error naming the cuDNN function, its status and the step.
   absl::Status Check(cudnnStatus_t status, const char* function,
@@ -291,9 +316,13 @@ struct ConvPlan {
     int algo = 0;
     int math = CUDNN_DEFAULT_MATH;
     size_t workspace_bytes = 0;
+    // An execution plan of `graph` instead of a descriptor-API algorithm.
+    int graph_plan = -1;
   };
-  // The heuristic's usable algorithms, best first; Autotune moves the
-  // fastest to the front. Run uses the first.
+  // The graph API's execution plans for this convolution, or null.
+  std::unique_ptr<GraphConvPlans> graph;
+  // The heuristic's usable algorithms, best first, then the graph API's
+  // plans; Autotune moves the fastest to the front. Run uses the first.
   std::vector<Algorithm> candidates;
   bool tuned = false;
   // Computes the filter's gradient (ConvConfig::backward_filter).
@@ -366,6 +395,20 @@ absl::StatusOr<std::unique_ptr<CudnnConv>> CudnnConv::Create(
   std::unique_ptr<CudnnConv> conv(new CudnnConv());
   conv->driver_ = driver;
   conv->library_ = std::move(library);
+  // The graph API is optional: without it only the descriptor API's
+  // algorithms are tried.
+  CudnnGraphFunctions& g = l.graph;
+  ResolveSymbol(l.handle, {"cudnnBackendCreateDescriptor"},
+                &g.cudnnBackendCreateDescriptor);
+  ResolveSymbol(l.handle, {"cudnnBackendDestroyDescriptor"},
+                &g.cudnnBackendDestroyDescriptor);
+  ResolveSymbol(l.handle, {"cudnnBackendFinalize"}, &g.cudnnBackendFinalize);
+  ResolveSymbol(l.handle, {"cudnnBackendSetAttribute"},
+                &g.cudnnBackendSetAttribute);
+  ResolveSymbol(l.handle, {"cudnnBackendGetAttribute"},
+                &g.cudnnBackendGetAttribute);
+  ResolveSymbol(l.handle, {"cudnnBackendExecute"}, &g.cudnnBackendExecute);
+  g.cudnnGetErrorString = l.cudnnGetErrorString;
   status = HLOC_LIBRARY_CALL(l, "creating a cuDNN handle", cudnnCreate,
                              &conv->handle_);
   if (!status.ok()) return status;
@@ -508,6 +551,43 @@ absl::StatusOr<ConvPlanPtr> CudnnConv::Plan(const Executable& executable,
     workspace = std::max(workspace, a.workspace_bytes);
     plan->candidates.push_back(a);
   }
+  if (l.graph.available() && GraphPlansWanted()) {
+    GraphConvDescription d;
+    d.backward_filter = c.backward_filter;
+    d.data_type = type;
+    d.f64 = c.type == F64;
+    d.allow_tf32 = c.allow_tf32;
+    auto wide = [](const std::vector<int>& v) {
+      return std::vector<int64_t>(v.begin(), v.end());
+    };
+    d.input = wide(t.input);
+    d.input_strides = wide(t.input_strides);
+    d.filter = wide(t.filter);
+    d.filter_strides = wide(PackedStrides(t.filter, c.channels_last));
+    d.output = wide(t.output);
+    d.output_strides = wide(t.output_strides);
+    d.padding = wide(t.padding);
+    d.strides = wide(t.strides);
+    d.dilation = wide(t.dilation);
+    // A graph cuDNN cannot build leaves the descriptor API's algorithms.
+    absl::StatusOr<std::unique_ptr<GraphConvPlans>> graph =
+        GraphConvPlans::Create(l.graph, handle_, d, kGraphPlans,
+                               kMaxWorkspaceBytes, what);
+    if (graph.ok() && (*graph)->size() > 0) {
+      plan->graph = *std::move(graph);
+      for (size_t i = 0; i < plan->graph->size(); ++i) {
+        ConvPlan::Algorithm a;
+        a.graph_plan = static_cast<int>(i);
+        a.workspace_bytes = plan->graph->workspace_bytes(i);
+        workspace = std::max(workspace, a.workspace_bytes);
+        plan->candidates.push_back(a);
+      }
+    } else if (LogChoices()) {
+      std::fprintf(
+          stderr, "cudnn %s: no graph plans (%s)\n", what.c_str(),
+          graph.ok() ? "none usable" : graph.status().ToString().c_str());
+    }
+  }
   if (plan->candidates.empty()) {
     return absl::UnimplementedError(absl::StrCat(
         what, ": cuDNN has no algorithm for this convolution",
@@ -526,32 +606,64 @@ absl::StatusOr<ConvPlanPtr> CudnnConv::Plan(const Executable& executable,
 
 bool CudnnConv::NeedsTuning(const ConvPlan& plan) { return !plan.tuned; }
 
+size_t CudnnConv::CandidateCount(const ConvPlan& plan) {
+  return plan.candidates.size();
+}
+
+std::string CudnnConv::DescribeCandidate(const ConvPlan& plan, size_t i) {
+  const ConvPlan::Algorithm& a = plan.candidates[i];
+  if (a.graph_plan >= 0) return plan.graph->Describe(a.graph_plan);
+  return absl::StrCat("algo ", a.algo,
+                      a.math == CUDNN_TENSOR_OP_MATH ? " (tensor ops)" : "");
+}
+
+bool CudnnConv::IsGraphCandidate(const ConvPlan& plan, size_t i) {
+  return plan.candidates[i].graph_plan >= 0;
+}
+
 absl::Status CudnnConv::Autotune(ConvPlan* plan, CUdeviceptr input,
                                  CUdeviceptr filter, CUdeviceptr out,
                                  CUstream stream) {
   if (plan->tuned) return absl::OkStatus();
   plan->tuned = true;
-  // Run uses the first candidate: each one is tried there in turn.
-  const std::vector<ConvPlan::Algorithm> candidates = plan->candidates;
   absl::StatusOr<size_t> fastest = FastestCandidate(
-      driver_, stream, candidates.size(),
+      driver_, stream, plan->candidates.size(),
       [&](size_t c) {
-        plan->candidates[0] = candidates[c];
-        return Run(*plan, input, filter, out, stream);
+        return RunCandidate(*plan, c, input, filter, out, stream);
       },
       plan->what);
-  plan->candidates = candidates;
   std::swap(plan->candidates[0], plan->candidates[fastest.ok() ? *fastest : 0]);
+  if (LogChoices()) {
+    std::string all;
+    for (size_t c = 0; c < plan->candidates.size(); ++c) {
+      absl::StrAppend(&all, all.empty() ? "" : ", ",
+                      DescribeCandidate(*plan, c));
+    }
+    std::fprintf(stderr, "cudnn %s: candidates %s; kept %s\n",
+                 plan->what.c_str(), all.c_str(),
+                 DescribeCandidate(*plan, 0).c_str());
+  }
   return fastest.status();
 }
 
 absl::Status CudnnConv::Run(const ConvPlan& plan, CUdeviceptr input,
                             CUdeviceptr filter, CUdeviceptr out,
                             CUstream stream) {
+  return RunCandidate(plan, 0, input, filter, out, stream);
+}
+
+absl::Status CudnnConv::RunCandidate(const ConvPlan& plan, size_t i,
+                                     CUdeviceptr input, CUdeviceptr filter,
+                                     CUdeviceptr out, CUstream stream) {
   const Library& l = *library_;
-  const ConvPlan::Algorithm& a = plan.candidates[0];
+  const ConvPlan::Algorithm& a = plan.candidates[i];
   absl::Status status =
       HLOC_LIBRARY_CALL(l, plan.what, cudnnSetStream, handle_, stream);
+  if (status.ok() && a.graph_plan >= 0) {
+    // `filter` and `out` as for the descriptor API below.
+    return plan.graph->Execute(a.graph_plan, handle_, input, filter, out,
+                               workspace_);
+  }
   // The math type belongs to the shared descriptor: set for this call's
   // algorithm (host-side only).
   if (status.ok()) {

@@ -5,10 +5,12 @@
 // cuDNN's implicit-gemm kernels read the input in place, where an im2col
 // lowering writes and reads back a window-sized copy of it.
 //
-// The API used is cuDNN's descriptor ("legacy") API, which cuDNN 9 still
-// ships in its cnn library: tensor, filter and convolution descriptors,
-// the heuristic's ranked algorithms, and cudnnConvolutionForward or
-// cudnnConvolutionBackwardFilter. As in
+// Two APIs supply the candidates Autotune times: cuDNN's descriptor
+// ("legacy") API, which cuDNN 9 still ships in its cnn library (tensor,
+// filter and convolution descriptors, the heuristic's ranked algorithms,
+// and cudnnConvolutionForward or cudnnConvolutionBackwardFilter), and,
+// where the library has it, its graph API (cudnn_conv_graph.h), whose
+// engines include kernels the descriptor API cannot reach. As in
 // cublas_gemm.h, its few types and enum values are declared in
 // cudnn_conv.cc with cudnn.h's ABI instead of including it.
 #ifndef RUNTIME_CUDNN_CONV_H_
@@ -57,8 +59,9 @@ class CudnnConv {
   CudnnConv& operator=(const CudnnConv&) = delete;
 
   // Describes the step's convolution (CheckConvStep first), asks cuDNN's
-  // heuristic for its ranked algorithms and grows the workspace to what
-  // the usable ones need. Unimplemented when cuDNN has no algorithm.
+  // heuristics for their ranked algorithms and engine configurations
+  // (finalizing the latter's plans) and grows the workspace to what the
+  // usable ones need. Unimplemented when cuDNN has no algorithm.
   absl::StatusOr<ConvPlanPtr> Plan(const Executable& executable,
                                    const ExecutableStep& step,
                                    const std::string& what);
@@ -76,6 +79,17 @@ class CudnnConv {
   // filter's gradient.
   absl::Status Run(const ConvPlan& plan, CUdeviceptr input, CUdeviceptr filter,
                    CUdeviceptr out, CUstream stream);
+
+  // The plan's candidates, Run's first: descriptor-API algorithms and
+  // graph-API plans, each named ("algo 1 (tensor ops)", "engine 12"); and
+  // one of them run as Run runs the first (for Autotune, and for tests
+  // that check every candidate).
+  static size_t CandidateCount(const ConvPlan& plan);
+  static std::string DescribeCandidate(const ConvPlan& plan, size_t i);
+  static bool IsGraphCandidate(const ConvPlan& plan, size_t i);
+  absl::Status RunCandidate(const ConvPlan& plan, size_t i, CUdeviceptr input,
+                            CUdeviceptr filter, CUdeviceptr out,
+                            CUstream stream);
 
   // The loaded library's functions (cudnn_conv.cc).
   struct Library;

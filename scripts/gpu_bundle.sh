@@ -39,10 +39,11 @@ while [[ $# -gt 0 ]]; do
 done
 
 targets=(//tools:hlo-run-gpu //tools/gpu_bench:allreduce-bench)
-test_names=(cuda_driver_test cuda_executor_test hlo_run_cuda_test)
+test_names=(cuda_driver_test cuda_executor_test cudnn_conv_test
+            hlo_run_cuda_test)
 if [[ $tests == 1 ]]; then
   targets+=(//runtime:cuda_driver_test //runtime:cuda_executor_test
-            //tools:hlo_run_cuda_test)
+            //runtime:cudnn_conv_test //tools:hlo_run_cuda_test)
 fi
 bazel build "${targets[@]}" >&2
 
@@ -52,6 +53,7 @@ binaries=(bazel-bin/tools/hlo-run-gpu bazel-bin/tools/gpu_bench/allreduce-bench)
 if [[ $tests == 1 ]]; then
   binaries+=(bazel-bin/runtime/cuda_driver_test
              bazel-bin/runtime/cuda_executor_test
+             bazel-bin/runtime/cudnn_conv_test
              bazel-bin/tools/hlo_run_cuda_test)
   mkdir -p "$out/tests"
 fi
