@@ -81,7 +81,7 @@ class CudnnConv {
                    CUdeviceptr out, CUstream stream);
 
   // The plan's candidates, Run's first: descriptor-API algorithms and
-  // graph-API plans, each named ("algo 1 (tensor ops)", "engine 12"); and
+  // graph-API plans, each named ("algo 1 (tensor ops)", "engine 12 #3"); and
   // one of them run as Run runs the first (for Autotune, and for tests
   // that check every candidate).
   static size_t CandidateCount(const ConvPlan& plan);

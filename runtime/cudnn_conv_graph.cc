@@ -117,7 +117,7 @@ GraphConvPlans::~GraphConvPlans() {
 }
 
 std::string GraphConvPlans::Describe(size_t i) const {
-  return absl::StrCat("engine ", plans_[i].engine);
+  return absl::StrCat("engine ", plans_[i].engine, " #", plans_[i].rank);
 }
 
 absl::StatusOr<std::unique_ptr<GraphConvPlans>> GraphConvPlans::Create(
@@ -264,8 +264,9 @@ absl::StatusOr<std::unique_ptr<GraphConvPlans>> GraphConvPlans::Create(
 
   // From here a configuration that cuDNN refuses is skipped, not an error:
   // the heuristic ranks engines that may not finalize for this graph.
-  for (void* config : configs) {
+  for (size_t rank = 0; rank < configs.size(); ++rank) {
     if (static_cast<int>(p.plans_.size()) >= max_plans) break;
+    void* config = configs[rank];
     void* engine = create(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
     if (!status.ok()) return status;
     int64_t n = 0;
@@ -295,6 +296,7 @@ absl::StatusOr<std::unique_ptr<GraphConvPlans>> GraphConvPlans::Create(
     }
     if (!allowed) continue;
     Plan plan;
+    plan.rank = static_cast<int>(rank);
     api.cudnnBackendGetAttribute(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX,
                                  CUDNN_TYPE_INT64, 1, &n, &plan.engine);
     plan.descriptor = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);

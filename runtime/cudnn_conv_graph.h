@@ -83,7 +83,8 @@ class GraphConvPlans {
 
   size_t size() const { return plans_.size(); }
   size_t workspace_bytes(size_t i) const { return plans_[i].workspace_bytes; }
-  // "engine 12" with the engine's cuDNN global index, for logs.
+  // "engine 12 #3": the engine's cuDNN global index and the heuristic's
+  // rank of its configuration, for logs.
   std::string Describe(size_t i) const;
   // Enqueues plan i on the handle's stream: for a forward plan x, w and
   // y; for a filter gradient x, the output's gradient and the filter's.
@@ -96,6 +97,9 @@ class GraphConvPlans {
     void* descriptor = nullptr;
     size_t workspace_bytes = 0;
     int64_t engine = -1;
+    // Its configuration's place in the heuristic's ranking (from 0): one
+    // engine may come several times, with different knobs.
+    int rank = 0;
   };
   explicit GraphConvPlans(const CudnnGraphFunctions& api) : api_(api) {}
 
