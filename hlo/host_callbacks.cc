@@ -94,8 +94,7 @@ std::vector<const HloInstruction*> FindPythonCallbacks(
     const HloModule& module) {
   std::vector<const HloInstruction*> callbacks;
   for (const HloComputation* computation : module.computations()) {
-    for (const HloInstruction* instruction :
-         computation->MakeInstructionPostOrder()) {
+    for (const HloInstruction* instruction : computation->instructions()) {
       if (IsPythonCallback(*instruction)) callbacks.push_back(instruction);
     }
   }
@@ -146,29 +145,32 @@ absl::Status PythonCallbackError(
   }
   std::string message = absl::StrCat(
       "module ", module.name(), " has ", n, " Python host callback",
-      n == 1 ? "" : "s", dropping ? " whose results are used" : "",
-      " (jax.debug.print, jax.debug.callback, io_callback, pure_callback), "
-      "which hloc cannot run: hloc runs no Python, and ",
-      n == 1 ? "the callback's function lives"
-             : "the callbacks' functions live",
-      " in the JAX process that traced the module",
-      dropping ? absl::StrCat(", and ", kDropDebugCallbacksFlag,
-                              " drops only callbacks whose results are unused")
-               : "",
+      n == 1 ? "" : "s",
+      dropping
+          ? absl::StrCat(" whose results are used, which hloc cannot run (it "
+                         "runs no Python) and ",
+                         kDropDebugCallbacksFlag, " cannot drop")
+          : absl::StrCat(", which hloc cannot run: hloc runs no Python, "
+                         "and ",
+                         n == 1 ? "the callback's function lives"
+                                : "the callbacks' functions live",
+                         " in the JAX process that traced the module"),
       ":\n  ", absl::StrJoin(lines, "\n  "));
   if (!dropping && droppable > 0) {
+    const bool one = droppable == 1;
     absl::StrAppend(
         &message, "\n", kDropDebugCallbacksFlag,
         " (Python: ", kDropDebugCallbacksKeyword, ") drops ",
         droppable == n
-            ? (n == 1 ? "it" : "them")
+            ? (one ? "it" : "them")
             : absl::StrCat("the ", droppable, " whose results are unused"),
-        ", printing a notice for each; dropped callbacks do not run");
+        one ? ", with a notice on stderr: it then does not run"
+            : ", with a notice each on stderr: they then do not run");
   }
   if (droppable < n) {
     absl::StrAppend(&message,
-                    "\na callback whose results are used never can be "
-                    "dropped: compute its value in JAX instead");
+                    "\na callback whose results are used can never be "
+                    "dropped: compute its value with JAX operations instead");
   }
   return absl::UnimplementedError(message);
 }

@@ -33,7 +33,7 @@ bool IsPythonCallbackTarget(absl::string_view custom_call_target);
 bool IsPythonCallback(const HloInstruction& instruction);
 
 // Every Python callback of `module`, called computations included, in the
-// order of the module's computations and each one's post order.
+// module's stored order (the order JAX traced them, as a rule).
 std::vector<const HloInstruction*> FindPythonCallbacks(const HloModule& module);
 
 // Whether the program reads a result of `callback` other than a token: an

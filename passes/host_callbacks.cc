@@ -66,8 +66,7 @@ absl::Status Drop(HloComputation* computation, HloInstruction* callback) {
 absl::StatusOr<bool> HostCallbacks::Run(HloModule* module) {
   std::vector<HloInstruction*> callbacks;
   for (HloComputation* computation : module->computations()) {
-    for (HloInstruction* instruction :
-         computation->MakeInstructionPostOrder()) {
+    for (HloInstruction* instruction : computation->instructions()) {
       if (IsPythonCallback(*instruction)) callbacks.push_back(instruction);
     }
   }

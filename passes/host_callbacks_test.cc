@@ -199,7 +199,8 @@ ENTRY main {
                         "/src/model.py:4 in f (custom-call "
                         "xla_ffi_python_gpu_callback): its results are used, "
                         "so it cannot be dropped"));
-  EXPECT_THAT(message, HasSubstr("compute its value in JAX instead"));
+  EXPECT_THAT(message,
+              HasSubstr("compute its value with JAX operations instead"));
   EXPECT_THAT(message, Not(HasSubstr("debug_print.1")));
   // Refused before anything changed: no notice, the print still there.
   EXPECT_TRUE(notices.str().empty());
