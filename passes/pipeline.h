@@ -47,6 +47,10 @@ struct PipelineOptions {
   // HLO types, as XLA does by default (xla_allow_excess_precision): see
   // simplify_fp_conversions.h.
   bool allow_excess_precision = true;
+  // Target pipelines (MakePipeline) drop JAX's Python host callbacks whose
+  // results are unused (jax.debug.print and co.) with a notice on stderr,
+  // instead of refusing the module (passes/host_callbacks.h).
+  bool drop_debug_callbacks = false;
 };
 
 class HloPassPipeline : public HloPass {

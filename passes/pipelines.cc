@@ -27,6 +27,7 @@
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
 #include "passes/gesvd_to_gesvdj.h"
+#include "passes/host_callbacks.h"
 #include "passes/library_layout.h"
 #include "passes/orgqr_expander.h"
 #include "passes/radix_sort_rewriter.h"
@@ -191,6 +192,9 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
 
   HloPassPipeline pipeline(absl::StrCat(platform, "-hlo"));
   pipeline.set_options(options);
+  // hloc runs no Python: JAX's host callbacks are refused, or dropped on
+  // request where their results are unused, before any work is done.
+  pipeline.AddPass<HostCallbacks>(options.drop_debug_callbacks);
   pipeline.AddPass<ScheduleRemover>();
   // XLA:GPU's start/done pairs: every runtime issues a collective as one
   // step.

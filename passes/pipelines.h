@@ -2,7 +2,9 @@
 // simplification to a fixed point, then fusion, then dead code elimination.
 // `hlo-opt --platform=cuda --stage=hlo` runs MakePipeline("cuda", ...).
 //
-//   every target: schedule-remover; simplify; simplify-fp-conversions (unless
+//   every target: host-callbacks (drop-host-callbacks with
+//                 PipelineOptions::drop_debug_callbacks); schedule-remover;
+//                 simplify; simplify-fp-conversions (unless
 //                 PipelineOptions::allow_excess_precision is false);
 //                 row-reduction-fusion; instruction-fusion (with dot
 //                 epilogues); multi-output-fusion; dce

@@ -31,6 +31,7 @@
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/row_reduction_fusion.h"
 #include "passes/gesvd_to_gesvdj.h"
+#include "passes/host_callbacks.h"
 #include "passes/library_layout.h"
 #include "passes/orgqr_expander.h"
 #include "passes/radix_sort_rewriter.h"
@@ -69,6 +70,10 @@ std::unique_ptr<HloPass> MakeBitcastingSimplifier() {
   AlgebraicSimplifierOptions options;
   options.enable_bitcasts = true;
   return std::make_unique<AlgebraicSimplifier>(options);
+}
+
+std::unique_ptr<HloPass> MakeDropHostCallbacks() {
+  return std::make_unique<HostCallbacks>(/*drop=*/true);
 }
 
 std::unique_ptr<HloPass> MakeSimplify() { return MakeSimplificationPipeline(); }
@@ -156,6 +161,17 @@ const PassEntry kPasses[] = {
      "the dot, computed as its kernel loads them (rocm's form; the cpu "
      "pipeline takes only views and converts, cuda none)",
      MakeDotPrologueFusion},
+    {"host-callbacks",
+     "refuse JAX's Python host callbacks (jax.debug.print, pure_callback, "
+     "...), naming each: hloc runs no Python (the platform pipelines start "
+     "with it)",
+     Make<HostCallbacks>},
+    {"drop-host-callbacks",
+     "drop JAX's Python host callbacks whose results are unused "
+     "(jax.debug.print, jax.debug.callback, io_callback without results), "
+     "one notice line each on stderr; refuse the others "
+     "(--drop-debug-callbacks)",
+     MakeDropHostCallbacks},
     {"instruction-fusion",
      "producer-consumer fusion into kLoop and kInput (reduction) fusions",
      Make<InstructionFusion>},

@@ -218,20 +218,25 @@ NB_MODULE(_hloc, m) {
   m.def(
       "optimize",
       [](const HloModule& module, const std::string& platform, bool verify_each,
-         bool saveable, std::optional<bool> allow_fallback) {
+         bool saveable, std::optional<bool> allow_fallback,
+         bool drop_debug_callbacks) {
         ProgramOptions options;
         options.platform = platform;
         options.verify_each = verify_each;
         options.saveable = saveable;
         options.allow_fallback = allow_fallback;
+        options.drop_debug_callbacks = drop_debug_callbacks;
         nb::gil_scoped_release release;
         return ValueOrThrow(OptimizeModule(module, options));
       },
       nb::arg("module"), nb::arg("platform"), nb::arg("verify_each") = false,
       nb::arg("saveable") = false, nb::arg("allow_fallback") = nb::none(),
+      nb::arg("drop_debug_callbacks") = false,
       "Runs the platform's pipeline on a copy of the module. allow_fallback: "
       "None (the platform's default), True (cpu: run what code generation "
-      "declines in the evaluator) or False (strict: fail listing it).");
+      "declines in the evaluator) or False (strict: fail listing it). "
+      "drop_debug_callbacks: drop JAX's Python host callbacks whose results "
+      "are unused (a notice line each on stderr) instead of failing.");
 
   m.def(
       "stages",

@@ -598,6 +598,41 @@ ENTRY e {
                 r"cpu implementation"):
             hloc.compile(text).run(np.ones(4, np.float32))
 
+    def test_debug_callbacks(self):
+        def f(x):
+            jax.debug.print("x sum {}", jnp.sum(x))
+            return x * 2
+
+        def g(x):
+            shape = jax.ShapeDtypeStruct(x.shape, x.dtype)
+            return jax.pure_callback(np.sin, shape, x) * 2
+
+        x = np.arange(4, dtype=np.float32)
+        # hloc runs no Python: every platform refuses the print, naming it
+        # and its line, and says how to drop it.
+        for platform in ("cpu", "interpreter"):
+            with self.assertRaisesRegex(
+                    hloc.HlocError,
+                    r"debug_print\.1: jax\.debug\.print at \S*hloc_test\.py:"
+                    r"\d+ in \S*f \(custom-call xla_ffi_python_cpu_callback\)"
+                    r"(.|\n)*--drop-debug-callbacks \(Python: "
+                    r"drop_debug_callbacks=True\) drops it"):
+                hloc.jit(f, platform=platform)(x)
+            dropped = hloc.jit(f, platform=platform,
+                               drop_debug_callbacks=True)
+            np.testing.assert_array_equal(dropped(x), 2 * x)
+            np.testing.assert_array_equal(dropped.lower(x).compile()(x),
+                                          2 * x)
+        proto = jax.jit(f).lower(x).compiler_ir(
+            "hlo").as_serialized_hlo_module_proto()
+        np.testing.assert_array_equal(
+            hloc.compile(proto, drop_debug_callbacks=True).run(x), 2 * x)
+        # A callback whose result is used is never dropped.
+        with self.assertRaisesRegex(
+                hloc.HlocError, r"pure_callback\.1: jax\.pure_callback at "
+                r"(.|\n)*its results are used, so it cannot be dropped"):
+            hloc.jit(g, drop_debug_callbacks=True)(x)
+
     def test_fallback_choice(self):
         text = """
 HloModule replica

@@ -7,6 +7,7 @@
 #include "backends/cpu/cpu_compiler.h"
 #include "hlo/evaluator/evaluator.h"
 #include "hlo/text/printer.h"
+#include "passes/host_callbacks.h"
 #include "passes/pipelines.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/cuda_executor.h"
@@ -93,10 +94,18 @@ absl::StatusOr<OptimizedModule> OptimizeModule(const HloModule& module,
   OptimizedModule optimized;
   optimized.module = module.Clone();
   optimized.options = options;
-  // The evaluator is the oracle: it runs the module as JAX gave it.
-  if (options.platform == "interpreter") return optimized;
+  // The evaluator is the oracle: it runs the module as JAX gave it, but
+  // for the Python callbacks no platform runs (refused here, as the
+  // pipelines refuse them, or dropped).
+  if (options.platform == "interpreter") {
+    absl::StatusOr<bool> changed =
+        HostCallbacks(options.drop_debug_callbacks).Run(optimized.module.get());
+    if (!changed.ok()) return changed.status();
+    return optimized;
+  }
   PipelineOptions pipeline_options;
   pipeline_options.verify = options.verify_each;
+  pipeline_options.drop_debug_callbacks = options.drop_debug_callbacks;
   absl::StatusOr<HloPassPipeline> pipeline = MakePipeline(
       options.platform, pipeline_options, &optimized.fusion_report);
   if (!pipeline.ok()) return pipeline.status();

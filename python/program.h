@@ -45,6 +45,10 @@ struct ProgramOptions {
   // (CpuCompileOptions::allow_fallback); unset: the platform's default
   // (allowed on cpu; cuda has no fallback, so true there is an error).
   std::optional<bool> allow_fallback;
+  // Drop JAX's Python host callbacks whose results are unused (a notice
+  // line each on stderr) instead of refusing the module: hloc runs no
+  // Python (PipelineOptions::drop_debug_callbacks; every platform).
+  bool drop_debug_callbacks = false;
 };
 
 // "interpreter", "cpu", "cuda".

@@ -196,6 +196,42 @@ ENTRY e {
             "fallback: the interpreter platform compiles nothing");
 }
 
+TEST(ProgramTest, DropDebugCallbacks) {
+  // jax.debug.print("{}", x); return x + 1, as JAX lowers it.
+  std::unique_ptr<HloModule> module = Parse(R"(
+HloModule jit_f
+ENTRY e {
+  x = f32[4] parameter(0)
+  debug_print.1 = () custom-call(x), custom_call_target="xla_ffi_python_cpu_callback", custom_call_has_side_effect=true, metadata={op_type="debug_print" op_name="jit(f)/debug_print" source_file="f.py" source_line=2}
+  one = f32[] constant(1)
+  ones = f32[4] broadcast(one), dimensions={}
+  ROOT y = f32[4] add(x, ones)
+})");
+  const float x[4] = {1, 2, 3, 4};
+  for (const char* platform : {"interpreter", "cpu"}) {
+    ProgramOptions options;
+    options.platform = platform;
+    absl::StatusOr<OptimizedModule> refused = OptimizeModule(*module, options);
+    EXPECT_TRUE(absl::IsUnimplemented(refused.status())) << platform;
+    EXPECT_NE(std::string(refused.status().message())
+                  .find("debug_print.1: jax.debug.print at f.py:2"),
+              std::string::npos)
+        << refused.status();
+    options.drop_debug_callbacks = true;
+    absl::StatusOr<OptimizedModule> optimized =
+        OptimizeModule(*module, options);
+    ASSERT_TRUE(optimized.ok()) << optimized.status();
+    absl::StatusOr<std::unique_ptr<Program>> program =
+        Program::Compile(*optimized);
+    ASSERT_TRUE(program.ok()) << program.status();
+    std::vector<Literal> args;
+    args.push_back(Literal::CreateView(Shape::Array(F32, {4}), x));
+    absl::StatusOr<Literal> result = (*program)->Run(args);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->data<float>()[3], 5.0f) << platform;
+  }
+}
+
 TEST(ProgramTest, UnknownPlatformAndStage) {
   ProgramOptions options;
   options.platform = "tpu";

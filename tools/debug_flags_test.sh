@@ -132,7 +132,7 @@ expect_status 0 "$HLO_OPT" "$CASE/module.hlo" --platform=cpu \
 all=$(ls "$TMP/all" | wc -l)
 changed=$(ls "$TMP/changed" | wc -l)
 ((changed < all)) || fail "--dump-changed-only wrote $changed files of $all"
-[[ -e "$TMP/all/0001.schedule-remover.hlo" ]] || fail "no schedule-remover dump"
+[[ -e "$TMP/all/0002.schedule-remover.hlo" ]] || fail "no schedule-remover dump"
 ls "$TMP/changed" | grep -q "schedule-remover" && fail "unchanged pass dumped"
 ls "$TMP/changed" | grep -q "instruction-fusion" || fail "changing pass not dumped"
 [[ -e "$TMP/changed/0000.input.hlo" ]] || fail "no input dump"

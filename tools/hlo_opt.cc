@@ -105,6 +105,13 @@ const std::vector<FlagSpec>& Specs() {
       {"allow-excess-precision", true,
        "true|false: --platform's pipeline may keep values more precise than "
        "their bf16/f16 types, as XLA does (default true)"},
+      {"drop-debug-callbacks", false,
+       "--platform's pipeline drops JAX's Python host callbacks whose "
+       "results are unused (jax.debug.print, jax.debug.callback, "
+       "io_callback without results), one notice line each on stderr, "
+       "instead of refusing the module (exit 3): hloc runs no Python. A "
+       "callback whose results are used (pure_callback) is refused either "
+       "way"},
       {"help", false, "print this help"},
   };
   return *specs;
@@ -143,6 +150,7 @@ int Main(int argc, char** argv) {
       "[--gpu-arch=sm_80|sm_90|gfx90a|gfx942|gfx1100] [--cuda-path=DIR] "
       "[--rocm-device-libs=DIR] [--cpu=NAME] "
       "[--features=+F,-G] [--fallback|--no-fallback] "
+      "[--drop-debug-callbacks] "
       "[--passes=a,b,c] [--disable-passes=a,b] [--fusion-report] "
       "[--dump-dir=D [--dump-changed-only]] "
       "[--graph-max-nodes=N] [--graph-compare]";
@@ -324,6 +332,12 @@ int Main(int argc, char** argv) {
   }
   options.dump_unchanged = !flags.Has("dump-changed-only");
   options.allow_excess_precision = excess == "true";
+  options.drop_debug_callbacks = flags.Has("drop-debug-callbacks");
+  if (options.drop_debug_callbacks && !flags.Has("platform")) {
+    return Fail(2,
+                "--drop-debug-callbacks needs --platform (its pipeline drops "
+                "them); with --passes, name the drop-host-callbacks pass");
+  }
   if (flags.Has("disable-passes")) {
     if (!flags.Has("passes") && !flags.Has("platform")) {
       return Fail(2,
@@ -374,7 +388,12 @@ int Main(int argc, char** argv) {
   if (pipeline) {
     ScopedFusionReportSink sink(&report);
     absl::StatusOr<bool> changed = pipeline->Run(module->get());
-    if (!changed.ok()) return Fail(1, changed.status().message());
+    // A module no platform can run (a Python host callback, say) is not a
+    // crash either: exit 3, as the backends' refusals.
+    if (!changed.ok()) {
+      return Fail(absl::IsUnimplemented(changed.status()) ? 3 : 1,
+                  changed.status().message());
+    }
     if (flags.Has("stats")) std::cerr << pipeline->StatisticsReport();
   }
 

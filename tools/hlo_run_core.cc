@@ -19,6 +19,7 @@
 #include "hlo/host_memory.h"
 #include "hlo/instruction.h"
 #include "hlo/status_macros.h"
+#include "passes/host_callbacks.h"
 #include "runtime/compare.h"
 #include "runtime/npy.h"
 #include "tools/flags.h"
@@ -108,6 +109,12 @@ const std::vector<FlagSpec>& Specs() {
        "a,b: skip these passes of --platform's pipeline (cpu), e.g. to work "
        "around a pass; a name the pipeline lacks is an error listing the "
        "names it has"},
+      {"drop-debug-callbacks", false,
+       "drop JAX's Python host callbacks whose results are unused "
+       "(jax.debug.print, jax.debug.callback, io_callback without results) "
+       "before running, one notice line each on stderr, instead of failing "
+       "(exit 3): hloc runs no Python. A callback whose results are used "
+       "(pure_callback) fails either way"},
       {"help", false, "print this help"},
   };
   return *specs;
@@ -420,6 +427,7 @@ absl::StatusOr<HloRunOptions> ParseHloRunOptions(
   if (status.ok()) status = ParseTolerance(flags, "atol", &options.atol);
   if (!status.ok()) return status;
   options.expect_tf32 = flags.Has("expect-tf32");
+  options.drop_debug_callbacks = flags.Has("drop-debug-callbacks");
   const std::string excess = flags.Get("allow-excess-precision", "true");
   if (excess != "true" && excess != "false") {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -816,6 +824,11 @@ int RunHloRun(const HloRunOptions& options, const HloRunPlatforms& platforms,
           "flag --disable-passes: ", options.module_path,
           " is compiled already (give hlo-opt --disable-passes when saving "
           "it)"));
+    } else if (options.drop_debug_callbacks) {
+      module = absl::InvalidArgumentError(absl::StrCat(
+          "flag --drop-debug-callbacks: ", options.module_path,
+          " is compiled already (give hlo-opt --drop-debug-callbacks when "
+          "saving it)"));
     } else {
       absl::StatusOr<SavedExecutable> loaded =
           platform->load_executable(options);
@@ -832,6 +845,16 @@ int RunHloRun(const HloRunOptions& options, const HloRunPlatforms& platforms,
   if (!module.ok()) {
     err << "hlo-run: error: " << module.status().message() << "\n";
     return kHloRunBadInput;
+  }
+  // Once for every platform (and the reference): each refuses the
+  // callbacks left (hlo/host_callbacks.h), and a used one is refused here.
+  if (options.drop_debug_callbacks) {
+    absl::StatusOr<bool> dropped =
+        HostCallbacks(/*drop=*/true, &err).Run(module->get());
+    if (!dropped.ok()) {
+      err << "hlo-run: error: " << dropped.status().message() << "\n";
+      return kHloRunFailed;
+    }
   }
   if (options.replicas > 0) {
     ReplicatedRun run;

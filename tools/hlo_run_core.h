@@ -116,6 +116,10 @@ struct HloRunOptions {
   std::optional<bool> allow_fallback;
   // PipelineOptions::allow_excess_precision for the compiling platforms.
   bool allow_excess_precision = true;
+  // Drop JAX's Python host callbacks whose results are unused before any
+  // platform runs the module (passes/host_callbacks.h); without it every
+  // platform refuses a module that has one.
+  bool drop_debug_callbacks = false;
   DenormalMode denormals = DenormalMode::kFlush;
   std::string output_dir;
   // Per-kernel device times on stderr (platforms that can time steps).

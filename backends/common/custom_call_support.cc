@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hlo/computation.h"
+#include "hlo/host_callbacks.h"
 
 namespace hloc {
 
@@ -13,6 +14,10 @@ absl::Status CheckCustomCallTargets(
     const HloModule& module,
     const std::function<bool(absl::string_view target)>& supported,
     absl::string_view backend) {
+  // No backend runs Python: say so, rather than that a target is missing
+  // (a module that skipped its pipeline's host-callbacks pass).
+  absl::Status callbacks = CheckNoPythonCallbacks(module);
+  if (!callbacks.ok()) return callbacks;
   std::vector<std::string> unsupported;
   for (const HloComputation* computation : module.computations()) {
     for (const HloInstruction* instruction :

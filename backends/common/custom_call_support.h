@@ -6,6 +6,8 @@
 // fails only when run. Each backend keeps the targets it implements in one
 // registry function (backends/cpu/custom_call_targets.h,
 // backends/gpu/custom_call_targets.h).
+// JAX's Python host callbacks are refused first, by hlo/host_callbacks.h's
+// error (no backend runs Python).
 #ifndef BACKENDS_COMMON_CUSTOM_CALL_SUPPORT_H_
 #define BACKENDS_COMMON_CUSTOM_CALL_SUPPORT_H_
 

@@ -18,8 +18,10 @@
 #include "hlo/evaluator/evaluator_internal.h"
 #include "hlo/evaluator/rendezvous.h"
 #include "hlo/evaluator/strided_copy.h"
+#include "hlo/host_callbacks.h"
 #include "hlo/host_memory.h"
 #include "hlo/sparse_custom_call.h"
+#include "hlo/status_macros.h"
 #include "hlo/sub_byte_int.h"
 
 namespace hloc {
@@ -763,6 +765,9 @@ absl::StatusOr<Literal> EvaluateModule(const HloModule& module,
     return absl::InvalidArgumentError(
         absl::StrCat("module ", module.name(), " has no entry computation"));
   }
+  // The evaluator never reaches a callback whose results are unused, but
+  // it refuses one as every platform does (hlo/host_callbacks.h).
+  HLOC_RETURN_IF_ERROR(CheckNoPythonCallbacks(module));
   return EvaluateComputation(*entry, arguments, options);
 }
 
@@ -775,6 +780,7 @@ absl::StatusOr<std::vector<Literal>> EvaluateReplicated(
     return absl::InvalidArgumentError(
         absl::StrCat("module ", module.name(), " has no entry computation"));
   }
+  HLOC_RETURN_IF_ERROR(CheckNoPythonCallbacks(module));
   const int64_t replica_count = module.config().replica_count;
   const int64_t num_partitions = module.config().num_partitions;
   if (replica_count < 1 || num_partitions < 1) {

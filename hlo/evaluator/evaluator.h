@@ -41,6 +41,11 @@
 // Other custom-calls, other collectives, infeed/outfeed, send/recv, rng and the
 // other device operations give "not supported by the evaluator: <opcode>
 // (<name>)" (a custom-call's target named too).
+// A module with a JAX Python host callback (jax.debug.print and co.) is
+// refused whole by EvaluateModule and EvaluateReplicated, as every platform
+// refuses it (hlo/host_callbacks.h), even where the callback's results are
+// unused and evaluation would never reach it; drop such callbacks first
+// (passes/host_callbacks.h, --drop-debug-callbacks).
 #ifndef HLO_EVALUATOR_EVALUATOR_H_
 #define HLO_EVALUATOR_EVALUATOR_H_
 

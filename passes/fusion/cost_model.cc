@@ -125,60 +125,81 @@ int64_t SaturatingAdd(int64_t a, int64_t b) {
   return std::min(kMax, a + b);
 }
 
+// Counts how many times one kernel emits the code of each of its
+// instructions. Each instruction's indexings are the set of "index sources"
+// reaching it: an output it writes, or an (index-changing user, operand
+// slot) pair counting as often as that user is emitted; elementwise users
+// pass their own sources on. Instructions are added users first.
+class EmissionCounter {
+ public:
+  // Adds `instr`, which writes `outputs` outputs of the kernel and is read
+  // by those of its users for which `in_kernel` holds (added before it).
+  template <typename InKernel>
+  void Add(const HloInstruction* instr, int64_t outputs,
+           const InKernel& in_kernel) {
+    absl::flat_hash_set<int64_t>& mine = sources_[instr];
+    for (const HloInstruction* user : instr->users()) {
+      if (!in_kernel(user)) continue;
+      if (user->IsElementwise()) {
+        const absl::flat_hash_set<int64_t>& theirs = sources_[user];
+        mine.insert(theirs.begin(), theirs.end());
+        continue;
+      }
+      // One source per operand slot: concatenate(x, x) reads x at two
+      // indices. A reduction inside a kernel (a row-reduction fusion's
+      // passes) is computed once and its result kept, however often the
+      // result is read: it emits its input once.
+      const int64_t count =
+          user->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*user)
+              ? 1
+              : Emissions(user);
+      for (size_t k = 0; k < user->OperandIndices(instr).size(); ++k) {
+        mine.insert(NewSource(count));
+      }
+    }
+    // Each output is written once.
+    for (int64_t k = 0; k < outputs; ++k) mine.insert(NewSource(1));
+  }
+
+  int64_t Emissions(const HloInstruction* instr) const {
+    auto it = sources_.find(instr);
+    if (it == sources_.end()) return 0;
+    int64_t total = 0;
+    for (int64_t s : it->second) total = SaturatingAdd(total, count_[s]);
+    return total;
+  }
+
+ private:
+  int64_t NewSource(int64_t count) {
+    count_.push_back(count);
+    return static_cast<int64_t>(count_.size()) - 1;
+  }
+
+  std::vector<int64_t> count_;  // Per source: how often it is emitted.
+  absl::flat_hash_map<const HloInstruction*, absl::flat_hash_set<int64_t>>
+      sources_;
+};
+
 // ProducerEmissions inside a fused computation: the emissions of the
-// parameters in `params`, summed. Each instruction's indexings are the set
-// of "index sources" reaching it: the root, or an (index-changing user,
-// operand slot) pair counting as often as that user is emitted; elementwise
-// users pass their own sources on.
+// parameters in `params`, summed.
 int64_t FusedEmissions(const HloComputation& comp,
                        const std::vector<const HloInstruction*>& params) {
-  std::vector<int64_t> source_count;
-  absl::flat_hash_map<const HloInstruction*, absl::flat_hash_set<int64_t>>
-      sources;
-  auto emissions = [&](const HloInstruction* instr) {
-    int64_t total = 0;
-    for (int64_t s : sources[instr]) {
-      total = SaturatingAdd(total, source_count[s]);
-    }
-    return total;
-  };
   const HloInstruction* root = comp.root_instruction();
+  const bool tuple_root = root->opcode() == HloOpcode::kTuple;
+  EmissionCounter counter;
   std::vector<HloInstruction*> order = comp.MakeInstructionPostOrder();
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const HloInstruction* instr = *it;
-    absl::flat_hash_set<int64_t>& mine = sources[instr];
-    if (instr == root && root->opcode() != HloOpcode::kTuple) {
-      source_count.push_back(1);
-      mine.insert(source_count.size() - 1);
-    }
-    for (const HloInstruction* user : instr->users()) {
-      if (user->opcode() == HloOpcode::kTuple) {
-        // Each output of a multi-output fusion is written once.
-        source_count.push_back(1);
-        mine.insert(source_count.size() - 1);
-      } else if (user->IsElementwise()) {
-        const absl::flat_hash_set<int64_t>& theirs = sources[user];
-        mine.insert(theirs.begin(), theirs.end());
-      } else {
-        // One source per operand slot: concatenate(x, x) reads x at two
-        // indices. A reduction inside a fusion (a row-reduction fusion's
-        // passes) is computed once and its result kept, however often the
-        // result is read: it emits its input once.
-        const int64_t count =
-            user->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*user)
-                ? 1
-                : emissions(user);
-        const size_t slots = user->OperandIndices(instr).size();
-        for (size_t k = 0; k < slots; ++k) {
-          source_count.push_back(count);
-          mine.insert(source_count.size() - 1);
-        }
-      }
-    }
+    // The root, or an output of a multi-output fusion.
+    const bool output =
+        tuple_root ? instr != root && root->IsUserOf(instr) : instr == root;
+    counter.Add(instr, output ? 1 : 0, [](const HloInstruction* user) {
+      return user->opcode() != HloOpcode::kTuple;
+    });
   }
   int64_t total = 0;
   for (const HloInstruction* param : params) {
-    total = SaturatingAdd(total, emissions(param));
+    total = SaturatingAdd(total, counter.Emissions(param));
   }
   return total;
 }
@@ -631,45 +652,20 @@ std::pair<int64_t, const HloInstruction*> MaxGroupEmissions(
   // group's outputs back through its members.
   const absl::flat_hash_set<const HloInstruction*> in_group(members.begin(),
                                                             members.end());
-  std::vector<int64_t> source_count;
-  absl::flat_hash_map<const HloInstruction*, absl::flat_hash_set<int64_t>>
-      sources;
-  auto emissions = [&](const HloInstruction* instr) {
-    int64_t total = 0;
-    for (int64_t s : sources[instr]) {
-      total = SaturatingAdd(total, source_count[s]);
-    }
-    return total;
+  auto in_kernel = [&](const HloInstruction* user) {
+    return in_group.contains(user);
   };
+  EmissionCounter counter;
   std::pair<int64_t, const HloInstruction*> most = {0, nullptr};
   for (auto it = members.rbegin(); it != members.rend(); ++it) {
     const HloInstruction* instr = *it;
-    absl::flat_hash_set<int64_t>& mine = sources[instr];
     bool output =
         instr->users().empty() || instr == instr->parent()->root_instruction();
     for (const HloInstruction* user : instr->users()) {
-      if (!in_group.contains(user)) {
-        output = true;
-      } else if (user->IsElementwise()) {
-        const absl::flat_hash_set<int64_t>& theirs = sources[user];
-        mine.insert(theirs.begin(), theirs.end());
-      } else {
-        const int64_t count =
-            user->opcode() == HloOpcode::kReduce && !IsTrivialReduce(*user)
-                ? 1
-                : emissions(user);
-        const size_t slots = user->OperandIndices(instr).size();
-        for (size_t k = 0; k < slots; ++k) {
-          source_count.push_back(count);
-          mine.insert(source_count.size() - 1);
-        }
-      }
+      output |= !in_kernel(user);
     }
-    if (output) {
-      source_count.push_back(1);
-      mine.insert(source_count.size() - 1);
-    }
-    const int64_t e = emissions(instr);
+    counter.Add(instr, output ? 1 : 0, in_kernel);
+    const int64_t e = counter.Emissions(instr);
     if (e > most.first) most = {e, instr};
   }
   return most;

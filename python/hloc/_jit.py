@@ -31,7 +31,8 @@ class Lowered:
     platform, like hlo-opt --platform=P prints it."""
 
     def __init__(self, optimized, proto, out_tree, name, platform,
-                 verify_each, fallback, jitted=None, key=None):
+                 verify_each, fallback, drop_debug_callbacks=False,
+                 jitted=None, key=None):
         self._jitted = jitted
         self._key = key
         self._optimized = optimized
@@ -41,6 +42,7 @@ class Lowered:
         self._platform = platform
         self._verify_each = verify_each
         self._fallback = fallback
+        self._drop_debug_callbacks = drop_debug_callbacks
 
     @property
     def platform(self):
@@ -81,7 +83,8 @@ class Lowered:
         hloc.Executable."""
         program = _program.get_program(self._proto, self._name,
                                        self._platform, self._verify_each,
-                                       self._fallback)
+                                       self._fallback,
+                                       self._drop_debug_callbacks)
         return Compiled(program, self._name, self._jitted, self._key,
                         self._out_tree)
 
@@ -183,7 +186,8 @@ class Jitted:
     the function. lower(*args) shows what hloc makes of it."""
 
     def __init__(self, fun, platform="cpu", static_argnums=(),
-                 static_argnames=(), verify_each=False, fallback=None):
+                 static_argnames=(), verify_each=False, fallback=None,
+                 drop_debug_callbacks=False):
         if platform not in _program.platforms():
             raise ValueError(f"unknown platform {platform!r} (available: "
                              f"{', '.join(_program.platforms())})")
@@ -197,6 +201,7 @@ class Jitted:
         self._platform = platform
         self._verify_each = verify_each
         self._fallback = fallback
+        self._drop_debug_callbacks = drop_debug_callbacks
         self._static_nums, self._static_names = _check_static(
             fun, static_argnums, static_argnames)
         # keep_unused: one module parameter per array leaf, so leaves map
@@ -258,7 +263,8 @@ class Jitted:
     def _compile(self, key, args, kwargs, num_leaves):
         proto, out_tree = self._lower_with_jax(args, kwargs)
         program = _program.get_program(proto, self._name, self._platform,
-                                       self._verify_each, self._fallback)
+                                       self._verify_each, self._fallback,
+                                       self._drop_debug_callbacks)
         return self._add_entry(key, program, out_tree, num_leaves)
 
     def use_executable(self, path, *args, **kwargs):
@@ -294,10 +300,11 @@ class Jitted:
         proto, out_tree = self._lower_with_jax(args, kwargs)
         optimized = _program.optimize(_program.parse(proto, self._name),
                                       self._platform, self._verify_each,
-                                      self._fallback)
+                                      self._fallback,
+                                      self._drop_debug_callbacks)
         return Lowered(optimized, proto, out_tree, self._name,
                        self._platform, self._verify_each, self._fallback,
-                       jitted=self, key=key)
+                       self._drop_debug_callbacks, jitted=self, key=key)
 
     def clear_cache(self):
         """Forgets this function's signatures (programs stay cached)."""
@@ -306,7 +313,7 @@ class Jitted:
 
 def jit(fun=None, *, platform="cpu", static_argnums=(), static_argnames=(),
         donate_argnums=(), donate_argnames=(), verify_each=False,
-        fallback=None):
+        fallback=None, drop_debug_callbacks=False):
     """Compiles `fun` with hloc: hloc.jit(f, platform="cpu"), or as a
     decorator, @hloc.jit or @hloc.jit(platform="interpreter").
 
@@ -321,7 +328,12 @@ def jit(fun=None, *, platform="cpu", static_argnums=(), static_argnames=(),
     arguments (the results are buffers of their own), so the arguments
     stay valid. verify_each: run the verifier after every pass.
     fallback: None (the platform's default), True or False (strict), as
-    hloc.compile's.
+    hloc.compile's. drop_debug_callbacks: hloc runs no Python, so a function
+    that calls jax.debug.print, jax.debug.callback, io_callback or
+    pure_callback raises HlocError naming each call and its line; True
+    drops those whose results are unused (the prints) instead, one notice
+    line each on stderr, as hloc.compile's (a pure_callback whose result
+    is used still raises).
     """
     _check_donation(donate_argnums, donate_argnames)
     if fun is None:
@@ -330,7 +342,8 @@ def jit(fun=None, *, platform="cpu", static_argnums=(), static_argnames=(),
                                  static_argnames=static_argnames,
                                  donate_argnums=donate_argnums,
                                  donate_argnames=donate_argnames,
-                                 verify_each=verify_each, fallback=fallback)
+                                 verify_each=verify_each, fallback=fallback,
+                                 drop_debug_callbacks=drop_debug_callbacks)
     return Jitted(fun, platform=platform, static_argnums=static_argnums,
                   static_argnames=static_argnames, verify_each=verify_each,
-                  fallback=fallback)
+                  fallback=fallback, drop_debug_callbacks=drop_debug_callbacks)

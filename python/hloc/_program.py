@@ -129,9 +129,10 @@ def _count(counter):
         _stats[counter] += 1
 
 
-def _options_key(platform, verify_each, fallback):
+def _options_key(platform, verify_each, fallback, drop_debug_callbacks):
     return (platform, ("verify_each", bool(verify_each)),
-            ("fallback", fallback))
+            ("fallback", fallback),
+            ("drop_debug_callbacks", bool(drop_debug_callbacks)))
 
 
 def parse(contents, name):
@@ -140,22 +141,26 @@ def parse(contents, name):
     return compiler().parse(contents, fmt, name)
 
 
-def optimize(module, platform, verify_each=False, fallback=None):
+def optimize(module, platform, verify_each=False, fallback=None,
+             drop_debug_callbacks=False):
     """Runs the platform's pipeline on a parsed module: an
     _hloc.OptimizedModule (its text, fusion report and stages)."""
     return compiler().optimize(module, platform, verify_each=verify_each,
                                saveable=_cache_dir is not None,
-                               allow_fallback=fallback)
+                               allow_fallback=fallback,
+                               drop_debug_callbacks=bool(drop_debug_callbacks))
 
 
-def get_program(contents, name, platform, verify_each=False, fallback=None):
+def get_program(contents, name, platform, verify_each=False, fallback=None,
+                drop_debug_callbacks=False):
     """The compiled program of a module, from the cache when it has one.
 
     The fingerprint is of the module's text without metadata, so the same
     computation lowered from another call site (JAX puts the Python stack
     in the metadata) is the same entry."""
     module = parse(contents, name)
-    options = _options_key(platform, verify_each, fallback)
+    options = _options_key(platform, verify_each, fallback,
+                           drop_debug_callbacks)
     key = (hashlib.sha256(module.canonical_text()).hexdigest(), options)
     with _lock:
         program = _programs.get(key)
@@ -181,7 +186,8 @@ def get_program(contents, name, platform, verify_each=False, fallback=None):
                 # and overwrite it.
                 program = None
     if program is None:
-        optimized = optimize(module, platform, verify_each, fallback)
+        optimized = optimize(module, platform, verify_each, fallback,
+                             drop_debug_callbacks)
         if platform == "cuda":
             program = _compile_for_cuda(optimized, path)
         else:
@@ -389,7 +395,7 @@ def load(path, device=0):
 
 
 def compile(module, platform="cpu", *, name=None, verify_each=False,
-            fallback=None):
+            fallback=None, drop_debug_callbacks=False):
     """Compiles an HLO module given as HLO text (str) or a serialized
     HloModuleProto (bytes), e.g. jax.jit(f).lower(x).compiler_ir("hlo")
     .as_serialized_hlo_module_proto(). Cached like hloc.jit's programs.
@@ -397,10 +403,16 @@ def compile(module, platform="cpu", *, name=None, verify_each=False,
     fallback: None (the platform's default), True (cpu: what code
     generation declines runs in the evaluator, one warning line each on
     stderr) or False (strict: compiling raises HlocError listing every such
-    instruction and why), as hlo-opt's --fallback / --no-fallback."""
+    instruction and why), as hlo-opt's --fallback / --no-fallback.
+    drop_debug_callbacks: hloc runs no Python, so a module with JAX host
+    callbacks (jax.debug.print, jax.debug.callback, io_callback,
+    pure_callback) raises HlocError naming each; True drops those whose
+    results are unused instead, one notice line each on stderr, as
+    hlo-opt's --drop-debug-callbacks (a used one still raises)."""
     if not isinstance(module, (str, bytes, bytearray)):
         raise TypeError("hloc.compile takes HLO text (str) or a serialized "
                         f"HloModuleProto (bytes), not {type(module).__name__}")
     name = name or "<module>"
-    program = get_program(module, name, platform, verify_each, fallback)
+    program = get_program(module, name, platform, verify_each, fallback,
+                          drop_debug_callbacks)
     return Executable(program, name)

@@ -386,55 +386,53 @@ def _():
         rng.integers(0, 2**32, 1 << 22, dtype=np.uint32)]
 
 
+def _grouped_conv_grad(x_nhwc, window, groups, activation, dtype=np.float32,
+                       layout="NHWC"):
+    """The gradients of a SAME grouped convolution's input and weights
+    through sum(activation(conv(x, w))), the activation in f32: x is
+    x_nhwc (laid out as `layout`), w is HWIO with groups of
+    channels / groups input channels."""
+    import jax
+    import jax.numpy as jnp
+
+    n, h, w_, c = x_nhwc
+    act = getattr(jax.nn, activation)
+
+    def loss(x, w):
+        y = jax.lax.conv_general_dilated(
+            x, w, (1, 1), "SAME", dimension_numbers=(layout, "HWIO", layout),
+            feature_group_count=groups)
+        return jnp.sum(act(y.astype(jnp.float32)))
+
+    def inputs(rng):
+        x = (n, h, w_, c) if layout == "NHWC" else (n, c, h, w_)
+        scale = 1 / (window * (c // groups) ** 0.5)
+        return [normal(rng, x, dtype),
+                normal(rng, (window, window, c // groups, c), dtype, scale)]
+    return jax.grad(loss, argnums=(0, 1)), inputs
+
+
 @_model("depthwise_conv_grad",
         "a ConvNeXt block's 7x7 depthwise convolution on 32x56x56x96 NHWC, "
         "f32: the gradients of its input and weights (the weights' is a "
         "convolution with batch_group_count=96)")
 def _():
-    import jax
-    import jax.numpy as jnp
-
-    def loss(x, w):
-        y = jax.lax.conv_general_dilated(
-            x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"),
-            feature_group_count=96)
-        return jnp.sum(jax.nn.gelu(y))
-
-    def inputs(rng):
-        return [normal(rng, (32, 56, 56, 96)),
-                normal(rng, (7, 7, 1, 96), scale=1 / 7)]
-    return jax.grad(loss, argnums=(0, 1)), inputs
-
-
-def _depthwise_grad(dtype, layout):
-    import jax
-    import jax.numpy as jnp
-
-    def loss(x, w):
-        y = jax.lax.conv_general_dilated(
-            x, w, (1, 1), "SAME", dimension_numbers=(layout, "HWIO", layout),
-            feature_group_count=96)
-        return jnp.sum(jax.nn.gelu(y.astype(jnp.float32)))
-
-    def inputs(rng):
-        x = (32, 56, 56, 96) if layout == "NHWC" else (32, 96, 56, 56)
-        return [normal(rng, x, dtype()),
-                normal(rng, (7, 7, 1, 96), dtype(), scale=1 / 7)]
-    return jax.grad(loss, argnums=(0, 1)), inputs
+    return _grouped_conv_grad((32, 56, 56, 96), 7, 96, "gelu")
 
 
 @_model("depthwise_conv_grad_bf16",
         "depthwise_conv_grad in bf16 (f32 GELU and sum; added 2026-12-07, "
         "session 41)")
 def _():
-    return _depthwise_grad(bf16, "NHWC")
+    return _grouped_conv_grad((32, 56, 56, 96), 7, 96, "gelu", bf16())
 
 
 @_model("depthwise_conv_grad_bf16_nchw",
         "depthwise_conv_grad_bf16 on NCHW activations (the order cuDNN's "
         "grouped kernels prefer; session 41)")
 def _():
-    return _depthwise_grad(bf16, "NCHW")
+    return _grouped_conv_grad((32, 56, 56, 96), 7, 96, "gelu", bf16(),
+                              "NCHW")
 
 
 @_model("grouped_conv_grad",
@@ -442,16 +440,4 @@ def _():
         "32x56x56x128 NHWC, f32: the gradients of its input and weights "
         "(session 41)")
 def _():
-    import jax
-    import jax.numpy as jnp
-
-    def loss(x, w):
-        y = jax.lax.conv_general_dilated(
-            x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"),
-            feature_group_count=32)
-        return jnp.sum(jax.nn.relu(y))
-
-    def inputs(rng):
-        return [normal(rng, (32, 56, 56, 128)),
-                normal(rng, (3, 3, 4, 128), scale=1 / 6)]
-    return jax.grad(loss, argnums=(0, 1)), inputs
+    return _grouped_conv_grad((32, 56, 56, 128), 3, 32, "relu")

@@ -85,9 +85,10 @@ exact reciprocal; x / 2^127 is 0 in both (a multiply by the flushed
 2^-127) where the quotient may be normal. Exact in IEEE arithmetic (the
 AArch64 target), rare in programs, and LLVM's rewrite would need a fence
 too; not changed. jax.debug.print and jax.debug.callback
-(xla_ffi_python_cpu_callback) run in the evaluator, which never evaluates
-an unused side-effecting call, and are refused by name on x86 and
-AArch64; which is right is a policy question. The host-driven loops have
+(xla_ffi_python_cpu_callback) ran in the evaluator, which never evaluates
+an unused side-effecting call, and were refused by name on x86 and
+AArch64; since then every platform refuses them, naming each, and
+--drop-debug-callbacks drops them (passes/host_callbacks.h). The host-driven loops have
 FFTs and LAPACK, which the AArch64 target lacks (known_failures.py).
 """
 
