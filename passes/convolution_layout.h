@@ -24,8 +24,7 @@
 // the convolution. Convolutions cuDNN cannot compute stay as they are
 // (the direct kernel runs them): other element types, base (lhs)
 // dilation, window reversal, non-default layouts, more than three spatial
-// dimensions, empty tensors; so do those the direct kernel runs faster
-// (DirectKernelIsFaster). --stats counts each.
+// dimensions, empty tensors. --stats counts each.
 //
 // A convolution with batch groups (a grouped convolution's filter
 // gradient) goes into a filter-gradient order instead (kFilterGradient,
@@ -65,17 +64,6 @@ enum class ConvLayout {
 // The element types cuDNN convolves (and this pass and the cuda lowering
 // take): f32, f64, f16, bf16.
 bool IsConvLibraryType(PrimitiveType type);
-
-// Whether `conv` runs faster as the direct kernel than as a cuDNN call:
-// a bf16 or f16 depthwise convolution (feature groups of one input
-// channel each). Measured on an H100 (session 41): a 7x7 depthwise
-// convolution of 32x56x56x96 bf16 took 0.286 ms as the direct kernel,
-// 1.393 ms as cuDNN's channels-last call and 0.540 ms channels first; its
-// data gradient, a convolution of the same kind, 1.200 and 0.358 ms as
-// cuDNN calls. Both pass and lowering keep these for the direct kernel.
-// Filter gradients (batch groups) stay cuDNN calls: the direct kernel
-// sums N x H x W products per element on one thread.
-bool DirectKernelIsFaster(const HloInstruction& conv);
 
 // The dimension order of `conv`'s numbers (its shapes' layouts aside).
 ConvLayout GetConvLayout(const HloInstruction& conv);

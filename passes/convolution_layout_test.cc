@@ -113,8 +113,7 @@ INSTANTIATE_TEST_SUITE_P(
              true},
         // Depthwise f32 convolutions go channels first (cuDNN's fast
         // order for them); groups of several channels and 16-bit ones
-        // stay channels last (16-bit depthwise ones stay direct kernels:
-        // LeavesWhatNoLibraryComputes).
+        // stay channels last.
         Case{{"grouped", "2,6,6,4", "3,3,2,6", "f32", "f32[2,6,6,6]",
               "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
               "feature_group_count=2"},
@@ -143,9 +142,9 @@ INSTANTIATE_TEST_SUITE_P(
               "feature_group_count=4"},
              kFirst,
              false},
-        Case{{"grouped_bf16", "2,6,6,4", "3,3,2,6", "bf16", "bf16[2,6,6,6]",
+        Case{{"depthwise_bf16", "2,6,6,4", "3,3,1,4", "bf16", "bf16[2,6,6,4]",
               "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
-              "feature_group_count=2"},
+              "feature_group_count=4"},
              kLast,
              true},
         Case{{"conv_1d", "2,10,3", "3,3,4", "f32", "f32[2,10,4]",
@@ -224,8 +223,7 @@ INSTANTIATE_TEST_SUITE_P(
       return info.param.conv.name;
     });
 
-// Convolutions cuDNN cannot compute stay as they are, each counted, and
-// so do 16-bit depthwise ones, which the direct kernel runs faster.
+// Convolutions cuDNN cannot compute stay as they are, each counted.
 TEST(ConvolutionLayoutTest, LeavesWhatNoLibraryComputes) {
   const char* kText = R"(
 HloModule unsupported
@@ -238,10 +236,7 @@ ENTRY main {
   lhs_dilated = f32[2,15,15,4] convolution(x, w), window={size=3x3 pad=1_1x1_1 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f
   reversed = f32[2,8,8,4] convolution(x, w), window={size=3x3 pad=1_1x1_1 rhs_reversal=1x1}, dim_labels=b01f_01io->b01f
   integer = s32[2,8,8,4] convolution(xi, wi), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
-  xb = bf16[2,8,8,4] parameter(4)
-  wb = bf16[3,3,1,4] parameter(5)
-  depthwise_bf16 = bf16[2,8,8,4] convolution(xb, wb), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=4
-  ROOT t = (f32[2,15,15,4], f32[2,8,8,4], s32[2,8,8,4], bf16[2,8,8,4]) tuple(lhs_dilated, reversed, integer, depthwise_bf16)
+  ROOT t = (f32[2,15,15,4], f32[2,8,8,4], s32[2,8,8,4]) tuple(lhs_dilated, reversed, integer)
 }
 )";
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndVerify(kText);
@@ -254,7 +249,6 @@ ENTRY main {
   EXPECT_EQ(stats.at("convolutions-kept-base-dilation"), 1);
   EXPECT_EQ(stats.at("convolutions-kept-window-reversal"), 1);
   EXPECT_EQ(stats.at("convolutions-kept-element-type"), 1);
-  EXPECT_EQ(stats.at("convolutions-kept-16-bit-depthwise"), 1);
 }
 
 }  // namespace

@@ -36,10 +36,6 @@ absl::StatusOr<ConvConfig> LowerToConvCall(const HloInstruction& conv) {
       !y.HasDescendingLayout()) {
     return Unfit("a tensor is not row-major");
   }
-  if (DirectKernelIsFaster(conv)) {
-    return Unfit(
-        "a 16-bit depthwise convolution (the direct kernel is faster)");
-  }
   const ConvLayout layout = GetConvLayout(conv);
   if (layout == ConvLayout::kOther) {
     return Unfit(
