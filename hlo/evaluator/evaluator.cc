@@ -585,10 +585,9 @@ absl::StatusOr<Literal> Evaluator::EvaluateInstruction(
   const HloOpcode opcode = instr.opcode();
   // Its result is allocated whole: refuse what cannot fit rather than die
   // of std::bad_alloc.
-  if (absl::Status fits = CheckFitsInHostMemory(
-          instr.shape(), absl::StrCat("the result of ", instr.name()));
-      !fits.ok()) {
-    return fits;
+  if (!FitsInHostMemory(instr.shape())) {
+    return CheckFitsInHostMemory(instr.shape(),
+                                 absl::StrCat("the result of ", instr.name()));
   }
   std::optional<int> arity = HloOpcodeArity(opcode);
   if (arity.has_value() && instr.operand_count() != *arity) {
