@@ -38,10 +38,19 @@ int64_t ShapeBytesSaturating(const Shape& shape) {
 }
 
 int64_t HostMemoryBytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page_size = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page_size <= 0) return kMax;
-  return SaturatingMul(pages, page_size);
+  // Asked once: sysconf(_SC_PHYS_PAGES) is a sysinfo system call, and the
+  // evaluator asks before every instruction's result.
+  static const int64_t bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page_size <= 0) return kMax;
+    return SaturatingMul(pages, page_size);
+  }();
+  return bytes;
+}
+
+bool FitsInHostMemory(const Shape& shape) {
+  return ShapeBytesSaturating(shape) <= HostMemoryBytes();
 }
 
 absl::Status CheckFitsInHostMemory(const Shape& shape, absl::string_view what) {

@@ -21,8 +21,13 @@ namespace hloc {
 // where the product of the dimensions overflows.
 int64_t ShapeBytesSaturating(const Shape& shape);
 
-// This host's physical memory in bytes (INT64_MAX when unknown).
+// This host's physical memory in bytes (INT64_MAX when unknown), read from
+// the system once.
 int64_t HostMemoryBytes();
+
+// Whether `shape`'s bytes are at most HostMemoryBytes(): the check without
+// building an error message.
+bool FitsInHostMemory(const Shape& shape);
 
 // OK, or ResourceExhausted "WHAT: SHAPE needs N GB, more than this host's
 // M GB of memory".

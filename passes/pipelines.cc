@@ -8,6 +8,7 @@
 #include "passes/async_collectives_to_sync.h"
 #include "passes/cholesky_expander.h"
 #include "passes/collective_layout.h"
+#include "passes/concatenate_splitter.h"
 #include "passes/control_flow_layout.h"
 #include "passes/convolution_layout.h"
 #include "passes/convolution_to_gemm.h"
@@ -331,6 +332,8 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
     // sorts of rows over 8192 merge.
     pipeline.AddPass<RadixSortRewriter>();
     pipeline.AddPass<SortSplitter>();
+    // A kernel's operands are its parameters, at most 4352 bytes of them.
+    pipeline.AddPass<ConcatenateSplitter>();
     // Assignment scatters whose indices may repeat keep their serial
     // result without a serial walk.
     pipeline.AddPass<ScatterWinners>();

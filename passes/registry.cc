@@ -10,6 +10,7 @@
 #include "passes/call_inliner.h"
 #include "passes/cholesky_expander.h"
 #include "passes/collective_layout.h"
+#include "passes/concatenate_splitter.h"
 #include "passes/constant_folding.h"
 #include "passes/control_flow_layout.h"
 #include "passes/convolution_layout.h"
@@ -213,6 +214,10 @@ const PassEntry kPasses[] = {
      "excess precision: widened bf16/f16 dots computed in f32, float convert "
      "chains collapsed (XLA's xla_allow_excess_precision)",
      Make<SimplifyFpConversions>},
+    {"concatenate-splitter",
+     "concatenates of over 128 operands as a tree of concatenates of at most "
+     "128 (GPU: a kernel's parameters hold 544 pointers)",
+     Make<ConcatenateSplitter>},
     {"sort-splitter",
      "sort rows longer than the GPU sort kernel's 8192 as a bitonic merge "
      "sort: sorts of 8192-chunks and elementwise merge steps",

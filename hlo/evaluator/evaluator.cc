@@ -314,10 +314,29 @@ absl::StatusOr<Literal> Evaluator::EvaluateOwned(
   return Run(computation, &args, {});
 }
 
+absl::StatusOr<Literal> Evaluator::EvaluateTaking(
+    const HloComputation& computation, OperandValues& operands,
+    absl::Span<const int64_t> operand_indices) {
+  std::vector<Literal> owned_args(operand_indices.size());
+  std::vector<const Literal*> borrowed_args(operand_indices.size());
+  for (size_t k = 0; k < operand_indices.size(); ++k) {
+    const int64_t i = operand_indices[k];
+    if (operands.CanTake(i)) {
+      owned_args[k] = operands.TakeOrCopy(i);
+    } else {
+      borrowed_args[k] = &operands.Get(i);
+    }
+  }
+  return Run(computation, &owned_args, borrowed_args);
+}
+
 absl::StatusOr<Literal> Evaluator::Run(
     const HloComputation& computation, std::vector<Literal>* owned_args,
     absl::Span<const Literal* const> borrowed_args) {
-  const int64_t num_args = owned_args != nullptr
+  // Both given: argument k is borrowed_args[k], or owned_args[k] where that
+  // is null.
+  const bool mixed = owned_args != nullptr && !borrowed_args.empty();
+  const int64_t num_args = owned_args != nullptr && !mixed
                                ? static_cast<int64_t>(owned_args->size())
                                : static_cast<int64_t>(borrowed_args.size());
   if (num_args != computation.num_parameters()) {
@@ -341,7 +360,7 @@ absl::StatusOr<Literal> Evaluator::Run(
       if (k < 0 || k >= num_args) {
         return InstructionError(*instr, "parameter number out of range");
       }
-      if (owned_args != nullptr) {
+      if (owned_args != nullptr && (!mixed || borrowed_args[k] == nullptr)) {
         absl::Status status = CheckArgument(*instr, (*owned_args)[k]);
         if (!status.ok()) return status;
         owned[p] = std::move((*owned_args)[k]);
@@ -414,11 +433,9 @@ absl::StatusOr<Literal> Evaluator::EvaluateCalled(const HloInstruction& instr,
   const HloComputation* callee = instr.to_apply();
   if (callee == nullptr)
     return InstructionError(instr, "no called computation");
-  std::vector<const Literal*> args;
-  for (int64_t i = 0; i < instr.operand_count(); ++i) {
-    args.push_back(&operands.Get(i));
-  }
-  return Evaluate(*callee, args);
+  std::vector<int64_t> indices(instr.operand_count());
+  for (int64_t i = 0; i < instr.operand_count(); ++i) indices[i] = i;
+  return EvaluateTaking(*callee, operands, indices);
 }
 
 absl::StatusOr<Literal> Evaluator::EvaluateWhile(const HloInstruction& instr,
@@ -471,8 +488,8 @@ absl::StatusOr<Literal> Evaluator::EvaluateConditional(
     branch = IndexValue(selector, 0);
   }
   if (branch < 0 || branch >= num_branches) branch = num_branches - 1;
-  const Literal* arg = &operands.Get(branch + 1);
-  return Evaluate(*branches[branch], {&arg, 1});
+  const int64_t operand = branch + 1;
+  return EvaluateTaking(*branches[branch], operands, {&operand, 1});
 }
 
 absl::StatusOr<Literal> Evaluator::EvaluateScan(const HloInstruction& instr,
@@ -587,10 +604,9 @@ absl::StatusOr<Literal> Evaluator::EvaluateInstruction(
   const HloOpcode opcode = instr.opcode();
   // Its result is allocated whole: refuse what cannot fit rather than die
   // of std::bad_alloc.
-  if (absl::Status fits = CheckFitsInHostMemory(
-          instr.shape(), absl::StrCat("the result of ", instr.name()));
-      !fits.ok()) {
-    return fits;
+  if (!FitsInHostMemory(instr.shape())) {
+    return CheckFitsInHostMemory(instr.shape(),
+                                 absl::StrCat("the result of ", instr.name()));
   }
   std::optional<int> arity = HloOpcodeArity(opcode);
   if (arity.has_value() && instr.operand_count() != *arity) {

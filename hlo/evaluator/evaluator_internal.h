@@ -65,6 +65,14 @@ class Evaluator {
   absl::StatusOr<Literal> EvaluateOwned(const HloComputation& computation,
                                         std::vector<Literal> args);
 
+  // Evaluates `computation` on the given operands of the instruction being
+  // evaluated, in that order: those nothing else reads any more are moved
+  // in (a called computation may then update them in place, as a loop
+  // body does its state), the others borrowed.
+  absl::StatusOr<Literal> EvaluateTaking(
+      const HloComputation& computation, OperandValues& operands,
+      absl::Span<const int64_t> operand_indices);
+
   // The lane-wise form of a scalar computation (cached per computation).
   ScalarFn& ScalarFnFor(const HloComputation& computation);
 
