@@ -11,15 +11,8 @@ HLO_OPT="$1"
 HLO_RUN="$2"
 CASE="$3"  # tools/testdata/add_mul: module.hlo, in<i>.npy, out<i>.npy
 HLO_RUN_GPU="$4"  # runs saved cuda executables; no GPU needed to refuse one
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
+source "$(dirname "$0")/shell_expect.sh"
 export LC_ALL=C
-failures=0
-
-fail() {
-  echo "FAIL: $*"
-  cat "$TMP/stderr"
-  failures=$((failures + 1))
-}
 
 # bad TOOL MESSAGE ARGS...: TOOL exits 2 (not a signal, not 1 or 3), its
 # stderr has MESSAGE (a fixed string), stdout is empty, and neither -o
@@ -243,8 +236,4 @@ if ! touch "$TMP/ro/probe" 2>/dev/null; then
 fi
 chmod 755 "$TMP/ro"
 
-if ((failures)); then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "PASS"
+finish

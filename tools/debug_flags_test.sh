@@ -8,32 +8,7 @@ set -u
 HLO_OPT="$1"
 HLO_RUN="$2"
 CASE="$3"  # tools/testdata/add_mul: module.hlo, in<i>.npy, out<i>.npy
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
-
-fail() {
-  echo "FAIL: $*"
-  cat "$TMP/stdout" "$TMP/stderr"
-  failures=$((failures + 1))
-}
-
-# expect_status WANT TOOL ARGS...: runs TOOL, output in $TMP/stdout, stderr.
-expect_status() {
-  local want="$1" tool="$2"
-  shift 2
-  "$tool" "$@" >"$TMP/stdout" 2>"$TMP/stderr"
-  local got=$?
-  [[ "$got" == "$want" ]] || fail "$(basename "$tool") $* exited $got, expected $want"
-}
-
-# expect_in FILE TEXT / expect_not_in FILE TEXT (fixed strings).
-expect_in() { grep -qF -- "$2" "$TMP/$1" || fail "$1 lacks: $2"; }
-expect_not_in() { ! grep -qF -- "$2" "$TMP/$1" || fail "$1 has: $2"; }
-expect_count() {
-  local n
-  n=$(grep -cF -- "$3" "$TMP/$2")
-  [[ "$n" == "$1" ]] || fail "$n lines of $2 have '$3', expected $1"
-}
+source "$(dirname "$0")/shell_expect.sh"
 
 # --- --reference: --platform's outputs against another platform's. ---
 expect_status 0 "$HLO_RUN" "$CASE/module.hlo" --inputs="$CASE" \
@@ -190,8 +165,4 @@ expect_status 3 "$HLO_RUN" "$TMP/forever.hloexe" --platform=cpu --random-inputs=
   --max-while-iterations=200
 expect_in stderr "while loop w did not finish within 200 iterations"
 
-if ((failures)); then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "PASS"
+finish

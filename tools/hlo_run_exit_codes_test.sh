@@ -4,37 +4,24 @@
 set -u
 HLO_RUN="$1"
 CASE="$2"  # a directory with module.hlo, in<i>.npy and out<i>.npy
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
+source "$(dirname "$0")/shell_expect.sh"
 
-expect_status() {
-  local want="$1"
-  shift
-  "$HLO_RUN" "$@" >"$TMP/stdout" 2>"$TMP/stderr"
-  local got=$?
-  if [[ "$got" != "$want" ]]; then
-    echo "FAIL: hlo-run $* exited $got, expected $want"
-    cat "$TMP/stdout" "$TMP/stderr"
-    failures=$((failures + 1))
-  fi
-}
-
-expect_status 0 "$CASE/module.hlo" --inputs "$CASE" --expect "$CASE"
-grep -q "all outputs match" "$TMP/stdout" || { echo "FAIL: no summary"; failures=$((failures + 1)); }
+expect_status 0 "$HLO_RUN" "$CASE/module.hlo" --inputs "$CASE" --expect "$CASE"
+expect_match stdout "all outputs match"
 
 # Expected outputs that differ: out0 replaced by an input of the same shape.
 mkdir -p "$TMP/wrong"
 cp "$CASE"/out*.npy "$TMP/wrong/"
 cp "$CASE/in0.npy" "$TMP/wrong/out0.npy"
-expect_status 1 "$CASE/module.hlo" --inputs="$CASE" --expect="$TMP/wrong"
-grep -q "MISMATCH" "$TMP/stdout" || { echo "FAIL: no MISMATCH line"; failures=$((failures + 1)); }
+expect_status 1 "$HLO_RUN" "$CASE/module.hlo" --inputs="$CASE" --expect="$TMP/wrong"
+expect_match stdout "MISMATCH"
 
-expect_status 2 "$CASE/module.hlo" --inputs "$CASE" --no-such-flag
-grep -q "unknown flag '--no-such-flag'" "$TMP/stderr" || { echo "FAIL: unclear flag error"; failures=$((failures + 1)); }
-expect_status 2 "$TMP/missing.hlo" --random-inputs=1
-expect_status 2 "$CASE/module.hlo" --inputs "$TMP/wrong"
-expect_status 2 "$CASE/module.hlo"
-expect_status 0 --help
+expect_status 2 "$HLO_RUN" "$CASE/module.hlo" --inputs "$CASE" --no-such-flag
+expect_match stderr "unknown flag '--no-such-flag'"
+expect_status 2 "$HLO_RUN" "$TMP/missing.hlo" --random-inputs=1
+expect_status 2 "$HLO_RUN" "$CASE/module.hlo" --inputs "$TMP/wrong"
+expect_status 2 "$HLO_RUN" "$CASE/module.hlo"
+expect_status 0 "$HLO_RUN" --help
 
 # Values larger than the host's memory: a clear message naming the value,
 # exit 2, no abort (std::bad_alloc used to end hlo-run with exit 134).
@@ -45,9 +32,8 @@ ENTRY e {
   ROOT a = f32[100000,100000,4] broadcast(p), dimensions={}
 }
 HLO
-expect_status 2 "$TMP/huge_result.hlo" --platform=interpreter --random-inputs=1
-grep -q "the result of a: f32\[100000,100000,4\].* needs 160.0 GB, more than this host's" "$TMP/stderr" ||
-  { echo "FAIL: no clear message for a huge result"; cat "$TMP/stderr"; failures=$((failures + 1)); }
+expect_status 2 "$HLO_RUN" "$TMP/huge_result.hlo" --platform=interpreter --random-inputs=1
+expect_match stderr "the result of a: f32\[100000,100000,4\].* needs 160.0 GB, more than this host's"
 cat >"$TMP/huge_input.hlo" <<'HLO'
 HloModule huge_input
 ENTRY e {
@@ -129,41 +115,30 @@ header="$header$(printf '%*s' $((128 - 10 - ${#header} - 1)) '')"
 { printf '\x93NUMPY\x01\x00\x76\x00'; printf '%s\n' "$header"; printf '\x00\x00\x00\x00'; } \
   >"$TMP/zero/in0.npy"
 for platform in interpreter cpu; do
-  expect_status 3 "$TMP/forever.hlo" --platform=$platform --max-while-iterations=1000
-  grep -q "$platform failed to run .*while loop w did not finish within 1000 iterations" "$TMP/stderr" ||
-    { echo "FAIL: the endless loop was not named ($platform)"; cat "$TMP/stderr"; failures=$((failures + 1)); }
-  expect_status 3 "$TMP/nested.hlo" --platform=$platform --inputs="$TMP/zero" \
+  expect_status 3 "$HLO_RUN" "$TMP/forever.hlo" --platform=$platform --max-while-iterations=1000
+  expect_match stderr "$platform failed to run .*while loop w did not finish within 1000 iterations"
+  expect_status 3 "$HLO_RUN" "$TMP/nested.hlo" --platform=$platform --inputs="$TMP/zero" \
     --max-while-iterations=50
-  grep -q "while loop endless did not finish within 50 iterations" "$TMP/stderr" ||
-    { echo "FAIL: the nested endless loop was not named ($platform)"; cat "$TMP/stderr"; failures=$((failures + 1)); }
-  expect_status 0 "$TMP/five.hlo" --platform=$platform --inputs="$TMP/zero" \
+  expect_match stderr "while loop endless did not finish within 50 iterations"
+  expect_status 0 "$HLO_RUN" "$TMP/five.hlo" --platform=$platform --inputs="$TMP/zero" \
     --max-while-iterations=5
-  grep -q "^out0 s32\[\] 5$" "$TMP/stdout" ||
-    { echo "FAIL: the five-iteration loop gave $(cat "$TMP/stdout") ($platform)"; failures=$((failures + 1)); }
-  expect_status 3 "$TMP/five.hlo" --platform=$platform --inputs="$TMP/zero" \
+  expect_match stdout "^out0 s32\[\] 5$"
+  expect_status 3 "$HLO_RUN" "$TMP/five.hlo" --platform=$platform --inputs="$TMP/zero" \
     --max-while-iterations=4
-  grep -q "while loop counted did not finish within 4 iterations" "$TMP/stderr" ||
-    { echo "FAIL: limit 4 did not stop the five-iteration loop ($platform)"; cat "$TMP/stderr"; failures=$((failures + 1)); }
+  expect_match stderr "while loop counted did not finish within 4 iterations"
 done
-expect_status 2 "$TMP/forever.hlo" --max-while-iterations=0
+expect_status 2 "$HLO_RUN" "$TMP/forever.hlo" --max-while-iterations=0
 # AArch64 object code asks its driver, which sets no limit: the loop links
 # and runs there, and the flag is refused rather than ignored.
-expect_status 0 "$TMP/five.hlo" --platform=cpu --target=aarch64 --inputs="$TMP/zero"
-grep -q "^out0 s32\[\] 5$" "$TMP/stdout" ||
-  { echo "FAIL: the loop gave $(cat "$TMP/stdout") on aarch64"; failures=$((failures + 1)); }
-expect_status 2 "$TMP/forever.hlo" --platform=cpu --target=aarch64 --max-while-iterations=10
+expect_status 0 "$HLO_RUN" "$TMP/five.hlo" --platform=cpu --target=aarch64 --inputs="$TMP/zero"
+expect_match stdout "^out0 s32\[\] 5$"
+expect_status 2 "$HLO_RUN" "$TMP/forever.hlo" --platform=cpu --target=aarch64 --max-while-iterations=10
 # Platforms without a limit refuse the flag rather than ignore it.
-expect_status 2 "$TMP/forever.hlo" --platform=cuda --max-while-iterations=10
-grep -q "flag --max-while-iterations: --platform=cuda has no while-loop limit" "$TMP/stderr" ||
-  { echo "FAIL: cuda accepted --max-while-iterations"; cat "$TMP/stderr"; failures=$((failures + 1)); }
+expect_status 2 "$HLO_RUN" "$TMP/forever.hlo" --platform=cuda --max-while-iterations=10
+expect_match stderr "flag --max-while-iterations: --platform=cuda has no while-loop limit"
 for platform in interpreter cpu; do
-  expect_status 2 "$TMP/huge_input.hlo" --platform=$platform --random-inputs=1
-  grep -q "parameter 0 (p: f32\[100000,100000,4\]): random values: .* needs 160.0 GB" "$TMP/stderr" ||
-    { echo "FAIL: no clear message for a huge input ($platform)"; cat "$TMP/stderr"; failures=$((failures + 1)); }
+  expect_status 2 "$HLO_RUN" "$TMP/huge_input.hlo" --platform=$platform --random-inputs=1
+  expect_match stderr "parameter 0 (p: f32\[100000,100000,4\]): random values: .* needs 160.0 GB"
 done
 
-if ((failures)); then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "PASS"
+finish
