@@ -17,20 +17,23 @@
 //   y' = convolution(x', w') with padding p on both sides
 //   result = transpose(y') back to the original output order
 //
-// The order is channels first when the input already is or when the
-// convolution is a depthwise f32 one (see PrefersChannelsFirst in the .cc),
-// else channels last (the order tensor cores read). The transposes of constant
+// The order is channels first when the convolution is a depthwise f32 one
+// (see PrefersChannelsFirst in the .cc) or when an f32 or f64 input already
+// is, else channels last (the order tensor cores read; 16-bit convolutions
+// always, as XLA:GPU lays them out). The transposes of constant
 // kernels fold away; the others are kernels of their own, usually small next to
 // the convolution. Convolutions cuDNN cannot compute stay as they are
 // (the direct kernel runs them): other element types, base (lhs)
 // dilation, window reversal, non-default layouts, more than three spatial
 // dimensions, empty tensors. --stats counts each.
 //
-// A convolution with batch groups (a grouped convolution's filter
-// gradient) goes into a filter-gradient order instead (kFilterGradient,
-// or kFilterGradientChannelsFirst for depthwise f32), which cuDNN's
-// backward-filter convolution reads, as XLA:GPU's convolution rewriter makes
-// its batch-grouped convolutions backward-filter calls.
+// A filter gradient goes into a filter-gradient order instead
+// (kFilterGradient, or kFilterGradientChannelsFirst for depthwise f32 and
+// channels-first f32 inputs), which cuDNN's backward-filter convolution
+// reads, as XLA:GPU's convolution rewriter makes them backward-filter
+// calls: a convolution with batch groups (a grouped convolution's filter
+// gradient as JAX writes it) or a dense one that IsDenseFilterGradient
+// recognises.
 #ifndef PASSES_CONVOLUTION_LAYOUT_H_
 #define PASSES_CONVOLUTION_LAYOUT_H_
 
@@ -67,6 +70,15 @@ bool IsConvLibraryType(PrimitiveType type);
 
 // The dimension order of `conv`'s numbers (its shapes' layouts aside).
 ConvLayout GetConvLayout(const HloInstruction& conv);
+
+// Whether `conv` is a dense convolution's filter gradient as JAX's
+// transpose rule writes it (no groups: the activation as the input, the
+// output gradient as the window, the filter as the result, which is
+// smaller than the window in every spatial dimension), of a type and
+// sizes cuDNN's backward-filter convolution computes (not f64: cuDNN 9
+// has no channels-last algorithm for it). XLA:GPU's convolution rewriter
+// recognises the same shape.
+bool IsDenseFilterGradient(const HloInstruction& conv);
 
 // Whether `layout` is one of the filter-gradient orders.
 bool IsFilterGradientLayout(ConvLayout layout);

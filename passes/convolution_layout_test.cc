@@ -147,6 +147,18 @@ INSTANTIATE_TEST_SUITE_P(
               "feature_group_count=4"},
              kLast,
              true},
+        // 16-bit convolutions go channels last even from channels first,
+        // the order XLA:GPU gives its 16-bit cuDNN calls.
+        Case{{"depthwise_nchw_bf16", "2,4,6,6", "4,1,3,3", "bf16",
+              "bf16[2,4,6,6]",
+              "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, "
+              "feature_group_count=4"},
+             kLast,
+             true},
+        Case{{"nchw_f16", "2,4,6,6", "5,4,3,3", "f16", "f16[2,5,6,6]",
+              "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"},
+             kLast,
+             true},
         Case{{"conv_1d", "2,10,3", "3,3,4", "f32", "f32[2,10,4]",
               "window={size=3 pad=1_1}, dim_labels=b0f_0io->b0f"},
              kLast,
@@ -206,6 +218,33 @@ INSTANTIATE_TEST_SUITE_P(
               "dim_labels=f01b_i01o->01bf, batch_group_count=2"},
              kFilterGradient,
              true},
+        // A dense convolution's filter gradient as JAX writes it (no batch
+        // groups; NCHW activations, labels fb01_io01->01bf): channels last
+        // in bf16, channels first in f32 (the input's order); and a
+        // stride-2 one's (the window dilated by 2, padding 0 before and 1
+        // after).
+        Case{{"dense_filter_gradient_bf16", "2,4,6,6", "2,5,6,6", "bf16",
+              "bf16[3,3,4,5]",
+              "window={size=6x6 pad=1_1x1_1}, dim_labels=fb01_io01->01bf"},
+             kFilterGradient,
+             true},
+        Case{{"dense_filter_gradient_f32", "2,4,6,6", "2,5,6,6", "f32",
+              "f32[3,3,4,5]",
+              "window={size=6x6 pad=1_1x1_1}, dim_labels=fb01_io01->01bf"},
+             kFilterGradientFirst,
+             true},
+        Case{{"dense_strided_filter_gradient", "2,8,8,4", "2,4,4,6", "f32",
+              "f32[3,3,4,6]",
+              "window={size=4x4 pad=0_1x0_1 rhs_dilate=2x2}, "
+              "dim_labels=f01b_i01o->01bf"},
+             kFilterGradient,
+             true},
+        // Not a filter gradient: the result as large as the window.
+        Case{{"dense_result_as_large_as_window", "2,6,6,4", "2,3,3,5", "f32",
+              "f32[4,4,4,5]",
+              "window={size=3x3 pad=0_0x0_0}, dim_labels=f01b_i01o->01bf"},
+             kLast,
+             true},
         // Already in an order: left alone.
         Case{{"filter_gradient_in_order", "2,6,6,4", "2,6,6,4", "bf16",
               "bf16[4,3,3,1]",
@@ -218,7 +257,14 @@ INSTANTIATE_TEST_SUITE_P(
               "window={size=6x6 pad=1_1x1_1}, dim_labels=fb01_io01->fb01, "
               "batch_group_count=4"},
              kFilterGradientFirst,
-             false}),
+             false},
+        // ... but not a 16-bit one: channels last.
+        Case{{"bf16_filter_gradient_channels_first", "2,4,6,6", "2,4,6,6",
+              "bf16", "bf16[4,1,3,3]",
+              "window={size=6x6 pad=1_1x1_1}, dim_labels=fb01_io01->fb01, "
+              "batch_group_count=4"},
+             kFilterGradient,
+             true}),
     [](const testing::TestParamInfo<Case>& info) {
       return info.param.conv.name;
     });

@@ -435,6 +435,22 @@ def _():
                               "NCHW")
 
 
+@_model("conv_grad",
+        "a ResNet 3x3 convolution 64->64 channels on 32x56x56x64 NHWC, "
+        "f32: the gradients of its input and weights through relu (the "
+        "weights' a convolution with the activation as its window; session "
+        "43)")
+def _():
+    return _grouped_conv_grad((32, 56, 56, 64), 3, 1, "relu")
+
+
+@_model("conv_grad_bf16_nchw",
+        "conv_grad on NCHW activations (PyTorch's order), bf16 (session "
+        "43)")
+def _():
+    return _grouped_conv_grad((32, 56, 56, 64), 3, 1, "relu", bf16(), "NCHW")
+
+
 @_model("grouped_conv_grad",
         "a ResNeXt block's 3x3 convolution of 32 groups of 4 channels on "
         "32x56x56x128 NHWC, f32: the gradients of its input and weights "
