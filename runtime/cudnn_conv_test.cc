@@ -67,6 +67,18 @@ std::vector<Case> Cases() {
   gradient_first.backward_filter = true;
   cases.push_back(
       {"f32 depthwise filter gradient nchw", F32, gradient_first, 1e-3, true});
+  // A dense convolution's filter gradient (groups = 1), which the cuda
+  // pipeline has made a backward-filter call since session 43: bf16, and
+  // f32 strided.
+  testing::ConvTestShape dense_gradient;
+  dense_gradient.backward_filter = true;
+  dense_gradient.h = dense_gradient.w = 12;
+  cases.push_back(
+      {"bf16 dense filter gradient nhwc", BF16, dense_gradient, 0.5, true});
+  testing::ConvTestShape strided_gradient = dense_gradient;
+  strided_gradient.stride = 2;
+  cases.push_back({"f32 strided dense filter gradient nhwc", F32,
+                   strided_gradient, 1e-3, true});
   testing::ConvTestShape dilated;
   dilated.dilation = 2;
   dilated.padding = 2;
