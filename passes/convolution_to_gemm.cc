@@ -73,6 +73,7 @@ constexpr char kUnsupported[] = "convolutions-kept-unsupported";
 constexpr char kTooSmall[] = "convolutions-kept-too-small";
 constexpr char kTooLarge[] = "convolutions-kept-im2col-too-large";
 constexpr char kManyOutputs[] = "convolutions-kept-many-output-positions";
+constexpr char kForCudnn[] = "convolutions-kept-for-cudnn-filter-gradient";
 
 const char* WhyKept(const HloInstruction* conv,
                     const ConvolutionToGemmOptions& opts, ConvGeometry* g) {
@@ -125,6 +126,12 @@ const char* WhyKept(const HloInstruction* conv,
   if (flops < static_cast<double>(opts.min_flops)) return kTooSmall;
   if (im2col_bytes > static_cast<double>(opts.max_im2col_bytes)) {
     return kTooLarge;
+  }
+  if (opts.cudnn_filter_gradients_above_im2col_bytes >= 0 &&
+      im2col_bytes >
+          static_cast<double>(opts.cudnn_filter_gradients_above_im2col_bytes) &&
+      IsDenseFilterGradient(*conv)) {
+    return kForCudnn;
   }
   return nullptr;
 }
@@ -239,10 +246,6 @@ HloInstruction* Im2col(HloComputation* computation, HloInstruction* x,
 absl::StatusOr<bool> Rewrite(HloComputation* computation, HloInstruction* conv,
                              const ConvolutionToGemmOptions& opts,
                              const char** kept) {
-  if (opts.leave_cudnn_filter_gradients && IsDenseFilterGradient(*conv)) {
-    *kept = "convolutions-kept-for-cudnn-filter-gradient";
-    return false;
-  }
   ConvGeometry g;
   *kept = WhyKept(conv, opts, &g);
   if (*kept != nullptr) return false;
@@ -318,13 +321,18 @@ ConvolutionToGemmOptions CudaConvolutionToGemmOptions() {
   // im2col and cuBLAS gemms, 0.016 ms each on an H100, the program 4.8x
   // faster. Every size goes (min_flops 0): the alternative is the slow
   // cuDNN call, not a direct kernel. 64 positions cover the gradients of
-  // kernels up to 8x8. Those cuDNN's backward-filter convolution computes
-  // stay for it: on an H100 (session 43) the bf16 filter gradient of a 3x3
-  // convolution 64->64 on 32x56x56 took 0.202 ms of im2col (a 115 MB
-  // matrix) and 0.057 ms of gemm, where XLA:GPU's backward-filter call
-  // and the program's two other convolutions took 0.133 ms together.
+  // kernels up to 8x8. Large ones cuDNN's backward-filter convolution
+  // computes stay for it (IsDenseFilterGradient): the im2col matrix is a
+  // window-sized copy of the activation for each of the filter's
+  // positions, which backward filter reads in place. On an H100 (session
+  // 43) the f32 gradient of a 3x3 convolution 64->64 on 32x56x56x64 took
+  // 0.733 ms with im2col (a 231 MB matrix) and 0.202 as backward filter
+  // (XLA:GPU 0.216); its bf16 NCHW twin 0.412 against 0.122. Small ones
+  // stay gemms: convnet_batchnorm_step's (2.4 MB and less) took 0.183 ms
+  // that way and 0.233 as backward filter. 16 MiB, about 11 us of
+  // traffic written and read back, sits between the two.
   return {/*min_flops=*/0, kMaxIm2colBytes, /*max_output_positions=*/64,
-          /*leave_cudnn_filter_gradients=*/true};
+          /*cudnn_filter_gradients_above_im2col_bytes=*/int64_t{16} << 20};
 }
 
 absl::StatusOr<bool> ConvolutionToGemm::Run(HloModule* module) {

@@ -47,10 +47,10 @@
 // every convolution (no convolution library there). The cuda pipeline
 // hands convolutions to cuDNN (convolution_layout.h), which reads the
 // input in place where im2col writes a window-sized copy of it (the
-// issue's conv_bn_relu: 0.27 ms im2col + gemm), filter gradients included
-// (backward-filter calls), except those cuDNN has no backward-filter call
-// for (CudaConvolutionToGemmOptions), which its forward convolution runs
-// slowly.
+// issue's conv_bn_relu: 0.27 ms im2col + gemm), large filter gradients
+// included (backward-filter calls), except small filter gradients and
+// those cuDNN has no backward-filter call for (CudaConvolutionToGemmOptions),
+// which its forward convolution runs slowly.
 #ifndef PASSES_CONVOLUTION_TO_GEMM_H_
 #define PASSES_CONVOLUTION_TO_GEMM_H_
 
@@ -72,10 +72,10 @@ struct ConvolutionToGemmOptions {
   // Negative unless given: {min_flops, max_im2col_bytes} rewrites every
   // size the two allow.
   int64_t max_output_positions = -1;
-  // Whether dense filter gradients cuDNN's backward-filter convolution
-  // computes (IsDenseFilterGradient, convolution_layout.h) stay
-  // convolutions for it.
-  bool leave_cudnn_filter_gradients = false;
+  // Unless negative: dense filter gradients cuDNN's backward-filter
+  // convolution computes (IsDenseFilterGradient, convolution_layout.h)
+  // whose im2col matrix would be larger stay convolutions for it.
+  int64_t cudnn_filter_gradients_above_im2col_bytes = -1;
 };
 
 // The defaults the rocm pipeline and `--passes=convolution-to-gemm` use.

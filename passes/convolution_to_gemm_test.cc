@@ -219,12 +219,13 @@ TEST(ConvolutionToGemmTest, SizeThresholds) {
 }
 
 // The cuda pipeline's options rewrite only weight-gradient shapes (fewer
-// output positions than kernel positions, at most 64) that cuDNN's
-// backward-filter convolution does not compute, whatever their size: here
-// one whose stride (the forward convolution's dilation) skips the last
-// row, so that its window is not the output of any forward convolution
-// cuDNN describes. A forward 3x3 conv and a weight gradient cuDNN computes
-// stay for it.
+// output positions than kernel positions, at most 64), whatever their
+// size, except large ones cuDNN's backward-filter convolution computes
+// (an im2col matrix over 16 MiB). A forward 3x3 conv stays for cuDNN; so
+// do a 71x71-window gradient with 100 output positions, and a 54x54-window
+// one whose im2col matrix would be 27 MB. One whose stride (the forward
+// convolution's dilation) skips the last row, so that its window is no
+// forward output cuDNN describes, is a gemm.
 TEST(ConvolutionToGemmTest, CudaRewritesOnlyWeightGradients) {
   const char* kText = R"(
 HloModule cuda_convs
@@ -236,11 +237,14 @@ ENTRY main {
   x2 = f32[2,80,80,4] parameter(3)
   g2 = f32[71,71,4,5] parameter(4)
   x3 = f32[2,13,13,4] parameter(5)
+  x4 = f32[16,56,56,16] parameter(6)
+  g4 = f32[54,54,16,8] parameter(7)
   forward = f32[2,12,12,5] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
   gradient = f32[2,3,3,5] convolution(x, g), window={size=10x10}, dim_labels=b01f_01io->b01f
   many = f32[2,10,10,5] convolution(x2, g2), window={size=71x71}, dim_labels=b01f_01io->b01f
   skipping = f32[2,2,2,5] convolution(x3, g), window={size=10x10 stride=2x2}, dim_labels=b01f_01io->b01f
-  ROOT t = (f32[2,12,12,5], f32[2,3,3,5], f32[2,10,10,5], f32[2,2,2,5]) tuple(forward, gradient, many, skipping)
+  large = f32[16,3,3,8] convolution(x4, g4), window={size=54x54}, dim_labels=b01f_01io->b01f
+  ROOT t = (f32[2,12,12,5], f32[2,3,3,5], f32[2,10,10,5], f32[2,2,2,5], f32[16,3,3,8]) tuple(forward, gradient, many, skipping, large)
 }
 )";
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndVerify(kText);
@@ -249,16 +253,14 @@ ENTRY main {
   absl::StatusOr<bool> changed = RunAndVerify(pass, module->get());
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_TRUE(*changed);
-  EXPECT_EQ(pass.statistics().at("convolutions-rewritten"), 1);
-  // forward: 144 positions, more than its 9 kernel positions; gradient
-  // and many (100 positions, over 64 too): cuDNN's.
-  EXPECT_EQ(pass.statistics().at("convolutions-kept-many-output-positions"), 1);
+  EXPECT_EQ(pass.statistics().at("convolutions-rewritten"), 2);
+  EXPECT_EQ(pass.statistics().at("convolutions-kept-many-output-positions"), 2);
   EXPECT_EQ(pass.statistics().at("convolutions-kept-for-cudnn-filter-gradient"),
-            2);
+            1);
   EXPECT_EQ(CountOpcode(**module, HloOpcode::kConvolution), 3);
-  EXPECT_EQ(CountOpcode(**module, HloOpcode::kDot), 1);
-  // Four windows of the input, one slice each.
-  EXPECT_EQ(CountOpcode(**module, HloOpcode::kSlice), 4);
+  EXPECT_EQ(CountOpcode(**module, HloOpcode::kDot), 2);
+  // Nine windows of the input for gradient, four for skipping.
+  EXPECT_EQ(CountOpcode(**module, HloOpcode::kSlice), 13);
 }
 
 std::string ReadFile(const std::string& path) {
