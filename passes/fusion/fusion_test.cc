@@ -1098,6 +1098,49 @@ ENTRY e {
   EXPECT_TRUE(ReportHas(report, "", "different iteration spaces", false));
 }
 
+TEST(MultiOutputFusion, ReduceWindowSiblingsStayOutOfReductions) {
+  // A reduce-window is only ever a loop kernel's output: merged as a
+  // sibling into a row fusion (a softmax over one row of 7, beside a
+  // max-pool of the same 7 values reshaped to [7, 1]) it made a kernel no
+  // backend could emit: cuda and rocm failed to compile, AArch64 refused
+  // it and x86 ran it in the evaluator (hunted14's random programs). Nor
+  // does it join a column reduction's kernel as an input.
+  for (absl::string_view text : {
+           R"(
+ENTRY e {
+  p = f32[1,7] parameter(0)
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  m = f32[1] reduce(p, ninf), dimensions={1}, to_apply=max_f32
+  mb = f32[1,7] broadcast(m), dimensions={0}
+  d = f32[1,7] subtract(p, mb)
+  x = f32[1,7] exponential(d)
+  s = f32[1] reduce(x, zero), dimensions={1}, to_apply=add_f32
+  sb = f32[1,7] broadcast(s), dimensions={0}
+  sm = f32[1,7] divide(x, sb)
+  r = f32[7,1] reshape(p)
+  w = f32[7,1] reduce-window(r, ninf), window={size=2x2 stride=1x2 pad=0_1x0_1}, to_apply=max_f32
+  ROOT t = (f32[1,7], f32[7,1]) tuple(sm, w)
+})",
+           R"(
+ENTRY e {
+  p = f32[64,32] parameter(0)
+  zero = f32[] constant(0)
+  ninf = f32[] constant(-inf)
+  x = f32[64,32] exponential(p)
+  s = f32[32] reduce(x, zero), dimensions={0}, to_apply=add_f32
+  w = f32[64,32] reduce-window(p, ninf), window={size=3x3 pad=1_1x1_1}, to_apply=max_f32
+  ROOT t = (f32[32], f32[64,32]) tuple(s, w)
+})"}) {
+    auto module = Parse(WithReducers(text));
+    FusionReport report;
+    RunFusion(module.get(), &report);
+    EXPECT_EQ(CountKernels(*module).total(), 2) << PrintModule(*module);
+    EXPECT_TRUE(ReportHas(report, "", "different iteration spaces", false))
+        << FormatFusionReport(report);
+  }
+}
+
 TEST(MultiOutputFusion, NoCycles) {
   // x feeds p and q; p also reaches q through a sort (a kernel of its own),
   // so neither producer-consumer nor sibling fusion of p and q is legal.

@@ -18,6 +18,10 @@ struct IterationSpace {
   Shape dims;                    // Loop: output; reduction: reduce input.
   std::vector<int64_t> reduced;  // Reduction: reduced dimensions.
   RowShape rows;                 // Row reduction.
+  // Loop: an output is a reduce-window, which only a loop kernel computes
+  // (a reduce-window is a fusion's root, never a reduction's input:
+  // fusion_kinds.h), so the space cannot join a reduction's.
+  bool window_output = false;
 };
 
 bool IsFreeOp(const HloInstruction& instr) {
@@ -48,6 +52,7 @@ std::optional<IterationSpace> SpaceOf(const HloInstruction& instr) {
         for (const HloInstruction* r : roots) {
           if (r->opcode() == HloOpcode::kDynamicUpdateSlice)
             return std::nullopt;
+          space.window_output |= r->opcode() == HloOpcode::kReduceWindow;
         }
         space.dims = roots[0]->shape();
         return space;
@@ -83,6 +88,7 @@ std::optional<IterationSpace> SpaceOf(const HloInstruction& instr) {
       (IsLoopFusibleOp(instr) || instr.opcode() == HloOpcode::kReduceWindow)) {
     space.shape = FusionShape::kLoop;
     space.dims = instr.shape();
+    space.window_output = instr.opcode() == HloOpcode::kReduceWindow;
     return space;
   }
   return std::nullopt;
@@ -101,13 +107,15 @@ bool FitsAsOutput(const Shape& shape, const IterationSpace& space) {
 std::optional<IterationSpace> Merge(const IterationSpace& a,
                                     const IterationSpace& b) {
   if (a.shape == FusionShape::kLoop && b.shape == FusionShape::kLoop) {
-    if (a.dims.SameDimensions(b.dims)) return a;
-    return std::nullopt;
+    if (!a.dims.SameDimensions(b.dims)) return std::nullopt;
+    IterationSpace merged = a;
+    merged.window_output |= b.window_output;
+    return merged;
   }
   if (a.shape == FusionShape::kLoop) return Merge(b, a);
   // a is a reduction or row reduction from here on.
   if (b.shape == FusionShape::kLoop) {
-    if (FitsAsOutput(b.dims, a)) return a;
+    if (!b.window_output && FitsAsOutput(b.dims, a)) return a;
     return std::nullopt;
   }
   if (a.shape != b.shape) return std::nullopt;
@@ -173,7 +181,7 @@ absl::StatusOr<bool> MultiOutputFusion::FuseOneProducerConsumer(
     if (producer->user_count() < 2 || IsFreeOp(*producer)) continue;
     std::optional<IterationSpace> producer_space = SpaceOf(*producer);
     if (!producer_space || producer_space->shape != FusionShape::kLoop ||
-        WhyNotFusibleProducer(*producer)) {
+        producer_space->window_output || WhyNotFusibleProducer(*producer)) {
       continue;
     }
     for (HloInstruction* consumer : producer->users()) {

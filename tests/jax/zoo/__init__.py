@@ -8,7 +8,7 @@ of NumPy arrays, small sizes). ALL merges them; a name may appear once.
 from zoo import (arrays, batched_linalg, control_flow, edge_cases,
                  grouped_matmuls, hunted,
                  hunted2, hunted3, hunted4, hunted5, hunted6, hunted7, hunted8,
-                 hunted9, hunted10, hunted11, hunted12, hunted13,
+                 hunted9, hunted10, hunted11, hunted12, hunted13, hunted14,
                  losses, models, modern_llm, numerics, optimizers, research)
 
 THEMES = {
@@ -33,6 +33,7 @@ THEMES = {
     "hunted11": hunted11.PROGRAMS,
     "hunted12": hunted12.PROGRAMS,
     "hunted13": hunted13.PROGRAMS,
+    "hunted14": hunted14.PROGRAMS,
     "grouped_matmuls": grouped_matmuls.PROGRAMS,
     "modern_llm": modern_llm.PROGRAMS,
     "batched_linalg": batched_linalg.PROGRAMS,
