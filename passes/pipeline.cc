@@ -1,6 +1,7 @@
 #include "passes/pipeline.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,15 @@
 #include "hlo/verifier.h"
 
 namespace hloc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
 
 HloPassPipeline::HloPassPipeline(std::string name) : name_(std::move(name)) {}
 
@@ -37,6 +47,7 @@ absl::StatusOr<bool> HloPassPipeline::Run(HloModule* module) {
   absl::Status names = CheckDisabledPasses();
   if (!names.ok()) return names;
   RunState state{&options_};
+  state.between_passes_seconds = &between_passes_seconds_;
   if (!options_.dump_dir.empty()) {
     absl::Status status = AfterPass(*module, "input", /*changed=*/true, &state);
     if (!status.ok()) return status;
@@ -66,10 +77,12 @@ absl::StatusOr<bool> HloPassPipeline::RunOnce(HloModule* module,
   for (Entry& entry : entries_) {
     if (state->options->disabled_passes.count(std::string(entry.pass->name())))
       continue;
+    const Clock::time_point start = Clock::now();
     absl::StatusOr<bool> pass_changed =
         entry.sub_pipeline != nullptr
             ? entry.sub_pipeline->RunWithState(module, state)
             : entry.pass->Run(module);
+    if (entry.sub_pipeline == nullptr) entry.seconds += SecondsSince(start);
     if (!pass_changed.ok()) {
       if (entry.sub_pipeline != nullptr) return pass_changed.status();
       return absl::Status(
@@ -82,8 +95,12 @@ absl::StatusOr<bool> HloPassPipeline::RunOnce(HloModule* module,
     changed |= *pass_changed;
     // A sub-pipeline checks and dumps after each of its own passes.
     if (entry.sub_pipeline == nullptr) {
+      const Clock::time_point after = Clock::now();
       absl::Status status =
           AfterPass(*module, entry.pass->name(), *pass_changed, state);
+      if (state->between_passes_seconds != nullptr) {
+        *state->between_passes_seconds += SecondsSince(after);
+      }
       if (!status.ok()) return status;
     }
   }
@@ -216,6 +233,57 @@ void HloPassPipeline::AppendStatistics(std::string* out) const {
 std::string HloPassPipeline::StatisticsReport() const {
   std::string out;
   AppendStatistics(&out);
+  return out;
+}
+
+void HloPassPipeline::CollectPassTimes(std::vector<PassTime>* rows) const {
+  for (const Entry& entry : entries_) {
+    if (entry.sub_pipeline != nullptr) {
+      entry.sub_pipeline->CollectPassTimes(rows);
+      continue;
+    }
+    const absl::string_view name = entry.pass->name();
+    auto row = std::find_if(rows->begin(), rows->end(),
+                            [&](const PassTime& r) { return r.name == name; });
+    if (row == rows->end()) {
+      rows->push_back({std::string(name), 0, 0});
+      row = std::prev(rows->end());
+    }
+    row->runs += entry.runs;
+    row->seconds += entry.seconds;
+  }
+}
+
+std::vector<PassTime> HloPassPipeline::PassTimes() const {
+  std::vector<PassTime> rows;
+  CollectPassTimes(&rows);
+  if (between_passes_seconds_ > 0) {
+    int64_t runs = 0;
+    for (const PassTime& row : rows) runs += row.runs;
+    rows.push_back(
+        {"(verify and dump between passes)", runs, between_passes_seconds_});
+  }
+  return rows;
+}
+
+std::string FormatPassTimes(std::vector<PassTime> rows, double total_seconds) {
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const PassTime& a, const PassTime& b) {
+                     if (a.seconds != b.seconds) return a.seconds > b.seconds;
+                     return a.name < b.name;
+                   });
+  const std::string rule(77, '-');
+  std::string out = absl::StrCat("===", rule, "===\n");
+  absl::StrAppend(&out, std::string(27, ' '), "hloc execution timing report\n");
+  absl::StrAppend(&out, "===", rule, "===\n");
+  absl::StrAppendFormat(&out, "  Total: %.4f s\n\n", total_seconds);
+  absl::StrAppend(&out, "   Wall (s)   Share   Runs  Name\n");
+  for (const PassTime& row : rows) {
+    const double share =
+        total_seconds > 0 ? 100.0 * row.seconds / total_seconds : 0.0;
+    absl::StrAppendFormat(&out, "  %9.4f  %5.1f%%  %5d  %s\n", row.seconds,
+                          share, row.runs, row.name);
+  }
   return out;
 }
 

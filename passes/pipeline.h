@@ -53,6 +53,24 @@ struct PipelineOptions {
   bool drop_debug_callbacks = false;
 };
 
+// Wall time spent in one pass (or other phase of a compile), for
+// hlo-opt --time-passes.
+struct PassTime {
+  std::string name;
+  int64_t runs = 0;
+  double seconds = 0;
+};
+
+// A table of `rows` in the manner of LLVM's -time-passes, slowest first
+// (ties by name), each with its share of `total_seconds`, then the total:
+//   ===-----...
+//                 hloc execution timing report
+//   ===-----...
+//     Total: 1.234 s
+//      Wall (s)   Share   Runs  Name
+//        0.8123   65.8%      1  instruction-fusion
+std::string FormatPassTimes(std::vector<PassTime> rows, double total_seconds);
+
 class HloPassPipeline : public HloPass {
  public:
   explicit HloPassPipeline(std::string name);
@@ -103,17 +121,26 @@ class HloPassPipeline : public HloPass {
   // the module).
   std::string StatisticsReport() const;
 
+  // Wall time of every pass run so far, at any depth, summed by name (a
+  // pass in a fixed point, or added twice, is one row with all its runs),
+  // in pipeline order; the verifier and dumps between passes are the row
+  // "(verify and dump between passes)" when they took any time.
+  std::vector<PassTime> PassTimes() const;
+
  private:
   struct Entry {
     std::unique_ptr<HloPass> pass;
     HloPassPipeline* sub_pipeline = nullptr;  // Set when `pass` is one.
     int64_t runs = 0;
     int64_t changed = 0;
+    double seconds = 0;  // Wall time of the runs of a pass (not a pipeline).
   };
   // Shared by a pipeline and its sub-pipelines during one Run.
   struct RunState {
     const PipelineOptions* options;
     int64_t dump_counter = 0;
+    // The top-level pipeline's between_passes_seconds_.
+    double* between_passes_seconds = nullptr;
   };
 
   absl::StatusOr<bool> RunWithState(HloModule* module, RunState* state);
@@ -122,11 +149,14 @@ class HloPassPipeline : public HloPass {
                          bool changed, RunState* state);
   void AppendStatistics(std::string* out) const;
   void CollectPassNames(std::set<std::string>* names) const;
+  void CollectPassTimes(std::vector<PassTime>* rows) const;
 
   std::string name_;
   std::vector<Entry> entries_;
   int max_iterations_ = 1;  // > 1 for a fixed-point sub-pipeline.
   PipelineOptions options_;
+  // Verifier and dumps after passes, in Runs of this (top-level) pipeline.
+  double between_passes_seconds_ = 0;
 };
 
 }  // namespace hloc

@@ -3,10 +3,12 @@
 #include "passes/pipeline.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -286,6 +288,62 @@ TEST(PipelineTest, StatisticsReportSumsRuns) {
       << report;
   EXPECT_NE(report.find("       3 loop - iterations\n"), std::string::npos)
       << report;
+}
+
+// Sleeps `ms` milliseconds when run: a pass with a known minimum time.
+class SleepingPass : public HloPass {
+ public:
+  SleepingPass(std::string name, int ms) : name_(std::move(name)), ms_(ms) {}
+  absl::string_view name() const override { return name_; }
+  absl::StatusOr<bool> Run(HloModule*) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms_));
+    return false;
+  }
+
+ private:
+  std::string name_;
+  int ms_;
+};
+
+TEST(PipelineTest, PassTimesSumByNameAtAnyDepth) {
+  auto module = ParseAndVerify(kModule);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<std::string> log;
+  HloPassPipeline pipeline("p");
+  pipeline.AddPass<SleepingPass>("slow", 20);
+  HloPassPipeline* loop = pipeline.AddFixedPoint("loop");
+  loop->AddPass<FakePass>("a", &log, 2);
+  loop->AddPass<SleepingPass>("slow", 5);
+  PipelineOptions options;
+  options.verify = true;
+  pipeline.set_options(options);
+  ASSERT_TRUE(pipeline.Run(module->get()).ok());
+  std::vector<PassTime> times = pipeline.PassTimes();
+  // In pipeline order: the fixed point itself is no row, its passes are.
+  ASSERT_EQ(times.size(), 3u);
+  EXPECT_EQ(times[0].name, "slow");
+  EXPECT_EQ(times[0].runs, 4);  // Once, then once in each of 3 iterations.
+  EXPECT_GE(times[0].seconds, 0.035);
+  EXPECT_EQ(times[1].name, "a");
+  EXPECT_EQ(times[1].runs, 3);
+  EXPECT_EQ(times[2].name, "(verify and dump between passes)");
+  EXPECT_EQ(times[2].runs, 7);
+  EXPECT_GT(times[2].seconds, 0);
+}
+
+TEST(PipelineTest, FormatPassTimesSortsSlowestFirst) {
+  const std::string table = FormatPassTimes(
+      {{"dce", 2, 0.25}, {"cse", 1, 0.5}, {"llvm-opt", 1, 1.25}}, 2.0);
+  EXPECT_NE(table.find("hloc execution timing report"), std::string::npos);
+  EXPECT_NE(table.find("  Total: 2.0000 s\n"), std::string::npos) << table;
+  const size_t llvm = table.find("     1.2500   62.5%      1  llvm-opt\n");
+  const size_t cse = table.find("     0.5000   25.0%      1  cse\n");
+  const size_t dce = table.find("     0.2500   12.5%      2  dce\n");
+  ASSERT_NE(llvm, std::string::npos) << table;
+  ASSERT_NE(cse, std::string::npos) << table;
+  ASSERT_NE(dce, std::string::npos) << table;
+  EXPECT_LT(llvm, cse);
+  EXPECT_LT(cse, dce);
 }
 
 }  // namespace

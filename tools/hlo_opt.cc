@@ -8,15 +8,16 @@
 // target's backend cannot compile an instruction of the module (the
 // message names each and why: a custom call it does not implement, or, in
 // strict mode, any instruction that would run in the reference evaluator).
+#include <chrono>
 #include <filesystem>
 #include <iostream>
-#include <system_error>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <system_error>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "backends/cpu/aarch64_aot.h"
@@ -34,9 +35,9 @@
 #include "runtime/executable.h"
 #include "tools/compile_stages.h"
 #include "tools/flags.h"
-#include "tools/out_of_memory.h"
 #include "tools/graph/graph_output.h"
 #include "tools/module_loader.h"
+#include "tools/out_of_memory.h"
 #include "tools/output_file.h"
 
 namespace hloc {
@@ -92,6 +93,11 @@ const std::vector<FlagSpec>& Specs() {
       {"fusion-report", false,
        "print why every producer/consumer pair fused or not"},
       {"stats", false, "print pass statistics to stderr"},
+      {"time-passes", false,
+       "print to stderr how long each pass of the pipeline took (summed "
+       "over its runs), the verifier between passes, reading the module and "
+       "the backend's phases (emit, LLVM's O3, code generation, ptxas), "
+       "slowest first, as LLVM's -time-passes does"},
       {"no-verify-each", false, "skip the verifier between passes"},
       {"print-metadata", true, "print metadata={...} (true/false)"},
       {"no-fallback", false,
@@ -320,9 +326,17 @@ int Main(int argc, char** argv) {
     cpu_options.codegen.cpu_features = cpu->features;
   }
 
+  // --time-passes: reading the module, each pass, the backend's phases.
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  auto seconds_since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  std::vector<PassTime> times;
   absl::StatusOr<std::unique_ptr<HloModule>> module =
       LoadModule(flags.positional[0], flags.Get("format"));
   if (!module.ok()) return Fail(2, module.status().message());
+  times.push_back({"(read and verify the module)", 1, seconds_since(start)});
 
   PipelineOptions options;
   options.verify = !flags.Has("no-verify-each");
@@ -395,7 +409,10 @@ int Main(int argc, char** argv) {
                   changed.status().message());
     }
     if (flags.Has("stats")) std::cerr << pipeline->StatisticsReport();
+    std::vector<PassTime> pass_times = pipeline->PassTimes();
+    times.insert(times.end(), pass_times.begin(), pass_times.end());
   }
+  CompilePhaseTimes backend_times;
 
   std::string output;
   if (target == "aarch64" && IsAarch64Stage(stage)) {
@@ -410,6 +427,8 @@ int Main(int argc, char** argv) {
     StageOptions stage_options;
     stage_options.cpu = cpu_options;
     stage_options.gpu = gpu_options;
+    stage_options.cpu.jit.phase_times = &backend_times;
+    stage_options.gpu.phase_times = &backend_times;
     absl::StatusOr<std::string> text = BackendStageOutput(
         **module, platform, stage, !flags.Has("o"), stage_options);
     if (!text.ok()) {
@@ -451,6 +470,18 @@ int Main(int argc, char** argv) {
     std::cout << output;
   }
   if (flags.Has("fusion-report")) std::cout << FormatFusionReport(report);
+  if (flags.Has("time-passes")) {
+    const std::pair<const char*, double> phases[] = {
+        {"(backend: emit HLO -> LLVM IR)", backend_times.emit_s},
+        {"(backend: LLVM O3)", backend_times.optimize_s},
+        {"(backend: LLVM code generation)", backend_times.codegen_s},
+        {"(backend: ptxas)", backend_times.assemble_s},
+    };
+    for (const auto& [name, seconds] : phases) {
+      if (seconds > 0) times.push_back({name, 1, seconds});
+    }
+    std::cerr << FormatPassTimes(times, seconds_since(start));
+  }
   // A full disk or closed pipe on stdout is a failure too, not exit 0.
   std::cout.flush();
   if (!std::cout) return Fail(2, "cannot write to standard output");

@@ -1,8 +1,8 @@
 // Where a backend compile spends its time after the HLO pipeline, for
-// tools/compile_bench: the kernel emitters (HLO -> LLVM IR), LLVM's
-// optimisation pipeline and the target's code generator (PTX or object
-// code). A compile adds to the struct its options point at; with no struct
-// (the default) nothing is measured.
+// tools/compile_bench and hlo-opt --time-passes: the kernel emitters (HLO ->
+// LLVM IR), LLVM's optimisation pipeline, the target's code generator (PTX or
+// object code) and ptxas. A compile adds to the struct its options point at;
+// with no struct (the default) nothing is measured.
 #ifndef BACKENDS_COMMON_COMPILE_PHASE_TIMES_H_
 #define BACKENDS_COMMON_COMPILE_PHASE_TIMES_H_
 
@@ -14,6 +14,7 @@ struct CompilePhaseTimes {
   double emit_s = 0;      // HLO -> LLVM IR: the kernel emitters.
   double optimize_s = 0;  // LLVM's pipeline (and linking libdevice).
   double codegen_s = 0;   // LLVM IR -> PTX or object code.
+  double assemble_s = 0;  // PTX -> cubin: ptxas, when the compile runs it.
 };
 
 // Adds the wall time of its scope to *seconds (nothing when null).

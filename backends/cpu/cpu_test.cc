@@ -740,6 +740,32 @@ ENTRY main {
   EXPECT_EQ(r.fallbacks, 0);
 }
 
+// Concatenates of many operands read each element through a binary search
+// over the operands' offsets (elemental_emitter.cc): every operand, uneven
+// widths, an operand of width 0, the major and the minor dimension.
+TEST(CpuDataMovementTest, ConcatenateManyOperands) {
+  RunResult r = CheckAgainstEvaluator(R"(
+HloModule concat_many
+ENTRY main {
+  a = f32[3,1] parameter(0)
+  b = f32[3,2] parameter(1)
+  c = f32[3,3] parameter(2)
+  d = f32[3,0] parameter(3)
+  e = f32[3,5] parameter(4)
+  f = f32[3,1] parameter(5)
+  g = f32[3,4] parameter(6)
+  minor = f32[3,16] concatenate(a, b, c, d, e, f, g), dimensions={1}
+  ta = f32[1,3] reshape(a)
+  tf = f32[1,3] reshape(f)
+  tb = f32[2,3] transpose(b), dimensions={1,0}
+  tc = f32[3,3] transpose(c), dimensions={1,0}
+  major = f32[9,3] concatenate(ta, tb, tf, tc, ta, tf), dimensions={0}
+  ROOT t = (f32[3,16], f32[9,3]) tuple(minor, major)
+}
+)");
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
 TEST(CpuDataMovementTest, DynamicSliceUpdateSliceGather) {
   std::vector<Literal> args;
   args.push_back(MakeInput(Shape::Array(F32, {8, 6}), 3));

@@ -7,10 +7,12 @@
 #include "absl/strings/str_split.h"
 #include "backends/cpu/object_emitter.h"
 #include "backends/cpu/target_cpu.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -21,6 +23,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/IPO/MergeFunctions.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "runtime/kernel_symbols.h"
 
@@ -42,7 +45,41 @@ void InitializeLlvmOnce() {
 
 }  // namespace
 
+namespace {
+
+// Makes identical functions one before O3, so that O3 and code generation
+// see each once: unrolled loops (fori_loop(unroll=True), a Python list of
+// layers) emit the same kernels again and again, and O3 over a thousand
+// copies took most of such a compile (fori_unrolled_layers: 1004
+// functions, 438 different). MergeFunctions compares the IR itself
+// (attributes, types, every instruction), so only functions that compute
+// the same thing merge; an external one (a kernel's entry) becomes a call
+// of the one kept, which the JIT and the object file still find by its
+// name. Those calls are marked noinline: O3 would otherwise inline a small
+// kernel back into its twin's entry and optimize the copy again.
+void MergeIdenticalFunctions(llvm::Module& module) {
+  auto is_single_call = [](const llvm::Function& f) {
+    return !f.isDeclaration() && f.size() == 1 && f.front().size() == 2 &&
+           llvm::isa<llvm::CallInst>(f.front().front());
+  };
+  llvm::SmallPtrSet<const llvm::Function*, 16> single_calls;
+  for (const llvm::Function& f : module) {
+    if (is_single_call(f)) single_calls.insert(&f);
+  }
+  // MergeFunctions asks for no analyses.
+  llvm::ModuleAnalysisManager no_analyses;
+  llvm::MergeFunctionsPass().run(module, no_analyses);
+  for (llvm::Function& f : module) {
+    if (is_single_call(f) && !single_calls.contains(&f)) {
+      llvm::cast<llvm::CallInst>(f.front().front()).setIsNoInline();
+    }
+  }
+}
+
+}  // namespace
+
 void OptimizeModule(llvm::Module& module, llvm::TargetMachine* tm) {
+  MergeIdenticalFunctions(module);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;

@@ -358,8 +358,12 @@ absl::StatusOr<CompiledModule> Compile(const HloModule& original,
   if (options.emit_cubin && target->code_format() == "ptx") {
     std::string ptxas = FindPtxas(FindCudaPath(options.cuda_path));
     if (!ptxas.empty()) {
+      std::optional<ScopedPhaseTimer> assemble_timer;
+      assemble_timer.emplace(
+          PhaseField(options.phase_times, &CompilePhaseTimes::assemble_s));
       HLOC_ASSIGN_OR_RETURN(std::string cubin,
                             RunPtxas(ptxas, ptx, target->device().arch));
+      assemble_timer.reset();
       executable.device_code.push_back({"cubin", target->device().arch, cubin});
     }
   }
