@@ -178,20 +178,20 @@ bool PrefersChannelsLast(const HloInstruction& conv) {
 ConvLayout ChooseLayout(const HloInstruction& conv) {
   const ConvolutionDimensionNumbers& dn =
       *conv.attrs().convolution_dimension_numbers;
-  const bool grouped_batch =
+  const bool filter_gradient =
       conv.attrs().batch_group_count != 1 || IsDenseFilterGradient(conv);
   // The input's outermost and channel dimensions: a filter gradient's
   // outermost is its feature (the forward batch), its channels its batch.
   const int64_t outer =
-      grouped_batch ? dn.input_feature_dimension : dn.input_batch_dimension;
+      filter_gradient ? dn.input_feature_dimension : dn.input_batch_dimension;
   const int64_t channels =
-      grouped_batch ? dn.input_batch_dimension : dn.input_feature_dimension;
+      filter_gradient ? dn.input_batch_dimension : dn.input_feature_dimension;
   const bool first =
       PrefersChannelsFirst(conv) ||
       (!PrefersChannelsLast(conv) && outer == 0 && channels == 1 &&
        IsIdentityPermutation(OrderFor(ConvLayout::kChannelsFirst, 0, 1,
                                       dn.input_spatial_dimensions)));
-  if (grouped_batch) {
+  if (filter_gradient) {
     return first ? ConvLayout::kFilterGradientChannelsFirst
                  : ConvLayout::kFilterGradient;
   }

@@ -773,33 +773,42 @@ def _stn_inputs(r):
     return [floats(r, (3, 7, 9, 2)), theta]
 
 
-def detection_boxes_nms(boxes, scores, anchors, gt):
-    # Object detection's box code: pairwise IoU, greedy NMS over boxes
-    # sorted by score in a fori_loop (suppression by IoU > 0.5 with the
-    # kept box), anchor-to-ground-truth matching (best anchor per gt forced
-    # positive by a scatter, thresholds 0.4/0.6), box encoding with log
-    # ratios and decoding back.
-    def iou(a, b):
-        lt = jnp.maximum(a[:, None, :2], b[None, :, :2])
-        rb = jnp.minimum(a[:, None, 2:], b[None, :, 2:])
-        wh = jnp.clip(rb - lt, 0.0)
-        inter = wh[..., 0] * wh[..., 1]
-        area = lambda x: (x[:, 2] - x[:, 0]) * (x[:, 3] - x[:, 1])
-        return inter / (area(a)[:, None] + area(b)[None, :] - inter)
+def _box_iou(a, b):
+    """Pairwise IoU of [x0, y0, x1, y1] boxes: [len(a), len(b)]."""
+    lt = jnp.maximum(a[:, None, :2], b[None, :, :2])
+    rb = jnp.minimum(a[:, None, 2:], b[None, :, 2:])
+    wh = jnp.clip(rb - lt, 0.0)
+    inter = wh[..., 0] * wh[..., 1]
+    area = lambda x: (x[:, 2] - x[:, 0]) * (x[:, 3] - x[:, 1])
+    return inter / (area(a)[:, None] + area(b)[None, :] - inter)
 
+
+def _greedy_nms(boxes, scores):
+    """Greedy NMS in a fori_loop over the boxes sorted by score (a box is
+    suppressed by IoU > 0.5 with a kept, higher-scored one): the keep mask
+    in sorted order, and the order."""
     order = jnp.argsort(-scores)
     sb = boxes[order]
-    ious = iou(sb, sb)
+    ious = _box_iou(sb, sb)
     N = boxes.shape[0]
 
     def nms(i, keep):
         sup = jnp.any(keep & (ious[:, i] > 0.5) & (jnp.arange(N) < i))
         return keep.at[i].set(~sup)
 
-    keep = lax.fori_loop(0, N, nms, jnp.zeros(N, bool))
+    return lax.fori_loop(0, N, nms, jnp.zeros(N, bool)), order
+
+
+def detection_boxes_nms(boxes, scores, anchors, gt):
+    # Object detection's box code: pairwise IoU, greedy NMS over boxes
+    # sorted by score in a fori_loop (suppression by IoU > 0.5 with the
+    # kept box), anchor-to-ground-truth matching (best anchor per gt forced
+    # positive by a scatter, thresholds 0.4/0.6), box encoding with log
+    # ratios and decoding back.
+    keep, order = _greedy_nms(boxes, scores)
     kept_idx = jnp.where(keep, order, -1)
 
-    m = iou(anchors, gt)
+    m = _box_iou(anchors, gt)
     best_gt = jnp.argmax(m, axis=1)
     best_iou = jnp.max(m, axis=1)
     labels = jnp.where(best_iou >= 0.6, 1, jnp.where(best_iou < 0.4, 0, -1))
@@ -2284,24 +2293,7 @@ def _big_canny_inputs(r):
 def big_nms(boxes, scores):
     # Greedy NMS over 1500 boxes: a fori_loop of 1500 steps, each reading a
     # column of the 1500x1500 IoU matrix.
-    def iou(a, b):
-        lt = jnp.maximum(a[:, None, :2], b[None, :, :2])
-        rb = jnp.minimum(a[:, None, 2:], b[None, :, 2:])
-        wh = jnp.clip(rb - lt, 0.0)
-        inter = wh[..., 0] * wh[..., 1]
-        area = lambda x: (x[:, 2] - x[:, 0]) * (x[:, 3] - x[:, 1])
-        return inter / (area(a)[:, None] + area(b)[None, :] - inter)
-
-    order = jnp.argsort(-scores)
-    sb = boxes[order]
-    ious = iou(sb, sb)
-    N = boxes.shape[0]
-
-    def nms(i, keep):
-        sup = jnp.any(keep & (ious[:, i] > 0.5) & (jnp.arange(N) < i))
-        return keep.at[i].set(~sup)
-
-    keep = lax.fori_loop(0, N, nms, jnp.zeros(N, bool))
+    keep, order = _greedy_nms(boxes, scores)
     return keep, jnp.sum(keep), jnp.where(keep, order, -1)
 
 
