@@ -12,6 +12,7 @@
 #include "passes/control_flow_layout.h"
 #include "passes/convolution_layout.h"
 #include "passes/convolution_to_gemm.h"
+#include "passes/cse.h"
 #include "passes/csr_sparse_dense_expander.h"
 #include "passes/cudnn_convolution_calls.h"
 #include "passes/custom_call_layout.h"
@@ -345,6 +346,14 @@ absl::StatusOr<HloPassPipeline> MakePipeline(absl::string_view platform,
     // Hopper's TF32 tensor cores read K-major tiles only.
     if (platform == "cuda") pipeline.AddPass<DotTf32OperandLayout>();
   }
+  // The layout passes above give each use its own transpose or copy: a
+  // value two convolutions read channels last (a depthwise convolution's
+  // input and its filter gradient's) got two identical transposes, whose
+  // identical fusions then each took the value's whole elementwise
+  // producer chain and, merged as siblings, wrote the same array twice.
+  // One more CSE makes them one, as XLA's runs after its layout
+  // assignment.
+  pipeline.AddPass<CommonSubexpressionElimination>();
   // The CPU runs topk as a library call (runtime/cpu_topk.h); its AArch64
   // AOT compiler, which has none, applies topk-expander itself.
   // Counted loops (scans, fori_loops, the linalg expanders' row loops) get
