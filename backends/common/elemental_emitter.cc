@@ -1261,7 +1261,7 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeElementGenerator(
           return operands[0](
               IrIndex(op_index, index.linear(), in, index.index_type()));
         }
-        return operands[0](IrIndex(op_index, index.index_type()));
+        return operands[0](IrIndex::KeepingOrigin(op_index, index));
       };
     }
     case HloOpcode::kCopy:

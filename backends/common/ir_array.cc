@@ -77,9 +77,20 @@ IrIndex::IrIndex(std::vector<llvm::Value*> multidim, llvm::Value* linear,
                  const Shape& shape, llvm::Type* index_type)
     : multidim_(std::move(multidim)),
       linear_(linear),
+      linear_multidim_(multidim_),
       linear_dims_(shape.dimensions()),
       linear_minor_to_major_(shape.MinorToMajor()),
       index_type_(index_type) {}
+
+IrIndex IrIndex::KeepingOrigin(std::vector<llvm::Value*> multidim,
+                               const IrIndex& from) {
+  IrIndex index(std::move(multidim), from.index_type_);
+  index.linear_ = from.linear_;
+  index.linear_multidim_ = from.linear_multidim_;
+  index.linear_dims_ = from.linear_dims_;
+  index.linear_minor_to_major_ = from.linear_minor_to_major_;
+  return index;
+}
 
 IrIndex IrIndex::Scalar(llvm::Type* index_type) {
   return IrIndex(std::vector<llvm::Value*>{}, index_type);
@@ -112,7 +123,8 @@ IrIndex IrIndex::FromLinear(llvm::Value* linear, const Shape& shape,
 
 bool IrIndex::LinearValidOn(const Shape& shape) const {
   return linear_ != nullptr && linear_dims_ == shape.dimensions() &&
-         linear_minor_to_major_ == shape.MinorToMajor();
+         linear_minor_to_major_ == shape.MinorToMajor() &&
+         multidim_ == linear_multidim_;
 }
 
 IrArray::IrArray(llvm::Value* base, const Shape& shape)

@@ -61,6 +61,14 @@ class IrIndex {
   // `shape`'s dimensions and layout is `linear`.
   IrIndex(std::vector<llvm::Value*> multidim, llvm::Value* linear,
           const Shape& shape, llvm::Type* index_type);
+  // `multidim`, a rearrangement of `from`'s values (a transpose's operand
+  // index), keeping `from`'s linear position as an origin: it holds again
+  // for an index of exactly the origin's values in an array of its
+  // dimensions and layout, as after a second transpose that undoes the
+  // first (a channels-last convolution's result taken to NCHW for a ReLU
+  // and back), so such a loop reads its source as it writes its output.
+  static IrIndex KeepingOrigin(std::vector<llvm::Value*> multidim,
+                               const IrIndex& from);
   // The index of a rank-0 array.
   static IrIndex Scalar(llvm::Type* index_type);
   // Splits a physical linear position in an array of `shape` into its
@@ -75,12 +83,16 @@ class IrIndex {
   llvm::Type* index_type() const { return index_type_; }
 
   // True if linear() is the physical position of this index in an array of
-  // `shape`: same dimensions and same minor_to_major.
+  // `shape`: same dimensions and same minor_to_major, and the values the
+  // linear position was computed for.
   bool LinearValidOn(const Shape& shape) const;
 
  private:
   std::vector<llvm::Value*> multidim_;
   llvm::Value* linear_ = nullptr;
+  // The multi-dimensional index linear_ stands for: multidim_ itself, but
+  // for an index made by KeepingOrigin.
+  std::vector<llvm::Value*> linear_multidim_;
   std::vector<int64_t> linear_dims_;
   std::vector<int64_t> linear_minor_to_major_;
   llvm::Type* index_type_ = nullptr;

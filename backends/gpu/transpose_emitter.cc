@@ -29,7 +29,9 @@
 // their minor dimension is the source's, so x is computed and its inputs
 // read once for both outputs.
 #include <algorithm>
+#include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "backends/common/loop_emitter.h"
 #include "backends/gpu/kernel_builder.h"
@@ -88,6 +90,50 @@ std::optional<TilePlane> PlaneOf(const HloInstruction* hero,
   return plane;
 }
 
+// Whether transpose `t` undoes every transpose it reads: its operand is,
+// through elementwise ops, only transposes whose permutation composed with
+// t's is the identity, over a source laid out as t's result, and scalars
+// broadcast. Then every source element is read at the output's own
+// position and a plain loop's reads are as coalesced as its writes; a tile
+// would only move the data through shared memory and back. Layout
+// assignment writes such pairs: a channels-last convolution's result taken
+// back to the program's NCHW order for an elementwise op (a ReLU's mask)
+// whose result the next channels-last convolution reads.
+bool UndoesItsTransposes(const HloInstruction* t) {
+  std::vector<const HloInstruction*> stack = {t->operand(0)};
+  absl::flat_hash_set<const HloInstruction*> seen;
+  while (!stack.empty()) {
+    const HloInstruction* x = stack.back();
+    stack.pop_back();
+    if (!seen.insert(x).second) continue;
+    if (x->opcode() == HloOpcode::kTranspose) {
+      // t's output dimension i is its operand's dimension t->dimensions(i),
+      // which is x's source dimension x->dimensions(t->dimensions(i)).
+      for (int64_t i = 0; i < t->shape().rank(); ++i) {
+        if (x->dimensions(t->dimensions(i)) != i) return false;
+      }
+      if (x->operand(0)->shape().MinorToMajor() != t->shape().MinorToMajor()) {
+        return false;
+      }
+      continue;
+    }
+    if (x->opcode() == HloOpcode::kBroadcast &&
+        x->operand(0)->shape().rank() == 0) {
+      continue;
+    }
+    if (x->opcode() == HloOpcode::kConstant && x->shape().rank() == 0) {
+      continue;
+    }
+    if (!x->IsElementwise()) {
+      return false;
+    }
+    for (const HloInstruction* operand : x->operands()) {
+      stack.push_back(operand);
+    }
+  }
+  return true;
+}
+
 // The hero of output `o` alone: the single-output rule.
 const HloInstruction* HeroOfOutput(const KernelInfo& info, size_t o) {
   if (info.outputs[o].element >= 0) return nullptr;
@@ -108,6 +154,9 @@ const HloInstruction* HeroOfOutput(const KernelInfo& info, size_t o) {
   }
   for (const HloInstruction* c : candidates) {
     if (!PlaneOf(c, output) || !ReadAtOutputPositionOnly(c, root)) {
+      continue;
+    }
+    if (c->opcode() == HloOpcode::kTranspose && UndoesItsTransposes(c)) {
       continue;
     }
     return c;
