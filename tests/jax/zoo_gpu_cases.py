@@ -161,6 +161,15 @@ KEEP_XLA_CPU_OUTPUTS = {
     # XLA:CPU's -0.02617; hloc's cuDNN call gave -0.02616.
     "evaluator_scale_ops": ({2}, "XLA:GPU's filter gradient is 1.7e-3 off "
                                  "at one element"),
+    # Anchor matching forces each ground-truth box's best anchor positive
+    # with best_gt.at[forced].set(arange(4)), and anchor 0 is the best for
+    # two of them (forced = [0, 14, 0, 17]): a scatter of two values to one
+    # index, whose order HLO leaves open. XLA:CPU and hloc (scatter-winners
+    # keeps the serial order: the last update wins) set 2; XLA:GPU set 0
+    # (H100, session 44). out3 is best_gt, out4 and out5 the boxes encoded
+    # and decoded from it.
+    "detection_boxes_nms": ({3, 4, 5}, "a repeated index of a scatter-set: "
+                                       "XLA:GPU's winner is not the last"),
 }
 
 
