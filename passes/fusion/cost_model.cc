@@ -180,10 +180,8 @@ class EmissionCounter {
       sources_;
 };
 
-// ProducerEmissions inside a fused computation: the emissions of the
-// parameters in `params`, summed.
-int64_t FusedEmissions(const HloComputation& comp,
-                       const std::vector<const HloInstruction*>& params) {
+// The emissions of every instruction of fused computation `comp`.
+EmissionCounter CountFused(const HloComputation& comp) {
   const HloInstruction* root = comp.root_instruction();
   const bool tuple_root = root->opcode() == HloOpcode::kTuple;
   EmissionCounter counter;
@@ -197,6 +195,14 @@ int64_t FusedEmissions(const HloComputation& comp,
       return user->opcode() != HloOpcode::kTuple;
     });
   }
+  return counter;
+}
+
+// ProducerEmissions inside a fused computation: the emissions of the
+// parameters in `params`, summed.
+int64_t FusedEmissions(const HloComputation& comp,
+                       const std::vector<const HloInstruction*>& params) {
+  const EmissionCounter counter = CountFused(comp);
   int64_t total = 0;
   for (const HloInstruction* param : params) {
     total = SaturatingAdd(total, counter.Emissions(param));
@@ -667,6 +673,26 @@ std::pair<int64_t, const HloInstruction*> MaxGroupEmissions(
     counter.Add(instr, output ? 1 : 0, in_kernel);
     const int64_t e = counter.Emissions(instr);
     if (e > most.first) most = {e, instr};
+  }
+  return most;
+}
+
+int64_t MaxFusedEmissions(const HloInstruction& fusion) {
+  if (fusion.opcode() != HloOpcode::kFusion) return 1;
+  const EmissionCounter counter = CountFused(*fusion.fused_computation());
+  int64_t most = 1;
+  for (const HloInstruction* instr : fusion.fused_computation()->instructions()) {
+    // Loads, and what instruction-fusion lets any kernel emit freely.
+    switch (instr->opcode()) {
+      case HloOpcode::kParameter:
+      case HloOpcode::kBroadcast:
+      case HloOpcode::kConstant:
+      case HloOpcode::kIota:
+      case HloOpcode::kTuple:
+        continue;
+      default:
+        most = std::max(most, counter.Emissions(instr));
+    }
   }
   return most;
 }

@@ -162,6 +162,11 @@ int64_t ReuseFactor(const HloInstruction& consumer,
 int64_t ProducerEmissions(const HloInstruction& consumer,
                           const HloInstruction& producer);
 
+// The most times `fusion`'s kernel emits the code of one of its fused
+// instructions (parameters, broadcasts, constants and iotas aside, as
+// instruction-fusion's limit leaves them); 1 for an unfused instruction.
+int64_t MaxFusedEmissions(const HloInstruction& fusion);
+
 // The most times one kernel computing the group `members` (unfused
 // instructions in def order, each read outside the group written once, as
 // a multi-output fusion's outputs) would emit the code of one member, as

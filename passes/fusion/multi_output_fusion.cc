@@ -210,6 +210,20 @@ absl::StatusOr<bool> MultiOutputFusion::FuseOneProducerConsumer(
             "several times");
         continue;
       }
+      // instruction-fusion's code duplication limit, which this merge
+      // would otherwise bypass: the merged kernel emits the producer's code
+      // once per index the consumer reads it at and once for its own
+      // output, and so every instruction the producer's kernel fused as
+      // many times more.
+      const int64_t emissions = ProducerEmissions(*consumer, *producer) + 1;
+      const int64_t most = emissions * MaxFusedEmissions(*producer);
+      if (most > kMaxProducerEmissions) {
+        reject(absl::StrCat("the merged kernel would emit the producer's code ",
+                            emissions, " times, one of its instructions ",
+                            most, " times (code duplication limit ",
+                            kMaxProducerEmissions, ")"));
+        continue;
+      }
       if (ReachesIndirectly(producer, consumer)) {
         reject(
             "would create a cycle (the consumer also depends on the "
