@@ -106,4 +106,10 @@ KNOWN_FAILURES = {
         "elemental emitter: no elemental code generation for this op (%fft",
     ("newton_lapack_history", "cpu aarch64"):
         "has no aarch64 AOT implementation",
+    # The sixteenth hunt's bitcasts of denormal f32/f64 inputs: hlo-run
+    # flushes the evaluator's inputs (runtime/denormals.h), where XLA:CPU
+    # flushes only what arithmetic reads, so a bitcast of 1e-40 to bytes is
+    # 0 there but its bits on XLA:CPU and hloc's cpu.
+    ("bitcast_changing_widths", "evaluator"):
+        "out0[1,2,0]: got 0, expected 194",
 }
