@@ -356,6 +356,15 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitUnary(
       if (BitWidth(from) != BitWidth(to) || from == PRED || to == PRED) {
         return Unimplemented(hlo, "bitcast-convert between widths");
       }
+      if (from == BF16 && to == F16) {
+        // NVPTX cannot select a bitcast from a computed bf16 to f16 (an
+        // LLVM fatal error), and LLVM folds any detour through integers
+        // (Widen's too) back into one: take the bits from the bf16's exact
+        // f32 value by an fpext, which it keeps.
+        llvm::Value* wide = b_->CreateBitCast(
+            b_->CreateFPExt(x, b_->getFloatTy()), b_->getInt32Ty());
+        x = b_->CreateTrunc(b_->CreateLShr(wide, 16), b_->getInt16Ty());
+      }
       // The narrow types' bits are the low ones of their i8.
       x = b_->CreateBitCast(x, to_type);
       if (to == F4E2M1FN) return b_->CreateAnd(x, 0x0f);
