@@ -64,6 +64,20 @@ float E8M0BitsToFloat(uint8_t bits) {
 
 }  // namespace
 
+float F64ToF32RoundToOdd(double d) {
+  const float nearest = static_cast<float>(d);
+  if (static_cast<double>(nearest) == d || std::isnan(d)) return nearest;
+  uint32_t bits = FloatBits(nearest);
+  if ((bits & 1) == 0) {
+    // The other neighbour of d, odd: one step away from zero when d is
+    // farther out than the nearest, else one step towards it (from inf to
+    // FLT_MAX).
+    bits = std::fabs(d) > std::fabs(static_cast<double>(nearest)) ? bits + 1
+                                                                  : bits - 1;
+  }
+  return BitsToFloat(bits);
+}
+
 uint8_t FloatToFloat8Bits(float f, const Float8Format& format) {
   if (format.kind == Float8Format::kExponentOnly) return FloatToE8M0Bits(f);
   const uint32_t x = FloatBits(f);

@@ -89,6 +89,13 @@ bool TouchesFloat8(const HloInstruction& instr);
 
 // f32 -> the format's bits (round to nearest even, see the top comment).
 uint8_t FloatToFloat8Bits(float f, const Float8Format& format);
+// f64 -> f32 rounded to odd: the nearest f32 if exact, else of the two
+// f32 values around d the one whose last mantissa bit is 1 (FLT_MAX past
+// it). Rounding that to a format with at least two fewer mantissa bits
+// rounds d once: f32's rounding to nearest would move an f64 just past a
+// half way point of the format onto it (1 + 2^-4 + 2^-40 is 1.125 in
+// f8e4m3fn, not 1), where XLA rounds the f64 itself.
+float F64ToF32RoundToOdd(double d);
 // The format's bits -> f32 (exact; bits outside Mask() are ignored).
 float Float8BitsToFloat(uint8_t bits, const Float8Format& format);
 
@@ -122,11 +129,7 @@ struct Float8 {
 
   Float8() = default;
   explicit Float8(float f) : bits(FloatToFloat8Bits(f, kFormat)) {}
-  // Via f32: f32 has more than twice the format's mantissa bits plus two,
-  // so the double rounding cannot change the result (f8e8m0fnu, which
-  // rounds half way up, goes through f32 as XLA's code generators take it:
-  // an f64 just below a half way point that f32 rounds onto it rounds up).
-  explicit Float8(double d) : Float8(static_cast<float>(d)) {}
+  explicit Float8(double d) : Float8(F64ToF32RoundToOdd(d)) {}
   static Float8 FromBits(uint8_t b) {
     Float8 v;
     v.bits = b;

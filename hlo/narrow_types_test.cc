@@ -127,6 +127,49 @@ TEST(MicroscalingTest, F8E8M0FNUFromEveryBF16Value) {
               {0x7f40, 0xff}});
 }
 
+// An f64 converts with one rounding, as XLA:CPU converts it: just past a
+// half way point of the format it rounds away, where rounding to f32 first
+// would land on the point and round to even (the expected bits are
+// XLA:CPU's, jaxlib 0.10.2).
+TEST(Float8Test, F64RoundsOnce) {
+  const double tiny = std::ldexp(1.0, -40);
+  struct Case {
+    PrimitiveType type;
+    double value;
+    int bits;
+  };
+  for (const Case& c : std::vector<Case>{
+           {F8E4M3FN, 1.0625 + tiny, 0x39},
+           {F8E4M3FN, 1.0625 - tiny, 0x38},
+           {F8E4M3FN, 1.0625, 0x38},
+           {F8E4M3FN, 464 + tiny, 0x7f},  // past 448: NaN, no inf
+           {F8E4M3FN, std::ldexp(1.0, -10) + tiny, 0x01},
+           {F8E5M2, 4.5 + tiny, 0x45},
+           {F8E5M2, 1.125 + tiny, 0x3d},
+           {F8E4M3FNUZ, 1.0625 + tiny, 0x41},
+           {F8E5M2FNUZ, 1.125 + tiny, 0x41},
+           {F8E4M3B11FNUZ, 1.0625 + tiny, 0x59},
+           {F8E3M4, 1.03125 + tiny, 0x31},
+           {F8E4M3, 1.0625 + tiny, 0x39},
+           {F8E8M0FNU, 1.5 - tiny, 127},
+           {F8E8M0FNU, 1.5, 128},
+           {F4E2M1FN, 1.25 + tiny, 0x3},
+           {F8E4M3FN, 1e300, 0x7f},
+           {F8E5M2, -1e300, 0xfc},
+           {F8E5M2, std::numeric_limits<double>::infinity(), 0x7c},
+       }) {
+    EXPECT_EQ(
+        FloatToFloat8Bits(F64ToF32RoundToOdd(c.value), *Float8FormatOf(c.type)),
+        c.bits)
+        << PrimitiveTypeName(c.type) << " of " << c.value;
+  }
+  EXPECT_TRUE(std::isnan(F64ToF32RoundToOdd(std::nan(""))));
+  EXPECT_EQ(F64ToF32RoundToOdd(1e300), std::numeric_limits<float>::max());
+  EXPECT_EQ(F64ToF32RoundToOdd(-1e-300),
+            -std::numeric_limits<float>::denorm_min());
+  EXPECT_EQ(F64ToF32RoundToOdd(0.5), 0.5f);
+}
+
 TEST(MicroscalingTest, F8E8M0FNUFromF32Bits) {
   const Float8Format& format = *Float8FormatOf(F8E8M0FNU);
   // Half way rounds up on the f32 bits; at or below 2^-127 is 2^-127.

@@ -172,9 +172,10 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitConvert(llvm::Value* x,
     return EmitComplexConvert(x, from, to);
   }
   // 8-bit floats convert through f32: exactly from them, and to them after
-  // a conversion to f32 whose rounding cannot change the result (f32 has
-  // more than twice their mantissa bits plus two; integers that f32 rounds
-  // overflow every 8-bit float).
+  // a conversion to f32 whose rounding cannot change the result: f32 has
+  // more than twice their mantissa bits plus two, so an f16, bf16 or any
+  // integer they do not overflow converts exactly; an f64 is rounded to
+  // odd, which keeps it on its side of every half way point.
   const Float8Format* from8 = Float8FormatOf(from);
   const Float8Format* to8 = Float8FormatOf(to);
   if (from8 != nullptr || to8 != nullptr) {
@@ -183,7 +184,11 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitConvert(llvm::Value* x,
       from = F32;
     }
     if (to8 == nullptr) return EmitConvert(x, from, to);
-    HLOC_ASSIGN_OR_RETURN(x, EmitConvert(x, from, F32));
+    if (from == F64) {
+      x = EmitF64ToF32RoundToOdd(b_, x);
+    } else {
+      HLOC_ASSIGN_OR_RETURN(x, EmitConvert(x, from, F32));
+    }
     return EmitF32ToFloat8(b_, x, *to8);
   }
   // Sub-byte integers are their values in an i8 (ir_array.h): from one,
@@ -350,6 +355,15 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitUnary(
                             RegisterType(to, b_->getContext()));
       if (BitWidth(from) != BitWidth(to) || from == PRED || to == PRED) {
         return Unimplemented(hlo, "bitcast-convert between widths");
+      }
+      if (from == BF16 && to == F16) {
+        // NVPTX cannot select a bitcast from a computed bf16 to f16 (an
+        // LLVM fatal error), and LLVM folds any detour through integers
+        // (Widen's too) back into one: take the bits from the bf16's exact
+        // f32 value by an fpext, which it keeps.
+        llvm::Value* wide = b_->CreateBitCast(
+            b_->CreateFPExt(x, b_->getFloatTy()), b_->getInt32Ty());
+        x = b_->CreateTrunc(b_->CreateLShr(wide, 16), b_->getInt16Ty());
       }
       // The narrow types' bits are the low ones of their i8.
       x = b_->CreateBitCast(x, to_type);

@@ -93,6 +93,26 @@ llvm::Value* EmitFloat8ToF32(llvm::IRBuilderBase* b, llvm::Value* bits,
   return b->CreateBitCast(result, b->getFloatTy());
 }
 
+llvm::Value* EmitF64ToF32RoundToOdd(llvm::IRBuilderBase* b,
+                                    llvm::Value* value) {
+  llvm::Value* nearest = b->CreateFPTrunc(value, b->getFloatTy());
+  // Ordered: NaN is no inexact result, it stays the nearest's NaN.
+  llvm::Value* inexact =
+      b->CreateFCmpONE(b->CreateFPExt(nearest, b->getDoubleTy()), value);
+  llvm::Value* bits = b->CreateBitCast(nearest, b->getInt32Ty());
+  llvm::Value* even =
+      b->CreateICmpEQ(b->CreateAnd(bits, b->getInt32(1)), b->getInt32(0));
+  llvm::Value* farther_out = b->CreateFCmpOGT(
+      b->CreateUnaryIntrinsic(llvm::Intrinsic::fabs, value),
+      b->CreateFPExt(b->CreateUnaryIntrinsic(llvm::Intrinsic::fabs, nearest),
+                     b->getDoubleTy()));
+  llvm::Value* odd =
+      b->CreateSelect(farther_out, b->CreateAdd(bits, b->getInt32(1)),
+                      b->CreateSub(bits, b->getInt32(1)));
+  return b->CreateBitCast(
+      b->CreateSelect(b->CreateAnd(inexact, even), odd, bits), b->getFloatTy());
+}
+
 llvm::Value* EmitF32ToFloat8(llvm::IRBuilderBase* b, llvm::Value* value,
                              const Float8Format& format) {
   if (format.kind == Float8Format::kExponentOnly) {

@@ -13,6 +13,10 @@
 
 namespace hloc {
 
+// f64 -> f32 rounded to odd (F64ToF32RoundToOdd in hlo/float8.h): what
+// EmitF32ToFloat8 rounds to convert an f64 with one rounding.
+llvm::Value* EmitF64ToF32RoundToOdd(llvm::IRBuilderBase* b, llvm::Value* value);
+
 // i8 bits of `format` -> f32 (exact).
 llvm::Value* EmitFloat8ToF32(llvm::IRBuilderBase* b, llvm::Value* bits,
                              const Float8Format& format);

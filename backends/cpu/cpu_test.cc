@@ -525,6 +525,48 @@ TEST(CpuElementwiseTest, Float8ConversionsBitForBit) {
   EXPECT_EQ(r.fallbacks, 0);
 }
 
+// f64 to every narrow float, bit for bit against the evaluator (whose
+// one rounding hlo/narrow_types_test.cc checks against XLA:CPU): values
+// just either side of every half way point, where rounding to f32 first
+// (by nearest) would land on the point.
+TEST(CpuElementwiseTest, NarrowFloatsFromF64RoundOnce) {
+  std::vector<double> v = {0.0,
+                           -0.0,
+                           1e300,
+                           -1e300,
+                           1e-300,
+                           std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<double>::quiet_NaN()};
+  for (int e = -20; e <= 17; ++e) {
+    for (int k = 0; k < 64; ++k) {
+      const double f = std::ldexp(1.0 + (k + 0.5) / 64.0, e);
+      for (double d : {f, f * (1 + 0x1p-40), f * (1 - 0x1p-40)}) {
+        v.push_back(d);
+        v.push_back(-d);
+      }
+    }
+  }
+  std::string lines, results, shapes;
+  for (const char* t : {"f8e5m2", "f8e4m3", "f8e3m4", "f8e4m3fn", "f8e4m3fnuz",
+                        "f8e5m2fnuz", "f8e4m3b11fnuz", "f8e8m0fnu"}) {
+    absl::StrAppend(&lines, "  q_", t, " = ", t, "[N] convert(x)\n", "  b_", t,
+                    " = u8[N] bitcast-convert(q_", t, ")\n");
+    absl::StrAppend(&results, results.empty() ? "" : ", ", "b_", t);
+    absl::StrAppend(&shapes, shapes.empty() ? "" : ", ", "u8[N]");
+  }
+  std::string text = absl::StrCat(
+      "HloModule narrow_from_f64\nENTRY main {\n  x = f64[N] parameter(0)\n",
+      lines,
+      "  q4 = f4e2m1fn[N] convert(x)\n  b4 = u4[N] bitcast-convert(q4)\n",
+      "  ROOT t = (", shapes, ", u4[N]) tuple(", results, ", b4)\n}\n");
+  std::string sized =
+      absl::StrReplaceAll(text, {{"[N]", absl::StrCat("[", v.size(), "]")}});
+  std::vector<Literal> args;
+  args.push_back(R1<double>(F64, v));
+  RunResult r = CheckAgainstEvaluator(sized, std::move(args), {0, 0});
+  EXPECT_EQ(r.fallbacks, 0);
+}
+
 // f4e2m1fn and f8e8m0fnu both ways, bit for bit against the evaluator
 // (whose conversions hlo/narrow_types_test.cc checks against ml_dtypes):
 // the f32 value of every bf16 bit pattern, some f32 ties and neighbours

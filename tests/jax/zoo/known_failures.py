@@ -133,4 +133,10 @@ KNOWN_FAILURES = {
         "has no aarch64 AOT implementation",
     ("pca_whitening_randomized_svd", "evaluator"):
         "to 'lapack_ssyevd_ffi' (eigenvectors)",
+    # The sixteenth hunt's bitcasts of denormal f32/f64 inputs: hlo-run
+    # flushes the evaluator's inputs (runtime/denormals.h), where XLA:CPU
+    # flushes only what arithmetic reads, so a bitcast of 1e-40 to bytes is
+    # 0 there but its bits on XLA:CPU and hloc's cpu.
+    ("bitcast_changing_widths", "evaluator"):
+        "out0[1,2,0]: got 0, expected 194",
 }
