@@ -502,13 +502,16 @@ TiledDotLaunch ComputeTiledDotLaunch(int64_t batch, int64_t m, int64_t n,
 // 32 x 32). 1-byte elements keep 64-wide tiles and 8-byte ones 32 (not
 // measured larger). Blocks are 8 warps (256 threads), 16 for 64-wide f32
 // tiles: 272.6 us against 274.7 (and 274.4 with 4 warps); 16 warps on
-// 128-wide bf16 tiles changed nothing (139.3 against 139.0 us).
+// 128-wide bf16 tiles changed nothing (139.3 against 139.0 us). The
+// larger side also has to cover the tile plane about as well as the
+// smaller does (within 1/32, about what it gains): a plane 64 wide
+// (NCHW -> NHWC over 64 channels) would fill half of every 128-wide tile.
 constexpr int64_t kTransposeMinBlocksPerSm = 8;
 constexpr int64_t kTransposeRows = 8;
 constexpr int64_t kTransposeRowsLargeF32 = 16;
 
-TransposeTiling ComputeTransposeTiling(int64_t widest_bytes,
-                                       int64_t tile_bytes, int64_t elements,
+TransposeTiling ComputeTransposeTiling(int64_t widest_bytes, int64_t tile_bytes,
+                                       int64_t dk, int64_t dj, int64_t planes,
                                        const GpuDeviceInfo& device) {
   int64_t small = kTransposeLanes;
   int64_t large = kTransposeLanes;
@@ -521,8 +524,14 @@ TransposeTiling ComputeTransposeTiling(int64_t widest_bytes,
     small = large = 2 * kTransposeLanes;
   }
   TransposeTiling t;
-  t.tile = elements / (large * large) >=
-                   kTransposeMinBlocksPerSm * device.core_count
+  // Elements the tiles of side `side` span, padding included.
+  auto padded = [&](int64_t side) {
+    return CeilOfRatio(dk, side) * CeilOfRatio(dj, side) * side * side;
+  };
+  const int64_t large_blocks =
+      CeilOfRatio(dk, large) * CeilOfRatio(dj, large) * planes;
+  t.tile = large_blocks >= kTransposeMinBlocksPerSm * device.core_count &&
+                   padded(large) * 32 <= padded(small) * 33
                ? large
                : small;
   t.rows = widest_bytes == 4 && t.tile == large ? kTransposeRowsLargeF32

@@ -243,9 +243,10 @@ struct TransposeTiling {
 };
 // `widest_bytes`: the widest element the kernel reads or writes along a
 // tile row (the hero's operand or the output); `tile_bytes`: the element
-// of the shared tile (the hero's); `elements`: the output's element count.
+// of the shared tile (the hero's); `dk` x `dj`: the tile plane, of which
+// the output holds `planes`.
 TransposeTiling ComputeTransposeTiling(int64_t widest_bytes, int64_t tile_bytes,
-                                       int64_t elements,
+                                       int64_t dk, int64_t dj, int64_t planes,
                                        const GpuDeviceInfo& device);
 
 }  // namespace hloc

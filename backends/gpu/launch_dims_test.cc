@@ -343,11 +343,11 @@ TEST(LaunchDimsTest, NarrowColumnReductionsPackRowsIntoAWarp) {
 // l * run + v. Distinct 4-byte words a warp reads must lie in distinct
 // banks (of 32), for every element size and tile the tilings take.
 TEST(LaunchDimsTest, TransposeColumnReadsAreConflictFree) {
-  const int64_t large = int64_t{1} << 28;  // 16384 x 16384 elements
+  const int64_t large = 16384;  // 16384 x 16384 elements
   for (int64_t bytes : {1, 2, 4}) {
-    for (int64_t elements : {int64_t{1024 * 1024}, large}) {
+    for (int64_t side : {int64_t{1024}, large}) {
       const TransposeTiling t =
-          ComputeTransposeTiling(bytes, bytes, elements, H100());
+          ComputeTransposeTiling(bytes, bytes, side, side, 1, H100());
       EXPECT_GT(t.stride, t.tile) << bytes;
       for (int64_t v = 0; v < t.run; ++v) {
         for (int64_t column :
@@ -374,23 +374,33 @@ TEST(LaunchDimsTest, TransposeColumnReadsAreConflictFree) {
 // thread); small ones the smaller, so that every SM of the H100 still gets
 // 8 blocks.
 TEST(LaunchDimsTest, TransposeTilesGrowOnlyWithEnoughBlocks) {
-  const int64_t big = 8192 * 8192;
-  TransposeTiling f32 = ComputeTransposeTiling(4, 4, big, H100());
+  const int64_t big = 8192;
+  TransposeTiling f32 = ComputeTransposeTiling(4, 4, big, big, 1, H100());
   EXPECT_EQ(f32.tile, 64);
   EXPECT_EQ(f32.run, 1);
   EXPECT_EQ(f32.stride, 65);
   EXPECT_EQ(f32.rows, 16);
-  TransposeTiling bf16 = ComputeTransposeTiling(2, 2, big, H100());
+  TransposeTiling bf16 = ComputeTransposeTiling(2, 2, big, big, 1, H100());
   EXPECT_EQ(bf16.tile, 128);
   EXPECT_EQ(bf16.run, 2);
   EXPECT_EQ(bf16.stride, 129);
   EXPECT_EQ(bf16.rows, 8);
   // 1024 x 1024: 256 blocks of 64 x 64 f32 would be 2 per SM.
-  EXPECT_EQ(ComputeTransposeTiling(4, 4, 1024 * 1024, H100()).tile, 32);
-  EXPECT_EQ(ComputeTransposeTiling(2, 2, 1024 * 1024, H100()).tile, 64);
-  EXPECT_EQ(ComputeTransposeTiling(8, 8, big, H100()).tile, 32);
+  EXPECT_EQ(ComputeTransposeTiling(4, 4, 1024, 1024, 1, H100()).tile, 32);
+  EXPECT_EQ(ComputeTransposeTiling(2, 2, 1024, 1024, 1, H100()).tile, 64);
+  EXPECT_EQ(ComputeTransposeTiling(8, 8, big, big, 1, H100()).tile, 32);
   // A bf16 tile read into f32 outputs: the widest element decides.
-  EXPECT_EQ(ComputeTransposeTiling(4, 2, big, H100()).tile, 64);
+  EXPECT_EQ(ComputeTransposeTiling(4, 2, big, big, 1, H100()).tile, 64);
+}
+
+// The larger tile only where it pads the plane no more than the smaller:
+// NCHW -> NHWC over 64 channels (a 3136 x 64 plane, H and W one tile
+// dimension) takes 64-wide bf16 tiles even with blocks to spare.
+TEST(LaunchDimsTest, TransposeTilesFitThePlane) {
+  EXPECT_EQ(ComputeTransposeTiling(2, 2, 3136, 64, 1024, H100()).tile, 64);
+  EXPECT_EQ(ComputeTransposeTiling(2, 2, 3136, 128, 1024, H100()).tile, 128);
+  EXPECT_EQ(ComputeTransposeTiling(4, 4, 3136, 64, 1024, H100()).tile, 64);
+  EXPECT_EQ(ComputeTransposeTiling(4, 4, 3136, 32, 1024, H100()).tile, 32);
 }
 
 }  // namespace hloc

@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "backends/common/loop_emitter.h"
@@ -56,11 +57,27 @@ int64_t MinorDim(const Shape& s) {
   return -1;
 }
 
-// The output dimensions the tile spans: k (minor in the hero's operand)
-// and j (minor in the output).
+// The physically non-degenerate dimensions of `s`, minor first.
+std::vector<int64_t> PhysicalDims(const Shape& s) {
+  std::vector<int64_t> dims;
+  for (int64_t d : s.MinorToMajor()) {
+    if (s.dimensions(d) != 1) dims.push_back(d);
+  }
+  return dims;
+}
+
+// The output dimensions the tile spans, each a group of output dimensions
+// (major first) that one tile coordinate walks as a single linear one:
+// k, the group that is physically minor in the hero's operand, and j, the
+// group minor in the output. A group is the run of dimensions that are
+// physically adjacent, in the same order, in both the operand and the
+// output (XLA's transpose normalisation): NCHW -> NHWC moves C past H and
+// W together, so k is (H, W), one coordinate of extent H*W. Tiling H and
+// W apart would read rows of W elements (56 bf16: 112 bytes, across
+// 32-byte sectors) and leave most of a 128-wide tile idle.
 struct TilePlane {
-  int64_t k = -1;
-  int64_t j = -1;
+  std::vector<int64_t> k;
+  std::vector<int64_t> j;
 };
 
 // The tile plane of `hero`: a transpose (its operand is the source) or a
@@ -77,17 +94,36 @@ std::optional<TilePlane> PlaneOf(const HloInstruction* hero,
       !hero->shape().SameDimensions(output)) {
     return std::nullopt;
   }
-  // The physically most minor dimensions of size > 1.
-  const int64_t a = MinorDim(source);
-  const int64_t j = MinorDim(output);
-  if (a < 0 || j < 0) return std::nullopt;
-  TilePlane plane;
-  plane.j = j;
+  // Both physical orders in output dimension numbers: source dimension
+  // d is output dimension `to_output[d]`.
+  std::vector<int64_t> to_output(output.rank());
   for (int64_t i = 0; i < output.rank(); ++i) {
-    if ((transpose ? hero->dimensions(i) : i) == a) plane.k = i;
+    to_output[transpose ? hero->dimensions(i) : i] = i;
   }
-  if (plane.k < 0 || plane.k == plane.j) return std::nullopt;
-  return plane;
+  std::vector<int64_t> in_source;  // output dims, in the source's order
+  for (int64_t d : PhysicalDims(source)) in_source.push_back(to_output[d]);
+  const std::vector<int64_t> in_output = PhysicalDims(output);
+  if (in_source.empty() || in_output.empty() || in_source[0] == in_output[0]) {
+    return std::nullopt;
+  }
+  // The run of `from`'s dimensions from its minor one that `to` holds
+  // consecutively in the same order, as a group (major first).
+  auto group = [](const std::vector<int64_t>& from,
+                  const std::vector<int64_t>& to) {
+    std::vector<int64_t> g = {from[0]};
+    auto at = std::find(to.begin(), to.end(), from[0]);
+    for (size_t i = 1; i < from.size(); ++i) {
+      ++at;
+      if (at == to.end() || *at != from[i]) break;
+      g.push_back(from[i]);
+    }
+    std::reverse(g.begin(), g.end());
+    return g;
+  };
+  // The two groups cannot overlap: a group only grows towards the major
+  // end of both orders, and each starts at the other's order's minor
+  // dimension, which is not the other order's minor one.
+  return TilePlane{group(in_source, in_output), group(in_output, in_source)};
 }
 
 // Whether transpose `t` undoes every transpose it reads: its operand is,
@@ -212,31 +248,45 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
   const Shape& output = info.output_shapes[transposed];
   const TilePlane plane = *PlaneOf(hero, output);
   const int64_t hero_bytes = ByteWidth(hero->shape().element_type());
+  auto sizes_of = [&](const std::vector<int64_t>& dims) {
+    std::vector<int64_t> sizes;
+    for (int64_t d : dims) sizes.push_back(output.dimensions(d));
+    return sizes;
+  };
+  const std::vector<int64_t> k_sizes = sizes_of(plane.k);
+  const std::vector<int64_t> j_sizes = sizes_of(plane.j);
+  auto product = [](const std::vector<int64_t>& sizes) {
+    int64_t n = 1;
+    for (int64_t size : sizes) n *= size;
+    return n;
+  };
+  const int64_t dk = product(k_sizes);
+  const int64_t dj = product(j_sizes);
+  const int64_t other_count = output.ElementCount() / (dk * dj);
   // A lane takes `run` consecutive elements of a tile row at a time (two
   // 2-byte elements): adjacent accesses that LLVM's load/store vectorizer
   // makes one 4-byte access, so a warp moves 128 bytes of its global row
   // per instruction instead of 64.
   const TransposeTiling tiling = ComputeTransposeTiling(
-      std::max(hero_bytes, ByteWidth(output.element_type())), hero_bytes,
-      output.ElementCount(), request.target->device());
+      std::max(hero_bytes, ByteWidth(output.element_type())), hero_bytes, dk,
+      dj, other_count, request.target->device());
   const int64_t tile = tiling.tile;
   const int64_t run = tiling.run;
   const int64_t stride = tiling.stride;
   const int64_t lanes = kTransposeLanes;
   const int64_t rows = tiling.rows;
-  const int64_t dk = output.dimensions(plane.k);
-  const int64_t dj = output.dimensions(plane.j);
   const int64_t tiles_k = CeilOfRatio(dk, tile);
   const int64_t tiles_j = CeilOfRatio(dj, tile);
   // The other dimensions, one block row per position.
   std::vector<int64_t> others;
-  std::vector<int64_t> other_sizes;
   for (int64_t d = 0; d < output.rank(); ++d) {
-    if (d == plane.k || d == plane.j) continue;
+    if (absl::c_linear_search(plane.k, d) ||
+        absl::c_linear_search(plane.j, d)) {
+      continue;
+    }
     others.push_back(d);
-    other_sizes.push_back(output.dimensions(d));
   }
-  const int64_t other_count = output.ElementCount() / (dk * dj);
+  const std::vector<int64_t> other_sizes = sizes_of(others);
   LaunchDims dims;
   dims.block[0] = lanes * rows;
   dims.grid[0] = tiles_k * tiles_j * other_count;
@@ -261,16 +311,25 @@ absl::StatusOr<LaunchDims> EmitTransposeKernel(const KernelRequest& request,
     llvm::Value* other = b->CreateUDiv(rest, kernel.Index(tiles_k));
     llvm::Value* k0 = b->CreateMul(tk, kernel.Index(tile), "k0", true, true);
     llvm::Value* j0 = b->CreateMul(tj, kernel.Index(tile), "j0", true, true);
+    // Sets `index`'s `dims` (a group, major first) to the row-major split
+    // of `linear` over their sizes.
+    auto split = [&](llvm::Value* linear, const std::vector<int64_t>& dims,
+                     const std::vector<int64_t>& sizes,
+                     std::vector<llvm::Value*>& index) {
+      if (dims.size() == 1) {
+        index[dims[0]] = linear;
+        return;
+      }
+      IrIndex parts = IrIndex::FromLinear(
+          linear, Shape::Array(output.element_type(), sizes), b);
+      for (size_t i = 0; i < dims.size(); ++i) index[dims[i]] = parts[i];
+    };
     std::vector<llvm::Value*> base(output.rank(), kernel.Index(0));
-    if (!others.empty()) {
-      IrIndex split = IrIndex::FromLinear(
-          other, Shape::Array(output.element_type(), other_sizes), b);
-      for (size_t i = 0; i < others.size(); ++i) base[others[i]] = split[i];
-    }
+    if (!others.empty()) split(other, others, other_sizes, base);
     auto at = [&](llvm::Value* k, llvm::Value* j) {
       std::vector<llvm::Value*> index = base;
-      index[plane.k] = k;
-      index[plane.j] = j;
+      split(k, plane.k, k_sizes, index);
+      split(j, plane.j, j_sizes, index);
       return IrIndex(index, kernel.index_type());
     };
     auto slot = [&](llvm::Value* row, llvm::Value* column) {

@@ -92,6 +92,29 @@ def _():
             lambda x: x.softmax(dim=-1))
 
 
+def _layout_change(suffix, dtype):
+    """The layout changes around channels-last convolutions (ResNet's
+    second stage, 128 images): NCHW -> NHWC and back."""
+    nchw = [(128, 64, 56, 56)]
+    nhwc = [(128, 56, 56, 64)]
+
+    @_case("nchw_to_nhwc" + suffix, nchw, dtype)
+    def _():
+        import jax.numpy as jnp
+        return (lambda x: jnp.transpose(x, (0, 2, 3, 1)),
+                lambda x: x.permute(0, 2, 3, 1).contiguous())
+
+    @_case("nhwc_to_nchw" + suffix, nhwc, dtype)
+    def _():
+        import jax.numpy as jnp
+        return (lambda x: jnp.transpose(x, (0, 3, 1, 2)),
+                lambda x: x.permute(0, 3, 1, 2).contiguous())
+
+
+_layout_change("", "float32")
+_layout_change("_bf16", "bfloat16")
+
+
 def numpy_dtype(name):
     if name == "bfloat16":
         import ml_dtypes

@@ -625,22 +625,23 @@ ENTRY main {
 })"},
           // With one SM (wave_simt_test), the larger tiles large
           // transposes take (128 wide for bf16, 64 for f32), edges on both
-          // sides.
+          // sides: each side just past an odd multiple of the smaller
+          // tile, so the larger pads the plane no more than it would.
           {"transpose_bf16_large_tiles", R"(
 HloModule transpose_bf16_large_tiles
 ENTRY main {
-  x = bf16[300,520] parameter(0)
-  y = bf16[520,300] parameter(1)
-  t = bf16[520,300] transpose(x), dimensions={1,0}
-  ROOT r = bf16[520,300] add(t, y)
+  x = bf16[250,500] parameter(0)
+  y = bf16[500,250] parameter(1)
+  t = bf16[500,250] transpose(x), dimensions={1,0}
+  ROOT r = bf16[500,250] add(t, y)
 })"},
           {"transpose_f32_large_tiles", R"(
 HloModule transpose_f32_large_tiles
 ENTRY main {
-  x = f32[200,330] parameter(0)
-  y = f32[330,200] parameter(1)
-  t = f32[330,200] transpose(x), dimensions={1,0}
-  ROOT r = f32[330,200] subtract(t, y)
+  x = f32[180,310] parameter(0)
+  y = f32[310,180] parameter(1)
+  t = f32[310,180] transpose(x), dimensions={1,0}
+  ROOT r = f32[310,180] subtract(t, y)
 })"},
           // A multi-output fusion whose transpose's source is an output
           // too (and an unrelated one of the source's shape): both written
