@@ -17,14 +17,60 @@ KernelGenerators::KernelGenerators(const KernelInfo& info,
       fused_(elemental) {
   if (info_.fused) {
     for (size_t i = 0; i < inputs_.size(); ++i) {
-      fused_.BindParameter(i, Reader(inputs_[i]));
+      fused_.BindParameter(i, Reader(i, inputs_[i]));
     }
   }
 }
 
-ElementGenerator KernelGenerators::Reader(const IrArray& array) const {
+ElementGenerator KernelGenerators::Reader(size_t i, const IrArray& array) {
+  return [this, i, array](const IrIndex& index) {
+    return ReadInRun(i, array, index);
+  };
+}
+
+void KernelGenerators::BeginRun(std::vector<llvm::Value*> linears) {
   llvm::IRBuilderBase* b = elemental_->builder();
-  return [array, b](const IrIndex& index) { return array.EmitRead(index, b); };
+  Run run;
+  run.linears = std::move(linears);
+  run.block = b->GetInsertBlock();
+  run.after = b->GetInsertPoint() == run.block->begin()
+                  ? nullptr
+                  : &*std::prev(b->GetInsertPoint());
+  run_ = std::move(run);
+}
+
+void KernelGenerators::EndRun() { run_.reset(); }
+
+absl::StatusOr<llvm::Value*> KernelGenerators::ReadInRun(size_t i,
+                                                         const IrArray& array,
+                                                         const IrIndex& index) {
+  llvm::IRBuilderBase* b = elemental_->builder();
+  if (!run_ || index.linear() == nullptr ||
+      !index.LinearValidOn(array.shape())) {
+    return array.EmitRead(index, b);
+  }
+  const std::vector<llvm::Value*>& linears = run_->linears;
+  auto at = std::find(linears.begin(), linears.end(), index.linear());
+  if (at == linears.end()) return array.EmitRead(index, b);
+  std::vector<llvm::Value*>& values = run_->loaded[i];
+  if (values.empty()) {
+    llvm::IRBuilderBase::InsertPointGuard guard(*b);
+    if (run_->after != nullptr) {
+      b->SetInsertPoint(run_->after->getNextNode());
+    } else {
+      b->SetInsertPoint(run_->block, run_->block->begin());
+    }
+    // The first position is a multiple of the run's length: the run's
+    // bytes are aligned to their power-of-two part, up to the buffer's 16.
+    const uint64_t bytes =
+        linears.size() * ByteWidth(array.shape().element_type());
+    const uint64_t alignment = std::min<uint64_t>(16, bytes & -bytes);
+    HLOC_ASSIGN_OR_RETURN(
+        values,
+        array.EmitReadRun(IrIndex::FromLinear(linears[0], array.shape(), b),
+                          static_cast<int64_t>(linears.size()), alignment, b));
+  }
+  return values[at - linears.begin()];
 }
 
 absl::StatusOr<ElementGenerator> KernelGenerators::Get(
@@ -32,14 +78,16 @@ absl::StatusOr<ElementGenerator> KernelGenerators::Get(
   if (info_.fused) return fused_.GetGenerator(hlo);
   const HloInstruction* self = info_.hlo;
   for (int64_t i = 0; i < self->operand_count(); ++i) {
-    if (self->operand(i) == hlo) return Reader(inputs_[i]);
+    if (self->operand(i) == hlo) return Reader(i, inputs_[i]);
   }
   if (hlo != self) {
     return absl::InternalError("codegen: generator of a foreign instruction");
   }
   if (!unfused_) {
     std::vector<ElementGenerator> operands;
-    for (const IrArray& a : inputs_) operands.push_back(Reader(a));
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      operands.push_back(Reader(i, inputs_[i]));
+    }
     HLOC_ASSIGN_OR_RETURN(ElementGenerator g, elemental_->MakeElementGenerator(
                                                   self, std::move(operands)));
     unfused_ = std::move(g);

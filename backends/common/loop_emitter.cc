@@ -1,5 +1,6 @@
 #include "backends/common/loop_emitter.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -139,6 +140,41 @@ absl::Status LoopEmitter::EmitBody(const IrIndex& index) {
   return absl::OkStatus();
 }
 
+absl::Status LoopEmitter::EmitRunBody(const std::vector<IrIndex>& run) {
+  std::vector<std::vector<llvm::Value*>> values(outputs_.size());
+  for (const IrIndex& index : run) {
+    for (size_t i = 0; i < generators_.size(); ++i) {
+      absl::StatusOr<llvm::Value*> value = generators_[i](index);
+      if (!value.ok()) return value.status();
+      values[i].push_back(*value);
+    }
+  }
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    const IrArray& out = outputs_[i];
+    bool linear = true;
+    for (const IrIndex& index : run) {
+      linear = linear && index.LinearValidOn(out.shape());
+    }
+    if (!linear) {
+      for (size_t e = 0; e < run.size(); ++e) {
+        if (absl::Status s = out.EmitWrite(run[e], values[i][e], b_); !s.ok()) {
+          return s;
+        }
+      }
+      continue;
+    }
+    // The first position is a multiple of the run's length: the run's
+    // bytes are aligned to their power-of-two part, up to the buffers' 16.
+    const uint64_t bytes = run.size() * ByteWidth(out.shape().element_type());
+    const uint64_t alignment = std::min<uint64_t>(16, bytes & -bytes);
+    if (absl::Status s = out.EmitWriteRun(run[0], values[i], alignment, b_);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status LoopEmitter::EmitLoop(LoopMapping& mapping) {
   if (outputs_.empty()) return absl::OkStatus();
   for (const IrArray& out : outputs_) {
@@ -147,9 +183,10 @@ absl::Status LoopEmitter::EmitLoop(LoopMapping& mapping) {
           "LoopEmitter: outputs of a loop must have the same dimensions");
     }
   }
-  return mapping.EmitLoopNest(
+  return mapping.EmitLoopNestInRuns(
       outputs_[0].shape(),
-      [this](const IrIndex& index) { return EmitBody(index); }, b_);
+      [this](const IrIndex& index) { return EmitBody(index); },
+      [this](const std::vector<IrIndex>& run) { return EmitRunBody(run); }, b_);
 }
 
 }  // namespace hloc

@@ -50,12 +50,25 @@ llvm::Value* EmitAllocaAtEntry(llvm::Type* type, absl::string_view name,
 class LoopMapping {
  public:
   using BodyEmitter = std::function<absl::Status(const IrIndex& index)>;
+  // The body for a run of whole consecutive physical positions, in order,
+  // the first a multiple of the run's length.
+  using RunEmitter =
+      std::function<absl::Status(const std::vector<IrIndex>& run)>;
   virtual ~LoopMapping() = default;
   // Emits control flow at b's insertion point that calls `body` (emitting
   // its IR) for every index of `shape` exactly once, and leaves b where code
   // after the iteration goes.
   virtual absl::Status EmitLoopNest(const Shape& shape, const BodyEmitter& body,
                                     llvm::IRBuilderBase* b) = 0;
+  // The same, where the mapping may hand a thread's whole runs of
+  // consecutive positions to `run` instead (the GPU's unrolled runs); by
+  // default every index goes to `body`.
+  virtual absl::Status EmitLoopNestInRuns(const Shape& shape,
+                                          const BodyEmitter& body,
+                                          const RunEmitter& run,
+                                          llvm::IRBuilderBase* b) {
+    return EmitLoopNest(shape, body, b);
+  }
 };
 
 class SerialLoopMapping : public LoopMapping {
@@ -86,6 +99,12 @@ class LoopEmitter {
   }
   // The body alone: compute and store every output at `index`.
   absl::Status EmitBody(const IrIndex& index);
+  // A run's body (LoopMapping::RunEmitter): every output's values at
+  // every position first, then each output stored as one vector where its
+  // layout is the iteration's (the load/store vectorizer would only merge
+  // stores of one basic block, and an element computed through libdevice
+  // ends its block).
+  absl::Status EmitRunBody(const std::vector<IrIndex>& run);
 
  private:
   std::vector<ElementGenerator> generators_;

@@ -9,6 +9,13 @@ namespace hloc {
 absl::Status GpuLoopMapping::EmitLoopNest(const Shape& shape,
                                           const BodyEmitter& body,
                                           llvm::IRBuilderBase* b) {
+  return EmitLoopNestInRuns(shape, body, nullptr, b);
+}
+
+absl::Status GpuLoopMapping::EmitLoopNestInRuns(const Shape& shape,
+                                                const BodyEmitter& body,
+                                                const RunEmitter& run_body,
+                                                llvm::IRBuilderBase* b) {
   const int64_t n = shape.ElementCount();
   // An empty iteration space is launched on no blocks (launch_dims.cc).
   if (n == 0) return absl::OkStatus();
@@ -31,6 +38,24 @@ absl::Status GpuLoopMapping::EmitLoopNest(const Shape& shape,
   }
   // One run: its elements unchecked (the run is whole), or each checked.
   auto emit_run = [&](llvm::Value* base, bool checked) -> absl::Status {
+    if (!checked && run_body && unroll > 1) {
+      // A whole run to `run_body`, its inputs read at its positions one
+      // vector load each (KernelGenerators::BeginRun).
+      std::vector<llvm::Value*> linears;
+      std::vector<IrIndex> run;
+      for (int64_t e = 0; e < unroll; ++e) {
+        linears.push_back(
+            e == 0 ? base
+                   : b->CreateAdd(base, kernel_->Index(e), "", true, true));
+      }
+      kernel_->generators().BeginRun(linears);
+      for (llvm::Value* linear : linears) {
+        run.push_back(IrIndex::FromLinear(linear, shape, b));
+      }
+      absl::Status status = run_body(run);
+      kernel_->generators().EndRun();
+      return status;
+    }
     for (int64_t e = 0; e < unroll; ++e) {
       llvm::Value* linear =
           e == 0 ? base : b->CreateAdd(base, kernel_->Index(e), "", true, true);

@@ -2,9 +2,10 @@
 // ids give each thread `vectors` runs of `unroll` consecutive linear
 // positions of the iteration shape (physical order; launch_dims.h's
 // LoopLaunch says which), bounds-checked. Threads whose runs are all whole
-// take one unchecked block: consecutive accesses, which LLVM's load/store
-// vectorizer turns into 16-byte vector loads and stores, with every run's
-// loads free to issue before the first run computes. Only the threads at
+// take one unchecked block: consecutive accesses, read and written as one
+// vector a run where the loop emitter hands its runs over
+// (EmitLoopNestInRuns), with every run's loads free to issue before the
+// first run computes. Only the threads at
 // the end check, a run at a time when the element count is a multiple of
 // `unroll`, else every element.
 #ifndef BACKENDS_GPU_LOOP_MAPPING_H_
@@ -23,6 +24,9 @@ class GpuLoopMapping : public LoopMapping {
 
   absl::Status EmitLoopNest(const Shape& shape, const BodyEmitter& body,
                             llvm::IRBuilderBase* b) override;
+  absl::Status EmitLoopNestInRuns(const Shape& shape, const BodyEmitter& body,
+                                  const RunEmitter& run,
+                                  llvm::IRBuilderBase* b) override;
 
  private:
   KernelBuilder* kernel_;
