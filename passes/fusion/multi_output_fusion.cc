@@ -160,9 +160,12 @@ absl::StatusOr<bool> MultiOutputFusion::Run(HloModule* module) {
   FusionReport* report = ResolveFusionReport(report_);
   bool changed = false;
   for (HloComputation* computation : KernelComputations(*module)) {
+    // Merges make new fusions and leave existing ones unchanged, so what
+    // is counted of a fusion holds for the whole pass.
+    FusionAnalysisCache analysis;
     while (true) {
       absl::StatusOr<bool> merged =
-          FuseOneProducerConsumer(computation, report);
+          FuseOneProducerConsumer(computation, report, &analysis);
       if (!merged.ok()) return merged.status();
       if (!*merged) {
         merged = FuseOneSiblingPair(computation, report);
@@ -176,7 +179,8 @@ absl::StatusOr<bool> MultiOutputFusion::Run(HloModule* module) {
 }
 
 absl::StatusOr<bool> MultiOutputFusion::FuseOneProducerConsumer(
-    HloComputation* computation, FusionReport* report) {
+    HloComputation* computation, FusionReport* report,
+    FusionAnalysisCache* analysis) {
   for (HloInstruction* producer : computation->MakeInstructionPostOrder()) {
     if (producer->user_count() < 2 || IsFreeOp(*producer)) continue;
     std::optional<IterationSpace> producer_space = SpaceOf(*producer);
@@ -204,7 +208,8 @@ absl::StatusOr<bool> MultiOutputFusion::FuseOneProducerConsumer(
         continue;
       }
       if (CostOf(*producer) == OpCost::kExpensive &&
-          ReuseFactor(*consumer, *producer) > kMaxExpensiveRecompute) {
+          ReuseFactor(*consumer, *producer, analysis) >
+              kMaxExpensiveRecompute) {
         reject(
             "producer is expensive and the consumer reads each element "
             "several times");
@@ -215,8 +220,9 @@ absl::StatusOr<bool> MultiOutputFusion::FuseOneProducerConsumer(
       // once per index the consumer reads it at and once for its own
       // output, and so every instruction the producer's kernel fused as
       // many times more.
-      const int64_t emissions = ProducerEmissions(*consumer, *producer) + 1;
-      const int64_t most = emissions * MaxFusedEmissions(*producer);
+      const int64_t emissions =
+          ProducerEmissions(*consumer, *producer, analysis) + 1;
+      const int64_t most = emissions * MaxFusedEmissions(*producer, analysis);
       if (most > kMaxProducerEmissions) {
         reject(absl::StrCat("the merged kernel would emit the producer's code ",
                             emissions, " times, one of its instructions ",

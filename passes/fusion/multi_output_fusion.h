@@ -40,7 +40,8 @@ class MultiOutputFusion : public HloPass {
  private:
   // One merge in `computation`, or false if none applies.
   absl::StatusOr<bool> FuseOneProducerConsumer(HloComputation* computation,
-                                               FusionReport* report);
+                                               FusionReport* report,
+                                               FusionAnalysisCache* analysis);
   absl::StatusOr<bool> FuseOneSiblingPair(HloComputation* computation,
                                           FusionReport* report);
 
