@@ -80,13 +80,21 @@ absl::Status ExpectArray(const Shape& shape, absl::string_view what) {
 // Each value lies in [0, rank) and appears once.
 absl::Status CheckDimensionList(absl::Span<const int64_t> dims, int64_t rank,
                                 absl::string_view what) {
+  // The verifier checks every layout of every shape after every pass: short
+  // lists (all real ones) are searched rather than hashed.
+  constexpr size_t kShortList = 16;
   absl::flat_hash_set<int64_t> seen;
-  for (int64_t d : dims) {
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t d = dims[i];
     if (d < 0 || d >= rank) {
       return InvalidArgument(what, " ", Str(dims), " has dimension ", d,
                              " out of range for rank ", rank);
     }
-    if (!seen.insert(d).second) {
+    const bool repeated =
+        dims.size() <= kShortList
+            ? std::find(dims.begin(), dims.begin() + i, d) != dims.begin() + i
+            : !seen.insert(d).second;
+    if (repeated) {
       return InvalidArgument(what, " ", Str(dims), " repeats dimension ", d);
     }
   }

@@ -415,7 +415,16 @@ class Verifier {
       }
     }
     if (HasShapeInference(opcode)) {
-      absl::StatusOr<Shape> inferred = InferInstructionShape(instr);
+      // Every shape of the module is valid by now
+      // (VerifyComputationStructure), so a get-tuple-element's inferred
+      // shape is its element's: InferInstructionShape would validate the
+      // whole tuple again and copy it, once per element a while loop's
+      // state tuple is read at, quadratic in the state's size.
+      absl::StatusOr<Shape> inferred =
+          opcode == HloOpcode::kGetTupleElement
+              ? InferGetTupleElementShape(instr.operand(0)->shape(),
+                                          instr.attrs().tuple_index)
+              : InferInstructionShape(instr);
       if (!inferred.ok()) {
         return InstructionError(instr, inferred.status().message());
       }

@@ -1,6 +1,8 @@
 #include "passes/fusion/cost_model.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -125,6 +127,8 @@ int64_t SaturatingAdd(int64_t a, int64_t b) {
   return std::min(kMax, a + b);
 }
 
+}  // namespace
+
 // Counts how many times one kernel emits the code of each of its
 // instructions. Each instruction's indexings are the set of "index sources"
 // reaching it: an output it writes, or an (index-changing user, operand
@@ -180,6 +184,8 @@ class EmissionCounter {
       sources_;
 };
 
+namespace {
+
 // The emissions of every instruction of fused computation `comp`.
 EmissionCounter CountFused(const HloComputation& comp) {
   const HloInstruction* root = comp.root_instruction();
@@ -200,9 +206,8 @@ EmissionCounter CountFused(const HloComputation& comp) {
 
 // ProducerEmissions inside a fused computation: the emissions of the
 // parameters in `params`, summed.
-int64_t FusedEmissions(const HloComputation& comp,
+int64_t FusedEmissions(const EmissionCounter& counter,
                        const std::vector<const HloInstruction*>& params) {
-  const EmissionCounter counter = CountFused(comp);
   int64_t total = 0;
   for (const HloInstruction* param : params) {
     total = SaturatingAdd(total, counter.Emissions(param));
@@ -607,9 +612,11 @@ std::optional<std::string> WhyNotFusibleConsumer(
 }
 
 int64_t ReuseFactor(const HloInstruction& consumer,
-                    const HloInstruction& operand) {
+                    const HloInstruction& operand, FusionAnalysisCache* cache) {
   if (consumer.opcode() == HloOpcode::kFusion) {
-    absl::flat_hash_map<const HloInstruction*, int64_t> memo;
+    absl::flat_hash_map<const HloInstruction*, int64_t> own_memo;
+    absl::flat_hash_map<const HloInstruction*, int64_t>& memo =
+        cache != nullptr ? cache->reuse_[consumer.unique_id()] : own_memo;
     const bool row = GetFusionShape(consumer) == FusionShape::kRowReduction;
     int64_t reuse = 1;
     for (const HloInstruction* param : ParamsFor(consumer, operand)) {
@@ -677,9 +684,30 @@ std::pair<int64_t, const HloInstruction*> MaxGroupEmissions(
   return most;
 }
 
-int64_t MaxFusedEmissions(const HloInstruction& fusion) {
+FusionAnalysisCache::FusionAnalysisCache() = default;
+FusionAnalysisCache::~FusionAnalysisCache() = default;
+
+const EmissionCounter& FusionAnalysisCache::EmissionsOf(
+    const HloInstruction& fusion) {
+  std::unique_ptr<EmissionCounter>& counter = counters_[fusion.unique_id()];
+  if (counter == nullptr) {
+    counter = std::make_unique<EmissionCounter>(
+        CountFused(*fusion.fused_computation()));
+  }
+  return *counter;
+}
+
+int64_t MaxFusedEmissions(const HloInstruction& fusion,
+                          FusionAnalysisCache* cache) {
   if (fusion.opcode() != HloOpcode::kFusion) return 1;
-  const EmissionCounter counter = CountFused(*fusion.fused_computation());
+  if (cache != nullptr) {
+    auto it = cache->max_emissions_.find(fusion.unique_id());
+    if (it != cache->max_emissions_.end()) return it->second;
+  }
+  std::optional<EmissionCounter> own;
+  if (cache == nullptr) own = CountFused(*fusion.fused_computation());
+  const EmissionCounter& counter =
+      cache != nullptr ? cache->EmissionsOf(fusion) : *own;
   int64_t most = 1;
   for (const HloInstruction* instr : fusion.fused_computation()->instructions()) {
     // Loads, and what instruction-fusion lets any kernel emit freely.
@@ -694,13 +722,19 @@ int64_t MaxFusedEmissions(const HloInstruction& fusion) {
         most = std::max(most, counter.Emissions(instr));
     }
   }
+  if (cache != nullptr) cache->max_emissions_[fusion.unique_id()] = most;
   return most;
 }
 
 int64_t ProducerEmissions(const HloInstruction& consumer,
-                          const HloInstruction& producer) {
+                          const HloInstruction& producer,
+                          FusionAnalysisCache* cache) {
   if (consumer.opcode() == HloOpcode::kFusion) {
-    return FusedEmissions(*consumer.fused_computation(),
+    if (cache != nullptr) {
+      return FusedEmissions(cache->EmissionsOf(consumer),
+                            ParamsFor(consumer, producer));
+    }
+    return FusedEmissions(CountFused(*consumer.fused_computation()),
                           ParamsFor(consumer, producer));
   }
   if (consumer.IsElementwise()) return 1;
@@ -744,7 +778,8 @@ int64_t MergedOperandCount(const HloInstruction& a, const HloInstruction& b) {
 
 FusionDecision ShouldFuse(const HloInstruction& producer,
                           const HloInstruction& consumer,
-                          const FusionOptions& options) {
+                          const FusionOptions& options,
+                          FusionAnalysisCache* cache) {
   if (std::optional<std::string> why = WhyNotFusibleConsumer(consumer)) {
     return FusionDecision::No(*why);
   }
@@ -819,7 +854,7 @@ FusionDecision ShouldFuse(const HloInstruction& producer,
   }
 
   const OpCost cost = CostOf(producer);
-  const int64_t reuse = ReuseFactor(consumer, producer);
+  const int64_t reuse = ReuseFactor(consumer, producer, cache);
   if (cost == OpCost::kExpensive && reuse > kMaxExpensiveRecompute) {
     return FusionDecision::No(absl::StrCat(
         "producer ", HloOpcodeString(producer.opcode()),
@@ -830,7 +865,7 @@ FusionDecision ShouldFuse(const HloInstruction& producer,
   if (producer.opcode() != HloOpcode::kBroadcast &&
       producer.opcode() != HloOpcode::kConstant &&
       producer.opcode() != HloOpcode::kIota) {
-    const int64_t emissions = ProducerEmissions(consumer, producer);
+    const int64_t emissions = ProducerEmissions(consumer, producer, cache);
     if (emissions > kMaxProducerEmissions) {
       return FusionDecision::No(absl::StrCat(
           "the consumer's kernel would emit the producer's code ", emissions,

@@ -55,11 +55,13 @@
 #define PASSES_FUSION_COST_MODEL_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/instruction.h"
 
@@ -146,12 +148,47 @@ std::optional<std::string> WhyNotFusibleProducer(
 std::optional<std::string> WhyNotFusibleConsumer(
     const HloInstruction& consumer);
 
+class EmissionCounter;  // cost_model.cc
+
+// What the emission counts below work out about a fusion's fused
+// computation, whichever producer they are asked about, kept by the
+// fusion's unique id: a pass asking about many producers of one fusion, or
+// about one fusion many times, counts its computation once instead of once
+// a question (instruction-fusion asked again about every operand of a
+// fusion after each producer it grew by; multi-output-fusion about every
+// pair after each merge). An entry is valid while the fusion with that id
+// keeps its fused computation unchanged: a pass that changes one in place
+// (FuseProducerIntoFusion) must use a fresh cache afterwards.
+class FusionAnalysisCache {
+ public:
+  FusionAnalysisCache();
+  ~FusionAnalysisCache();
+  FusionAnalysisCache(const FusionAnalysisCache&) = delete;
+  FusionAnalysisCache& operator=(const FusionAnalysisCache&) = delete;
+
+ private:
+  friend int64_t ProducerEmissions(const HloInstruction&, const HloInstruction&,
+                                   FusionAnalysisCache*);
+  friend int64_t MaxFusedEmissions(const HloInstruction&, FusionAnalysisCache*);
+  friend int64_t ReuseFactor(const HloInstruction&, const HloInstruction&,
+                             FusionAnalysisCache*);
+  const EmissionCounter& EmissionsOf(const HloInstruction& fusion);
+
+  absl::flat_hash_map<int64_t, std::unique_ptr<EmissionCounter>> counters_;
+  absl::flat_hash_map<int64_t, int64_t> max_emissions_;
+  // Per fusion: FusedReuse of its fused instructions.
+  absl::flat_hash_map<int64_t,
+                      absl::flat_hash_map<const HloInstruction*, int64_t>>
+      reuse_;
+};
+
 // How many times `consumer` reads (and so recomputes, if fused) each element
 // of its operand `operand`: 1 for elementwise use; the expansion of a
 // broadcast; the window overlap of a reduce-window; times the passes that
 // read it in a row-reduction fusion.
 int64_t ReuseFactor(const HloInstruction& consumer,
-                    const HloInstruction& operand);
+                    const HloInstruction& operand,
+                    FusionAnalysisCache* cache = nullptr);
 
 // How many times `consumer`'s kernel would emit the code computing an
 // element of its operand `producer` if it were fused: the elemental emitter
@@ -160,12 +197,14 @@ int64_t ReuseFactor(const HloInstruction& consumer,
 // while every op that reads it at an index of its own (slice, reverse,
 // reshape, transpose, concatenate, pad, gather, ...) adds its own count.
 int64_t ProducerEmissions(const HloInstruction& consumer,
-                          const HloInstruction& producer);
+                          const HloInstruction& producer,
+                          FusionAnalysisCache* cache = nullptr);
 
 // The most times `fusion`'s kernel emits the code of one of its fused
 // instructions (parameters, broadcasts, constants and iotas aside, as
 // instruction-fusion's limit leaves them); 1 for an unfused instruction.
-int64_t MaxFusedEmissions(const HloInstruction& fusion);
+int64_t MaxFusedEmissions(const HloInstruction& fusion,
+                          FusionAnalysisCache* cache = nullptr);
 
 // The most times one kernel computing the group `members` (unfused
 // instructions in def order, each read outside the group written once, as
@@ -202,7 +241,8 @@ struct FusionDecision {
 // copied where it has other users, never creates a cycle) plus cost.
 FusionDecision ShouldFuse(const HloInstruction& producer,
                           const HloInstruction& consumer,
-                          const FusionOptions& options);
+                          const FusionOptions& options,
+                          FusionAnalysisCache* cache = nullptr);
 
 // The multiply-adds of a dot times two: 2 * batch * m * n * k.
 int64_t DotFlops(const HloInstruction& dot);

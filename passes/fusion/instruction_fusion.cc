@@ -68,6 +68,9 @@ absl::StatusOr<bool> InstructionFusion::RunOnComputation(
     bool fused = true;
     while (fused) {
       fused = false;
+      // The consumer is unchanged until the next fusion, which ends this
+      // round.
+      FusionAnalysisCache analysis;
       std::vector<HloInstruction*> operands;
       for (HloInstruction* operand : consumer->operands()) {
         if (std::find(operands.begin(), operands.end(), operand) ==
@@ -91,7 +94,8 @@ absl::StatusOr<bool> InstructionFusion::RunOnComputation(
             consumer->opcode() == HloOpcode::kGetTupleElement) {
           continue;
         }
-        FusionDecision decision = ShouldFuse(*producer, *consumer, options_);
+        FusionDecision decision =
+            ShouldFuse(*producer, *consumer, options_, &analysis);
         FusionDecisionRecord record;
         record.pass = std::string(name());
         record.computation = computation->name();

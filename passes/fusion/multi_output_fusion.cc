@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "passes/fusion/fusion_kinds.h"
@@ -156,16 +157,33 @@ int64_t UnionOperandCount(const HloInstruction& a, const HloInstruction& b) {
 
 }  // namespace
 
+// What the merge checks work out about a fusion, kept by its unique id for
+// the whole pass: merges make new fusions and leave existing ones
+// unchanged, and the scan starts over after each merge, asking again about
+// every fusion it passes.
+struct MultiOutputFusion::Analyses {
+  std::optional<IterationSpace> Space(const HloInstruction& instr) {
+    if (instr.opcode() != HloOpcode::kFusion) return SpaceOf(instr);
+    auto [it, inserted] = spaces.try_emplace(instr.unique_id());
+    if (inserted) it->second = SpaceOf(instr);
+    return it->second;
+  }
+
+  FusionAnalysisCache costs;
+  absl::flat_hash_map<int64_t, std::optional<IterationSpace>> spaces;
+};
+
 absl::StatusOr<bool> MultiOutputFusion::Run(HloModule* module) {
   FusionReport* report = ResolveFusionReport(report_);
   bool changed = false;
   for (HloComputation* computation : KernelComputations(*module)) {
+    Analyses analyses;
     while (true) {
       absl::StatusOr<bool> merged =
-          FuseOneProducerConsumer(computation, report);
+          FuseOneProducerConsumer(computation, report, &analyses);
       if (!merged.ok()) return merged.status();
       if (!*merged) {
-        merged = FuseOneSiblingPair(computation, report);
+        merged = FuseOneSiblingPair(computation, report, &analyses);
         if (!merged.ok()) return merged.status();
       }
       if (!*merged) break;
@@ -176,16 +194,16 @@ absl::StatusOr<bool> MultiOutputFusion::Run(HloModule* module) {
 }
 
 absl::StatusOr<bool> MultiOutputFusion::FuseOneProducerConsumer(
-    HloComputation* computation, FusionReport* report) {
+    HloComputation* computation, FusionReport* report, Analyses* analyses) {
   for (HloInstruction* producer : computation->MakeInstructionPostOrder()) {
     if (producer->user_count() < 2 || IsFreeOp(*producer)) continue;
-    std::optional<IterationSpace> producer_space = SpaceOf(*producer);
+    std::optional<IterationSpace> producer_space = analyses->Space(*producer);
     if (!producer_space || producer_space->shape != FusionShape::kLoop ||
         producer_space->window_output || WhyNotFusibleProducer(*producer)) {
       continue;
     }
     for (HloInstruction* consumer : producer->users()) {
-      std::optional<IterationSpace> space = SpaceOf(*consumer);
+      std::optional<IterationSpace> space = analyses->Space(*consumer);
       if (!space) continue;
       FusionDecisionRecord record;
       record.pass = std::string(name());
@@ -204,7 +222,8 @@ absl::StatusOr<bool> MultiOutputFusion::FuseOneProducerConsumer(
         continue;
       }
       if (CostOf(*producer) == OpCost::kExpensive &&
-          ReuseFactor(*consumer, *producer) > kMaxExpensiveRecompute) {
+          ReuseFactor(*consumer, *producer, &analyses->costs) >
+              kMaxExpensiveRecompute) {
         reject(
             "producer is expensive and the consumer reads each element "
             "several times");
@@ -215,8 +234,10 @@ absl::StatusOr<bool> MultiOutputFusion::FuseOneProducerConsumer(
       // once per index the consumer reads it at and once for its own
       // output, and so every instruction the producer's kernel fused as
       // many times more.
-      const int64_t emissions = ProducerEmissions(*consumer, *producer) + 1;
-      const int64_t most = emissions * MaxFusedEmissions(*producer);
+      const int64_t emissions =
+          ProducerEmissions(*consumer, *producer, &analyses->costs) + 1;
+      const int64_t most =
+          emissions * MaxFusedEmissions(*producer, &analyses->costs);
       if (most > kMaxProducerEmissions) {
         reject(absl::StrCat("the merged kernel would emit the producer's code ",
                             emissions, " times, one of its instructions ",
@@ -260,7 +281,7 @@ absl::StatusOr<bool> MultiOutputFusion::FuseOneProducerConsumer(
 }
 
 absl::StatusOr<bool> MultiOutputFusion::FuseOneSiblingPair(
-    HloComputation* computation, FusionReport* report) {
+    HloComputation* computation, FusionReport* report, Analyses* analyses) {
   for (HloInstruction* shared : computation->MakeInstructionPostOrder()) {
     if (!shared->shape().IsArray() || shared->shape().IsScalar() ||
         shared->user_count() < 2) {
@@ -269,7 +290,7 @@ absl::StatusOr<bool> MultiOutputFusion::FuseOneSiblingPair(
     std::vector<HloInstruction*> users;
     std::vector<IterationSpace> spaces;
     for (HloInstruction* user : shared->users()) {
-      if (std::optional<IterationSpace> space = SpaceOf(*user)) {
+      if (std::optional<IterationSpace> space = analyses->Space(*user)) {
         users.push_back(user);
         spaces.push_back(*space);
       }

@@ -38,11 +38,15 @@ class MultiOutputFusion : public HloPass {
   absl::StatusOr<bool> Run(HloModule* module) override;
 
  private:
+  struct Analyses;  // multi_output_fusion.cc
+
   // One merge in `computation`, or false if none applies.
   absl::StatusOr<bool> FuseOneProducerConsumer(HloComputation* computation,
-                                               FusionReport* report);
+                                               FusionReport* report,
+                                               Analyses* analyses);
   absl::StatusOr<bool> FuseOneSiblingPair(HloComputation* computation,
-                                          FusionReport* report);
+                                          FusionReport* report,
+                                          Analyses* analyses);
 
   FusionOptions options_;
   FusionReport* report_;
