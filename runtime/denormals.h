@@ -9,7 +9,8 @@
 // default); the reference evaluator is plain IEEE C++ code, so hlo-run gives
 // it the same environment: ScopedDenormalMode around the run (threads it
 // starts inherit the mode, as POSIX threads inherit the floating-point
-// environment) and FlushDenormals on its f32/f64 inputs, bf16 and complex
+// environment) and FlushDenormals on its f32/f64 inputs (but those only
+// bitcast-converts read, whose bits XLA moves exactly), bf16 and complex
 // ones included, whose values are f32/f64 values when computed on (library
 // functions such as logf and clogf classify their argument with integer
 // instructions, which DAZ does not reach: log of a bf16 1e-40 was -104

@@ -473,6 +473,59 @@ const HloRunPlatform* FindPlatform(const HloRunPlatforms& platforms,
   return nullptr;
 }
 
+// The evaluator's arguments with their denormals flushed (runtime/
+// denormals.h), but what bitcast-converts read: XLA:CPU flushes what
+// arithmetic reads, and a bitcast moves the bits exactly
+// (bitcast_convert_type of a denormal 1e-40 to u8[4] is its bytes there and
+// in hloc's compiled code). An entry parameter only bitcasts read keeps its
+// argument as given; one that bitcasts and other instructions both read is
+// split when `split` is given: a clone of the module (*split) takes the
+// argument unflushed as one more parameter, which the bitcasts read.
+std::vector<Literal> FlushedArguments(const HloModule& module,
+                                      absl::Span<const Literal> arguments,
+                                      std::unique_ptr<HloModule>* split) {
+  std::vector<Literal> copies(arguments.begin(), arguments.end());
+  const HloComputation* entry = module.entry_computation();
+  std::vector<int64_t> to_split;
+  for (int64_t i = 0; i < static_cast<int64_t>(arguments.size()); ++i) {
+    int64_t bitcasts = 0;
+    int64_t others = 0;
+    if (entry != nullptr &&
+        i < static_cast<int64_t>(entry->parameter_instructions().size())) {
+      for (const HloInstruction* user :
+           entry->parameter_instruction(i)->users()) {
+        ++(user->opcode() == HloOpcode::kBitcastConvert ? bitcasts : others);
+      }
+    }
+    if (bitcasts > 0 && others == 0) continue;
+    if (bitcasts > 0 && split != nullptr) to_split.push_back(i);
+    FlushDenormals(&copies[i]);
+  }
+  if (to_split.empty()) return copies;
+  *split = module.Clone();
+  (*split)->mutable_config().entry_computation_layout.reset();
+  HloComputation* clone_entry = (*split)->entry_computation();
+  for (const int64_t i : to_split) {
+    HloInstruction* parameter = clone_entry->parameter_instruction(i);
+    HloInstruction* bits =
+        clone_entry->AddParameter(HloInstruction::CreateParameter(
+            clone_entry->num_parameters(), parameter->shape(),
+            absl::StrCat(parameter->name(), ".bits")));
+    const std::vector<HloInstruction*> users = parameter->users();
+    for (HloInstruction* user : users) {
+      if (user->opcode() != HloOpcode::kBitcastConvert) continue;
+      // A bitcast-convert has one operand.
+      absl::Status status = user->ReplaceOperandWith(0, bits);
+      if (!status.ok()) {
+        split->reset();
+        return FlushedArguments(module, arguments, nullptr);
+      }
+    }
+    copies.push_back(arguments[i]);
+  }
+  return copies;
+}
+
 }  // namespace
 
 HloRunPlatform InterpreterPlatform() {
@@ -480,24 +533,26 @@ HloRunPlatform InterpreterPlatform() {
   platform.name = "interpreter";
   // The reference evaluator is IEEE C++ code: in flush mode it runs with
   // flush-to-zero set and its inputs' denormals flushed (runtime/denormals.h
-  // says why both), so it computes what XLA's runtimes compute.
+  // says why both; FlushedArguments: not those only bitcasts read), so it
+  // computes what XLA's runtimes compute.
   platform.run_module =
       [](const HloModule& module, absl::Span<const Literal> arguments,
          const HloRunOptions& options) -> absl::StatusOr<Literal> {
     EvaluateOptions evaluate;
     evaluate.max_while_iterations = options.max_while_iterations;
     std::vector<Literal> flushed;
+    std::unique_ptr<HloModule> split;
     if (options.denormals == DenormalMode::kFlush) {
-      flushed = FlushedCopies(arguments);
+      flushed = FlushedArguments(module, arguments, &split);
       arguments = flushed;
     }
+    const HloModule& run = split != nullptr ? *split : module;
     const ScopedDenormalMode mode(options.denormals);
-    absl::StatusOr<Literal> result =
-        EvaluateModule(module, arguments, evaluate);
+    absl::StatusOr<Literal> result = EvaluateModule(run, arguments, evaluate);
     if (!result.ok() || options.iterations == 0) return result;
     absl::Status timed = TimeRepeatedRuns(
         "interpreter", options.iterations,
-        [&] { return EvaluateModule(module, arguments, evaluate).status(); },
+        [&] { return EvaluateModule(run, arguments, evaluate).status(); },
         std::cerr);
     if (!timed.ok()) return timed;
     return result;
@@ -522,7 +577,7 @@ HloRunPlatform InterpreterPlatform() {
     std::vector<std::vector<Literal>> flushed;
     for (const std::vector<Literal>& device : arguments) {
       flushed.push_back(options.denormals == DenormalMode::kFlush
-                            ? FlushedCopies(device)
+                            ? FlushedArguments(module, device, nullptr)
                             : device);
     }
     // The device threads inherit the mode, as the evaluator's own do.

@@ -393,6 +393,47 @@ TEST(HloRunTest, DenormalsFlushedAsXlaDoes) {
   }
 }
 
+// A bitcast moves the bits exactly: XLA:CPU's bitcast-convert of a denormal
+// f32 input is its bits, so the evaluator leaves an argument that only
+// bitcasts read unflushed, and one that arithmetic also reads reaches its
+// bitcasts unflushed and the arithmetic flushed.
+TEST(HloRunTest, DenormalInputsBitcastExactly) {
+  const std::string dir = TempDir("denormal_bitcast");
+  std::ofstream(dir + "/m.hlo")
+      << "HloModule m\n\nENTRY e {\n  x = f32[2] parameter(0)\n"
+         "  y = f32[2] parameter(1)\n"
+         "  b = u32[2] bitcast-convert(x)\n"
+         "  c = u8[2,4] bitcast-convert(x)\n"
+         "  n = f32[2] negate(y)\n  d = u32[2] bitcast-convert(y)\n"
+         "  ROOT t = (u32[2], u8[2,4], f32[2], u32[2]) tuple(b, c, n, d)\n}\n";
+  const std::vector<float> x = {1e-40f, -1e-40f};
+  ASSERT_TRUE(
+      WriteNpy(dir + "/in0.npy", Literal::CreateR1<float>(F32, x)).ok());
+  ASSERT_TRUE(
+      WriteNpy(dir + "/in1.npy", Literal::CreateR1<float>(F32, x)).ok());
+  // 1e-40f is 0x000116C2.
+  ASSERT_TRUE(
+      WriteNpy(dir + "/out0.npy",
+               Literal::CreateR1<uint32_t>(
+                   U32, std::vector<uint32_t>{0x000116C2u, 0x800116C2u}))
+          .ok());
+  Literal bytes = Literal::CreateR1<uint8_t>(
+      U8, std::vector<uint8_t>{0xC2, 0x16, 0x01, 0x00, 0xC2, 0x16, 0x01, 0x80});
+  ASSERT_TRUE(WriteNpy(dir + "/out1.npy", bytes.Reshape({2, 4}).value()).ok());
+  ASSERT_TRUE(
+      WriteNpy(dir + "/out2.npy",
+               Literal::CreateR1<float>(F32, std::vector<float>{-0.0f, 0.0f}))
+          .ok());
+  ASSERT_TRUE(
+      WriteNpy(dir + "/out3.npy",
+               Literal::CreateR1<uint32_t>(
+                   U32, std::vector<uint32_t>{0x000116C2u, 0x800116C2u}))
+          .ok());
+  const RunResult run = HloRun({dir + "/m.hlo", "--platform=interpreter",
+                                "--inputs", dir, "--expect", dir});
+  EXPECT_EQ(run.code, kHloRunMatch) << run.out << run.err;
+}
+
 TEST(HloRunTest, Help) {
   RunResult run = HloRun({"--help"});
   EXPECT_EQ(run.code, 0);

@@ -133,10 +133,34 @@ KNOWN_FAILURES = {
         "has no aarch64 AOT implementation",
     ("pca_whitening_randomized_svd", "evaluator"):
         "to 'lapack_ssyevd_ffi' (eigenvectors)",
-    # The sixteenth hunt's bitcasts of denormal f32/f64 inputs: hlo-run
-    # flushes the evaluator's inputs (runtime/denormals.h), where XLA:CPU
-    # flushes only what arithmetic reads, so a bitcast of 1e-40 to bytes is
-    # 0 there but its bits on XLA:CPU and hloc's cpu.
-    ("bitcast_changing_widths", "evaluator"):
-        "out0[1,2,0]: got 0, expected 194",
+    # The seventeenth hunt's LAPACK programs: no eigen-, singular or Schur
+    # vectors in the evaluator, no LAPACK on AArch64; its FFT programs on
+    # AArch64, as above.
+    ("eigh_hermitian_upper_lower", "evaluator"):
+        "to 'lapack_cheevd_ffi' (eigenvectors)",
+    ("svd_complex_full_and_values", "evaluator"):
+        "to 'lapack_cgesdd_ffi' (singular vectors)",
+    ("linalg_grads", "evaluator"): "to 'lapack_dgesdd_ffi' (singular vectors)",
+    ("lstsq_rank_deficient", "evaluator"):
+        "to 'lapack_dgesdd_ffi' (singular vectors)",
+    ("pinv_hermitian_rtol", "evaluator"):
+        "to 'lapack_dgesdd_ffi' (singular vectors)",
+    ("polynomials", "evaluator"): "to 'lapack_dgesdd_ffi' (singular vectors)",
+    ("linalg_single_precision", "evaluator"):
+        "to 'lapack_ssyevd_ffi' (eigenvectors)",
+    ("schur_sqrtm_funm", "evaluator"): "to 'lapack_dgees_ffi' (Schur vectors)",
+    ("cond_rank_every_p", "cpu aarch64"): "has no aarch64 AOT implementation",
+    ("eigh_hermitian_upper_lower", "cpu aarch64"):
+        "has no aarch64 AOT implementation",
+    ("lstsq_rank_deficient", "cpu aarch64"):
+        "has no aarch64 AOT implementation",
+    ("qr_complex_every_mode", "cpu aarch64"):
+        "has no aarch64 AOT implementation",
+    ("schur_sqrtm_funm", "cpu aarch64"): "has no aarch64 AOT implementation",
+    ("solve_broadcast_batches", "cpu aarch64"):
+        "has no aarch64 AOT implementation",
+    ("fftconvolve_axes", "cpu aarch64"):
+        "(fft): elemental emitter: no elemental code generation for this op",
+    ("hfft_ihfft_lengths", "cpu aarch64"):
+        "(fft): elemental emitter: no elemental code generation for this op",
 }
