@@ -6,10 +6,11 @@
 // dimension minor than the output's (after layout assignment, x.T + y is
 // a bitcast of x plus y read in the other order). Read element by element,
 // either its reads or the kernel's writes would stride through memory.
-// Instead a block owns a square tile (TransposeTile, launch_dims.h) of the
-// output over the two dimensions concerned (k: the one that is minor in
-// the operand, j: the one minor in the output) at one position of the
-// other dimensions. First its lanes walk k, reading the hero's operand
+// Instead a block owns a square tile (TransposeTiling, launch_dims.h) of
+// the output over the two dimension groups concerned (k: the dimensions
+// minor in the operand, j: those minor in the output, each group walked
+// as one linear coordinate; see TilePlane) at one position of the other
+// dimensions. First its lanes walk k, reading the hero's operand
 // (computed through the fused producers) along the operand's minor
 // dimension, into a shared tile; after a barrier they walk j, computing
 // the output along its minor dimension, the hero's value now read from
