@@ -1,5 +1,6 @@
 #include "backends/common/ir_array.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -195,6 +196,11 @@ absl::Status IrArray::EmitWrite(const IrIndex& index, llvm::Value* value,
   }
   b->CreateStore(value, EmitElementPointer(index, b));
   return absl::OkStatus();
+}
+
+uint64_t AlignmentOfRun(int64_t count, PrimitiveType type) {
+  const uint64_t bytes = static_cast<uint64_t>(count * ByteWidth(type));
+  return std::min<uint64_t>(16, bytes & -bytes);
 }
 
 absl::StatusOr<std::vector<llvm::Value*>> IrArray::EmitReadRun(

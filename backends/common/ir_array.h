@@ -52,6 +52,12 @@ absl::StatusOr<llvm::Type*> RegisterType(PrimitiveType type,
 llvm::Value* EmitWrapSubByte(llvm::Value* value, PrimitiveType type,
                              llvm::IRBuilderBase* b);
 
+// The byte alignment of a run of `count` consecutive elements of `type`
+// whose first physical position is a multiple of `count`, in a buffer
+// aligned to 16 bytes (every kernel buffer): the power-of-two part of the
+// run's bytes, up to 16.
+uint64_t AlignmentOfRun(int64_t count, PrimitiveType type);
+
 class IrIndex {
  public:
   IrIndex() = default;

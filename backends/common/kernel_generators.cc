@@ -60,15 +60,12 @@ absl::StatusOr<llvm::Value*> KernelGenerators::ReadInRun(size_t i,
     } else {
       b->SetInsertPoint(run_->block, run_->block->begin());
     }
-    // The first position is a multiple of the run's length: the run's
-    // bytes are aligned to their power-of-two part, up to the buffer's 16.
-    const uint64_t bytes =
-        linears.size() * ByteWidth(array.shape().element_type());
-    const uint64_t alignment = std::min<uint64_t>(16, bytes & -bytes);
     HLOC_ASSIGN_OR_RETURN(
         values,
-        array.EmitReadRun(IrIndex::FromLinear(linears[0], array.shape(), b),
-                          static_cast<int64_t>(linears.size()), alignment, b));
+        array.EmitReadRun(
+            IrIndex::FromLinear(linears[0], array.shape(), b),
+            static_cast<int64_t>(linears.size()),
+            AlignmentOfRun(linears.size(), array.shape().element_type()), b));
   }
   return values[at - linears.begin()];
 }

@@ -1,6 +1,5 @@
 #include "backends/common/loop_emitter.h"
 
-#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -163,11 +162,9 @@ absl::Status LoopEmitter::EmitRunBody(const std::vector<IrIndex>& run) {
       }
       continue;
     }
-    // The first position is a multiple of the run's length: the run's
-    // bytes are aligned to their power-of-two part, up to the buffers' 16.
-    const uint64_t bytes = run.size() * ByteWidth(out.shape().element_type());
-    const uint64_t alignment = std::min<uint64_t>(16, bytes & -bytes);
-    if (absl::Status s = out.EmitWriteRun(run[0], values[i], alignment, b_);
+    if (absl::Status s = out.EmitWriteRun(
+            run[0], values[i],
+            AlignmentOfRun(run.size(), out.shape().element_type()), b_);
         !s.ok()) {
       return s;
     }
