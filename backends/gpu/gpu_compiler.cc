@@ -7,19 +7,20 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/common/collective_step.h"
+#include "backends/common/control_flow_steps.h"
 #include "backends/common/custom_call_support.h"
 #include "backends/common/step_plan.h"
 #include "backends/gpu/amdgpu_target.h"
-#include "backends/common/control_flow_steps.h"
-#include "backends/gpu/custom_call_targets.h"
-#include "backends/gpu/dot_fusion_split.h"
 #include "backends/gpu/convolution_lowering.h"
+#include "backends/gpu/custom_call_targets.h"
+#include "backends/gpu/depthwise_conv.h"
+#include "backends/gpu/dot_fusion_split.h"
+#include "backends/gpu/fft_lowering.h"
 #include "backends/gpu/gemm_lowering.h"
 #include "backends/gpu/gpu_kernel_emitter.h"
 #include "backends/gpu/nvptx_target.h"
-#include "backends/gpu/fft_lowering.h"
-#include "backends/gpu/solver_lowering.h"
 #include "backends/gpu/ptxas.h"
+#include "backends/gpu/solver_lowering.h"
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
 #include "hlo/text/printer.h"
@@ -198,7 +199,10 @@ class StepEmitter {
     // Why no library call fits, where a dot or a convolution falls back
     // to a kernel.
     std::string no_gemm;
-    if (vendor_libraries_ && instr.opcode() == HloOpcode::kConvolution) {
+    // Depthwise convolutions are kernels of their own (depthwise_conv.h):
+    // memory-bound, where cuDNN's engines are several times slower.
+    if (vendor_libraries_ && instr.opcode() == HloOpcode::kConvolution &&
+        !MatchDepthwiseConvolution(instr).has_value()) {
       absl::StatusOr<ExecutableStep> conv = MakeConvolutionStep(instr, slots);
       if (conv.ok()) {
         steps->push_back(*std::move(conv));

@@ -96,6 +96,12 @@ absl::StatusOr<LaunchDims> EmitScatterKernel(const KernelRequest& request,
 absl::StatusOr<LaunchDims> EmitSelectAndScatterKernel(
     const KernelRequest& request, const HloInstruction* hlo, int step);
 
+// A depthwise convolution (depthwise_conv.h; unfused) by
+// depthwise_conv_emitter.cc: a thread per vector of channels and tile of
+// outputs along W, the filter staged in shared memory.
+absl::StatusOr<LaunchDims> EmitDepthwiseConvolutionKernel(
+    const KernelRequest& request, const HloInstruction* conv);
+
 // A scan with an elementwise body (scan_emitter.cc): a thread per slice
 // element walks the scan dimension.
 // Long rows of few are scanned in three steps (row_scan_emitter.cc).

@@ -554,4 +554,39 @@ TransposeTiling ComputeTransposeTiling(int64_t widest_bytes, int64_t tile_bytes,
   return t;
 }
 
+// Depthwise convolutions. kDepthwiseWidth: with 4 outputs along W a
+// 7-wide window reads 10 input vectors instead of 28, while the
+// accumulators (4 x 8 f32 for bf16) and the row's inputs still fit the
+// registers of 256 threads at full occupancy; wider tiles gain less per
+// step and spill first. kDepthwiseSharedBytes: 16 KiB a block lets eight
+// blocks of 256 threads (an SM's 2048) stay resident in 128 KiB of the
+// H100's 228 KiB of shared memory; a 7x7 filter over 96 bf16 channels
+// takes 9.4 KiB, so one chunk holds every channel of ConvNeXt-T's first
+// stages and later stages split into a few chunks.
+std::optional<DepthwiseConvTiling> ComputeDepthwiseConvTiling(
+    int64_t channels, int64_t element_bytes, int64_t taps,
+    int64_t outer_positions, int64_t output_width) {
+  if (channels < 1 || element_bytes < 1 || taps < 1 || outer_positions < 1 ||
+      output_width < 1) {
+    return std::nullopt;
+  }
+  DepthwiseConvTiling t;
+  t.vector = std::max<int64_t>(1, 16 / element_bytes);
+  while (channels % t.vector != 0) t.vector /= 2;
+  const int64_t vector_bytes = taps * t.vector * element_bytes;
+  if (vector_bytes > kDepthwiseSharedBytes) return std::nullopt;
+  const int64_t vectors = channels / t.vector;
+  const int64_t most =
+      std::min(kDepthwiseThreads, kDepthwiseSharedBytes / vector_bytes);
+  t.chunks = CeilOfRatio(vectors, most);
+  t.channel_vectors = CeilOfRatio(vectors, t.chunks);
+  t.width = std::min(kDepthwiseWidth, output_width);
+  const int64_t positions =
+      outer_positions * CeilOfRatio(output_width, t.width);
+  t.positions =
+      std::clamp<int64_t>(kDepthwiseThreads / t.channel_vectors, 1, positions);
+  t.blocks = CeilOfRatio(positions, t.positions);
+  return t;
+}
+
 }  // namespace hloc

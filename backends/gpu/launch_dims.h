@@ -249,6 +249,35 @@ TransposeTiling ComputeTransposeTiling(int64_t widest_bytes, int64_t tile_bytes,
                                        int64_t dk, int64_t dj, int64_t planes,
                                        const GpuDeviceInfo& device);
 
+// Depthwise convolutions with channels minor (depthwise_conv_emitter.cc,
+// depthwise_conv.h). A thread computes `vector` consecutive channels (one
+// 16-byte access where the channel count allows) at `width` consecutive
+// output positions along the minor spatial dimension (W), so that each
+// input vector it loads serves up to `width` of its window taps. A block
+// is `positions` groups of `channel_vectors` threads: each group covers
+// one chunk of the channels (grid y, `chunks` of them) at one output
+// position (batch, the outer spatial dimensions and a tile of `width`
+// along W; grid x, `blocks`), and the block first stages its chunk's
+// filter taps in shared memory (at most kDepthwiseSharedBytes).
+inline constexpr int64_t kDepthwiseThreads = 256;
+inline constexpr int64_t kDepthwiseWidth = 4;
+inline constexpr int64_t kDepthwiseSharedBytes = 16 * 1024;
+struct DepthwiseConvTiling {
+  int64_t vector = 1;
+  int64_t width = 1;
+  int64_t channel_vectors = 1;
+  int64_t chunks = 1;
+  int64_t positions = 1;
+  int64_t blocks = 0;
+  int64_t ThreadsPerBlock() const { return channel_vectors * positions; }
+};
+// `outer_positions`: the output's positions apart from channels and W
+// (batch times the outer spatial sizes); `output_width`: W's size. Nullopt
+// when one vector of channels' filter taps does not fit the shared budget.
+std::optional<DepthwiseConvTiling> ComputeDepthwiseConvTiling(
+    int64_t channels, int64_t element_bytes, int64_t taps,
+    int64_t outer_positions, int64_t output_width);
+
 }  // namespace hloc
 
 #endif  // BACKENDS_GPU_LAUNCH_DIMS_H_

@@ -338,6 +338,38 @@ TEST(LaunchDimsTest, NarrowColumnReductionsPackRowsIntoAWarp) {
       1);
 }
 
+TEST(LaunchDimsTest, DepthwiseTilingVectorsChunksAndTiles) {
+  // ConvNeXt's 7x7 over 96 bf16 channels (32x56x56): 12 vectors of 8
+  // channels in one chunk (9.4 KiB of taps), 21 of those groups a block,
+  // each over 4 outputs along W.
+  std::optional<DepthwiseConvTiling> t =
+      ComputeDepthwiseConvTiling(96, 2, 49, 32 * 56, 56);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->vector, 8);
+  EXPECT_EQ(t->channel_vectors, 12);
+  EXPECT_EQ(t->chunks, 1);
+  EXPECT_EQ(t->width, 4);
+  EXPECT_EQ(t->positions, 21);
+  EXPECT_EQ(t->ThreadsPerBlock(), 252);
+  EXPECT_EQ(t->blocks, (32 * 56 * 14 + 20) / 21);
+  // 512 channels: 64 vectors, of which 20 fit 16 KiB: 4 chunks of 16.
+  t = ComputeDepthwiseConvTiling(512, 2, 49, 8, 7);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->chunks, 4);
+  EXPECT_EQ(t->channel_vectors, 16);
+  // Six f16 channels: vectors of 2; a width of 3 is one tile of 3; no
+  // more groups than positions.
+  t = ComputeDepthwiseConvTiling(6, 2, 9, 2, 3);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->vector, 2);
+  EXPECT_EQ(t->width, 3);
+  EXPECT_EQ(t->positions, 2);
+  EXPECT_EQ(t->blocks, 1);
+  // f32 vectors of 4; one vector's taps past 16 KiB: no tiling.
+  EXPECT_EQ(ComputeDepthwiseConvTiling(64, 4, 9, 10, 10)->vector, 4);
+  EXPECT_FALSE(ComputeDepthwiseConvTiling(64, 4, 1025, 10, 10).has_value());
+}
+
 }  // namespace
 // The transpose's column walk: lane l reads element `column` of tile rows
 // l * run + v. Distinct 4-byte words a warp reads must lie in distinct
