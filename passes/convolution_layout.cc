@@ -129,22 +129,32 @@ HloInstruction* PadAsymmetry(HloComputation* computation, HloInstruction* x,
   return computation->AddInstruction(std::move(pad));
 }
 
-// Depthwise f32 convolutions (one input channel per group) and their
-// gradients run channels first. cuDNN's channels-last kernels for them
-// are slow: on an H100 (session 41) a ConvNeXt 7x7 depthwise convolution
-// on 32x56x56x96 took 2.10 (forward), 2.00 (data gradient) and 5.00 ms
-// (filter gradient) channels last, 0.33, 0.33 and 1.09 ms channels first,
-// the transposes there and back included in the whole program's 2.01 ms
-// against 9.16. Groups of several channels do better channels last: the
-// gradient of a ResNeXt 3x3 convolution of 32 groups of 4 on
-// 32x56x56x128 took 0.70 ms channels last and 0.88 ms channels first
-// (its three calls 0.65 ms either way, plus the transposes). Dense
-// f32 convolutions keep channels last too, the order TF32 tensor cores
-// read; 16-bit ones always do. (16-bit depthwise convolutions are cuDNN
-// calls channels last: among the graph API's engines, runtime/
-// cudnn_conv_graph.h, the bf16 gradient of the same depthwise convolution
-// took 0.29 ms on an H100 in session 42, where direct kernels for its
-// forward and data-gradient convolutions took 0.92.)
+// Whether `conv` (no batch groups) convolves each input channel alone
+// (feature groups of one channel), and into how many output channels a
+// group: 0 if it does not.
+int64_t DepthwiseMultiplier(const HloInstruction& conv) {
+  const ConvolutionDimensionNumbers& dn =
+      *conv.attrs().convolution_dimension_numbers;
+  const int64_t groups = conv.attrs().feature_group_count;
+  if (conv.attrs().batch_group_count != 1 || groups == 1 ||
+      conv.operand(0)->shape().dimensions(dn.input_feature_dimension) !=
+          groups) {
+    return 0;
+  }
+  return conv.shape().dimensions(dn.output_feature_dimension) / groups;
+}
+
+// The filter gradients of depthwise f32 convolutions, and depthwise f32
+// convolutions with several output channels a group, run channels first.
+// cuDNN's channels-last kernels for them are slow: on an H100 (session
+// 41) a ConvNeXt 7x7 depthwise convolution on 32x56x56x96 took 2.10
+// (forward), 2.00 (data gradient) and 5.00 ms (filter gradient) channels
+// last, 0.33, 0.33 and 1.09 ms channels first. Groups of several
+// channels do better channels last: the gradient of a ResNeXt 3x3
+// convolution of 32 groups of 4 on 32x56x56x128 took 0.70 ms channels
+// last and 0.88 ms channels first (its three calls 0.65 ms either way,
+// plus the transposes). Dense f32 convolutions keep channels last too,
+// the order TF32 tensor cores read.
 bool PrefersChannelsFirst(const HloInstruction& conv) {
   if (conv.shape().element_type() != F32) return false;
   const ConvolutionDimensionNumbers& dn =
@@ -154,9 +164,7 @@ bool PrefersChannelsFirst(const HloInstruction& conv) {
     // the result's batch dimension.
     return conv.shape().dimensions(dn.output_batch_dimension) == 1;
   }
-  const int64_t groups = conv.attrs().feature_group_count;
-  return groups != 1 && conv.operand(0)->shape().dimensions(
-                            dn.input_feature_dimension) == groups;
+  return DepthwiseMultiplier(conv) > 1;
 }
 
 // 16-bit convolutions run channels last whatever order the program's
@@ -165,10 +173,13 @@ bool PrefersChannelsFirst(const HloInstruction& conv) {
 // depthwise convolution on 32x96x56x56 NCHW activations took 0.449 ms as
 // three channels-first cuDNN calls (0.113, 0.107 and 0.191 ms); the same
 // calls channels last take 0.088, 0.083 and 0.080 ms, and the transposes
-// into and out of that order about 0.013 ms each.
+// into and out of that order about 0.013 ms each. Depthwise convolutions
+// of one output channel a group, f32 ones too, run channels last: the
+// order the GPU backend's own depthwise kernel reads (backends/gpu/
+// depthwise_conv.h), which replaced their cuDNN calls.
 bool PrefersChannelsLast(const HloInstruction& conv) {
   const PrimitiveType type = conv.operand(0)->shape().element_type();
-  return type == BF16 || type == F16;
+  return type == BF16 || type == F16 || DepthwiseMultiplier(conv) == 1;
 }
 
 // The order `conv` is put in: a filter-gradient order for batch groups

@@ -17,10 +17,11 @@
 //   y' = convolution(x', w') with padding p on both sides
 //   result = transpose(y') back to the original output order
 //
-// The order is channels first when the convolution is a depthwise f32 one
-// (see PrefersChannelsFirst in the .cc) or when an f32 or f64 input already
-// is, else channels last (the order tensor cores read; 16-bit convolutions
-// always, as XLA:GPU lays them out). The transposes of constant
+// The order is channels first for a depthwise f32 convolution with several
+// output channels a group (see PrefersChannelsFirst in the .cc) or when an
+// f32 or f64 input already is, else channels last (the order tensor cores
+// read; 16-bit convolutions always, as XLA:GPU lays them out, and depthwise
+// ones of one output channel a group, which the GPU's own kernel reads). The transposes of constant
 // kernels fold away; the others are kernels of their own, usually small next to
 // the convolution. Convolutions cuDNN cannot compute stay as they are
 // (the direct kernel runs them): other element types, base (lhs)
@@ -28,8 +29,8 @@
 // dimensions, empty tensors. --stats counts each.
 //
 // A filter gradient goes into a filter-gradient order instead
-// (kFilterGradient, or kFilterGradientChannelsFirst for depthwise f32 and
-// channels-first f32 inputs), which cuDNN's backward-filter convolution
+// (kFilterGradient, or kFilterGradientChannelsFirst for the filter
+// gradients of depthwise f32 convolutions and channels-first f32 inputs), which cuDNN's backward-filter convolution
 // reads, as XLA:GPU's convolution rewriter makes them backward-filter
 // calls: a convolution with batch groups (a grouped convolution's filter
 // gradient as JAX writes it) or a dense one that IsDenseFilterGradient

@@ -111,9 +111,11 @@ INSTANTIATE_TEST_SUITE_P(
               "dim_labels=b01f_01io->b01f"},
              kLast,
              true},
-        // Depthwise f32 convolutions go channels first (cuDNN's fast
-        // order for them); groups of several channels and 16-bit ones
-        // stay channels last.
+        // Depthwise f32 convolutions with several output channels a group
+        // go channels first (cuDNN's fast order for them); groups of
+        // several channels, 16-bit ones and depthwise ones of one output
+        // channel a group (the GPU's own depthwise kernel's order) go
+        // channels last, from channels first too.
         Case{{"grouped", "2,6,6,4", "3,3,2,6", "f32", "f32[2,6,6,6]",
               "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
               "feature_group_count=2"},
@@ -128,20 +130,20 @@ INSTANTIATE_TEST_SUITE_P(
         Case{{"depthwise", "2,6,6,4", "3,3,1,4", "f32", "f32[2,6,6,4]",
               "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
               "feature_group_count=4"},
-             kFirst,
+             kLast,
              true},
         Case{{"depthwise_asymmetric", "2,7,7,4", "2,2,1,4", "f32",
               "f32[2,7,7,4]",
               "window={size=2x2 pad=0_1x1_0}, dim_labels=b01f_01io->b01f, "
               "feature_group_count=4"},
-             kFirst,
+             kLast,
              true},
         Case{{"depthwise_nchw_in_order", "2,4,6,6", "4,1,3,3", "f32",
               "f32[2,4,6,6]",
               "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, "
               "feature_group_count=4"},
-             kFirst,
-             false},
+             kLast,
+             true},
         Case{{"depthwise_bf16", "2,6,6,4", "3,3,1,4", "bf16", "bf16[2,6,6,4]",
               "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
               "feature_group_count=4"},
