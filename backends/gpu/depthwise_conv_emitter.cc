@@ -5,16 +5,18 @@
 // `width` consecutive output positions along W (the last spatial
 // dimension) of output position x * positions + g (DepthwiseConvTiling,
 // launch_dims.h). First the block stages its chunk's filter taps in shared
-// memory, tap-major ([tap][channel in chunk]), so that a thread's filter
-// vector for one tap is one aligned shared load whatever the filter's
-// layout. Then for each tap of the outer spatial dimensions (a loop; the
-// row skipped where it falls into padding) the thread loads each input
-// vector of its row segment once: with a 7-wide window and 4 outputs, 10
-// vector loads feed 28 taps. Inputs in padding read as zero (the
-// coordinate clamped, so the load stays inside the buffer, and its value
-// replaced). Sums in f32, as cuDNN and XLA's elemental convolution add
-// 16-bit products; one rounding to the output type at the end. Stores are
-// one vector per output position, guarded only on a partial last tile.
+// memory as f32, tap-major ([tap][channel in chunk]), so that a thread's
+// filter vector for one tap is one aligned shared load whatever the
+// filter's layout and type. Then for each tap of the outer spatial
+// dimensions (a loop; the row skipped where it falls into padding) the
+// thread loads each input vector of its row segment once: with a 7-wide
+// window and 4 outputs, 10 vector loads feed 28 taps. Where the segment
+// reaches into padding, those inputs read as zero (the coordinate
+// clamped, so the load stays inside the buffer, and its value replaced);
+// the other threads, most of them, take a copy of the row without those
+// checks. Sums in f32, as cuDNN and XLA's elemental convolution add 16-bit
+// products; one rounding to the output type at the end. Stores are one
+// vector per output position, guarded only on a partial last tile.
 #include <map>
 #include <vector>
 
@@ -97,9 +99,10 @@ absl::StatusOr<LaunchDims> EmitDepthwiseConvolutionKernel(
       return IrIndex::FromLinear(linear, Shape::Array(type, sizes), b);
     };
 
-    // The chunk's filter taps, tap-major, zero past the last channel.
+    // The chunk's filter taps as f32, tap-major, zero past the last
+    // channel.
     llvm::GlobalVariable* shared =
-        SharedArray(kernel, element, match->taps * chunk_channels, "filter");
+        SharedArray(kernel, f32, match->taps * chunk_channels, "filter");
     llvm::Value* tid = kernel.ThreadId(0);
     llvm::Value* chunk_first =
         b->CreateMul(kernel.BlockId(1), kernel.Index(chunk_channels));
@@ -120,8 +123,10 @@ absl::StatusOr<LaunchDims> EmitDepthwiseConvolutionKernel(
           }
           HLOC_ASSIGN_OR_RETURN(llvm::Value * value,
                                 filter.EmitRead(IrIndex(k, index_type), b));
-          value = b->CreateSelect(inside, value,
-                                  llvm::Constant::getNullValue(element));
+          HLOC_ASSIGN_OR_RETURN(value,
+                                elemental->EmitConvert(value, type, F32));
+          value =
+              b->CreateSelect(inside, value, llvm::ConstantFP::get(f32, 0.0));
           b->CreateStore(value, SharedElement(kernel, shared, i));
           return absl::OkStatus();
         },
@@ -134,15 +139,13 @@ absl::StatusOr<LaunchDims> EmitDepthwiseConvolutionKernel(
     llvm::Value* c0 = b->CreateAdd(chunk_first, lane_channel, "c0");
 
     // One row of taps (outer tap `outer_tap`, its input row at `in`, the
-    // thread's first output along W at `w0`) added into `sums`.
+    // thread's inputs along W from `first` on) added into `sums`; `checked`
+    // where some of those inputs may lie in padding.
     const int64_t in_width = x.dimensions(dn.input_spatial_dimensions[inner]);
     auto emit_row = [&](llvm::Value* outer_tap, std::vector<llvm::Value*> in,
-                        llvm::Value* w0,
+                        llvm::Value* first, bool checked,
                         const std::vector<std::vector<llvm::Value*>>& sums)
         -> absl::Status {
-      llvm::Value* first =
-          b->CreateSub(b->CreateMul(w0, kernel.Index(wdim.stride)),
-                       kernel.Index(wdim.padding_low));
       // The row's input vectors by offset from `first`, each loaded once,
       // when first needed, as f32.
       std::map<int64_t, std::vector<llvm::Value*>> loaded;
@@ -151,11 +154,13 @@ absl::StatusOr<LaunchDims> EmitDepthwiseConvolutionKernel(
         auto it = loaded.find(offset);
         if (it != loaded.end()) return &it->second;
         llvm::Value* w = b->CreateAdd(first, kernel.Index(offset));
-        llvm::Value* inside =
-            b->CreateAnd(b->CreateICmpSGE(w, kernel.Index(0)),
-                         b->CreateICmpSLT(w, kernel.Index(in_width)));
-        in[dn.input_spatial_dimensions[inner]] =
-            b->CreateSelect(inside, w, kernel.Index(0));
+        llvm::Value* inside = nullptr;
+        if (checked) {
+          inside = b->CreateAnd(b->CreateICmpSGE(w, kernel.Index(0)),
+                                b->CreateICmpSLT(w, kernel.Index(in_width)));
+          w = b->CreateSelect(inside, w, kernel.Index(0));
+        }
+        in[dn.input_spatial_dimensions[inner]] = w;
         IrIndex index(in, index_type);
         std::vector<llvm::Value*> values;
         if (vector == 1) {
@@ -168,12 +173,14 @@ absl::StatusOr<LaunchDims> EmitDepthwiseConvolutionKernel(
         for (llvm::Value*& value : values) {
           HLOC_ASSIGN_OR_RETURN(value,
                                 elemental->EmitConvert(value, type, F32));
-          value =
-              b->CreateSelect(inside, value, llvm::ConstantFP::get(f32, 0.0));
+          if (checked) {
+            value =
+                b->CreateSelect(inside, value, llvm::ConstantFP::get(f32, 0.0));
+          }
         }
         return &loaded.emplace(offset, std::move(values)).first->second;
       };
-      llvm::Type* taps_type = llvm::FixedVectorType::get(element, vector);
+      llvm::Type* taps_type = llvm::FixedVectorType::get(f32, vector);
       for (int64_t kw = 0; kw < window_width; ++kw) {
         // The tap's filter vector: one shared load (aligned: the vector
         // starts at a multiple of `vector` elements).
@@ -184,14 +191,10 @@ absl::StatusOr<LaunchDims> EmitDepthwiseConvolutionKernel(
             b->CreateMul(tap, kernel.Index(chunk_channels)), lane_channel);
         llvm::LoadInst* load =
             b->CreateLoad(taps_type, SharedElement(kernel, shared, slot));
-        load->setAlignment(llvm::Align(alignment));
+        load->setAlignment(llvm::Align(std::min<uint64_t>(16, 4 * vector)));
         std::vector<llvm::Value*> weights;
         for (int64_t v = 0; v < vector; ++v) {
-          HLOC_ASSIGN_OR_RETURN(
-              llvm::Value * weight,
-              elemental->EmitConvert(
-                  b->CreateExtractElement(load, b->getInt32(v)), type, F32));
-          weights.push_back(weight);
+          weights.push_back(b->CreateExtractElement(load, b->getInt32(v)));
         }
         for (int64_t o = 0; o < t.width; ++o) {
           HLOC_ASSIGN_OR_RETURN(
@@ -218,6 +221,15 @@ absl::StatusOr<LaunchDims> EmitDepthwiseConvolutionKernel(
         [&]() -> absl::Status {
           IrIndex at = split(position, position_sizes);
           llvm::Value* w0 = b->CreateMul(at[spatial], kernel.Index(t.width));
+          // The thread's inputs along W: `span` of them from `first` on.
+          llvm::Value* first =
+              b->CreateSub(b->CreateMul(w0, kernel.Index(wdim.stride)),
+                           kernel.Index(wdim.padding_low));
+          const int64_t span = (t.width - 1) * wdim.stride +
+                               (window_width - 1) * wdim.window_dilation + 1;
+          llvm::Value* interior = b->CreateAnd(
+              b->CreateICmpSGE(first, kernel.Index(0)),
+              b->CreateICmpSLE(first, kernel.Index(in_width - span)));
           std::vector<std::vector<llvm::Value*>> sums(t.width);
           for (auto& run : sums) {
             for (int64_t v = 0; v < vector; ++v) {
@@ -254,10 +266,21 @@ absl::StatusOr<LaunchDims> EmitDepthwiseConvolutionKernel(
                                   dn.input_spatial_dimensions[j])))));
                   in[dn.input_spatial_dimensions[j]] = coordinate;
                 }
+                // Most threads' inputs along W lie inside the row: they
+                // read without the padding checks (a compare and a select
+                // a lane).
                 return EmitIfThenElse(
                     row_inside,
                     [&]() -> absl::Status {
-                      return emit_row(outer_tap, in, w0, sums);
+                      return EmitIfThenElse(
+                          interior,
+                          [&]() {
+                            return emit_row(outer_tap, in, first, false, sums);
+                          },
+                          [&]() {
+                            return emit_row(outer_tap, in, first, true, sums);
+                          },
+                          b);
                     },
                     nullptr, b);
               },
