@@ -29,7 +29,13 @@ reduce-window), max pooling over NaN and -inf, integer and f16 pooling,
 DeepLab's ASPP (dilations past the input), a Conformer convolution
 module, BlurPool's constant filter, Inception with squeeze-and-excitation,
 quantization-aware training (fake quantization, int8 into int32,
-requantization), spectral normalization, dropout and stochastic depth.
+requantization), spectral normalization, dropout and stochastic depth;
+bf16 pooling and its gradients, pooling by a reducer that is no monoid
+(log-sum-exp), cumulative sums written as reduce_window, int8 and u8
+accumulated into f32 and int16, f16 and bf16 into f64, depthwise f64 and
+complex128 transposed convolutions, convolutions in switch/cond branches
+and a data-dependent while loop, and heads with one to three output
+features (the CPU's transposed GEMM walk).
 
 One bug found: XLA's text and protos omit an empty window, and hloc's IR
 keeps that form, but the evaluator (convolution, reduce-window,
@@ -1192,6 +1198,118 @@ def dropout_stochastic_depth_convs(key, x, w1, w2):
     return x + jnp.where(alive, branch / 0.5, 0.0)
 
 
+# --- pooling types, widening accumulations, control flow ------------------
+
+def pooling_bf16_and_grads(x):
+    # bf16 pooling: sums of 3x3 windows rounded to bf16, and the max
+    # pool's gradient with overlapping windows (cotangents that land on one
+    # element add in bf16).
+    avg = lambda x: lax.reduce_window(x, np.array(0, jnp.bfloat16), lax.add,
+                                      (1, 3, 3, 1), (1, 1, 1, 1), "SAME") / 9
+    mx = lambda x: lax.reduce_window(x, np.array(-np.inf, jnp.bfloat16),
+                                     lax.max,
+                                     (1, 3, 3, 1), (1, 1, 1, 1), "SAME")
+    ct = np.linspace(-1, 1, x.size).reshape(x.shape).astype(jnp.bfloat16)
+    ga = jax.grad(lambda x: jnp.sum((avg(x) * ct).astype(jnp.float32)))(x)
+    gm = jax.grad(lambda x: jnp.sum((mx(x) * ct).astype(jnp.float32)))(x)
+    return avg(x), mx(x), ga, gm
+
+
+def generic_reducer_pooling(x):
+    # A reduce_window whose computation is no known monoid: log-sum-exp
+    # (soft) pooling and a "max of absolute values" pool.
+    lse = lax.reduce_window(x, np.float32(-np.inf), jnp.logaddexp,
+                            (1, 2, 2, 1), (1, 2, 2, 1), "SAME")
+    amax = lax.reduce_window(x, np.float32(0),
+                             lambda a, b: jnp.maximum(jnp.abs(a), jnp.abs(b)),
+                             (1, 3, 3, 1), (1, 1, 1, 1), "VALID")
+    return lse, amax
+
+
+def prefix_windows_as_cumsums(x):
+    # Windows as long as the axis with padding in front: cumulative sums
+    # and maxima written as reduce_window (a scan).
+    n = x.shape[1]
+    cs = lax.reduce_window(x, np.float32(0), lax.add, (1, n, 1), (1, 1, 1),
+                           ((0, 0), (n - 1, 0), (0, 0)))
+    cm = lax.reduce_window(x, np.float32(-np.inf), lax.max, (1, n, 1),
+                           (1, 1, 1), ((0, 0), (n - 1, 0), (0, 0)))
+    rs = lax.reduce_window(x, np.float32(0), lax.add, (1, n, 1), (1, 1, 1),
+                           ((0, 0), (0, n - 1), (0, 0)))
+    g = jax.grad(lambda x: jnp.sum(jnp.sin(lax.reduce_window(
+        x, np.float32(0), lax.add, (1, n, 1), (1, 1, 1),
+        ((0, 0), (n - 1, 0), (0, 0))))))(x)
+    return cs, cm, rs, g
+
+
+def depthwise_f64_and_c128(x, w, xc, wc):
+    c = x.shape[-1]
+    a = _conv(x, w, (1, 1), "SAME", groups=c)
+    ga = jax.grad(lambda w: jnp.sum(jnp.sin(_conv(x, w, (2, 2), "SAME",
+                                                  groups=c))))(w)
+    t = lax.conv_transpose(xc, wc, (2, 2), "SAME", precision=_HI)
+    return a, ga, t
+
+
+def conv_int8_into_float_and_int16(x, w):
+    # int8 operands accumulated into f32 (a preferred float type) and into
+    # int16 (wrapping), and u8 into f32.
+    a = _conv(x, w, (1, 1), "SAME", pet=jnp.float32)
+    b = _conv(x, w, (2, 2), "VALID", pet=jnp.int16)
+    c = _conv(x.astype(jnp.uint8), w.astype(jnp.uint8), (1, 1), "SAME",
+              pet=jnp.float32)
+    return a, b, c
+
+
+def conv_f16_into_f64(x, w):
+    # f16 and bf16 operands accumulated into f64.
+    return (_conv(x, w, (1, 1), "SAME", pet=jnp.float64),
+            _conv(x.astype(jnp.bfloat16), w.astype(jnp.bfloat16), (1, 1),
+                  "SAME", pet=jnp.float64))
+
+
+def convs_in_cond_switch_while(i, x, w1, w2):
+    # Convolutions in conditional branches (lax.switch on a runtime index,
+    # lax.cond on data) and in a while loop run until the activations
+    # settle.
+    branches = [lambda x: _conv(x, w1, (1, 1), "SAME"),
+                lambda x: _conv(x, w2, (1, 1), "SAME", groups=x.shape[-1]),
+                lambda x: lax.conv_transpose(x, w1, (1, 1), "SAME",
+                                             precision=_HI)]
+    a = lax.switch(i, branches, x)
+    b = lax.cond(jnp.sum(x) > 0, branches[0], branches[1], x)
+
+    def cond(s):
+        h, k = s
+        return (k < 20) & (jnp.max(jnp.abs(h)) > 0.05)
+
+    def body(s):
+        h, k = s
+        return 0.5 * jnp.tanh(_conv(h, w2, (1, 1), "SAME",
+                                    groups=h.shape[-1])), k + 1
+    h, k = lax.while_loop(cond, body, (x, 0))
+    return a, b, h, k
+
+
+def conv_few_output_features(x, w):
+    # One to three output features over many positions (a segmentation
+    # head, a density map): the CPU computes such convolutions transposed,
+    # walking the input along the output positions.
+    outs = []
+    for o, strides, pad, ld, rd in [
+            (1, (1, 1), "SAME", None, None),
+            (2, (1, 3), ((1, 2), (-1, 2)), None, (1, 2)),
+            (3, (2, 1), ((0, 1), (2, 2)), (1, 2), None),
+            (1, (1, 2), ((1, 1), (3, 0)), (2, 3), (2, 1))]:
+        outs.append(_conv(x, w[..., :o], strides, pad, lhs_dil=ld,
+                          rhs_dil=rd))
+    xt = jnp.transpose(x, (0, 3, 1, 2))
+    outs.append(_conv(xt, jnp.transpose(w[..., :2], (3, 2, 0, 1)), (1, 1),
+                      ((1, 1), (1, 1)), ("NCHW", "OIHW", "NCHW")))
+    outs.append(_conv(x[:, :, :1], w[:1, :, :, :1], (1, 1), "SAME"))
+    return tuple(outs)
+
+
 PROGRAMS = {
     "conv_nhwc_even_kernel_strides": (conv_nhwc_even_kernel_strides,
                                       lambda r: [floats(r, (2, 9, 11, 3)),
@@ -1421,4 +1539,26 @@ PROGRAMS = {
                                                          (3, 3, 4, 4)) * 0.3,
                                                   floats(r,
                                                          (3, 3, 4, 4)) * 0.3]),
+    "pooling_bf16_and_grads": (pooling_bf16_and_grads, lambda r: [
+        _bf16(r, (2, 6, 7, 3))]),
+    "generic_reducer_pooling": (generic_reducer_pooling, lambda r: [
+        floats(r, (2, 6, 7, 3))]),
+    "prefix_windows_as_cumsums": (prefix_windows_as_cumsums, lambda r: [
+        floats(r, (2, 9, 3))]),
+    "depthwise_f64_and_c128": (depthwise_f64_and_c128, lambda r: [
+        floats(r, (2, 7, 6, 4), np.float64),
+        floats(r, (3, 3, 1, 8), np.float64),
+        complexes(r, (1, 3, 4, 2), np.complex128),
+        complexes(r, (2, 2, 2, 3), np.complex128)]),
+    "conv_int8_into_float_and_int16": (conv_int8_into_float_and_int16,
+                                       lambda r: [
+        ints(r, (2, 6, 6, 4), -128, 128, np.int8),
+        ints(r, (3, 3, 4, 5), -128, 128, np.int8)]),
+    "conv_f16_into_f64": (conv_f16_into_f64, lambda r: [
+        _f16(r, (2, 6, 6, 4)), _f16(r, (3, 3, 4, 5))]),
+    "convs_in_cond_switch_while": (convs_in_cond_switch_while, lambda r: [
+        np.int32(1), floats(r, (2, 6, 6, 4)), floats(r, (3, 3, 4, 4)) * 0.3,
+        floats(r, (3, 3, 1, 4)) * 0.3]),
+    "conv_few_output_features": (conv_few_output_features, lambda r: [
+        floats(r, (2, 24, 20, 5)), floats(r, (3, 3, 5, 3))]),
 }
