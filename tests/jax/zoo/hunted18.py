@@ -34,8 +34,9 @@ bf16 pooling and its gradients, pooling by a reducer that is no monoid
 (log-sum-exp), cumulative sums written as reduce_window, int8 and u8
 accumulated into f32 and int16, f16 and bf16 into f64, depthwise f64 and
 complex128 transposed convolutions, convolutions in switch/cond branches
-and a data-dependent while loop, and heads with one to three output
-features (the CPU's transposed GEMM walk).
+and a data-dependent while loop, heads with one to three output features
+(the CPU's transposed GEMM walk), a filter Hessian (the tangent basis as
+groups), vmap of vmap, circular padding and resize-then-conv decoders.
 
 One bug found: XLA's text and protos omit an empty window, and hloc's IR
 keeps that form, but the evaluator (convolution, reduce-window,
@@ -1310,6 +1311,35 @@ def conv_few_output_features(x, w):
     return tuple(outs)
 
 
+def conv_hessian_and_double_vmap(w, x, xs, ws):
+    # The Hessian of a tiny conv loss w.r.t. its filter (vmapped jvps of
+    # the gradient: the tangent basis becomes groups), and a vmap of a
+    # vmap over images and filters.
+    def loss(w):
+        y = _conv(x, w, (1, 1), "SAME", groups=2)
+        return jnp.sum(jnp.tanh(y) ** 2)
+    h = jax.hessian(loss)(w)
+    f = lambda x, w: _conv(x[None], w, (2, 1), "SAME")[0]
+    vv = jax.vmap(jax.vmap(f, in_axes=(None, 0)), in_axes=(0, None))(xs, ws)
+    return h, vv
+
+
+def circular_padding_and_resize_decoder(x, w, wu):
+    # Flax's padding='CIRCULAR' (wrap padding, then VALID), and an
+    # upsampling decoder: resize (nearest and bilinear) then conv.
+    xp = jnp.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)), mode="wrap")
+    y = _conv(xp, w, (1, 1), "VALID")
+    n, hh, ww, c = y.shape
+    up1 = jax.image.resize(y, (n, 2 * hh, 2 * ww, c), "nearest")
+    up2 = jax.image.resize(y, (n, 2 * hh, 2 * ww, c), "bilinear")
+    z1 = _conv(up1, wu, (1, 1), "SAME")
+    z2 = _conv(up2, wu, (1, 1), "SAME")
+    g = jax.grad(lambda w: jnp.sum(_conv(jax.image.resize(
+        _conv(xp, w, (1, 1), "VALID"), (n, 2 * hh, 2 * ww, c), "bilinear"),
+        wu, (1, 1), "SAME") ** 2))(w)
+    return y, z1, z2, g
+
+
 PROGRAMS = {
     "conv_nhwc_even_kernel_strides": (conv_nhwc_even_kernel_strides,
                                       lambda r: [floats(r, (2, 9, 11, 3)),
@@ -1561,4 +1591,11 @@ PROGRAMS = {
         floats(r, (3, 3, 1, 4)) * 0.3]),
     "conv_few_output_features": (conv_few_output_features, lambda r: [
         floats(r, (2, 24, 20, 5)), floats(r, (3, 3, 5, 3))]),
+    "conv_hessian_and_double_vmap": (conv_hessian_and_double_vmap, lambda r: [
+        floats(r, (2, 2, 2, 4)) * 0.5, floats(r, (1, 4, 4, 4)),
+        floats(r, (2, 5, 4, 3)), floats(r, (3, 3, 2, 3, 2))]),
+    "circular_padding_and_resize_decoder": (
+        circular_padding_and_resize_decoder, lambda r: [
+            floats(r, (2, 5, 6, 3)), floats(r, (3, 3, 3, 4)) * 0.3,
+            floats(r, (3, 3, 4, 2)) * 0.3]),
 }
