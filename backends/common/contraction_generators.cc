@@ -167,11 +167,13 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeDotGenerator(
 absl::StatusOr<ElementGenerator> ElementalEmitter::MakeConvolutionGenerator(
     const HloInstruction* hlo, std::vector<ElementGenerator> operands) {
   const HloAttributes& attrs = hlo->attrs();
-  if (!attrs.convolution_dimension_numbers || !attrs.window) {
+  if (!attrs.convolution_dimension_numbers) {
     return CodegenUnimplemented(*hlo, "convolution without dimension numbers");
   }
   const ConvolutionDimensionNumbers dn = *attrs.convolution_dimension_numbers;
-  const Window window = *attrs.window;
+  // XLA omits the empty window of a convolution without spatial
+  // dimensions.
+  const Window window = attrs.window.value_or(Window{});
   const Shape in = hlo->operand(0)->shape();
   const Shape kernel = hlo->operand(1)->shape();
   const Shape out = hlo->shape();

@@ -1631,8 +1631,8 @@ absl::StatusOr<ElementGenerator> ElementalEmitter::MakeReduceWindowGenerator(
   llvm::IRBuilderBase* b = b_;
   size_t n = operands.size() / 2;
   const Shape in = hlo->operand(0)->shape();
-  if (!hlo->attrs().window.has_value()) return Unimplemented(hlo, "no window");
-  Window window = *hlo->attrs().window;
+  // XLA omits the empty window of a rank-0 operand.
+  Window window = hlo->attrs().window.value_or(Window{});
   for (const WindowDimension& w : window.dimensions) {
     if (w.window_reversal) return Unimplemented(hlo, "window reversal");
   }

@@ -99,13 +99,14 @@ absl::Status EmitConvolutionKernel(const HloInstruction& hlo,
                                    const OpEmitterContext& ctx) {
   const HloAttributes& attrs = hlo.attrs();
   if (hlo.operand_count() != 2 || !attrs.convolution_dimension_numbers ||
-      !attrs.window || !hlo.shape().IsArray() ||
-      !hlo.operand(0)->shape().IsArray() ||
+      !hlo.shape().IsArray() || !hlo.operand(0)->shape().IsArray() ||
       !hlo.operand(1)->shape().IsArray()) {
     return OpUnimplemented(hlo, "malformed convolution");
   }
   const ConvolutionDimensionNumbers& dn = *attrs.convolution_dimension_numbers;
-  const Window& window = *attrs.window;
+  // XLA omits the empty window of a convolution without spatial
+  // dimensions (a matmul).
+  const Window window = attrs.window.value_or(Window{});
   const Shape& x = hlo.operand(0)->shape();
   const Shape& w = hlo.operand(1)->shape();
   const Shape& y = hlo.shape();

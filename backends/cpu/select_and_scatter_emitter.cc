@@ -84,8 +84,7 @@ Partition ChoosePartition(const Shape& out, const Window& window) {
 absl::Status EmitSelectAndScatterKernel(const HloInstruction& hlo,
                                         const std::string& symbol,
                                         const OpEmitterContext& ctx) {
-  if (hlo.operand_count() != 3 || hlo.called_computations().size() != 2 ||
-      !hlo.attrs().window.has_value()) {
+  if (hlo.operand_count() != 3 || hlo.called_computations().size() != 2) {
     return OpUnimplemented(hlo, "malformed select-and-scatter");
   }
   llvm::Module* module = ctx.module;
@@ -104,7 +103,8 @@ absl::Status EmitSelectAndScatterKernel(const HloInstruction& hlo,
                             std::string(PrimitiveTypeName(s->element_type()))));
     }
   }
-  const Window& window = *hlo.attrs().window;
+  // XLA omits the empty window of a rank-0 operand.
+  const Window window = hlo.attrs().window.value_or(Window{});
   const int64_t rank = op.rank();
   if (src.rank() != rank || out.dimensions() != op.dimensions() ||
       static_cast<int64_t>(window.dimensions.size()) != rank ||

@@ -622,14 +622,14 @@ void ConvolveRows(const T* x, const T* w, T* y, int64_t rows_begin,
 
 absl::StatusOr<Literal> EvaluateConvolution(const HloInstruction& instr,
                                             OperandValues& operands) {
-  if (!instr.attrs().convolution_dimension_numbers.has_value() ||
-      !instr.attrs().window.has_value()) {
-    return InstructionError(instr,
-                            "convolution needs dimension numbers and a window");
+  if (!instr.attrs().convolution_dimension_numbers.has_value()) {
+    return InstructionError(instr, "convolution needs dimension numbers");
   }
   const ConvolutionDimensionNumbers& dn =
       *instr.attrs().convolution_dimension_numbers;
-  const Window& window = *instr.attrs().window;
+  // XLA omits the empty window of a convolution without spatial
+  // dimensions.
+  const Window window = instr.attrs().window.value_or(Window{});
   const Shape& x_shape = instr.operand(0)->shape();
   const Shape& w_shape = instr.operand(1)->shape();
   const Shape& shape = instr.shape();

@@ -290,6 +290,37 @@ ENTRY e {
   ExpectFloats(r2, {1200, 2300, 4512, 5623, 45, 56});
 }
 
+// A convolution without spatial dimensions (jax's conv_general_dilated
+// with dimension_numbers ('NC', 'OI', 'NC')) is a matmul, grouped by
+// features or batches. Its window is empty, and XLA's text and protos omit
+// an empty window: the evaluator refused it for having none (zoo:
+// conv_no_spatial_dims).
+TEST(ConvolutionTest, NoSpatialDimensionsHasNoWindow) {
+  const char* kHlo = R"(
+HloModule m
+ENTRY e {
+  x = f32[2,4] parameter(0)
+  w = f32[2,4] parameter(1)
+  dense = f32[2,2] convolution(x, w), dim_labels=bf_oi->bf
+  w2 = f32[2,2] slice(w), slice={[0:2], [0:2]}
+  grouped = f32[2,2] convolution(x, w2), dim_labels=bf_oi->bf, feature_group_count=2
+  w3 = f32[4,2] reshape(w)
+  batched = f32[2,1] convolution(x, w3), dim_labels=bf_io->fb, batch_group_count=2
+  ROOT t = (f32[2,2], f32[2,2], f32[2,1]) tuple(dense, grouped, batched)
+})";
+  Literal r =
+      MustRun(kHlo, {Make<float>(F32, {2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}),
+                     Make<float>(F32, {2, 4}, {1, 0, 2, 0, 0, 1, 0, 3})});
+  // dense: x . w^T.
+  ExpectFloats(r.tuple_elements()[0], {7, 14, 19, 30});
+  // grouped: output feature g reads input features 2g, 2g + 1 with w2's
+  // row g ({1, 0} and {0, 1}).
+  ExpectFloats(r.tuple_elements()[1], {1, 4, 5, 8});
+  // batched: output feature g is x's batch g times column g of w3
+  // ({1, 2, 0, 0} and {0, 0, 1, 3}); the output is [feature, batch].
+  ExpectFloats(r.tuple_elements()[2], {5, 31});
+}
+
 TEST(ConvolutionTest, LayoutsAndGroups) {
   const char* kHlo = R"(
 HloModule m

@@ -288,16 +288,16 @@ struct WindowTable {
 absl::StatusOr<WindowTable> MakeWindowTable(const HloInstruction& instr,
                                             const Shape& input,
                                             const Shape& output) {
-  if (!instr.attrs().window.has_value() ||
-      static_cast<int64_t>(instr.attrs().window->dimensions.size()) !=
-          input.rank() ||
+  // XLA omits the empty window of a rank-0 operand.
+  const Window window = instr.attrs().window.value_or(Window{});
+  if (static_cast<int64_t>(window.dimensions.size()) != input.rank() ||
       output.rank() != input.rank()) {
     return InstructionError(instr,
                             "needs a window dimension per input dimension");
   }
   WindowTable table;
   for (int64_t d = 0; d < input.rank(); ++d) {
-    const WindowDimension& w = instr.attrs().window->dimensions[d];
+    const WindowDimension& w = window.dimensions[d];
     if (w.stride <= 0 || w.window_dilation <= 0 || w.base_dilation <= 0 ||
         w.size < 0) {
       return InstructionError(instr, "bad window");

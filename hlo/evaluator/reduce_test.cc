@@ -619,6 +619,31 @@ ENTRY e {
   ExpectFloats(r.tuple_elements()[1], {0, 30, 0, 0});
 }
 
+// reduce-window and select-and-scatter of a rank-0 operand (jax's
+// lax.reduce_window on a scalar, and its gradient) have an empty window,
+// which XLA's text and protos omit: the evaluator refused them for having
+// none (zoo: windows_over_scalars).
+TEST(ReduceWindowTest, ScalarOperandHasNoWindow) {
+  const std::string hlo = std::string("HloModule m\n") + kComputations + R"(
+ge {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT r = pred[] compare(x, y), direction=GE
+}
+ENTRY e {
+  s = f32[] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[] reduce-window(s, ninf), to_apply=max
+  z = f32[] constant(0)
+  three = f32[] constant(3)
+  g = f32[] select-and-scatter(s, three, z), select=ge, scatter=add
+  ROOT t = (f32[], f32[]) tuple(m, g)
+})";
+  Literal r = MustRun(hlo, {Make<float>(F32, {}, {2.5f})});
+  ExpectFloats(r.tuple_elements()[0], {2.5});
+  ExpectFloats(r.tuple_elements()[1], {3});
+}
+
 TEST(SortTest, SingleOperandAscendingAndDescendingRows) {
   const char* kHlo = R"(
 HloModule m

@@ -10,7 +10,7 @@ from zoo import (arrays, batched_linalg, control_flow, edge_cases,
                  hunted2, hunted3, hunted4, hunted5, hunted6, hunted7, hunted8,
                  hunted9, hunted10, hunted11, hunted12, hunted13, hunted14,
                  hunted15,
-                 hunted16, hunted17,
+                 hunted16, hunted17, hunted18,
                  losses, models, modern_llm, numerics, optimizers, research)
 
 THEMES = {
@@ -39,6 +39,7 @@ THEMES = {
     "hunted15": hunted15.PROGRAMS,
     "hunted16": hunted16.PROGRAMS,
     "hunted17": hunted17.PROGRAMS,
+    "hunted18": hunted18.PROGRAMS,
     "grouped_matmuls": grouped_matmuls.PROGRAMS,
     "modern_llm": modern_llm.PROGRAMS,
     "batched_linalg": batched_linalg.PROGRAMS,
