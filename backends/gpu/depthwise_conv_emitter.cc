@@ -5,21 +5,20 @@
 // `width` consecutive output positions along W (the last spatial
 // dimension) of output position x * positions + g (DepthwiseConvTiling,
 // launch_dims.h). First the block stages its chunk's filter taps in shared
-// memory as f32, tap-major ([tap][channel in chunk]), so that a thread's
-// filter vector for one tap is one aligned shared load whatever the
-// filter's layout and type. Then for each tap of the outer spatial
-// dimensions (a loop; the row skipped where it falls into padding) the
-// thread loads each input vector of its row segment once: with a 7-wide
-// window and 4 outputs, 10 vector loads feed 28 taps. Inputs in padding
-// read as zero (the coordinate clamped, so the load stays inside the
-// buffer, and its value replaced). A copy of the row without those checks
-// for the threads whose inputs all lie inside it was slower (0.092 ms
-// against 0.069 for a 7x7 bf16 convolution on 32x56x56x96, H100, session
-// 46): a warp holds neighbouring output tiles, so the warps at a row's
-// ends ran both copies. Sums in f32, as cuDNN and XLA's elemental
-// convolution add 16-bit products; one rounding to the output type at the
-// end. Stores are one vector per output position, guarded only on a
-// partial last tile.
+// memory, tap-major ([tap][channel in chunk]), so that a thread's filter
+// vector for one tap is one aligned shared load whatever the filter's
+// layout. Then for each tap of the outer spatial dimensions (a loop; the
+// row skipped where it falls into padding) the thread loads each input
+// vector of its row segment once: with a 7-wide window and 4 outputs, 10
+// vector loads feed 28 taps. Inputs in padding read as zero (the
+// coordinate clamped, so the load stays inside the buffer, and its value
+// replaced). A copy of the row without those checks for the threads whose
+// inputs all lie inside it was slower (0.092 ms against 0.069 for a 7x7
+// bf16 convolution on 32x56x56x96, H100, session 46): a warp holds
+// neighbouring output tiles, so the warps at a row's ends ran both copies.
+// Sums in f32, as cuDNN and XLA's elemental convolution add 16-bit
+// products; one rounding to the output type at the end. Stores are one
+// vector per output position, guarded only on a partial last tile.
 #include <map>
 #include <vector>
 
@@ -90,6 +89,8 @@ absl::StatusOr<LaunchDims> EmitDepthwiseConvolutionKernel(
   absl::Status status = [&]() -> absl::Status {
     llvm::IRBuilderBase* b = kernel.b();
     ElementalEmitter* elemental = kernel.elemental();
+    HLOC_ASSIGN_OR_RETURN(llvm::Type * element,
+                          RegisterType(type, b->getContext()));
     llvm::Type* f32 = b->getFloatTy();
     llvm::Type* index_type = kernel.index_type();
     const IrArray& input = kernel.generators().inputs()[0];
@@ -100,10 +101,9 @@ absl::StatusOr<LaunchDims> EmitDepthwiseConvolutionKernel(
       return IrIndex::FromLinear(linear, Shape::Array(type, sizes), b);
     };
 
-    // The chunk's filter taps as f32, tap-major, zero past the last
-    // channel.
+    // The chunk's filter taps, tap-major, zero past the last channel.
     llvm::GlobalVariable* shared =
-        SharedArray(kernel, f32, match->taps * chunk_channels, "filter");
+        SharedArray(kernel, element, match->taps * chunk_channels, "filter");
     llvm::Value* tid = kernel.ThreadId(0);
     llvm::Value* chunk_first =
         b->CreateMul(kernel.BlockId(1), kernel.Index(chunk_channels));
@@ -124,10 +124,8 @@ absl::StatusOr<LaunchDims> EmitDepthwiseConvolutionKernel(
           }
           HLOC_ASSIGN_OR_RETURN(llvm::Value * value,
                                 filter.EmitRead(IrIndex(k, index_type), b));
-          HLOC_ASSIGN_OR_RETURN(value,
-                                elemental->EmitConvert(value, type, F32));
-          value =
-              b->CreateSelect(inside, value, llvm::ConstantFP::get(f32, 0.0));
+          value = b->CreateSelect(inside, value,
+                                  llvm::Constant::getNullValue(element));
           b->CreateStore(value, SharedElement(kernel, shared, i));
           return absl::OkStatus();
         },
@@ -179,7 +177,7 @@ absl::StatusOr<LaunchDims> EmitDepthwiseConvolutionKernel(
         }
         return &loaded.emplace(offset, std::move(values)).first->second;
       };
-      llvm::Type* taps_type = llvm::FixedVectorType::get(f32, vector);
+      llvm::Type* taps_type = llvm::FixedVectorType::get(element, vector);
       for (int64_t kw = 0; kw < window_width; ++kw) {
         // The tap's filter vector: one shared load (aligned: the vector
         // starts at a multiple of `vector` elements).
@@ -190,10 +188,14 @@ absl::StatusOr<LaunchDims> EmitDepthwiseConvolutionKernel(
             b->CreateMul(tap, kernel.Index(chunk_channels)), lane_channel);
         llvm::LoadInst* load =
             b->CreateLoad(taps_type, SharedElement(kernel, shared, slot));
-        load->setAlignment(llvm::Align(std::min<uint64_t>(16, 4 * vector)));
+        load->setAlignment(llvm::Align(alignment));
         std::vector<llvm::Value*> weights;
         for (int64_t v = 0; v < vector; ++v) {
-          weights.push_back(b->CreateExtractElement(load, b->getInt32(v)));
+          HLOC_ASSIGN_OR_RETURN(
+              llvm::Value * weight,
+              elemental->EmitConvert(
+                  b->CreateExtractElement(load, b->getInt32(v)), type, F32));
+          weights.push_back(weight);
         }
         for (int64_t o = 0; o < t.width; ++o) {
           HLOC_ASSIGN_OR_RETURN(

@@ -556,14 +556,14 @@ TransposeTiling ComputeTransposeTiling(int64_t widest_bytes, int64_t tile_bytes,
 
 // Depthwise convolutions. kDepthwiseWidth: with 4 outputs along W a
 // 7-wide window reads 10 input vectors instead of 28, while the
-// accumulators (4 x 8 f32 for bf16) and the row's inputs still fit the
-// registers; wider tiles gain less per step and spill first. The taps are
-// staged as f32, converted once per block instead of once per use (for
-// 16-bit types the conversions were a fifth of the inner loop's
-// instructions). kDepthwiseSharedBytes: 32 KiB a block; the kernel's
-// registers (about 100 a thread) keep two or three blocks of 256 threads
-// on an SM, well inside the H100's 228 KiB of shared memory; a 7x7 filter
-// over 96 channels takes 18.4 KiB, so one chunk holds every channel of
+// accumulators (4 x 8 f32 for bf16) and the row's inputs fit in 114
+// registers without spills. In session 46 (H100, a kernel variant with an
+// unchecked copy of the row) 2 outputs (70 registers) were slower for
+// bf16 and f32, 8 (187 registers) a little faster for bf16 and slower
+// for f32. kDepthwiseSharedBytes: 16 KiB a block, so that shared memory
+// never limits the blocks an SM holds before registers do (eight blocks
+// of 256 threads in 128 KiB of the H100's 228 KiB); a 7x7 filter over 96
+// bf16 channels takes 9.4 KiB, so one chunk holds every channel of
 // ConvNeXt-T's first stage and later stages split into a few chunks.
 std::optional<DepthwiseConvTiling> ComputeDepthwiseConvTiling(
     int64_t channels, int64_t element_bytes, int64_t taps,
@@ -575,7 +575,7 @@ std::optional<DepthwiseConvTiling> ComputeDepthwiseConvTiling(
   DepthwiseConvTiling t;
   t.vector = std::max<int64_t>(1, 16 / element_bytes);
   while (channels % t.vector != 0) t.vector /= 2;
-  const int64_t vector_bytes = taps * t.vector * 4;
+  const int64_t vector_bytes = taps * t.vector * element_bytes;
   if (vector_bytes > kDepthwiseSharedBytes) return std::nullopt;
   const int64_t vectors = channels / t.vector;
   const int64_t most =

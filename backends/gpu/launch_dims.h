@@ -258,10 +258,10 @@ TransposeTiling ComputeTransposeTiling(int64_t widest_bytes, int64_t tile_bytes,
 // one chunk of the channels (grid y, `chunks` of them) at one output
 // position (batch, the outer spatial dimensions and a tile of `width`
 // along W; grid x, `blocks`), and the block first stages its chunk's
-// filter taps in shared memory as f32 (at most kDepthwiseSharedBytes).
+// filter taps in shared memory (at most kDepthwiseSharedBytes).
 inline constexpr int64_t kDepthwiseThreads = 256;
 inline constexpr int64_t kDepthwiseWidth = 4;
-inline constexpr int64_t kDepthwiseSharedBytes = 32 * 1024;
+inline constexpr int64_t kDepthwiseSharedBytes = 16 * 1024;
 struct DepthwiseConvTiling {
   int64_t vector = 1;
   int64_t width = 1;

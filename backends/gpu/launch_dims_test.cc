@@ -340,8 +340,8 @@ TEST(LaunchDimsTest, NarrowColumnReductionsPackRowsIntoAWarp) {
 
 TEST(LaunchDimsTest, DepthwiseTilingVectorsChunksAndTiles) {
   // ConvNeXt's 7x7 over 96 bf16 channels (32x56x56): 12 vectors of 8
-  // channels in one chunk, 21 of those groups a block,
-  // each over 4 outputs along W (18.4 KiB of f32 taps).
+  // channels in one chunk (9.4 KiB of taps), 21 of those groups a block,
+  // each over 4 outputs along W.
   std::optional<DepthwiseConvTiling> t =
       ComputeDepthwiseConvTiling(96, 2, 49, 32 * 56, 56);
   ASSERT_TRUE(t.has_value());
@@ -352,7 +352,7 @@ TEST(LaunchDimsTest, DepthwiseTilingVectorsChunksAndTiles) {
   EXPECT_EQ(t->positions, 21);
   EXPECT_EQ(t->ThreadsPerBlock(), 252);
   EXPECT_EQ(t->blocks, (32 * 56 * 14 + 20) / 21);
-  // 512 channels: 64 vectors, of which 20 fit 32 KiB: 4 chunks of 16.
+  // 512 channels: 64 vectors, of which 20 fit 16 KiB: 4 chunks of 16.
   t = ComputeDepthwiseConvTiling(512, 2, 49, 8, 7);
   ASSERT_TRUE(t.has_value());
   EXPECT_EQ(t->chunks, 4);
@@ -365,10 +365,9 @@ TEST(LaunchDimsTest, DepthwiseTilingVectorsChunksAndTiles) {
   EXPECT_EQ(t->width, 3);
   EXPECT_EQ(t->positions, 2);
   EXPECT_EQ(t->blocks, 1);
-  // f32 vectors of 4; one vector's taps past 32 KiB: no tiling.
+  // f32 vectors of 4; one vector's taps past 16 KiB: no tiling.
   EXPECT_EQ(ComputeDepthwiseConvTiling(64, 4, 9, 10, 10)->vector, 4);
-  EXPECT_TRUE(ComputeDepthwiseConvTiling(64, 4, 2048, 10, 10).has_value());
-  EXPECT_FALSE(ComputeDepthwiseConvTiling(64, 4, 2049, 10, 10).has_value());
+  EXPECT_FALSE(ComputeDepthwiseConvTiling(64, 4, 1025, 10, 10).has_value());
 }
 
 }  // namespace
