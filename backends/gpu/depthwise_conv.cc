@@ -1,7 +1,5 @@
 #include "backends/gpu/depthwise_conv.h"
 
-#include "backends/gpu/launch_dims.h"
-
 namespace hloc {
 
 std::optional<DepthwiseConv> MatchDepthwiseConvolution(
@@ -60,12 +58,13 @@ std::optional<DepthwiseConv> MatchDepthwiseConvolution(
   if (x.ElementCount() == 0 || w.ElementCount() == 0 || y.ElementCount() == 0) {
     return std::nullopt;
   }
-  const int64_t width = y.dimensions(d.output_spatial_dimensions[spatial - 1]);
-  if (!ComputeDepthwiseConvTiling(channels, ByteWidth(type), match.taps,
-                                  y.ElementCount() / channels / width, width)
-           .has_value()) {
-    return std::nullopt;
-  }
+  match.output_width = y.dimensions(d.output_spatial_dimensions[spatial - 1]);
+  match.outer_positions = y.ElementCount() / channels / match.output_width;
+  std::optional<DepthwiseConvTiling> tiling =
+      ComputeDepthwiseConvTiling(channels, ByteWidth(type), match.taps,
+                                 match.outer_positions, match.output_width);
+  if (!tiling.has_value()) return std::nullopt;
+  match.tiling = *tiling;
   return match;
 }
 

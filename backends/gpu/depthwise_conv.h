@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "backends/gpu/launch_dims.h"
 #include "hlo/instruction.h"
 
 namespace hloc {
@@ -28,6 +29,12 @@ struct DepthwiseConv {
   int64_t channels = 0;
   // The product of the window's sizes (filter taps per channel).
   int64_t taps = 0;
+  // Output positions apart from channels and W (the last spatial
+  // dimension), and W's size.
+  int64_t outer_positions = 0;
+  int64_t output_width = 0;
+  // How the kernel covers them (launch_dims.h).
+  DepthwiseConvTiling tiling;
 };
 
 // `conv` as the depthwise kernel takes it, or nullopt: an f32, f16 or bf16

@@ -51,14 +51,9 @@ absl::StatusOr<LaunchDims> EmitDepthwiseConvolutionKernel(
   const int64_t spatial = static_cast<int64_t>(window.dimensions.size());
   const int64_t inner = spatial - 1;
   const int64_t channels = match->channels;
-  const int64_t out_width = y.dimensions(dn.output_spatial_dimensions[inner]);
-  const int64_t outer_positions = y.ElementCount() / channels / out_width;
-  std::optional<DepthwiseConvTiling> tiling = ComputeDepthwiseConvTiling(
-      channels, ByteWidth(type), match->taps, outer_positions, out_width);
-  if (!tiling.has_value()) {
-    return CodegenUnimplemented(*conv, "depthwise filter too large");
-  }
-  const DepthwiseConvTiling& t = *tiling;
+  const int64_t out_width = match->output_width;
+  const int64_t outer_positions = match->outer_positions;
+  const DepthwiseConvTiling& t = match->tiling;
   const int64_t vector = t.vector;
   const int64_t chunk_channels = t.channel_vectors * t.vector;
   const WindowDimension& wdim = window.dimensions[inner];
